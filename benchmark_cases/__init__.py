@@ -1,0 +1,1 @@
+"""The shipped RevPropBench cases and the programs that build them."""

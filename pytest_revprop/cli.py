@@ -1,0 +1,65 @@
+"""The ``revprop`` command.
+
+Each subcommand lives in the module that owns its job and is imported only when it runs,
+so ``revprop validate`` and ``revprop score`` start without loading litellm or matplotlib.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+
+from .errors import UserError
+
+# command -> ("module:function", one-line help). Each function takes argv and returns an exit code.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("pytest_revprop.commands:validate_main", "validate case files or folders of them"),
+    "score": ("pytest_revprop.commands:score_main", "score one raw model reply against one case"),
+    "merge": ("pytest_revprop.commands:merge_main", "combine sample replies as or/and/maj/med do"),
+    "cases": ("pytest_revprop.benchmark:cases_main", "build the shipped benchmark, or print case statistics"),
+    "serve": ("pytest_revprop.serve:serve_main", "start (or print) the vLLM server command for a model preset"),
+    "report": ("pytest_revprop.figures:report_main", "figures, tables and an HTML sample browser from results.json"),
+    "compare": ("pytest_revprop.compare:compare_main", "compare two results.json files (paired McNemar test)"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: revprop COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "Run 'revprop COMMAND --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def _load(target: str) -> Callable[[Sequence[str]], int]:
+    module_name, func_name = target.split(":")
+    func: Callable[[Sequence[str]], int] = getattr(importlib.import_module(module_name), func_name)
+    return func
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(_usage())
+        return 0 if args else 2
+    if args[0] == "--version":
+        from . import __version__
+
+        print(f"revprop {__version__}")
+        return 0
+    name = args[0]
+    if name not in COMMANDS:
+        print(f"revprop: unknown command {name!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr)
+        return 2
+    try:
+        return _load(COMMANDS[name][0])(args[1:])
+    except UserError as exc:
+        print(f"revprop {name}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"revprop {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
