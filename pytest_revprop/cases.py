@@ -1,0 +1,338 @@
+"""Case files: the data model, schema validation and every loading rule of case-format.md.
+
+A broken file becomes a ``CaseError`` naming the file, the rule and the JSON Pointer where it
+broke; the other files of a folder still load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .jsonutil import (
+    MISSING,
+    child_pointer,
+    is_finite_json,
+    json_equal,
+    leaf_count,
+    loads_strict,
+    split_pointer,
+)
+from .patching import PatchError, apply_operations, diff
+
+__all__ = [
+    "BENCHMARK_DIR",
+    "Case",
+    "CaseError",
+    "CaseSet",
+    "GoldOp",
+    "Turn",
+    "leaf_count",
+    "load_case",
+    "load_cases",
+]
+
+MAX_CASE_BYTES = 20 * 1024 * 1024
+CASE_FIELDS = (
+    "id", "scenario", "domain", "pattern", "size", "split", "theme",
+    "conversation", "artifact", "request", "reference", "gold", "notes",
+)  # fmt: skip
+MATCHERS = ("strict", "regex_match", "any", "ref_equal")
+
+
+def _benchmark_dir() -> Path:
+    try:
+        spec_dir = resources.files("pytest_revprop.benchmark_cases")
+        return Path(str(spec_dir))
+    except ModuleNotFoundError:  # pragma: no cover - broken install
+        return Path(__file__).resolve().parent.parent / "benchmark_cases"
+
+
+BENCHMARK_DIR = _benchmark_dir()
+"""The shipped benchmark (the package ``pytest_revprop.benchmark_cases``)."""
+
+
+class CaseError(Exception):
+    """A case that breaks a loading rule: ``file: rule at pointer: message``."""
+
+    def __init__(self, file: str, rule: str, pointer: str, message: str) -> None:
+        self.file = file
+        self.rule = rule
+        self.pointer = pointer
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.pointer if self.pointer else "(root)"
+        return f"{self.file}: {self.rule} at {where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Turn:
+    user: str
+    assistant: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class GoldOp:
+    op: str
+    path: str
+    value: Any
+    kind: str
+    match: str = "strict"
+    optional: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.op, "path": self.path}
+        if self.op != "remove":
+            out["value"] = self.value
+        out["kind"] = self.kind
+        if self.match != "strict":
+            out["match"] = self.match
+        if self.optional:
+            out["optional"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    scenario: str
+    domain: str
+    pattern: str
+    size: int
+    split: str
+    theme: str
+    conversation: list[Turn]
+    artifact: Any
+    request: str
+    reference: Any
+    gold: list[GoldOp]
+    notes: str = ""
+    source: Path | None = field(default=None, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any, source: Path | str | None = None) -> Case:
+        """Validate ``data`` against every loading rule but id uniqueness; raises CaseError."""
+        name = str(source) if source is not None else "<case>"
+        _check_schema(data, name)
+        case = cls(
+            id=data["id"],
+            scenario=data["scenario"],
+            domain=data["domain"],
+            pattern=data["pattern"],
+            size=data["size"],
+            split=data["split"],
+            theme=data["theme"],
+            conversation=[Turn(t["user"], t["assistant"]) for t in data["conversation"]],
+            artifact=data["artifact"],
+            request=data["request"],
+            reference=data["reference"],
+            gold=[
+                GoldOp(
+                    op=g["op"],
+                    path=g["path"],
+                    value=g.get("value"),
+                    kind=g["kind"],
+                    match=g.get("match", "strict"),
+                    optional=bool(g.get("optional", False)),
+                )
+                for g in data["gold"]
+            ],
+            notes=data.get("notes", ""),
+            source=Path(source) if source is not None else None,
+        )
+        _check_rules(case, name)
+        return case
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "scenario": self.scenario,
+            "domain": self.domain,
+            "pattern": self.pattern,
+            "size": self.size,
+            "split": self.split,
+            "theme": self.theme,
+            "conversation": [{"user": t.user, "assistant": t.assistant} for t in self.conversation],
+            "artifact": self.artifact,
+            "request": self.request,
+            "reference": self.reference,
+            "gold": [g.to_dict() for g in self.gold],
+            "notes": self.notes,
+        }
+
+    @property
+    def gold_patch(self) -> list[dict[str, Any]]:
+        """The gold ops as a plain RFC 6902 patch (stored values, no matcher metadata)."""
+        return [
+            {"op": g.op, "path": g.path, **({} if g.op == "remove" else {"value": g.value})}
+            for g in self.gold
+        ]
+
+    @property
+    def direct_patch(self) -> list[dict[str, Any]]:
+        return [
+            {"op": g.op, "path": g.path, **({} if g.op == "remove" else {"value": g.value})}
+            for g in self.gold
+            if g.kind == "direct"
+        ]
+
+
+@dataclass
+class CaseSet:
+    cases: list[Case]
+    errors: list[CaseError]
+
+
+@cache
+def _validator() -> Any:
+    import jsonschema
+
+    schema_text = resources.files("pytest_revprop").joinpath("schema/case.schema.json").read_text()
+    schema = json.loads(schema_text)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def case_schema() -> dict[str, Any]:
+    """The shipped JSON Schema for case files."""
+    schema: dict[str, Any] = _validator().schema
+    return schema
+
+
+def _pointer(parts: Iterable[Any]) -> str:
+    pointer = ""
+    for part in parts:
+        pointer = child_pointer(pointer, part)
+    return pointer
+
+
+def _check_schema(data: Any, name: str) -> None:
+    errors = sorted(_validator().iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    if errors:
+        err = errors[0]
+        raise CaseError(name, "schema", _pointer(err.absolute_path), _short(err.message))
+    if not is_finite_json(data):
+        raise CaseError(name, "schema", "", "holds NaN or Infinity, which JSON does not allow")
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_rules(case: Case, name: str) -> None:
+    doc: Any = {}
+    for t_index, turn in enumerate(case.conversation):
+        for o_index, op in enumerate(turn.assistant):
+            try:
+                doc = apply_operations(doc, [op])
+            except PatchError as exc:
+                pointer = f"/conversation/{t_index}/assistant/{o_index}"
+                raise CaseError(name, "conversation-replay", pointer, f"does not apply: {exc}") from None
+    if not json_equal(doc, case.artifact):
+        first = diff(case.artifact, doc)
+        where = "/artifact" + (first[0]["path"] if first else "")
+        raise CaseError(name, "conversation-replay", where, "replaying the conversation does not give the artifact")
+    for g_index, gold in enumerate(case.gold):
+        if gold.match == "regex_match":
+            _check_regex(gold.value, name, f"/gold/{g_index}/value")
+        if gold.match == "ref_equal":
+            try:
+                split_pointer(gold.value)
+            except ValueError:
+                raise CaseError(name, "schema", f"/gold/{g_index}/value", "ref_equal value is not a JSON Pointer") from None
+    try:
+        apply_operations(case.artifact, case.gold_patch)
+    except PatchError as exc:
+        raise CaseError(name, "gold-applies", "/gold", f"gold patch does not apply to the artifact: {exc}") from None
+    count = leaf_count(case.artifact)
+    if count != case.size:
+        raise CaseError(name, "size", "/size", f"size is {case.size} but the artifact has {count} primitive leaves")
+
+
+def _check_regex(pattern: Any, name: str, pointer: str) -> None:
+    import regex
+
+    try:
+        regex.compile(pattern)
+    except (regex.error, TypeError, ValueError, OverflowError) as exc:
+        raise CaseError(name, "regex", pointer, f"invalid regular expression: {exc}") from None
+
+
+def _read_json(path: Path) -> Any:
+    name = str(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise CaseError(name, "readable", "", exc.strerror or str(exc)) from None
+    if size > MAX_CASE_BYTES:
+        raise CaseError(name, "readable", "", f"file is {size} bytes; the limit is {MAX_CASE_BYTES}")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CaseError(name, "readable", "", exc.strerror or str(exc)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CaseError(name, "utf-8", "", f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        return loads_strict(text)
+    except ValueError as exc:
+        raise CaseError(name, "json", "", _short(str(exc))) from None
+
+
+def load_case(path: Path | str) -> Case:
+    """Load and validate one case file; raises CaseError."""
+    path = Path(path)
+    return Case.from_dict(_read_json(path), source=path)
+
+
+def iter_case_files(paths: Sequence[Path | str]) -> list[Path]:
+    """Case files named by ``paths``: files as given, folders searched recursively for *.json."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found: list[Path] = []
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+                found.extend(Path(root) / n for n in names if n.endswith(".json"))
+            files.extend(sorted(found))
+        else:
+            files.append(path)
+    return files
+
+
+def load_cases(paths: Sequence[Path | str]) -> CaseSet:
+    """Load every case under ``paths``; broken files become errors, the rest still load.
+
+    A path that does not exist is reported as an error (rule ``exists``).
+    """
+    cases: list[Case] = []
+    errors: list[CaseError] = []
+    seen: dict[str, Path] = {}
+    for raw in paths:
+        if not Path(raw).exists():
+            errors.append(CaseError(str(raw), "exists", "", "no such file or folder"))
+    for path in iter_case_files([p for p in paths if Path(p).exists()]):
+        try:
+            case = load_case(path)
+        except CaseError as exc:
+            errors.append(exc)
+            continue
+        if case.id in seen:
+            errors.append(CaseError(str(path), "unique-id", "/id", f"id {case.id!r} is also used by {seen[case.id]}"))
+            continue
+        seen[case.id] = path
+        cases.append(case)
+    return CaseSet(cases, errors)
+
+
+__all__ += ["MISSING", "case_schema", "iter_case_files"]

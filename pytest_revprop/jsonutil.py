@@ -1,0 +1,184 @@
+"""JSON helpers shared by the core: strict parsing, JSON equality, JSON Pointers, leaves.
+
+Everything here treats documents as plain JSON (dict, list, str, int, float, bool, None).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any, Final
+
+
+class _Missing:
+    """Marks a place that does not exist in a document (distinct from JSON null)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Final = _Missing()
+
+
+class StrictJSONError(ValueError):
+    """A JSON text that is valid for Python's parser but not acceptable JSON for us."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise StrictJSONError(f"non-standard JSON constant {name}")
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise StrictJSONError(f"duplicate object member {key!r}")
+        result[key] = value
+    return result
+
+
+STRICT_DECODER: Final = json.JSONDecoder(
+    parse_constant=_reject_constant, object_pairs_hook=_unique_pairs
+)
+
+
+def loads_strict(text: str) -> Any:
+    """Parse JSON rejecting NaN/Infinity, duplicate object members and absurd nesting.
+
+    Raises ValueError (json.JSONDecodeError or StrictJSONError) for anything unacceptable.
+    """
+    try:
+        return STRICT_DECODER.decode(text)
+    except RecursionError as exc:
+        raise StrictJSONError("JSON nested too deeply") from exc
+
+
+def raw_decode_strict(text: str, index: int) -> tuple[Any, int]:
+    """Decode one JSON value starting at ``index``; returns (value, end index)."""
+    try:
+        return STRICT_DECODER.raw_decode(text, index)
+    except RecursionError as exc:
+        raise StrictJSONError("JSON nested too deeply") from exc
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: 1 == 1.0, but true != 1 and "1" != 1; objects ignore member order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if a is MISSING or b is MISSING:
+        return a is b
+    return type(a) is type(b) and bool(a == b)
+
+
+def is_finite_json(value: Any, _depth: int = 0) -> bool:
+    """True if the document holds only JSON types and finite numbers (no NaN/Infinity)."""
+    if _depth > 500:
+        return False
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and is_finite_json(v, _depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(is_finite_json(v, _depth + 1) for v in value)
+    return value is None or isinstance(value, str | int | bool)
+
+
+def escape_token(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def unescape_token(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def split_pointer(pointer: str) -> list[str]:
+    """Tokens of an RFC 6901 pointer ("" is the whole document). Raises ValueError if malformed."""
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError(f"JSON Pointer must start with '/': {pointer!r}")
+    return [unescape_token(t) for t in pointer[1:].split("/")]
+
+
+def join_pointer(tokens: list[str] | tuple[str, ...]) -> str:
+    return "".join("/" + escape_token(t) for t in tokens)
+
+
+def child_pointer(pointer: str, token: str | int) -> str:
+    return f"{pointer}/{escape_token(str(token))}"
+
+
+def _array_index(token: str, length: int) -> int | None:
+    if token.isdigit() and (token == "0" or not token.startswith("0")):
+        index = int(token)
+        return index if index < length else None
+    return None
+
+
+def resolve(doc: Any, pointer: str) -> Any:
+    """The value at ``pointer``, or MISSING when the place does not exist."""
+    try:
+        tokens = split_pointer(pointer)
+    except ValueError:
+        return MISSING
+    node = doc
+    for token in tokens:
+        if isinstance(node, dict):
+            if token not in node:
+                return MISSING
+            node = node[token]
+        elif isinstance(node, list):
+            index = _array_index(token, len(node))
+            if index is None:
+                return MISSING
+            node = node[index]
+        else:
+            return MISSING
+    return node
+
+
+def is_within(pointer: str, ancestor: str) -> bool:
+    """True if ``pointer`` equals ``ancestor`` or lies inside it."""
+    return pointer == ancestor or pointer.startswith(ancestor + "/")
+
+
+def iter_leaves(doc: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """(pointer, value) for every primitive leaf; empty containers count as leaves of their own."""
+    if isinstance(doc, dict) and doc:
+        for key, value in doc.items():
+            yield from iter_leaves(value, child_pointer(pointer, key))
+    elif isinstance(doc, list) and doc:
+        for index, value in enumerate(doc):
+            yield from iter_leaves(value, child_pointer(pointer, index))
+    else:
+        yield pointer, doc
+
+
+def leaf_count(doc: Any) -> int:
+    """Number of primitive leaves (strings, numbers, booleans, nulls); containers do not count."""
+    if isinstance(doc, dict):
+        return sum(leaf_count(v) for v in doc.values())
+    if isinstance(doc, list):
+        return sum(leaf_count(v) for v in doc)
+    return 1
+
+
+def dumps_compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,109 @@
+"""RFC 6902 application (through the jsonpatch library) and diffs between artifacts."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import jsonpatch
+import jsonpointer
+
+from .jsonutil import MISSING, child_pointer, json_equal, split_pointer
+
+OPS_WITH_VALUE = frozenset({"add", "replace", "test"})
+OPS_WITH_FROM = frozenset({"move", "copy"})
+ALL_OPS = OPS_WITH_VALUE | OPS_WITH_FROM | {"remove"}
+
+
+class PatchError(ValueError):
+    """A patch that is not a list of RFC 6902 operations, or that does not apply."""
+
+
+class _JSONTestOperation(jsonpatch.TestOperation):  # type: ignore[misc]
+    """RFC 6902 `test` with JSON equality (the library's uses Python ==, where true == 1)."""
+
+    def apply(self, obj: Any) -> Any:
+        try:
+            subobj, part = self.pointer.to_last(obj)
+            value = subobj if part is None else self.pointer.walk(subobj, part)
+        except jsonpointer.JsonPointerException as exc:
+            raise jsonpatch.JsonPatchTestFailed(str(exc)) from exc
+        if not json_equal(value, self.operation["value"]):
+            raise jsonpatch.JsonPatchTestFailed(
+                f"{value!r} is not equal to tested value {self.operation['value']!r}"
+            )
+        return obj
+
+
+class _Patch(jsonpatch.JsonPatch):  # type: ignore[misc]
+    operations: ClassVar[dict[str, Any]] = {**jsonpatch.JsonPatch.operations, "test": _JSONTestOperation}
+
+
+def check_operations(patch: Any) -> list[dict[str, Any]]:
+    """Validate that ``patch`` is a list of RFC 6902 operation objects; returns it.
+
+    Raises PatchError naming the first bad operation.
+    """
+    if not isinstance(patch, list):
+        raise PatchError(f"a patch must be a JSON array, got {type(patch).__name__}")
+    for index, op in enumerate(patch):
+        where = f"operation {index}"
+        if not isinstance(op, dict):
+            raise PatchError(f"{where} is not an object")
+        name = op.get("op")
+        if name not in ALL_OPS:
+            raise PatchError(f"{where} has unknown op {name!r}")
+        for member in ("path",) + (("from",) if name in OPS_WITH_FROM else ()):
+            pointer = op.get(member)
+            if not isinstance(pointer, str):
+                raise PatchError(f"{where} ({name}) has no string '{member}'")
+            try:
+                split_pointer(pointer)
+            except ValueError as exc:
+                raise PatchError(f"{where} ({name}): {exc}") from exc
+        if name in OPS_WITH_VALUE and "value" not in op:
+            raise PatchError(f"{where} ({name}) has no 'value'")
+    return patch
+
+
+def apply_operations(doc: Any, patch: list[dict[str, Any]]) -> Any:
+    """Apply a checked patch to a copy of ``doc`` (ops in order). Raises PatchError."""
+    try:
+        return _Patch(patch).apply(copy.deepcopy(doc), in_place=True)
+    except (
+        jsonpatch.JsonPatchException,
+        jsonpointer.JsonPointerException,
+        KeyError,
+        IndexError,
+        TypeError,
+        ValueError,
+        RecursionError,
+    ) as exc:
+        raise PatchError(str(exc) or type(exc).__name__) from exc
+
+
+def diff(old: Any, new: Any, pointer: str = "") -> list[dict[str, Any]]:
+    """A simple patch turning ``old`` into ``new``: per key for objects, per index for arrays
+    of the same length, otherwise one `replace` of the whole place."""
+    if json_equal(old, new):
+        return []
+    if isinstance(old, dict) and isinstance(new, dict):
+        ops: list[dict[str, Any]] = []
+        for key in old:
+            if key not in new:
+                ops.append({"op": "remove", "path": child_pointer(pointer, key)})
+        for key, value in new.items():
+            path = child_pointer(pointer, key)
+            if key not in old:
+                ops.append({"op": "add", "path": path, "value": copy.deepcopy(value)})
+            else:
+                ops.extend(diff(old[key], value, path))
+        return ops
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        out: list[dict[str, Any]] = []
+        for index, (a, b) in enumerate(zip(old, new, strict=True)):
+            out.extend(diff(a, b, child_pointer(pointer, index)))
+        return out
+    if new is MISSING:
+        return [{"op": "remove", "path": pointer}]
+    return [{"op": "replace", "path": pointer, "value": copy.deepcopy(new)}]

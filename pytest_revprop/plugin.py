@@ -1,0 +1,1 @@
+"""pytest glue for pytest-revprop (being built)."""

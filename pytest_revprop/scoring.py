@@ -1,0 +1,428 @@
+"""Scoring one reply: patch extraction, RFC 6902 application, matchers, completion, and the
+element-level failure decomposition (miss / over edit / wrong value) of protocol.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .jsonutil import (
+    MISSING,
+    child_pointer,
+    dumps_compact,
+    is_within,
+    json_equal,
+    loads_strict,
+    raw_decode_strict,
+    resolve,
+    split_pointer,
+)
+from .patching import PatchError, apply_operations, check_operations
+
+if TYPE_CHECKING:
+    from .cases import Case, GoldOp
+
+__all__ = [
+    "ABSENT",
+    "Finding",
+    "InvalidReply",
+    "Score",
+    "apply_patch",
+    "expected_artifact",
+    "extract_patch",
+    "json_equal",
+    "score_patch",
+    "score_reply",
+]
+
+MAX_REPLY_CHARS = 2_000_000
+"""Replies beyond this are not searched for a patch (a 32K-token reply is ~150K chars)."""
+MAX_DECODE_ATTEMPTS = 2_000
+REGEX_TIMEOUT_S = 0.5
+ABSENT: dict[str, bool] = {"$absent": True}
+"""How a place that does not exist appears in findings (expected or got)."""
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+
+
+class InvalidReply(Exception):
+    """A reply that yields no usable patch: ``category`` is no_patch, not_a_patch or apply_error."""
+
+    def __init__(self, category: str, reason: str) -> None:
+        self.category = category
+        self.reason = reason
+        super().__init__(f"{category}: {reason}")
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # "miss" | "over_edit" | "wrong_value"
+    path: str
+    expected: Any
+    got: Any
+    gold_kind: str | None = None  # "direct" | "cascade" for governed units
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "expected": self.expected,
+            "got": self.got,
+            "gold_kind": self.gold_kind,
+        }
+
+
+@dataclass
+class Score:
+    completed: bool
+    valid: bool
+    error: str | None = None
+    reason: str | None = None
+    miss: int = 0
+    over_edit: int = 0
+    wrong_value: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    patch: list[dict[str, Any]] | None = None
+    artifact: Any = None
+
+    @classmethod
+    def invalid(cls, exc: InvalidReply, patch: list[dict[str, Any]] | None = None) -> Score:
+        return cls(completed=False, valid=False, error=exc.category, reason=exc.reason, patch=patch)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "completed": self.completed,
+            "valid": self.valid,
+            "error": self.error,
+            "miss": self.miss,
+            "over_edit": self.over_edit,
+            "wrong_value": self.wrong_value,
+            "reason": self.reason,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+# ---------------------------------------------------------------------------- extraction
+
+
+def _as_candidate(value: Any) -> list[Any] | None:
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("patch"), list):
+        patch: list[Any] = value["patch"]
+        return patch
+    return None
+
+
+def _looks_like_ops(patch: list[Any]) -> bool:
+    return all(isinstance(op, dict) for op in patch)
+
+
+def _fenced_candidates(text: str) -> list[list[Any]]:
+    found = []
+    for match in _FENCE.finditer(text):
+        try:
+            value = loads_strict(match.group(1).strip())
+        except ValueError:
+            continue
+        candidate = _as_candidate(value)
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+def _inline_candidates(text: str) -> list[list[Any]]:
+    """JSON arrays / {"patch": [...]} values in reading order (bounded work)."""
+    found: list[list[Any]] = []
+    attempts = 0
+    index = 0
+    length = len(text)
+    while index < length and attempts < MAX_DECODE_ATTEMPTS:
+        brace = text.find("{", index)
+        bracket = text.find("[", index)
+        starts = [s for s in (brace, bracket) if s != -1]
+        if not starts:
+            break
+        start = min(starts)
+        attempts += 1
+        try:
+            value, end = raw_decode_strict(text, start)
+        except ValueError:
+            index = start + 1
+            continue
+        candidate = _as_candidate(value)
+        if candidate is not None:
+            found.append(candidate)
+            if _looks_like_ops(candidate):
+                break
+        index = end
+    return found
+
+
+def extract_patch(text: str) -> list[dict[str, Any]]:
+    """The patch in a raw reply: the last fenced block that parses as a patch, else the first
+    JSON value in the text that does. Raises InvalidReply (no_patch / not_a_patch)."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidReply("no_patch", "the reply is empty")
+    if len(text) > MAX_REPLY_CHARS:
+        raise InvalidReply("no_patch", f"the reply is {len(text)} characters; not searched beyond {MAX_REPLY_CHARS}")
+    fenced = _fenced_candidates(text)
+    inline = [] if any(_looks_like_ops(c) for c in fenced) else _inline_candidates(text)
+    ranked = [c for c in reversed(fenced) if _looks_like_ops(c)] + [c for c in inline if _looks_like_ops(c)]
+    chosen = ranked[0] if ranked else (fenced[-1] if fenced else inline[0] if inline else None)
+    if chosen is None:
+        raise InvalidReply("no_patch", "no JSON array of operations found in the reply")
+    try:
+        return check_operations(chosen)
+    except PatchError as exc:
+        raise InvalidReply("not_a_patch", str(exc)) from None
+
+
+def apply_patch(doc: Any, patch: list[dict[str, Any]]) -> Any:
+    """Apply an RFC 6902 patch to a copy of ``doc``; raises InvalidReply("apply_error")."""
+    try:
+        return apply_operations(doc, check_operations(patch))
+    except PatchError as exc:
+        raise InvalidReply("apply_error", str(exc)) from None
+
+
+def expected_artifact(case: Case) -> Any:
+    """The gold artifact E: the gold ops applied in order (with their stored values)."""
+    return apply_operations(case.artifact, case.gold_patch)
+
+
+# ---------------------------------------------------------------------------- gold geometry
+
+
+def _array_parent(state: Any, path: str) -> tuple[str, int] | None:
+    """(parent pointer, index) when ``path`` names an element of an array in ``state``."""
+    tokens = split_pointer(path)
+    if not tokens:
+        return None
+    parent_ptr = path[: path.rfind("/")]
+    parent = resolve(state, parent_ptr)
+    if not isinstance(parent, list):
+        return None
+    last = tokens[-1]
+    index = len(parent) if last == "-" else int(last) if last.isdigit() else None
+    return None if index is None else (parent_ptr, index)
+
+
+def _shift(path: str, parent: str, index: int, delta: int, inclusive: bool) -> str | None:
+    """Move ``path`` when an element is inserted (delta +1) or removed (-1) at parent/index."""
+    if not path.startswith(parent + "/"):
+        return path
+    rest = path[len(parent) + 1 :]
+    token, sep, tail = rest.partition("/")
+    if not token.isdigit():
+        return path
+    position = int(token)
+    if delta < 0 and position == index:
+        return None
+    if position > index or (inclusive and position == index):
+        return f"{parent}/{position + delta}{sep}{tail}"
+    return path
+
+
+@dataclass(frozen=True)
+class _GoldPlace:
+    op: GoldOp
+    e_path: str | None  # where the op's result sits in E (None: removed there)
+    a_path: str | None  # where that place sits in A (None: did not exist)
+    anchor: str  # a pointer used to decide which units the op governs
+
+
+def _gold_places(case: Case) -> list[_GoldPlace]:
+    states = [case.artifact]
+    for op in case.gold_patch:
+        states.append(apply_operations(states[-1], [op]))
+    places = []
+    for i, gold in enumerate(case.gold):
+        path: str | None = gold.path
+        if gold.op == "add":
+            arr = _array_parent(states[i], gold.path)
+            if arr is not None:
+                path = f"{arr[0]}/{arr[1]}"
+        e_path: str | None = None if gold.op == "remove" else path
+        anchor = path or gold.path
+        for j in range(i + 1, len(case.gold)):
+            later = case.gold[j]
+            arr = _array_parent(states[j], later.path) if later.op in {"add", "remove"} else None
+            if arr is None:
+                continue
+            delta = 1 if later.op == "add" else -1
+            if e_path is not None:
+                e_path = _shift(e_path, arr[0], arr[1], delta, inclusive=delta > 0)
+            anchor = _shift(anchor, arr[0], arr[1], delta, inclusive=delta > 0) or arr[0]
+        a_path: str | None = path
+        if gold.op == "add" and _array_parent(states[i], gold.path) is not None:
+            a_path = None
+        for j in range(i - 1, -1, -1):
+            if a_path is None:
+                break
+            earlier = case.gold[j]
+            arr = _array_parent(states[j], earlier.path) if earlier.op in {"add", "remove"} else None
+            if arr is None:
+                continue
+            if earlier.op == "add":
+                a_path = _shift(a_path, arr[0], arr[1], -1, inclusive=False)
+                if a_path is not None and a_path.startswith(f"{arr[0]}/{arr[1]}"):
+                    a_path = None
+            else:
+                a_path = _shift(a_path, arr[0], arr[1] - 1, +1, inclusive=False)
+        places.append(_GoldPlace(gold, e_path, a_path, anchor))
+    return places
+
+
+# ---------------------------------------------------------------------------- judging
+
+
+def _regex_passes(pattern: str, value: Any) -> bool:
+    import regex
+
+    subject = value if isinstance(value, str) else dumps_compact(value)
+    try:
+        return regex.search(pattern, subject, timeout=REGEX_TIMEOUT_S) is not None
+    except (TimeoutError, regex.error, TypeError, ValueError):
+        return False
+
+
+class _Judge:
+    """Compares a predicted artifact P with the expected E under the case's matchers."""
+
+    def __init__(self, case: Case, predicted: Any, expected: Any) -> None:
+        self.case = case
+        self.a = case.artifact
+        self.p = predicted
+        self.e = expected
+        self.places = _gold_places(case)
+        # Places where a matcher other than strict equality, or optionality, applies.
+        self.special: dict[str, _GoldPlace] = {}
+        for place in self.places:
+            key = place.e_path if place.e_path is not None else place.anchor
+            if place.op.match != "strict" or place.op.optional or place.op.op == "remove":
+                self.special[key] = place
+
+    def agree(self, p: Any, e: Any, path: str) -> bool:
+        place = self.special.get(path)
+        if place is not None:
+            op = place.op
+            if op.optional and place.a_path is not None and json_equal(p, resolve(self.a, place.a_path)):
+                return True
+            if op.optional and place.a_path is None and p is MISSING:
+                return True
+            if op.op == "remove" and e is MISSING:
+                return p is MISSING
+            if op.match == "any":
+                return p is not MISSING
+            if op.match == "regex_match":
+                return p is not MISSING and _regex_passes(op.value, p)
+            if op.match == "ref_equal":
+                return p is not MISSING and json_equal(p, resolve(self.p, op.value))
+        if isinstance(p, dict) and isinstance(e, dict):
+            keys = list(e) + [k for k in p if k not in e]
+            return all(self.agree(p.get(k, MISSING), e.get(k, MISSING), child_pointer(path, k)) for k in keys)
+        if isinstance(p, list) and isinstance(e, list):
+            return len(p) == len(e) and all(
+                self.agree(x, y, child_pointer(path, i)) for i, (x, y) in enumerate(zip(p, e, strict=True))
+            )
+        return json_equal(p, e)
+
+    def governing(self, unit: str) -> list[_GoldPlace]:
+        out = []
+        for place in self.places:
+            anchors = {place.anchor, place.op.path} | ({place.e_path} if place.e_path else set())
+            if any(is_within(a, unit) or is_within(unit, a) for a in anchors):
+                out.append(place)
+        return out
+
+    def units(self) -> list[str]:
+        out: list[str] = []
+        self._walk(self.a, self.p, self.e, "", out)
+        return out
+
+    def _walk(self, a: Any, p: Any, e: Any, path: str, out: list[str]) -> None:
+        if path in self.special and path != "":
+            out.append(path)
+        elif isinstance(a, dict) and isinstance(p, dict) and isinstance(e, dict):
+            keys = list(a) + [k for k in e if k not in a] + [k for k in p if k not in a and k not in e]
+            for key in keys:
+                self._walk(a.get(key, MISSING), p.get(key, MISSING), e.get(key, MISSING), child_pointer(path, key), out)
+        elif isinstance(a, list) and isinstance(p, list) and isinstance(e, list) and len(a) == len(p) == len(e):
+            for i, (x, y, z) in enumerate(zip(a, p, e, strict=True)):
+                self._walk(x, y, z, child_pointer(path, i), out)
+        else:
+            out.append(path)
+
+    def findings(self) -> list[Finding]:
+        found = []
+        for unit in self.units():
+            a, p, e = resolve(self.a, unit), resolve(self.p, unit), resolve(self.e, unit)
+            governors = self.governing(unit)
+            if not governors:
+                if not json_equal(p, a):
+                    found.append(Finding("over_edit", unit, _show(a), _show(p)))
+                continue
+            if self.agree(p, e, unit):
+                continue
+            kind = "direct" if any(g.op.kind == "direct" for g in governors) else "cascade"
+            expected = _describe_expected(e, unit, self.special.get(unit))
+            if json_equal(p, a):
+                found.append(Finding("miss", unit, expected, _show(p), kind))
+            else:
+                found.append(Finding("wrong_value", unit, expected, _show(p), kind))
+        return found
+
+
+def _show(value: Any) -> Any:
+    return ABSENT if value is MISSING else value
+
+
+def _describe_expected(e: Any, unit: str, place: _GoldPlace | None) -> Any:
+    if place is not None and place.op.match == "regex_match":
+        return {"$regex": place.op.value}
+    if place is not None and place.op.match == "ref_equal":
+        return {"$ref_equal": place.op.value}
+    if place is not None and place.op.match == "any":
+        return {"$any": True}
+    return _show(e)
+
+
+# ---------------------------------------------------------------------------- scoring
+
+
+def score_patch(case: Case, patch: list[dict[str, Any]]) -> Score:
+    """Score an already-extracted patch against a case."""
+    try:
+        predicted = apply_patch(case.artifact, patch)
+    except InvalidReply as exc:
+        return Score.invalid(exc, patch if isinstance(patch, list) else None)
+    expected = expected_artifact(case)
+    findings = _Judge(case, predicted, expected).findings()
+    counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in ("miss", "over_edit", "wrong_value")}
+    return Score(
+        completed=not findings,
+        valid=True,
+        miss=counts["miss"],
+        over_edit=counts["over_edit"],
+        wrong_value=counts["wrong_value"],
+        findings=findings,
+        patch=patch,
+        artifact=predicted,
+    )
+
+
+def score_reply(case: Case, text: str) -> Score:
+    """Score a raw reply text (the content, never the reasoning) against a case."""
+    try:
+        patch = extract_patch(text)
+    except InvalidReply as exc:
+        return Score.invalid(exc)
+    return score_patch(case, patch)
+
+
+def patch_to_text(patch: list[dict[str, Any]]) -> str:
+    return json.dumps(patch, ensure_ascii=False)
