@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cases import CASE_FIELDS, Case, CaseError
 from .errors import UserError
 from .jsonutil import (
     MISSING,
@@ -31,6 +32,7 @@ from .jsonutil import (
     split_pointer,
 )
 from .patching import PatchError, apply_operations
+from .scoring import score_patch
 
 __all__ = [
     "CASE_FIELDS", "DOMAINS", "PATTERNS", "SIZES", "Override", "Revision", "Scenario", "ScenarioError",
@@ -39,10 +41,6 @@ __all__ = [
 ]  # fmt: skip
 
 SIZES: tuple[int, ...] = (10, 50, 100)
-CASE_FIELDS: tuple[str, ...] = (
-    "id", "scenario", "domain", "pattern", "size", "split", "theme",
-    "conversation", "artifact", "request", "reference", "gold", "notes",
-)
 DOMAINS: tuple[str, ...] = (
     "travel_itinerary", "invoice", "shopping_cart", "project_schedule", "course_plan",
     "data_pipeline", "deployment_config", "org_access", "manufacturing_bom",
@@ -240,8 +238,12 @@ def _diff_lists(a: list[Any], b: list[Any], path: str, ops: list[dict[str, Any]]
         _diff_into(a[i], b[j], f"{path}/{j}", ops)
 
 
-def _cost(a: Any, b: Any) -> int:
-    return len(diff(a, b))
+def _cost(a: Any, b: Any) -> tuple[int, int]:
+    """How unlike two elements are: changed text/structure first (names are identities,
+    numbers are usually derived), then the number of changed places."""
+    ops = diff(a, b)
+    identity = sum(1 for op in ops if op["op"] != "replace" or not isinstance(op["value"], int | float | bool | None))
+    return identity, len(ops)
 
 
 def _align(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
@@ -265,13 +267,14 @@ def _pair_block(a: list[Any], b: list[Any], old: list[int], new: list[int]) -> l
     while len(old) != len(new):
         longer_is_old = len(old) > len(new)
         longer, shorter = (old, new) if longer_is_old else (new, old)
-        best: tuple[int, int] | None = None
+        best: tuple[tuple[int, int], int] | None = None
         for pos in range(len(longer)):
             rest = longer[:pos] + longer[pos + 1:]
-            cost = sum(
+            costs = [
                 _cost(a[x], b[y]) if longer_is_old else _cost(a[y], b[x])
                 for x, y in zip(rest, shorter, strict=False)
-            )
+            ]
+            cost = (sum(c[0] for c in costs), sum(c[1] for c in costs))
             if best is None or cost <= best[0]:
                 best = (cost, pos)
         assert best is not None
@@ -309,11 +312,12 @@ def _conversation(
             raise ScenarioError(f"{where}: turn {t} has no user text")
         ops = []
         for pointer in pointers:
-            op = _add_op(doc, artifact, pointer, f"{where}: turn {t}")
-            for unit in _units(_at(artifact, pointer, where), pointer):
+            units = _units(_at(artifact, pointer, f"{where}: turn {t}"), pointer)
+            for unit in units:
                 if unit in owner:
                     raise ScenarioError(f"{where}: {unit} is added by turn {owner[unit]} and again by turn {t}")
-                owner[unit] = t
+            op = _add_op(doc, artifact, pointer, f"{where}: turn {t}")
+            owner.update((unit, t) for unit in units)
             doc = _apply(doc, [op], where)
             ops.append(op)
         if not ops:
@@ -362,8 +366,10 @@ def _add_op(doc: Any, artifact: Any, pointer: str, where: str) -> dict[str, Any]
     target = tokens[depth]
     if isinstance(node, list):
         if target != str(len(node)):
+            state = "is already there" if target.isdigit() and int(target) < len(node) else "skips ahead"
             raise ScenarioError(
-                f"{where}: {pointer} skips ahead: the array has {len(node)} element(s) at that point"
+                f"{where}: {pointer} {state}: the array has {len(node)} element(s) at that point"
+                " (elements are added in index order, each by one turn)"
             )
         return {"op": "add", "path": join_pointer([*tokens[:depth], "-"]), "value": value}
     if isinstance(node, dict) and target in node:
@@ -565,18 +571,15 @@ def _check_order(owner: Mapping[str, int], gold: Sequence[Mapping[str, Any]], wh
 
 
 def _check_scoring(case: dict[str, Any], literal: list[dict[str, Any]], where: str) -> None:
-    """The literal gold completes the case; the direct ops alone do not."""
+    """The case loads; the literal gold completes it; the direct ops alone do not."""
     try:
-        from .cases import Case
-        from .scoring import score_patch
-    except ImportError:  # the core lands in parallel; the own checks above still ran
-        return
-    try:
-        parsed = Case.from_dict(case)
-    except Exception as exc:
+        parsed = Case.from_dict(json.loads(json.dumps(case)))
+    except CaseError as exc:
         raise ScenarioError(f"{where}: the case does not load: {exc}") from None
-    if not score_patch(parsed, literal).completed:
-        raise ScenarioError(f"{where}: the literal gold answer does not complete the case")
+    score = score_patch(parsed, literal)
+    if not score.completed:
+        found = "; ".join(f"{f.kind} at {f.path}" for f in score.findings[:5]) or score.reason or score.error
+        raise ScenarioError(f"{where}: the literal gold answer does not complete the case ({found})")
     direct = [op for op, g in zip(literal, case["gold"], strict=True) if g["kind"] == "direct"]
     if score_patch(parsed, direct).completed:
         raise ScenarioError(f"{where}: the direct edit alone already completes the case")

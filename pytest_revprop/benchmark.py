@@ -35,8 +35,11 @@ _CASE_FILE = re.compile(r"^\d+\.json$")
 # --------------------------------------------------------------------------- discovery
 
 
-def discover(package: str = SCENARIO_PACKAGE) -> list[Scenario]:
-    """Every scenario of every module in ``package``, sorted by id (duplicates are an error)."""
+def discover(package: str | None = None, broken: list[str] | None = None) -> list[Scenario]:
+    """Every scenario of every module in ``package`` (default: the shipped scenario programs),
+    sorted by id; duplicate ids are an error. A module that does not import is an error, or,
+    when ``broken`` is given, is reported there and skipped."""
+    package = package or SCENARIO_PACKAGE
     pkg = importlib.import_module(package)
     found: dict[str, tuple[Scenario, str]] = {}
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
@@ -46,7 +49,11 @@ def discover(package: str = SCENARIO_PACKAGE) -> list[Scenario]:
         try:
             module = importlib.import_module(name)
         except Exception as exc:
-            raise UserError(f"scenario module {name} does not import: {type(exc).__name__}: {exc}") from None
+            message = f"scenario module {name} does not import: {type(exc).__name__}: {exc}"
+            if broken is None:
+                raise UserError(message) from None
+            broken.append(message)
+            continue
         for scenario in getattr(module, "SCENARIOS", []):
             if not isinstance(scenario, Scenario):
                 raise UserError(f"{name}: SCENARIOS holds {type(scenario).__name__}, not Scenario")
@@ -311,7 +318,9 @@ def _build_command(out: Path | None, check: bool, keep_going: bool) -> int:
     target = out if out is not None else benchmark_dir()
     if target.exists() and not target.is_dir():
         raise UserError(f"--out {target} is not a folder")
-    result = build_all(discover(), keep_going=keep_going)
+    broken: list[str] = []
+    result = build_all(discover(broken=broken if keep_going else None), keep_going=keep_going)
+    result.errors[:0] = broken
     for error in result.errors:
         print(f"error: {error}", file=sys.stderr)
     if result.errors and not keep_going:
@@ -332,13 +341,20 @@ def _build_command(out: Path | None, check: bool, keep_going: bool) -> int:
 
 
 def _check_command(names: Sequence[str]) -> int:
+    broken: list[str] = []
     scenarios = [
-        s for s in discover()
+        s for s in discover(broken=broken)
         if not names or any(s.id == n or s.id.startswith(n) or s.domain == n for n in names)
     ]
-    if not scenarios:
+    mine = [m for m in broken if not names or any(f".{n} does not import" in m for n in names)]
+    for message in broken:
+        if message in mine:
+            print(f"FAIL {message}")
+        else:
+            print(f"note: {message}", file=sys.stderr)
+    if not scenarios and not mine:
         raise UserError(f"no scenario matches {' '.join(names)}")
-    failed = 0
+    failed = len(mine)
     for scenario in scenarios:
         try:
             cases = [build_case(scenario, size) for size in SIZES]
@@ -356,7 +372,7 @@ def _check_command(names: Sequence[str]) -> int:
             for c in cases
         )
         print(f"ok   {scenario.id:<40} gold ops {counts}")
-    print(f"{len(scenarios) - failed} ok, {failed} failed")
+    print(f"{len(scenarios) + len(mine) - failed} ok, {failed} failed")
     return 1 if failed else 0
 
 

@@ -402,7 +402,7 @@ class ResponseCache:
 _LITELLM: Any = None
 
 
-def _litellm() -> Any:
+def load_litellm() -> Any:
     """Import litellm once, offline and quiet (no cost-map download, no telemetry, no retries)."""
     global _LITELLM
     if _LITELLM is None:
@@ -560,6 +560,7 @@ class Client:
         self._pending: dict[str, asyncio.Future[Reply]] = {}
         self._base_load: dict[str | None, int] = {}
         self._round_robin = itertools.count()
+        self._down_until: dict[str, float] = {}
 
     # convenience views of the stats
     @property
@@ -681,13 +682,20 @@ class Client:
             delay = min(delay * 1.5, 0.5)
 
     def _pick_base(self, bases: Sequence[str], avoid: set[str]) -> str | None:
-        """The replica with the fewest requests in flight (ties round-robin), avoiding failures."""
+        """The replica to try next: not yet failed for this request, not cooling down after a
+        recent failure, and with the fewest requests in flight (ties round-robin)."""
         if not bases:
             return None
-        candidates = [b for b in bases if b not in avoid] or list(bases)
-        least = min(self._base_load.get(b, 0) for b in candidates)
-        tied = [b for b in candidates if self._base_load.get(b, 0) == least]
+        now = time.monotonic()
+        untried = [b for b in bases if b not in avoid] or list(bases)
+        healthy = [b for b in untried if self._down_until.get(b, 0.0) <= now] or untried
+        least = min(self._base_load.get(b, 0) for b in healthy)
+        tied = [b for b in healthy if self._base_load.get(b, 0) == least]
         return tied[next(self._round_robin) % len(tied)]
+
+    def _other_replica_ready(self, bases: Sequence[str], failed: set[str]) -> bool:
+        now = time.monotonic()
+        return any(b not in failed and self._down_until.get(b, 0.0) <= now for b in bases)
 
     def _api_key(self, base: str | None) -> str | None:
         key = self.model.api_key()
@@ -727,7 +735,7 @@ class Client:
         return kwargs
 
     async def _attempt(self, request: Request, base: str | None) -> Reply:
-        litellm = _litellm()
+        litellm = load_litellm()
         kwargs = self._kwargs(request, base)
         started = time.monotonic()
         response = await asyncio.wait_for(
@@ -758,8 +766,13 @@ class Client:
                 wait = self.retry.delay(attempt, retry_after_s(exc))
                 if base:
                     failed.add(base)
+                    self._down_until[base] = time.monotonic() + wait
+                    if self._other_replica_ready(request.api_bases, failed):
+                        wait = 0.0
             else:
                 self.stats.calls += 1
+                if base:
+                    self._down_until.pop(base, None)
                 return reply
             finally:
                 self._end(base)

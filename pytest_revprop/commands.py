@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .cases import Case, CaseError, load_case, load_cases
 from .errors import UserError
@@ -89,7 +90,7 @@ def merge_main(argv: Sequence[str]) -> int:
     from .scoring import InvalidReply, extract_patch
 
     case = _case(args.case)
-    patches = []
+    patches: list[list[dict[str, Any]] | None] = []
     for path in args.replies:
         try:
             patches.append(extract_patch(read_reply(path)))

@@ -497,7 +497,7 @@ async def start_site(app: FakeApp, host: str, port: int) -> tuple[Any, int]:
     """Start serving ``app``; returns the aiohttp runner and the bound port."""
     from aiohttp import web
 
-    runner = web.AppRunner(app.build(), access_log=None, handle_signals=False)
+    runner = web.AppRunner(app.build(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=1024, reuse_address=True)
     await site.start()

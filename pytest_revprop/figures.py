@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .errors import UserError
 from .stats import GroupKey, mean_std
@@ -95,7 +95,7 @@ def check_results(data: Any, source: str = "results") -> dict[str, Any]:
     return data
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -258,7 +258,7 @@ def failure_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
 def cost_curve_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Data of Figure 6: every summary row with its mean cost, latency and calls per sample."""
     usage = usage_by_group(results["results"])
-    rows = []
+    rows: list[dict[str, Any]] = []
     for row in sorted(results["summary"], key=lambda r: (_method_rank(str(r["method"])), _k(r))):
         key = GroupKey(str(row["model"]), str(row["method"]), _k(row))
         use = usage.get(key, Usage(None, None, None))
@@ -288,11 +288,15 @@ def _new_figure(width: float, height: float) -> Figure:
     return figure
 
 
+_METHOD_PALETTE = (0, 1, 2, 3, 4, 5, 6, 8, 9)
+"""tab10 entries for the nine methods, without its grey (grey means "invalid" in Figure 5)."""
+
+
 def _method_colors(methods: Sequence[str]) -> dict[str, Any]:
     from matplotlib import colormaps
 
     palette = colormaps["tab10"]
-    return {m: palette(_method_rank(m)[0] % 10) for m in methods}
+    return {m: palette(_METHOD_PALETTE[_method_rank(m)[0] % len(_METHOD_PALETTE)]) for m in methods}
 
 
 def plot_completion_by_method(results: Mapping[str, Any]) -> Figure:
@@ -308,9 +312,12 @@ def plot_completion_by_method(results: Mapping[str, Any]) -> Figure:
         by_model = {r["model"]: r for r in rows if r["method"] == method}
         xs = [m + (index - (len(methods) - 1) / 2) * width for m in range(len(models)) if models[m] in by_model]
         present = [by_model[m] for m in models if m in by_model]
-        ax.bar(xs, [100 * r["completion_rate"] for r in present], width,
-               yerr=[100 * r["completion_std"] for r in present], capsize=2,
-               label=method, color=colors[method], error_kw={"elinewidth": 0.8})
+        rates = [100 * r["completion_rate"] for r in present]
+        spreads = [100 * r["completion_std"] for r in present]
+        clipped = [[min(s, y) for s, y in zip(spreads, rates, strict=True)],
+                   [min(s, 100 - y) for s, y in zip(spreads, rates, strict=True)]]
+        ax.bar(xs, rates, width, yerr=clipped, capsize=2, label=method, color=colors[method],
+               error_kw={"elinewidth": 0.8})
     ax.set_xticks(range(len(models)), models)
     ax.set_xlabel("model")
     ax.set_ylabel("completion rate (%)")
@@ -388,6 +395,7 @@ def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
             ax.plot(xs, ys, marker="o", color=colors[method], label=method)
             for r, x, y in zip(points, xs, ys, strict=True):
                 ax.annotate(f"k={r['k']}", (x, y), textcoords="offset points", xytext=(3, 3), fontsize=6)
+        ax.margins(x=0.12, y=0.12)
         ax.set_title(model)
         ax.set_xlabel("cost per sample (USD)" if use_cost else "calls per sample (no prices known)")
         ax.set_ylabel("completion rate (%)")

@@ -362,7 +362,7 @@ def start_conversation(p: dict[str, Any]) -> list[Turn]:
         ("Groups: sre-core, oncall-observers, vpn-users, github-platform, grafana-editors and "
          "terraform-plan. His closest peers are Amara Osei, Jonas Weber, Priyanka Rao and Leo Martins.",
          [f"/groups/{i}" for i in range(6)] + [f"/peers/{i}" for i in range(4)]),
-        ("Amara will mentor him: weekly sessions, the first on his third day (start + 3 days) and the "
+        ("Amara will mentor him: weekly sessions, the first three days after he starts and the "
          "last 84 days after he starts.",
          ["/mentorship"]),
         ("On-call: platform-primary rotation, escalation policy sre-p1, paging through PagerDuty.",
@@ -593,7 +593,8 @@ def priv_conversation(p: dict[str, Any]) -> list[Turn]:
     ]
     if size == 100:
         turns += [
-            ("Every privileged approver has to take SOX controls training; list them in that roster.",
+            ("Every privileged approver has to take SOX controls training; list them in that roster, in the "
+             "same order as the approver list.",
              ["/sox_training_roster"]),
             ("Count privileged and standard approvers, and estimate review effort per year: four hours for "
              "each privileged person (quarterly) and two for each standard one.",

@@ -14,6 +14,16 @@ from pytest_revprop.authoring import Revision, Scenario, Turn, add_days, money, 
 DOMAIN = "travel_itinerary"
 
 
+def members(prefix: str, names: str) -> list[str]:
+    """Pointers to the named members of an object: ``members("/car", "company pickup_date")``."""
+    return [f"{prefix}/{name}" for name in names.split()]
+
+
+def each(prefix: str, count: int, names: str) -> list[str]:
+    """Pointers to the named members of the first ``count`` elements of an array."""
+    return [p for i in range(count) for p in members(f"{prefix}/{i}", names)]
+
+
 def all_of(*words: str) -> str:
     """A case-insensitive regex requiring every one of ``words``, in any order."""
     return "(?is)^" + "".join(f"(?=.*{w})" for w in words)
@@ -445,14 +455,14 @@ def ring_compute(p: dict[str, Any]) -> dict[str, Any]:
         trip["summary"] = f"8 days, 7 nights, {len(tours)} tours"
         costs["lodging_usd"] = sum(price for _, _, price in RING_STAYS)
         art["stays"] = [{"place": place, "nights": nights, "price_usd": price} for place, nights, price in RING_STAYS]
-        art["car"] = {"company": "Blue Car Rental", "model": "Dacia Duster 4x4", "pickup": "KEF airport",
-                      "gravel_insurance": True, "return": add_days(RING_START, 7)}
-        art["packing"] = ["crampons provided by guide", "swimsuits", "eye mask for the midnight sun",
-                          "waterproof trousers"]
-        art["emergency"] = {"number": "112", "road_conditions": "umferdin.is"}
+        art["car"] = {"company": "Blue Car Rental", "model": "Dacia Duster 4x4", "return": add_days(RING_START, 7)}
+        art["packing"] = ["swimsuits", "eye mask for the midnight sun"]
     total = sum(v for v in costs.values())
     costs["total_usd"] = total
     costs["per_person_usd"] = money(total / n)
+    if size == 100:
+        costs["budget_ceiling_usd"] = 3500
+        costs["left_of_budget_usd"] = 3500 - total
     return art
 
 
@@ -505,11 +515,10 @@ def ring_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 100:
         turns += [
             ("Give the trip a short summary line: days, nights and how many tours.", ["/trip/summary"]),
-            ("Car: Blue Car Rental, a Dacia Duster 4x4 from KEF airport with gravel insurance, back on "
-             "the 16th.", ["/car"]),
-            ("Packing: the guide provides crampons, but bring swimsuits, an eye mask for the midnight sun "
-             "and waterproof trousers. Emergency number is 112; road conditions on umferdin.is.",
-             ["/packing", "/emergency"]),
+            ("Our ceiling for all of this is $3,500. How much room is left?",
+             ["/costs/budget_ceiling_usd", "/costs/left_of_budget_usd"]),
+            ("Car: Blue Car Rental, a Dacia Duster 4x4, back at the airport on the 16th.", ["/car"]),
+            ("Packing reminders: swimsuits, and an eye mask for the midnight sun.", ["/packing"]),
         ]
     return turns
 
@@ -524,6 +533,459 @@ def ring_revision(p: dict[str, Any]) -> Revision:
         request="Let's skip the whale watching after all; we'll see enough from the coast.",
         mutate=lambda q: q["tours"].remove("whale-watching"),
         direct=f"/activities/{index}",
+        overrides=overrides,
+    )
+
+
+# --------------------------------------------------------------------------- travel-child-fares
+# Threshold: a child's age crosses 12, so every booking whose child rate is "under 12" now
+# counts them as an adult; bookings with other age limits (under 18, 6-17, 12 and under) stay.
+
+ROME_START = "2025-04-18"
+# (name, date offset, adult price, child price, child rule: max age still counted as a child, min age)
+ROME_BOOKINGS: list[tuple[str, int, int, int, int, int]] = [
+    ("Colosseum and Forum", 1, 18, 0, 17, 0),
+    ("Vatican Museums", 2, 20, 8, 17, 6),
+    ("Pizza-making class", 2, 45, 25, 11, 0),
+    ("Hop-on hop-off bus, 24 h", 3, 30, 15, 12, 0),
+    ("Gelato workshop", 3, 35, 20, 11, 0),
+    ("Borghese Gallery", 4, 15, 0, 17, 0),
+    ("Trastevere food tour", 4, 65, 40, 11, 0),
+]
+ROME_BOOKINGS_BY_SIZE: dict[int, int] = {10: 0, 50: 3, 100: 7}
+
+
+def fares_params(size: int) -> dict[str, Any]:
+    return {"size": size, "ages": {"Leo": 11, "Sofia": 8}}
+
+
+def _tickets(ages: list[int], adults: int, max_child: int, min_child: int = 0) -> tuple[int, int]:
+    """(adult tickets, child tickets): kids outside the child band pay the adult price.
+
+    A kid below ``min_child`` would be free and ticketless; the trip has no such kid."""
+    children = sum(1 for a in ages if min_child <= a <= max_child)
+    return adults + sum(1 for a in ages if a > max_child), children
+
+
+def fares_compute(p: dict[str, Any]) -> dict[str, Any]:
+    size = p["size"]
+    ages = list(p["ages"].values())
+    travelers = {"adults": 2, "children": [{"name": k, "age": v} for k, v in p["ages"].items()]}
+    adult_t, child_t = _tickets(ages, 2, 11)
+    flights: dict[str, Any] = {"adult_fare_eur": 210, "child_fare_eur": 160, "adult_tickets": adult_t,
+                               "child_tickets": child_t, "total_eur": 210 * adult_t + 160 * child_t}
+    art: dict[str, Any] = {"travelers": travelers, "flights": flights}
+    if size == 10:
+        return art
+    travelers["parents"] = "Giulia and Mark"
+    flights.update(airline="ITA Airways", outbound=ROME_START, return_date=add_days(ROME_START, 5))
+    art["hotel"] = {"name": "Hotel Santa Prassede", "area": "Monti", "room": "family room", "nights": 5,
+                    "room_total_eur": 950, "check_in": "14:00"}
+    paying = _tickets(ages, 2, 11)[0]
+    art["breakfast"] = {"adult_rate_eur": 14, "mornings": 5, "paying_guests": paying,
+                        "total_eur": 14 * 5 * paying}
+    bookings = []
+    for name, offset, adult, child, max_child, min_child in ROME_BOOKINGS[: ROME_BOOKINGS_BY_SIZE[size]]:
+        a, c = _tickets(ages, 2, max_child, min_child)
+        bookings.append({"name": name, "date": add_days(ROME_START, offset), "adult_price_eur": adult,
+                         "child_price_eur": child, "adult_tickets": a, "child_tickets": c,
+                         "total_eur": adult * a + child * c})
+    art["bookings"] = bookings
+    activities = sum(b["total_eur"] for b in bookings)
+    art["budget"] = {
+        "flights_eur": flights["total_eur"], "hotel_eur": 950, "breakfast_eur": art["breakfast"]["total_eur"],
+        "activities_eur": activities,
+        "total_eur": flights["total_eur"] + 950 + art["breakfast"]["total_eur"] + activities,
+    }
+    if size == 100:
+        art["hotel"]["phone"] = "+39 06 481 4850"
+        art["transfers"] = {"airport_to_hotel": "Leonardo Express + taxi", "return": "private van at 06:30"}
+        art["packing"] = ["refillable water bottles", "covered shoulders for the Vatican", "kids' tablets",
+                          "sun hats", "plug adapters (type L)"]
+        art["contacts"] = {"pediatrician_at_home": "Dr. Weiss +49 30 555 0192", "emergency": "112"}
+        art["restaurants"] = [
+            {"name": "Trattoria Monti", "date": add_days(ROME_START, 1), "time": "19:30"},
+            {"name": "Pizzeria da Remo", "date": add_days(ROME_START, 3), "time": "20:00"},
+            {"name": "Roscioli", "date": add_days(ROME_START, 2), "time": "13:00"},
+            {"name": "Da Enzo al 29", "date": add_days(ROME_START, 4), "time": "12:30"},
+        ]
+    return art
+
+
+def fares_conversation(p: dict[str, Any]) -> list[Turn]:
+    size = p["size"]
+    if size == 10:
+        return [
+            ("Family trip to Rome: the two of us plus our kids Leo, who's 11, and Sofia, who's 8.",
+             ["/travelers"]),
+            ("Flights are €210 per adult. Children under 12 fly on the €160 child fare; anyone 12 or older "
+             "pays the adult fare. Work out the tickets and the total.",
+             ["/flights"]),
+        ]
+    n = ROME_BOOKINGS_BY_SIZE[size]
+    turns: list[Turn] = [
+        ("Family trip to Rome over Easter: Giulia and me (Mark), plus Leo, 11, and Sofia, 8.",
+         ["/travelers/adults", "/travelers/children", "/travelers/parents"]),
+        ("We fly ITA Airways on 18 April and back on the 23rd. Adults pay €210; kids under 12 get the "
+         "€160 child fare, from 12 up it's the adult fare. Tickets and total, please.",
+         ["/flights"]),
+        ("Hotel Santa Prassede in Monti, a family room for 5 nights, €950 in total, check-in from 14:00.",
+         ["/hotel/name", "/hotel/area", "/hotel/room", "/hotel/nights", "/hotel/room_total_eur",
+          "/hotel/check_in"]),
+        ("Breakfast isn't included: it's €14 per person each morning, but kids under 12 eat free. "
+         "Five mornings.", ["/breakfast"]),
+    ]
+    booking_text = (
+        "Bookings, each with its own kids' rule. Colosseum and Forum on the 19th: €18 adults, free for "
+        "everyone under 18. Vatican Museums on the 20th: €20 adults, €8 reduced for ages 6 to 17. "
+        "Pizza-making class the same evening: €45 adults, €25 for kids under 12."
+    )
+    if n == 7:
+        booking_text += (
+            " Hop-on hop-off bus pass on the 21st: €30 adults, €15 for children aged 12 and under. Gelato "
+            "workshop that afternoon: €35 adults, €20 for kids under 12. Borghese Gallery on the 22nd: "
+            "€15 adults, free under 18. Trastevere food tour that evening: €65 adults, €40 for kids "
+            "under 12."
+        )
+    turns += [
+        (booking_text + " Count adult and child tickets for each and total them.",
+         [f"/bookings/{i}" for i in range(n)]),
+        ("Now the overall budget: flights, hotel, breakfasts and bookings, and the grand total.",
+         ["/budget"]),
+    ]
+    if size == 100:
+        turns += [
+            ("The hotel's number is +39 06 481 4850.", ["/hotel/phone"]),
+            ("Getting around: Leonardo Express plus a taxi from the airport, and a private van at 06:30 "
+             "for the flight home.", ["/transfers"]),
+            ("Tables booked at Trattoria Monti on the 19th at 19:30, Pizzeria da Remo on the 21st at 20:00, "
+             "Roscioli for lunch on the 20th at 13:00 and Da Enzo al 29 on the 22nd at 12:30.",
+             ["/restaurants"]),
+            ("Packing: refillable water bottles, something covering the shoulders for the Vatican, the "
+             "kids' tablets, sun hats and type L plug adapters. Contacts: our pediatrician Dr. Weiss, +49 30 555 0192, and 112 for emergencies.",
+             ["/packing", "/contacts"]),
+        ]
+    return turns
+
+
+def fares_revision(p: dict[str, Any]) -> Revision:
+    return Revision(
+        request="Correction: Leo turns 12 the week before we leave, so he'll be 12 on this trip.",
+        mutate=lambda q: q["ages"].update(Leo=12),
+        direct="/travelers/children/0/age",
+    )
+
+
+# --------------------------------------------------------------------------- travel-shift-departure
+# Temporal: the departure date moves by one day; every date stated relative to it (stays,
+# car, deadlines, day plan) shifts, while the Tattoo, the birthday dinner and the insurance
+# deadline were given as calendar dates and stay.
+
+HIGHLAND_STAYS: list[tuple[str, str, int, int, str]] = [
+    ("Edinburgh", "The Dunstane Houses", 0, 3, "DUN-55812"),
+    ("Pitlochry", "Craigatin House", 3, 1, "CGH-2291"),
+    ("Isle of Skye", "Glendale cottage", 4, 2, "SKY-7740"),
+]
+HIGHLAND_DRIVE_HOURS = [0, 0, 0, 2.5, 5, 1.5, 2.5]
+HIGHLAND_PLANS: list[str] = [
+    "Land 10:15, Old Town walk",
+    "Arthur's Seat and the Royal Mile",
+    "Free day in Edinburgh",
+    "Pick up the car, Stirling Castle, on to Pitlochry",
+    "Glencoe, then over the bridge to Skye",
+    "Quiraing loop and the Old Man of Storr",
+    "Drive to Inverness, fly home 17:20",
+]
+TATTOO = {"date": "2025-08-06", "time": "21:00", "seats": 2, "stand": "South Stand, row K"}
+
+
+def shift_params(size: int) -> dict[str, Any]:
+    return {"size": size, "start": "2025-08-04"}
+
+
+def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
+    size, start = p["size"], p["start"]
+    end = add_days(start, 6)
+    trip: dict[str, Any] = {"destination": "Scottish Highlands", "start_date": start, "end_date": end, "nights": 6}
+    car: dict[str, Any] = {"company": "Arnold Clark", "pickup_date": add_days(start, 3), "return_date": end}
+    tattoo: dict[str, Any] = {"date": TATTOO["date"], "seats": TATTOO["seats"]}
+    art: dict[str, Any] = {"trip": trip, "car": car, "tattoo": tattoo}
+    if size == 10:
+        art["apartment_balance_due"] = add_days(start, -30)
+        return art
+    trip.update(travelers="Hannah and Sam", flights="EZY 6931 out, EZY 6942 home")
+    car.update(pickup_place="Edinburgh Waverley", return_place="Inverness Airport")
+    tattoo.update(time=TATTOO["time"], stand=TATTOO["stand"])
+    art["stays"] = [
+        {"place": place, "name": name, "check_in": add_days(start, off), "check_out": add_days(start, off + n),
+         "nights": n}
+        for place, name, off, n, _ in HIGHLAND_STAYS
+    ]
+    skye_in = add_days(start, 4)
+    art["deadlines"] = [
+        {"what": "Travel insurance bought", "date": "2025-07-01"},
+        {"what": "Skye cottage balance", "date": add_days(skye_in, -14)},
+        {"what": "Online check-in opens", "date": add_days(start, -30)},
+    ]
+    art["dinner"] = {"what": "Fiona's birthday dinner", "place": "The Witchery", "date": "2025-08-05", "time": "19:30"}
+    if size == 100:
+        art["deadlines"].append({"what": "Free cancellation at Craigatin House ends", "date": add_days(start, 3 - 2)})
+        for stay, (*_, ref) in zip(art["stays"], HIGHLAND_STAYS, strict=True):
+            stay["booking_ref"] = ref
+        art["days"] = [
+            {"date": add_days(start, i), "base": _base_for(i), "plan": plan, "drive_hours": hours}
+            for i, (plan, hours) in enumerate(zip(HIGHLAND_PLANS, HIGHLAND_DRIVE_HOURS, strict=True))
+        ]
+        art["reservations"] = [
+            {"what": "Edradour distillery tour", "date": add_days(start, 3), "time": "16:00", "people": 2},
+            {"what": "Fringe comedy matinee", "date": "2025-08-05", "time": "14:00", "people": 2},
+            {"what": "Boat trip to Loch Coruisk", "date": add_days(start, 5), "time": "10:00", "people": 2},
+        ]
+        trip["home_airport"] = "Bristol"
+        car["category"] = "compact SUV"
+        tattoo["collect_at"] = "box office"
+    art["pet_sitter"] = {"name": "Morag", "from": add_days(start, -1), "to": add_days(end, 1), "rate_gbp_per_day": 25}
+    art["budget_gbp"] = {"stays": 1460, "car": 310, "tattoo": 190, "fuel": 120}
+    art["packing"] = ["midge repellent", "hiking boots"]
+    if size == 100:
+        art["packing"] += ["rain shells", "binoculars for Skye"]
+    return art
+
+
+def _base_for(day: int) -> str:
+    for place, _, off, nights, _ in HIGHLAND_STAYS:
+        if off <= day < off + nights:
+            return place
+    return "home"
+
+
+def shift_conversation(p: dict[str, Any]) -> list[Turn]:
+    size = p["size"]
+    if size == 10:
+        return [
+            ("We're doing the Scottish Highlands for 6 nights, leaving on 4 August 2025.",
+             ["/trip"]),
+            ("We rent from Arnold Clark: pick the car up three days after we arrive and hand it back on "
+             "our last day.", ["/car"]),
+            ("We already have 2 tickets for the Edinburgh Tattoo on 6 August.", ["/tattoo"]),
+            ("Our Edinburgh apartment wants the rest of the payment 30 days before we arrive; note that date.",
+             ["/apartment_balance_due"]),
+        ]
+    turns: list[Turn] = [
+        ("Hannah and I (Sam) are doing the Scottish Highlands: 6 nights, leaving on 4 August 2025 with "
+         "EZY 6931 and flying home on EZY 6942 on the last day.",
+         members("/trip", "destination start_date end_date nights travelers flights")),
+        ("Stays, counted from the day we arrive: 3 nights at The Dunstane Houses in Edinburgh, then 1 "
+         "night at Craigatin House in Pitlochry, then 2 nights at a cottage in Glendale on Skye.",
+         each("/stays", 3, "place name check_in check_out nights")),
+        ("Car from Arnold Clark: we collect it at Edinburgh Waverley the morning we leave Edinburgh and "
+         "drop it at Inverness Airport the day we fly home.",
+         ["/car/company", "/car/pickup_date", "/car/return_date", "/car/pickup_place", "/car/return_place"]),
+        ("We already bought 2 Tattoo tickets for 6 August at 21:00, South Stand, row K.",
+         members("/tattoo", "date seats time stand")),
+        ("And Fiona's birthday dinner is fixed: The Witchery, 5 August at 19:30.", ["/dinner"]),
+    ]
+    deadline_text = ("Deadlines: travel insurance by 1 July 2025; the Skye cottage balance is due 14 days "
+                     "before we check in there; online check-in opens 30 days before the outbound flight.")
+    deadline_ptrs = ["/deadlines/0", "/deadlines/1", "/deadlines/2"]
+    if size == 100:
+        deadline_text += " Also, free cancellation at Craigatin House ends 2 days before our night there."
+        deadline_ptrs.append("/deadlines/3")
+    turns.append((deadline_text, deadline_ptrs))
+    turns += [
+        ("Morag looks after the dog from the evening before we leave until the day after we're back, "
+         "£25 a day.", ["/pet_sitter"]),
+        ("Rough budget in pounds: stays 1460, car 310, Tattoo 190, fuel 120.", ["/budget_gbp"]),
+        ("Packing: midge repellent, hiking boots"
+         + (", rain shells and binoculars for Skye." if size == 100 else "."), ["/packing"]),
+    ]
+    if size == 100:
+        turns += [
+            ("Lay out the days with where we are each day. Day 1: land 10:15, Old Town walk. Day 2: Arthur's "
+             "Seat and the Royal Mile. Day 3: free in Edinburgh. Day 4: pick up the car, Stirling Castle, on "
+             "to Pitlochry. Day 5: Glencoe, then over the bridge to Skye. Day 6: Quiraing loop and the Old "
+             "Man of Storr. Day 7: drive to Inverness and fly home at 17:20.",
+             each("/days", 7, "date base plan")),
+            ("Add the rough driving hours per day: nothing the first three days, then 2.5, 5, 1.5 and 2.5.",
+             each("/days", 7, "drive_hours")),
+            ("Booked extras: the Edradour distillery tour at 16:00 on our Pitlochry day, a Fringe comedy "
+             "matinee on 5 August at 14:00, and the Loch Coruisk boat trip at 10:00 on our second Skye day. "
+             "Two people each.", ["/reservations"]),
+            ("Booking references: Dunstane DUN-55812, Craigatin CGH-2291, Skye cottage SKY-7740. We fly from "
+             "Bristol, the car is a compact SUV, and the Tattoo tickets are collected at the box office.",
+             ["/stays/0/booking_ref", "/stays/1/booking_ref", "/stays/2/booking_ref", "/trip/home_airport",
+              "/car/category", "/tattoo/collect_at"]),
+        ]
+    return turns
+
+
+def shift_revision(p: dict[str, Any]) -> Revision:
+    return Revision(
+        request="We can't get the 4th off work after all, so we'll leave on 5 August instead, same six nights.",
+        mutate=lambda q: q.update(start="2025-08-05"),
+        direct="/trip/start_date",
+    )
+
+
+# --------------------------------------------------------------------------- travel-riad-confirmed
+# Status flip: a booking on hold is confirmed; its deposit, balance, hold date and free
+# cancellation date move together, and the payment summary and checklist follow.
+
+# (name, city, check-in, nights, total in EUR, status, hold expiry while on hold)
+MOROCCO_STAYS: list[tuple[str, str, str, int, int, str, str]] = [
+    ("Riad Dar Anika", "Marrakech", "2025-04-05", 3, 780, "confirmed", "2025-03-10"),
+    ("Erg Chebbi Luxury Camp", "Merzouga", "2025-04-08", 2, 460, "on hold", "2025-03-20"),
+    ("Riad Yasmine", "Fes", "2025-04-10", 3, 900, "on hold", "2025-03-15"),
+    ("Casa Perleta", "Chefchaouen", "2025-04-13", 2, 320, "on hold", "2025-03-25"),
+]
+MOROCCO_STAYS_BY_SIZE: dict[int, tuple[str, ...]] = {
+    10: ("Riad Yasmine",),
+    50: ("Riad Dar Anika", "Erg Chebbi Luxury Camp", "Riad Yasmine"),
+    100: tuple(s[0] for s in MOROCCO_STAYS),
+}
+FLIGHTS_PAID_EUR = 412
+MOROCCO_DAYS: list[str] = [
+    "Land in Marrakech, Jemaa el-Fnaa at dusk",
+    "Bahia Palace and the souks",
+    "Jardin Majorelle, hammam in the evening",
+    "Drive over the Atlas to the dunes",
+    "Sunrise camel trek, afternoon in the camp",
+    "Drive to Fes",
+    "Fes medina with Khadija",
+    "Tanneries and the Bou Inania madrasa",
+    "CTM bus to Chefchaouen",
+    "Blue city walk, sunset at the Spanish mosque",
+]
+
+
+def riad_params(size: int) -> dict[str, Any]:
+    return {"size": size, "status": {s[0]: s[5] for s in MOROCCO_STAYS}}
+
+
+def _booking(stay: tuple[str, str, str, int, int, str, str], status: str, size: int) -> dict[str, Any]:
+    name, city, check_in, nights, total, _, hold = stay
+    confirmed = status == "confirmed"
+    deposit = money(total * 0.3) if confirmed else 0
+    booking: dict[str, Any] = {"name": name, "city": city, "check_in": check_in}
+    if size >= 50:
+        booking["nights"] = nights
+    booking.update(
+        total_eur=total, status=status, deposit_paid_eur=deposit, balance_due_eur=money(total - deposit),
+        hold_expires=None if confirmed else hold,
+        free_cancellation_until=add_days(check_in, -7) if confirmed else None,
+    )
+    return booking
+
+
+def riad_compute(p: dict[str, Any]) -> dict[str, Any]:
+    size = p["size"]
+    stays = [s for s in MOROCCO_STAYS if s[0] in MOROCCO_STAYS_BY_SIZE[size]]
+    bookings = [_booking(s, p["status"][s[0]], size) for s in stays]
+    if size == 10:
+        return {"travelers": 2, "booking": bookings[0]}
+    art: dict[str, Any] = {
+        "trip": {"travelers": 2, "route": " - ".join(b["city"] for b in bookings),
+                 "arrive": "2025-04-05", "fly_home": add_days(stays[-1][2], stays[-1][3])},
+        "bookings": bookings,
+    }
+    deposits = sum(b["deposit_paid_eur"] for b in bookings)
+    art["payments"] = {
+        "flights_paid_eur": FLIGHTS_PAID_EUR,
+        "deposits_paid_eur": money(deposits),
+        "paid_so_far_eur": money(FLIGHTS_PAID_EUR + deposits),
+        "due_at_check_ins_eur": money(sum(b["balance_due_eur"] for b in bookings)),
+    }
+    art["checklist"] = [{"task": f"Get {b['name']} confirmed", "done": b["status"] == "confirmed"} for b in bookings]
+    art["transport"] = [
+        {"leg": "Marrakech to Merzouga", "how": "private driver over the Atlas", "cost_eur": 380},
+        {"leg": "Merzouga to Fes", "how": "same driver", "cost_eur": 220},
+    ]
+    if size == 100:
+        art["checklist"] += [{"task": "Book the Fes medina guide", "done": True},
+                             {"task": "Order dirhams from the bank", "done": False}]
+        confirmed = [b for b in bookings if b["status"] == "confirmed"]
+        art["trip"]["status_line"] = f"{len(confirmed)} of {len(bookings)} stays confirmed"
+        art["trip"]["nights_locked_in"] = sum(b["nights"] for b in confirmed)
+        art["transport"].append({"leg": "Fes to Chefchaouen", "how": "CTM bus", "cost_eur": 24})
+        art["contacts"] = {"driver": "Youssef, +212 661 204 318", "fes_guide": "Khadija, +212 662 118 090",
+                           "atlas_stays": "help@atlasstays.example"}
+        art["packing"] = ["scarf for the desert", "headlamp", "modest layers for the medinas", "cash belt",
+                          "sunscreen", "motion-sickness tablets"]
+        art["days"] = [{"date": add_days("2025-04-05", i), "plan": plan} for i, plan in enumerate(MOROCCO_DAYS)]
+    return art
+
+
+RIAD_RULE = (
+    "Everything goes through Atlas Stays. While a booking is on hold nothing is charged and the hold "
+    "lapses on its expiry date. Once a place confirms, they charge 30% of the total as a deposit right "
+    "away, the rest is due at check-in, the hold date no longer applies (clear it), and we can cancel "
+    "for free until 7 days before check-in."
+)
+
+
+def riad_conversation(p: dict[str, Any]) -> list[Turn]:
+    size = p["size"]
+    booking_ptrs = "name city check_in total_eur status deposit_paid_eur balance_due_eur hold_expires free_cancellation_until"
+    if size == 10:
+        return [
+            ("Two of us are going to Fes. " + RIAD_RULE, ["/travelers"]),
+            ("We've put Riad Yasmine on hold from 10 April 2025: €900 in total, hold until 15 March. "
+             "Nothing is charged yet, so the whole €900 is still due.",
+             members("/booking", booking_ptrs)),
+        ]
+    names = MOROCCO_STAYS_BY_SIZE[size]
+    turns: list[Turn] = [
+        ("Morocco for two in April, arriving in Marrakech on 5 April 2025. " + RIAD_RULE,
+         members("/trip", "travelers arrive")),
+        ("Riad Dar Anika in Marrakech is already confirmed: 3 nights from 5 April, €780 in total.",
+         ["/bookings/0"]),
+        ("On hold: Erg Chebbi Luxury Camp in Merzouga, 2 nights from 8 April, €460, hold until 20 March; and "
+         "Riad Yasmine in Fes, 3 nights from 10 April, €900, hold until 15 March.",
+         ["/bookings/1", "/bookings/2"]),
+    ]
+    if size == 100:
+        turns.append(("Also on hold: Casa Perleta in Chefchaouen, 2 nights from 13 April, €320, hold until 25 March.",
+                      ["/bookings/3"]))
+    turns += [
+        ("Put our route and the day we fly home at the top.", members("/trip", "route fly_home")),
+        (f"Payments: flights are paid, €{FLIGHTS_PAID_EUR}. Track the deposits paid, what we've paid so far "
+         "in total, and what's still due at the check-ins.", ["/payments"]),
+        ("Keep a checklist with one 'get it confirmed' item per stay; tick an item off when that place "
+         "confirms." + (" Also: the Fes medina guide is booked, and we still need to order dirhams."
+                        if size == 100 else ""),
+         [f"/checklist/{i}" for i in range(len(names) + (2 if size == 100 else 0))]),
+        ("Transport: a private driver from Marrakech to Merzouga, one long day over the Atlas (€380), "
+         "then the same driver on to Fes (€220)."
+         + (" From Fes to Chefchaouen we take the CTM bus, €24." if size == 100 else ""),
+         ["/transport"]),
+    ]
+    if size == 100:
+        turns += [
+            ("Add a status line like '1 of 4 stays confirmed', and how many of our nights are locked in "
+             "by confirmed bookings.", members("/trip", "status_line nights_locked_in")),
+            ("Contacts: our driver Youssef, +212 661 204 318, Khadija, the Fes guide, +212 662 118 090, and "
+             "Atlas Stays support at help@atlasstays.example. Packing: a scarf for the desert, a headlamp, "
+             "modest layers for the medinas, a cash belt, sunscreen and motion-sickness tablets.",
+             ["/contacts", "/packing"]),
+            ("Day by day: land in Marrakech and Jemaa el-Fnaa at dusk; Bahia Palace and the souks; Jardin "
+             "Majorelle and a hammam in the evening; the drive over the Atlas to the dunes; a sunrise camel "
+             "trek and an afternoon in camp; the drive to Fes; the medina with Khadija; the tanneries and the "
+             "Bou Inania madrasa; the CTM bus to Chefchaouen; and a blue city walk with sunset at the Spanish "
+             "mosque.", ["/days"]),
+        ]
+    return turns
+
+
+def riad_revision(p: dict[str, Any]) -> Revision:
+    size = p["size"]
+    direct = "/booking/status" if size == 10 else "/bookings/2/status"
+    overrides = {}
+    if size == 100:
+        overrides["/trip/status_line"] = regex(r"(?i)\b(2|two) of (4|four)\b")
+    return Revision(
+        request="Riad Yasmine just emailed: our booking is confirmed!",
+        mutate=lambda q: q["status"].update({"Riad Yasmine": "confirmed"}),
+        direct=direct,
         overrides=overrides,
     )
 
@@ -564,5 +1026,41 @@ SCENARIOS = [
         revision=ring_revision,
         notes="Removing one activity: the day's tour list loses its id, the per-day spend and the totals drop; "
               "the other tour booked the same day stays.",
+    ),
+    Scenario(
+        id="travel-child-fares",
+        domain=DOMAIN,
+        pattern="threshold",
+        theme="A child turning 12 moves them to adult fares wherever the child rate stops at 11, not elsewhere",
+        params=fares_params,
+        compute=fares_compute,
+        conversation=fares_conversation,
+        revision=fares_revision,
+        notes="Age threshold: 'under 12' rates (flights, breakfast, pizza class, gelato) flip to adult; "
+              "'under 18', '6 to 17' and '12 and under' rates are distractors that do not change.",
+    ),
+    Scenario(
+        id="travel-shift-departure",
+        domain=DOMAIN,
+        pattern="temporal",
+        theme="Leaving a day later shifts every date set relative to departure; calendar-fixed events stay",
+        params=shift_params,
+        compute=shift_compute,
+        conversation=shift_conversation,
+        revision=shift_revision,
+        notes="Stays, car, deadlines, day plan and pet sitter are offsets from the departure date; the Tattoo, "
+              "the birthday dinner and the insurance deadline are absolute dates and stay.",
+    ),
+    Scenario(
+        id="travel-riad-confirmed",
+        domain=DOMAIN,
+        pattern="status_flip",
+        theme="A riad confirming the booking charges the deposit, clears the hold and sets the free-cancellation date",
+        params=riad_params,
+        compute=riad_compute,
+        conversation=riad_conversation,
+        revision=riad_revision,
+        notes="On hold -> confirmed moves deposit, balance, hold date and cancellation date together, plus the "
+              "payment totals and the checklist; the other bookings still on hold are distractors.",
     ),
 ]

@@ -1,0 +1,713 @@
+"""shopping_cart: shoppers build carts and orders with an assistant that keeps them as JSON.
+
+Every total, tax, threshold flag and status is computed here from what the shopper states,
+so each gold patch is the difference between two computations of the same rules.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+from pytest_revprop.authoring import Revision, Scenario, Turn, add_days, money, regex
+
+from .travel_itinerary import each, members
+
+DOMAIN = "shopping_cart"
+
+
+def line_total(price: float, qty: int) -> float:
+    return money(price * qty)
+
+
+def add_business_days(iso_date: str, days: int) -> str:
+    """The date ``days`` business days (Monday to Friday) after ``iso_date``."""
+    day = dt.date.fromisoformat(iso_date)
+    while days > 0:
+        day += dt.timedelta(days=1)
+        if day.weekday() < 5:
+            days -= 1
+    return day.isoformat()
+
+
+# --------------------------------------------------------------------------- cart-price-drop
+# Arithmetic: one unit price drops; line total, subtotal, savings, tax, total, amount due,
+# reward points and a price alert follow.
+
+# (sku, name, list price, price, qty)
+COFFEE_ITEMS: list[tuple[str, str, float, float, int]] = [
+    ("HC-KT-220", "Electric gooseneck kettle", 59.99, 49.99, 1),
+    ("HC-PO-110", "Ceramic pour-over set", 27.50, 27.50, 2),
+    ("HC-GR-340", "Conical burr grinder", 149.00, 129.00, 1),
+    ("HC-SC-050", "Coffee scale with timer", 24.99, 24.99, 1),
+    ("HC-FL-100", "Paper filters, 100 pack", 6.49, 6.49, 3),
+    ("HC-MG-012", "Stoneware mugs, set of 4", 38.00, 38.00, 1),
+    ("HC-CN-020", "Airtight coffee canister", 22.00, 18.00, 1),
+    ("HC-MF-075", "Handheld milk frother", 34.99, 29.99, 1),
+    ("HC-CT-030", "Descaling tablets, 30 pack", 12.99, 12.99, 2),
+]
+COFFEE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 9}
+COFFEE_TAX = 0.08
+COFFEE_SHIPPING = 5.95
+
+
+def drop_params(size: int) -> dict[str, Any]:
+    return {"size": size, "kettle_price": 49.99}
+
+
+def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
+    size = p["size"]
+    rows = COFFEE_ITEMS[: COFFEE_LINES_BY_SIZE[size]]
+    prices = [p["kettle_price"] if i == 0 else row[3] for i, row in enumerate(rows)]
+    subtotal = money(sum(price * row[4] for price, row in zip(prices, rows, strict=True)))
+    tax = money(subtotal * COFFEE_TAX)
+    total = money(subtotal + tax + COFFEE_SHIPPING)
+    if size == 10:
+        items = [{"name": row[1], "price": price, "qty": row[4]} for price, row in zip(prices, rows, strict=True)]
+        return {"items": items, "subtotal": subtotal, "tax": tax, "shipping": COFFEE_SHIPPING, "total": total}
+    items = [
+        {"sku": sku, "name": name, "list_price": list_price, "price": price, "qty": qty,
+         "line_total": line_total(price, qty)}
+        for (sku, name, list_price, _, qty), price in zip(rows, prices, strict=True)
+    ]
+    savings = money(sum((row[2] - price) * row[4] for price, row in zip(prices, rows, strict=True)))
+    art: dict[str, Any] = {
+        "store": "Hearth & Brew",
+        "items": items,
+        "summary": {"subtotal": subtotal, "you_save": savings, "tax": tax, "shipping": COFFEE_SHIPPING,
+                    "total": total},
+        "payment": {"gift_card": 25.00, "card": "Mastercard ending 8812", "amount_due": money(total - 25)},
+        "rewards": {"points_this_order": math.floor(subtotal), "balance_before": 340},
+        "price_alerts": [
+            {"item": "Electric gooseneck kettle", "alert_below": 45.00, "triggered": p["kettle_price"] < 45},
+        ],
+    }
+    art["wishlist"] = [
+        {"name": "Stovetop whistling kettle", "price": 34.99},
+        {"name": "Cold brew tower", "price": 89.00},
+        {"name": "Espresso tamper", "price": 19.50},
+    ]
+    if size == 100:
+        art["rewards"]["balance_after"] = 340 + math.floor(subtotal)
+        art["price_alerts"].append({"item": "Conical burr grinder", "alert_below": 110.00, "triggered": False})
+        art["delivery"] = {"to": "Jordan Lee, 88 Alder St, Portland, ME 04101", "window": "3-5 business days"}
+    return art
+
+
+def drop_conversation(p: dict[str, Any]) -> list[Turn]:
+    size = p["size"]
+    if size == 10:
+        return [
+            ("I'm getting a coffee setup: one electric gooseneck kettle at $49.99 and two ceramic pour-over "
+             "sets at $27.50 each.", ["/items"]),
+            ("Sales tax is 8% of the subtotal, rounded to the cent, and shipping is a flat $5.95. Show the "
+             "subtotal, tax, shipping and total.", ["/subtotal", "/tax", "/shipping", "/total"]),
+        ]
+    turns: list[Turn] = [
+        ("Building a coffee cart at Hearth & Brew. First the gooseneck kettle, HC-KT-220: on sale at $49.99, "
+         "normally $59.99. Then two ceramic pour-over sets, HC-PO-110, $27.50 each, no discount.",
+         ["/store", "/items/0", "/items/1"]),
+        ("Add the conical burr grinder HC-GR-340, $129 instead of $149, the coffee scale HC-SC-050 at $24.99, "
+         "and three packs of paper filters, HC-FL-100, $6.49 each.",
+         ["/items/2", "/items/3", "/items/4"]),
+    ]
+    if size == 100:
+        turns.append((
+            "A few more things: stoneware mugs HC-MG-012 ($38), the airtight canister HC-CN-020 ($18, down "
+            "from $22), a milk frother HC-MF-075 ($29.99, was $34.99) and two packs of descaling tablets "
+            "HC-CT-030 at $12.99.",
+            ["/items/5", "/items/6", "/items/7", "/items/8"]))
+    turns += [
+        ("Summarize: subtotal, how much I save against the regular prices, 8% sales tax on the subtotal "
+         "(rounded to the cent), flat $5.95 shipping, and the total.",
+         ["/summary"]),
+        ("I'll use my $25 gift card and put the rest on my Mastercard ending 8812; show what's left to pay.",
+         ["/payment"]),
+        ("I earn a point per whole dollar of the subtotal; my balance is 340 points."
+         + (" Show the balance after this order too." if size == 100 else ""),
+         members("/rewards", "points_this_order balance_before" + (" balance_after" if size == 100 else ""))),
+        ("Set a price alert for the kettle at $45: flag it as triggered once its price is below that.",
+         ["/price_alerts/0"]),
+        ("On my wishlist, not in the cart: a stovetop whistling kettle at $34.99, a cold brew tower at $89 "
+         "and an espresso tamper at $19.50.", ["/wishlist"]),
+    ]
+    if size == 100:
+        turns += [
+            ("Same kind of alert for the grinder, below $110.", ["/price_alerts/1"]),
+            ("Deliver to Jordan Lee, 88 Alder St, Portland, ME 04101; they quote 3-5 business days.",
+             ["/delivery"]),
+        ]
+    return turns
+
+
+def drop_revision(p: dict[str, Any]) -> Revision:
+    return Revision(
+        request="The kettle just dropped to $39.99, please update my cart.",
+        mutate=lambda q: q.update(kettle_price=39.99),
+        direct="/items/0/price",
+    )
+
+
+# --------------------------------------------------------------------------- cart-free-shipping
+# Threshold: one more bag of food lifts the subtotal over $75, so shipping becomes free
+# (and slower); the free-gift threshold at $150 is not reached.
+
+# (sku, name, price, qty)
+PET_ITEMS: list[tuple[str, str, float, int]] = [
+    ("PP-KB-12", "Salmon kibble, 12 lb bag", 32.99, 1),
+    ("PP-CM-03", "Catnip mice, 3-pack", 6.50, 2),
+    ("PP-LT-20", "Clumping cat litter, 20 lb", 17.49, 1),
+    ("PP-DC-30", "Dental chews, 30 count", 8.99, 1),
+    ("PP-SM-01", "Free sample: freeze-dried chicken treats", 0.00, 1),
+]
+PET_LINES_BY_SIZE = {10: 2, 50: 3, 100: 5}
+PET_ORDER_DATE = "2025-06-02"
+PET_PAST_ORDERS: list[tuple[str, str, float, float]] = [
+    ("PP-40911", "2025-04-03", 81.20, 0.00),
+    ("PP-41877", "2025-04-29", 38.45, 7.99),
+    ("PP-42310", "2025-05-14", 64.10, 7.99),
+    ("PP-42702", "2025-05-22", 12.99, 7.99),
+]
+FREE_SHIPPING_AT = 75.00
+FREE_GIFT_AT = 150.00
+PAID_SHIPPING = 7.99
+
+
+def ship_params(size: int) -> dict[str, Any]:
+    return {"size": size, "kibble_bags": 1}
+
+
+def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
+    size = p["size"]
+    rows = [(sku, name, price, p["kibble_bags"] if i == 0 else qty)
+            for i, (sku, name, price, qty) in enumerate(PET_ITEMS[: PET_LINES_BY_SIZE[size]])]
+    subtotal = money(sum(price * qty for _, _, price, qty in rows))
+    free = subtotal >= FREE_SHIPPING_AT
+    shipping = 0 if free else PAID_SHIPPING
+    to_free = money(max(0.0, FREE_SHIPPING_AT - subtotal))
+    total = money(subtotal + shipping)
+    if size == 10:
+        return {"items": [{"name": name, "price": price, "qty": qty} for _, name, price, qty in rows],
+                "subtotal": subtotal, "shipping": shipping, "amount_to_free_shipping": to_free, "total": total}
+    art: dict[str, Any] = {
+        "store": "Paws & Pantry",
+        "items": [{"sku": sku, "name": name, "price": price, "qty": qty, "line_total": line_total(price, qty)}
+                  for sku, name, price, qty in rows],
+        "subtotal": subtotal,
+        "shipping": {"service": "Free Ground" if free else "Standard",
+                     "delivery_estimate": "5-7 business days" if free else "3-5 business days",
+                     "cost": shipping},
+        "free_shipping": free,
+        "amount_to_free_shipping": to_free,
+        "amount_to_free_gift": money(max(0.0, FREE_GIFT_AT - subtotal)),
+        "total": total,
+        "pets": [{"name": "Miso", "species": "cat", "age_years": 4, "weight_lb": 11},
+                 {"name": "Tofu", "species": "cat", "age_years": 2, "weight_lb": 9}],
+        "rewards": {"points_per_dollar": 2, "points_this_order": 2 * math.floor(subtotal), "balance": 515},
+        "saved_for_later": [
+            {"name": "Cat tree, 5 ft", "price": 119.00},
+            {"name": "Self-cleaning litter box", "price": 329.00},
+            {"name": "Salmon kibble, 24 lb bag", "price": 59.99},
+        ],
+        "autoship": {"item": "Clumping cat litter, 20 lb", "every_weeks": 4, "next_date": "2025-06-12"},
+        "delivery_address": "Priya Raman, 2210 SE Ash St, Portland, OR 97214",
+        "coupon": {"code": "SPRING5", "status": "expired", "note": "5% off ended 2025-04-30"},
+        "store_pickup": {"available": False, "nearest": "Paws & Pantry Hawthorne"},
+    }
+    if size == 100:
+        fastest, slowest = (5, 7) if free else (3, 5)
+        art["order_date"] = PET_ORDER_DATE
+        art["arrival_window"] = {"earliest": add_business_days(PET_ORDER_DATE, fastest),
+                                 "latest": add_business_days(PET_ORDER_DATE, slowest)}
+        art["pet_budget"] = {"monthly_usd": 120, "spent_this_month": 22.50,
+                             "left_after_order": money(120 - 22.50 - total)}
+        art["past_orders"] = [{"number": n, "date": d, "subtotal": sub, "shipping": sh, "total": money(sub + sh)}
+                              for n, d, sub, sh in PET_PAST_ORDERS]
+        art["vet"] = {"clinic": "Hawthorne Vet", "phone": "(503) 555-0142", "next_checkup": "2025-07-15"}
+        for pet in art["pets"]:
+            pet["food"] = "salmon kibble"
+        art["saved_for_later"] += [{"name": "Heated cat bed", "price": 45.00},
+                                   {"name": "Water fountain", "price": 34.95}]
+        art["notes"] = ["Miso only eats the salmon recipe", "Tofu chews cables"]
+        art["payment"] = {"card": "Visa ending 7731", "billing_zip": "97214"}
+        art["delivery_instructions"] = "Leave at the side gate"
+    return art
+
+
+SHIP_RULES = (
+    "Standard shipping is $7.99 and takes 3-5 business days. Once the merchandise subtotal reaches $75 "
+    "it switches to Free Ground, which costs nothing but takes 5-7 business days."
+)
+
+
+def ship_conversation(p: dict[str, Any]) -> list[Turn]:
+    size = p["size"]
+    if size == 10:
+        return [
+            ("Pet supplies order: one 12 lb bag of salmon kibble at $32.99 and two 3-packs of catnip mice "
+             "at $6.50 each.", ["/items"]),
+            ("Shipping is $7.99, but it's free once the subtotal reaches $75. No sales tax here in Oregon. "
+             "Show the subtotal, shipping, how far I am from free shipping, and the total.",
+             ["/subtotal", "/shipping", "/amount_to_free_shipping", "/total"]),
+        ]
+    n = PET_LINES_BY_SIZE[size]
+    item_text = ("Ordering from Paws & Pantry for our cats: one 12 lb bag of salmon kibble (PP-KB-12, $32.99), "
+                 "two 3-packs of catnip mice (PP-CM-03, $6.50 each) and a 20 lb tub of clumping litter "
+                 "(PP-LT-20, $17.49)")
+    item_text += (", plus a 30-count bag of dental chews (PP-DC-30, $8.99). They add a free sample of "
+                  "freeze-dried chicken treats (PP-SM-01, $0)." if size == 100 else ".")
+    turns: list[Turn] = [
+        ("The cats are Miso, 4 years and 11 lb, and Tofu, 2 years and 9 lb.", ["/pets"]),
+        (item_text, ["/store", *[f"/items/{i}" for i in range(n)]]),
+        (SHIP_RULES + " There's no sales tax in Oregon. Show the subtotal, the shipping, whether it's "
+         "free, how much more I'd need for free shipping, and the total.",
+         ["/subtotal", "/shipping", "/free_shipping", "/amount_to_free_shipping", "/total"]),
+        ("They also throw in a free toy once the subtotal hits $150; track how far off that is.",
+         ["/amount_to_free_gift"]),
+    ]
+    turns += [
+        ("Rewards: 2 points per whole dollar of the subtotal; my balance is 515.", ["/rewards"]),
+        ("Saved for later, not in this order: a 5 ft cat tree ($119), a self-cleaning litter box ($329) and "
+         "the 24 lb kibble bag ($59.99).", ["/saved_for_later"]),
+        ("The litter is also on autoship every 4 weeks, next one 2025-06-12. Deliver to Priya Raman, "
+         "2210 SE Ash St, Portland, OR 97214.", ["/autoship", "/delivery_address"]),
+        ("My SPRING5 coupon (5% off) expired on 2025-04-30, so note it as expired. Store pickup isn't "
+         "available; the nearest store is Paws & Pantry Hawthorne.", ["/coupon", "/store_pickup"]),
+    ]
+    if size == 100:
+        turns += [
+            ("I'm placing the order today, 2 June 2025 (a Monday). Business days are Monday to Friday: give me "
+             "the earliest and latest arrival dates for the shipping we have.",
+             ["/order_date", "/arrival_window"]),
+            ("Our monthly pet budget is $120 and I've spent $22.50 so far this month. What's left after this order?",
+             ["/pet_budget"]),
+            ("For reference, my recent orders: PP-40911 on 2025-04-03, $81.20 with free shipping; PP-41877 on "
+             "2025-04-29, $38.45 plus $7.99 shipping; PP-42310 on 2025-05-14, $64.10 plus $7.99; PP-42702 on "
+             "2025-05-22, $12.99 plus $7.99. Show each with its total.", ["/past_orders"]),
+            ("Vet is Hawthorne Vet, (503) 555-0142, next checkup 2025-07-15. Both cats eat the salmon kibble.",
+             ["/vet", "/pets/0/food", "/pets/1/food"]),
+            ("Also save a heated cat bed ($45) and a water fountain ($34.95) for later. Notes: Miso only eats the "
+             "salmon recipe; Tofu chews cables.", ["/saved_for_later/3", "/saved_for_later/4", "/notes"]),
+            ("Pay with the Visa ending 7731, billing ZIP 97214, and ask them to leave it at the side gate.",
+             ["/payment", "/delivery_instructions"]),
+        ]
+    return turns
+
+
+def ship_revision(p: dict[str, Any]) -> Revision:
+    overrides = {}
+    if p["size"] >= 50:
+        overrides = {"/shipping/service": regex(r"(?i)free ground"),
+                     "/shipping/delivery_estimate": regex(r"5\s*(-|–|to)\s*7")}
+    return Revision(
+        request="Actually make it two bags of the salmon kibble.",
+        mutate=lambda q: q.update(kibble_bags=2),
+        direct="/items/0/qty",
+        overrides=overrides,
+    )
+
+
+# --------------------------------------------------------------------------- cart-swap-headphones
+# Substitution: the headphones are swapped for another model; the product's attributes, the
+# protection plan priced from it, the totals, the package weight and the gift message follow.
+
+HEADPHONES: dict[str, dict[str, Any]] = {
+    "Sony WH-1000XM5": {"sku": "SNY-WH1000XM5-B", "brand": "Sony", "color": "Black", "price": 399.99,
+                        "battery_hours": 30, "weight_g": 250, "bluetooth": "5.2", "foldable": False},
+    "Bose QuietComfort Ultra": {"sku": "BOSE-QCU-BLK", "brand": "Bose", "color": "Black", "price": 429.00,
+                                "battery_hours": 24, "weight_g": 254, "bluetooth": "5.3", "foldable": True},
+}
+# (sku, name, price, qty, weight in g)
+GADGET_EXTRAS: list[tuple[str, str, float, int, int]] = [
+    ("ANK-65W-C", "Anker 65W USB-C charger", 29.99, 1, 112),
+    ("ANK-CBL-2P", "USB-C cable, 2-pack", 15.99, 1, 90),
+    ("SD-128-EX", "128 GB microSD card", 18.49, 2, 5),
+]
+GADGET_TAX = 0.0725
+PLAN_RATE = 0.10
+
+
+def swap_params(size: int) -> dict[str, Any]:
+    return {"size": size, "model": "Sony WH-1000XM5"}
+
+
+def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
+    size, model = p["size"], p["model"]
+    hp = HEADPHONES[model]
+    plan_price = money(hp["price"] * PLAN_RATE)
+    if size == 10:
+        subtotal = money(hp["price"] + 29.99 + plan_price)
+        tax = money(subtotal * GADGET_TAX)
+        return {
+            "items": [{"sku": hp["sku"], "name": model, "price": hp["price"]},
+                      {"name": "Anker 65W USB-C charger", "price": 29.99}],
+            "protection_plan": {"covers": model, "price": plan_price},
+            "subtotal": subtotal, "tax": tax, "total": money(subtotal + tax),
+        }
+    extras = GADGET_EXTRAS[: 2 if size == 50 else 3]
+    items: list[dict[str, Any]] = [{
+        "sku": hp["sku"], "name": model, "brand": hp["brand"], "color": hp["color"], "price": hp["price"],
+        "qty": 1, "line_total": hp["price"],
+        "specs": {"battery_hours": hp["battery_hours"], "weight_g": hp["weight_g"], "bluetooth": hp["bluetooth"],
+                  "foldable": hp["foldable"]},
+    }]
+    items += [{"sku": sku, "name": name, "price": price, "qty": qty, "line_total": line_total(price, qty)}
+              for sku, name, price, qty, _ in extras]
+    subtotal = money(sum(i["line_total"] for i in items) + plan_price)
+    tax = money(subtotal * GADGET_TAX)
+    art: dict[str, Any] = {
+        "store": "Circuit Yard",
+        "items": items,
+        "protection_plan": {"covers": model, "term_years": 2, "price": plan_price},
+        "totals": {"subtotal": subtotal, "tax": tax, "shipping": 0, "total": money(subtotal + tax)},
+        "package_weight_g": hp["weight_g"] + sum(w * qty for _, _, _, qty, w in extras),
+        "gift": {"wrap": True, "message": f"Happy birthday, Dad! Enjoy the new {model}.", "recipient": "Raymond Ortiz"},
+        "compared": [
+            {"name": "Apple AirPods Max", "price": 549.00, "battery_hours": 20},
+            {"name": "Sennheiser Momentum 4", "price": 349.95, "battery_hours": 60},
+        ],
+    }
+    art["gift"]["hide_prices"] = True
+    art["compared"].append({"name": "Sony WH-1000XM4", "price": 279.99, "battery_hours": 30})
+    art["delivery"] = {"address": "Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819",
+                       "method": "Free 2-day", "arrive_by": "2025-06-13"}
+    art["payment"] = {"card": "Visa ending 2290", "billing_zip": "95819"}
+    art["notes"] = ["Birthday is June 14", "Check the return window: 30 days"]
+    return art
+
+
+def swap_conversation(p: dict[str, Any]) -> list[Turn]:
+    size = p["size"]
+    if size == 10:
+        return [
+            ("Birthday present for my dad: the Sony WH-1000XM5 headphones, SNY-WH1000XM5-B, $399.99, and an "
+             "Anker 65W USB-C charger for $29.99.", ["/items"]),
+            ("Add the 2-year protection plan for the headphones; it costs 10% of the headphones' price.",
+             ["/protection_plan"]),
+            ("California sales tax is 7.25% on everything, rounded to the cent. Subtotal, tax and total please.",
+             ["/subtotal", "/tax", "/total"]),
+        ]
+    turns: list[Turn] = [
+        ("Shopping at Circuit Yard for my dad's birthday. Main item: Sony WH-1000XM5 headphones, SKU "
+         "SNY-WH1000XM5-B, black, $399.99. Note the specs: 30 hours of battery, 250 g, Bluetooth 5.2, "
+         "doesn't fold.",
+         ["/store", "/items/0"]),
+        ("Add an Anker 65W USB-C charger (ANK-65W-C, $29.99) and a 2-pack of USB-C cables (ANK-CBL-2P, $15.99)."
+         + (" And two 128 GB microSD cards, SD-128-EX, $18.49 each." if size == 100 else ""),
+         [f"/items/{i}" for i in range(1, 3 if size == 50 else 4)]),
+        ("Add the 2-year protection plan for the headphones; it always costs 10% of the headphones' price.",
+         ["/protection_plan"]),
+        ("Shipping is free. California tax of 7.25% applies to everything including the plan, rounded to "
+         "the cent. Give me the totals.", ["/totals"]),
+        ("For the shipping label, what does the package weigh? The charger is 112 g and the cables 90 g"
+         + (", each microSD card 5 g" if size == 100 else "") + "; the headphones as noted.",
+         ["/package_weight_g"]),
+        ("Gift-wrap it for Raymond Ortiz with the message: Happy birthday, Dad! Enjoy the new "
+         "Sony WH-1000XM5. And hide the prices on the slip.",
+         ["/gift"]),
+        ("For reference, what I compared: Apple AirPods Max at $549 with 20 hours of battery, Sennheiser "
+         "Momentum 4 at $349.95 with 60 hours, and the older Sony WH-1000XM4 at $279.99 with 30 hours.",
+         ["/compared"]),
+        ("Ship it straight to him: Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819, free 2-day, arriving "
+         "by June 13. Pay with my Visa ending 2290, billing ZIP 95819.", ["/delivery", "/payment"]),
+        ("Notes: his birthday is June 14, and check the 30-day return window.", ["/notes"]),
+    ]
+    return turns
+
+
+def swap_revision(p: dict[str, Any]) -> Revision:
+    size = p["size"]
+    new = HEADPHONES["Bose QuietComfort Ultra"]
+    reference: dict[str, Any] = {"name": "Bose QuietComfort Ultra", "sku": new["sku"], "price": new["price"]}
+    overrides = {}
+    if size >= 50:
+        reference.update(brand=new["brand"], color=new["color"], battery_hours=new["battery_hours"],
+                         weight_g=new["weight_g"], bluetooth=new["bluetooth"], foldable=new["foldable"])
+        overrides["/gift/message"] = regex(r"(?i)quietcomfort ultra")
+    return Revision(
+        request="Change of mind: swap the Sony headphones for the Bose QuietComfort Ultra. Product details below.",
+        mutate=lambda q: q.update(model="Bose QuietComfort Ultra"),
+        direct="/items/0/name",
+        overrides=overrides,
+        reference=reference,
+    )
+
+
+# --------------------------------------------------------------------------- cart-remove-item
+# Add/remove: one line leaves the cart; counts, totals, gift wrapping and the ship date
+# (set by the slowest item) follow.
+
+ORDER_DATE = "2025-03-10"
+TRANSIT_DAYS = 2
+WRAP_PRICE = 4.00
+# (sku, name, price, qty, ships in days, gift-wrapped)
+OFFICE_ITEMS: list[tuple[str, str, float, int, int, bool]] = [
+    ("OF-CH-900", "Ergonomic mesh chair", 289.00, 1, 3, False),
+    ("OF-LP-210", "LED desk lamp", 45.50, 1, 14, True),
+    ("OF-MA-330", "Monitor arm", 79.00, 1, 5, False),
+    ("OF-CT-040", "Under-desk cable tray", 18.99, 2, 3, False),
+    ("OF-DM-120", "Felt desk mat", 24.00, 1, 5, True),
+    ("OF-FR-015", "Adjustable footrest", 36.00, 1, 4, False),
+    ("OF-WB-060", "Small whiteboard", 29.95, 1, 2, False),
+]
+OFFICE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 7}
+OFFICE_TAX = 0.06
+
+
+def remove_params(size: int) -> dict[str, Any]:
+    return {"size": size, "skus": [row[0] for row in OFFICE_ITEMS[: OFFICE_LINES_BY_SIZE[size]]]}
+
+
+def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
+    size = p["size"]
+    rows = [row for row in OFFICE_ITEMS if row[0] in p["skus"]]
+    subtotal = money(sum(price * qty for _, _, price, qty, _, _ in rows))
+    units = sum(row[3] for row in rows)
+    if size == 10:
+        return {"items": [{"name": name, "price": price, "qty": qty} for _, name, price, qty, _, _ in rows],
+                "item_count": units, "subtotal": subtotal, "delivery": 9.99, "total": money(subtotal + 9.99)}
+    wrapped = [row[0] for row in rows if row[5]]
+    wrap_cost = money(WRAP_PRICE * len(wrapped))
+    tax = money(subtotal * OFFICE_TAX)
+    ships_on = add_days(ORDER_DATE, max(row[4] for row in rows))
+    art: dict[str, Any] = {
+        "store": "Deskwise",
+        "order_date": ORDER_DATE,
+        "items": [{"sku": sku, "name": name, "price": price, "qty": qty, "line_total": line_total(price, qty),
+                   "ships_in_days": days} for sku, name, price, qty, days, _ in rows],
+        "item_count": units,
+        "gift_wrap": {"skus": wrapped, "cost": wrap_cost},
+        "totals": {"subtotal": subtotal, "gift_wrap": wrap_cost, "tax": tax, "delivery": 9.99,
+                   "total": money(subtotal + wrap_cost + tax + 9.99)},
+        "shipping": {"ships_on": ships_on, "arrives_by": add_days(ships_on, TRANSIT_DAYS)},
+    }
+    art["saved_for_later"] = [{"name": "Standing desk frame", "price": 399.00},
+                              {"name": "Acoustic panel set", "price": 89.00}]
+    art["address"] = "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222"
+    art["payment"] = {"card": "Amex ending 3005", "billing_zip": "15222"}
+    if size == 100:
+        art["assembly"] = {"item": "Ergonomic mesh chair", "booked": True, "price": 39.00,
+                           "date": "2025-03-20", "paid_separately": True}
+    return art
+
+
+def remove_conversation(p: dict[str, Any]) -> list[Turn]:
+    size = p["size"]
+    if size == 10:
+        return [
+            ("Home office order: one ergonomic mesh chair at $289 and an LED desk lamp at $45.50.",
+             ["/items"]),
+            ("Keep a count of how many things I'm buying, the subtotal, the flat $9.99 delivery, and the total.",
+             ["/item_count", "/subtotal", "/delivery", "/total"]),
+        ]
+    n = OFFICE_LINES_BY_SIZE[size]
+    item_text = ("Setting up my home office from Deskwise, ordering today, 10 March 2025. Items: ergonomic mesh "
+                 "chair OF-CH-900, $289, ships in 3 days; LED desk lamp OF-LP-210, $45.50, ships in 14 days; "
+                 "monitor arm OF-MA-330, $79, 5 days; two under-desk cable trays OF-CT-040 at $18.99, 3 days; "
+                 "felt desk mat OF-DM-120, $24, 5 days")
+    if size == 100:
+        item_text += ("; adjustable footrest OF-FR-015, $36, 4 days; small whiteboard OF-WB-060, $29.95, "
+                      "2 days")
+    turns: list[Turn] = [
+        (item_text + ".", ["/store", "/order_date", *[f"/items/{i}" for i in range(n)]]),
+        ("How many things is that in total?", ["/item_count"]),
+        ("The lamp and the desk mat are gifts for my sister; gift-wrap those two at $4 each.",
+         ["/gift_wrap"]),
+        ("Totals: subtotal, gift wrap, Pennsylvania's 6% sales tax on the merchandise subtotal (rounded "
+         "to the cent), $9.99 flat delivery, and the grand total.", ["/totals"]),
+        ("Everything ships together once the slowest item is ready, then it's 2 days in transit. When does "
+         "it ship and when should it arrive?", ["/shipping"]),
+    ]
+    turns.append(
+        ("Saved for later: a standing desk frame at $399 and an acoustic panel set at $89. Deliver to "
+         "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222, and charge my Amex ending 3005 (billing ZIP 15222).",
+         ["/saved_for_later", "/address", "/payment"]))
+    if size == 100:
+        turns.append(("I booked chair assembly for March 20, $39, paid separately to the fitter.", ["/assembly"]))
+    return turns
+
+
+def remove_revision(p: dict[str, Any]) -> Revision:
+    return Revision(
+        request="Take the desk lamp out of the order, I found one at a local shop.",
+        mutate=lambda q: q["skus"].remove("OF-LP-210"),
+        direct="/items/1",
+    )
+
+
+# --------------------------------------------------------------------------- cart-order-cancelled
+# Status flip: the order is cancelled before it ships; every line, the card authorization,
+# the shipment and the pending points move to their cancelled values; the last order stays.
+
+# (sku, name, qty, price)
+CAMP_LINES: list[tuple[str, str, int, float]] = [
+    ("TR-TNT-2P", "Two-person backpacking tent", 1, 249.00),
+    ("TR-SB-20F", "Down sleeping bag, 20F", 2, 189.00),
+    ("TR-PAD-RG", "Insulated sleeping pad", 2, 89.95),
+    ("TR-STV-01", "Canister stove", 1, 54.50),
+    ("TR-LMP-02", "Rechargeable headlamp", 2, 34.00),
+    ("TR-FLT-01", "Squeeze water filter", 1, 39.99),
+]
+CAMP_LINES_BY_SIZE = {10: 2, 50: 4, 100: 6}
+
+
+def cancel_params(size: int) -> dict[str, Any]:
+    return {"size": size, "cancelled": False}
+
+
+def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
+    size, cancelled = p["size"], p["cancelled"]
+    rows = CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]
+    line_status = "cancelled" if cancelled else "processing"
+    order: dict[str, Any] = {"number": "TR-58213", "status": "cancelled" if cancelled else "processing"}
+    payment: dict[str, Any] = {"method": "Visa ending 4417", "status": "voided" if cancelled else "authorized"}
+    shipment: dict[str, Any] = {"status": "cancelled" if cancelled else "label created",
+                                "estimated_delivery": None if cancelled else "2025-05-07"}
+    if size == 10:
+        return {"order": order, "lines": [{"name": name, "status": line_status} for _, name, _, _ in rows],
+                "payment": payment, "shipment": shipment}
+    lines = [{"sku": sku, "name": name, "qty": qty, "price": price, "line_total": line_total(price, qty),
+              "status": line_status} for sku, name, qty, price in rows]
+    total = money(sum(line["line_total"] for line in lines))
+    order.update(placed="2025-05-02", store="Trailhead Outfitters", total=total)
+    payment["amount"] = total
+    shipment.update(carrier="UPS", tracking="1Z 84F 29A 03 1187 5520")
+    art: dict[str, Any] = {
+        "order": order, "lines": lines, "payment": payment, "shipment": shipment,
+        "rewards": {"pending_points": 0 if cancelled else math.floor(total), "balance": 1240},
+        "previous_order": {"number": "TR-55170", "status": "delivered", "delivered_on": "2025-03-28",
+                           "payment": "captured"},
+    }
+    if size == 100:
+        shipment["service"] = "UPS Ground"
+        art["previous_order"].update(items="Trekking poles, rain shell", total=212.40)
+        art["wishlist"] = [{"name": "Ultralight bear canister", "price": 94.95},
+                           {"name": "Camp chair", "price": 109.00}]
+        art["address"] = "Dev Patel, 740 Cedar Ave, Boulder, CO 80304"
+        art["notifications"] = {"email": "dev.patel@example.com", "sms": False}
+    return art
+
+
+CANCEL_RULES = (
+    "If I end up cancelling before it ships, here's how it works: the order and every item line become "
+    "cancelled, the card authorization becomes voided, and the shipment becomes cancelled with no delivery "
+    "date (leave it empty)."
+)
+
+
+def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
+    size = p["size"]
+    if size == 10:
+        return [
+            ("Track my camping gear order TR-58213 for me. It's processing: a two-person backpacking tent and "
+             "a down sleeping bag, both processing.", ["/order", "/lines"]),
+            ("My Visa ending 4417 is authorized and UPS has created the label, delivery estimated for 2025-05-07. "
+             + CANCEL_RULES, ["/payment", "/shipment"]),
+        ]
+    n = CAMP_LINES_BY_SIZE[size]
+    lines_text = ("My Trailhead Outfitters order TR-58213 went in on 2 May 2025 and is processing. Lines, all "
+                  "processing: one two-person backpacking tent (TR-TNT-2P, $249), two 20F down sleeping bags "
+                  "(TR-SB-20F, $189 each), two insulated sleeping pads (TR-PAD-RG, $89.95 each), one canister "
+                  "stove (TR-STV-01, $54.50)")
+    if size == 100:
+        lines_text += ", two rechargeable headlamps (TR-LMP-02, $34 each) and a squeeze water filter (TR-FLT-01, $39.99)"
+    turns: list[Turn] = [
+        (lines_text + ".", [*members("/order", "number status placed store"), *[f"/lines/{i}" for i in range(n)]]),
+        ("Add the order total.", ["/order/total"]),
+        ("Payment: my Visa ending 4417 is authorized for the total, not charged yet. UPS has created the "
+         "label, tracking 1Z 84F 29A 03 1187 5520, delivery estimated for 2025-05-07."
+         + (" It's going UPS Ground." if size == 100 else ""),
+         [*members("/payment", "method status amount"),
+          *members("/shipment", "status estimated_delivery carrier tracking" + (" service" if size == 100 else ""))]),
+        ("I get a point per whole dollar of the order total; they sit as pending until delivery, and my "
+         "balance is 1240.", ["/rewards"]),
+        (CANCEL_RULES + " Pending points from a cancelled order drop to 0. Prices, the total and the "
+         "tracking number stay as they are for the record.", ["/previous_order/number"]),
+    ]
+    turns[-1] = (
+        CANCEL_RULES + " Pending points from a cancelled order drop to 0. Prices, totals and the tracking number "
+        "stay for the record. For comparison, my last order TR-55170 was delivered on 2025-03-28 and its payment "
+        "was captured."
+        + (" That one was trekking poles and a rain shell, $212.40." if size == 100 else ""),
+        ["/previous_order"],
+    )
+    if size == 100:
+        turns += [
+            ("Wishlist for later: an ultralight bear canister ($94.95) and a camp chair ($109).", ["/wishlist"]),
+            ("Shipping address is Dev Patel, 740 Cedar Ave, Boulder, CO 80304; email updates to "
+             "dev.patel@example.com, no texts.", ["/address", "/notifications"]),
+        ]
+    return turns
+
+
+def cancel_revision(p: dict[str, Any]) -> Revision:
+    return Revision(
+        request="I just cancelled order TR-58213 on the website; please mark it cancelled.",
+        mutate=lambda q: q.update(cancelled=True),
+        direct="/order/status",
+    )
+
+
+SCENARIOS = [
+    Scenario(
+        id="cart-price-drop",
+        domain=DOMAIN,
+        pattern="arithmetic",
+        theme="A price drop on one item recomputes the line, savings, tax, totals, points and its price alert",
+        params=drop_params,
+        compute=drop_compute,
+        conversation=drop_conversation,
+        revision=drop_revision,
+        notes="Unit price feeds line total, subtotal, savings, 8% tax, total, amount due and points; the "
+              "kettle's alert triggers below $45. Wishlist prices and the grinder alert are distractors.",
+    ),
+    Scenario(
+        id="cart-free-shipping",
+        domain=DOMAIN,
+        pattern="threshold",
+        theme="One more bag lifts the subtotal past $75: shipping turns free and slower, the gift gap shrinks",
+        params=ship_params,
+        compute=ship_compute,
+        conversation=ship_conversation,
+        revision=ship_revision,
+        notes="Crossing the $75 free-shipping threshold switches service, estimate and cost; the $150 free-gift "
+              "threshold is not reached (only the remaining gap changes).",
+    ),
+    Scenario(
+        id="cart-swap-headphones",
+        domain=DOMAIN,
+        pattern="substitution",
+        theme="Swapping headphone models copies the new product's data and reprices the plan, tax and totals",
+        params=swap_params,
+        compute=swap_compute,
+        conversation=swap_conversation,
+        revision=swap_revision,
+        notes="The new model comes as reference; the protection plan is 10% of the headphones' price, tax "
+              "7.25% on everything, the package weight sums item weights. The color stays (same value).",
+    ),
+    Scenario(
+        id="cart-remove-item",
+        domain=DOMAIN,
+        pattern="add_remove",
+        theme="Removing a line lowers the counts and totals, unwraps it and moves the ship date to the next-slowest item",
+        params=remove_params,
+        compute=remove_compute,
+        conversation=remove_conversation,
+        revision=remove_revision,
+        notes="Removed item was gift-wrapped and the slowest to ship: wrap list and cost, tax, totals, ship and "
+              "arrival dates all follow. Assembly is paid separately (distractor).",
+    ),
+    Scenario(
+        id="cart-order-cancelled",
+        domain=DOMAIN,
+        pattern="status_flip",
+        theme="Cancelling an order moves every line, the payment, the shipment and pending points to cancelled values",
+        params=cancel_params,
+        compute=cancel_compute,
+        conversation=cancel_conversation,
+        revision=cancel_revision,
+        notes="Status-governed set stated in the conversation; prices, totals and tracking stay for the record, "
+              "and the previous delivered order is a distractor.",
+    ),
+]

@@ -1,0 +1,130 @@
+"""Prompt templates (files under ``prompts/``, overridable per file from a user folder) and
+the rendering of a case into chat messages for each kind of call.
+
+Templates use ``string.Template`` placeholders (``$name``); a literal dollar is ``$$``.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .cases import Case
+from .errors import UserError
+
+TEMPLATE_NAMES = (
+    "system", "revise", "context_conversation", "context_artifact", "context_reference",
+    "turn", "select_system", "select", "candidate", "reflect",
+)  # fmt: skip
+CONTEXTS = {"j": ("artifact",), "h": ("conversation",), "j+h": ("conversation", "artifact")}
+
+Message = dict[str, str]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def _patch_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+@cache
+def _shipped(name: str) -> str:
+    return resources.files("pytest_revprop").joinpath(f"prompts/{name}.md").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Prompts:
+    """A full set of templates: the shipped ones, with any file of ``folder`` taking precedence."""
+
+    folder: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.folder is not None and not Path(self.folder).is_dir():
+            raise UserError(f"prompt folder {self.folder}: no such folder")
+        for name in TEMPLATE_NAMES:
+            self.template(name)  # fail early on a broken user template
+
+    def template(self, name: str) -> string.Template:
+        return _template(self.folder, name)
+
+    def render(self, name: str, **values: str) -> str:
+        try:
+            return self.template(name).substitute(values).strip("\n")
+        except (KeyError, ValueError) as exc:
+            raise UserError(f"prompt template {name}.md: unknown or malformed placeholder {exc}") from None
+
+    # ------------------------------------------------------------------ messages per call
+
+    def conversation_text(self, case: Case) -> str:
+        return "\n".join(
+            self.render("turn", number=str(i), user=turn.user, patch=_patch_json(turn.assistant))
+            for i, turn in enumerate(case.conversation, start=1)
+        )
+
+    def revision_user_prompt(self, case: Case, context: str) -> str:
+        """The user message for a revision call with context ``j``, ``h`` or ``j+h``."""
+        if context not in CONTEXTS:
+            raise ValueError(f"unknown context {context!r}")
+        sections = []
+        for part in CONTEXTS[context]:
+            if part == "conversation":
+                sections.append(self.render("context_conversation", conversation=self.conversation_text(case)))
+            else:
+                sections.append(self.render("context_artifact", artifact=_json(case.artifact)))
+        if case.reference is not None:
+            sections.append(self.render("context_reference", reference=_json(case.reference)))
+        return self.render("revise", context="\n\n".join(sections), request=case.request)
+
+    def revision_messages(self, case: Case, context: str) -> list[Message]:
+        return [
+            {"role": "system", "content": self.render("system")},
+            {"role": "user", "content": self.revision_user_prompt(case, context)},
+        ]
+
+    def selection_messages(self, case: Case, candidates: Sequence[list[dict[str, Any]]]) -> list[Message]:
+        listed = "\n\n".join(
+            self.render("candidate", number=str(i), patch=_patch_json(patch))
+            for i, patch in enumerate(candidates, start=1)
+        )
+        return [
+            {"role": "system", "content": self.render("select_system")},
+            {
+                "role": "user",
+                "content": self.render(
+                    "select", revision_prompt=self.revision_user_prompt(case, "j+h"), candidates=listed
+                ),
+            },
+        ]
+
+    def reflection_message(self, artifact: Any) -> Message:
+        return {"role": "user", "content": self.render("reflect", artifact=_json(artifact))}
+
+
+@cache
+def _template(folder: Path | None, name: str) -> string.Template:
+    text: str | None = None
+    if folder is not None:
+        path = Path(folder) / f"{name}.md"
+        if path.is_file():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise UserError(f"prompt template {path}: cannot be read ({exc})") from None
+    template = string.Template(_shipped(name) if text is None else text)
+    if not template.is_valid():
+        where = path if folder is not None and text is not None else f"{name}.md"
+        raise UserError(f"prompt template {where}: malformed $placeholder (write $$ for a dollar sign)")
+    return template
+
+
+@cache
+def default_prompts() -> Prompts:
+    return Prompts()

@@ -1,0 +1,211 @@
+"""Aggregation of result records, results.json / samples.jsonl / Markdown, the terminal table,
+and the baseline gate. No pytest here; the plugin calls these at the end of a session.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import UserError
+from .stats import INFRASTRUCTURE_ERRORS, mean_std, pair_outcomes
+
+RESULT_KEYS = (
+    "case", "model", "method", "k", "seed", "completed", "valid", "error",
+    "miss", "over_edit", "wrong_value", "cost_usd", "latency_s", "calls", "patch",
+    "reason", "findings", "selection_fallback", "domain", "pattern", "size", "split",
+)  # fmt: skip
+"""Keys of a results.json row (the per-sample JSONL adds "request" and "replies")."""
+METHOD_ORDER = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select")
+
+
+def _order(method: str) -> int:
+    return METHOD_ORDER.index(method) if method in METHOD_ORDER else len(METHOD_ORDER)
+
+
+def summarize(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (model, method, k): completion mean and std over seeds, failure totals,
+    total cost, mean latency per item, total calls. Call failures are not model outcomes:
+    they are counted in ``errors`` and left out of the rates."""
+    groups: dict[tuple[str, str, int], list[Mapping[str, Any]]] = defaultdict(list)
+    for record in records:
+        groups[(record["model"], record["method"], record["k"])].append(record)
+    rows = []
+    for (model, method, k), group in sorted(groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]), kv[0][2])):
+        scored = [r for r in group if r.get("error") not in INFRASTRUCTURE_ERRORS]
+        by_seed: dict[int, list[bool]] = defaultdict(list)
+        for r in scored:
+            by_seed[r["seed"]].append(bool(r["completed"]))
+        rates = {seed: sum(v) / len(v) for seed, v in sorted(by_seed.items())}
+        mean, std = mean_std(rates.values()) if rates else (0.0, 0.0)
+        rows.append({
+            "model": model,
+            "method": method,
+            "k": k,
+            "n_cases": len({r["case"] for r in group}),
+            "runs": len(rates),
+            "completion_rate": mean,
+            "completion_std": std,
+            "miss": sum(r["miss"] for r in scored),
+            "over_edit": sum(r["over_edit"] for r in scored),
+            "wrong_value": sum(r["wrong_value"] for r in scored),
+            "invalid": sum(1 for r in scored if not r["valid"]),
+            "cost_usd": sum(r["cost_usd"] for r in group),
+            "latency_s": sum(r["latency_s"] for r in group) / len(group),
+            "calls": sum(r["calls"] for r in group),
+            "n_items": len(group),
+            "errors": len(group) - len(scored),
+            "truncated": sum(1 for r in scored if r.get("error") == "truncated"),
+            "selection_fallbacks": sum(1 for r in scored if r.get("selection_fallback")),
+            "completion_by_seed": {str(s): v for s, v in rates.items()},
+        })  # fmt: skip
+    return rows
+
+
+def relative_to_jh(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Per method: gain over j+h (points), cost and latency multiples, cost-effectiveness."""
+    base = {(r["model"]): r for r in rows if r["method"] == "j+h"}
+    out = []
+    for row in rows:
+        ref = base.get(row["model"])
+        if ref is None or row["method"] == "j+h":
+            continue
+        gain = 100 * (row["completion_rate"] - ref["completion_rate"])
+        cost_x = row["cost_usd"] / ref["cost_usd"] if ref["cost_usd"] > 0 else None
+        lat_x = row["latency_s"] / ref["latency_s"] if ref["latency_s"] > 0 else None
+        effectiveness = gain / (cost_x - 1) if cost_x is not None and cost_x > 1 else None
+        out.append({"model": row["model"], "method": row["method"], "k": row["k"], "gain_points": gain,
+                    "cost_multiple": cost_x, "latency_multiple": lat_x, "cost_effectiveness": effectiveness})
+    return out
+
+
+def results_document(records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> dict[str, Any]:
+    ordered = sorted(records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"]))
+    return {
+        "meta": {"version": __version__, "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), **meta},
+        "summary": summarize(ordered),
+        "results": [{key: r.get(key) for key in RESULT_KEYS} for r in ordered],
+    }
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) readable by the user only."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)
+    return path
+
+
+def _write_private(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def write_reports(out_dir: Path, records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> dict[str, Any]:
+    """results.json, samples.jsonl and summary.md under ``out_dir``; returns the results document."""
+    private_dir(out_dir)
+    doc = results_document(records, meta)
+    _write_private(out_dir / "results.json", json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+    lines = [json.dumps({k: r.get(k) for k in (*RESULT_KEYS, "request", "replies")}, ensure_ascii=False)
+             for r in sorted(records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"]))]
+    _write_private(out_dir / "samples.jsonl", "\n".join(lines) + ("\n" if lines else ""))
+    _write_private(out_dir / "summary.md", markdown_summary(doc))
+    return doc
+
+
+# ------------------------------------------------------------------------------ tables
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:5.1f}"
+
+
+def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    header = ["model", "method", "k", "completion %", "± std", "miss", "over", "wrong", "invalid",
+              "errors", "cost $", "latency s", "calls"]
+    rows = [[r["model"], r["method"], str(r["k"]), _pct(r["completion_rate"]), _pct(r["completion_std"]),
+             str(r["miss"]), str(r["over_edit"]), str(r["wrong_value"]), str(r["invalid"]), str(r.get("errors", 0)),
+             f"{r['cost_usd']:.4f}", f"{r['latency_s']:.2f}", str(r["calls"])] for r in summary]
+    return header, rows
+
+
+def relative_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    header = ["model", "method", "k", "gain pts", "cost x", "latency x", "cost-effectiveness"]
+
+    def fmt(value: float | None, spec: str) -> str:
+        return "n/a" if value is None else format(value, spec)
+
+    rows = [[r["model"], r["method"], str(r["k"]), f"{r['gain_points']:+.1f}", fmt(r["cost_multiple"], ".2f"),
+             fmt(r["latency_multiple"], ".2f"), fmt(r["cost_effectiveness"], ".2f")] for r in relative_to_jh(summary)]
+    return header, rows
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(lines)
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(c.strip() for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def markdown_summary(doc: Mapping[str, Any]) -> str:
+    meta = doc.get("meta", {})
+    parts = ["# RevPropBench results", "",
+             f"Split `{meta.get('split')}`, seeds {meta.get('seeds')}, k {meta.get('k_values')}, "
+             f"{len(doc['results'])} samples.", "", markdown_table(*table_rows(doc["summary"]))]
+    header, rows = relative_rows(doc["summary"])
+    if rows:
+        parts += ["", "## Relative to j+h", "", markdown_table(header, rows)]
+    failed = [r for r in doc["results"] if not r["completed"]]
+    if failed:
+        parts += ["", "## Failed samples (first 50)", ""]
+        for r in failed[:50]:
+            what = r["error"] or f"miss {r['miss']}, over edit {r['over_edit']}, wrong value {r['wrong_value']}"
+            parts.append(f"- `{r['case']}` {r['model']} {r['method']} k{r['k']} s{r['seed']}: {what}")
+    return "\n".join(parts) + "\n"
+
+
+# ------------------------------------------------------------------------------ baseline
+
+
+def write_baseline(path: Path, doc: Mapping[str, Any]) -> None:
+    keep = ("case", "model", "method", "k", "seed", "completed", "valid", "error")
+    baseline = {"meta": doc.get("meta", {}), "summary": doc["summary"],
+                "results": [{k: r.get(k) for k in keep} for r in doc["results"]]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(baseline, indent=1) + "\n", encoding="utf-8")
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"results file {path}: no such file") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"results file {path}: not a readable JSON document ({exc})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        raise UserError(f"results file {path}: has no 'results' list")
+    return doc
+
+
+def gate(baseline: Mapping[str, Any], records: Sequence[Mapping[str, Any]], max_drop: float) -> dict[str, Any]:
+    """Compare with a baseline: regressions (drop > max_drop points AND McNemar p < 0.05) and
+    improvements, with the samples that flipped."""
+    comparison = pair_outcomes(baseline["results"], list(records))
+    regressions = comparison.regressions(max_drop)
+    improvements = [g for g in comparison.groups if g.delta > max_drop and g.p_value < 0.05]
+    return {"comparison": comparison, "regressions": regressions, "improvements": improvements}
