@@ -224,6 +224,10 @@ class RetryPolicy:
 
 @dataclass
 class ClientStats:
+    """Counters of one Client. ``requests_sent`` counts HTTP attempts (retries included);
+    ``calls`` the successful ones; ``dedup_joins`` requests answered by an identical one in
+    flight; ``claim_waits`` waits for another process's call to the same request."""
+
     requests_sent: int = 0
     calls: int = 0
     retries: int = 0
@@ -537,7 +541,9 @@ class Client:
     """Makes (or finds in the cache) completions for one model. Safe for many coroutines.
 
     ``concurrency`` bounds requests in flight from this process; under xdist each worker
-    has its own bound. The cache folder may be shared by any number of processes.
+    has its own bound. The cache folder may be shared by any number of processes. One
+    event loop at a time (a new loop, e.g. a second ``asyncio.run``, resets the scheduling
+    state); not thread-safe.
     """
 
     def __init__(
@@ -550,6 +556,10 @@ class Client:
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if model.kind == "reference":
+            raise ValueError(f"{model.name} is a reference solver: it makes no model calls")
+        if model.kind == "embedded" and not model.api_bases:
+            raise ValueError(f"{model.name}: set api_bases to the embedded server's URL first")
         self.model = model
         self.cache = None if cache_dir is None else ResponseCache(Path(cache_dir))
         self.concurrency = concurrency

@@ -23,7 +23,7 @@ HEADER = ["model", "method", "k", "pairs", "A %", "B %", "Δ points", "A pass→
 def verdict(group: PairGroup, max_drop: float, alpha: float = DEFAULT_ALPHA) -> str:
     if group.is_regression(max_drop, alpha):
         return "regression"
-    if group.delta > max_drop and group.p_value < alpha:
+    if group.is_improvement(max_drop, alpha):
         return "improvement"
     return "no significant change" if group.b or group.c else "unchanged"
 

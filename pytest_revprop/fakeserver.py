@@ -380,6 +380,10 @@ class FakeServer:
         self._ready.set()
         loop.run_forever()
         loop.run_until_complete(self._runner.cleanup())
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.close()
 
     async def _serve(self) -> None:

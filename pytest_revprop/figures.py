@@ -288,6 +288,8 @@ def _new_figure(width: float, height: float) -> Figure:
     return figure
 
 
+_MARKERS = ("o", "o", "o", "s", "^", "v", "P", "o", "D")
+"""Per method (METHOD_ORDER). Curves shrink in the order drawn, so curves that coincide stay visible."""
 _METHOD_PALETTE = (0, 1, 2, 3, 4, 5, 6, 8, 9)
 """tab10 entries for the nine methods, without its grey (grey means "invalid" in Figure 5)."""
 
@@ -383,6 +385,7 @@ def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
     for index, model in enumerate(models):
         ax = axes[index // n_cols][index % n_cols]
         mine = [r for r in rows if r["model"] == model and r[x_name] is not None]
+        drawn = -1
         for method in _methods(mine):
             points = sorted((r for r in mine if r["method"] == method), key=lambda r: r["k"])
             xs = [r[x_name] for r in points]
@@ -392,10 +395,17 @@ def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
                 ax.plot(xs[:1], ys[:1], marker=marker, linestyle="none", markersize=9 if marker == "*" else 5,
                         color=colors[method], label=method)
                 continue
-            ax.plot(xs, ys, marker="o", color=colors[method], label=method)
+            drawn += 1
+            ax.plot(xs, ys, marker=_MARKERS[_method_rank(method)[0] % len(_MARKERS)],
+                    markersize=max(4.0, 11.0 - 2.5 * drawn), linewidth=max(1.0, 3.6 - 1.2 * drawn),
+                    color=colors[method], label=method)
             for r, x, y in zip(points, xs, ys, strict=True):
                 ax.annotate(f"k={r['k']}", (x, y), textcoords="offset points", xytext=(3, 3), fontsize=6)
-        ax.margins(x=0.12, y=0.12)
+        ax.margins(x=0.12)
+        ys_all = [100 * r["completion_rate"] for r in mine]
+        if ys_all:
+            pad = max(5.0, 0.12 * (max(ys_all) - min(ys_all)))
+            ax.set_ylim(max(-2.0, min(ys_all) - pad), min(102.0, max(ys_all) + pad))
         ax.set_title(model)
         ax.set_xlabel("cost per sample (USD)" if use_cost else "calls per sample (no prices known)")
         ax.set_ylabel("completion rate (%)")

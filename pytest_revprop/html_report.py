@@ -118,44 +118,49 @@ def _case_entry(case: Mapping[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def _reply_entry(reply: Mapping[str, Any]) -> dict[str, Any]:
+def _reply_entry(reply: Mapping[str, Any], texts: _Interner) -> dict[str, Any]:
+    """The reply's facts, with its content and reasoning as indices into the shared texts
+    (methods share calls, so the same long text recurs across samples)."""
     entry = dict(reply)
-    entry["content"] = _cut(entry.get("content"), MAX_CONTENT_CHARS)
-    entry["reasoning"] = _cut(entry.get("reasoning"), MAX_REASONING_CHARS)
+    for name, limit in (("content", MAX_CONTENT_CHARS), ("reasoning", MAX_REASONING_CHARS)):
+        text = entry.get(name)
+        entry[name] = texts.add(_cut(text, limit)) if isinstance(text, str) and text else None
     return entry
 
 
 def build_payload(
     results: Mapping[str, Any], samples: Sequence[Mapping[str, Any]], cases: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
-    """The data the page script reads: samples referring to shared cases, replies and artifacts."""
+    """The data the page script reads. Methods share calls and many samples end alike, so
+    samples refer by index to shared texts, patches, findings and artifacts, and to their case."""
     used_cases: dict[str, dict[str, Any]] = {}
-    replies = _Interner()
-    artifacts = _Interner()
+    shared = {name: _Interner() for name in ("texts", "patches", "findings", "artifacts")}
     rows = []
     for record in samples:
         row = {name: record.get(name) for name in SAMPLE_FIELDS}
         row["outcome"] = sample_outcome(record)
-        row["findings"] = record.get("findings") or []
+        row["patch"] = shared["patches"].add(record.get("patch"))
+        row["findings"] = shared["findings"].add(record.get("findings") or [])
         case = cases.get(str(record.get("case")))
         if case is not None:
             case_id = str(record.get("case"))
             if case_id not in used_cases:
                 used_cases[case_id] = _case_entry(case)
-            for name in ("domain", "pattern", "size", "request"):
+            for name in ("domain", "pattern", "size"):
                 if row[name] is None:
                     row[name] = case.get(name)
+            if row["request"] == case.get("request"):
+                row["request"] = None
             after, after_error = _applied(case.get("artifact"), record.get("patch"))
-            row["after"] = None if after_error else artifacts.add(after)
+            row["after"] = None if after_error else shared["artifacts"].add(after)
             row["after_error"] = after_error
-        row["replies"] = [replies.add(_reply_entry(r)) for r in record.get("replies") or [] if isinstance(r, dict)]
+        row["replies"] = [_reply_entry(r, shared["texts"]) for r in record.get("replies") or [] if isinstance(r, dict)]
         rows.append(row)
     payload: dict[str, Any] = _finite({
         "meta": results.get("meta", {}),
         "samples": rows,
         "cases": used_cases,
-        "artifacts": artifacts.values,
-        "replies": replies.values,
+        **{name: interner.values for name, interner in shared.items()},
     })
     return payload
 

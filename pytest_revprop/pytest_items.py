@@ -119,6 +119,7 @@ class RevpropSession:
         self.servers: list[Any] = []
         self.gate_result: dict[str, Any] | None = None
         self.report_error: str | None = None
+        self.exit_override: int | None = None
         self.is_worker = hasattr(config, "workerinput")
 
     # ------------------------------------------------------------------ building
@@ -210,14 +211,20 @@ class RevpropSession:
 
     # ------------------------------------------------------------------ collection
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Add the evaluation items before -m/-k deselection and report them as collected."""
         by_id = {c.id: c for c in self.cases}
-        for spec in self.specs:
-            items.append(
-                RevpropItem.from_parent(
-                    session, name=(name := f"{spec.case}[{spec.label()}]"), nodeid=name, spec=spec, case=by_id[spec.case], runner_owner=self
-                )
-            )
+        created: list[pytest.Item] = [
+            RevpropItem.from_parent(
+                session, name=(name := f"{spec.case}[{spec.label()}]"), nodeid=name,
+                spec=spec, case=by_id[spec.case], runner_owner=self,
+            )  # fmt: skip
+            for spec in self.specs
+        ]
+        items.extend(created)
+        report = pytest.CollectReport("revprop", "passed", None, list(created))
+        config.hook.pytest_collectreport(report=report)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if self.config.option.collectonly:
@@ -254,8 +261,8 @@ class RevpropSession:
             key = (record["case"], record["model"], record["method"], record["k"], record["seed"])
             self.records[key] = record
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")
+    def pytest_sessionfinish_reports(self, session: pytest.Session, exitstatus: int) -> None:
         if self.runner is not None:
             self.runner.close()
         self._stop_servers()
@@ -288,13 +295,20 @@ class RevpropSession:
                     self.gate_result = report.gate(report.read_results(baseline), doc["results"], self.config.getoption("revprop_max_drop"))
                 except UserError as exc:
                     self.report_error = str(exc)
-                    session.exitstatus = pytest.ExitCode.USAGE_ERROR
+                    self.exit_override = pytest.ExitCode.USAGE_ERROR
                     return
                 errors = any(r.get("error") == "call_failed" for r in records)
                 if self.gate_result["regressions"]:
-                    session.exitstatus = REGRESSION_EXIT
-                elif session.exitstatus == pytest.ExitCode.TESTS_FAILED and not errors:
-                    session.exitstatus = pytest.ExitCode.OK
+                    self.exit_override = REGRESSION_EXIT
+                elif exitstatus == pytest.ExitCode.TESTS_FAILED and not errors:
+                    self.exit_override = pytest.ExitCode.OK
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+        """Set the gate's exit status after every other plugin (some OR in their own bits)."""
+        yield
+        if self.exit_override is not None:
+            session.exitstatus = self.exit_override
 
     def _figures(self, doc: dict[str, Any], records: Sequence[dict[str, Any]], out_dir: Path) -> None:
         try:

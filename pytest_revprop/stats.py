@@ -15,6 +15,7 @@ from .errors import UserError
 
 __all__ = [
     "DEFAULT_ALPHA",
+    "INFRASTRUCTURE_ERRORS",
     "GroupKey",
     "PairGroup",
     "PairedComparison",
@@ -107,6 +108,10 @@ class PairGroup:
     def is_regression(self, max_drop: float, alpha: float = DEFAULT_ALPHA) -> bool:
         """The CI rule: the rate fell by more than ``max_drop`` points AND p < ``alpha``."""
         return self.delta < -max_drop and self.p_value < alpha
+
+    def is_improvement(self, max_drop: float, alpha: float = DEFAULT_ALPHA) -> bool:
+        """The mirror rule: the rate rose by more than ``max_drop`` points AND p < ``alpha``."""
+        return self.delta > max_drop and self.p_value < alpha
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 from pytest_revprop.cases import Case
@@ -55,3 +56,35 @@ def invoice_case() -> Case:
              "match": "regex_match", "optional": True},
         ],
     )
+
+
+def travel_case() -> Case:
+    """Trip starts 2026-05-01; the tour is 'two days after arrival'; start moves to 05-03."""
+    return make_case(
+        {
+            "trip": {"start": "2026-05-01", "nights": 4},
+            "tour": {"name": "Old town walk", "date": "2026-05-03"},
+            "museum": {"date": "2026-05-02"},
+            "checkout": "2026-05-05",
+        },
+        [
+            {"op": "replace", "path": "/trip/start", "value": "2026-05-03", "kind": "direct"},
+            {"op": "replace", "path": "/tour/date", "value": "2026-05-05", "kind": "cascade"},
+            {"op": "replace", "path": "/checkout", "value": "2026-05-07", "kind": "cascade"},
+        ],
+        id="travel-shift/10",
+        scenario="travel-shift",
+        domain="travel_itinerary",
+        pattern="temporal",
+        request="Push the arrival to May 3rd.",
+    )
+
+
+def write_cases(folder: Path, cases: list[Case]) -> Path:
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for case in cases:
+        name = case.id.replace("/", "-") + ".json"
+        (folder / name).write_text(json.dumps(case.to_dict(), indent=1), encoding="utf-8")
+    return folder

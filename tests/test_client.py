@@ -567,3 +567,12 @@ def test_a_dead_replica_is_routed_around(
     assert [r.content.split()[1] for r in replies] == [f"seed={i}" for i in range(10)]
     assert live.stats()["count"] == 10
     assert client.stats.failures == 0
+
+
+def test_client_refuses_models_it_cannot_call() -> None:
+    with pytest.raises(ValueError, match="reference solver"):
+        Client(resolve_model("gold"), cache_dir=None)
+    with pytest.raises(ValueError, match="embedded server"):
+        Client(resolve_model("smollm2-135m"), cache_dir=None)
+    with pytest.raises(ValueError, match="concurrency"):
+        Client(fake_model(["http://a/v1"]), cache_dir=None, concurrency=0)

@@ -8,7 +8,12 @@ from typing import Any
 import pytest
 from revprop_report_data import CASES, EVIL, make_results, make_samples
 
-from pytest_revprop.html_report import MAX_REASONING_CHARS, build_payload, sample_outcome, write_html
+from pytest_revprop.html_report import (
+    MAX_REASONING_CHARS,
+    build_payload,
+    sample_outcome,
+    write_html,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -55,7 +60,7 @@ def test_untrusted_text_cannot_leave_the_data_element(report: Path) -> None:
     data = _data_element(page)
     assert "<" not in data and ">" not in data and "&" not in data
     payload = json.loads(data)
-    assert any(EVIL in r["content"] for r in payload["replies"])  # intact after the round trip
+    assert any(EVIL in text for text in payload["texts"])  # intact after the round trip
     assert EVIL in payload["cases"]["invoice-qty/10"]["conversation"][1]["user"]
 
 
@@ -67,12 +72,21 @@ def test_the_page_can_fetch_nothing(report: Path) -> None:
     assert 'src="data:image/png;base64,' in page
 
 
-def test_payload_shares_cases_replies_and_artifacts(results: dict[str, Any]) -> None:
+def test_payload_shares_cases_texts_and_artifacts(results: dict[str, Any]) -> None:
     samples = make_samples(results)
     payload = build_payload(results, samples, CASES)
     assert len(payload["samples"]) == 40
     assert sorted(payload["cases"]) == ["invoice-qty/10", "trip-shift/10"]
-    assert len(payload["replies"]) < sum(len(s["replies"]) for s in samples)
+    texts = payload["texts"]
+    assert len(set(texts)) == len(texts) < sum(len(s["replies"]) for s in samples)
+    assert sum(t.startswith("thinking about") for t in texts) == 2  # one reasoning text per case
+    # each distinct valid patch gives a distinct artifact here; the invalid sample has none
+    valid_patches = {json.dumps(s["patch"]) for s in samples if s["patch"] is not None}
+    assert len(payload["artifacts"]) == len(valid_patches)
+    assert len(payload["patches"]) == len(valid_patches) + 1  # and null
+    first = payload["samples"][0]
+    assert [f["path"] for f in payload["findings"][first["findings"]]] == ["/subtotal", "/tax", "/total"]
+    assert first["request"] is None  # the same as the case's
     first = payload["samples"][0]  # m-small j+h invoice seed 0: misses subtotal, tax, total
     after = payload["artifacts"][first["after"]]
     assert after["lines"][0]["qty"] == 2 and after["subtotal"] == 36.0
@@ -86,7 +100,7 @@ def test_long_reasoning_is_cut_and_non_finite_numbers_become_null(results: dict[
     sample["replies"] = [{"role": "sample", "content": "[]", "reasoning": "x" * (MAX_REASONING_CHARS + 50)}]
     sample["latency_s"] = float("nan")
     payload = build_payload(results, [sample], CASES)
-    reasoning = payload["replies"][0]["reasoning"]
+    reasoning = payload["texts"][payload["samples"][0]["replies"][0]["reasoning"]]
     assert reasoning.startswith("x" * MAX_REASONING_CHARS)
     assert reasoning.endswith("[... 50 more characters in samples.jsonl]")
     assert payload["samples"][0]["latency_s"] is None
@@ -103,7 +117,8 @@ def test_a_sample_without_its_case_still_lists(results: dict[str, Any], tmp_path
 
 
 def _texts(page: Any, selector: str, attribute: str) -> list[str]:
-    return page.eval_on_selector_all(selector, f"els => els.map(e => e.getAttribute('{attribute}'))")
+    values: list[str] = page.eval_on_selector_all(selector, f"els => els.map(e => e.getAttribute('{attribute}'))")
+    return values
 
 
 def _pick(page: Any, **filters: str) -> None:
@@ -124,7 +139,11 @@ def test_report_in_a_real_headless_browser(report: Path) -> None:
             page.on("request", lambda request: requests.append(request.url))
             page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in {"error", "warning"} else None)
             page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-            page.on("dialog", lambda dialog: (problems.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+            def on_dialog(dialog: Any) -> None:
+                problems.append(f"dialog: {dialog.message}")
+                dialog.dismiss()
+
+            page.on("dialog", on_dialog)
             page.goto(url)
 
             assert page.text_content("#sample-count") == "40 of 40 samples"
@@ -156,6 +175,14 @@ def test_report_in_a_real_headless_browser(report: Path) -> None:
             assert EVIL in page.text_content(".reply-content")
             assert page.locator("#sample-detail img, #sample-detail script").count() == 0
             assert not page.is_visible("details.reasoning pre")
+            # the review toggle hides every place that is neither changed, flagged nor gold
+            assert page.is_visible('#side-after [data-path="/client"]')
+            page.check("#only-notable")
+            assert not page.is_visible('#side-after [data-path="/client"]')
+            assert not page.is_visible('#side-before [data-path="/lines/0/price"]')
+            assert page.is_visible('#side-after [data-path="/subtotal"]')
+            assert page.is_visible('#side-after [data-path="/lines/0/qty"]')
+            page.uncheck("#only-notable")
 
             # m-small, med k=3, trip, seed 42: over-edits /hotel
             _pick(page, model="m-small", method="med", k="3", seed="42", domain="travel_itinerary")

@@ -108,6 +108,14 @@ def test_regression_rule_needs_both_a_drop_and_significance() -> None:
     assert pair_outcomes(*_runs(1000, lost=15)).regressions(max_drop=1) == [group]
 
 
+def test_improvement_is_the_mirror_of_the_regression_rule() -> None:
+    base, new = _runs(10, lost=10)
+    group = pair_outcomes(new, base).groups[0]  # 10 of 10 gained
+    assert (group.delta, group.c) == (100.0, 10)
+    assert group.is_improvement(max_drop=2) and not group.is_regression(max_drop=2)
+    assert not pair_outcomes(*_runs(10, lost=10)).groups[0].is_improvement(max_drop=2)
+
+
 def test_duplicate_or_incomplete_records_are_user_errors() -> None:
     with pytest.raises(UserError, match="duplicate result for case 'a'"):
         pair_outcomes([_record("a", True), _record("a", False)], [])

@@ -203,7 +203,7 @@ def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
     turnaround = 10 if ta else 7
     exams = [("Midterm", "2025-10-15"), ("Final paper", "2025-12-08")]
     if size == 100:
-        exams.insert(1, ("Lab report 3", "2025-11-12"))
+        exams.insert(1, ("Research proposal", "2025-11-14"))
     artifact: dict[str, Any] = {
         "course": {"code": "PSYC 210", "title": "Research Methods", "term": "Fall 2025",
                    "instructor": "Dr. Amaka Okafor", "credits": 4},
@@ -248,7 +248,7 @@ def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["lab_kits"]["supplier"] = "LabSupply Co"
     artifact["syllabus"] = {"version": "v2", "posted": "2025-08-20", "final_paper_length": "3000 words"}
     artifact["office_hours"]["zoom"] = "univ.zoom.example/okafor"
-    artifact["readings"] += ["Field notes guide", "Open science primer"]
+    artifact["readings"] += ["Observation notes guide", "Open science primer"]
     artifact["discussion"]["room"] = "Psych 120"
     artifact["course"]["department"] = "Psychology"
     artifact["accommodations"]["contact"] = "access@univ.example"
@@ -274,7 +274,7 @@ def enroll_conversation(p: dict[str, Any]) -> list[Turn]:
     exam_text = "Midterm is on 2025-10-15 and the final paper is due 2025-12-08"
     exam_ptrs = ["/exams/0", "/exams/1"]
     if size == 100:
-        exam_text = "Midterm is on 2025-10-15, lab report 3 is due 2025-11-12, and the final paper 2025-12-08"
+        exam_text = "Midterm is on 2025-10-15, the research proposal is due 2025-11-14, and the final paper 2025-12-08"
         exam_ptrs.append("/exams/2")
     turns: list[Turn] = [
         ("I'm Dr. Amaka Okafor, setting up PSYC 210 Research Methods (4 credits) for Fall 2025.", course),
@@ -326,7 +326,7 @@ def enroll_conversation(p: dict[str, Any]) -> list[Turn]:
              ["/guest_speakers/2", "/policies/regrade_window_days", "/department_contact/phone",
               "/lab_kits/supplier"]),
             ("Syllabus v2 was posted 2025-08-20; the final paper is 3000 words. Office hours also on Zoom at "
-             "univ.zoom.example/okafor. Add two readings: the field notes guide and an open science primer.",
+             "univ.zoom.example/okafor. Add two readings: the observation notes guide and an open science primer.",
              ["/syllabus", "/office_hours/zoom", "/readings/3", "/readings/4"]),
             ("Discussions are in Psych 120. The course is listed under Psychology, accommodations contact is "
              "access@univ.example, and attendance is taken with iClicker.",
@@ -365,10 +365,14 @@ BOOKS: dict[str, dict[str, Any]] = {
                      "ANOVA": 13},
     },
 }
-TOPICS = {10: ["Describing data", "Probability"],
+TOPICS = {10: ["Describing data", "Sampling"],
           50: ["Describing data", "Sampling", "Probability", "Normal distribution", "Sampling distributions",
                "Confidence intervals", "Hypothesis tests", "Comparing two means"],
           100: list(BOOKS["Foundations of Statistics"]["chapters"])}
+
+
+def _lower(topic: str) -> str:
+    return topic if topic.isupper() else topic.lower()
 
 
 def book_params(size: int) -> dict[str, Any]:
@@ -425,7 +429,7 @@ def book_conversation(p: dict[str, Any]) -> list[Turn]:
             ("Required book: Foundations of Statistics by Harold Benning, ISBN 978-1-4641-2097-2, $89.",
              ["/textbook"]),
             ("Each reading is whichever chapter of the required book covers the topic. In this book describing "
-             "data is chapter 1 and probability is chapter 4.", ["/readings"]),
+             "data is chapter 1 and sampling is chapter 2.", ["/readings"]),
             ("Students also buy a $30 software licence; put their total cost (book plus licence).",
              ["/student_cost"]),
         ]
@@ -437,12 +441,12 @@ def book_conversation(p: dict[str, Any]) -> list[Turn]:
         ("The required textbook is Foundations of Statistics, 4th edition, by Harold Benning (Larch Press), "
          "ISBN 978-1-4641-2097-2, list price $89.", ["/textbook"]),
         ("One topic per week, and each week's reading is the chapter of the required textbook that covers it. "
-         "In Benning: " + ", ".join(f"{t.lower()} ch. {old['chapters'][t]}" for t in first) + ".",
+         "In Benning: " + ", ".join(f"{_lower(t)} ch. {old['chapters'][t]}" for t in first) + ".",
          [f"/readings/{i}" for i in range(len(first))]),
     ]
     if size == 100:
         rest = topics[6:]
-        turns.append(("Second half of the term: " + ", ".join(f"{t.lower()} ch. {old['chapters'][t]}" for t in rest)
+        turns.append(("Second half of the term: " + ", ".join(f"{_lower(t)} ch. {old['chapters'][t]}" for t in rest)
                       + ".", [f"/readings/{i}" for i in range(6, len(topics))]))
     turns += [
         ("Students need a Minitab licence at $30.", ["/software"]),
@@ -460,7 +464,7 @@ def book_conversation(p: dict[str, Any]) -> list[Turn]:
              "optional.", ["/course/sections", "/course/enrollment_cap", "/supplementary/1"]),
             ("TAs: Grace Liu for section A and Tom Baker for section B.", ["/ta_team"]),
             ("Grading: homework 25, quizzes 15, midterm 25, final 35.", ["/grading"]),
-            ("Add a syllabus note naming the required text with its edition and the new price.",
+            ("Add a syllabus note naming the required text with its edition and what a new copy costs.",
              ["/syllabus_note"]),
             ("Problem sets for weeks 1-5 come from the end-of-chapter exercises of that week's reading chapter: "
              "exercises 1-20, 1-15, 2-24 even, 1-18 and 5-30 respectively.", ["/problem_sets"]),
@@ -506,7 +510,7 @@ ASSESSMENTS = {
 }
 BIO_TOPICS = ["Cells and membranes", "Energy and enzymes", "Respiration", "Photosynthesis", "Cell cycle",
               "Mendelian genetics", "DNA and replication", "Gene expression", "Evolution", "Population ecology",
-              "Ecosystems", "Biodiversity"]
+              "Ecosystems", "Biodiversity", "Plant biology", "Animal physiology"]
 
 
 def term_params(size: int) -> dict[str, Any]:
@@ -521,7 +525,7 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "room": "Sci 140", "first_class": first, "quiz_1": due["Quiz 1"],
                 "lab_report_1_due": due["Lab report 1"], "project_proposal_due": due["Project proposal"],
                 "midterm": "2025-10-16", "final_exam": "2025-12-15"}
-    n_weeks = 6 if size == 50 else 12
+    n_weeks = 6 if size == 50 else 14
     artifact: dict[str, Any] = {
         "course": {"code": "BIO 150", "title": "Principles of Biology", "instructor": "Prof. Ruth Alvarez",
                    "meeting_days": "Tue/Thu", "room": "Sci 140"},
@@ -538,12 +542,14 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     if size == 50:
         return artifact
-    artifact["lab"] = {"section": "BIO 150L", "day": "Friday", "room": "Sci 022",
+    artifact["lab"] = {"section": "BIO 150L", "day": "Friday", "room": "Sci 022", "fee": 35,
                        "first_session": add_days(first, 10), "safety_training_by": add_days(first, 7)}
+    artifact["review_session"] = "2025-10-14"
+    artifact["office_hours"]["location"] = "Sci 210"
     artifact["fixed_dates"].append({"event": "Withdrawal deadline", "date": "2025-11-07"})
-    artifact["field_trip"] = {"place": "Cedar Marsh Preserve", "date": "2025-10-04", "bus_departs": "08:00"}
-    artifact["materials"] = ["Lab coat", "Safety goggles", "Bound lab notebook"]
-    artifact["textbook"] = {"title": "Campbell Biology", "edition": "12th"}
+    artifact["excursion"] = {"place": "Cedar Marsh Preserve", "date": "2025-10-04", "bus_departs": "08:00"}
+    artifact["materials"] = ["Lab coat", "Safety goggles", "Bound lab notebook", "Dissection kit"]
+    artifact["textbook"] = {"title": "Campbell Biology", "edition": "12th", "publisher": "Pearson"}
     return artifact
 
 
@@ -560,8 +566,8 @@ def term_conversation(p: dict[str, Any]) -> list[Turn]:
             ("The department set the midterm for 2025-10-16 and the registrar has the final on 2025-12-15.",
              ["/midterm", "/final_exam"]),
         ]
-    n_weeks = 6 if size == 50 else 12
-    topics = ", ".join(t.lower() for t in BIO_TOPICS[:n_weeks])
+    n_weeks = 6 if size == 50 else 14
+    topics = "; ".join(BIO_TOPICS[:n_weeks])
     due_text = {
         50: ("Due dates, counted from the first class: quiz 1 after 9 days, lab report 1 after 3 weeks, quiz 2 "
              "after 30 days, the project proposal after 5 weeks, lab report 2 after 7 weeks."),
@@ -580,18 +586,21 @@ def term_conversation(p: dict[str, Any]) -> list[Turn]:
          "2025-10-16 (department), Thanksgiving break 2025-11-27, final exam 2025-12-15 (registrar).",
          [f"/fixed_dates/{i}" for i in range(4)]),
         ("Office hours Wednesdays 10:00-12:00. My TA is Sam Whitaker, swhitaker@univ.example.",
-         ["/office_hours", "/ta"]),
+         ["/office_hours/day", "/office_hours/time", "/ta"]),
         ("Grading: quizzes 20, lab reports 30, project 20, exams 30.", ["/grading"]),
     ]
     if size == 100:
         turns += [
-            ("The lab section BIO 150L meets Fridays in Sci 022; the first lab session is 10 days after the "
-             "first class and lab safety training must be done within a week of the first class.", ["/lab"]),
+            ("The lab section BIO 150L meets Fridays in Sci 022 ($35 lab fee); the first lab session is 10 days "
+             "after the first class and lab safety training must be done within a week of the first class.",
+             ["/lab"]),
+            ("Midterm review session on the Tuesday before the midterm, 2025-10-14. My office hours are in "
+             "Sci 210.", ["/review_session", "/office_hours/location"]),
             ("Add the withdrawal deadline 2025-11-07 from the registrar.", ["/fixed_dates/4"]),
-            ("Field trip to Cedar Marsh Preserve on Saturday 2025-10-04 (the reserve only had that date); the "
-             "bus leaves at 08:00.", ["/field_trip"]),
-            ("Students need a lab coat, safety goggles and a bound lab notebook. Textbook: Campbell Biology, "
-             "12th edition.", ["/materials", "/textbook"]),
+            ("Class excursion to Cedar Marsh Preserve on Saturday 2025-10-04 (the reserve only had that date); the "
+             "bus leaves at 08:00.", ["/excursion"]),
+            ("Students need a lab coat, safety goggles, a bound lab notebook and a dissection kit. Textbook: "
+             "Campbell Biology, 12th edition, Pearson.", ["/materials", "/textbook"]),
         ]
     return turns
 
@@ -649,7 +658,7 @@ def section_compute(p: dict[str, Any]) -> dict[str, Any]:
         return {"course": "ENG 102 Composition II", "sections": sections, "seats_offered": seats}
     running = [s for s in sections if s["status"] == "open"]
     artifact: dict[str, Any] = {
-        "course": {"code": "ENG 102", "title": "Composition II", "term": "Spring 2026",
+        "course": {"code": "ENG 102", "title": "Composition II", "term": "Spring 2026", "credits": 3,
                    "coordinator": "Dr. Maya Chen", "coordinator_email": "mchen@univ.example"},
         "sections": sections,
         "totals": {"sections_running": len(running), "seats_offered": seats,
@@ -672,6 +681,13 @@ def section_compute(p: dict[str, Any]) -> dict[str, Any]:
                                       {"name": "Argument essay", "due": "2026-03-27"},
                                       {"name": "Research paper", "due": "2026-04-24"}]
     artifact["norming_session"] = {"date": "2026-01-09", "room": "Hum 400"}
+    artifact["common_assignments"].append({"name": "Reflective letter", "due": "2026-05-01"})
+    artifact["peer_tutors"] = [{"name": "Jade Morris", "hours": 6}, {"name": "Omar Farouk", "hours": 8}]
+    artifact["placement"] = {"prerequisite": "ENG 101", "min_grade": "C"}
+    artifact["library_session"] = {"date": "2026-02-10", "librarian": "Ruth Adeyemi"}
+    artifact["instructor_meeting"] = "first Friday of the month"
+    filled = artifact["totals"]["ta_slots_filled"]
+    artifact["ta_budget"] = {"stipend_per_slot": 1500, "total": 1500 * filled}
     return artifact
 
 
@@ -687,16 +703,16 @@ def section_conversation(p: dict[str, Any]) -> list[Turn]:
             (policy + " Also show total seats offered across sections.", ["/seats_offered"]),
         ]
     turns: list[Turn] = [
-        ("I'm Dr. Maya Chen (mchen@univ.example), coordinating ENG 102 Composition II for Spring 2026; the "
-         "term starts 2026-01-12.",
+        ("I'm Dr. Maya Chen (mchen@univ.example), coordinating ENG 102 Composition II (3 credits) for Spring "
+         "2026; the term starts 2026-01-12.",
          ["/course", "/term_start"]),
         ("Sections, all open for registration: 01 me, Mon/Wed 09:00, Hum 210, 25 seats, TA Leo Park; 02 me, "
          "Mon/Wed 13:00, Hum 118, 22 seats, TA Aisha Bello.", ["/sections/0", "/sections/1"]),
-        ("Victor Hale teaches 03 (Tue/Thu 10:30, Hum 305, 25 seats, no TA yet, so 'unassigned') and 04 "
+        ("Prof. Victor Hale teaches 03 (Tue/Thu 10:30, Hum 305, 25 seats, no TA yet, so 'unassigned') and 04 "
          "(Tue/Thu 15:00, Hum 210, 20 seats, TA Leo Park).", ["/sections/2", "/sections/3"]),
     ]
     if size == 100:
-        turns.append(("Nora Quinn has 05 (Mon/Wed 16:30, Hum 118, 24 seats, TA Aisha Bello) and 06 (Tue/Thu "
+        turns.append(("Dr. Nora Quinn has 05 (Mon/Wed 16:30, Hum 118, 24 seats, TA Aisha Bello) and 06 (Tue/Thu "
                       "12:00, Online, 30 seats, TA Ben Ortiz). All open.", ["/sections/4", "/sections/5"]))
     turns.append((policy.replace("and set its seats to 0.", "set its seats to 0, close registration and release "
                                  "the TA ('unassigned'). The instructor stays listed in case we reopen.")
@@ -714,8 +730,15 @@ def section_conversation(p: dict[str, Any]) -> list[Turn]:
             ("Also total the online seats. Each section can waitlist up to 5 students.",
              ["/totals/online_seats", "/waitlist_limit_per_section"]),
             ("Common assignments across sections: annotated bibliography due 2026-02-20, argument essay "
-             "2026-03-27, research paper 2026-04-24.", ["/common_assignments"]),
-            ("Grading norming session for all instructors on 2026-01-09 in Hum 400.", ["/norming_session"]),
+             "2026-03-27, research paper 2026-04-24.", [f"/common_assignments/{i}" for i in range(3)]),
+            ("Grading norming session for all instructors on 2026-01-09 in Hum 400. Add a reflective letter "
+             "due 2026-05-01 to the common assignments.", ["/norming_session", "/common_assignments/3"]),
+            ("Peer tutors: Jade Morris 6 hours a week and Omar Farouk 8. Students need ENG 101 with a C or "
+             "better.", ["/peer_tutors", "/placement"]),
+            ("Library research session 2026-02-10 with Ruth Adeyemi; instructors meet the first Friday of the "
+             "month.", ["/library_session", "/instructor_meeting"]),
+            ("Each filled TA slot carries a $1,500 stipend; show the stipend and the total TA budget.",
+             ["/ta_budget"]),
         ]
     return turns
 
@@ -779,7 +802,7 @@ SCENARIOS = [
         conversation=term_conversation,
         revision=term_revision,
         notes="Week starts, quizzes, lab reports and lab dates are offsets from the first class (+7 days); "
-              "add/drop, midterm, holidays, withdrawal, field trip and final exam are absolute.",
+              "add/drop, midterm, holidays, withdrawal, excursion and final exam are absolute.",
     ),
     Scenario(
         id="course-section-cancel",

@@ -248,9 +248,10 @@ RAW_VOLUME_COSTS = Scenario(
     compute=volume_compute,
     conversation=volume_conversation,
     revision=volume_revision,
-    notes="Tests a formula chain stated only in the conversation: clean = 75% of raw, retained = 90 days "
-          "of clean, compute $0.50/raw GB x 30 days, storage $0.02/GB-month, totals and headroom; the "
-          "one-time backfill and the other team pipeline are priced on their own volumes and must stay.",
+    notes="Tests a formula chain stated only in the conversation: clean = 75% of raw, compute $0.50 per "
+          "raw GB x 30 days, storage $0.02/GB-month on 90 days of clean output, monthly total. Larger "
+          "sizes add workers, aggregate volume, budget headroom, a description, stage inputs and a team "
+          "roll-up; the one-time backfill and the other team pipeline must stay.",
 )
 
 
@@ -456,9 +457,10 @@ WAREHOUSE_SWAP = Scenario(
     compute=warehouse_compute,
     conversation=warehouse_conversation,
     revision=warehouse_revision,
-    notes="Tests substitution of the destination entity: every profile attribute comes from the attached "
-          "catalog profile, and stages, checks, tables and lineage that follow 'the destination' repoint; "
-          "the GCS archive and the other pipelines on bq-analytics are stated to stay.",
+    notes="Tests substitution of the destination: every profile attribute comes from the attached "
+          "catalog profile. Larger sizes add stages, checks, tables, lineage and a description that "
+          "follow 'the destination', while the GCS archive and the other pipelines on bq-analytics are "
+          "stated to stay.",
 )
 
 
@@ -620,9 +622,10 @@ DROP_DEDUPE_STAGE = Scenario(
     compute=dedupe_compute,
     conversation=dedupe_conversation,
     revision=dedupe_revision,
-    notes="Tests removal from a sequential stage list: the successor now waits on the removed stage's "
-          "predecessor, later start/end times move 20 minutes earlier, and the summary, dashboard refresh "
-          "and partner export (offsets from the finish) follow; the 06:00 SLA and weekly rollup stay.",
+    notes="Tests removal from a strictly sequential stage list: total run time and finish time shrink "
+          "by the removed 20 minutes. Larger sizes add the successor's relink to the removed stage's "
+          "predecessor, earlier start/end times, and the dashboard refresh and partner export set "
+          "relative to the finish; the 06:00 SLA and weekly rollup stay.",
 )
 
 
@@ -806,9 +809,10 @@ EXECUTOR_QUOTA_CAP = Scenario(
     compute=quota_compute,
     conversation=quota_conversation,
     revision=quota_revision,
-    notes="Tests a clamp: ceil(250/25) = 10 executors exceeds the quota, so executors stay at 8, the run "
-          "takes 75 instead of 60 minutes, the quota alert turns on, and the chained export, dashboard "
-          "refresh, window end, monthly cost and quota count follow; jobs under the quota stay.",
+    notes="Tests a clamp: ceil(250/25) = 10 executors exceeds the quota of 8, so executors stay at 8, "
+          "the run takes 75 instead of 60 minutes, the cost recomputes and the quota alert turns on. "
+          "Larger sizes add the chained export, dashboard refresh, window end, monthly cost and quota "
+          "count; jobs under the quota stay.",
 )
 
 
@@ -983,9 +987,10 @@ CUTOVER_DATE_SHIFT = Scenario(
     compute=cutover_compute,
     conversation=cutover_conversation,
     revision=cutover_revision,
-    notes="Tests offset dates: milestones, announcement, checkpoints, on-call coverage and each dataset's "
-          "history end (day before the backfill) shift by 14 days; the audit, license, offsite, fiscal close "
-          "and SOC2 dates were given as fixed calendar dates and stay.",
+    notes="Tests offset dates: every milestone planned in days from the cutover shifts by 14 days while "
+          "a date given as fixed (the audit) stays. Larger sizes add the announcement, each dataset's "
+          "history end (day before the backfill), checkpoints and on-call coverage, plus more fixed "
+          "dates that must stay.",
 )
 
 
@@ -1186,9 +1191,10 @@ PROMOTE_TO_PRODUCTION = Scenario(
     compute=promote_compute,
     conversation=promote_conversation,
     revision=promote_revision,
-    notes="Tests a status flip: the user listed staging and production values up front, so dataset, table "
-          "targets, alert route, retries, workers, sample, SLA tier, retention, blocking, visibility (and "
-          "cluster, account, secrets) switch together; timeout, schedule, seed and owners stay.",
+    notes="Tests a status flip: the user listed staging and production values up front, so dataset, "
+          "alert route, retries and sample switch together with the environment. Larger sizes add table "
+          "targets, workers, SLA tier, retention, blocking and visibility (and cluster, account, "
+          "secrets, dashboards); timeout, schedule, seed and owners stay.",
 )
 
 SCENARIOS = [

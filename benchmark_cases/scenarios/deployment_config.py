@@ -230,9 +230,10 @@ POD_MEMORY_SIZING = Scenario(
     compute=memory_compute,
     conversation=memory_conversation,
     revision=memory_revision,
-    notes="Tests a formula chain: limit = 2 x request, heap = 75% of limit (also in the Java options), "
-          "namespace totals over replicas, quota = requests x 1.25, $4/GiB-month, and at size 100 a canary "
-          "sized like orders-api and the node count; the worker, scheduler and CPU figures stay.",
+    notes="Tests a formula chain: limit = 2 x request, heap = 75% of the limit, namespace total = "
+          "replicas x request, cost at $20/vCPU-month and $4/GiB-month. Larger sizes add the Java "
+          "options, limits total, quota (requests x 1.25), a canary sized like orders-api and the node "
+          "count; the worker, scheduler and CPU figures stay.",
 )
 
 
@@ -408,9 +409,9 @@ STAGING_REGION_MOVE = Scenario(
     compute=region_compute,
     conversation=region_conversation,
     revision=region_revision,
-    notes="Tests substitution of the region: registry, KMS alias, bucket, DNS suffix and zones come from the "
-          "attached profile, and every image, hostname, CI target, subnet and state path built from them "
-          "follows; production stays in eu-west-1.",
+    notes="Tests substitution of the region: registry, KMS alias, artifact bucket, zones (and DNS "
+          "suffix) come from the attached profile. Larger sizes add images, hostnames, the CI target, "
+          "subnets and the state path built from them, while production stays in eu-west-1.",
 )
 
 
@@ -560,9 +561,10 @@ REMOVE_REPORTING_SERVICE = Scenario(
     compute=stack_compute,
     conversation=stack_conversation,
     revision=stack_revision,
-    notes="Tests removal of a list element: CPU, memory, service count, cost and budget headroom are sums "
-          "over the remaining services, and the service's ingress route, dashboard panel and alert policy "
-          "(one per service) go too; other services and routes stay.",
+    notes="Tests removal of a list element: CPU total and service count are aggregates over the "
+          "remaining services. Larger sizes add memory, cost and budget headroom, and the service's "
+          "ingress route, dashboard panel and alert policy (one per service) go too; other services and "
+          "routes stay.",
 )
 
 
@@ -759,9 +761,10 @@ DB_VOLUME_THRESHOLD = Scenario(
     compute=volume_tier_compute,
     conversation=volume_tier_conversation,
     revision=volume_tier_revision,
-    notes="Tests a threshold crossing: 1,200 GB is at least 1,000 GB, so the primary moves to io2 (6,000 IOPS, "
-          "$0.14/GB-month, 15 s monitoring, paging alerts), and the alarm, total cost and headroom follow; "
-          "the 500 GB replica stays gp3 and the 1,000 GB replica was already io2.",
+    notes="Tests a threshold crossing: 1,200 GB is at least 1,000 GB, so the primary moves from gp3 to "
+          "io2 with 6,000 IOPS and the io2 price. Larger sizes add the monitoring interval, free-space "
+          "alarm, alert route, total cost and headroom; the 500 GB replica stays gp3 and the 1,000 GB "
+          "replica was already io2.",
 )
 
 
@@ -936,9 +939,10 @@ MAINTENANCE_WINDOW_SHIFT = Scenario(
     compute=window_compute,
     conversation=window_conversation,
     revision=window_revision,
-    notes="Tests relative times: the window end, notice, reminder, run-book steps, deploy freeze, all-clear "
-          "and watch period move 90 minutes later (some onto 2025-06-15); approval, handover, certificate, "
-          "freeze and vendor-call times were given absolutely and stay.",
+    notes="Tests relative times: the window end and every run-book step move 90 minutes later, some "
+          "onto 2025-06-15, while the approval time stays. Larger sizes add the customer notice and "
+          "reminder, deploy freeze, all-clear and watch period, plus more absolutely given times that "
+          "must stay.",
 )
 
 
@@ -1115,8 +1119,9 @@ PROD_CHANGE_FREEZE = Scenario(
     conversation=freeze_conversation,
     revision=freeze_revision,
     notes="Tests a status flip: the user defined the open and frozen settings up front, so auto-deploy, "
-          "approvals, approver group, allowed change types, banner, per-service auto-promotion (and flag and "
-          "migration gates) move together; staging stays open and deploy windows are untouched.",
+          "approvals and allowed change types move together with the status. Larger sizes add the "
+          "approver group, banner, per-service auto-promotion and flag/migration gates; staging stays "
+          "open and deploy windows are untouched.",
 )
 
 SCENARIOS = [

@@ -33,10 +33,11 @@ def money_regex(amount: float) -> str:
 
 
 def date_regex(iso: str) -> str:
-    """A pattern for an ISO date written as ``2025-07-01``, ``July 1`` or ``1 July``."""
+    """A pattern (to use case-insensitively) for an ISO date written as ``2025-07-01``, ``July 1``,
+    ``1 July`` or ``7/1/``."""
     d = _dt.date.fromisoformat(iso)
     mon = _MONTHS[d.month - 1][:3]
-    return (rf"(?i)({iso}|\b{mon}[a-z]*\.? 0?{d.day}(?!\d)|(?<!\d)0?{d.day}(st|nd|rd|th)? {mon}"
+    return (rf"({iso}|\b{mon}[a-z]*\.? 0?{d.day}(?!\d)|(?<!\d)0?{d.day}(st|nd|rd|th)? {mon}"
             rf"|(?<!\d)0?{d.month}/0?{d.day}/)")
 
 
@@ -275,7 +276,8 @@ def bill_to_compute(p: dict[str, Any]) -> dict[str, Any]:
         }
     due = add_days(BILL_TO_ISSUE, e["payment_terms_days"])
     rows = BILL_TO_LINES_50 + (BILL_TO_LINES_100 if size == 100 else [])
-    lines = [{"description": d, "days": n, "day_rate": r, "amount": money(n * r)} for d, n, r in rows]
+    lines: list[dict[str, Any]] = [{"description": d, "days": n, "day_rate": r, "amount": money(n * r)}
+                                   for d, n, r in rows]
     net = money(sum(line["amount"] for line in lines))
     vat = money(net * 0.2)
     art: dict[str, Any] = {
@@ -460,12 +462,15 @@ def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
     rows = _catering_rows(p)
     if size == 10:
-        lines = [{"item": i, "quantity": q, "amount": money(q * u)} for i, _, q, u, _ in rows]
-        subtotal = money(sum(line["amount"] for line in lines))
-        return {"client": "Brightwave Media", "lines": lines, "line_count": len(lines),
+        small: list[dict[str, Any]] = [{"item": i, "quantity": q, "amount": money(q * u)}
+                                       for i, _, q, u, _ in rows]
+        subtotal = money(sum(line["amount"] for line in small))
+        return {"client": "Brightwave Media", "lines": small, "line_count": len(small),
                 "subtotal": subtotal, "total": money(subtotal * 1.07)}
-    lines = [{"item": i, "category": c, "quantity": q, "unit_price": u, "amount": money(q * u)}
-             for i, c, q, u, _ in rows]
+    lines: list[dict[str, Any]] = [
+        {"item": i, "category": c, "quantity": q, "unit_price": u, "amount": money(q * u)}
+        for i, c, q, u, _ in rows
+    ]
     subtotal = money(sum(line["amount"] for line in lines))
     food_bev = sum(line["amount"] for line in lines if line["category"] in ("food", "beverage"))
     service = money(food_bev * 0.18)
@@ -633,7 +638,7 @@ def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
         pricing["total"] = money(coffee - discount + shipping)
         art["payment_terms"] = "Net 15"
         return art
-    equipment = [{"item": "Espresso machine lease (February)", "amount": 85.0},
+    equipment: list[dict[str, Any]] = [{"item": "Espresso machine lease (February)", "amount": 85.0},
                  {"item": "Grinder burr replacement", "amount": 42.0},
                  {"item": "Water filter cartridge", "amount": 36.0}]
     art["equipment"] = equipment
@@ -659,7 +664,7 @@ def shipping_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Wholesale invoice for Juniper Street Café, please. They took four 5 lb bags of Ethiopia Guji "
+            ("Wholesale invoice for Juniper Street Café (Ines's shop), please. They took four 5 lb bags of Ethiopia Guji "
              "at $46 a bag and two 5 lb bags of House Espresso at $38. Show bags and a line total each.",
              ["/customer", "/lines/0", "/lines/1"]),
             ("Add the coffee subtotal. Shipping is a flat $24, but it's free once the coffee subtotal reaches "
@@ -755,6 +760,12 @@ PHOTO_LINES: list[tuple[str, float]] = [
 ]
 
 
+PHOTO_VENDORS: list[tuple[str, str]] = [
+    ("Planner", "Leah Brandt Events"), ("Florist", "Wildroot Floral"), ("DJ", "Northshore Sound"),
+    ("Videographer", "Kettle Moraine Films"), ("Caterer", "The Abbey Resort"),
+]
+
+
 def photo_params(size: int) -> dict[str, Any]:
     return {"size": size, "issue": PHOTO_ISSUE}
 
@@ -772,10 +783,13 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
     subtotal = money(sum(a for _, a in PHOTO_LINES))
     art: dict[str, Any] = {
         "invoice_number": "MLP-0926", "currency": "USD",
-        "studio": {"name": "Mara Lind Photography", "email": "studio@maralind.photo", "phone": "(414) 555-0162"},
+        "studio": {"name": "Mara Lind Photography", "email": "studio@maralind.photo", "phone": "(414) 555-0162",
+                   "address": "740 N Plankinton Ave, Milwaukee, WI 53203", "website": "maralind.photo"},
         "client": {"names": "Sofia Chen & Daniel Alvarez", "email": "sofia.chen@fastmail.com",
-                   "address": "1120 N Astor St, Milwaukee, WI 53202"},
-        "event": {"type": "Wedding", "date": PHOTO_EVENT, "venue": "The Abbey Resort, Lake Geneva"},
+                   "address": "1120 N Astor St, Milwaukee, WI 53202", "phone": "(414) 555-0388"},
+        "contract": {"number": "C-2024-117", "signed_on": "2024-11-02"},
+        "event": {"type": "Wedding", "date": PHOTO_EVENT, "venue": "The Abbey Resort, Lake Geneva",
+                  "coordinator": "Leah Brandt", "guest_count": 140},
         "issue_date": issue,
         "terms": {"net_days": 21, "early_payment_discount_percent": 3, "early_payment_window_days": 7,
                   "late_fee": 50.0},
@@ -787,6 +801,8 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
         "gallery": {"link": "https://maralind.pic-time.com/chen-alvarez",
                     "expires_on": add_days(PHOTO_EVENT, 90)},
         "album_delivery_date": "2025-07-15",
+        "deliverables": {"edited_images": 650, "delivery_method": "online gallery", "usb_drive": True},
+        "payment_methods": ["bank transfer", "Zelle", "card (3% fee)"],
     }
     if size == 50:
         return art
@@ -796,20 +812,28 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"label": "First half of balance", "due_date": due, "amount": half},
         {"label": "Second half of balance", "due_date": add_days(due, 30), "amount": money(balance - half)},
     ]
-    art["email"] = {"send_on": issue, "subject": "Your wedding photography invoice (MLP-0926)"}
+    art["email"] = {"to": "sofia.chen@fastmail.com", "send_on": issue,
+                    "subject": "Your wedding photography invoice (MLP-0926)"}
     art["payment_note"] = (f"Please pay by {due}; take 3% off if you pay by {early}.")
     art["print_orders"] = [
         {"item": "Parent album (Chen)", "ordered": "2025-06-05", "ship_by": "2025-07-01"},
         {"item": "Parent album (Alvarez)", "ordered": "2025-06-05", "ship_by": "2025-07-01"},
         {"item": "16x24 canvas", "ordered": "2025-06-09", "ship_by": "2025-06-27"},
+        {"item": "Thank-you cards (100)", "ordered": "2025-06-02", "ship_by": "2025-06-12"},
     ]
     art["wedding_day"] = [
         {"time": "13:00", "moment": "Getting ready"},
+        {"time": "14:45", "moment": "First look"},
         {"time": "15:30", "moment": "Ceremony"},
         {"time": "17:00", "moment": "Family portraits"},
         {"time": "19:00", "moment": "Reception"},
+        {"time": "22:30", "moment": "Sparkler exit"},
     ]
-    art["studio"].update(website="maralind.photo", tax_id="88-2094417")
+    art["vendors"] = [{"role": r, "name": n} for r, n in PHOTO_VENDORS]
+    art["second_shooter"] = {"name": "Jonah Reyes", "hours": 8}
+    art["studio"].update(tax_id="88-2094417", instagram="@maralindphoto")
+    art["gallery"]["password"] = "chenalvarez524"
+    art["album_proofs_approved_on"] = "2025-06-08"
     return art
 
 
@@ -827,10 +851,13 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     turns: list[Turn] = [
         ("Time to invoice the Chen-Alvarez wedding. Invoice MLP-0926 in USD from Mara Lind Photography "
-         "(studio@maralind.photo, (414) 555-0162) to Sofia Chen & Daniel Alvarez, sofia.chen@fastmail.com, "
-         "1120 N Astor St, Milwaukee, WI 53202.",
-         ["/invoice_number", "/currency", "/studio/name", "/studio/email", "/studio/phone", "/client"]),
-        ("The wedding was on 2025-05-24 at The Abbey Resort, Lake Geneva.", ["/event"]),
+         "(studio@maralind.photo, (414) 555-0162, 740 N Plankinton Ave, Milwaukee, WI 53203, "
+         "maralind.photo) to Sofia Chen & Daniel Alvarez, sofia.chen@fastmail.com, (414) 555-0388, "
+         "1120 N Astor St, Milwaukee, WI 53202. Our contract was C-2024-117, signed 2024-11-02.",
+         ["/invoice_number", "/currency", "/studio/name", "/studio/email", "/studio/phone",
+          "/studio/address", "/studio/website", "/client", "/contract"]),
+        ("The wedding was on 2025-05-24 at The Abbey Resort, Lake Geneva: 140 guests, coordinated by "
+         "Leah Brandt.", ["/event"]),
         ("I'm dating the invoice 2025-06-03.", ["/issue_date"]),
         ("Terms: net 21 days from the invoice date; 3% off if they pay within 7 days of the invoice date; a "
          "$50 late fee. Show the due date and the early-payment deadline, a reminder 3 days before the "
@@ -843,22 +870,31 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
          ["/totals", "/deposit_paid_on"]),
         ("The online gallery (https://maralind.pic-time.com/chen-alvarez) stays up for 90 days after the "
          "wedding, and the album is delivered on 2025-07-15.",
-         ["/gallery", "/album_delivery_date"]),
+         ["/gallery/link", "/gallery/expires_on", "/album_delivery_date"]),
+        ("Deliverables: 650 edited images through the online gallery, plus a USB drive. They can pay by "
+         "bank transfer, Zelle, or card with a 3% fee.",
+         ["/deliverables", "/payment_methods"]),
     ]
     if size == 100:
         turns += [
             ("They asked to pay the balance in two halves: the first on the due date, the second 30 days "
              "after the due date.",
              ["/installments"]),
-            ("Schedule the email to go out on the invoice date, subject 'Your wedding photography invoice "
-             "(MLP-0926)', and add a payment note with the pay-by date and the 3% early deadline.",
+            ("Schedule the email to Sofia to go out on the invoice date, subject 'Your wedding photography "
+             "invoice (MLP-0926)', and add a payment note with the pay-by date and the 3% early deadline.",
              ["/email", "/payment_note"]),
             ("Print orders: two parent albums ordered 2025-06-05, ship by 2025-07-01; a 16x24 canvas "
-             "ordered 2025-06-09, ship by 2025-06-27.",
-             ["/print_orders"]),
-            ("For the record, the day ran: getting ready 13:00, ceremony 15:30, family portraits 17:00, "
-             "reception 19:00. Add our website maralind.photo and tax ID 88-2094417.",
-             ["/wedding_day", "/studio/website", "/studio/tax_id"]),
+             "ordered 2025-06-09, ship by 2025-06-27; 100 thank-you cards ordered 2025-06-02, ship by "
+             "2025-06-12. They approved the album proofs on 2025-06-08.",
+             ["/print_orders", "/album_proofs_approved_on"]),
+            ("For the record, the day ran: getting ready 13:00, first look 14:45, ceremony 15:30, family "
+             "portraits 17:00, reception 19:00, sparkler exit 22:30. Jonah Reyes second-shot for 8 hours. "
+             "Add our tax ID 88-2094417 and Instagram @maralindphoto, and the gallery password "
+             "chenalvarez524.",
+             ["/wedding_day", "/second_shooter", "/studio/tax_id", "/studio/instagram", "/gallery/password"]),
+            ("List the other vendors too: planner Leah Brandt Events, florist Wildroot Floral, DJ Northshore "
+             "Sound, videographer Kettle Moraine Films, catering by The Abbey Resort.",
+             ["/vendors"]),
         ]
     return turns
 
@@ -893,6 +929,7 @@ PLUMB_LINES: list[tuple[str, float]] = [
 PLUMB_DEPOSIT = 1500.0
 UNPAID_FOOTER = "Payment due by 2025-02-28. Thank you for your business."
 PAID_FOOTER = "Paid in full. Thank you!"
+NO_DATE = r"(?i)^(null|none|)$"  # a cleared date: null, or an empty / "none" string
 
 
 def paid_params(size: int) -> dict[str, Any]:
@@ -1053,7 +1090,8 @@ def paid_revision(p: dict[str, Any]) -> Revision:
         request="The Hendersons just paid the whole thing. Please mark the invoice as paid.",
         mutate=lambda q: q.update(paid=True),
         direct="/status",
-        overrides={"/footer": regex(r"(?i)paid in full")},
+        overrides={"/footer": regex(r"(?i)paid in full"),
+                   "/next_reminder" if p["size"] == 10 else "/reminders/next_date": regex(NO_DATE)},
     )
 
 
@@ -1069,8 +1107,9 @@ SCENARIOS = [
         compute=hours_compute,
         conversation=hours_conversation,
         revision=hours_revision,
-        notes="Tests a formula chain stated in the conversation: amount = hours x rate, 10% discount, 8% tax "
-              "on the discounted amount, pass-through expenses, deposit and a half/remainder installment split.",
+        notes=("Formula chain stated in the conversation: line amount = hours x rate, subtotal, tax on the "
+               "(at 50+ discounted) subtotal and total; at 100 also pass-through expenses, the balance after "
+               "the deposit, a half/remainder installment split and a memo quoting the balance."),
     ),
     Scenario(
         id="invoice-bill-to-parent",
@@ -1081,9 +1120,10 @@ SCENARIOS = [
         compute=bill_to_compute,
         conversation=bill_to_conversation,
         revision=bill_to_revision,
-        notes="Tests substitution of the billed entity: its address, VAT number, contact, codes, PO and payment "
-              "terms come from the reference; the due and reminder dates derive from the terms. The work site "
-              "keeps the old company's address (distractor).",
+        notes=("Substitution of the billed company from reference data: its address, VAT number and payment "
+               "terms are copied and the due date (issue + terms) moves; at 50+ also contact, emails, codes, "
+               "PO and the reminder date; at 100 the email recipient, subject, cover note and late-interest "
+               "start. The work site keeps the old company's address (distractor)."),
     ),
     Scenario(
         id="invoice-drop-line-item",
@@ -1094,8 +1134,9 @@ SCENARIOS = [
         compute=catering_compute,
         conversation=catering_conversation,
         revision=catering_revision,
-        notes="Tests removal of one array element: aggregates over the lines (count, subtotal, service charge on "
-              "food and beverage only, tax, per-guest cost) and the linked setup-schedule entry must follow.",
+        notes=("Removal of one invoice line: line count, subtotal and total follow; at 50+ also the service "
+               "charge (food and beverage only), tax, balance and per-guest cost; at 100 the beverage "
+               "category total and the line's setup-schedule entry."),
     ),
     Scenario(
         id="invoice-free-shipping",
@@ -1106,8 +1147,10 @@ SCENARIOS = [
         compute=shipping_compute,
         conversation=shipping_conversation,
         revision=shipping_revision,
-        notes="Tests a threshold crossing: free shipping (and the sample pack) at a $300 coffee subtotal; the 5% "
-              "volume discount ($1,000) and barista training ($750) stay off, and equipment does not count.",
+        notes=("Threshold crossing: the extra bags lift the coffee subtotal to $300 or more, so shipping "
+               "drops to $0; at 50+ the shipping note changes while the 5% volume discount ($1,000) stays "
+               "off; at 100 the sample-pack perk and loyalty points follow, and equipment does not count "
+               "toward the threshold."),
     ),
     Scenario(
         id="invoice-issue-date",
@@ -1118,8 +1161,9 @@ SCENARIOS = [
         compute=photo_compute,
         conversation=photo_conversation,
         revision=photo_revision,
-        notes="Tests date offsets from the invoice date (net 21, 7-day early window, reminder 3 days before due, "
-              "late fee the day after, second installment 30 days after due); event-based and absolute dates stay.",
+        notes=("Offsets from the invoice date: due = issue + 21 days, early-payment deadline = issue + 7; at "
+               "50+ reminder = due - 3 and late fee from due + 1; at 100 the installments (due, due + 30), "
+               "the email send date and the payment note. Event-based (gallery) and absolute dates stay."),
     ),
     Scenario(
         id="invoice-mark-paid",
@@ -1130,7 +1174,9 @@ SCENARIOS = [
         compute=paid_compute,
         conversation=paid_conversation,
         revision=paid_revision,
-        notes="Tests a status flip: every value the conversation ties to the paid state changes at once; the "
-              "already-paid deposit, the late-fee terms and the previous invoice stay.",
+        notes=("Status flip to paid: amount paid = total, balance 0, reminders off with the next date "
+               "cleared, paid-in-full footer; at 50+ also the payment link and the warranty activation; at "
+               "100 the pending plan payments, portal pay button and receipt email. The paid deposit, "
+               "late-fee terms and history stay."),
     ),
 ]

@@ -6,6 +6,7 @@ conversation states, so the gold patch is the diff before/after the requested ed
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any
 
@@ -196,7 +197,7 @@ def labor_revision(p: dict[str, Any]) -> Revision:
 # Substitution: the moving company is replaced; its contact, rates, crew, insurance and lead
 # time are copied in, every task assigned to it follows, and its costs and booking deadline recompute.
 
-MOVERS = {
+MOVERS: dict[str, dict[str, Any]] = {
     "Swift Movers": {"contact": "Kevin Marsh", "phone": "(312) 555-0187", "hourly_rate": 145, "crew_size": 4,
                      "insurance_cover": 1000000, "booking_lead_days": 14, "crate_rate": 3.0},
     "Atlas Relocation": {"contact": "Dana Ruiz", "phone": "(312) 555-0142", "hourly_rate": 165, "crew_size": 5,
@@ -558,7 +559,7 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
         }
     review = 10 if needed else 0
     day = add_days(RENO_START, review)
-    phases = []
+    phases: list[dict[str, Any]] = []
     for name, days in RENO_PHASES[size]:
         end = add_days(day, days - 1)
         phases.append({"name": name, "days": days, "start": day, "end": end})
@@ -705,8 +706,6 @@ def kickoff_params(size: int) -> dict[str, Any]:
 
 
 def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
-    import datetime as dt
-
     size, k = p["size"], p["kickoff"]
     milestones = [{"name": n, "date": add_days(k, d)} for n, d in MILESTONES[size]]
     if size == 10:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pytest_revprop.authoring import Revision, Scenario, Turn, add_days, money, regex
 
-from .travel_itinerary import each, members
+from .travel_itinerary import CLEARED, each, members
 
 DOMAIN = "shopping_cart"
 
@@ -89,9 +89,24 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"name": "Espresso tamper", "price": 19.50},
     ]
     if size == 100:
+        art["order_id"] = "HB-30418"
         art["rewards"]["balance_after"] = 340 + math.floor(subtotal)
-        art["price_alerts"].append({"item": "Conical burr grinder", "alert_below": 110.00, "triggered": False})
-        art["delivery"] = {"to": "Jordan Lee, 88 Alder St, Portland, ME 04101", "window": "3-5 business days"}
+        art["price_alerts"] += [
+            {"item": "Conical burr grinder", "alert_below": 110.00, "triggered": False},
+            {"item": "Handheld milk frother", "alert_below": 25.00, "triggered": False},
+        ]
+        art["wishlist"].append({"name": "Glass carafe", "price": 27.00})
+        art["delivery"] = {"to": "Jordan Lee, 88 Alder St, Portland, ME 04101", "window": "3-5 business days",
+                           "instructions": "Ring the bell twice"}
+        art["budget"] = {"limit": 500, "left_after_order": money(500 - art["payment"]["amount_due"])}
+        elsewhere = {"BrewMart": 44.99, "KitchenHub": 47.50}
+        offers = {"Hearth & Brew": p["kettle_price"], **elsewhere}
+        art["kettle_comparison"] = {
+            "elsewhere": [{"store": store, "price": price} for store, price in elsewhere.items()],
+            "cheapest_at": min(offers, key=lambda store: offers[store]),
+        }
+        art["bean_subscription"] = {"beans": "Ethiopia Guji", "bags": 2, "every_weeks": 2, "price_per_bag": 18.00}
+        art["notes"] = ["Kettle is 120 V", "Ask about replacement burrs for the grinder"]
     return art
 
 
@@ -130,22 +145,32 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
         ("Set a price alert for the kettle at $45: flag it as triggered once its price is below that.",
          ["/price_alerts/0"]),
         ("On my wishlist, not in the cart: a stovetop whistling kettle at $34.99, a cold brew tower at $89 "
-         "and an espresso tamper at $19.50.", ["/wishlist"]),
+         "and an espresso tamper at $19.50.", ["/wishlist/0", "/wishlist/1", "/wishlist/2"]),
     ]
     if size == 100:
         turns += [
-            ("Same kind of alert for the grinder, below $110.", ["/price_alerts/1"]),
-            ("Deliver to Jordan Lee, 88 Alder St, Portland, ME 04101; they quote 3-5 business days.",
-             ["/delivery"]),
+            ("Same kind of alert for the grinder below $110, and for the frother below $25.",
+             ["/price_alerts/1", "/price_alerts/2"]),
+            ("Add a glass carafe ($27) to the wishlist. Deliver to Jordan Lee, 88 Alder St, Portland, ME 04101; "
+             "they quote 3-5 business days. Ask them to ring the bell twice.",
+             ["/wishlist/3", "/delivery"]),
+            ("My budget for all this is $500. How much is left after what I still have to pay?", ["/budget"]),
+            ("I checked the kettle elsewhere: BrewMart has it for $44.99 and KitchenHub for $47.50. Note those "
+             "and which store is cheapest for it, counting this one.", ["/kettle_comparison"]),
+            ("Separately I have a bean subscription: Ethiopia Guji, 2 bags every 2 weeks at $18 a bag. And two "
+             "notes: the kettle is 120 V, and ask about replacement burrs for the grinder. The cart's order "
+             "id is HB-30418.", ["/bean_subscription", "/notes", "/order_id"]),
         ]
     return turns
 
 
 def drop_revision(p: dict[str, Any]) -> Revision:
+    overrides = {"/kettle_comparison/cheapest_at": regex(r"(?i)hearth")} if p["size"] == 100 else {}
     return Revision(
         request="The kettle just dropped to $39.99, please update my cart.",
         mutate=lambda q: q.update(kettle_price=39.99),
         direct="/items/0/price",
+        overrides=overrides,
     )
 
 
@@ -220,8 +245,8 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
         art["order_date"] = PET_ORDER_DATE
         art["arrival_window"] = {"earliest": add_business_days(PET_ORDER_DATE, fastest),
                                  "latest": add_business_days(PET_ORDER_DATE, slowest)}
-        art["pet_budget"] = {"monthly_usd": 120, "spent_this_month": 22.50,
-                             "left_after_order": money(120 - 22.50 - total)}
+        art["pet_budget"] = {"monthly_usd": 150, "spent_this_month": 22.50,
+                             "left_after_order": money(150 - 22.50 - total)}
         art["past_orders"] = [{"number": n, "date": d, "subtotal": sub, "shipping": sh, "total": money(sub + sh)}
                               for n, d, sub, sh in PET_PAST_ORDERS]
         art["vet"] = {"clinic": "Hawthorne Vet", "phone": "(503) 555-0142", "next_checkup": "2025-07-15"}
@@ -258,7 +283,8 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
     item_text += (", plus a 30-count bag of dental chews (PP-DC-30, $8.99). They add a free sample of "
                   "freeze-dried chicken treats (PP-SM-01, $0)." if size == 100 else ".")
     turns: list[Turn] = [
-        ("The cats are Miso, 4 years and 11 lb, and Tofu, 2 years and 9 lb.", ["/pets"]),
+        ("The cats are Miso, 4 years and 11 lb, and Tofu, 2 years and 9 lb.",
+         each("/pets", 2, "name species age_years weight_lb")),
         (item_text, ["/store", *[f"/items/{i}" for i in range(n)]]),
         (SHIP_RULES + " There's no sales tax in Oregon. Show the subtotal, the shipping, whether it's "
          "free, how much more I'd need for free shipping, and the total.",
@@ -269,7 +295,7 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         ("Rewards: 2 points per whole dollar of the subtotal; my balance is 515.", ["/rewards"]),
         ("Saved for later, not in this order: a 5 ft cat tree ($119), a self-cleaning litter box ($329) and "
-         "the 24 lb kibble bag ($59.99).", ["/saved_for_later"]),
+         "the 24 lb kibble bag ($59.99).", ["/saved_for_later/0", "/saved_for_later/1", "/saved_for_later/2"]),
         ("The litter is also on autoship every 4 weeks, next one 2025-06-12. Deliver to Priya Raman, "
          "2210 SE Ash St, Portland, OR 97214.", ["/autoship", "/delivery_address"]),
         ("My SPRING5 coupon (5% off) expired on 2025-04-30, so note it as expired. Store pickup isn't "
@@ -280,7 +306,7 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
             ("I'm placing the order today, 2 June 2025 (a Monday). Business days are Monday to Friday: give me "
              "the earliest and latest arrival dates for the shipping we have.",
              ["/order_date", "/arrival_window"]),
-            ("Our monthly pet budget is $120 and I've spent $22.50 so far this month. What's left after this order?",
+            ("Our monthly pet budget is $150 and I've spent $22.50 so far this month. What's left after this order?",
              ["/pet_budget"]),
             ("For reference, my recent orders: PP-40911 on 2025-04-03, $81.20 with free shipping; PP-41877 on "
              "2025-04-29, $38.45 plus $7.99 shipping; PP-42310 on 2025-05-14, $64.10 plus $7.99; PP-42702 on "
@@ -314,15 +340,20 @@ def ship_revision(p: dict[str, Any]) -> Revision:
 
 HEADPHONES: dict[str, dict[str, Any]] = {
     "Sony WH-1000XM5": {"sku": "SNY-WH1000XM5-B", "brand": "Sony", "color": "Black", "price": 399.99,
-                        "battery_hours": 30, "weight_g": 250, "bluetooth": "5.2", "foldable": False},
+                        "battery_hours": 30, "weight_g": 250, "bluetooth": "5.2", "foldable": False,
+                        "rating": 4.6, "release_year": 2022},
     "Bose QuietComfort Ultra": {"sku": "BOSE-QCU-BLK", "brand": "Bose", "color": "Black", "price": 429.00,
-                                "battery_hours": 24, "weight_g": 254, "bluetooth": "5.3", "foldable": True},
+                                "battery_hours": 24, "weight_g": 254, "bluetooth": "5.3", "foldable": True,
+                                "rating": 4.4, "release_year": 2023},
 }
 # (sku, name, price, qty, weight in g)
 GADGET_EXTRAS: list[tuple[str, str, float, int, int]] = [
     ("ANK-65W-C", "Anker 65W USB-C charger", 29.99, 1, 112),
     ("ANK-CBL-2P", "USB-C cable, 2-pack", 15.99, 1, 90),
     ("SD-128-EX", "128 GB microSD card", 18.49, 2, 5),
+    ("CLN-KIT-01", "Screen cleaning kit", 9.99, 1, 60),
+    ("CARD-BDAY", "Birthday card", 4.99, 1, 30),
+    ("ADP-35-C", "USB-C to 3.5 mm adapter", 8.99, 1, 8),
 ]
 GADGET_TAX = 0.0725
 PLAN_RATE = 0.10
@@ -345,7 +376,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
             "protection_plan": {"covers": model, "price": plan_price},
             "subtotal": subtotal, "tax": tax, "total": money(subtotal + tax),
         }
-    extras = GADGET_EXTRAS[: 2 if size == 50 else 3]
+    extras = GADGET_EXTRAS[: 2 if size == 50 else 6]
     items: list[dict[str, Any]] = [{
         "sku": hp["sku"], "name": model, "brand": hp["brand"], "color": hp["color"], "price": hp["price"],
         "qty": 1, "line_total": hp["price"],
@@ -374,6 +405,22 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
                        "method": "Free 2-day", "arrive_by": "2025-06-13"}
     art["payment"] = {"card": "Visa ending 2290", "billing_zip": "95819"}
     art["notes"] = ["Birthday is June 14", "Check the return window: 30 days"]
+    if size == 100:
+        items[0].update(rating=hp["rating"], release_year=hp["release_year"])
+        items[0]["specs"].update(warranty_years=1, noise_cancelling=True)
+        art["order_id"] = "CY-204417"
+        art["created"] = "2025-06-05"
+        art["gift"].update({"from": "Lucia", "occasion": "60th birthday"})
+        art["payment"]["name_on_card"] = "Lucia Ortiz"
+        art["compared"] += [{"name": "Bowers & Wilkins Px7 S2e", "price": 399.00, "battery_hours": 30},
+                            {"name": "Anker Soundcore Space Q45", "price": 149.99, "battery_hours": 50}]
+        art["delivery"]["instructions"] = "Side door, he works nights"
+        art["notes"] += ["He wears glasses", "He uses an iPhone"]
+        art["budget"] = {"limit": 650, "left": money(650 - art["totals"]["total"])}
+        art["card_cashback"] = money(art["totals"]["total"] * 0.02)
+        art["wishlist"] = [{"name": "Portable DAC", "price": 129.00}, {"name": "Headphone stand", "price": 24.99},
+                           {"name": "Travel case", "price": 19.99}]
+        art["reviews_read"] = ["RTINGS", "The Verge", "Wirecutter"]
     return art
 
 
@@ -392,27 +439,49 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
         ("Shopping at Circuit Yard for my dad's birthday. Main item: Sony WH-1000XM5 headphones, SKU "
          "SNY-WH1000XM5-B, black, $399.99. Note the specs: 30 hours of battery, 250 g, Bluetooth 5.2, "
          "doesn't fold.",
-         ["/store", "/items/0"]),
+         ["/store", *members("/items/0", "sku name brand color price qty line_total"),
+          *members("/items/0/specs", "battery_hours weight_g bluetooth foldable")]),
         ("Add an Anker 65W USB-C charger (ANK-65W-C, $29.99) and a 2-pack of USB-C cables (ANK-CBL-2P, $15.99)."
-         + (" And two 128 GB microSD cards, SD-128-EX, $18.49 each." if size == 100 else ""),
-         [f"/items/{i}" for i in range(1, 3 if size == 50 else 4)]),
+         + (" And two 128 GB microSD cards (SD-128-EX, $18.49 each), a screen cleaning kit (CLN-KIT-01, $9.99), "
+            "a birthday card (CARD-BDAY, $4.99) and a USB-C to 3.5 mm adapter (ADP-35-C, $8.99)."
+            if size == 100 else ""),
+         [f"/items/{i}" for i in range(1, 3 if size == 50 else 7)]),
         ("Add the 2-year protection plan for the headphones; it always costs 10% of the headphones' price.",
          ["/protection_plan"]),
         ("Shipping is free. California tax of 7.25% applies to everything including the plan, rounded to "
          "the cent. Give me the totals.", ["/totals"]),
         ("For the shipping label, what does the package weigh? The charger is 112 g and the cables 90 g"
-         + (", each microSD card 5 g" if size == 100 else "") + "; the headphones as noted.",
+         + (", each microSD card 5 g, the cleaning kit 60 g, the card 30 g and the adapter 8 g"
+            if size == 100 else "") + "; the headphones as noted.",
          ["/package_weight_g"]),
         ("Gift-wrap it for Raymond Ortiz with the message: Happy birthday, Dad! Enjoy the new "
          "Sony WH-1000XM5. And hide the prices on the slip.",
-         ["/gift"]),
+         members("/gift", "wrap message recipient hide_prices")),
         ("For reference, what I compared: Apple AirPods Max at $549 with 20 hours of battery, Sennheiser "
          "Momentum 4 at $349.95 with 60 hours, and the older Sony WH-1000XM4 at $279.99 with 30 hours.",
-         ["/compared"]),
+         ["/compared/0", "/compared/1", "/compared/2"]),
         ("Ship it straight to him: Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819, free 2-day, arriving "
-         "by June 13. Pay with my Visa ending 2290, billing ZIP 95819.", ["/delivery", "/payment"]),
-        ("Notes: his birthday is June 14, and check the 30-day return window.", ["/notes"]),
+         "by June 13. Pay with my Visa ending 2290, billing ZIP 95819.",
+         [*members("/delivery", "address method arrive_by"), *members("/payment", "card billing_zip")]),
+        ("Notes: his birthday is June 14, and check the 30-day return window.", ["/notes/0", "/notes/1"]),
     ]
+    if size == 100:
+        turns += [
+            ("A few more headphone details for my records: rated 4.6 stars, released in 2022, 1-year warranty, "
+             "noise cancelling.", [*members("/items/0", "rating release_year"),
+                                   *members("/items/0/specs", "warranty_years noise_cancelling")]),
+            ("Two more I looked at: Bowers & Wilkins Px7 S2e, $399, 30 hours; Anker Soundcore Space Q45, $149.99, "
+             "50 hours. The gift is from me, Lucia, for his 60th birthday (the card is in my name, Lucia Ortiz), "
+             "and the courier should use the side door, he works nights.",
+             ["/compared/3", "/compared/4", "/gift/from", "/gift/occasion", "/payment/name_on_card",
+              "/delivery/instructions"]),
+            ("More notes: he wears glasses and uses an iPhone. The order id is CY-204417, created 2025-06-05.",
+             ["/notes/2", "/notes/3", "/order_id", "/created"]),
+            ("My budget is $650; what's left after the total? My card gives 2% cash back on the total, to the "
+             "cent.", ["/budget", "/card_cashback"]),
+            ("Wishlist for myself: a portable DAC ($129), a headphone stand ($24.99), a travel case ($19.99). "
+             "Reviews I read: RTINGS, The Verge, Wirecutter.", ["/wishlist", "/reviews_read"]),
+        ]
     return turns
 
 
@@ -424,6 +493,9 @@ def swap_revision(p: dict[str, Any]) -> Revision:
     if size >= 50:
         reference.update(brand=new["brand"], color=new["color"], battery_hours=new["battery_hours"],
                          weight_g=new["weight_g"], bluetooth=new["bluetooth"], foldable=new["foldable"])
+    if size == 100:
+        reference.update(rating=new["rating"], release_year=new["release_year"], warranty_years=1,
+                         noise_cancelling=True)
         overrides["/gift/message"] = regex(r"(?i)quietcomfort ultra")
     return Revision(
         request="Change of mind: swap the Sony headphones for the Bose QuietComfort Ultra. Product details below.",
@@ -450,8 +522,10 @@ OFFICE_ITEMS: list[tuple[str, str, float, int, int, bool]] = [
     ("OF-DM-120", "Felt desk mat", 24.00, 1, 5, True),
     ("OF-FR-015", "Adjustable footrest", 36.00, 1, 4, False),
     ("OF-WB-060", "Small whiteboard", 29.95, 1, 2, False),
+    ("OF-LS-070", "Aluminum laptop stand", 42.00, 1, 3, False),
+    ("OF-WC-025", "Wireless charging pad", 25.00, 1, 2, False),
 ]
-OFFICE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 7}
+OFFICE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 9}
 OFFICE_TAX = 0.06
 
 
@@ -487,8 +561,18 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
     art["address"] = "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222"
     art["payment"] = {"card": "Amex ending 3005", "billing_zip": "15222"}
     if size == 100:
+        art["order_id"] = "DW-77120"
         art["assembly"] = {"item": "Ergonomic mesh chair", "booked": True, "price": 39.00,
                            "date": "2025-03-20", "paid_separately": True}
+        art["rewards"] = {"points_this_order": math.floor(subtotal), "balance": 610}
+        art["budget"] = {"limit": 750, "left_after_order": money(750 - art["totals"]["total"])}
+        art["saved_for_later"] += [{"name": "Under-desk treadmill", "price": 549.00},
+                                   {"name": "Plant stand", "price": 32.00}]
+        art["room"] = {"desk_width_in": 55, "desk_depth_in": 27}
+        art["notes"] = ["Chair seat height must reach 21 in", "Keep the boxes for 30 days", "Mara's birthday is March 22"]
+        art["delivery_instructions"] = "Building has a loading dock on Wharf St"
+        art["gift_note"] = {"to": "Mara Fischer", "message": "Happy birthday and happy new desk!"}
+        art["warranties"] = [{"item": "Ergonomic mesh chair", "years": 12}, {"item": "Monitor arm", "years": 5}]
     return art
 
 
@@ -508,6 +592,7 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
                  "felt desk mat OF-DM-120, $24, 5 days")
     if size == 100:
         item_text += ("; adjustable footrest OF-FR-015, $36, 4 days; small whiteboard OF-WB-060, $29.95, "
+                      "2 days; aluminum laptop stand OF-LS-070, $42, 3 days; wireless charging pad OF-WC-025, $25, "
                       "2 days")
     turns: list[Turn] = [
         (item_text + ".", ["/store", "/order_date", *[f"/items/{i}" for i in range(n)]]),
@@ -516,15 +601,26 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
          ["/gift_wrap"]),
         ("Totals: subtotal, gift wrap, Pennsylvania's 6% sales tax on the merchandise subtotal (rounded "
          "to the cent), $9.99 flat delivery, and the grand total.", ["/totals"]),
-        ("Everything ships together once the slowest item is ready, then it's 2 days in transit. When does "
-         "it ship and when should it arrive?", ["/shipping"]),
+        ("Everything ships together once the slowest item is ready, then it's 2 days in transit (calendar "
+         "days throughout). When does it ship and when should it arrive?", ["/shipping"]),
     ]
     turns.append(
         ("Saved for later: a standing desk frame at $399 and an acoustic panel set at $89. Deliver to "
          "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222, and charge my Amex ending 3005 (billing ZIP 15222).",
-         ["/saved_for_later", "/address", "/payment"]))
+         ["/saved_for_later/0", "/saved_for_later/1", "/address", "/payment"]))
     if size == 100:
-        turns.append(("I booked chair assembly for March 20, $39, paid separately to the fitter.", ["/assembly"]))
+        turns += [
+            ("I booked chair assembly for March 20, $39, paid separately to the fitter. The order id is DW-77120.",
+             ["/assembly", "/order_id"]),
+            ("I earn a point per whole dollar of the merchandise subtotal; balance 610.", ["/rewards"]),
+            ("I allowed $750 for this order. What's left of that after the grand total?", ["/budget"]),
+            ("Also save an under-desk treadmill ($549) and a plant stand ($32) for later. My desk is 55 by 27 "
+             "inches.", ["/saved_for_later/2", "/saved_for_later/3", "/room"]),
+            ("Notes: the chair seat must reach 21 in, keep the boxes for 30 days, and Mara's birthday is March 22. "
+             "Tell the courier there's a loading dock on Wharf St.", ["/notes", "/delivery_instructions"]),
+            ("The gifts are for my sister Mara Fischer; the card says: Happy birthday and happy new desk! Also "
+             "record the warranties: 12 years on the chair, 5 on the monitor arm.", ["/gift_note", "/warranties"]),
+        ]
     return turns
 
 
@@ -540,16 +636,18 @@ def remove_revision(p: dict[str, Any]) -> Revision:
 # Status flip: the order is cancelled before it ships; every line, the card authorization,
 # the shipment and the pending points move to their cancelled values; the last order stays.
 
-# (sku, name, qty, price)
-CAMP_LINES: list[tuple[str, str, int, float]] = [
-    ("TR-TNT-2P", "Two-person backpacking tent", 1, 249.00),
-    ("TR-SB-20F", "Down sleeping bag, 20F", 2, 189.00),
-    ("TR-PAD-RG", "Insulated sleeping pad", 2, 89.95),
-    ("TR-STV-01", "Canister stove", 1, 54.50),
-    ("TR-LMP-02", "Rechargeable headlamp", 2, 34.00),
-    ("TR-FLT-01", "Squeeze water filter", 1, 39.99),
+# (sku, name, qty, price, backordered)
+CAMP_LINES: list[tuple[str, str, int, float, bool]] = [
+    ("TR-TNT-2P", "Two-person backpacking tent", 1, 249.00, False),
+    ("TR-SB-20F", "Down sleeping bag, 20F", 2, 189.00, False),
+    ("TR-PAD-RG", "Insulated sleeping pad", 2, 89.95, False),
+    ("TR-STV-01", "Canister stove", 1, 54.50, False),
+    ("TR-LMP-02", "Rechargeable headlamp", 2, 34.00, True),
+    ("TR-FLT-01", "Squeeze water filter", 1, 39.99, True),
+    ("TR-SPK-TI", "Titanium spork", 2, 11.95, False),
+    ("TR-DRY-20", "Dry bag, 20 L", 1, 29.00, False),
 ]
-CAMP_LINES_BY_SIZE = {10: 2, 50: 4, 100: 6}
+CAMP_LINES_BY_SIZE = {10: 2, 50: 4, 100: 8}
 
 
 def cancel_params(size: int) -> dict[str, Any]:
@@ -559,41 +657,58 @@ def cancel_params(size: int) -> dict[str, Any]:
 def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, cancelled = p["size"], p["cancelled"]
     rows = CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]
-    line_status = "cancelled" if cancelled else "processing"
     order: dict[str, Any] = {"number": "TR-58213", "status": "cancelled" if cancelled else "processing"}
     payment: dict[str, Any] = {"method": "Visa ending 4417", "status": "voided" if cancelled else "authorized"}
     shipment: dict[str, Any] = {"status": "cancelled" if cancelled else "label created",
                                 "estimated_delivery": None if cancelled else "2025-05-07"}
+
+    def status(backordered: bool) -> str:
+        return "cancelled" if cancelled else "backordered" if backordered else "processing"
+
     if size == 10:
-        return {"order": order, "lines": [{"name": name, "status": line_status} for _, name, _, _ in rows],
+        return {"order": order, "lines": [{"name": row[1], "status": status(row[4])} for row in rows],
                 "payment": payment, "shipment": shipment}
-    lines = [{"sku": sku, "name": name, "qty": qty, "price": price, "line_total": line_total(price, qty),
-              "status": line_status} for sku, name, qty, price in rows]
+    lines: list[dict[str, Any]] = [
+        {"sku": sku, "name": name, "qty": qty, "price": price, "line_total": line_total(price, qty),
+         "status": status(back)} for sku, name, qty, price, back in rows]
     total = money(sum(line["line_total"] for line in lines))
     order.update(placed="2025-05-02", store="Trailhead Outfitters", total=total)
     payment["amount"] = total
-    shipment.update(carrier="UPS", tracking="1Z 84F 29A 03 1187 5520")
+    shipment.update(carrier="UPS", tracking="1Z 84F 29A 03 1187 5520", service="UPS Ground")
     art: dict[str, Any] = {
         "order": order, "lines": lines, "payment": payment, "shipment": shipment,
         "rewards": {"pending_points": 0 if cancelled else math.floor(total), "balance": 1240},
         "previous_order": {"number": "TR-55170", "status": "delivered", "delivered_on": "2025-03-28",
                            "payment": "captured"},
+        "wishlist": [{"name": "Ultralight bear canister", "price": 94.95}, {"name": "Camp chair", "price": 109.00}],
+        "address": "Dev Patel, 740 Cedar Ave, Boulder, CO 80304",
+        "notifications": {"email": "dev.patel@example.com", "sms": False},
     }
     if size == 100:
-        shipment["service"] = "UPS Ground"
+        order.update(channel="web", placed_time="14:32")
+        payment["billing_zip"] = "80304"
+        shipment["ship_from"] = "Denver DC"
+        art["backorder"] = {"status": "cancelled" if cancelled else "backordered",
+                            "expected_ship": None if cancelled else "2025-05-20",
+                            "items": [row[1] for row in rows if row[4]]}
         art["previous_order"].update(items="Trekking poles, rain shell", total=212.40)
-        art["wishlist"] = [{"name": "Ultralight bear canister", "price": 94.95},
-                           {"name": "Camp chair", "price": 109.00}]
-        art["address"] = "Dev Patel, 740 Cedar Ave, Boulder, CO 80304"
-        art["notifications"] = {"email": "dev.patel@example.com", "sms": False}
+        art["older_orders"] = [{"number": "TR-51022", "status": "returned", "total": 64.00},
+                               {"number": "TR-49310", "status": "delivered", "total": 139.50}]
+        art["wishlist"].append({"name": "Satellite messenger", "price": 299.99})
+        art["notifications"]["push"] = True
+        art["customer"] = {"name": "Dev Patel", "member_since": "2021-08-14", "tier": "Summit"}
+        art["trip"] = {"name": "Rocky Mountain NP", "starts": "2025-05-16"}
+        art["return_policy"] = {"window_days": 60, "free_returns": True}
     return art
 
 
-CANCEL_RULES = (
-    "If I end up cancelling before it ships, here's how it works: the order and every item line become "
-    "cancelled, the card authorization becomes voided, and the shipment becomes cancelled with no delivery "
-    "date (leave it empty)."
-)
+def cancel_rules(size: int) -> str:
+    backorder = (" Same for the backorder: cancelled, expected ship date cleared." if size == 100 else "")
+    return (
+        "If I end up cancelling before it ships, here's how it works: the order and every item line become "
+        "cancelled, the card authorization becomes voided, and the shipment becomes cancelled and loses its "
+        "delivery date (clear it)." + backorder
+    )
 
 
 def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
@@ -603,49 +718,66 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
             ("Track my camping gear order TR-58213 for me. It's processing: a two-person backpacking tent and "
              "a down sleeping bag, both processing.", ["/order", "/lines"]),
             ("My Visa ending 4417 is authorized and UPS has created the label, delivery estimated for 2025-05-07. "
-             + CANCEL_RULES, ["/payment", "/shipment"]),
+             + cancel_rules(size), ["/payment", "/shipment"]),
         ]
     n = CAMP_LINES_BY_SIZE[size]
-    lines_text = ("My Trailhead Outfitters order TR-58213 went in on 2 May 2025 and is processing. Lines, all "
-                  "processing: one two-person backpacking tent (TR-TNT-2P, $249), two 20F down sleeping bags "
+    lines_text = ("My Trailhead Outfitters order TR-58213 went in on 2 May 2025 and is processing. Lines, "
+                  + ("all " if size == 50 else "")
+                  + "processing: one two-person backpacking tent (TR-TNT-2P, $249), two 20F down sleeping bags "
                   "(TR-SB-20F, $189 each), two insulated sleeping pads (TR-PAD-RG, $89.95 each), one canister "
                   "stove (TR-STV-01, $54.50)")
     if size == 100:
-        lines_text += ", two rechargeable headlamps (TR-LMP-02, $34 each) and a squeeze water filter (TR-FLT-01, $39.99)"
+        lines_text += ("; then two lines that are backordered: two rechargeable headlamps (TR-LMP-02, $34 each) "
+                       "and a squeeze water filter (TR-FLT-01, $39.99); and, processing again, two titanium sporks "
+                       "(TR-SPK-TI, $11.95 each) and a 20 L dry bag (TR-DRY-20, $29). I placed it on the web at "
+                       "14:32")
     turns: list[Turn] = [
-        (lines_text + ".", [*members("/order", "number status placed store"), *[f"/lines/{i}" for i in range(n)]]),
+        (lines_text + ".",
+         [*members("/order", "number status placed store" + (" channel placed_time" if size == 100 else "")),
+          *[f"/lines/{i}" for i in range(n)]]),
         ("Add the order total.", ["/order/total"]),
         ("Payment: my Visa ending 4417 is authorized for the total, not charged yet. UPS has created the "
-         "label, tracking 1Z 84F 29A 03 1187 5520, delivery estimated for 2025-05-07."
-         + (" It's going UPS Ground." if size == 100 else ""),
+         "label, tracking 1Z 84F 29A 03 1187 5520, going UPS Ground, delivery estimated for 2025-05-07.",
          [*members("/payment", "method status amount"),
-          *members("/shipment", "status estimated_delivery carrier tracking" + (" service" if size == 100 else ""))]),
+          *members("/shipment", "status estimated_delivery carrier tracking service")]),
+    ]
+    if size == 100:
+        turns.append(("The backordered headlamps and filter are expected to ship on 2025-05-20; track that "
+                      "backorder separately.", ["/backorder"]))
+    turns += [
         ("I get a point per whole dollar of the order total; they sit as pending until delivery, and my "
          "balance is 1240.", ["/rewards"]),
-        (CANCEL_RULES + " Pending points from a cancelled order drop to 0. Prices, the total and the "
-         "tracking number stay as they are for the record.", ["/previous_order/number"]),
+        (cancel_rules(size) + " Pending points from a cancelled order drop to 0. Prices, totals and the "
+         "tracking number stay for the record. For comparison, my last order TR-55170 was delivered on "
+         "2025-03-28 and its payment was captured."
+         + (" That one was trekking poles and a rain shell, $212.40." if size == 100 else ""),
+         ["/previous_order"]),
+        ("Wishlist for later: an ultralight bear canister ($94.95) and a camp chair ($109).",
+         ["/wishlist/0", "/wishlist/1"]),
+        ("Shipping address is Dev Patel, 740 Cedar Ave, Boulder, CO 80304; email updates to "
+         "dev.patel@example.com, no texts.", ["/address", "/notifications/email", "/notifications/sms"]),
     ]
-    turns[-1] = (
-        CANCEL_RULES + " Pending points from a cancelled order drop to 0. Prices, totals and the tracking number "
-        "stay for the record. For comparison, my last order TR-55170 was delivered on 2025-03-28 and its payment "
-        "was captured."
-        + (" That one was trekking poles and a rain shell, $212.40." if size == 100 else ""),
-        ["/previous_order"],
-    )
     if size == 100:
         turns += [
-            ("Wishlist for later: an ultralight bear canister ($94.95) and a camp chair ($109).", ["/wishlist"]),
-            ("Shipping address is Dev Patel, 740 Cedar Ave, Boulder, CO 80304; email updates to "
-             "dev.patel@example.com, no texts.", ["/address", "/notifications"]),
+            ("Older orders: TR-51022 was returned ($64) and TR-49310 delivered ($139.50). Add a satellite "
+             "messenger ($299.99) to the wishlist, and turn on push notifications.",
+             ["/older_orders", "/wishlist/2", "/notifications/push"]),
+            ("I'm a Summit-tier member since 2021-08-14. The gear is for Rocky Mountain NP starting 2025-05-16. "
+             "They allow free returns within 60 days. It ships from the Denver DC; billing ZIP 80304.",
+             ["/customer", "/trip", "/return_policy", "/shipment/ship_from", "/payment/billing_zip"]),
         ]
     return turns
 
 
 def cancel_revision(p: dict[str, Any]) -> Revision:
+    overrides = {"/shipment/estimated_delivery": regex(CLEARED)}
+    if p["size"] == 100:
+        overrides["/backorder/expected_ship"] = regex(CLEARED)
     return Revision(
         request="I just cancelled order TR-58213 on the website; please mark it cancelled.",
         mutate=lambda q: q.update(cancelled=True),
         direct="/order/status",
+        overrides=overrides,
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from pytest_revprop.authoring import Revision, Scenario, Turn, add_days, money, regex
 
 DOMAIN = "travel_itinerary"
+CLEARED = r"^(null)?$"  # a cleared date: null (or an empty string)
 
 
 def members(prefix: str, names: str) -> list[str]:
@@ -584,7 +585,7 @@ def fares_compute(p: dict[str, Any]) -> dict[str, Any]:
     paying = _tickets(ages, 2, 11)[0]
     art["breakfast"] = {"adult_rate_eur": 14, "mornings": 5, "paying_guests": paying,
                         "total_eur": 14 * 5 * paying}
-    bookings = []
+    bookings: list[dict[str, Any]] = []
     for name, offset, adult, child, max_child, min_child in ROME_BOOKINGS[: ROME_BOOKINGS_BY_SIZE[size]]:
         a, c = _tickets(ages, 2, max_child, min_child)
         bookings.append({"name": name, "date": add_days(ROME_START, offset), "adult_price_eur": adult,
@@ -979,7 +980,7 @@ def riad_conversation(p: dict[str, Any]) -> list[Turn]:
 def riad_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     direct = "/booking/status" if size == 10 else "/bookings/2/status"
-    overrides = {}
+    overrides = {direct.replace("status", "hold_expires"): regex(CLEARED)}
     if size == 100:
         overrides["/trip/status_line"] = regex(r"(?i)\b(2|two) of (4|four)\b")
     return Revision(

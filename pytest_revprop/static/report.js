@@ -9,6 +9,7 @@
   const KIND_LABEL = { miss: "miss", over_edit: "over edit", wrong_value: "wrong value" };
   const LIST_LIMIT = 1000;
   let selected = -1;
+  let onlyNotable = false;
 
   function el(tag, options, ...children) {
     const node = document.createElement(tag);
@@ -130,7 +131,12 @@
     for (const item of document.querySelectorAll(".sample-item")) {
       item.classList.toggle("selected", Number(item.getAttribute("data-index")) === index);
     }
-    renderDetail(samples[index]);
+    renderDetail(resolved(samples[index]));
+  }
+
+  // A sample with its shared parts (findings, patch) looked up.
+  function resolved(s) {
+    return { ...s, findings: data.findings[s.findings] || [], patch: data.patches[s.patch] };
   }
 
   // ------------------------------------------------------------------ artifact trees
@@ -150,6 +156,8 @@
   // A pretty-printed JSON tree; each node carries data-path, and highlighted nodes a class.
   function renderTree(doc, marks, gold, changed) {
     const root = el("div", { cls: "tree" });
+    const flagged = [...marks.keys(), ...changed, ...gold.keys()];
+    const notable = (path) => flagged.some((p) => within(p, path) || within(path, p));
     const line = (text, path) => {
       const row = el("div", { cls: "line", text });
       if (path !== null && gold.has(path)) {
@@ -166,6 +174,7 @@
       } else if (changed.has(path)) {
         block.classList.add("changed");
       }
+      if (!notable(path)) block.classList.add("quiet");
       const label = key === null ? "" : JSON.stringify(key) + ": ";
       const comma = last ? "" : ",";
       if (value !== null && typeof value === "object") {
@@ -286,7 +295,35 @@
       const note = absentNotes(after, findings);
       if (note) afterBox.appendChild(note);
     }
-    return el("div", { cls: "sides" }, before, afterBox);
+    const toggle = el("input", { attrs: { type: "checkbox", id: "only-notable" } });
+    const box = el("div", { cls: "sides" }, before, afterBox);
+    toggle.checked = onlyNotable;
+    box.classList.toggle("only-notable", onlyNotable);
+    toggle.addEventListener("change", () => {
+      onlyNotable = toggle.checked;
+      box.classList.toggle("only-notable", onlyNotable);
+    });
+    syncScroll([...box.querySelectorAll(".tree")]);
+    return el("div", {}, el("label", { cls: "toggle" }, toggle,
+      document.createTextNode(" show only changed, flagged and gold places")), box);
+  }
+
+  // Before and after scroll together, so the same place stays side by side.
+  function syncScroll(trees) {
+    let busy = false;
+    for (const tree of trees) {
+      tree.addEventListener("scroll", () => {
+        if (busy) return;
+        busy = true;
+        for (const other of trees) {
+          if (other !== tree) {
+            other.scrollTop = tree.scrollTop;
+            other.scrollLeft = tree.scrollLeft;
+          }
+        }
+        requestAnimationFrame(() => { busy = false; });
+      });
+    }
   }
 
   function conversation(c) {
@@ -305,16 +342,16 @@
       box.appendChild(el("p", { cls: "note", text: "No raw replies recorded (samples.jsonl not given)." }));
       return box;
     }
-    s.replies.forEach((index, i) => {
-      const r = data.replies[index];
+    const text = (index) => (index === null || index === undefined ? "" : data.texts[index]);
+    s.replies.forEach((r, i) => {
       const facts = [`#${i + 1} ${r.role ?? "sample"}`, `seed ${r.seed}`, `finish ${r.finish_reason ?? "?"}`,
         `tokens in/out/reasoning ${r.input_tokens ?? "?"}/${r.output_tokens ?? "?"}/${r.reasoning_tokens ?? "?"}`,
         `${r.latency_s ?? "?"} s`, r.cached ? "cached" : ""].filter(Boolean).join(" · ");
       const reply = el("div", { cls: "reply" }, el("div", { cls: "who", text: facts }),
-        el("pre", { cls: "block reply-content", text: r.content ?? "" }));
-      if (r.reasoning) {
+        el("pre", { cls: "block reply-content", text: text(r.content) }));
+      if (text(r.reasoning)) {
         reply.appendChild(el("details", { cls: "reasoning" }, el("summary", { text: "reasoning" }),
-          el("pre", { cls: "block", text: r.reasoning })));
+          el("pre", { cls: "block", text: text(r.reasoning) })));
       }
       box.appendChild(reply);
     });

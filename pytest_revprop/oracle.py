@@ -1,0 +1,88 @@
+"""A scripted "model" for the fake server: it recognises the case in a revision prompt and
+answers deterministically, varying its answer by seed so that every method has something
+to combine. Tests and benchmarks use it as ``responder="pytest_revprop.oracle:respond"``.
+
+Per (case, seed, context) it answers, by a fixed hash: the gold patch (about 60%), only the
+direct edit (20%), the gold patch plus an unforced edit (10%), or prose with no patch (10%).
+Selection prompts get a candidate number; reflection rounds get ``[]``.
+The cases come from ``REVPROP_ORACLE_CASES`` (a path), else the shipped benchmark.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from .cases import BENCHMARK_DIR, Case, load_cases
+from .prompts import default_prompts
+from .scoring import literal_gold_patch
+
+ORACLE_CASES_ENV = "REVPROP_ORACLE_CASES"
+
+
+@cache
+def _cases(path: str) -> dict[str, list[Case]]:
+    by_request: dict[str, list[Case]] = {}
+    for case in load_cases([path]).cases:
+        by_request.setdefault(case.request, []).append(case)
+    return by_request
+
+
+def _text(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+def find_case(user_text: str) -> Case | None:
+    """The case whose request and context appear in a revision prompt."""
+    for request, cases in _cases(os.environ.get(ORACLE_CASES_ENV, str(BENCHMARK_DIR))).items():
+        if request not in user_text:
+            continue
+        for case in cases:
+            turns = case.conversation
+            artifact = json.dumps(case.artifact, ensure_ascii=False, indent=1)
+            if artifact in user_text or (turns and turns[-1].user in user_text and turns[0].user in user_text
+                                         and f"--- Turn {len(turns)} ---" in user_text
+                                         and f"--- Turn {len(turns) + 1} ---" not in user_text):
+                return case
+    return None
+
+
+def _bucket(*parts: Any) -> int:
+    digest = hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+    return int(digest[:8], 16) % 100
+
+
+def _revision_answer(case: Case, seed: int, context_key: str) -> str:
+    gold = literal_gold_patch(case) or case.gold_patch
+    roll = _bucket(case.id, seed, context_key)
+    if roll < 60:
+        return json.dumps(gold)
+    if roll < 80:
+        direct = [op for op, g in zip(gold, case.gold, strict=True) if g.kind == "direct"]
+        return "Here is the change:\n```json\n" + json.dumps(direct) + "\n```"
+    if roll < 90:
+        extra = {"op": "add", "path": "/reviewed_by_assistant", "value": True}
+        return json.dumps([*gold, extra])
+    return "I am not sure which values should change."
+
+
+def respond(body: dict[str, Any]) -> dict[str, Any]:
+    messages = body.get("messages", [])
+    seed = int(body.get("seed") or 0)
+    system = _text(messages[0]) if messages else ""
+    if system == default_prompts().render("select_system"):
+        count = _text(messages[-1]).count("\nAttempt ") + _text(messages[-1]).startswith("Attempt ")
+        return {"content": str(1 + seed % max(count, 1)), "reasoning": "comparing the attempts"}
+    if any(m.get("role") == "assistant" for m in messages):
+        return {"content": "[]", "reasoning": "nothing definite to fix"}
+    user = _text(messages[-1]) if messages else ""
+    case = find_case(user)
+    if case is None:
+        return {"content": "I cannot find the document in your message."}
+    context_key = ("j" if "--- Turn" not in user else "h" if json.dumps(case.artifact, ensure_ascii=False, indent=1) not in user else "j+h")
+    return {"content": _revision_answer(case, seed, context_key), "reasoning": f"thinking about {case.id}"}
