@@ -29,12 +29,23 @@ from .errors import UserError
 if TYPE_CHECKING:
     from .figures import Table
 
-__all__ = ["MAX_CONTENT_CHARS", "MAX_REASONING_CHARS", "build_payload", "sample_outcome", "write_html"]
+__all__ = [
+    "MAX_CONTENT_CHARS",
+    "MAX_REASONING_CHARS",
+    "REASONING_BUDGET_CHARS",
+    "build_payload",
+    "sample_outcome",
+    "write_html",
+]
 
 MAX_REASONING_CHARS = 20_000
 """Reasoning beyond this is cut in the HTML (samples.jsonl keeps all of it): a full paper-scale
 run holds tens of thousands of calls and the report must still open in a browser."""
 MAX_CONTENT_CHARS = 200_000
+REASONING_BUDGET_CHARS = 40_000_000
+"""All reasoning embedded in one report, at most; later reasoning is left to samples.jsonl
+(a paper-scale run makes ~50k calls, whose reasoning alone would make a file no browser opens)."""
+OVER_BUDGET = "[not embedded: the report's reasoning budget is spent; see samples.jsonl]"
 _MARKER = re.compile(r"\{\{[A-Z]+\}\}")
 """Template markers, replaced in one pass so inserted text is never scanned for markers again."""
 OUTCOMES = ("completed", "failed", "invalid", "error")
@@ -87,9 +98,17 @@ class _Interner:
     def __init__(self) -> None:
         self.values: list[Any] = []
         self._index: dict[str, int] = {}
+        self.reasoning_chars = 0
+
+    def __contains__(self, value: Any) -> bool:
+        return self._key(value) in self._index
+
+    @staticmethod
+    def _key(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
     def add(self, value: Any) -> int:
-        key = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+        key = self._key(value)
         if key not in self._index:
             self._index[key] = len(self.values)
             self.values.append(value)
@@ -123,8 +142,16 @@ def _reply_entry(reply: Mapping[str, Any], texts: _Interner) -> dict[str, Any]:
     (methods share calls, so the same long text recurs across samples)."""
     entry = dict(reply)
     for name, limit in (("content", MAX_CONTENT_CHARS), ("reasoning", MAX_REASONING_CHARS)):
-        text = entry.get(name)
-        entry[name] = texts.add(_cut(text, limit)) if isinstance(text, str) and text else None
+        text = _cut(entry.get(name), limit)
+        if not isinstance(text, str) or not text:
+            entry[name] = None
+            continue
+        if name == "reasoning" and text not in texts:
+            if texts.reasoning_chars + len(text) > REASONING_BUDGET_CHARS:
+                text = OVER_BUDGET
+            else:
+                texts.reasoning_chars += len(text)
+        entry[name] = texts.add(text)
     return entry
 
 

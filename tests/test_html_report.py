@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from revprop_report_data import CASES, EVIL, make_results, make_samples
 
+from pytest_revprop import html_report
 from pytest_revprop.html_report import (
     MAX_REASONING_CHARS,
     build_payload,
@@ -104,6 +105,17 @@ def test_long_reasoning_is_cut_and_non_finite_numbers_become_null(results: dict[
     assert reasoning.startswith("x" * MAX_REASONING_CHARS)
     assert reasoning.endswith("[... 50 more characters in samples.jsonl]")
     assert payload["samples"][0]["latency_s"] is None
+
+
+def test_reasoning_beyond_the_report_budget_is_left_to_samples_jsonl(
+    results: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(html_report, "REASONING_BUDGET_CHARS", 25)
+    sample = dict(make_samples(results)[0])
+    sample["replies"] = [{"content": "[]", "reasoning": text} for text in ("a" * 20, "b" * 10, "a" * 20, "c" * 5)]
+    payload = build_payload(results, [sample], CASES)
+    shown = [payload["texts"][r["reasoning"]] for r in payload["samples"][0]["replies"]]
+    assert shown == ["a" * 20, html_report.OVER_BUDGET, "a" * 20, "c" * 5]  # a repeat costs nothing
 
 
 def test_a_sample_without_its_case_still_lists(results: dict[str, Any], tmp_path: Path) -> None:

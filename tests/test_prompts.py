@@ -1,0 +1,41 @@
+"""Snapshot tests of the shipped prompt templates: a prompt change shows up as a reviewed diff
+(`pytest tests/test_prompts.py --snapshot-update` after an intended change)."""
+
+from __future__ import annotations
+
+import pytest
+from _cases import invoice_case, travel_case
+
+from pytest_revprop.errors import UserError
+from pytest_revprop.prompts import Prompts, default_prompts
+
+
+@pytest.mark.parametrize("context", ["j", "h", "j+h"])
+def test_revision_prompt(snapshot, context: str) -> None:
+    assert default_prompts().revision_messages(invoice_case(), context) == snapshot
+
+
+def test_revision_prompt_with_reference_data(snapshot) -> None:
+    case = invoice_case()
+    data = case.to_dict() | {"reference": {"new_client": "Globex", "terms_days": 45}}
+    from pytest_revprop.cases import Case
+
+    assert default_prompts().revision_user_prompt(Case.from_dict(data), "j+h") == snapshot
+
+
+def test_selection_prompt(snapshot) -> None:
+    case = travel_case()
+    candidates = [case.gold_patch, case.direct_patch]
+    assert default_prompts().selection_messages(case, candidates) == snapshot
+
+
+def test_reflection_prompt(snapshot) -> None:
+    assert default_prompts().reflection_message({"total": 38.0}) == snapshot
+
+
+def test_broken_user_template_is_a_clear_error(tmp_path) -> None:
+    (tmp_path / "system.md").write_text("Costs $ 5 per $item")
+    with pytest.raises(UserError, match="system.md"):
+        Prompts(tmp_path)
+    with pytest.raises(UserError, match="no such folder"):
+        Prompts(tmp_path / "missing")
