@@ -6,6 +6,7 @@ broke; the other files of a folder still load.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -197,7 +198,7 @@ def _validator() -> Any:
 
     schema_text = resources.files("pytest_revprop").joinpath("schema/case.schema.json").read_text()
     schema = json.loads(schema_text)
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft7Validator(schema)
 
 
 def case_schema() -> dict[str, Any]:
@@ -213,8 +214,22 @@ def _pointer(parts: Iterable[Any]) -> str:
     return pointer
 
 
+@cache
+def _fast_validator() -> Any:
+    import fastjsonschema
+
+    return fastjsonschema.compile(case_schema())
+
+
 def _check_schema(data: Any, name: str) -> None:
-    errors = sorted(_validator().iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    import fastjsonschema
+
+    try:
+        _fast_validator()(data)
+        fast_ok = True
+    except fastjsonschema.JsonSchemaException:
+        fast_ok = False
+    errors = [] if fast_ok else sorted(_validator().iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
     if errors:
         err = errors[0]
         raise CaseError(name, "schema", _pointer(err.absolute_path), _short(err.message))
@@ -229,10 +244,11 @@ def _short(text: str, limit: int = 200) -> str:
 
 def _check_rules(case: Case, name: str) -> None:
     doc: Any = {}
-    for t_index, turn in enumerate(case.conversation):
-        for o_index, op in enumerate(turn.assistant):
+    turns = copy.deepcopy([turn.assistant for turn in case.conversation])
+    for t_index, ops in enumerate(turns):
+        for o_index, op in enumerate(ops):
             try:
-                doc = apply_operations(doc, [op])
+                doc = apply_operations(doc, [op], in_place=True)
             except PatchError as exc:
                 pointer = f"/conversation/{t_index}/assistant/{o_index}"
                 raise CaseError(name, "conversation-replay", pointer, f"does not apply: {exc}") from None

@@ -66,10 +66,16 @@ def check_operations(patch: Any) -> list[dict[str, Any]]:
     return patch
 
 
-def apply_operations(doc: Any, patch: list[dict[str, Any]]) -> Any:
-    """Apply a checked patch to a copy of ``doc`` (ops in order). Raises PatchError."""
+def apply_operations(doc: Any, patch: list[dict[str, Any]], *, in_place: bool = False) -> Any:
+    """Apply a checked patch (ops in order) and return the result. Raises PatchError.
+
+    By default neither ``doc`` nor ``patch`` is modified or shared with the result; with
+    ``in_place`` the caller hands over both (no copies: the fast path for replays).
+    """
+    if not in_place:
+        doc, patch = copy.deepcopy((doc, patch))
     try:
-        return _Patch(patch).apply(copy.deepcopy(doc), in_place=True)
+        return _Patch(patch).apply(doc, in_place=True)
     except (
         jsonpatch.JsonPatchException,
         jsonpointer.JsonPointerException,

@@ -191,7 +191,22 @@ def apply_patch(doc: Any, patch: list[dict[str, Any]]) -> Any:
 
 def expected_artifact(case: Case) -> Any:
     """The gold artifact E: the gold ops applied in order (with their stored values)."""
-    return apply_operations(case.artifact, case.gold_patch)
+    return _gold_geometry(case)[1]
+
+
+_GEOMETRY: dict[int, tuple[Case, Any, list[_GoldPlace]]] = {}
+
+
+def _gold_geometry(case: Case) -> tuple[Case, Any, list[_GoldPlace]]:
+    """(case, E, gold places), computed once per case object: they do not depend on replies.
+    Callers must not modify E."""
+    entry = _GEOMETRY.get(id(case))
+    if entry is None or entry[0] is not case:
+        entry = (case, apply_operations(case.artifact, case.gold_patch), _gold_places(case))
+        if len(_GEOMETRY) > 10_000:
+            _GEOMETRY.clear()
+        _GEOMETRY[id(case)] = entry
+    return entry
 
 
 # ---------------------------------------------------------------------------- gold geometry
@@ -298,7 +313,14 @@ class _Judge:
         self.a = case.artifact
         self.p = predicted
         self.e = expected
-        self.places = _gold_places(case)
+        self.places = _gold_geometry(case)[2]
+        self.anchors = [
+            (place, {place.anchor, place.op.path} | ({place.e_path} if place.e_path else set()))
+            for place in self.places
+        ]
+        all_anchors = {a for _, anchors in self.anchors for a in anchors}
+        self.anchor_set = all_anchors
+        self.anchor_prefixes = {a[:i] for a in all_anchors for i in range(len(a) + 1) if i == len(a) or a[i] == "/"}
         # Places where a matcher other than strict equality, or optionality, applies.
         self.special: dict[str, _GoldPlace] = {}
         for place in self.places:
@@ -331,13 +353,18 @@ class _Judge:
             )
         return json_equal(p, e)
 
+    def is_governed(self, unit: str) -> bool:
+        """Fast test: some gold op's place is the unit, lies inside it, or contains it."""
+        if unit in self.anchor_prefixes:
+            return True
+        return any(unit[:i] in self.anchor_set for i in range(len(unit) + 1) if i == len(unit) or unit[i] == "/")
+
     def governing(self, unit: str) -> list[_GoldPlace]:
-        out = []
-        for place in self.places:
-            anchors = {place.anchor, place.op.path} | ({place.e_path} if place.e_path else set())
-            if any(is_within(a, unit) or is_within(unit, a) for a in anchors):
-                out.append(place)
-        return out
+        return [
+            place
+            for place, anchors in self.anchors
+            if any(is_within(a, unit) or is_within(unit, a) for a in anchors)
+        ]
 
     def units(self) -> list[str]:
         out: list[str] = []
@@ -361,14 +388,13 @@ class _Judge:
         found = []
         for unit in self.units():
             a, p, e = resolve(self.a, unit), resolve(self.p, unit), resolve(self.e, unit)
-            governors = self.governing(unit)
-            if not governors:
+            if not self.is_governed(unit):
                 if not json_equal(p, a):
                     found.append(Finding("over_edit", unit, _show(a), _show(p)))
                 continue
             if self.agree(p, e, unit):
                 continue
-            kind = "direct" if any(g.op.kind == "direct" for g in governors) else "cascade"
+            kind = "direct" if any(g.op.kind == "direct" for g in self.governing(unit)) else "cascade"
             expected = _describe_expected(e, unit, self.special.get(unit))
             if json_equal(p, a):
                 found.append(Finding("miss", unit, expected, _show(p), kind))
@@ -400,8 +426,7 @@ def score_patch(case: Case, patch: list[dict[str, Any]]) -> Score:
         predicted = apply_patch(case.artifact, patch)
     except InvalidReply as exc:
         return Score.invalid(exc, patch if isinstance(patch, list) else None)
-    expected = expected_artifact(case)
-    findings = _Judge(case, predicted, expected).findings()
+    findings = _Judge(case, predicted, expected_artifact(case)).findings()
     counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in ("miss", "over_edit", "wrong_value")}
     return Score(
         completed=not findings,
