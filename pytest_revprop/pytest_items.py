@@ -217,9 +217,13 @@ class RevpropSession:
         by_id = {c.id: c for c in self.cases}
         created: list[pytest.Item] = [
             RevpropItem.from_parent(
-                session, name=(name := f"{spec.case}[{spec.label()}]"), nodeid=name,
-                spec=spec, case=by_id[spec.case], runner_owner=self,
-            )  # fmt: skip
+                session,
+                name=(name := f"{spec.case}[{spec.label()}]"),
+                nodeid=name,
+                spec=spec,
+                case=by_id[spec.case],
+                runner_owner=self,
+            )
             for spec in self.specs
         ]
         items.extend(created)
@@ -250,9 +254,9 @@ class RevpropSession:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         report = yield
-        if isinstance(item, RevpropItem) and item.record is not None:
-            if call.when == "call" or (call.when == "setup" and report.failed):
-                setattr(report, RECORD_ATTR, item.record)
+        wanted = call.when == "call" or (call.when == "setup" and report.failed)
+        if isinstance(item, RevpropItem) and item.record is not None and wanted:
+            setattr(report, RECORD_ATTR, item.record)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

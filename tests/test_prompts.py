@@ -35,7 +35,7 @@ def test_reflection_prompt(snapshot) -> None:
 
 def test_broken_user_template_is_a_clear_error(tmp_path) -> None:
     (tmp_path / "system.md").write_text("Costs $ 5 per $item")
-    with pytest.raises(UserError, match="system.md"):
+    with pytest.raises(UserError, match=r"system\.md"):
         Prompts(tmp_path)
     with pytest.raises(UserError, match="no such folder"):
         Prompts(tmp_path / "missing")
