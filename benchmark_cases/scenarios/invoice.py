@@ -1017,7 +1017,7 @@ def paid_conversation(p: dict[str, Any]) -> list[Turn]:
             ("While it's unpaid, keep payment reminders on; the next one goes out 2025-02-21.",
              ["/reminders_enabled", "/next_reminder"]),
             (f"Footer for now: '{UNPAID_FOOTER}' Once it's paid, the amount paid becomes the full total, "
-             "the balance zero, reminders go off with no next reminder date, and the footer should say it's "
+             "the balance zero, reminders go off and the next reminder date is emptied (set to null, not deleted), and the footer should say it's "
              "paid in full, with a thank-you.",
              ["/footer"]),
         ]
@@ -1057,7 +1057,7 @@ def paid_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 50:
         turns.append((
             "Warranty: 5 years on parts, 1 on labor, and it only gets activated once the invoice is paid. When "
-            "they pay in full: status paid, amount paid equals the total, balance zero, reminders off with no "
+            "they pay in full: status paid, amount paid equals the total, balance zero, reminders off with an emptied (null, not deleted) "
             "next date, the payment link deactivated, the warranty activated, and the footer changes to a "
             "paid-in-full thank-you. Note that the old boiler went to Dane County recycling.",
             ["/warranty", "/notes"]))
@@ -1065,7 +1065,7 @@ def paid_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         ("Warranty: 5 years on parts, 1 on labor, and it only gets activated once the invoice is paid. When "
          "they pay in full: status paid, every plan payment marked paid, amount paid equals the total, "
-         "balance zero, reminders off with no next date, payment link and portal pay button gone, the "
+         "balance zero, reminders off with the next date emptied (null, not deleted), payment link and portal pay button gone, the "
          "receipt email queued, the warranty activated, and the footer changes to a paid-in-full thank-you. "
          "Late fee is $35 if anything is still open after 2025-02-28, with a 5-day grace period.",
          ["/warranty", "/late_fee"]),
@@ -1177,6 +1177,8 @@ SCENARIOS = [
         notes=("Status flip to paid: amount paid = total, balance 0, reminders off with the next date "
                "cleared, paid-in-full footer; at 50+ also the payment link and the warranty activation; at "
                "100 the pending plan payments, portal pay button and receipt email. The paid deposit, "
-               "late-fee terms and history stay."),
+               "late-fee terms and history stay. Blind review: the cleared reminder date was first described "
+               "as 'no next reminder date', which a reviewer fairly read as deleting the entry; the "
+               "conversation now says it is emptied (null, not deleted)."),
     ),
 ]
