@@ -212,3 +212,17 @@ def test_item_specs_skip_select_below_k3_and_give_single_methods_k1() -> None:
     specs = item_specs([CASE], [model], settings)
     assert [(s.method, s.k) for s in specs] == [("j", 1), ("select", 3), ("med", 2), ("med", 3)]
     assert isinstance(specs[0], ItemSpec)
+
+
+def test_structured_output_asks_for_a_patch_object_and_reads_it(fake_server: Callable[..., FakeServer], tmp_path: Path) -> None:
+    server = fake_server(default={"content": json.dumps({"patch": CASE.gold_patch[:3]})})
+    client = Client(_model(server), cache_dir=tmp_path / "cache")
+
+    async def go() -> Any:
+        return await run_method("j+h", CASE, client_ask(client, structured=True), k=1, seed=0)
+
+    run = asyncio.run(go())
+    (body,) = _bodies(server)
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert body["response_format"]["type"] == "json_schema" and schema["required"] == ["patch"]
+    assert run.score(CASE).completed

@@ -143,3 +143,12 @@ def test_baseline_gate_passes_then_fails_on_a_regression(pytester: pytest.Pytest
     assert regressed.ret == 6
     regressed.stdout.fnmatch_lines(["*REGRESSION*noop j+h k1: 100.0% -> 0.0%*flips 8 down*", "*unit/10 seed 0*"])
     assert "Traceback" not in regressed.stdout.str() + regressed.stderr.str()
+
+
+def test_k_sweep_evaluates_parallel_methods_at_each_k_sharing_samples(pytester: pytest.Pytester, cases_dir: Path) -> None:
+    result = _run(pytester, cases_dir, "--revprop-model=gold", "--revprop-method=med,select,j+h",
+                  "--revprop-k=1,2,3", "--revprop-seeds=0")
+    # per case: j+h once, med at k=1,2,3, select only from k=3 -> 5 items x 2 cases
+    result.assert_outcomes(passed=10)
+    rows = {(r["method"], r["k"]) for r in _results(pytester)["summary"]}
+    assert rows == {("j+h", 1), ("med", 1), ("med", 2), ("med", 3), ("select", 3)}
