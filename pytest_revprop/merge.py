@@ -124,11 +124,20 @@ def medoid_index(artifacts: Sequence[Any]) -> int | None:
     return best
 
 
-def merge_patches(base: Any, patches: Sequence[list[dict[str, Any]] | None], rule: str) -> MergeResult:
-    """Combine k sample patches under ``rule`` (or/and/maj/med) against the artifact ``base``."""
+def merge_patches(
+    base: Any,
+    patches: Sequence[list[dict[str, Any]] | None],
+    rule: str,
+    artifacts: Sequence[Any] | None = None,
+) -> MergeResult:
+    """Combine k sample patches under ``rule`` (or/and/maj/med) against the artifact ``base``.
+
+    ``artifacts``: ``sample_artifacts(base, patches)`` when the caller has them already; they
+    are only read (the result may share parts with them).
+    """
     if rule not in RULES:
         raise ValueError(f"unknown merge rule {rule!r}; choose from {', '.join(RULES)}")
-    artifacts = sample_artifacts(base, patches)
+    artifacts = sample_artifacts(base, patches) if artifacts is None else list(artifacts)
     valid = [art is not MISSING for art in artifacts]
     if not any(valid):
         return MergeResult(None, None, None)

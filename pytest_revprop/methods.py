@@ -9,6 +9,7 @@ count as the slowest, sequential calls add up). Seeds follow the protocol exactl
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -18,8 +19,8 @@ from typing import Any, Protocol
 from .cases import Case
 from .client import CallFailed, Reply, Request
 from .jsonutil import json_equal
-from .merge import merge_patches
-from .patching import PatchError, apply_operations, check_operations, diff
+from .merge import merge_patches, sample_artifacts
+from .patching import PatchError, apply_operations, check_operations, copy_json, diff
 from .prompts import Prompts, default_prompts
 from .scoring import InvalidReply, Score, extract_patch, literal_gold_patch, score_patch
 
@@ -89,10 +90,18 @@ class _Answer:
         if reply.finish_reason == "length":
             self.error, self.reason = "truncated", "the reply was cut off at the output limit"
             return
-        try:
-            self.patch = extract_patch(reply.content)
-        except InvalidReply as exc:
-            self.error, self.reason = exc.category, exc.reason
+        patch, self.error, self.reason = _extracted(reply.content)
+        self.patch = None if patch is None else copy_json(patch)
+
+
+@functools.lru_cache(maxsize=4096)
+def _extracted(content: str) -> tuple[list[dict[str, Any]] | None, str | None, str | None]:
+    """The patch in a reply, or why there is none; remembered, as the items of a run read
+    the same replies many times (callers copy the patch)."""
+    try:
+        return extract_patch(content), None, None
+    except InvalidReply as exc:
+        return None, exc.category, exc.reason
 
 
 async def _single(ask: Ask, prompts: Prompts, case: Case, context: str, seed: int) -> MethodRun:
@@ -116,11 +125,41 @@ def _all_invalid(run: MethodRun, answers: Sequence[_Answer]) -> MethodRun:
     return run
 
 
-async def _parallel(ask: Ask, prompts: Prompts, case: Case, rule: str, k: int, seed: int) -> MethodRun:
+class SharedWork:
+    """Work that the items of one run share: the parallel rules of one case and seed merge
+    the same samples, so each sample's artifact is computed once (a third of a warm run's
+    CPU otherwise). Artifacts handed out are read, never changed. Recent entries only: the
+    rules of one case and seed merge at about the same time."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._artifacts: dict[tuple[str, str], Any] = {}
+
+    def sample_artifacts(self, case: Case, patches: Sequence[list[dict[str, Any]] | None]) -> list[Any]:
+        out = []
+        for patch in patches:
+            key = (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False))
+            artifact = self._artifacts.get(key, _UNSET)
+            if artifact is _UNSET:
+                if len(self._artifacts) >= self.size:
+                    del self._artifacts[next(iter(self._artifacts))]
+                artifact = self._artifacts[key] = sample_artifacts(case.artifact, [patch])[0]
+            out.append(artifact)
+        return out
+
+
+_UNSET = object()
+
+
+async def _parallel(
+    ask: Ask, prompts: Prompts, case: Case, rule: str, k: int, seed: int, shared: SharedWork | None
+) -> MethodRun:
     answers = await _samples(ask, prompts, case, seed, k)
     run = MethodRun(rule, k, seed, calls=[Call("sample", seed + i, a.reply) for i, a in enumerate(answers)])
     run.latency_s = max(a.reply.latency_s for a in answers)
-    merged = merge_patches(case.artifact, [a.patch for a in answers], rule)
+    patches = [a.patch for a in answers]
+    artifacts = None if shared is None else shared.sample_artifacts(case, patches)
+    merged = merge_patches(case.artifact, patches, rule, artifacts=artifacts)
     if merged.patch is None:
         return _all_invalid(run, answers)
     run.patch = merged.patch
@@ -212,15 +251,17 @@ async def run_method(
     k: int,
     seed: int,
     prompts: Prompts | None = None,
+    shared: SharedWork | None = None,
 ) -> MethodRun:
     """Run one method on one case at base seed ``seed``. A call that fails for good gives a run
-    with ``error="call_failed"`` (an infrastructure error, not the model's)."""
+    with ``error="call_failed"`` (an infrastructure error, not the model's). ``shared``: work
+    shared with the other items of a run (see SharedWork)."""
     prompts = prompts or default_prompts()
     try:
         if method in SINGLE:
             return await _single(ask, prompts, case, method, seed)
         if method in PARALLEL:
-            return await _parallel(ask, prompts, case, method, k, seed)
+            return await _parallel(ask, prompts, case, method, k, seed, shared)
         if method == "select":
             if k < MIN_K["select"]:
                 raise ValueError("select needs k >= 3")

@@ -49,6 +49,9 @@ class ModelConfig:
     extra_body: tuple[tuple[str, str], ...] = ()
     api_key_env: str | None = None
     hosted: bool = False
+    max_concurrency: int | None = None
+    """Requests the server can usefully take at once (None: as many as the run allows);
+    llama.cpp's server answers one at a time, so more would only queue and time out."""
 
     @property
     def attempt_timeout_s(self) -> float:
@@ -143,6 +146,9 @@ PRESETS: dict[str, ModelConfig] = {
         served_name="smollm2-135m",
         temperature=0.6,
         max_tokens=EMBEDDED_MAX_TOKENS,
+        max_concurrency=1,
+        # A 100-leaf prompt takes a minute or two on 2 cores, and a fifth reflect round longer.
+        timeout_s=900.0,
     ),
     "gold": _reference("gold"),
     "noop": _reference("noop"),
@@ -175,10 +181,11 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "extra_body": (dict,),
     "api_key_env": (str,),
     "hosted": (bool,),
+    "max_concurrency": (int,),
 }
 _NULLABLE = {
     "served_name", "hf_model", "reasoning_parser", "temperature", "reasoning_effort",
-    "timeout_s", "api_key_env",
+    "timeout_s", "api_key_env", "max_concurrency",
 }  # fmt: skip
 _NONE_WORDS = ("none", "default", "")
 

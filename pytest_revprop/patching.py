@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import re
 from typing import Any, ClassVar
 
 import jsonpatch
@@ -66,6 +68,67 @@ def check_operations(patch: Any) -> list[dict[str, Any]]:
     return patch
 
 
+def copy_json(value: Any) -> Any:
+    """A deep copy of a JSON document (dicts, lists, immutable leaves); several times faster
+    than ``copy.deepcopy``, which the scoring and merging of every item would otherwise pay."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
+class _NotPlain(Exception):
+    """A patch for the library to apply (and to word the error of)."""
+
+
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+
+
+def _apply_plain(doc: Any, patch: list[dict[str, Any]]) -> Any:
+    """Apply add/replace/remove operations on dicts and lists in place, exactly as jsonpatch
+    would, at a fraction of its cost (most operations a model writes are such). Raises
+    _NotPlain for anything else: other ops, the root, escapes, ``-`` where jsonpatch treats
+    it specially, or an operation that would fail."""
+    for op in patch:
+        name, path = op["op"], op["path"]
+        if name not in ("add", "replace", "remove") or not path or "~" in path:
+            raise _NotPlain
+        *parents, last = path[1:].split("/")
+        node = doc
+        for token in parents:
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and _INDEX.fullmatch(token) and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                raise _NotPlain
+        if isinstance(node, dict):
+            if name == "add":
+                node[last] = op["value"]
+            elif last not in node or last == "-":
+                raise _NotPlain
+            elif name == "replace":
+                node[last] = op["value"]
+            else:
+                del node[last]
+        elif isinstance(node, list) and name == "add" and last == "-":
+            node.append(op["value"])
+        elif isinstance(node, list) and _INDEX.fullmatch(last):
+            index = int(last)
+            if index > len(node) or (index == len(node) and name != "add"):
+                raise _NotPlain
+            if name == "add":
+                node.insert(index, op["value"])
+            elif name == "replace":
+                node[index] = op["value"]
+            else:
+                del node[index]
+        else:
+            raise _NotPlain
+    return doc
+
+
 def apply_operations(doc: Any, patch: list[dict[str, Any]], *, in_place: bool = False) -> Any:
     """Apply a checked patch (ops in order) and return the result. Raises PatchError.
 
@@ -73,7 +136,9 @@ def apply_operations(doc: Any, patch: list[dict[str, Any]], *, in_place: bool = 
     ``in_place`` the caller hands over both (no copies: the fast path for replays).
     """
     if not in_place:
-        doc, patch = copy.deepcopy((doc, patch))
+        with contextlib.suppress(_NotPlain, LookupError, TypeError):
+            return _apply_plain(copy_json(doc), copy_json(patch))
+        doc, patch = copy_json(doc), copy_json(patch)
     try:
         return _Patch(patch).apply(doc, in_place=True)
     except (

@@ -131,6 +131,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="attempts per model call before it counts as failed (default: 5)")
     add("--revprop-timeout", type=_nonneg_float, default=None, metavar="S",
         help="seconds per attempt (default: sized to the output limit)")
+    add("--revprop-retry-delay", type=_nonneg_float, default=0.5, metavar="S",
+        help="first wait before a retry, doubled each attempt, with jitter; a 429's Retry-After wins (default: 0.5)")
     add("--revprop-baseline", type=Path, default=None, metavar="FILE",
         help="compare with this baseline and fail (exit 6) on a significant regression")
     add("--revprop-update-baseline", action="store_true", default=False,

@@ -9,6 +9,7 @@ reports, prints the summary and applies the baseline gate.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Generator, Sequence
 from pathlib import Path
@@ -20,9 +21,11 @@ from .cases import BENCHMARK_DIR, Case, load_cases
 from .errors import UserError
 from .models import ModelConfig, load_config, resolve_model
 from .plugin import REGRESSION_EXIT
-from .runner import ItemSpec, Runner, RunSettings, expand_methods, item_specs
+from .runner import ItemSpec, Runner, RunSettings, expand_methods, item_specs, worker_share
 
 RECORD_ATTR = "revprop_record"
+GC_THRESHOLD = (20_000, 20, 20)
+"""Collector thresholds while the runner works (Python's defaults: 700, 10, 10)."""
 KNOWN_MARKERS = (
     "travel_itinerary", "invoice", "shopping_cart", "project_schedule", "course_plan", "data_pipeline",
     "deployment_config", "org_access", "manufacturing_bom", "arithmetic", "substitution", "add_remove",
@@ -121,6 +124,7 @@ class RevpropSession:
         self.report_error: str | None = None
         self.exit_override: int | None = None
         self.is_worker = hasattr(config, "workerinput")
+        self._gc_threshold: tuple[int, ...] | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -136,7 +140,9 @@ class RevpropSession:
         from .client import RetryPolicy
         from .prompts import Prompts
 
-        retry = RetryPolicy(max_attempts=opt("revprop_retries"), attempt_timeout_s=opt("revprop_timeout"))
+        retry = RetryPolicy(
+            max_attempts=opt("revprop_retries"), base_delay=opt("revprop_retry_delay"), attempt_timeout_s=opt("revprop_timeout")
+        )
         settings = RunSettings(
             methods=expand_methods(opt("revprop_method")),
             k_values=opt("revprop_k"),
@@ -234,15 +240,32 @@ class RevpropSession:
         if self.config.option.collectonly:
             return
         specs = [item.spec for item in session.items if isinstance(item, RevpropItem)]
+        self._gc_for_run()
+        self.runner = Runner(self.cases, self.models, self.settings)
         if self.is_worker:
-            # Every worker schedules every item, starting at its own offset: cache claims keep
-            # any call from being made twice, and the workers start on different calls.
+            # xdist hands items out as workers free up, so no worker knows its items ahead:
+            # each makes the calls of its share of the cases at once (cache claims keep any call
+            # from being made twice) and runs the items it is handed on demand, calls first.
             index = int(str(os.environ.get("PYTEST_XDIST_WORKER", "gw0"))[2:] or 0)
             count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-            offset = (len(specs) * index) // max(count, 1)
-            specs = specs[offset:] + specs[:offset]
-        self.runner = Runner(self.cases, self.models, self.settings)
-        self.runner.start(specs)
+            self.runner.prefetch(worker_share(specs, index, count))
+        else:
+            self.runner.start(specs)
+
+    def _gc_for_run(self) -> None:
+        """A run allocates many short-lived containers while its live results pile up, and
+        with the default settings the collector spent a fifth of a warm run re-scanning them:
+        freeze what lives for the whole session and collect young objects less often, until
+        the session ends."""
+        self._gc_threshold = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(*(max(old, new) for old, new in zip(self._gc_threshold, GC_THRESHOLD, strict=False)))
+
+    def _gc_restore(self) -> None:
+        if self._gc_threshold is not None:
+            gc.set_threshold(*self._gc_threshold)
+            gc.unfreeze()
+            self._gc_threshold = None
 
     def result(self, spec: ItemSpec) -> dict[str, Any]:
         if self.runner is None:
@@ -262,16 +285,24 @@ class RevpropSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
         if record is not None and not self.is_worker:
-            key = (record["case"], record["model"], record["method"], record["k"], record["seed"])
-            self.records[key] = record
+            self.records[_record_key(record)] = record
+
+    def _add_finished(self, records: Sequence[dict[str, Any]]) -> None:
+        """On Ctrl-C, add the items that finished in the background but were not reported yet,
+        so the reports keep every finished result."""
+        for record in records:
+            self.records.setdefault(_record_key(record), record)
 
     @pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")
     def pytest_sessionfinish_reports(self, session: pytest.Session, exitstatus: int) -> None:
         if self.runner is not None:
-            self.runner.close()
+            self.runner.close(finish_in_flight=exitstatus != pytest.ExitCode.INTERRUPTED)
+        self._gc_restore()
         self._stop_servers()
         if self.is_worker or self.config.option.collectonly:
             return
+        if exitstatus == pytest.ExitCode.INTERRUPTED and self.runner is not None:
+            self._add_finished(self.runner.done())
         records = list(self.records.values())
         if not records:
             return
@@ -319,7 +350,8 @@ class RevpropSession:
             from .figures import write_report
 
             cases = {c.id: c.to_dict() for c in self.cases}
-            write_report(doc, out_dir, samples=list(records), cases=cases)
+            for path in write_report(doc, out_dir, samples=list(records), cases=cases):
+                path.chmod(0o600)  # like results.json: the report folder is the user's only
         except Exception as exc:  # figures must never cost the user their results
             self.report_error = f"figures/HTML report not written: {type(exc).__name__}: {exc}"
 
@@ -348,6 +380,8 @@ class RevpropSession:
             tr.write_line("relative to j+h (gain in points; cost-effectiveness = gain / (cost multiple - 1)):")
             tr.write_line(text_table(header, rows))
         tr.write_line(f"reports: {self.config.getoption('revprop_report')}/results.json, samples.jsonl, summary.md")
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            tr.write_line(f"revprop: interrupted; the reports hold the {len(self.records)} items that finished", yellow=True)
         if self.runner is not None:
             for name, stats in self.runner.stats().items():
                 tr.write_line(f"calls {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
@@ -373,6 +407,10 @@ class RevpropSession:
                     tr.write_line(f"    {sample.case} seed {sample.seed}")
         if self.gate_result["regressions"]:
             tr.write_line(f"revprop: regression beyond {max_drop} points with p < 0.05: exit status 6", red=True)
+
+
+def _record_key(record: dict[str, Any]) -> tuple[Any, ...]:
+    return (record["case"], record["model"], record["method"], record["k"], record["seed"])
 
 
 def select_cases(path: Path | None, split: str, sizes: Sequence[int] | None) -> list[Case]:

@@ -1,16 +1,20 @@
 """Running an evaluation: the work items, the background event loop that runs them all
 concurrently, and the plain result records they produce. No pytest here.
 
-Every process (a plain pytest run, or each xdist worker) schedules ALL of its items at once on
-one background event loop; the model clients bound the requests in flight and share one
-response cache, so items that share calls overlap their work and no call is made twice
-(across xdist workers, cache claims keep it so). A test item then only waits for its result.
+A plain pytest run schedules ALL of its items at once on one background event loop; the
+model clients bound the requests in flight and share one response cache, so items that share
+calls overlap their work and no call is made twice. A test item then only waits for its
+result. An xdist worker cannot know which items it will be handed: it makes the calls of its
+share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
+across workers) and runs each item it is handed on demand, that item's calls first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import json
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,22 +22,27 @@ from pathlib import Path
 from typing import Any
 
 from .cases import Case
-from .client import Client, RetryPolicy
+from .client import Client, Reply, RetryPolicy
 from .methods import (
     K_METHODS,
     METHODS,
     MIN_K,
+    PARALLEL,
     REFERENCE_SOLVERS,
     Ask,
     MethodRun,
+    SharedWork,
     client_ask,
     reference_ask,
     run_method,
 )
 from .models import ModelConfig
 from .prompts import Prompts
+from .scoring import Score
 
 PAPER_SEEDS = (0, 42, 84, 126, 168)
+CANCEL_GRACE_S = 2.0
+"""How long cancelled work may take to unwind when a run stops."""
 
 
 @dataclass(frozen=True, order=True)
@@ -91,9 +100,40 @@ def item_specs(cases: Sequence[Case], models: Sequence[ModelConfig], settings: R
     return specs
 
 
-def result_record(case: Case, spec: ItemSpec, run: MethodRun) -> dict[str, Any]:
-    """The plain-data record of one item (results.json row plus what reports need)."""
-    score = run.score(case)
+def calls_cover(specs: Sequence[ItemSpec]) -> list[ItemSpec]:
+    """The specs whose calls include every call of ``specs`` (for making calls ahead).
+
+    Seeds follow the protocol, so per case, model and base seed: the parallel rules of one k
+    make the same calls; the ``j+h`` call is the first sample of ``reflect`` and of every
+    parallel rule; ``j``, ``h``, ``reflect`` and ``select`` make calls of their own.
+    """
+    first_rule: dict[tuple[str, str, int, int], str] = {}
+    sampled: set[tuple[str, str, int]] = set()
+    for s in specs:
+        if s.method in PARALLEL:
+            first_rule.setdefault((s.case, s.model, s.k, s.seed), s.method)
+        if s.method in ("reflect", *PARALLEL):
+            sampled.add((s.case, s.model, s.seed))
+    return [
+        s
+        for s in specs
+        if not (s.method in PARALLEL and first_rule[(s.case, s.model, s.k, s.seed)] != s.method)
+        and not (s.method == "j+h" and (s.case, s.model, s.seed) in sampled)
+    ]
+
+
+def worker_share(specs: Sequence[ItemSpec], index: int, count: int) -> list[ItemSpec]:
+    """The specs whose calls xdist worker ``index`` of ``count`` makes ahead: every
+    ``count``-th case (cases cost about the same), reduced by ``calls_cover``."""
+    cases = list(dict.fromkeys(s.case for s in specs))
+    mine = set(cases[index % max(count, 1) :: max(count, 1)])
+    return calls_cover([s for s in specs if s.case in mine])
+
+
+def result_record(case: Case, spec: ItemSpec, run: MethodRun, score: Score | None = None) -> dict[str, Any]:
+    """The plain-data record of one item (results.json row plus what reports need);
+    ``score`` is ``run.score(case)`` when the caller has it already."""
+    score = run.score(case) if score is None else score
     return {
         "case": case.id,
         "model": spec.model,
@@ -122,65 +162,167 @@ def result_record(case: Case, spec: ItemSpec, run: MethodRun) -> dict[str, Any]:
     }
 
 
+URGENT = 100
+"""Priority boost for the calls of an item a test is waiting for and no one had started."""
+
+
+@dataclass(frozen=True)
+class _RunPrompts(Prompts):
+    """The run's prompts, rendering each case's revision prompt once: many items ask with
+    the same messages, and sharing the strings also makes their cache keys cheap."""
+
+    _rendered: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
+
+    def revision_user_prompt(self, case: Case, context: str) -> str:
+        key = (case.id, context)
+        text = self._rendered.get(key)
+        if text is None:
+            text = self._rendered[key] = super().revision_user_prompt(case, context)
+        return text
+
+
 class Runner:
-    """Schedules items on a background event loop; ``result(spec)`` blocks until it is done."""
+    """Runs items' methods on one background event loop; ``result(spec)`` blocks until an
+    item's method run is done, then scores it in the calling thread.
+
+    ``start(specs)`` schedules items for ``result``. ``prefetch(specs)`` starts method runs
+    (their calls) for items another process may end up reporting: ``result`` then reuses the
+    run, or starts one with its calls ahead of everything queued. The event loop only makes
+    calls and combines replies; scoring and record building (a third of the CPU work) happen
+    in the thread that asks, so the loop answers the network promptly and keeps the server's
+    slots busy. Scores are shared by items with the same final patch.
+    """
 
     def __init__(self, cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings) -> None:
         self.cases = {c.id: c for c in cases}
         self.models = {m.name: m for m in models}
         self.settings = settings
+        self.prompts = _RunPrompts(settings.prompts.folder)
+        self.shared = SharedWork()
         self.clients: dict[str, Client] = {
-            m.name: Client(m, cache_dir=settings.cache_dir, concurrency=settings.concurrency, retry=settings.retry)
+            m.name: Client(
+                m,
+                cache_dir=settings.cache_dir,
+                concurrency=min(settings.concurrency, m.max_concurrency or settings.concurrency),
+                retry=settings.retry,
+            )
             for m in models
             if m.kind != "reference"
         }
-        self._futures: dict[ItemSpec, concurrent.futures.Future[dict[str, Any]]] = {}
+        self._futures: dict[ItemSpec, concurrent.futures.Future[MethodRun]] = {}
+        self._records: dict[ItemSpec, dict[str, Any]] = {}
+        self._runs: dict[ItemSpec, asyncio.Future[MethodRun]] = {}
+        self._scores: dict[tuple[str, str], Score] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
-    def _ask(self, case: Case, model: ModelConfig) -> Ask:
+    def _ask(self, case: Case, model: ModelConfig, boost: int) -> Ask:
         if model.kind == "reference":
             solver = model.name if model.name in REFERENCE_SOLVERS else "noop"
             return reference_ask(case, solver)
-        return client_ask(self.clients[model.name], structured=self.settings.structured)
+        ask = client_ask(self.clients[model.name], structured=self.settings.structured)
+        if not boost:
+            return ask
 
-    async def _run(self, spec: ItemSpec) -> dict[str, Any]:
-        case = self.cases[spec.case]
-        run = await run_method(
-            spec.method, case, self._ask(case, self.models[spec.model]),
-            k=spec.k, seed=spec.seed, prompts=self.settings.prompts,
-        )  # fmt: skip
-        # Scoring and record building are CPU work: keep them off the request path.
-        return result_record(case, spec, run)
+        async def boosted(messages: list[dict[str, str]], seed: int, purpose: str, priority: int) -> Reply:
+            return await ask(messages, seed, purpose, priority + boost)
 
-    def start(self, specs: Sequence[ItemSpec]) -> None:
-        """Schedule every spec now (idempotent per spec)."""
+        return boosted
+
+    def _method_run(self, spec: ItemSpec, boost: int) -> asyncio.Future[MethodRun]:
+        """The (shared) method run of ``spec``, started now if no one started it. Loop only."""
+        run = self._runs.get(spec)
+        if run is None:
+            case = self.cases[spec.case]
+            ask = self._ask(case, self.models[spec.model], boost)
+            run = asyncio.ensure_future(
+                run_method(spec.method, case, ask, k=spec.k, seed=spec.seed, prompts=self.prompts, shared=self.shared)
+            )
+            self._runs[spec] = run
+        return run
+
+    async def _run(self, spec: ItemSpec, boost: int = 0) -> MethodRun:
+        return await self._method_run(spec, boost)
+
+    def _record(self, spec: ItemSpec, run: MethodRun) -> dict[str, Any]:
+        record = self._records.get(spec)
+        if record is None:
+            case = self.cases[spec.case]
+            record = self._records[spec] = result_record(case, spec, run, self._score(case, run))
+        return record
+
+    def _score(self, case: Case, run: MethodRun) -> Score:
+        if run.patch is None:
+            return run.score(case)
+        key = (case.id, json.dumps(run.patch, sort_keys=True, ensure_ascii=False))
+        score = self._scores.get(key)
+        if score is None:
+            score = self._scores[key] = run.score(case)
+        return score
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
             self._thread = threading.Thread(target=self._loop.run_forever, name="revprop-loop", daemon=True)
             self._thread.start()
+        return self._loop
+
+    def start(self, specs: Sequence[ItemSpec], *, boost: int = 0) -> None:
+        """Schedule every spec now (idempotent per spec), with one hand-off to the loop."""
+        batch: list[tuple[ItemSpec, concurrent.futures.Future[MethodRun]]] = []
         for spec in specs:
             if spec not in self._futures:
-                self._futures[spec] = asyncio.run_coroutine_threadsafe(self._run(spec), self._loop)
+                future: concurrent.futures.Future[MethodRun] = concurrent.futures.Future()
+                self._futures[spec] = future
+                batch.append((spec, future))
+
+        def begin() -> None:
+            for spec, future in batch:
+                if not future.cancelled():
+                    _chain(asyncio.ensure_future(self._run(spec, boost)), future)
+
+        if batch:
+            self._ensure_loop().call_soon_threadsafe(begin)
+
+    def prefetch(self, specs: Sequence[ItemSpec]) -> None:
+        """Start the calls of ``specs`` (their method runs) without scoring them."""
+        pending = list(specs)
+
+        def begin() -> None:
+            for spec in pending:
+                self._method_run(spec, 0)
+
+        self._ensure_loop().call_soon_threadsafe(begin)
 
     def result(self, spec: ItemSpec, timeout: float | None = None) -> dict[str, Any]:
         if spec not in self._futures:
-            self.start([spec])
-        return self._futures[spec].result(timeout)
+            self.start([spec], boost=URGENT)
+        return self._record(spec, self._futures[spec].result(timeout))
 
     def done(self) -> list[dict[str, Any]]:
         """Records of every finished item (in spec order)."""
         return [
-            f.result()
-            for _, f in sorted(self._futures.items())
+            self._record(spec, f.result())
+            for spec, f in sorted(self._futures.items())
             if f.done() and not f.cancelled() and f.exception() is None
         ]
 
-    def close(self) -> None:
+    def close(self, *, finish_in_flight: bool = True) -> None:
+        """Stop all work. Requests in flight first finish into the cache (unless
+        ``finish_in_flight`` is false, e.g. on Ctrl-C): other processes may be waiting for them.
+        Then unfinished calls are cancelled and unwind, so their cache claims are released;
+        finished records stay available from ``done()``."""
         for future in self._futures.values():
             future.cancel()
         if self._loop is not None:
             loop = self._loop
+            if finish_in_flight:
+                for client in self.clients.values():
+                    timeout = client.attempt_timeout_s
+                    with contextlib.suppress(Exception):
+                        asyncio.run_coroutine_threadsafe(client.finish_in_flight(timeout), loop).result(timeout + 1.0)
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(_cancel_tasks(), loop).result(CANCEL_GRACE_S + 1.0)
             loop.call_soon_threadsafe(loop.stop)
             if self._thread is not None:
                 self._thread.join(timeout=5)
@@ -193,3 +335,35 @@ class Runner:
         """Run specs to completion (library use, benchmarks); records in spec order."""
         self.start(specs)
         return [self.result(s) for s in specs]
+
+
+def _chain(task: asyncio.Future[MethodRun], future: concurrent.futures.Future[MethodRun]) -> None:
+    """Copy ``task``'s outcome to ``future`` (read from other threads); cancelling ``future``
+    cancels ``task``."""
+
+    def copy(done: asyncio.Future[MethodRun]) -> None:
+        if done.cancelled():
+            future.cancel()
+        elif not future.set_running_or_notify_cancel():
+            return
+        elif done.exception() is not None:
+            future.set_exception(done.exception())
+        else:
+            future.set_result(done.result())
+
+    def cancel(done: concurrent.futures.Future[MethodRun]) -> None:
+        loop = task.get_loop()
+        if done.cancelled() and not loop.is_closed():
+            loop.call_soon_threadsafe(task.cancel)
+
+    task.add_done_callback(copy)
+    future.add_done_callback(cancel)
+
+
+async def _cancel_tasks() -> None:
+    """Cancel every other task on the running loop and give them a moment to unwind."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=CANCEL_GRACE_S)

