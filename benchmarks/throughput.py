@@ -173,6 +173,7 @@ def run_pytest(args: Sequence[str], cwd: Path, work: Path, label: str) -> Sessio
     env["REVPROP_BENCH_PHASES"] = str(phases_dir)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH", "")]))
     env.pop("REVPROP_ORACLE_CASES", None)
+    env.setdefault("REVPROP_TRANSPORT", "direct")
     command = [sys.executable, "-m", "pytest", "-p", PHASES_PLUGIN, *QUIET_PLUGINS, *args]
     out_path = work / f"{label}.out"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -347,10 +348,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3, help="warm and trivial runs, interleaved; the best counts (default 3)")
     parser.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: a temporary one)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
+    parser.add_argument("--transport", choices=("direct", "litellm"), default="direct",
+                        help="how pytest-revprop reaches the server (default direct: litellm's CPU cost "
+                             "per call, not the scheduler, would set the wall time on 2 cores)")
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if "--transport" in argv:
+        os.environ["REVPROP_TRANSPORT"] = list(argv)[list(argv).index("--transport") + 1]
     args = parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="revprop-throughput-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,8 @@
 """Model calls through litellm, with everything an evaluation run needs around them.
 
 One path for every call: ``Client.complete(request)``. Around the HTTP call (litellm's
-``acompletion``, or for a self-hosted OpenAI-compatible server a direct POST, which costs a
-tenth of the CPU: see DirectTransport) it adds a content-addressed response cache (the only thing that makes reruns reproducible: servers
+``acompletion``; or, only when asked for with ``transport="direct"``, a plain POST to a
+self-hosted OpenAI-compatible server, which costs a tenth of the CPU: see DirectTransport) it adds a content-addressed response cache (the only thing that makes reruns reproducible: servers
 are not deterministic under batching), in-process de-duplication of identical requests,
 cross-process claims so xdist workers never make the same call twice, a priority-ordered
 concurrency bound, replica routing, retries, and usage/cost/latency accounting.
@@ -446,7 +446,22 @@ class MalformedResponse(Exception):
 
 DIRECT_PROVIDERS = ("hosted_vllm", "openai")
 TRANSPORT_ENV = "REVPROP_TRANSPORT"
-"""Set to ``litellm`` to send every call through litellm, self-hosted servers included."""
+"""``litellm`` (the default: every call through litellm, as in production) or ``direct``
+(opt-in: self-hosted OpenAI-compatible servers get a plain POST, see DirectTransport)."""
+TRANSPORTS = ("litellm", "direct")
+
+
+def is_local_url(url: str) -> bool:
+    """True for a loopback or private address, ``localhost``, or a host name without dots."""
+    import ipaddress
+    import urllib.parse
+
+    host = urllib.parse.urlsplit(url).hostname or ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or (bool(host) and "." not in host)
+    return address.is_loopback or address.is_private
 
 
 class APIStatusError(Exception):
@@ -658,6 +673,7 @@ class Client:
         cache_dir: Path | None,
         concurrency: int = 32,
         retry: RetryPolicy | None = None,
+        transport: str | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -676,6 +692,9 @@ class Client:
         self._stopping = False
         self._pending: dict[str, asyncio.Future[Reply]] = {}
         self._keys: dict[Request, str] = {}
+        self.transport = transport or os.environ.get(TRANSPORT_ENV) or "litellm"
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"unknown transport {self.transport!r} (choose from {', '.join(TRANSPORTS)})")
         self._transport = DirectTransport()
         self._base_load: dict[str | None, int] = {}
         self._round_robin = itertools.count()
@@ -879,13 +898,13 @@ class Client:
         return kwargs
 
     def _direct(self, base: str | None) -> bool:
-        """Whether calls to ``base`` skip litellm: a self-hosted OpenAI-compatible server."""
-        return (
-            base is not None
-            and self.model.provider in DIRECT_PROVIDERS
-            and not self.model.hosted
-            and os.environ.get(TRANSPORT_ENV, "") != "litellm"
-        )
+        """Whether calls to ``base`` skip litellm: a self-hosted OpenAI-compatible server, that
+        is a ``hosted_vllm/`` model, or an ``openai/`` one served on this machine or network
+        (litellm adapts some OpenAI models' parameters, which a proxy to them may need)."""
+        if base is None or self.model.hosted or self.transport != "direct":
+            return False
+        provider = self.model.provider
+        return provider == "hosted_vllm" or (provider in DIRECT_PROVIDERS and is_local_url(base))
 
     def _direct_body(self, request: Request) -> dict[str, Any]:
         """The body litellm sends to such a server: the model name without its provider prefix,

@@ -133,6 +133,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="seconds per attempt (default: sized to the output limit)")
     add("--revprop-retry-delay", type=_nonneg_float, default=0.5, metavar="S",
         help="first wait before a retry, doubled each attempt, with jitter; a 429's Retry-After wins (default: 0.5)")
+    add("--revprop-transport", choices=["litellm", "direct"], default=None,
+        help="how calls reach the server: litellm (default, as in production), or direct: a plain "
+             "POST to a self-hosted OpenAI-compatible server, a tenth of litellm's CPU per call "
+             "(default: $REVPROP_TRANSPORT, else litellm)")
     add("--revprop-baseline", type=Path, default=None, metavar="FILE",
         help="compare with this baseline and fail (exit 6) on a significant regression")
     add("--revprop-update-baseline", action="store_true", default=False,

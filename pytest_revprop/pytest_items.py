@@ -152,6 +152,7 @@ class RevpropSession:
             structured=opt("revprop_structured"),
             prompts=Prompts(opt("revprop_prompts")),
             retry=retry,
+            transport=opt("revprop_transport"),
         )
         for name in {c.domain for c in cases} | {c.pattern for c in cases}:
             config.addinivalue_line("markers", f"{name}: RevPropBench cases of {name}")
@@ -296,7 +297,8 @@ class RevpropSession:
     @pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")
     def pytest_sessionfinish_reports(self, session: pytest.Session, exitstatus: int) -> None:
         if self.runner is not None:
-            self.runner.close(finish_in_flight=exitstatus != pytest.ExitCode.INTERRUPTED)
+            # An xdist worker leaves while the others go on: they may wait for its requests.
+            self.runner.close(finish_in_flight=self.is_worker and exitstatus != pytest.ExitCode.INTERRUPTED)
         self._gc_restore()
         self._stop_servers()
         if self.is_worker or self.config.option.collectonly:

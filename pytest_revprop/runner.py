@@ -29,6 +29,7 @@ from .methods import (
     MIN_K,
     PARALLEL,
     REFERENCE_SOLVERS,
+    SINGLE,
     Ask,
     MethodRun,
     SharedWork,
@@ -73,6 +74,8 @@ class RunSettings:
     structured: bool = False
     prompts: Prompts = field(default_factory=Prompts)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    transport: str | None = None
+    """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
 
 
 def expand_methods(methods: Iterable[str]) -> list[str]:
@@ -205,6 +208,7 @@ class Runner:
                 cache_dir=settings.cache_dir,
                 concurrency=min(settings.concurrency, m.max_concurrency or settings.concurrency),
                 retry=settings.retry,
+                transport=settings.transport,
             )
             for m in models
             if m.kind != "reference"
@@ -285,14 +289,27 @@ class Runner:
             self._ensure_loop().call_soon_threadsafe(begin)
 
     def prefetch(self, specs: Sequence[ItemSpec]) -> None:
-        """Start the calls of ``specs`` (their method runs) without scoring them."""
-        pending = list(specs)
+        """Start the calls of ``specs`` (their method runs) without scoring them; not those
+        whose first call is cached already (a rerun: nothing to make ahead, and the work would
+        only hold up the loop the items asked for need)."""
+        pending = [spec for spec in specs if not self._first_call_cached(spec)]
 
         def begin() -> None:
             for spec in pending:
                 self._method_run(spec, 0)
 
         self._ensure_loop().call_soon_threadsafe(begin)
+
+    def _first_call_cached(self, spec: ItemSpec) -> bool:
+        """Whether the cache holds the first call of ``spec``: the revision prompt in its own
+        context for j and h, else the j+h prompt, at the base seed (see methods)."""
+        client = self.clients.get(spec.model)
+        if client is None or client.cache is None:
+            return False
+        context = spec.method if spec.method in SINGLE else "j+h"
+        messages = self.prompts.revision_messages(self.cases[spec.case], context)
+        request = client.make_request(messages, spec.seed, self.settings.structured)
+        return client.cache.path(request.cache_key()).exists()
 
     def result(self, spec: ItemSpec, timeout: float | None = None) -> dict[str, Any]:
         if spec not in self._futures:
@@ -307,20 +324,20 @@ class Runner:
             if f.done() and not f.cancelled() and f.exception() is None
         ]
 
-    def close(self, *, finish_in_flight: bool = True) -> None:
-        """Stop all work. Requests in flight first finish into the cache (unless
-        ``finish_in_flight`` is false, e.g. on Ctrl-C): other processes may be waiting for them.
-        Then unfinished calls are cancelled and unwind, so their cache claims are released;
+    def close(self, *, finish_in_flight: bool = False) -> None:
+        """Stop all work. With ``finish_in_flight`` (a process leaving while others go on, which
+        may be waiting for its claims), requests in flight first finish into the cache. Then
+        unfinished calls are cancelled and unwind, so their cache claims are released;
         finished records stay available from ``done()``."""
+        if self._loop is not None and finish_in_flight:
+            for client in self.clients.values():
+                timeout = client.attempt_timeout_s
+                with contextlib.suppress(Exception):
+                    asyncio.run_coroutine_threadsafe(client.finish_in_flight(timeout), self._loop).result(timeout + 1.0)
         for future in self._futures.values():
             future.cancel()
         if self._loop is not None:
             loop = self._loop
-            if finish_in_flight:
-                for client in self.clients.values():
-                    timeout = client.attempt_timeout_s
-                    with contextlib.suppress(Exception):
-                        asyncio.run_coroutine_threadsafe(client.finish_in_flight(timeout), loop).result(timeout + 1.0)
             with contextlib.suppress(Exception):
                 asyncio.run_coroutine_threadsafe(_cancel_tasks(), loop).result(CANCEL_GRACE_S + 1.0)
             loop.call_soon_threadsafe(loop.stop)

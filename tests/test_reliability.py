@@ -45,7 +45,7 @@ MODEL = "openai/fake"
 SELECTION = ["--revprop-split=dev", "--revprop-sizes=10", "--revprop-method=j+h,med", "--revprop-k=3", "--revprop-seeds=0,1"]
 FAST_RETRIES = ["--revprop-retries=4", "--revprop-retry-delay=0.01"]
 # Self-hosted servers are called directly by default; litellm's path has its own errors to map.
-TRANSPORTS = {"direct": {}, "litellm": {TRANSPORT_ENV: "litellm"}}
+TRANSPORTS = {"direct": {TRANSPORT_ENV: "direct"}, "litellm": {TRANSPORT_ENV: "litellm"}}
 # Off in the child runs: other plugins' own folders (.pytest_cache, .benchmarks), so every file a
 # run writes is revprop's, and pytest's exit-time garbage hunt, seconds long with litellm loaded.
 OTHER_PLUGINS_OFF = [f"-pno:{name}" for name in ("cacheprovider", "benchmark", "unraisableexception", "threadexception")]

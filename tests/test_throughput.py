@@ -130,10 +130,28 @@ def test_the_direct_transport_sends_and_reads_what_litellm_does(
     assert results["direct"][1]["content"] == "[] 7"
 
 
-def test_self_hosted_servers_skip_litellm_and_hosted_apis_do_not() -> None:
-    local = Client(resolve_model("openai/fake", api_bases=["http://127.0.0.1:9/v1"]), cache_dir=None)
-    hosted = Client(resolve_model("gpt-5.4-mini").replace(api_bases=("https://api.example/v1",)), cache_dir=None)
-    assert local._direct("http://127.0.0.1:9/v1") and not hosted._direct("https://api.example/v1")
+@pytest.mark.parametrize(
+    ("model", "base", "direct"),
+    [
+        ("openai/fake", "http://127.0.0.1:9/v1", True),
+        ("openai/fake", "http://10.1.2.3:8000/v1", True),
+        ("openai/fake", "http://gpu-box:8000/v1", True),
+        ("openai/gpt-5", "https://proxy.example.com/v1", False),
+        ("hosted_vllm/Qwen/Qwen3.5-9B", "https://vllm.example.com/v1", True),
+        ("gpt-5.4-mini", "http://127.0.0.1:9/v1", False),
+    ],
+)
+def test_with_the_direct_transport_self_hosted_servers_skip_litellm_and_other_apis_do_not(
+    model: str, base: str, direct: bool
+) -> None:
+    client = Client(resolve_model(model).replace(api_bases=(base,)), cache_dir=None, transport="direct")
+    assert client._direct(base) is direct
+
+
+def test_litellm_is_the_default_transport(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(TRANSPORT_ENV, raising=False)
+    client = Client(resolve_model("openai/fake").replace(api_bases=("http://127.0.0.1:9/v1",)), cache_dir=None)
+    assert client.transport == "litellm" and not client._direct("http://127.0.0.1:9/v1")
 
 
 def test_a_leaving_process_finishes_its_requests_in_flight_and_sends_no_more(
