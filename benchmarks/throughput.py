@@ -2,7 +2,8 @@
 
     python benchmarks/throughput.py [--split dev|test|both] [--latency 0.2] [--slots 32]
                                     [--workers 0,4] [--concurrency 32] [--repeat 3]
-                                    [--figures] [--keep DIR] [--json FILE]
+                                    [--transport direct|litellm] [--figures] [--keep DIR]
+                                    [--json FILE]
 
 For each split and each worker count it runs ``python -m pytest --revprop-method=all ...``
 (9 methods, k=5, the 5 paper seeds) against a FakeServerProcess on 127.0.0.1 that answers with
@@ -173,7 +174,6 @@ def run_pytest(args: Sequence[str], cwd: Path, work: Path, label: str) -> Sessio
     env["REVPROP_BENCH_PHASES"] = str(phases_dir)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH", "")]))
     env.pop("REVPROP_ORACLE_CASES", None)
-    env.setdefault("REVPROP_TRANSPORT", "direct")
     command = [sys.executable, "-m", "pytest", "-p", PHASES_PLUGIN, *QUIET_PLUGINS, *args]
     out_path = work / f"{label}.out"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -219,6 +219,7 @@ class Config:
     splits: list[str]
     figures: bool
     repeat: int
+    transport: str
     work: Path
     cases_per_split: dict[str, int] = field(default_factory=dict)
 
@@ -227,7 +228,7 @@ def revprop_args(cfg: Config, url: str, split: str, cache: Path, report: Path, w
     args = [
         "--revprop-model=openai/fake", f"--revprop-api-base={url}", "--revprop-method=all",
         f"--revprop-split={split}", f"--revprop-cache={cache}", f"--revprop-report={report}",
-        f"--revprop-concurrency={cfg.concurrency}", "-q",
+        f"--revprop-concurrency={cfg.concurrency}", f"--revprop-transport={cfg.transport}", "-q",
         "--revprop-figures" if cfg.figures else "--no-revprop-figures",
     ]  # fmt: skip
     return [*args, "-n", str(workers)] if workers else args
@@ -323,7 +324,8 @@ def markdown(rows: Sequence[dict[str, Any]], cfg: Config) -> str:
         *("| " + " | ".join(fmt.format(**r) for _, fmt in columns) + " |" for r in rows),
         "",
         f"L = {cfg.latency} s per request, C = {cfg.slots} server slots, --revprop-concurrency "
-        f"{cfg.concurrency}, {os.cpu_count()} CPUs; warm and trivial: best of {cfg.repeat} interleaved runs.",
+        f"{cfg.concurrency}, --revprop-transport={cfg.transport}, {os.cpu_count()} CPUs; warm and "
+        f"trivial: best of {cfg.repeat} interleaved runs.",
     ]
     for r in rows:
         lines.append(
@@ -355,10 +357,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if argv is None:
-        argv = sys.argv[1:]
-    if "--transport" in argv:
-        os.environ["REVPROP_TRANSPORT"] = list(argv)[list(argv).index("--transport") + 1]
     args = parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="revprop-throughput-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -366,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         latency=args.latency, slots=args.slots, concurrency=args.concurrency,
         workers=[int(w) for w in args.workers.split(",")],
         splits=["dev", "test"] if args.split == "both" else [args.split],
-        figures=args.figures, repeat=args.repeat, work=work,
+        figures=args.figures, repeat=args.repeat, transport=args.transport, work=work,
     )  # fmt: skip
     loaded = load_cases([BENCHMARK_DIR]).cases
     cfg.cases_per_split = {s: sum(1 for c in loaded if c.split == s) for s in ("dev", "test")}
