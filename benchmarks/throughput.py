@@ -2,7 +2,8 @@
 
     python benchmarks/throughput.py [--split dev|test|both] [--latency 0.2] [--slots 32]
                                     [--workers 0,4] [--concurrency 32] [--repeat 3]
-                                    [--transport direct|litellm] [--figures] [--keep DIR]
+                                    [--transport litellm|direct] [--model hosted_vllm/fake]
+                                    [--figures] [--keep DIR]
                                     [--json FILE]
 
 For each split and each worker count it runs ``python -m pytest --revprop-method=all ...``
@@ -220,13 +221,14 @@ class Config:
     figures: bool
     repeat: int
     transport: str
+    model: str
     work: Path
     cases_per_split: dict[str, int] = field(default_factory=dict)
 
 
 def revprop_args(cfg: Config, url: str, split: str, cache: Path, report: Path, workers: int) -> list[str]:
     args = [
-        "--revprop-model=openai/fake", f"--revprop-api-base={url}", "--revprop-method=all",
+        f"--revprop-model={cfg.model}", f"--revprop-api-base={url}", "--revprop-method=all",
         f"--revprop-split={split}", f"--revprop-cache={cache}", f"--revprop-report={report}",
         f"--revprop-concurrency={cfg.concurrency}", f"--revprop-transport={cfg.transport}", "-q",
         "--revprop-figures" if cfg.figures else "--no-revprop-figures",
@@ -324,7 +326,7 @@ def markdown(rows: Sequence[dict[str, Any]], cfg: Config) -> str:
         *("| " + " | ".join(fmt.format(**r) for _, fmt in columns) + " |" for r in rows),
         "",
         f"L = {cfg.latency} s per request, C = {cfg.slots} server slots, --revprop-concurrency "
-        f"{cfg.concurrency}, --revprop-transport={cfg.transport}, {os.cpu_count()} CPUs; warm and "
+        f"{cfg.concurrency}, --revprop-model={cfg.model}, --revprop-transport={cfg.transport}, {os.cpu_count()} CPUs; warm and "
         f"trivial: best of {cfg.repeat} interleaved runs.",
     ]
     for r in rows:
@@ -350,9 +352,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3, help="warm and trivial runs, interleaved; the best counts (default 3)")
     parser.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: a temporary one)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
-    parser.add_argument("--transport", choices=("direct", "litellm"), default="direct",
-                        help="how pytest-revprop reaches the server (default direct: litellm's CPU cost "
-                             "per call, not the scheduler, would set the wall time on 2 cores)")
+    parser.add_argument("--transport", choices=("litellm", "direct"), default="litellm",
+                        help="how pytest-revprop reaches the server (default litellm, as in production; "
+                             "direct: the opt-in plain POST, to see the scheduler without litellm's CPU)")
+    parser.add_argument("--model", default="hosted_vllm/fake",
+                        help="litellm model name (default hosted_vllm/fake, litellm's route to a vLLM "
+                             "server; openai/fake takes its OpenAI-SDK route, about 2 ms more CPU a call)")
     return parser.parse_args(argv)
 
 
@@ -364,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         latency=args.latency, slots=args.slots, concurrency=args.concurrency,
         workers=[int(w) for w in args.workers.split(",")],
         splits=["dev", "test"] if args.split == "both" else [args.split],
-        figures=args.figures, repeat=args.repeat, transport=args.transport, work=work,
+        figures=args.figures, repeat=args.repeat, transport=args.transport, model=args.model, work=work,
     )  # fmt: skip
     loaded = load_cases([BENCHMARK_DIR]).cases
     cfg.cases_per_split = {s: sum(1 for c in loaded if c.split == s) for s in ("dev", "test")}

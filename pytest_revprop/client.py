@@ -24,6 +24,7 @@ import random
 import re
 import socket
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -364,7 +365,8 @@ class ResponseCache:
         fd, tmp = tempfile.mkstemp(dir=shard, prefix=f".{key[:16]}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(record, ensure_ascii=False, indent=1))
+                # compact: json's C encoder (indented output takes its pure-Python path, 5x slower)
+                handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
             os.replace(tmp, self.path(key))
         except BaseException:
             with contextlib.suppress(OSError):
@@ -419,23 +421,60 @@ class ResponseCache:
 # --- litellm -------------------------------------------------------------------------------
 
 _LITELLM: Any = None
+_LITELLM_LOCK = threading.Lock()
+_PRICED: set[str] = set()
 
 
 def load_litellm() -> Any:
-    """Import litellm once, offline and quiet (no cost-map download, no telemetry, no retries)."""
+    """Import litellm once, offline and quiet (no cost-map download, no telemetry, no retries).
+
+    The import takes seconds of CPU; a run does it before its first call is scheduled
+    (``Client.prepare``), as part of its start-up."""
     global _LITELLM
-    if _LITELLM is None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        os.environ.setdefault("LITELLM_TELEMETRY", "False")
-        litellm: Any = importlib.import_module("litellm")
-        litellm.suppress_debug_info = True
-        litellm.telemetry = False
-        litellm.num_retries = 0
-        litellm.set_verbose = False
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
-            logging.getLogger(name).setLevel(logging.WARNING)
-        _LITELLM = litellm
-    return _LITELLM
+    with _LITELLM_LOCK:
+        if _LITELLM is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            os.environ.setdefault("LITELLM_TELEMETRY", "False")
+            litellm: Any = importlib.import_module("litellm")
+            litellm.suppress_debug_info = True
+            litellm.telemetry = False
+            litellm.num_retries = 0
+            litellm.set_verbose = False
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+                logging.getLogger(name).setLevel(logging.WARNING)
+            _LITELLM = litellm
+        return _LITELLM
+
+
+def register_prices(litellm: Any, model: ModelConfig) -> None:
+    """Give litellm our prices for a model its cost map does not know (a self-hosted one).
+
+    litellm prices every response it returns, whatever the caller needs; for a model it does
+    not know, it searches its whole map for similar names on every call, about a millisecond
+    of CPU each time. With an entry for the exact name the lookup is one dict access, and
+    litellm's own figure equals ours (run costs always come from ``ModelConfig.cost_usd``).
+    Known models keep litellm's entry."""
+    name = model.litellm_model
+    with _LITELLM_LOCK:
+        if name in _PRICED or not name:
+            return
+        _PRICED.add(name)
+        try:
+            litellm.get_model_info(model=name)
+            return  # litellm knows it (e.g. openai/gpt-5.4-mini)
+        except Exception:  # litellm raises a plain Exception for a model it has not mapped
+            pass
+        price_in, price_out = model.price_in / 1e6, model.price_out / 1e6
+        entry = {
+            "litellm_provider": model.provider or "openai",
+            "mode": "chat",
+            "input_cost_per_token": price_in,
+            "output_cost_per_token": price_out,
+            # our prices bill cached prompt tokens like others (cost_usd has no cache rate)
+            "cache_read_input_token_cost": price_in,
+            "cache_creation_input_token_cost": price_in,
+        }
+        litellm.register_model({name: entry})
 
 
 class MalformedResponse(Exception):
@@ -700,6 +739,17 @@ class Client:
         self._round_robin = itertools.count()
         self._down_until: dict[str, float] = {}
 
+    def prepare(self) -> None:
+        """Do the one-off work of the first call now: import litellm, if any call of this
+        client goes through it, and give it the model's prices (``register_prices``)."""
+        if any(not self._direct(base) for base in self.model.api_bases or (None,)):
+            self._litellm()
+
+    def _litellm(self) -> Any:
+        litellm = load_litellm()
+        register_prices(litellm, self.model)
+        return litellm
+
     # convenience views of the stats
     @property
     def requests_sent(self) -> int:
@@ -934,7 +984,7 @@ class Client:
                 base.rstrip("/") + "/chat/completions", self._direct_body(request), headers, self.attempt_timeout_s
             )
         else:
-            litellm = load_litellm()
+            litellm = self._litellm()
             kwargs = self._kwargs(request, base)
             started = time.monotonic()
             call = litellm.acompletion(**kwargs)

@@ -155,6 +155,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "revprop: a RevPropBench evaluation item")
     if not _active(config):
         return
+    # pydantic's notes on litellm's own TypedDicts, when litellm first builds their validators
+    config.addinivalue_line("filterwarnings", "ignore:Items? .* on TypedDict class '.*' (is|are) using the `ReadOnly` qualifier:UserWarning")
     if config.getoption("revprop_update_baseline") and not config.getoption("revprop_baseline"):
         raise pytest.UsageError("--revprop-update-baseline needs --revprop-baseline=FILE")
     from .pytest_items import RevpropSession

@@ -219,6 +219,7 @@ class Runner:
         self._scores: dict[tuple[str, str], Score] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._prepared: set[str] = set()
 
     def _ask(self, case: Case, model: ModelConfig, boost: int) -> Ask:
         if model.kind == "reference":
@@ -264,6 +265,25 @@ class Runner:
             score = self._scores[key] = run.score(case)
         return score
 
+    def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
+        """Do the clients' one-off work (importing litellm: seconds of CPU) before the first
+        call is scheduled, as part of start-up, for the models that have calls to make: a
+        warm rerun makes none and never imports litellm. Checks one first call per (case,
+        context, seed) until it finds one the cache does not hold."""
+        for name, client in self.clients.items():
+            if name in self._prepared:
+                continue
+            seen: set[tuple[str, str, int]] = set()
+            for spec in specs:
+                first = (spec.case, spec.method if spec.method in SINGLE else "j+h", spec.seed)
+                if spec.model != name or first in seen:
+                    continue
+                seen.add(first)
+                if not self._first_call_cached(spec):
+                    client.prepare()
+                    self._prepared.add(name)
+                    break
+
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
@@ -279,6 +299,7 @@ class Runner:
                 future: concurrent.futures.Future[MethodRun] = concurrent.futures.Future()
                 self._futures[spec] = future
                 batch.append((spec, future))
+        self._prepare_clients([spec for spec, _ in batch])
 
         def begin() -> None:
             for spec, future in batch:
@@ -293,6 +314,7 @@ class Runner:
         whose first call is cached already (a rerun: nothing to make ahead, and the work would
         only hold up the loop the items asked for need)."""
         pending = [spec for spec in specs if not self._first_call_cached(spec)]
+        self._prepare_clients(pending)
 
         def begin() -> None:
             for spec in pending:
