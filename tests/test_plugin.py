@@ -110,6 +110,38 @@ def test_noop_fails_every_item_with_every_gold_op_a_miss(pytester: pytest.Pytest
     assert {r["case"]: r["miss"] for r in doc["results"]} == {"unit/10": 3, "travel-shift/10": 3}
 
 
+@pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)
+def test_failure_listing_skips_our_empty_phase_reports_and_keeps_everything_it_printed(
+    pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
+) -> None:
+    pytester.makeconftest(
+        """
+import pytest
+
+@pytest.fixture
+def noisy():
+    yield
+    print("USER-TEARDOWN-OUTPUT")
+
+def pytest_unconfigure(config):
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    with open("phase-reports.txt", "w") as out:
+        out.write(str(len(reporter.stats.get("", []))))
+"""
+    )
+    pytester.makepyfile("def test_user(noisy):\n    assert False, 'USER-FAILURE'\n")
+    result = _run(pytester, cases_dir, "--revprop-model=noop", "--revprop-method=j+h", "--revprop-seeds=0",
+                  "--revprop-with-tests", *xdist)  # fmt: skip
+    result.assert_outcomes(failed=3)
+    out = result.stdout.str()
+    # both revprop failures and the user's failure are listed, with the user's teardown output
+    for headline in ("*_ unit/10*", "*_ travel-shift/10*", "*_ test_user _*", "*USER-FAILURE*"):
+        result.stdout.fnmatch_lines([headline])
+    assert "Captured stdout teardown" in out and "USER-TEARDOWN-OUTPUT" in out
+    # set aside only while the summary is written: three setups and three teardowns after it
+    assert (pytester.path / "phase-reports.txt").read_text() == "6"
+
+
 def test_junit_carries_item_properties_and_run_rates(pytester: pytest.Pytester, cases_dir: Path) -> None:
     xml = pytester.path / "junit.xml"
     _run(pytester, cases_dir, "--revprop-model=direct-only", "--revprop-seeds=0", f"--junitxml={xml}")
