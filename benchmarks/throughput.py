@@ -1,7 +1,7 @@
 """Throughput benchmark: real pytest sessions against a latency-simulating server.
 
     python benchmarks/throughput.py [--split dev|test|both] [--latency 0.2] [--slots 32]
-                                    [--workers 0,4] [--concurrency 32] [--repeat 3]
+                                    [--workers 0,2,4] [--concurrency 32] [--repeat 3]
                                     [--transport litellm|direct] [--model hosted_vllm/fake]
                                     [--figures] [--keep DIR]
                                     [--json FILE]
@@ -347,7 +347,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per request (default 0.2)")
     parser.add_argument("--slots", type=int, default=32, help="requests the server works on at once (default 32)")
     parser.add_argument("--concurrency", type=int, default=32, help="--revprop-concurrency (default 32)")
-    parser.add_argument("--workers", default="0,4", help="xdist worker counts, 0 = no xdist (default 0,4)")
+    parser.add_argument("--workers", default="0,2,4", help="xdist worker counts, 0 = no xdist (default 0,2,4)")
     parser.add_argument("--figures", action="store_true", help="also write figures and the HTML report")
     parser.add_argument("--repeat", type=int, default=3, help="warm and trivial runs, interleaved; the best counts (default 3)")
     parser.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: a temporary one)")

@@ -253,6 +253,35 @@ def test_an_item_asked_for_goes_ahead_of_calls_made_ahead(
     assert seeds[:2] == [20, specs[0].seed]
 
 
+def test_litellm_is_prepared_before_the_first_call_only_when_there_are_calls_to_make(
+    fake_server: Callable[..., FakeServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prepared: list[str] = []
+    original = Client.prepare
+
+    def counting(self: Client) -> None:
+        prepared.append(self.model.name)
+        original(self)
+
+    monkeypatch.setattr(Client, "prepare", counting)
+    server = fake_server(default={"content": "[]"})
+    model = _fake_model(server)
+
+    def run(seeds: list[int]) -> int:
+        settings_ = _settings(tmp_path, methods=["j", "j+h"], seeds=seeds)
+        runner = Runner([CASE], [model], settings_)
+        try:
+            runner.run_all(item_specs([CASE], [model], settings_))
+        finally:
+            runner.close()
+        return len(prepared)
+
+    assert run([0]) == 1  # cold: prepared once, before the calls
+    assert run([0]) == 1  # warm: every first call cached, litellm not needed
+    assert run([0, 7]) == 2  # a new seed has calls to make
+    assert server.stats()["count"] == 2 * 2  # j and j+h, per seed, each once
+
+
 # --- the benchmark's arithmetic ----------------------------------------------------------------
 
 
