@@ -220,6 +220,7 @@ class Runner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._prepared: set[str] = set()
+        self._first_calls_cached: set[tuple[str, str, str, int]] = set()
 
     def _ask(self, case: Case, model: ModelConfig, boost: int) -> Ask:
         if model.kind == "reference":
@@ -268,14 +269,14 @@ class Runner:
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
         """Do the clients' one-off work (importing litellm: seconds of CPU) before the first
         call is scheduled, as part of start-up, for the models that have calls to make: a
-        warm rerun makes none and never imports litellm. Checks one first call per (case,
-        context, seed) until it finds one the cache does not hold."""
+        warm rerun makes none and never imports litellm. Looks up each (case, context, seed)
+        first call once per run, until one is missing from the cache."""
         for name, client in self.clients.items():
             if name in self._prepared:
                 continue
-            seen: set[tuple[str, str, int]] = set()
+            seen = self._first_calls_cached
             for spec in specs:
-                first = (spec.case, spec.method if spec.method in SINGLE else "j+h", spec.seed)
+                first = (name, spec.case, spec.method if spec.method in SINGLE else "j+h", spec.seed)
                 if spec.model != name or first in seen:
                     continue
                 seen.add(first)
