@@ -26,6 +26,7 @@ import socket
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -477,6 +478,33 @@ def register_prices(litellm: Any, model: ModelConfig) -> None:
         litellm.register_model({name: entry})
 
 
+_WARMED: set[str] = set()
+
+
+def warm_up_litellm(litellm: Any, model: ModelConfig) -> None:
+    """One offline call (litellm's ``mock_response``: no request leaves the process) with
+    warnings ignored, so that the one-off work of litellm's call path happens here: modules it
+    imports on the first call, and validators pydantic builds for them. Those emit warnings
+    (pydantic's notes on litellm's own types) that a user's ``-W error`` would otherwise turn
+    into a failure of every real call."""
+    provider = model.provider or "openai"
+    with _LITELLM_LOCK:
+        if provider in _WARMED:
+            return
+        _WARMED.add(provider)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with contextlib.suppress(Exception):  # a warm-up only: the real call reports problems
+            litellm.completion(
+                model=f"{provider}/revprop-warm-up",
+                messages=[{"role": "user", "content": "warm-up"}],
+                mock_response="[]",
+                api_base="http://127.0.0.1:9/v1",
+                api_key="EMPTY",
+                num_retries=0,
+            )
+
+
 class MalformedResponse(Exception):
     """The server answered, but not with a usable chat completion."""
 
@@ -676,6 +704,8 @@ def status_of(exc: BaseException) -> int | None:
 
 def is_retryable(exc: BaseException) -> bool:
     """Everything but a client error (4xx other than 408/409/429) is worth another attempt."""
+    if isinstance(exc, Warning):  # a warning the user's filters turn into an error: no attempt will differ
+        return False
     status = status_of(exc)
     if isinstance(exc, MalformedResponse | TimeoutError) or status is None:
         return True
@@ -748,6 +778,7 @@ class Client:
     def _litellm(self) -> Any:
         litellm = load_litellm()
         register_prices(litellm, self.model)
+        warm_up_litellm(litellm, self.model)
         return litellm
 
     # convenience views of the stats

@@ -24,6 +24,7 @@ from pytest_revprop.client import (
     Request,
     ResponseCache,
     RetryPolicy,
+    is_retryable,
     load_litellm,
     redact,
 )
@@ -517,6 +518,11 @@ def test_client_errors_are_not_retried(
     with pytest.raises(CallFailed, match="HTTP 404"):
         asyncio.run(client.complete(client.make_request(ask("x"), seed=0)))
     assert srv.stats()["count"] == 1
+
+
+def test_a_warning_raised_as_an_error_is_not_retried() -> None:
+    assert not is_retryable(UserWarning("pydantic note, raised under -W error"))
+    assert is_retryable(ConnectionResetError("reset")) and is_retryable(TimeoutError())
 
 
 def test_retry_after_is_honoured(fake_server: Callable[..., FakeServer]) -> None:

@@ -207,6 +207,17 @@ def test_faulty_server_gives_the_clean_results(
     assert retries(run) >= faulted  # a retry per injected fault (and per attempt slowed past the timeout)
 
 
+def test_warnings_as_errors_leave_the_calls_alone(tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]) -> None:
+    """``-W error`` (common in CI) turns every warning into an exception, also the notes pydantic
+    emits while litellm builds validators on its first call: they once failed every call."""
+    with FakeServer(responder=ORACLE) as server:
+        run = run_pytest(tmp_path, "-W", "error", f"--revprop-model={MODEL}", f"--revprop-api-base={server.base_url}",
+                         *SELECTION, *FAST_RETRIES, env=_env(**TRANSPORTS["litellm"]))  # fmt: skip
+    assert run.returncode == 1, run.stdout[-3000:]  # the oracle's wrong answers fail; nothing errors
+    assert "errors" not in counts(run) and retries(run) == 0
+    assert outcomes(results(tmp_path)) == clean
+
+
 def seed_cache(cache_dir: Path, base_url: str, seeds: Sequence[int]) -> int:
     """Cache the oracle's answers to the j+h revision prompts at ``seeds``, as a finished run
     against ``base_url`` would have; returns how many entries were written."""
