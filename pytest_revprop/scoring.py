@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .jsonutil import (
     MISSING,
+    StrictJSONError,
     child_pointer,
     dumps_compact,
     is_within,
@@ -121,11 +122,16 @@ def _looks_like_ops(patch: list[Any]) -> bool:
     return all(isinstance(op, dict) for op in patch)
 
 
-def _fenced_candidates(text: str) -> list[list[Any]]:
+def _fenced_candidates(text: str, rejected: list[str]) -> list[list[Any]]:
+    """Fenced blocks that parse as candidates; strict-JSON refusals (NaN, duplicate members,
+    deep nesting) are appended to ``rejected``."""
     found = []
     for match in _FENCE.finditer(text):
         try:
             value = loads_strict(match.group(1).strip())
+        except StrictJSONError as exc:
+            rejected.append(str(exc))
+            continue
         except ValueError:
             continue
         candidate = _as_candidate(value)
@@ -134,8 +140,9 @@ def _fenced_candidates(text: str) -> list[list[Any]]:
     return found
 
 
-def _inline_candidates(text: str) -> list[list[Any]]:
-    """JSON arrays / {"patch": [...]} values in reading order (bounded work)."""
+def _inline_candidates(text: str, rejected: list[str]) -> list[list[Any]]:
+    """JSON arrays / {"patch": [...]} values in reading order (bounded work); strict-JSON
+    refusals are appended to ``rejected``."""
     found: list[list[Any]] = []
     attempts = 0
     index = 0
@@ -150,6 +157,10 @@ def _inline_candidates(text: str) -> list[list[Any]]:
         attempts += 1
         try:
             value, end = raw_decode_strict(text, start)
+        except StrictJSONError as exc:
+            rejected.append(str(exc))
+            index = start + 1
+            continue
         except ValueError:
             index = start + 1
             continue
@@ -169,12 +180,14 @@ def extract_patch(text: str) -> list[dict[str, Any]]:
         raise InvalidReply("no_patch", "the reply is empty")
     if len(text) > MAX_REPLY_CHARS:
         raise InvalidReply("no_patch", f"the reply is {len(text)} characters; not searched beyond {MAX_REPLY_CHARS}")
-    fenced = _fenced_candidates(text)
-    inline = [] if any(_looks_like_ops(c) for c in fenced) else _inline_candidates(text)
+    rejected: list[str] = []
+    fenced = _fenced_candidates(text, rejected)
+    inline = [] if any(_looks_like_ops(c) for c in fenced) else _inline_candidates(text, rejected)
     ranked = [c for c in reversed(fenced) if _looks_like_ops(c)] + [c for c in inline if _looks_like_ops(c)]
     chosen = ranked[0] if ranked else (fenced[-1] if fenced else inline[0] if inline else None)
     if chosen is None:
-        raise InvalidReply("no_patch", "no JSON array of operations found in the reply")
+        why = f" (JSON refused: {rejected[0]})" if rejected else ""
+        raise InvalidReply("no_patch", f"no JSON array of operations found in the reply{why}")
     try:
         return check_operations(chosen)
     except PatchError as exc:

@@ -190,9 +190,13 @@ def test_extraction_prefers_last_fenced_block_then_first_inline_value() -> None:
 
 def test_nan_duplicate_keys_and_deep_nesting_are_not_patches() -> None:
     case = invoice_case()
-    assert score_reply(case, '[{"op": "replace", "path": "/total", "value": NaN}]').error == "no_patch"
-    assert score_reply(case, '[{"op": "replace", "op": "add", "path": "/total", "value": 1}]').error == "no_patch"
-    assert score_reply(case, "[" * 100_000).error == "no_patch"
+    nan = score_reply(case, '[{"op": "replace", "path": "/total", "value": NaN}]')
+    assert nan.error == "no_patch" and "NaN" in str(nan.reason)
+    twice = score_reply(case, '```json\n[{"op": "replace", "op": "add", "path": "/total", "value": 1}]\n```')
+    assert twice.error == "no_patch" and "duplicate object member 'op'" in str(twice.reason)
+    deep = score_reply(case, "[" * 100_000)
+    assert deep.error == "no_patch" and "nested too deeply" in str(deep.reason)
+    assert "refused" not in str(score_reply(case, "no JSON here").reason)
 
 
 def test_huge_reply_is_bounded() -> None:
