@@ -953,24 +953,32 @@ class Client:
             return "EMPTY"
         return key
 
-    def _kwargs(self, request: Request, base: str | None) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "model": request.litellm_model,
+    @staticmethod
+    def _generation(request: Request) -> dict[str, Any]:
+        """The messages and generation settings of a request, as both transports send them."""
+        settings: dict[str, Any] = {
             "messages": request.message_dicts(),
             "seed": request.seed,
             "max_tokens": request.max_tokens,
+        }
+        if request.temperature is not None:
+            settings["temperature"] = request.temperature
+        if request.reasoning_effort is not None:
+            settings["reasoning_effort"] = request.reasoning_effort
+        if request.response_format is not None:
+            settings["response_format"] = json.loads(request.response_format)
+        return settings
+
+    def _kwargs(self, request: Request, base: str | None) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": request.litellm_model,
+            **self._generation(request),
             "timeout": self.attempt_timeout_s,
             "num_retries": 0,
             "max_retries": 0,
         }
         if base:
             kwargs["api_base"] = base
-        if request.temperature is not None:
-            kwargs["temperature"] = request.temperature
-        if request.reasoning_effort is not None:
-            kwargs["reasoning_effort"] = request.reasoning_effort
-        if request.response_format is not None:
-            kwargs["response_format"] = json.loads(request.response_format)
         if request.extra_body:
             kwargs["extra_body"] = {k: json.loads(v) for k, v in request.extra_body}
         api_key = self._api_key(base)
@@ -990,18 +998,7 @@ class Client:
     def _direct_body(self, request: Request) -> dict[str, Any]:
         """The body litellm sends to such a server: the model name without its provider prefix,
         and the generation settings (extra_body merged in at the top level)."""
-        body: dict[str, Any] = {
-            "model": request.litellm_model.partition("/")[2],
-            "messages": request.message_dicts(),
-            "seed": request.seed,
-            "max_tokens": request.max_tokens,
-        }
-        if request.temperature is not None:
-            body["temperature"] = request.temperature
-        if request.reasoning_effort is not None:
-            body["reasoning_effort"] = request.reasoning_effort
-        if request.response_format is not None:
-            body["response_format"] = json.loads(request.response_format)
+        body: dict[str, Any] = {"model": request.litellm_model.partition("/")[2], **self._generation(request)}
         body.update({k: json.loads(v) for k, v in request.extra_body})
         return body
 
