@@ -105,7 +105,7 @@ class RevpropItem(pytest.Item):
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path | str, int | None, str]:
-        return (self.case.source or self.spec.case, None, f"{self.spec.case}[{self.spec.label()}]")
+        return (self.case.source or self.spec.case, None, self.spec.node_name())
 
 
 class RevpropSession:
@@ -227,7 +227,7 @@ class RevpropSession:
         created: list[pytest.Item] = [
             RevpropItem.from_parent(
                 session,
-                name=(name := f"{spec.case}[{spec.label()}]"),
+                name=(name := spec.node_name()),
                 nodeid=name,
                 spec=spec,
                 case=by_id[spec.case],
@@ -387,7 +387,7 @@ class RevpropSession:
         phases = stats.get("") if isinstance(stats, dict) else None
         if stats is None or not phases or not self.records:
             return (yield)
-        ours = {f"{spec.case}[{spec.label()}]" for spec in self.specs}
+        ours = {spec.node_name() for spec in self.specs}
         kept = [r for r in phases if getattr(r, "nodeid", None) not in ours or getattr(r, "sections", None)]
         stats[""] = kept
         try:

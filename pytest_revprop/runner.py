@@ -63,6 +63,10 @@ class ItemSpec:
     def label(self) -> str:
         return f"{self.model}-{self.method}-k{self.k}-s{self.seed}"
 
+    def node_name(self) -> str:
+        """The pytest item's name and node id, e.g. ``invoice-workshop-hours/10[m-med-k5-s42]``."""
+        return f"{self.case}[{self.label()}]"
+
 
 @dataclass
 class RunSettings:
