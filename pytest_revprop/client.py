@@ -770,15 +770,16 @@ class Client:
         self._down_until: dict[str, float] = {}
 
     def prepare(self) -> None:
-        """Do the one-off work of the first call now: import litellm, if any call of this
-        client goes through it, and give it the model's prices (``register_prices``)."""
+        """Do the one-off work of the first call now, in the calling thread: import litellm,
+        if any call of this client goes through it, give it the model's prices
+        (``register_prices``) and warm its call path up (``warm_up_litellm``, which swaps the
+        process's warning filters for a moment: not from the event loop's thread)."""
         if any(not self._direct(base) for base in self.model.api_bases or (None,)):
-            self._litellm()
+            warm_up_litellm(self._litellm(), self.model)
 
     def _litellm(self) -> Any:
         litellm = load_litellm()
         register_prices(litellm, self.model)
-        warm_up_litellm(litellm, self.model)
         return litellm
 
     # convenience views of the stats
