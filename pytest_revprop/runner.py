@@ -224,7 +224,7 @@ class Runner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._prepared: set[str] = set()
-        self._first_calls_cached: set[tuple[str, str, str, int]] = set()
+        self._first_calls_checked: set[tuple[str, str, str, int]] = set()
 
     def _ask(self, case: Case, model: ModelConfig, boost: int) -> Ask:
         if model.kind == "reference":
@@ -278,7 +278,7 @@ class Runner:
         for name, client in self.clients.items():
             if name in self._prepared:
                 continue
-            seen = self._first_calls_cached
+            seen = self._first_calls_checked
             for spec in specs:
                 first = (name, spec.case, spec.method if spec.method in SINGLE else "j+h", spec.seed)
                 if spec.model != name or first in seen:
