@@ -75,7 +75,9 @@ def _run_session(run_dir: Path, base_url: str, args: argparse.Namespace) -> dict
     peak_tree = 0
     started = time.monotonic()
     with output.open("w", encoding="utf-8") as out:
-        process = subprocess.Popen(command, cwd=run_dir, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, cwd=run_dir, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
         done = threading.Event()
 
         def sample() -> None:
@@ -92,7 +94,10 @@ def _run_session(run_dir: Path, base_url: str, args: argparse.Namespace) -> dict
     wall = time.monotonic() - started
     text = output.read_text(encoding="utf-8")
     last = text.strip().splitlines()[-1] if text.strip() else ""
-    tally = {("errors" if w == "error" else w): int(n) for n, w in re.findall(r"(\d+) (failed|passed|errors?)\b", last)}
+    tally = {
+        ("errors" if w == "error" else w): int(n)
+        for n, w in re.findall(r"(\d+) (failed|passed|errors?)\b", last)
+    }
     counters = re.search(r"calls \S+: (.*)", text)
     client = {}
     if counters:
@@ -115,12 +120,16 @@ def _results(run_dir: Path) -> list[dict[str, Any]]:
 
 def _comparable(rows: list[dict[str, Any]]) -> dict[tuple[Any, ...], dict[str, Any]]:
     return {
-        (r["case"], r["model"], r["method"], r["k"], r["seed"]): {k: v for k, v in r.items() if k != "latency_s"}
+        (r["case"], r["model"], r["method"], r["k"], r["seed"]): {
+            k: v for k, v in r.items() if k != "latency_s"
+        }
         for r in rows
     }
 
 
-def _session_with_server(name: str, work: Path, args: argparse.Namespace, faults: dict[str, Any] | None) -> dict[str, Any]:
+def _session_with_server(
+    name: str, work: Path, args: argparse.Namespace, faults: dict[str, Any] | None
+) -> dict[str, Any]:
     options: dict[str, Any] = {"responder": ORACLE, "record_bodies": False}
     if faults:
         options["faults"] = faults
@@ -136,15 +145,32 @@ def _session_with_server(name: str, work: Path, args: argparse.Namespace, faults
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="test", choices=["dev", "test", "all"])
-    parser.add_argument("--fraction", type=float, default=0.3, help="share of first attempts that fail (default 0.3)")
-    parser.add_argument("--kinds", default="429,503,reset", help="fault kinds, from 429,503,500,reset,malformed,hang")
+    parser.add_argument(
+        "--fraction",
+        type=float,
+        default=0.3,
+        help="share of first attempts that fail (default 0.3)",
+    )
+    parser.add_argument(
+        "--kinds",
+        default="429,503,reset",
+        help="fault kinds, from 429,503,500,reset,malformed,hang",
+    )
     parser.add_argument("--retries", type=int, default=5)
     parser.add_argument("--retry-delay", type=float, default=0.1)
-    parser.add_argument("--timeout", type=float, default=20.0, help="seconds per attempt (a hang costs this much)")
+    parser.add_argument(
+        "--timeout", type=float, default=20.0, help="seconds per attempt (a hang costs this much)"
+    )
     parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--workers", type=int, default=0, help="pytest-xdist workers (default: none)")
-    parser.add_argument("--transport", choices=["default", "litellm"], default="default",
-                        help="litellm: send every call through litellm (REVPROP_TRANSPORT=litellm)")
+    parser.add_argument(
+        "--workers", type=int, default=0, help="pytest-xdist workers (default: none)"
+    )
+    parser.add_argument(
+        "--transport",
+        choices=["default", "litellm"],
+        default="default",
+        help="litellm: send every call through litellm (REVPROP_TRANSPORT=litellm)",
+    )
     parser.add_argument("--keep", type=Path, default=None, help="keep the runs in this folder")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
@@ -159,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
         clean_rows, faulty_rows = _results(work / "clean"), _results(work / "faulty")
         expected, got = _comparable(clean_rows), _comparable(faulty_rows)
         same = expected == got
-        differing = sorted(str(k) for k in expected.keys() | got.keys() if expected.get(k) != got.get(k))[:10]
+        differing = sorted(
+            str(k) for k in expected.keys() | got.keys() if expected.get(k) != got.get(k)
+        )[:10]
     summary = {
         "split": args.split,
         "transport": args.transport,

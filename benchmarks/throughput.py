@@ -163,7 +163,11 @@ class Session:
 
     def summary_line(self) -> str:
         """pytest's last line ("N failed, M passed in S s")."""
-        lines = [line for line in self.tail.splitlines() if " in " in line and ("passed" in line or "failed" in line)]
+        lines = [
+            line
+            for line in self.tail.splitlines()
+            if " in " in line and ("passed" in line or "failed" in line)
+        ]
         return lines[-1].strip("= ") if lines else ""
 
 
@@ -188,17 +192,24 @@ def run_pytest(args: Sequence[str], cwd: Path, work: Path, label: str) -> Sessio
         sampler.stop()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    phases = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(phases_dir.glob("*.json"))}
+    phases = {
+        p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(phases_dir.glob("*.json"))
+    }
     text = out_path.read_text(encoding="utf-8", errors="replace")
     if "main" not in phases:
         raise SystemExit(f"{label}: pytest did not finish normally (exit {code}):\n{text[-3000:]}")
-    return Session(wall, code, started, phases, sampler.peak_total, sampler.peak_process, cpu, text[-2000:])
+    return Session(
+        wall, code, started, phases, sampler.peak_total, sampler.peak_process, cpu, text[-2000:]
+    )
 
 
 def server_calls(server: FakeServerProcess) -> dict[str, int]:
     """Requests the server received since the last reset: all, distinct bodies, peaks."""
     stats = server.stats()
-    digests = [hashlib.sha256(json.dumps(b, sort_keys=True).encode()).hexdigest() for b in stats["requests"]]
+    digests = [
+        hashlib.sha256(json.dumps(b, sort_keys=True).encode()).hexdigest()
+        for b in stats["requests"]
+    ]
     return {
         "count": int(stats["count"]),
         "distinct": len(set(digests)),
@@ -226,7 +237,9 @@ class Config:
     cases_per_split: dict[str, int] = field(default_factory=dict)
 
 
-def revprop_args(cfg: Config, url: str, split: str, cache: Path, report: Path, workers: int) -> list[str]:
+def revprop_args(
+    cfg: Config, url: str, split: str, cache: Path, report: Path, workers: int
+) -> list[str]:
     args = [
         f"--revprop-model={cfg.model}", f"--revprop-api-base={url}", "--revprop-method=all",
         f"--revprop-split={split}", f"--revprop-cache={cache}", f"--revprop-report={report}",
@@ -267,7 +280,9 @@ def measure(cfg: Config, server: FakeServerProcess, split: str, workers: int) ->
     server.reset()
     warms, trivials = [], []
     for attempt in range(cfg.repeat):  # interleaved, so both see the same machine load
-        trivials.append(run_pytest(trivial_args, trivial_dir, cfg.work, f"{label}-trivial{attempt}"))
+        trivials.append(
+            run_pytest(trivial_args, trivial_dir, cfg.work, f"{label}-trivial{attempt}")
+        )
         warms.append(run_pytest(args, run_dir, cfg.work, f"{label}-warm{attempt}"))
     warm_calls = server_calls(server)
     load_after = os.getloadavg()
@@ -344,20 +359,46 @@ def markdown(rows: Sequence[dict[str, Any]], cfg: Config) -> str:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
-    parser.add_argument("--latency", type=float, default=0.2, help="seconds per request (default 0.2)")
-    parser.add_argument("--slots", type=int, default=32, help="requests the server works on at once (default 32)")
-    parser.add_argument("--concurrency", type=int, default=32, help="--revprop-concurrency (default 32)")
-    parser.add_argument("--workers", default="0,2,4", help="xdist worker counts, 0 = no xdist (default 0,2,4)")
-    parser.add_argument("--figures", action="store_true", help="also write figures and the HTML report")
-    parser.add_argument("--repeat", type=int, default=3, help="warm and trivial runs, interleaved; the best counts (default 3)")
-    parser.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: a temporary one)")
-    parser.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
-    parser.add_argument("--transport", choices=("litellm", "direct"), default="litellm",
-                        help="how pytest-revprop reaches the server (default litellm, as in production; "
-                             "direct: the opt-in plain POST, to see the scheduler without litellm's CPU)")
-    parser.add_argument("--model", default="hosted_vllm/fake",
-                        help="litellm model name (default hosted_vllm/fake, litellm's route to a vLLM "
-                             "server; openai/fake takes its OpenAI-SDK route, about 2 ms more CPU a call)")
+    parser.add_argument(
+        "--latency", type=float, default=0.2, help="seconds per request (default 0.2)"
+    )
+    parser.add_argument(
+        "--slots", type=int, default=32, help="requests the server works on at once (default 32)"
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=32, help="--revprop-concurrency (default 32)"
+    )
+    parser.add_argument(
+        "--workers", default="0,2,4", help="xdist worker counts, 0 = no xdist (default 0,2,4)"
+    )
+    parser.add_argument(
+        "--figures", action="store_true", help="also write figures and the HTML report"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="warm and trivial runs, interleaved; the best counts (default 3)",
+    )
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="work folder to keep (default: a temporary one)"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help="also write the figures as JSON here"
+    )
+    parser.add_argument(
+        "--transport",
+        choices=("litellm", "direct"),
+        default="litellm",
+        help="how pytest-revprop reaches the server (default litellm, as in production; "
+        "direct: the opt-in plain POST, to see the scheduler without litellm's CPU)",
+    )
+    parser.add_argument(
+        "--model",
+        default="hosted_vllm/fake",
+        help="litellm model name (default hosted_vllm/fake, litellm's route to a vLLM "
+        "server; openai/fake takes its OpenAI-SDK route, about 2 ms more CPU a call)",
+    )
     return parser.parse_args(argv)
 
 
@@ -373,7 +414,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     loaded = load_cases([BENCHMARK_DIR]).cases
     cfg.cases_per_split = {s: sum(1 for c in loaded if c.split == s) for s in ("dev", "test")}
-    options = {"latency_s": cfg.latency, "slots": cfg.slots, "responder": "pytest_revprop.oracle:respond"}
+    options = {
+        "latency_s": cfg.latency,
+        "slots": cfg.slots,
+        "responder": "pytest_revprop.oracle:respond",
+    }
     rows = []
     try:
         with FakeServerProcess(work, **options) as server:

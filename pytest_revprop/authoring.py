@@ -42,11 +42,23 @@ __all__ = [
 
 SIZES: tuple[int, ...] = (10, 50, 100)
 DOMAINS: tuple[str, ...] = (
-    "travel_itinerary", "invoice", "shopping_cart", "project_schedule", "course_plan",
-    "data_pipeline", "deployment_config", "org_access", "manufacturing_bom",
+    "travel_itinerary",
+    "invoice",
+    "shopping_cart",
+    "project_schedule",
+    "course_plan",
+    "data_pipeline",
+    "deployment_config",
+    "org_access",
+    "manufacturing_bom",
 )
 PATTERNS: tuple[str, ...] = (
-    "arithmetic", "substitution", "add_remove", "threshold", "temporal", "status_flip",
+    "arithmetic",
+    "substitution",
+    "add_remove",
+    "threshold",
+    "temporal",
+    "status_flip",
 )
 FORBIDDEN_WORDS = re.compile(r"\b(keys?|fields?|json)\b", re.IGNORECASE)
 _ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
@@ -168,7 +180,9 @@ def _apply(doc: Any, ops: list[dict[str, Any]], where: str) -> Any:
     try:
         return apply_operations(doc, ops)
     except PatchError as exc:
-        raise ScenarioError(f"{where}: internal error, a generated patch does not apply: {exc}") from None
+        raise ScenarioError(
+            f"{where}: internal error, a generated patch does not apply: {exc}"
+        ) from None
 
 
 # --------------------------------------------------------------------------- small domain helpers
@@ -242,7 +256,11 @@ def _cost(a: Any, b: Any) -> tuple[int, int]:
     """How unlike two elements are: changed text/structure first (names are identities,
     numbers are usually derived), then the number of changed places."""
     ops = diff(a, b)
-    identity = sum(1 for op in ops if op["op"] != "replace" or not isinstance(op["value"], int | float | bool | None))
+    identity = sum(
+        1
+        for op in ops
+        if op["op"] != "replace" or not isinstance(op["value"], int | float | bool | None)
+    )
     return identity, len(ops)
 
 
@@ -260,7 +278,9 @@ def _align(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
     return pairs
 
 
-def _pair_block(a: list[Any], b: list[Any], old: list[int], new: list[int]) -> list[tuple[int, int]]:
+def _pair_block(
+    a: list[Any], b: list[Any], old: list[int], new: list[int]
+) -> list[tuple[int, int]]:
     """Pair a block of unequal length, dropping from the longer side the elements whose
     removal makes the in-order pairing cheapest (greedily, one at a time; ties: the last)."""
     old, new = list(old), list(new)
@@ -269,7 +289,7 @@ def _pair_block(a: list[Any], b: list[Any], old: list[int], new: list[int]) -> l
         longer, shorter = (old, new) if longer_is_old else (new, old)
         best: tuple[tuple[int, int], int] | None = None
         for pos in range(len(longer)):
-            rest = longer[:pos] + longer[pos + 1:]
+            rest = longer[:pos] + longer[pos + 1 :]
             costs = [
                 _cost(a[x], b[y]) if longer_is_old else _cost(a[y], b[x])
                 for x, y in zip(rest, shorter, strict=False)
@@ -315,7 +335,9 @@ def _conversation(
             units = _units(_at(artifact, pointer, f"{where}: turn {t}"), pointer)
             for unit in units:
                 if unit in owner:
-                    raise ScenarioError(f"{where}: {unit} is added by turn {owner[unit]} and again by turn {t}")
+                    raise ScenarioError(
+                        f"{where}: {unit} is added by turn {owner[unit]} and again by turn {t}"
+                    )
             op = _add_op(doc, artifact, pointer, f"{where}: turn {t}")
             owner.update((unit, t) for unit in units)
             doc = _apply(doc, [op], where)
@@ -338,8 +360,10 @@ def _coalesce(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for op in ops:
         for prev in out:
             if op["path"].startswith(prev["path"] + "/") and isinstance(prev["value"], dict | list):
-                rel = op["path"][len(prev["path"]):]
-                prev["value"] = apply_operations(prev["value"], [{"op": "add", "path": rel, "value": op["value"]}])
+                rel = op["path"][len(prev["path"]) :]
+                prev["value"] = apply_operations(
+                    prev["value"], [{"op": "add", "path": rel, "value": op["value"]}]
+                )
                 break
         else:
             out.append(op)
@@ -366,7 +390,11 @@ def _add_op(doc: Any, artifact: Any, pointer: str, where: str) -> dict[str, Any]
     target = tokens[depth]
     if isinstance(node, list):
         if target != str(len(node)):
-            state = "is already there" if target.isdigit() and int(target) < len(node) else "skips ahead"
+            state = (
+                "is already there"
+                if target.isdigit() and int(target) < len(node)
+                else "skips ahead"
+            )
             raise ScenarioError(
                 f"{where}: {pointer} {state}: the array has {len(node)} element(s) at that point"
                 " (elements are added in index order, each by one turn)"
@@ -377,14 +405,18 @@ def _add_op(doc: Any, artifact: Any, pointer: str, where: str) -> dict[str, Any]
     return {"op": "add", "path": join_pointer(tokens[: depth + 1]), "value": value}
 
 
-def _wrap(artifact: Any, tokens: list[str], depth: int, value: Any, where: str, pointer: str) -> Any:
+def _wrap(
+    artifact: Any, tokens: list[str], depth: int, value: Any, where: str, pointer: str
+) -> Any:
     """Nest ``value`` in the containers that do not exist yet below ``tokens[depth]``."""
     wrapped = copy.deepcopy(value)
     for k in range(len(tokens) - 1, depth, -1):
         container = resolve(artifact, join_pointer(tokens[:k]))
         if isinstance(container, list):
             if tokens[k] != "0":
-                raise ScenarioError(f"{where}: {pointer} starts a new array at index {tokens[k]}, not 0")
+                raise ScenarioError(
+                    f"{where}: {pointer} starts a new array at index {tokens[k]}, not 0"
+                )
             wrapped = [wrapped]
         else:
             wrapped = {tokens[k]: wrapped}
@@ -436,7 +468,9 @@ def _check_declaration(s: Scenario) -> None:
     if not _ID_RE.match(s.id):
         raise ScenarioError(f"scenario {s.id!r}: the id must be kebab-case, e.g. org-role-change")
     if s.pattern not in PATTERNS:
-        raise ScenarioError(f"scenario {s.id}: unknown pattern {s.pattern!r} (one of {', '.join(PATTERNS)})")
+        raise ScenarioError(
+            f"scenario {s.id}: unknown pattern {s.pattern!r} (one of {', '.join(PATTERNS)})"
+        )
     if not s.domain or not re.match(r"^[a-z][a-z0-9_]*$", s.domain):
         raise ScenarioError(f"scenario {s.id}: the domain must be snake_case, got {s.domain!r}")
     if not s.theme.strip() or "\n" in s.theme:
@@ -448,7 +482,9 @@ def _computed(scenario: Scenario, params: Params, where: str) -> Any:
     try:
         text = json.dumps(artifact, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ScenarioError(f"{where}: compute() returned something that is not plain JSON ({exc})") from None
+        raise ScenarioError(
+            f"{where}: compute() returned something that is not plain JSON ({exc})"
+        ) from None
     if not isinstance(artifact, dict):
         raise ScenarioError(f"{where}: compute() must return an object (a dict)")
     return json.loads(text)
@@ -462,23 +498,33 @@ def _ordered_gold(a: Any, b: Any, direct: Sequence[str], where: str) -> list[dic
     paths = [op["path"] for op in ops]
     for d in direct:
         if d not in paths:
-            raise ScenarioError(f"{where}: the direct path {d} is not in the gold diff (gold paths: {', '.join(paths[:10])})")
-    front = [op for op in ops if op["path"] in direct] + [op for op in ops if op["path"] not in direct]
+            raise ScenarioError(
+                f"{where}: the direct path {d} is not in the gold diff (gold paths: {', '.join(paths[:10])})"
+            )
+    front = [op for op in ops if op["path"] in direct] + [
+        op for op in ops if op["path"] not in direct
+    ]
     for candidate in (front, ops):
         try:
             if json_equal(apply_operations(a, candidate), b):
                 return candidate
         except PatchError:
             continue
-    raise ScenarioError(f"{where}: internal error: the gold diff does not reproduce the revised artifact")
+    raise ScenarioError(
+        f"{where}: internal error: the gold diff does not reproduce the revised artifact"
+    )
 
 
-def _gold_ops(literal: list[dict[str, Any]], rev: Revision, new_artifact: Any, where: str) -> list[dict[str, Any]]:
+def _gold_ops(
+    literal: list[dict[str, Any]], rev: Revision, new_artifact: Any, where: str
+) -> list[dict[str, Any]]:
     direct = set(rev.direct_paths())
     by_path = {op["path"] for op in literal}
     unknown = [p for p in rev.overrides if p not in by_path]
     if unknown:
-        raise ScenarioError(f"{where}: override for a path the gold does not change: {', '.join(unknown)}")
+        raise ScenarioError(
+            f"{where}: override for a path the gold does not change: {', '.join(unknown)}"
+        )
     gold = []
     for op in literal:
         path = op["path"]
@@ -496,16 +542,22 @@ def _gold_ops(literal: list[dict[str, Any]], rev: Revision, new_artifact: Any, w
             out["optional"] = True
         gold.append(out)
     if not any(op["kind"] == "cascade" and not op.get("optional") for op in gold):
-        raise ScenarioError(f"{where}: the revision cascades into nothing (no non-optional cascade op)")
+        raise ScenarioError(
+            f"{where}: the revision cascades into nothing (no non-optional cascade op)"
+        )
     return gold
 
 
 def _check_direct(op: Mapping[str, Any], where: str) -> None:
     parent = op["path"].rsplit("/", 1)[-1]
     if op["op"] == "replace" and not is_leaf(op["value"]):
-        raise ScenarioError(f"{where}: the direct edit {op['path']} replaces a whole object/array; name one leaf")
+        raise ScenarioError(
+            f"{where}: the direct edit {op['path']} replaces a whole object/array; name one leaf"
+        )
     if op["op"] in {"add", "remove"} and not parent.isdigit():
-        raise ScenarioError(f"{where}: the direct edit {op['path']} adds/removes a member, not an array element")
+        raise ScenarioError(
+            f"{where}: the direct edit {op['path']} adds/removes a member, not an array element"
+        )
 
 
 def _check_matcher(ov: Override, op: Mapping[str, Any], new_artifact: Any, where: str) -> None:
@@ -516,16 +568,24 @@ def _check_matcher(ov: Override, op: Mapping[str, Any], new_artifact: Any, where
         if not isinstance(ov.value, str):
             raise ScenarioError(f"{where}: regex for {path} must be a string")
         try:
-            found = re.search(ov.value, op["value"] if isinstance(op["value"], str) else json.dumps(op["value"]))
+            found = re.search(
+                ov.value, op["value"] if isinstance(op["value"], str) else json.dumps(op["value"])
+            )
         except re.error as exc:
             raise ScenarioError(f"{where}: bad regex for {path}: {exc}") from None
         if not found:
-            raise ScenarioError(f"{where}: regex {ov.value!r} for {path} does not match the computed value {op['value']!r}")
+            raise ScenarioError(
+                f"{where}: regex {ov.value!r} for {path} does not match the computed value {op['value']!r}"
+            )
     elif ov.match == "ref_equal":
         if not isinstance(ov.value, str) or resolve(new_artifact, ov.value) is MISSING:
-            raise ScenarioError(f"{where}: ref_equal target {ov.value!r} for {path} is not in the revised artifact")
+            raise ScenarioError(
+                f"{where}: ref_equal target {ov.value!r} for {path} is not in the revised artifact"
+            )
         if not json_equal(resolve(new_artifact, ov.value), op["value"]):
-            raise ScenarioError(f"{where}: ref_equal target {ov.value} does not hold the value of {path}")
+            raise ScenarioError(
+                f"{where}: ref_equal target {ov.value} does not hold the value of {path}"
+            )
     elif ov.match != "any":
         raise ScenarioError(f"{where}: unknown matcher {ov.match!r} for {path}")
 
@@ -537,7 +597,9 @@ def _check_words(case: Mapping[str, Any], where: str) -> None:
     for name, text in texts:
         found = FORBIDDEN_WORDS.search(text)
         if found:
-            raise ScenarioError(f"{where}: {name} uses the word {found.group(0)!r}; users never say key/field/JSON")
+            raise ScenarioError(
+                f"{where}: {name} uses the word {found.group(0)!r}; users never say key/field/JSON"
+            )
 
 
 def _turn_of(owner: Mapping[str, int], path: str, latest: bool) -> int | None:
@@ -554,8 +616,11 @@ def _check_order(owner: Mapping[str, int], gold: Sequence[Mapping[str, Any]], wh
     an inserted element (direct ``add``, cascade ``add``) has no turn and is not checked.
     """
     direct_turns = [
-        t for op in gold
-        if op["kind"] == "direct" and op["op"] != "add" and (t := _turn_of(owner, op["path"], False)) is not None
+        t
+        for op in gold
+        if op["kind"] == "direct"
+        and op["op"] != "add"
+        and (t := _turn_of(owner, op["path"], False)) is not None
     ]
     if not direct_turns:
         return
@@ -578,8 +643,14 @@ def _check_scoring(case: dict[str, Any], literal: list[dict[str, Any]], where: s
         raise ScenarioError(f"{where}: the case does not load: {exc}") from None
     score = score_patch(parsed, literal)
     if not score.completed:
-        found = "; ".join(f"{f.kind} at {f.path}" for f in score.findings[:5]) or score.reason or score.error
-        raise ScenarioError(f"{where}: the literal gold answer does not complete the case ({found})")
+        found = (
+            "; ".join(f"{f.kind} at {f.path}" for f in score.findings[:5])
+            or score.reason
+            or score.error
+        )
+        raise ScenarioError(
+            f"{where}: the literal gold answer does not complete the case ({found})"
+        )
     direct = [op for op, g in zip(literal, case["gold"], strict=True) if g["kind"] == "direct"]
     if score_patch(parsed, direct).completed:
         raise ScenarioError(f"{where}: the direct edit alone already completes the case")

@@ -58,7 +58,9 @@ def discover(package: str | None = None, broken: list[str] | None = None) -> lis
             if not isinstance(scenario, Scenario):
                 raise UserError(f"{name}: SCENARIOS holds {type(scenario).__name__}, not Scenario")
             if scenario.id in found:
-                raise UserError(f"duplicate scenario id {scenario.id!r} in {name} and {found[scenario.id][1]}")
+                raise UserError(
+                    f"duplicate scenario id {scenario.id!r} in {name} and {found[scenario.id][1]}"
+                )
             found[scenario.id] = (scenario, name)
     return [found[k][0] for k in sorted(found)]
 
@@ -169,7 +171,11 @@ def build_all(scenarios: Iterable[Scenario], keep_going: bool = False) -> BuildR
         }
         for sid, sizes in cases.items()
     }
-    buckets = propagation_buckets({sid: len(sizes[100]["gold"]) for sid, sizes in cases.items()}) if cases else {}
+    buckets = (
+        propagation_buckets({sid: len(sizes[100]["gold"]) for sid, sizes in cases.items()})
+        if cases
+        else {}
+    )
     for sid, bucket in buckets.items():
         attributes[sid]["bucket"] = bucket
     split = choose_dev(attributes)
@@ -271,7 +277,12 @@ def case_stats(cases: Sequence[Any]) -> dict[str, Any]:
 
 def format_stats(stats: Mapping[str, Any]) -> str:
     lines = [f"{stats['cases']} cases, {stats['scenarios']} scenarios"]
-    for title, name in (("domain", "by_domain"), ("pattern", "by_pattern"), ("size", "by_size"), ("split", "by_split")):
+    for title, name in (
+        ("domain", "by_domain"),
+        ("pattern", "by_pattern"),
+        ("size", "by_size"),
+        ("split", "by_split"),
+    ):
         lines += ["", f"{title:<20} cases"]
         lines += [f"  {k:<18} {v:>5}" for k, v in stats[name].items()]
     lines += ["", "gold ops   cases  direct(total/mean)  cascade(total/mean)"]
@@ -291,15 +302,34 @@ def format_stats(stats: Mapping[str, Any]) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="revprop cases", description="Build, check or count benchmark cases.")
+    parser = argparse.ArgumentParser(
+        prog="revprop cases", description="Build, check or count benchmark cases."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build", help="regenerate every case file from the scenario programs")
-    build.add_argument("--out", type=Path, default=None, help="output folder (default: the shipped benchmark_cases)")
-    build.add_argument("--check", action="store_true", help="compare with the files on disk instead of writing; exit 1 on differences")
-    build.add_argument("--keep-going", action="store_true", help="write the scenarios that build even when others fail (exit 1)")
-    check = sub.add_parser("check", help="validate scenarios without writing (all, or those matching NAME)")
+    build.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default: the shipped benchmark_cases)",
+    )
+    build.add_argument(
+        "--check",
+        action="store_true",
+        help="compare with the files on disk instead of writing; exit 1 on differences",
+    )
+    build.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="write the scenarios that build even when others fail (exit 1)",
+    )
+    check = sub.add_parser(
+        "check", help="validate scenarios without writing (all, or those matching NAME)"
+    )
     check.add_argument("names", nargs="*", metavar="NAME", help="scenario id, id prefix, or domain")
-    stats = sub.add_parser("stats", help="counts by domain, pattern, size, split; gold ops per size")
+    stats = sub.add_parser(
+        "stats", help="counts by domain, pattern, size, split; gold ops per size"
+    )
     stats.add_argument("path", type=Path, nargs="+", help="case file or folder")
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
@@ -327,7 +357,10 @@ def _build_command(out: Path | None, check: bool, keep_going: bool) -> int:
         print(f"{len(result.errors)} scenario(s) failed; nothing written", file=sys.stderr)
         return 1
     if result.split is not None and result.split.violations:
-        print(f"note: the dev split misses its balance by {result.split.violations} (set still incomplete?)", file=sys.stderr)
+        print(
+            f"note: the dev split misses its balance by {result.split.violations} (set still incomplete?)",
+            file=sys.stderr,
+        )
     if check:
         diffs = differences(target, result.files)
         for line in diffs:
@@ -336,14 +369,17 @@ def _build_command(out: Path | None, check: bool, keep_going: bool) -> int:
         return 1 if diffs or result.errors else 0
     written, removed = write_files(target, result.files)
     dev = ", ".join(result.split.dev) if result.split and result.split.dev else "none"
-    print(f"{len(result.files)} case files in {target} ({written} written, {removed} stale removed); dev: {dev}")
+    print(
+        f"{len(result.files)} case files in {target} ({written} written, {removed} stale removed); dev: {dev}"
+    )
     return 1 if result.errors else 0
 
 
 def _check_command(names: Sequence[str]) -> int:
     broken: list[str] = []
     scenarios = [
-        s for s in discover(broken=broken)
+        s
+        for s in discover(broken=broken)
         if not names or any(s.id == n or s.id.startswith(n) or s.domain == n for n in names)
     ]
     mine = [m for m in broken if not names or any(f".{n} does not import" in m for n in names)]

@@ -229,7 +229,14 @@ def _check_schema(data: Any, name: str) -> None:
         fast_ok = True
     except fastjsonschema.JsonSchemaException:
         fast_ok = False
-    errors = [] if fast_ok else sorted(_validator().iter_errors(data), key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    errors = (
+        []
+        if fast_ok
+        else sorted(
+            _validator().iter_errors(data),
+            key=lambda e: (len(e.absolute_path), str(e.absolute_path)),
+        )
+    )
     if errors:
         err = errors[0]
         raise CaseError(name, "schema", _pointer(err.absolute_path), _short(err.message))
@@ -251,11 +258,18 @@ def _check_rules(case: Case, name: str) -> None:
                 doc = apply_operations(doc, [op], in_place=True)
             except PatchError as exc:
                 pointer = f"/conversation/{t_index}/assistant/{o_index}"
-                raise CaseError(name, "conversation-replay", pointer, f"does not apply: {exc}") from None
+                raise CaseError(
+                    name, "conversation-replay", pointer, f"does not apply: {exc}"
+                ) from None
     if not json_equal(doc, case.artifact):
         first = diff(case.artifact, doc)
         where = "/artifact" + (first[0]["path"] if first else "")
-        raise CaseError(name, "conversation-replay", where, "replaying the conversation does not give the artifact")
+        raise CaseError(
+            name,
+            "conversation-replay",
+            where,
+            "replaying the conversation does not give the artifact",
+        )
     for g_index, gold in enumerate(case.gold):
         if gold.match == "regex_match":
             _check_regex(gold.value, name, f"/gold/{g_index}/value")
@@ -263,14 +277,26 @@ def _check_rules(case: Case, name: str) -> None:
             try:
                 split_pointer(gold.value)
             except ValueError:
-                raise CaseError(name, "schema", f"/gold/{g_index}/value", "ref_equal value is not a JSON Pointer") from None
+                raise CaseError(
+                    name,
+                    "schema",
+                    f"/gold/{g_index}/value",
+                    "ref_equal value is not a JSON Pointer",
+                ) from None
     try:
         apply_operations(case.artifact, case.gold_patch)
     except PatchError as exc:
-        raise CaseError(name, "gold-applies", "/gold", f"gold patch does not apply to the artifact: {exc}") from None
+        raise CaseError(
+            name, "gold-applies", "/gold", f"gold patch does not apply to the artifact: {exc}"
+        ) from None
     count = leaf_count(case.artifact)
     if count != case.size:
-        raise CaseError(name, "size", "/size", f"size is {case.size} but the artifact has {count} primitive leaves")
+        raise CaseError(
+            name,
+            "size",
+            "/size",
+            f"size is {case.size} but the artifact has {count} primitive leaves",
+        )
 
 
 def _check_regex(pattern: Any, name: str, pointer: str) -> None:
@@ -289,7 +315,9 @@ def _read_json(path: Path) -> Any:
     except OSError as exc:
         raise CaseError(name, "readable", "", exc.strerror or str(exc)) from None
     if size > MAX_CASE_BYTES:
-        raise CaseError(name, "readable", "", f"file is {size} bytes; the limit is {MAX_CASE_BYTES}")
+        raise CaseError(
+            name, "readable", "", f"file is {size} bytes; the limit is {MAX_CASE_BYTES}"
+        )
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -344,7 +372,11 @@ def load_cases(paths: Sequence[Path | str]) -> CaseSet:
             errors.append(exc)
             continue
         if case.id in seen:
-            errors.append(CaseError(str(path), "unique-id", "/id", f"id {case.id!r} is also used by {seen[case.id]}"))
+            errors.append(
+                CaseError(
+                    str(path), "unique-id", "/id", f"id {case.id!r} is also used by {seen[case.id]}"
+                )
+            )
             continue
         seen[case.id] = path
         cases.append(case)

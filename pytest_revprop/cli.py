@@ -17,10 +17,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("pytest_revprop.commands:validate_main", "validate case files or folders of them"),
     "score": ("pytest_revprop.commands:score_main", "score one raw model reply against one case"),
     "merge": ("pytest_revprop.commands:merge_main", "combine sample replies as or/and/maj/med do"),
-    "cases": ("pytest_revprop.benchmark:cases_main", "build the shipped benchmark, or print case statistics"),
-    "serve": ("pytest_revprop.serve:serve_main", "start (or print) the vLLM server command for a model preset"),
-    "report": ("pytest_revprop.figures:report_main", "figures, tables and an HTML sample browser from results.json"),
-    "compare": ("pytest_revprop.compare:compare_main", "compare two results.json files (paired McNemar test)"),
+    "cases": (
+        "pytest_revprop.benchmark:cases_main",
+        "build the shipped benchmark, or print case statistics",
+    ),
+    "serve": (
+        "pytest_revprop.serve:serve_main",
+        "start (or print) the vLLM server command for a model preset",
+    ),
+    "report": (
+        "pytest_revprop.figures:report_main",
+        "figures, tables and an HTML sample browser from results.json",
+    ),
+    "compare": (
+        "pytest_revprop.compare:compare_main",
+        "compare two results.json files (paired McNemar test)",
+    ),
 }
 
 
@@ -49,7 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     name = args[0]
     if name not in COMMANDS:
-        print(f"revprop: unknown command {name!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr)
+        print(
+            f"revprop: unknown command {name!r} (choose from {', '.join(COMMANDS)})",
+            file=sys.stderr,
+        )
         return 2
     try:
         return _load(COMMANDS[name][0])(args[1:])

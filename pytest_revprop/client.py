@@ -578,7 +578,9 @@ class DirectTransport:
             self._proxies[url] = None if bypass else urllib.request.getproxies().get(parts.scheme)
         return self._proxies[url]
 
-    async def post(self, url: str, body: Mapping[str, Any], headers: Mapping[str, str], timeout: float) -> Any:
+    async def post(
+        self, url: str, body: Mapping[str, Any], headers: Mapping[str, str], timeout: float
+    ) -> Any:
         """The decoded JSON answer; APIStatusError for an error status, MalformedResponse for
         a body that is not JSON; aiohttp's errors for a broken connection."""
         import aiohttp
@@ -594,7 +596,9 @@ class DirectTransport:
             ) as response:  # fmt: skip
                 text = await response.text()
                 if response.status >= 400:
-                    raise APIStatusError(response.status, _error_message(response.status, text), response.headers)
+                    raise APIStatusError(
+                        response.status, _error_message(response.status, text), response.headers
+                    )
             try:
                 return json.loads(text)
             except ValueError:
@@ -705,7 +709,9 @@ def status_of(exc: BaseException) -> int | None:
 
 def is_retryable(exc: BaseException) -> bool:
     """Everything but a client error (4xx other than 408/409/429) is worth another attempt."""
-    if isinstance(exc, Warning):  # a warning the user's filters turn into an error: no attempt will differ
+    if isinstance(
+        exc, Warning
+    ):  # a warning the user's filters turn into an error: no attempt will differ
         return False
     status = status_of(exc)
     if isinstance(exc, MalformedResponse | TimeoutError) or status is None:
@@ -764,7 +770,9 @@ class Client:
         self._keys: dict[Request, str] = {}
         self.transport = transport or os.environ.get(TRANSPORT_ENV) or "litellm"
         if self.transport not in TRANSPORTS:
-            raise ValueError(f"unknown transport {self.transport!r} (choose from {', '.join(TRANSPORTS)})")
+            raise ValueError(
+                f"unknown transport {self.transport!r} (choose from {', '.join(TRANSPORTS)})"
+            )
         self._transport = DirectTransport()
         self._base_load: dict[str | None, int] = {}
         self._round_robin = itertools.count()
@@ -1000,18 +1008,26 @@ class Client:
     def _direct_body(self, request: Request) -> dict[str, Any]:
         """The body litellm sends to such a server: the model name without its provider prefix,
         and the generation settings (extra_body merged in at the top level)."""
-        body: dict[str, Any] = {"model": request.litellm_model.partition("/")[2], **self._generation(request)}
+        body: dict[str, Any] = {
+            "model": request.litellm_model.partition("/")[2],
+            **self._generation(request),
+        }
         body.update({k: json.loads(v) for k, v in request.extra_body})
         return body
 
     async def _attempt(self, request: Request, base: str | None) -> Reply:
         if self._direct(base):
             assert base is not None
-            api_key = self._api_key(base) or (os.environ.get("OPENAI_API_KEY") if self.model.provider == "openai" else None)
+            api_key = self._api_key(base) or (
+                os.environ.get("OPENAI_API_KEY") if self.model.provider == "openai" else None
+            )
             headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
             started = time.monotonic()
             call = self._transport.post(
-                base.rstrip("/") + "/chat/completions", self._direct_body(request), headers, self.attempt_timeout_s
+                base.rstrip("/") + "/chat/completions",
+                self._direct_body(request),
+                headers,
+                self.attempt_timeout_s,
             )
         else:
             litellm = self._litellm()

@@ -65,7 +65,9 @@ def validate_main(argv: Sequence[str]) -> int:
 
 
 def score_main(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="revprop score", description="Score one raw model reply against one case.")
+    parser = _Parser(
+        prog="revprop score", description="Score one raw model reply against one case."
+    )
     parser.add_argument("case", metavar="CASE")
     parser.add_argument("reply", metavar="REPLY", help="a text file with the model's raw reply")
     parser.add_argument("--details", action="store_true", help="include reason and findings")
@@ -75,13 +77,17 @@ def score_main(argv: Sequence[str]) -> int:
     case = _case(args.case)
     score = score_reply(case, read_reply(args.reply)).to_dict()
     if not args.details:
-        score = {k: score[k] for k in ("completed", "valid", "error", "miss", "over_edit", "wrong_value")}
+        score = {
+            k: score[k] for k in ("completed", "valid", "error", "miss", "over_edit", "wrong_value")
+        }
     print(json.dumps(score, ensure_ascii=False))
     return 0
 
 
 def merge_main(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="revprop merge", description="Combine raw sample replies as the parallel methods do.")
+    parser = _Parser(
+        prog="revprop merge", description="Combine raw sample replies as the parallel methods do."
+    )
     parser.add_argument("--rule", required=True, choices=["or", "and", "maj", "med"])
     parser.add_argument("case", metavar="CASE")
     parser.add_argument("replies", nargs="+", metavar="REPLY")
@@ -96,5 +102,7 @@ def merge_main(argv: Sequence[str]) -> int:
             patches.append(extract_patch(read_reply(path)))
         except InvalidReply:
             patches.append(None)
-    print(json.dumps(merge_patches(case.artifact, patches, args.rule).to_dict(), ensure_ascii=False))
+    print(
+        json.dumps(merge_patches(case.artifact, patches, args.rule).to_dict(), ensure_ascii=False)
+    )
     return 0

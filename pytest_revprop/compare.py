@@ -17,7 +17,19 @@ from .stats import DEFAULT_ALPHA, PairedComparison, PairGroup, SampleKey, pair_o
 
 __all__ = ["compare_main", "render_markdown", "render_text", "verdict"]
 
-HEADER = ["model", "method", "k", "pairs", "A %", "B %", "Δ points", "A pass→B fail", "A fail→B pass", "p", "verdict"]
+HEADER = [
+    "model",
+    "method",
+    "k",
+    "pairs",
+    "A %",
+    "B %",
+    "Δ points",
+    "A pass→B fail",
+    "A fail→B pass",
+    "p",
+    "verdict",
+]
 
 
 def verdict(group: PairGroup, max_drop: float, alpha: float = DEFAULT_ALPHA) -> str:
@@ -30,9 +42,17 @@ def verdict(group: PairGroup, max_drop: float, alpha: float = DEFAULT_ALPHA) -> 
 
 def _cells(group: PairGroup, max_drop: float, alpha: float) -> list[str]:
     return [
-        group.model, group.method, "" if group.k is None else str(group.k), str(group.n_pairs),
-        f"{100 * group.base_rate:.1f}", f"{100 * group.new_rate:.1f}", f"{group.delta:+.1f}",
-        str(group.b), str(group.c), f"{group.p_value:.4g}", verdict(group, max_drop, alpha),
+        group.model,
+        group.method,
+        "" if group.k is None else str(group.k),
+        str(group.n_pairs),
+        f"{100 * group.base_rate:.1f}",
+        f"{100 * group.new_rate:.1f}",
+        f"{group.delta:+.1f}",
+        str(group.b),
+        str(group.c),
+        f"{group.p_value:.4g}",
+        verdict(group, max_drop, alpha),
     ]
 
 
@@ -54,52 +74,92 @@ def _flips(comparison: PairedComparison) -> list[str]:
 def _footer(comparison: PairedComparison) -> list[str]:
     parts = []
     if comparison.unpaired_base or comparison.unpaired_new:
-        parts.append(f"Unpaired results: {comparison.unpaired_base} only in A, {comparison.unpaired_new} only in B.")
+        parts.append(
+            f"Unpaired results: {comparison.unpaired_base} only in A, {comparison.unpaired_new} only in B."
+        )
     if comparison.skipped:
-        parts.append(f"Left out: {comparison.skipped} pairs where a model call failed (call_failed).")
+        parts.append(
+            f"Left out: {comparison.skipped} pairs where a model call failed (call_failed)."
+        )
     return parts
 
 
 def _rule(max_drop: float, alpha: float) -> str:
-    return (f"Regression: completion rate down by more than {max_drop:g} points and paired exact "
-            f"McNemar p < {alpha:g}.")
+    return (
+        f"Regression: completion rate down by more than {max_drop:g} points and paired exact "
+        f"McNemar p < {alpha:g}."
+    )
 
 
 def _summary_line(comparison: PairedComparison, max_drop: float, alpha: float) -> str:
     regressions = comparison.regressions(max_drop, alpha)
     if not regressions:
         return "No regression."
-    names = ", ".join(f"{g.model} · {g.method}" + ("" if g.k is None else f" k={g.k}") for g in regressions)
+    names = ", ".join(
+        f"{g.model} · {g.method}" + ("" if g.k is None else f" k={g.k}") for g in regressions
+    )
     return f"{len(regressions)} regression{'s' if len(regressions) != 1 else ''}: {names}."
 
 
-def render_markdown(comparison: PairedComparison, a_name: str, b_name: str, max_drop: float,
-                    alpha: float = DEFAULT_ALPHA) -> str:
+def render_markdown(
+    comparison: PairedComparison,
+    a_name: str,
+    b_name: str,
+    max_drop: float,
+    alpha: float = DEFAULT_ALPHA,
+) -> str:
     """A pull-request comment: the table, the verdict, and the flipped samples folded away."""
+
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = [f"### RevProp comparison: `{cell(a_name)}` (A) → `{cell(b_name)}` (B)", "",
-             _rule(max_drop, alpha), "",
-             "| " + " | ".join(HEADER) + " |", "|" + "|".join(" --- " for _ in HEADER) + "|"]
-    lines += ["| " + " | ".join(cell(c) for c in _cells(g, max_drop, alpha)) + " |" for g in comparison.groups]
+    lines = [
+        f"### RevProp comparison: `{cell(a_name)}` (A) → `{cell(b_name)}` (B)",
+        "",
+        _rule(max_drop, alpha),
+        "",
+        "| " + " | ".join(HEADER) + " |",
+        "|" + "|".join(" --- " for _ in HEADER) + "|",
+    ]
+    lines += [
+        "| " + " | ".join(cell(c) for c in _cells(g, max_drop, alpha)) + " |"
+        for g in comparison.groups
+    ]
     lines += ["", f"**{_summary_line(comparison, max_drop, alpha)}**", ""]
     flips = _flips(comparison)
     if flips:
-        lines += [f"<details><summary>Samples that flipped ({sum(g.b + g.c for g in comparison.groups)})</summary>",
-                  "", *(f"- {cell(f)}" for f in flips), "", "</details>", ""]
+        lines += [
+            f"<details><summary>Samples that flipped ({sum(g.b + g.c for g in comparison.groups)})</summary>",
+            "",
+            *(f"- {cell(f)}" for f in flips),
+            "",
+            "</details>",
+            "",
+        ]
     lines += _footer(comparison)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def render_text(comparison: PairedComparison, a_name: str, b_name: str, max_drop: float,
-                alpha: float = DEFAULT_ALPHA) -> str:
+def render_text(
+    comparison: PairedComparison,
+    a_name: str,
+    b_name: str,
+    max_drop: float,
+    alpha: float = DEFAULT_ALPHA,
+) -> str:
     """The same content as aligned plain text for a terminal."""
     rows = [HEADER, *(_cells(g, max_drop, alpha) for g in comparison.groups)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
     table = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    lines = [f"A = {a_name}", f"B = {b_name}", _rule(max_drop, alpha), "", *table, "",
-             _summary_line(comparison, max_drop, alpha)]
+    lines = [
+        f"A = {a_name}",
+        f"B = {b_name}",
+        _rule(max_drop, alpha),
+        "",
+        *table,
+        "",
+        _summary_line(comparison, max_drop, alpha),
+    ]
     flips = _flips(comparison)
     if flips:
         lines += ["", "Samples that flipped:", *(f"  {f}" for f in flips)]
@@ -132,20 +192,37 @@ def compare_main(argv: Sequence[str]) -> int:
         prog="revprop compare",
         description="Compare two results.json files per (model, method, k) with the paired exact McNemar test.",
     )
-    parser.add_argument("a", type=Path, metavar="A.json", help="the base run (e.g. the committed baseline)")
+    parser.add_argument(
+        "a", type=Path, metavar="A.json", help="the base run (e.g. the committed baseline)"
+    )
     parser.add_argument("b", type=Path, metavar="B.json", help="the new run")
-    parser.add_argument("--max-drop", type=_non_negative, default=2.0,
-                        help="largest tolerated drop of a completion rate, in points (default: 2)")
-    parser.add_argument("--alpha", type=_alpha, default=DEFAULT_ALPHA,
-                        help=f"significance level of the McNemar test (default: {DEFAULT_ALPHA})")
-    parser.add_argument("--markdown", action="store_true", help="print Markdown (for a pull-request comment)")
-    parser.add_argument("--fail-on-regression", action="store_true",
-                        help="exit 1 when any (model, method, k) regressed")
+    parser.add_argument(
+        "--max-drop",
+        type=_non_negative,
+        default=2.0,
+        help="largest tolerated drop of a completion rate, in points (default: 2)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=DEFAULT_ALPHA,
+        help=f"significance level of the McNemar test (default: {DEFAULT_ALPHA})",
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print Markdown (for a pull-request comment)"
+    )
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when any (model, method, k) regressed",
+    )
     args = parser.parse_args(list(argv))
     base, new = load_results(args.a), load_results(args.b)
     comparison = pair_outcomes(base["results"], new["results"])
     if not comparison.groups:
-        raise UserError(f"{args.a} and {args.b} share no (case, model, method, k, seed) results to pair")
+        raise UserError(
+            f"{args.a} and {args.b} share no (case, model, method, k, seed) results to pair"
+        )
     render = render_markdown if args.markdown else render_text
     print(render(comparison, str(args.a), str(args.b), args.max_drop, args.alpha), end="")
     return 1 if args.fail_on_regression and comparison.regressions(args.max_drop, args.alpha) else 0

@@ -54,9 +54,19 @@ METHOD_ORDER = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select")
 SINGLE_CALL_METHODS = frozenset({"j", "h", "j+h"})
 REFERENCE_METHOD = "j+h"
 FAILURE_KINDS = ("miss", "over_edit", "wrong_value", "invalid")
-FAILURE_LABELS = {"miss": "miss", "over_edit": "over edit", "wrong_value": "wrong value", "invalid": "invalid"}
+FAILURE_LABELS = {
+    "miss": "miss",
+    "over_edit": "over edit",
+    "wrong_value": "wrong value",
+    "invalid": "invalid",
+}
 # Okabe-Ito colours (distinct under colour blindness); html_report highlights with the same.
-FAILURE_COLORS = {"miss": "#E69F00", "over_edit": "#0072B2", "wrong_value": "#CC79A7", "invalid": "#999999"}
+FAILURE_COLORS = {
+    "miss": "#E69F00",
+    "over_edit": "#0072B2",
+    "wrong_value": "#CC79A7",
+    "invalid": "#999999",
+}
 FIGURE_FILES = {
     "completion_by_method": "completion_by_method.png",
     "failure_composition": "failure_composition.png",
@@ -82,14 +92,19 @@ def check_results(data: Any, source: str = "results") -> dict[str, Any]:
             raise _fail_shape(source, f"'{name}'", "is missing or not a list")
     if not isinstance(data.get("meta", {}), dict):
         raise _fail_shape(source, "'meta'", "is not an object")
-    required = {"summary": ("model", "method", "completion_rate"), "results": ("case", "model", "method")}
+    required = {
+        "summary": ("model", "method", "completion_rate"),
+        "results": ("case", "model", "method"),
+    }
     for name, keys in required.items():
         for index, row in enumerate(data[name]):
             if not isinstance(row, dict):
                 raise _fail_shape(source, f"{name}[{index}]", "is not an object")
             missing = [k for k in keys if k not in row]
             if missing:
-                raise _fail_shape(source, f"{name}[{index}]", f"lacks {', '.join(map(repr, missing))}")
+                raise _fail_shape(
+                    source, f"{name}[{index}]", f"lacks {', '.join(map(repr, missing))}"
+                )
             if name == "summary" and not _is_number(row["completion_rate"]):
                 raise _fail_shape(source, f"summary[{index}].completion_rate", "is not a number")
     return data
@@ -151,7 +166,9 @@ def load_case_dicts(path: Path | str) -> dict[str, dict[str, Any]]:
 
 
 def _method_rank(method: str) -> tuple[int, str]:
-    return (METHOD_ORDER.index(method), "") if method in METHOD_ORDER else (len(METHOD_ORDER), method)
+    return (
+        (METHOD_ORDER.index(method), "") if method in METHOD_ORDER else (len(METHOD_ORDER), method)
+    )
 
 
 def _ordered(values: Iterable[str], preferred: Sequence[Any] = ()) -> list[str]:
@@ -247,8 +264,12 @@ def failure_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Data of Figure 5: failure totals per (model, method) at the run's main k."""
     primary = _primary_rows(results["summary"])
     return [
-        {"model": model, "method": method, "k": _k(primary[model, method]),
-         **{kind: _count(primary[model, method], kind) for kind in FAILURE_KINDS}}
+        {
+            "model": model,
+            "method": method,
+            "k": _k(primary[model, method]),
+            **{kind: _count(primary[model, method], kind) for kind in FAILURE_KINDS},
+        }
         for model in _models(results)
         for method in _methods(primary.values())
         if (model, method) in primary
@@ -262,11 +283,17 @@ def cost_curve_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
     for row in sorted(results["summary"], key=lambda r: (_method_rank(str(r["method"])), _k(r))):
         key = GroupKey(str(row["model"]), str(row["method"]), _k(row))
         use = usage.get(key, Usage(None, None, None))
-        rows.append({
-            "model": key.model, "method": key.method, "k": key.k,
-            "calls": use.calls, "cost_usd": use.cost_usd, "latency_s": use.latency_s,
-            "completion_rate": float(row["completion_rate"]),
-        })
+        rows.append(
+            {
+                "model": key.model,
+                "method": key.method,
+                "k": key.k,
+                "calls": use.calls,
+                "cost_usd": use.cost_usd,
+                "latency_s": use.latency_s,
+                "completion_rate": float(row["completion_rate"]),
+            }
+        )
     models = _models(results)
     rows.sort(key=lambda r: models.index(r["model"]))
     return rows
@@ -312,22 +339,42 @@ def plot_completion_by_method(results: Mapping[str, Any]) -> Figure:
     width = 0.8 / max(1, len(methods))
     for index, method in enumerate(methods):
         by_model = {r["model"]: r for r in rows if r["method"] == method}
-        xs = [m + (index - (len(methods) - 1) / 2) * width for m in range(len(models)) if models[m] in by_model]
+        xs = [
+            m + (index - (len(methods) - 1) / 2) * width
+            for m in range(len(models))
+            if models[m] in by_model
+        ]
         present = [by_model[m] for m in models if m in by_model]
         rates = [100 * r["completion_rate"] for r in present]
         spreads = [100 * r["completion_std"] for r in present]
-        clipped = [[min(s, y) for s, y in zip(spreads, rates, strict=True)],
-                   [min(s, 100 - y) for s, y in zip(spreads, rates, strict=True)]]
-        ax.bar(xs, rates, width, yerr=clipped, capsize=2, label=method, color=colors[method],
-               error_kw={"elinewidth": 0.8})
+        clipped = [
+            [min(s, y) for s, y in zip(spreads, rates, strict=True)],
+            [min(s, 100 - y) for s, y in zip(spreads, rates, strict=True)],
+        ]
+        ax.bar(
+            xs,
+            rates,
+            width,
+            yerr=clipped,
+            capsize=2,
+            label=method,
+            color=colors[method],
+            error_kw={"elinewidth": 0.8},
+        )
     ax.set_xticks(range(len(models)), models)
     ax.set_xlabel("model")
     ax.set_ylabel("completion rate (%)")
     ax.set_ylim(0, 105)
     ax.set_title("Completion rate by method (mean ± std over seeds)")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(title="method", ncols=min(len(methods), 9), fontsize="small", loc="lower center",
-              bbox_to_anchor=(0.5, 1.08), frameon=False)
+    ax.legend(
+        title="method",
+        ncols=min(len(methods), 9),
+        fontsize="small",
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.08),
+        frameon=False,
+    )
     return figure
 
 
@@ -350,7 +397,13 @@ def plot_failure_composition(results: Mapping[str, Any]) -> Figure:
         bottom = [0] * len(mine)
         for kind in FAILURE_KINDS:
             heights = [r[kind] for r in mine]
-            ax.bar(methods, heights, bottom=bottom, label=FAILURE_LABELS[kind], color=FAILURE_COLORS[kind])
+            ax.bar(
+                methods,
+                heights,
+                bottom=bottom,
+                label=FAILURE_LABELS[kind],
+                color=FAILURE_COLORS[kind],
+            )
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
         ax.set_title(model)
         ax.set_xlabel("method")
@@ -361,7 +414,9 @@ def plot_failure_composition(results: Mapping[str, Any]) -> Figure:
     for index in range(len(models), n_rows * n_cols):
         axes[index // n_cols][index % n_cols].set_visible(False)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside upper center", ncols=len(FAILURE_KINDS), frameon=False)
+    figure.legend(
+        handles, labels, loc="outside upper center", ncols=len(FAILURE_KINDS), frameon=False
+    )
     return figure
 
 
@@ -392,15 +447,30 @@ def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
             ys = [100 * r["completion_rate"] for r in points]
             if method in SINGLE_CALL_METHODS:
                 marker = "*" if method == REFERENCE_METHOD else "D"
-                ax.plot(xs[:1], ys[:1], marker=marker, linestyle="none", markersize=9 if marker == "*" else 5,
-                        color=colors[method], label=method)
+                ax.plot(
+                    xs[:1],
+                    ys[:1],
+                    marker=marker,
+                    linestyle="none",
+                    markersize=9 if marker == "*" else 5,
+                    color=colors[method],
+                    label=method,
+                )
                 continue
             drawn += 1
-            ax.plot(xs, ys, marker=_MARKERS[_method_rank(method)[0] % len(_MARKERS)],
-                    markersize=max(4.0, 11.0 - 2.5 * drawn), linewidth=max(1.0, 3.6 - 1.2 * drawn),
-                    color=colors[method], label=method)
+            ax.plot(
+                xs,
+                ys,
+                marker=_MARKERS[_method_rank(method)[0] % len(_MARKERS)],
+                markersize=max(4.0, 11.0 - 2.5 * drawn),
+                linewidth=max(1.0, 3.6 - 1.2 * drawn),
+                color=colors[method],
+                label=method,
+            )
             for r, x, y in zip(points, xs, ys, strict=True):
-                ax.annotate(f"k={r['k']}", (x, y), textcoords="offset points", xytext=(3, 3), fontsize=6)
+                ax.annotate(
+                    f"k={r['k']}", (x, y), textcoords="offset points", xytext=(3, 3), fontsize=6
+                )
         ax.margins(x=0.12)
         ys_all = [100 * r["completion_rate"] for r in mine]
         if ys_all:
@@ -450,22 +520,52 @@ def _pct(rate: float) -> str:
 def _summary_table(results: Mapping[str, Any]) -> Table:
     usage = usage_by_group(results["results"])
     models = _models(results)
-    summary = sorted(results["summary"], key=lambda r: (models.index(str(r["model"])),
-                                                          _method_rank(str(r["method"])), _k(r)))
+    summary = sorted(
+        results["summary"],
+        key=lambda r: (models.index(str(r["model"])), _method_rank(str(r["method"])), _k(r)),
+    )
     rows = []
     for r in summary:
         use = usage.get(GroupKey(str(r["model"]), str(r["method"]), _k(r)), Usage(None, None, None))
-        rows.append([
-            str(r["model"]), str(r["method"]), str(_k(r)), str(r.get("n_cases", "")), str(r.get("runs", "")),
-            f"{_pct(float(r['completion_rate']))} ± {_pct(_std(r))}",
-            *(str(_count(r, kind)) for kind in FAILURE_KINDS), str(_count(r, "errors")),
-            _fmt(use.cost_usd, "{:.6f}"), _fmt(use.latency_s, "{:.2f}"), _fmt(use.calls, "{:.2f}"),
-        ])
-    header = ["model", "method", "k", "cases", "runs", "completion % (± std)", "miss", "over edit",
-              "wrong value", "invalid", "call errors", "cost/sample (USD)", "latency/sample (s)", "calls/sample"]
-    return Table("Summary", header, rows, anchor="summary",
-                 note="Failure columns are totals over all runs: miss, over edit and wrong value count "
-                      "artifact elements, invalid counts replies.")
+        rows.append(
+            [
+                str(r["model"]),
+                str(r["method"]),
+                str(_k(r)),
+                str(r.get("n_cases", "")),
+                str(r.get("runs", "")),
+                f"{_pct(float(r['completion_rate']))} ± {_pct(_std(r))}",
+                *(str(_count(r, kind)) for kind in FAILURE_KINDS),
+                str(_count(r, "errors")),
+                _fmt(use.cost_usd, "{:.6f}"),
+                _fmt(use.latency_s, "{:.2f}"),
+                _fmt(use.calls, "{:.2f}"),
+            ]
+        )
+    header = [
+        "model",
+        "method",
+        "k",
+        "cases",
+        "runs",
+        "completion % (± std)",
+        "miss",
+        "over edit",
+        "wrong value",
+        "invalid",
+        "call errors",
+        "cost/sample (USD)",
+        "latency/sample (s)",
+        "calls/sample",
+    ]
+    return Table(
+        "Summary",
+        header,
+        rows,
+        anchor="summary",
+        note="Failure columns are totals over all runs: miss, over edit and wrong value count "
+        "artifact elements, invalid counts replies.",
+    )
 
 
 def _fmt(value: float | None, pattern: str) -> str:
@@ -477,17 +577,35 @@ def _completion_matrix(results: Mapping[str, Any]) -> Table:
     methods = _methods(rows)
     by_key = {(r["model"], r["method"]): r for r in rows}
     body = [
-        [model, *(f"{_pct(by_key[model, m]['completion_rate'])} ± {_pct(by_key[model, m]['completion_std'])}"
-                  if (model, m) in by_key else "" for m in methods)]
+        [
+            model,
+            *(
+                f"{_pct(by_key[model, m]['completion_rate'])} ± {_pct(by_key[model, m]['completion_std'])}"
+                if (model, m) in by_key
+                else ""
+                for m in methods
+            ),
+        ]
         for model in _models(results)
     ]
-    return Table("Completion rate by method (%)", ["model", *methods], body, anchor="completion",
-                 note="Mean ± sample std over seeds, at each method's largest k (Figure: completion_by_method.png).")
+    return Table(
+        "Completion rate by method (%)",
+        ["model", *methods],
+        body,
+        anchor="completion",
+        note="Mean ± sample std over seeds, at each method's largest k (Figure: completion_by_method.png).",
+    )
 
 
 def _ratio_columns(results: Mapping[str, Any]) -> list[tuple[str, int]]:
-    return sorted({(str(r["method"]), _k(r)) for r in results["summary"]
-                   if r["method"] not in SINGLE_CALL_METHODS}, key=lambda mk: (_method_rank(mk[0]), mk[1]))
+    return sorted(
+        {
+            (str(r["method"]), _k(r))
+            for r in results["summary"]
+            if r["method"] not in SINGLE_CALL_METHODS
+        },
+        key=lambda mk: (_method_rank(mk[0]), mk[1]),
+    )
 
 
 def _reference_row(summary: Iterable[Row], model: str) -> Row | None:
@@ -495,7 +613,9 @@ def _reference_row(summary: Iterable[Row], model: str) -> Row | None:
     return min(refs, key=_k) if refs else None
 
 
-def _ratio_table(results: Mapping[str, Any], measure: str, *, effectiveness: bool) -> list[list[str]]:
+def _ratio_table(
+    results: Mapping[str, Any], measure: str, *, effectiveness: bool
+) -> list[list[str]]:
     """Per model and (method, k): measure / measure(j+h), or gain / (that ratio - 1)."""
     usage = usage_by_group(results["results"])
     columns = _ratio_columns(results)
@@ -505,7 +625,11 @@ def _ratio_table(results: Mapping[str, Any], measure: str, *, effectiveness: boo
         ref = _reference_row(results["summary"], model)
         ref_use = usage.get(GroupKey(model, REFERENCE_METHOD, _k(ref))) if ref else None
         base = getattr(ref_use, measure) if ref_use else None
-        cells = [model] if effectiveness else [model, _fmt(base, "{:.2f} s" if measure == "latency_s" else "{:.6f}")]
+        cells = (
+            [model]
+            if effectiveness
+            else [model, _fmt(base, "{:.2f} s" if measure == "latency_s" else "{:.6f}")]
+        )
         for method, k in columns:
             row = by_key.get((model, method, k))
             use = usage.get(GroupKey(model, method, k))
@@ -532,19 +656,35 @@ def report_tables(results: Mapping[str, Any]) -> list[Table]:
     if not columns:
         return tables
     tables += [
-        Table("Latency relative to j+h", ["model", "j+h latency", *columns],
-              _ratio_table(results, "latency_s", effectiveness=False), anchor="latency",
-              note="Mean latency per sample of each method divided by that of j+h (parallel calls count "
-                   "as the slowest of them, sequential calls add up)."),
-        Table("Cost relative to j+h", ["model", "j+h cost (USD)", *columns],
-              _ratio_table(results, "cost_usd", effectiveness=False), anchor="cost"),
-        Table("Cost-effectiveness", ["model", *columns],
-              _ratio_table(results, "cost_usd", effectiveness=True), anchor="cost-effectiveness",
-              note="gain / (cost / cost_j+h - 1), gain in completion points over j+h; "
-                   "n/a when the cost ratio is <= 1 or unknown. Higher is better."),
-        Table("Latency-effectiveness", ["model", *columns],
-              _ratio_table(results, "latency_s", effectiveness=True), anchor="latency-effectiveness",
-              note="gain / (latency / latency_j+h - 1); n/a when the latency ratio is <= 1 or unknown."),
+        Table(
+            "Latency relative to j+h",
+            ["model", "j+h latency", *columns],
+            _ratio_table(results, "latency_s", effectiveness=False),
+            anchor="latency",
+            note="Mean latency per sample of each method divided by that of j+h (parallel calls count "
+            "as the slowest of them, sequential calls add up).",
+        ),
+        Table(
+            "Cost relative to j+h",
+            ["model", "j+h cost (USD)", *columns],
+            _ratio_table(results, "cost_usd", effectiveness=False),
+            anchor="cost",
+        ),
+        Table(
+            "Cost-effectiveness",
+            ["model", *columns],
+            _ratio_table(results, "cost_usd", effectiveness=True),
+            anchor="cost-effectiveness",
+            note="gain / (cost / cost_j+h - 1), gain in completion points over j+h; "
+            "n/a when the cost ratio is <= 1 or unknown. Higher is better.",
+        ),
+        Table(
+            "Latency-effectiveness",
+            ["model", *columns],
+            _ratio_table(results, "latency_s", effectiveness=True),
+            anchor="latency-effectiveness",
+            note="gain / (latency / latency_j+h - 1); n/a when the latency ratio is <= 1 or unknown.",
+        ),
     ]
     return tables
 
@@ -558,7 +698,9 @@ def _png_bytes(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def render_figures(results: Mapping[str, Any]) -> tuple[dict[str, bytes], dict[str, list[dict[str, Any]]], list[str]]:
+def render_figures(
+    results: Mapping[str, Any],
+) -> tuple[dict[str, bytes], dict[str, list[dict[str, Any]]], list[str]]:
     """PNG bytes and CSV rows of each figure, keyed by figure name, and notes on skipped ones."""
     pngs: dict[str, bytes] = {}
     data: dict[str, list[dict[str, Any]]] = {}
@@ -572,8 +714,10 @@ def render_figures(results: Mapping[str, Any]) -> tuple[dict[str, bytes], dict[s
     cost_figure = plot_cost_vs_completion(results)
     if cost_figure is None:
         ks = _multi_k_values(results)
-        notes.append("Cost against completion (Figure 6) skipped: it needs multi-call methods at two or more "
-                     f"k values; this run has {', '.join(map(str, ks)) if ks else 'none'}.")
+        notes.append(
+            "Cost against completion (Figure 6) skipped: it needs multi-call methods at two or more "
+            f"k values; this run has {', '.join(map(str, ks)) if ks else 'none'}."
+        )
     else:
         pngs["cost_vs_completion"] = _png_bytes(cost_figure)
         data["cost_vs_completion"] = cost_curve_rows(results)
@@ -582,15 +726,23 @@ def render_figures(results: Mapping[str, Any]) -> tuple[dict[str, bytes], dict[s
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else ["model", "method", "k"])
+        writer = csv.DictWriter(
+            handle, fieldnames=list(rows[0]) if rows else ["model", "method", "k"]
+        )
         writer.writeheader()
         writer.writerows(rows)
 
 
-def _markdown(results: Mapping[str, Any], tables: list[Table], pngs: Mapping[str, bytes], notes: list[str]) -> str:
+def _markdown(
+    results: Mapping[str, Any], tables: list[Table], pngs: Mapping[str, bytes], notes: list[str]
+) -> str:
     meta = results.get("meta", {})
     parts = ["# RevProp report", ""]
-    facts = [f"{name}: {meta[name]}" for name in ("version", "created", "split", "cases_path") if meta.get(name)]
+    facts = [
+        f"{name}: {meta[name]}"
+        for name in ("version", "created", "split", "cases_path")
+        if meta.get(name)
+    ]
     if facts:
         parts += ["; ".join(str(f) for f in facts), ""]
     parts += [f"![{name}]({FIGURE_FILES[name]})" for name in pngs]
@@ -630,8 +782,15 @@ def write_report(
     markdown_path = out_dir / "report.md"
     markdown_path.write_text(_markdown(results, tables, pngs, notes), encoding="utf-8")
     written.append(markdown_path)
-    html_path = write_html(results, samples if samples is not None else results["results"], cases or {},
-                           out_dir / "report.html", figures=pngs, tables=tables, notes=notes)
+    html_path = write_html(
+        results,
+        samples if samples is not None else results["results"],
+        cases or {},
+        out_dir / "report.html",
+        figures=pngs,
+        tables=tables,
+        notes=notes,
+    )
     written.append(html_path)
     return written
 
@@ -657,13 +816,22 @@ def report_main(argv: Sequence[str]) -> int:
         description="Figures, tables and a self-contained HTML sample browser from a results.json.",
     )
     parser.add_argument("results", type=Path, help="results.json written by --revprop-report")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="output folder (default: the folder of RESULTS.json)")
-    parser.add_argument("--cases", type=Path, default=None,
-                        help="case files or folder for the sample browser "
-                             "(default: the run's cases_path, else the shipped benchmark)")
-    parser.add_argument("--samples", type=Path, default=None,
-                        help="samples.jsonl with the raw replies (default: samples.jsonl beside RESULTS.json, if any)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output folder (default: the folder of RESULTS.json)"
+    )
+    parser.add_argument(
+        "--cases",
+        type=Path,
+        default=None,
+        help="case files or folder for the sample browser "
+        "(default: the run's cases_path, else the shipped benchmark)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=Path,
+        default=None,
+        help="samples.jsonl with the raw replies (default: samples.jsonl beside RESULTS.json, if any)",
+    )
     args = parser.parse_args(list(argv))
     results = load_results(args.results)
     samples_path = args.samples or args.results.parent / "samples.jsonl"

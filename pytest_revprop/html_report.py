@@ -51,12 +51,44 @@ _MARKER = re.compile(r"\{\{[A-Z]+\}\}")
 OUTCOMES = ("completed", "failed", "invalid", "error")
 INFRASTRUCTURE_ERRORS = frozenset({"call_failed"})
 SAMPLE_FIELDS = (
-    "case", "model", "method", "k", "seed", "completed", "valid", "error", "reason",
-    "miss", "over_edit", "wrong_value", "cost_usd", "latency_s", "calls", "selection_fallback",
-    "domain", "pattern", "size", "split", "request", "patch",
+    "case",
+    "model",
+    "method",
+    "k",
+    "seed",
+    "completed",
+    "valid",
+    "error",
+    "reason",
+    "miss",
+    "over_edit",
+    "wrong_value",
+    "cost_usd",
+    "latency_s",
+    "calls",
+    "selection_fallback",
+    "domain",
+    "pattern",
+    "size",
+    "split",
+    "request",
+    "patch",
 )
-CASE_FIELDS = ("id", "scenario", "domain", "pattern", "size", "split", "theme", "conversation",
-               "artifact", "request", "reference", "gold", "notes")
+CASE_FIELDS = (
+    "id",
+    "scenario",
+    "domain",
+    "pattern",
+    "size",
+    "split",
+    "theme",
+    "conversation",
+    "artifact",
+    "request",
+    "reference",
+    "gold",
+    "notes",
+)
 FIGURE_CAPTIONS = {
     "completion_by_method": "Completion rate by method for each model; error bars: sample std over seeds.",
     "failure_composition": "Failure composition by method: miss, over edit, wrong value (elements) and invalid (replies).",
@@ -116,7 +148,9 @@ class _Interner:
 
 
 def _plain_gold(case: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in op.items() if k in ("op", "path", "value")} for op in case.get("gold", [])]
+    return [
+        {k: v for k, v in op.items() if k in ("op", "path", "value")} for op in case.get("gold", [])
+    ]
 
 
 def _applied(artifact: Any, patch: Any) -> tuple[Any, str | None]:
@@ -156,7 +190,9 @@ def _reply_entry(reply: Mapping[str, Any], texts: _Interner) -> dict[str, Any]:
 
 
 def build_payload(
-    results: Mapping[str, Any], samples: Sequence[Mapping[str, Any]], cases: Mapping[str, Mapping[str, Any]]
+    results: Mapping[str, Any],
+    samples: Sequence[Mapping[str, Any]],
+    cases: Mapping[str, Mapping[str, Any]],
 ) -> dict[str, Any]:
     """The data the page script reads. Methods share calls and many samples end alike, so
     samples refer by index to shared texts, patches, findings and artifacts, and to their case."""
@@ -181,14 +217,20 @@ def build_payload(
             after, after_error = _applied(case.get("artifact"), record.get("patch"))
             row["after"] = None if after_error else shared["artifacts"].add(after)
             row["after_error"] = after_error
-        row["replies"] = [_reply_entry(r, shared["texts"]) for r in record.get("replies") or [] if isinstance(r, dict)]
+        row["replies"] = [
+            _reply_entry(r, shared["texts"])
+            for r in record.get("replies") or []
+            if isinstance(r, dict)
+        ]
         rows.append(row)
-    payload: dict[str, Any] = _finite({
-        "meta": results.get("meta", {}),
-        "samples": rows,
-        "cases": used_cases,
-        **{name: interner.values for name, interner in shared.items()},
-    })
+    payload: dict[str, Any] = _finite(
+        {
+            "meta": results.get("meta", {}),
+            "samples": rows,
+            "cases": used_cases,
+            **{name: interner.values for name, interner in shared.items()},
+        }
+    )
     return payload
 
 
@@ -203,7 +245,11 @@ def _static(name: str) -> str:
 
 
 def _csp_hash(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+    return (
+        "'sha256-"
+        + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+        + "'"
+    )
 
 
 def _table_html(table: Table) -> str:
@@ -213,21 +259,28 @@ def _table_html(table: Table) -> str:
     )
     note = f'<p class="note">{html.escape(table.note)}</p>' if table.note else ""
     anchor = f' id="table-{html.escape(table.anchor)}"' if table.anchor else ""
-    return (f'<section class="table-block"{anchor}><h3>{html.escape(table.title)}</h3>{note}'
-            f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></section>')
+    return (
+        f'<section class="table-block"{anchor}><h3>{html.escape(table.title)}</h3>{note}'
+        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></section>'
+    )
 
 
 def _figure_html(name: str, png: bytes) -> str:
     data = base64.b64encode(png).decode("ascii")
     caption = FIGURE_CAPTIONS.get(name, name)
-    return (f'<figure id="figure-{html.escape(name)}"><img alt="{html.escape(caption)}" '
-            f'src="data:image/png;base64,{data}"><figcaption>{html.escape(caption)}</figcaption></figure>')
+    return (
+        f'<figure id="figure-{html.escape(name)}"><img alt="{html.escape(caption)}" '
+        f'src="data:image/png;base64,{data}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+    )
 
 
 def _meta_line(meta: Mapping[str, Any]) -> str:
     names = ("version", "created", "split", "cases_path", "models", "methods", "k_values", "seeds")
-    facts = [f"{name}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
-             for name in names if (v := meta.get(name)) not in (None, "", [])]
+    facts = [
+        f"{name}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+        for name in names
+        if (v := meta.get(name)) not in (None, "", [])
+    ]
     return html.escape(" · ".join(facts))
 
 
@@ -250,15 +303,18 @@ def write_html(
         figures, _, notes = render_figures(results)
     tables = report_tables(results) if tables is None else tables
     css, script = _static("report.css"), _static("report.js")
-    csp = (f"default-src 'none'; img-src data:; style-src {_csp_hash(css)}; script-src {_csp_hash(script)}; "
-           "base-uri 'none'; form-action 'none'")
+    csp = (
+        f"default-src 'none'; img-src data:; style-src {_csp_hash(css)}; script-src {_csp_hash(script)}; "
+        "base-uri 'none'; form-action 'none'"
+    )
     page = _static("report.html")
     replacements = {
         "{{CSP}}": html.escape(csp),
         "{{CSS}}": css,
         "{{META}}": _meta_line(results.get("meta", {})),
         "{{TABLES}}": "".join(_table_html(t) for t in tables),
-        "{{FIGURES}}": "".join(_figure_html(n, png) for n, png in figures.items()) or "<p>No figures.</p>",
+        "{{FIGURES}}": "".join(_figure_html(n, png) for n, png in figures.items())
+        or "<p>No figures.</p>",
         "{{NOTES}}": "".join(f"<li>{html.escape(n)}</li>" for n in notes or []),
         "{{DATA}}": _script_json(build_payload(results, samples, cases)),
         "{{SCRIPT}}": script,
@@ -269,5 +325,7 @@ def write_html(
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"report {out}: cannot write ({exc.strerror or exc.__class__.__name__})") from None
+        raise UserError(
+            f"report {out}: cannot write ({exc.strerror or exc.__class__.__name__})"
+        ) from None
     return out

@@ -52,7 +52,10 @@ def _merge_place(base: Any, samples: list[Any], valid: list[bool], rule: str) ->
         for key in keys:
             value = _merge_place(
                 base.get(key, MISSING),
-                [s.get(key, MISSING) if ok else MISSING for s, ok in zip(samples, valid, strict=True)],
+                [
+                    s.get(key, MISSING) if ok else MISSING
+                    for s, ok in zip(samples, valid, strict=True)
+                ],
                 valid,
                 rule,
             )
@@ -98,7 +101,9 @@ def _leaf_disagreement(pa: dict[str, Any], pb: dict[str, Any]) -> float:
     pointers = pa.keys() | pb.keys()
     if not pointers:
         return 0.0
-    differing = sum(1 for p in pointers if p not in pa or p not in pb or not json_equal(pa[p], pb[p]))
+    differing = sum(
+        1 for p in pointers if p not in pa or p not in pb or not json_equal(pa[p], pb[p])
+    )
     return differing / len(pointers)
 
 
@@ -152,4 +157,11 @@ def merge_patches(
     return MergeResult(merged, diff(base, merged), None)
 
 
-__all__ = ["RULES", "MergeResult", "disagreement", "medoid_index", "merge_patches", "sample_artifacts"]
+__all__ = [
+    "RULES",
+    "MergeResult",
+    "disagreement",
+    "medoid_index",
+    "merge_patches",
+    "sample_artifacts",
+]

@@ -38,7 +38,9 @@ Message = dict[str, str]
 class Completer(Protocol):
     """What methods need from a model: Client satisfies it."""
 
-    def make_request(self, messages: Sequence[dict[str, str]], seed: int, structured: bool = False) -> Request: ...
+    def make_request(
+        self, messages: Sequence[dict[str, str]], seed: int, structured: bool = False
+    ) -> Request: ...
 
     async def complete(self, request: Request, *, priority: int = 0) -> Reply: ...
 
@@ -107,7 +109,9 @@ def _extracted(content: str) -> tuple[list[dict[str, Any]] | None, str | None, s
 async def _single(ask: Ask, prompts: Prompts, case: Case, context: str, seed: int) -> MethodRun:
     reply = await ask(prompts.revision_messages(case, context), seed, "revise", 0)
     answer = _Answer(reply)
-    run = MethodRun(context, 1, seed, calls=[Call("sample", seed, reply)], latency_s=reply.latency_s)
+    run = MethodRun(
+        context, 1, seed, calls=[Call("sample", seed, reply)], latency_s=reply.latency_s
+    )
     run.patch, run.error, run.reason = answer.patch, answer.error, answer.reason
     return run
 
@@ -135,7 +139,9 @@ class SharedWork:
         self.size = size
         self._artifacts: dict[tuple[str, str], Any] = {}
 
-    def sample_artifacts(self, case: Case, patches: Sequence[list[dict[str, Any]] | None]) -> list[Any]:
+    def sample_artifacts(
+        self, case: Case, patches: Sequence[list[dict[str, Any]] | None]
+    ) -> list[Any]:
         out = []
         for patch in patches:
             key = (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False))
@@ -155,7 +161,9 @@ async def _parallel(
     ask: Ask, prompts: Prompts, case: Case, rule: str, k: int, seed: int, shared: SharedWork | None
 ) -> MethodRun:
     answers = await _samples(ask, prompts, case, seed, k)
-    run = MethodRun(rule, k, seed, calls=[Call("sample", seed + i, a.reply) for i, a in enumerate(answers)])
+    run = MethodRun(
+        rule, k, seed, calls=[Call("sample", seed + i, a.reply) for i, a in enumerate(answers)]
+    )
     run.latency_s = max(a.reply.latency_s for a in answers)
     patches = [a.patch for a in answers]
     artifacts = None if shared is None else shared.sample_artifacts(case, patches)
@@ -180,7 +188,9 @@ def parse_selection(text: str, n_candidates: int) -> int | None:
 
 async def _select(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> MethodRun:
     answers = await _samples(ask, prompts, case, seed, k - 1)
-    run = MethodRun("select", k, seed, calls=[Call("sample", seed + i, a.reply) for i, a in enumerate(answers)])
+    run = MethodRun(
+        "select", k, seed, calls=[Call("sample", seed + i, a.reply) for i, a in enumerate(answers)]
+    )
     sampling_latency = max(a.reply.latency_s for a in answers)
     candidates = [a for a in answers if a.patch is not None]
     if not candidates:
@@ -190,7 +200,9 @@ async def _select(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> 
     reply = await ask(messages, seed, "select", 1)
     run.calls.append(Call("select", seed, reply))
     run.latency_s = sampling_latency + reply.latency_s
-    index = None if reply.finish_reason == "length" else parse_selection(reply.content, len(candidates))
+    index = (
+        None if reply.finish_reason == "length" else parse_selection(reply.content, len(candidates))
+    )
     run.selection_fallback = index is None
     run.patch = candidates[0 if index is None else index].patch
     return run
@@ -199,7 +211,13 @@ async def _select(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> 
 async def _reflect(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> MethodRun:
     messages = prompts.revision_messages(case, "j+h")
     first = _Answer(await ask(messages, seed, "revise", 0))
-    run = MethodRun("reflect", k, seed, calls=[Call("sample", seed, first.reply)], latency_s=first.reply.latency_s)
+    run = MethodRun(
+        "reflect",
+        k,
+        seed,
+        calls=[Call("sample", seed, first.reply)],
+        latency_s=first.reply.latency_s,
+    )
     artifact = case.artifact
     any_valid = False
     if first.patch is not None:
@@ -227,8 +245,10 @@ async def _reflect(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) ->
     if not any_valid:
         run.patch, run.error, run.reason = first.patch, first.error, first.reason
         return run
-    if first.patch is not None and _artifact_of(case, first.patch) is not None and json_equal(
-        _artifact_of(case, first.patch), artifact
+    if (
+        first.patch is not None
+        and _artifact_of(case, first.patch) is not None
+        and json_equal(_artifact_of(case, first.patch), artifact)
     ):
         run.patch = first.patch
     else:
@@ -269,7 +289,9 @@ async def run_method(
         if method == "reflect":
             return await _reflect(ask, prompts, case, k, seed)
     except CallFailed as exc:
-        return MethodRun(method, k if method in K_METHODS else 1, seed, error="call_failed", reason=exc.reason)
+        return MethodRun(
+            method, k if method in K_METHODS else 1, seed, error="call_failed", reason=exc.reason
+        )
     raise ValueError(f"unknown method {method!r}")
 
 
@@ -284,7 +306,9 @@ def client_ask(completer: Completer, *, structured: bool = False) -> Ask:
     """An Ask that sends every call through ``completer`` (a Client): cached, de-duplicated."""
 
     async def ask(messages: list[Message], seed: int, purpose: str, priority: int) -> Reply:
-        return await completer.complete(completer.make_request(messages, seed, structured), priority=priority)
+        return await completer.complete(
+            completer.make_request(messages, seed, structured), priority=priority
+        )
 
     return ask
 

@@ -45,9 +45,13 @@ def find_case(user_text: str) -> Case | None:
         for case in cases:
             turns = case.conversation
             artifact = json.dumps(case.artifact, ensure_ascii=False, indent=1)
-            if artifact in user_text or (turns and turns[-1].user in user_text and turns[0].user in user_text
-                                         and f"--- Turn {len(turns)} ---" in user_text
-                                         and f"--- Turn {len(turns) + 1} ---" not in user_text):
+            if artifact in user_text or (
+                turns
+                and turns[-1].user in user_text
+                and turns[0].user in user_text
+                and f"--- Turn {len(turns)} ---" in user_text
+                and f"--- Turn {len(turns) + 1} ---" not in user_text
+            ):
                 return case
     return None
 
@@ -84,5 +88,14 @@ def respond(body: dict[str, Any]) -> dict[str, Any]:
     case = find_case(user)
     if case is None:
         return {"content": "I cannot find the document in your message."}
-    context_key = ("j" if "--- Turn" not in user else "h" if json.dumps(case.artifact, ensure_ascii=False, indent=1) not in user else "j+h")
-    return {"content": _revision_answer(case, seed, context_key), "reasoning": f"thinking about {case.id}"}
+    context_key = (
+        "j"
+        if "--- Turn" not in user
+        else "h"
+        if json.dumps(case.artifact, ensure_ascii=False, indent=1) not in user
+        else "j+h"
+    )
+    return {
+        "content": _revision_answer(case, seed, context_key),
+        "reasoning": f"thinking about {case.id}",
+    }

@@ -38,7 +38,10 @@ class _JSONTestOperation(jsonpatch.TestOperation):  # type: ignore[misc]
 
 
 class _Patch(jsonpatch.JsonPatch):  # type: ignore[misc]
-    operations: ClassVar[dict[str, Any]] = {**jsonpatch.JsonPatch.operations, "test": _JSONTestOperation}
+    operations: ClassVar[dict[str, Any]] = {
+        **jsonpatch.JsonPatch.operations,
+        "test": _JSONTestOperation,
+    }
 
 
 def check_operations(patch: Any) -> list[dict[str, Any]]:

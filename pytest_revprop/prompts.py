@@ -37,7 +37,9 @@ def _patch_json(value: Any) -> str:
 
 @cache
 def _shipped(name: str) -> str:
-    return resources.files("pytest_revprop").joinpath(f"prompts/{name}.md").read_text(encoding="utf-8")
+    return (
+        resources.files("pytest_revprop").joinpath(f"prompts/{name}.md").read_text(encoding="utf-8")
+    )
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,9 @@ class Prompts:
         try:
             return self.template(name).substitute(values).strip("\n")
         except (KeyError, ValueError) as exc:
-            raise UserError(f"prompt template {name}.md: unknown or malformed placeholder {exc}") from None
+            raise UserError(
+                f"prompt template {name}.md: unknown or malformed placeholder {exc}"
+            ) from None
 
     # ------------------------------------------------------------------ messages per call
 
@@ -76,7 +80,9 @@ class Prompts:
         sections = []
         for part in CONTEXTS[context]:
             if part == "conversation":
-                sections.append(self.render("context_conversation", conversation=self.conversation_text(case)))
+                sections.append(
+                    self.render("context_conversation", conversation=self.conversation_text(case))
+                )
             else:
                 sections.append(self.render("context_artifact", artifact=_json(case.artifact)))
         if case.reference is not None:
@@ -89,7 +95,9 @@ class Prompts:
             {"role": "user", "content": self.revision_user_prompt(case, context)},
         ]
 
-    def selection_messages(self, case: Case, candidates: Sequence[list[dict[str, Any]]]) -> list[Message]:
+    def selection_messages(
+        self, case: Case, candidates: Sequence[list[dict[str, Any]]]
+    ) -> list[Message]:
         listed = "\n\n".join(
             self.render("candidate", number=str(i), patch=_patch_json(patch))
             for i, patch in enumerate(candidates, start=1)
@@ -99,7 +107,9 @@ class Prompts:
             {
                 "role": "user",
                 "content": self.render(
-                    "select", revision_prompt=self.revision_user_prompt(case, "j+h"), candidates=listed
+                    "select",
+                    revision_prompt=self.revision_user_prompt(case, "j+h"),
+                    candidates=listed,
                 ),
             },
         ]
@@ -121,7 +131,9 @@ def _template(folder: Path | None, name: str) -> string.Template:
     template = string.Template(_shipped(name) if text is None else text)
     if not template.is_valid():
         where = path if folder is not None and text is not None else f"{name}.md"
-        raise UserError(f"prompt template {where}: malformed $placeholder (write $$ for a dollar sign)")
+        raise UserError(
+            f"prompt template {where}: malformed $placeholder (write $$ for a dollar sign)"
+        )
     return template
 
 

@@ -67,13 +67,19 @@ def describe_failure(record: dict[str, Any]) -> str:
         if extra > 0:
             lines.append(f"  ... and {extra} more")
     if record.get("selection_fallback"):
-        lines.append("note: the selection answer was not a single candidate number; fell back to the first")
-    lines.append(f"calls {record['calls']}, cost ${record['cost_usd']:.5f}, latency {record['latency_s']:.2f}s")
+        lines.append(
+            "note: the selection answer was not a single candidate number; fell back to the first"
+        )
+    lines.append(
+        f"calls {record['calls']}, cost ${record['cost_usd']:.5f}, latency {record['latency_s']:.2f}s"
+    )
     return "\n".join(lines)
 
 
 class RevpropItem(pytest.Item):
-    def __init__(self, *, spec: ItemSpec, case: Case, runner_owner: RevpropSession, **kwargs: Any) -> None:
+    def __init__(
+        self, *, spec: ItemSpec, case: Case, runner_owner: RevpropSession, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.spec = spec
         self.case = case
@@ -95,12 +101,26 @@ class RevpropItem(pytest.Item):
 
     def _properties(self) -> None:
         assert self.record is not None
-        for key in ("completed", "valid", "error", "miss", "over_edit", "wrong_value", "cost_usd", "latency_s", "calls"):
+        for key in (
+            "completed",
+            "valid",
+            "error",
+            "miss",
+            "over_edit",
+            "wrong_value",
+            "cost_usd",
+            "latency_s",
+            "calls",
+        ):
             self.user_properties.append((f"revprop_{key}", self.record[key]))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, RevpropFailure | CallFailedError):
-            head = "model call failed" if isinstance(excinfo.value, CallFailedError) else "not completed"
+            head = (
+                "model call failed"
+                if isinstance(excinfo.value, CallFailedError)
+                else "not completed"
+            )
             return f"{self.spec.case} [{self.spec.label()}]: {head}\n{excinfo.value}"
         return str(super().repr_failure(excinfo))
 
@@ -111,7 +131,13 @@ class RevpropItem(pytest.Item):
 class RevpropSession:
     """The per-run plugin object (registered as "revprop-session")."""
 
-    def __init__(self, config: pytest.Config, cases: list[Case], models: list[ModelConfig], settings: RunSettings) -> None:
+    def __init__(
+        self,
+        config: pytest.Config,
+        cases: list[Case],
+        models: list[ModelConfig],
+        settings: RunSettings,
+    ) -> None:
         self.config = config
         self.cases = cases
         self.models = models
@@ -135,7 +161,10 @@ class RevpropSession:
         opt = config.getoption
         overrides = load_config(Path(str(config.rootpath)))
         api_bases = opt("revprop_api_base") or ()
-        models = [resolve_model(name, api_bases=api_bases, overrides=overrides) for name in opt("revprop_model")]
+        models = [
+            resolve_model(name, api_bases=api_bases, overrides=overrides)
+            for name in opt("revprop_model")
+        ]
         if len({m.name for m in models}) != len(models):
             raise UserError("the same model is named twice in --revprop-model")
         cases = select_cases(opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"))
@@ -143,7 +172,9 @@ class RevpropSession:
         from .prompts import Prompts
 
         retry = RetryPolicy(
-            max_attempts=opt("revprop_retries"), base_delay=opt("revprop_retry_delay"), attempt_timeout_s=opt("revprop_timeout")
+            max_attempts=opt("revprop_retries"),
+            base_delay=opt("revprop_retry_delay"),
+            attempt_timeout_s=opt("revprop_timeout"),
         )
         settings = RunSettings(
             methods=expand_methods(opt("revprop_method")),
@@ -161,7 +192,9 @@ class RevpropSession:
         for name in KNOWN_MARKERS:
             config.addinivalue_line("markers", f"{name}: RevPropBench selection marker")
         for size in {c.size for c in cases}:
-            config.addinivalue_line("markers", f"size{size}: cases whose artifact has {size} leaves")
+            config.addinivalue_line(
+                "markers", f"size{size}: cases whose artifact has {size} leaves"
+            )
         return cls(config, cases, models, settings)
 
     def header(self) -> str:
@@ -184,7 +217,9 @@ class RevpropSession:
             return
         if self.is_worker:
             bases = self.config.workerinput.get("revprop_api_bases", {})  # type: ignore[attr-defined]
-            self.models = [m.replace(api_bases=tuple(bases.get(m.name, m.api_bases))) for m in self.models]
+            self.models = [
+                m.replace(api_bases=tuple(bases.get(m.name, m.api_bases))) for m in self.models
+            ]
             return
         try:
             self._start_servers()
@@ -221,7 +256,9 @@ class RevpropSession:
     # ------------------------------------------------------------------ collection
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
         """Add the evaluation items before -m/-k deselection and report them as collected."""
         by_id = {c.id: c for c in self.cases}
         created: list[pytest.Item] = [
@@ -262,7 +299,9 @@ class RevpropSession:
         the session ends."""
         self._gc_threshold = gc.get_threshold()
         gc.freeze()
-        gc.set_threshold(*(max(old, new) for old, new in zip(self._gc_threshold, GC_THRESHOLD, strict=False)))
+        gc.set_threshold(
+            *(max(old, new) for old, new in zip(self._gc_threshold, GC_THRESHOLD, strict=False))
+        )
 
     def _gc_restore(self) -> None:
         """Collect as usual again; what was frozen stays frozen until ``_gc_unfreeze``."""
@@ -287,7 +326,9 @@ class RevpropSession:
     # ------------------------------------------------------------------ results
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, Any, Any]:
         report = yield
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
         if isinstance(item, RevpropItem) and item.record is not None and wanted:
@@ -309,7 +350,9 @@ class RevpropSession:
     def pytest_sessionfinish_reports(self, session: pytest.Session, exitstatus: int) -> None:
         if self.runner is not None:
             # An xdist worker leaves while the others go on: they may wait for its requests.
-            self.runner.close(finish_in_flight=self.is_worker and exitstatus != pytest.ExitCode.INTERRUPTED)
+            self.runner.close(
+                finish_in_flight=self.is_worker and exitstatus != pytest.ExitCode.INTERRUPTED
+            )
         self._gc_restore()
         self._stop_servers()
         if self.is_worker or self.config.option.collectonly:
@@ -324,7 +367,9 @@ class RevpropSession:
         meta = {
             "cases_path": str(self.config.getoption("revprop_cases") or BENCHMARK_DIR),
             "split": self.config.getoption("revprop_split"),
-            "models": {m.name: {"litellm_model": m.litellm_model, "kind": m.kind} for m in self.models},
+            "models": {
+                m.name: {"litellm_model": m.litellm_model, "kind": m.kind} for m in self.models
+            },
             "methods": list(self.settings.methods),
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
@@ -340,7 +385,11 @@ class RevpropSession:
                 report.write_baseline(baseline, doc)
             else:
                 try:
-                    self.gate_result = report.gate(report.read_results(baseline), doc["results"], self.config.getoption("revprop_max_drop"))
+                    self.gate_result = report.gate(
+                        report.read_results(baseline),
+                        doc["results"],
+                        self.config.getoption("revprop_max_drop"),
+                    )
                 except UserError as exc:
                     self.report_error = str(exc)
                     self.exit_override = pytest.ExitCode.USAGE_ERROR
@@ -352,13 +401,17 @@ class RevpropSession:
                     self.exit_override = pytest.ExitCode.OK
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+    def pytest_sessionfinish(
+        self, session: pytest.Session, exitstatus: int
+    ) -> Generator[None, None, None]:
         """Set the gate's exit status after every other plugin (some OR in their own bits)."""
         yield
         if self.exit_override is not None:
             session.exitstatus = self.exit_override
 
-    def _figures(self, doc: dict[str, Any], records: Sequence[dict[str, Any]], out_dir: Path) -> None:
+    def _figures(
+        self, doc: dict[str, Any], records: Sequence[dict[str, Any]], out_dir: Path
+    ) -> None:
         try:
             from .figures import write_report
 
@@ -388,7 +441,11 @@ class RevpropSession:
         if stats is None or not phases or not self.records:
             return (yield)
         ours = {spec.node_name() for spec in self.specs}
-        kept = [r for r in phases if getattr(r, "nodeid", None) not in ours or getattr(r, "sections", None)]
+        kept = [
+            r
+            for r in phases
+            if getattr(r, "nodeid", None) not in ours or getattr(r, "sections", None)
+        ]
         stats[""] = kept
         try:
             return (yield)
@@ -396,7 +453,9 @@ class RevpropSession:
             if stats.get("") is kept:
                 stats[""] = phases
 
-    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    def pytest_terminal_summary(
+        self, terminalreporter: Any, exitstatus: int, config: pytest.Config
+    ) -> None:
         if self.is_worker or not self.records:
             return
         from .report import relative_rows, summarize, table_rows, text_table
@@ -408,11 +467,18 @@ class RevpropSession:
         header, rows = relative_rows(summary)
         if rows:
             tr.write_line("")
-            tr.write_line("relative to j+h (gain in points; cost-effectiveness = gain / (cost multiple - 1)):")
+            tr.write_line(
+                "relative to j+h (gain in points; cost-effectiveness = gain / (cost multiple - 1)):"
+            )
             tr.write_line(text_table(header, rows))
-        tr.write_line(f"reports: {self.config.getoption('revprop_report')}/results.json, samples.jsonl, summary.md")
+        tr.write_line(
+            f"reports: {self.config.getoption('revprop_report')}/results.json, samples.jsonl, summary.md"
+        )
         if exitstatus == pytest.ExitCode.INTERRUPTED:
-            tr.write_line(f"revprop: interrupted; the reports hold the {len(self.records)} items that finished", yellow=True)
+            tr.write_line(
+                f"revprop: interrupted; the reports hold the {len(self.records)} items that finished",
+                yellow=True,
+            )
         if self.runner is not None:
             for name, stats in self.runner.stats().items():
                 tr.write_line(f"calls {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
@@ -426,8 +492,11 @@ class RevpropSession:
         max_drop = self.config.getoption("revprop_max_drop")
         tr.section("revprop baseline gate")
         for group in self.gate_result["comparison"].groups:
-            tag = "REGRESSION" if group in self.gate_result["regressions"] else (
-                "improved" if group in self.gate_result["improvements"] else "ok")
+            tag = (
+                "REGRESSION"
+                if group in self.gate_result["regressions"]
+                else ("improved" if group in self.gate_result["improvements"] else "ok")
+            )
             tr.write_line(
                 f"{tag:<10} {group.model} {group.method} k{group.k}: {100 * group.base_rate:.1f}% -> "
                 f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
@@ -437,7 +506,10 @@ class RevpropSession:
                 for sample in flipped[:20]:
                     tr.write_line(f"    {sample.case} seed {sample.seed}")
         if self.gate_result["regressions"]:
-            tr.write_line(f"revprop: regression beyond {max_drop} points with p < 0.05: exit status 6", red=True)
+            tr.write_line(
+                f"revprop: regression beyond {max_drop} points with p < 0.05: exit status 6",
+                red=True,
+            )
 
 
 def _record_key(record: dict[str, Any]) -> tuple[Any, ...]:
@@ -456,7 +528,10 @@ def select_cases(path: Path | None, split: str, sizes: Sequence[int] | None) -> 
     if sizes:
         cases = [c for c in cases if c.size in sizes]
     if not cases:
-        raise UserError(f"no cases under {path or BENCHMARK_DIR} for split {split!r}" + (f" and sizes {list(sizes)}" if sizes else ""))
+        raise UserError(
+            f"no cases under {path or BENCHMARK_DIR} for split {split!r}"
+            + (f" and sizes {list(sizes)}" if sizes else "")
+        )
     return sorted(cases, key=lambda c: (c.scenario, c.size, c.id))
 
 

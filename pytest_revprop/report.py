@@ -37,7 +37,9 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for record in records:
         groups[(record["model"], record["method"], record["k"])].append(record)
     rows = []
-    for (model, method, k), group in sorted(groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]), kv[0][2])):
+    for (model, method, k), group in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]), kv[0][2])
+    ):
         scored = [r for r in group if r.get("error") not in INFRASTRUCTURE_ERRORS]
         by_seed: dict[int, list[bool]] = defaultdict(list)
         for r in scored:
@@ -80,15 +82,32 @@ def relative_to_jh(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         cost_x = row["cost_usd"] / ref["cost_usd"] if ref["cost_usd"] > 0 else None
         lat_x = row["latency_s"] / ref["latency_s"] if ref["latency_s"] > 0 else None
         effectiveness = gain / (cost_x - 1) if cost_x is not None and cost_x > 1 else None
-        out.append({"model": row["model"], "method": row["method"], "k": row["k"], "gain_points": gain,
-                    "cost_multiple": cost_x, "latency_multiple": lat_x, "cost_effectiveness": effectiveness})
+        out.append(
+            {
+                "model": row["model"],
+                "method": row["method"],
+                "k": row["k"],
+                "gain_points": gain,
+                "cost_multiple": cost_x,
+                "latency_multiple": lat_x,
+                "cost_effectiveness": effectiveness,
+            }
+        )
     return out
 
 
-def results_document(records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> dict[str, Any]:
-    ordered = sorted(records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"]))
+def results_document(
+    records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]
+) -> dict[str, Any]:
+    ordered = sorted(
+        records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"])
+    )
     return {
-        "meta": {"version": __version__, "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), **meta},
+        "meta": {
+            "version": __version__,
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            **meta,
+        },
         "summary": summarize(ordered),
         "results": [{key: r.get(key) for key in RESULT_KEYS} for r in ordered],
     }
@@ -109,13 +128,19 @@ def _write_private(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_reports(out_dir: Path, records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> dict[str, Any]:
+def write_reports(
+    out_dir: Path, records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]
+) -> dict[str, Any]:
     """results.json, samples.jsonl and summary.md under ``out_dir``; returns the results document."""
     private_dir(out_dir)
     doc = results_document(records, meta)
     _write_private(out_dir / "results.json", json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
-    lines = [json.dumps({k: r.get(k) for k in (*RESULT_KEYS, "request", "replies")}, ensure_ascii=False)
-             for r in sorted(records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"]))]
+    lines = [
+        json.dumps({k: r.get(k) for k in (*RESULT_KEYS, "request", "replies")}, ensure_ascii=False)
+        for r in sorted(
+            records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"])
+        )
+    ]
     _write_private(out_dir / "samples.jsonl", "\n".join(lines) + ("\n" if lines else ""))
     _write_private(out_dir / "summary.md", markdown_summary(doc))
     return doc
@@ -129,11 +154,39 @@ def _pct(value: float) -> str:
 
 
 def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    header = ["model", "method", "k", "completion %", "± std", "miss", "over", "wrong", "invalid",
-              "errors", "cost $", "latency s", "calls"]
-    rows = [[r["model"], r["method"], str(r["k"]), _pct(r["completion_rate"]), _pct(r["completion_std"]),
-             str(r["miss"]), str(r["over_edit"]), str(r["wrong_value"]), str(r["invalid"]), str(r.get("errors", 0)),
-             f"{r['cost_usd']:.4f}", f"{r['latency_s']:.2f}", str(r["calls"])] for r in summary]
+    header = [
+        "model",
+        "method",
+        "k",
+        "completion %",
+        "± std",
+        "miss",
+        "over",
+        "wrong",
+        "invalid",
+        "errors",
+        "cost $",
+        "latency s",
+        "calls",
+    ]
+    rows = [
+        [
+            r["model"],
+            r["method"],
+            str(r["k"]),
+            _pct(r["completion_rate"]),
+            _pct(r["completion_std"]),
+            str(r["miss"]),
+            str(r["over_edit"]),
+            str(r["wrong_value"]),
+            str(r["invalid"]),
+            str(r.get("errors", 0)),
+            f"{r['cost_usd']:.4f}",
+            f"{r['latency_s']:.2f}",
+            str(r["calls"]),
+        ]
+        for r in summary
+    ]
     return header, rows
 
 
@@ -143,13 +196,25 @@ def relative_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
     def fmt(value: float | None, spec: str) -> str:
         return "n/a" if value is None else format(value, spec)
 
-    rows = [[r["model"], r["method"], str(r["k"]), f"{r['gain_points']:+.1f}", fmt(r["cost_multiple"], ".2f"),
-             fmt(r["latency_multiple"], ".2f"), fmt(r["cost_effectiveness"], ".2f")] for r in relative_to_jh(summary)]
+    rows = [
+        [
+            r["model"],
+            r["method"],
+            str(r["k"]),
+            f"{r['gain_points']:+.1f}",
+            fmt(r["cost_multiple"], ".2f"),
+            fmt(r["latency_multiple"], ".2f"),
+            fmt(r["cost_effectiveness"], ".2f"),
+        ]
+        for r in relative_to_jh(summary)
+    ]
     return header, rows
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
@@ -164,9 +229,14 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def markdown_summary(doc: Mapping[str, Any]) -> str:
     meta = doc.get("meta", {})
-    parts = ["# RevPropBench results", "",
-             f"Split `{meta.get('split')}`, seeds {meta.get('seeds')}, k {meta.get('k_values')}, "
-             f"{len(doc['results'])} samples.", "", markdown_table(*table_rows(doc["summary"]))]
+    parts = [
+        "# RevPropBench results",
+        "",
+        f"Split `{meta.get('split')}`, seeds {meta.get('seeds')}, k {meta.get('k_values')}, "
+        f"{len(doc['results'])} samples.",
+        "",
+        markdown_table(*table_rows(doc["summary"])),
+    ]
     header, rows = relative_rows(doc["summary"])
     if rows:
         parts += ["", "## Relative to j+h", "", markdown_table(header, rows)]
@@ -174,8 +244,13 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
     if failed:
         parts += ["", "## Failed samples (first 50)", ""]
         for r in failed[:50]:
-            what = r["error"] or f"miss {r['miss']}, over edit {r['over_edit']}, wrong value {r['wrong_value']}"
-            parts.append(f"- `{r['case']}` {r['model']} {r['method']} k{r['k']} s{r['seed']}: {what}")
+            what = (
+                r["error"]
+                or f"miss {r['miss']}, over edit {r['over_edit']}, wrong value {r['wrong_value']}"
+            )
+            parts.append(
+                f"- `{r['case']}` {r['model']} {r['method']} k{r['k']} s{r['seed']}: {what}"
+            )
     return "\n".join(parts) + "\n"
 
 
@@ -184,8 +259,11 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
 
 def write_baseline(path: Path, doc: Mapping[str, Any]) -> None:
     keep = ("case", "model", "method", "k", "seed", "completed", "valid", "error")
-    baseline = {"meta": doc.get("meta", {}), "summary": doc["summary"],
-                "results": [{k: r.get(k) for k in keep} for r in doc["results"]]}
+    baseline = {
+        "meta": doc.get("meta", {}),
+        "summary": doc["summary"],
+        "results": [{k: r.get(k) for k in keep} for r in doc["results"]],
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(baseline, indent=1) + "\n", encoding="utf-8")
 
@@ -202,7 +280,9 @@ def read_results(path: Path) -> dict[str, Any]:
     return doc
 
 
-def gate(baseline: Mapping[str, Any], records: Sequence[Mapping[str, Any]], max_drop: float) -> dict[str, Any]:
+def gate(
+    baseline: Mapping[str, Any], records: Sequence[Mapping[str, Any]], max_drop: float
+) -> dict[str, Any]:
     """Compare with a baseline: regressions (drop > max_drop points AND McNemar p < 0.05) and
     improvements, with the samples that flipped."""
     comparison = pair_outcomes(baseline["results"], list(records))

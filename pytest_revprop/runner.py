@@ -91,7 +91,9 @@ def expand_methods(methods: Iterable[str]) -> list[str]:
     return out
 
 
-def item_specs(cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings) -> list[ItemSpec]:
+def item_specs(
+    cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings
+) -> list[ItemSpec]:
     """All items in a stable order: case, model, method, k, seed. Methods whose calls do not
     depend on k (j, h, j+h) get k=1; select is skipped below its minimum k."""
     specs = []
@@ -137,7 +139,9 @@ def worker_share(specs: Sequence[ItemSpec], index: int, count: int) -> list[Item
     return calls_cover([s for s in specs if s.case in mine])
 
 
-def result_record(case: Case, spec: ItemSpec, run: MethodRun, score: Score | None = None) -> dict[str, Any]:
+def result_record(
+    case: Case, spec: ItemSpec, run: MethodRun, score: Score | None = None
+) -> dict[str, Any]:
     """The plain-data record of one item (results.json row plus what reports need);
     ``score`` is ``run.score(case)`` when the caller has it already."""
     score = run.score(case) if score is None else score
@@ -200,7 +204,9 @@ class Runner:
     slots busy. Scores are shared by items with the same final patch.
     """
 
-    def __init__(self, cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings) -> None:
+    def __init__(
+        self, cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings
+    ) -> None:
         self.cases = {c.id: c for c in cases}
         self.models = {m.name: m for m in models}
         self.settings = settings
@@ -234,7 +240,9 @@ class Runner:
         if not boost:
             return ask
 
-        async def boosted(messages: list[dict[str, str]], seed: int, purpose: str, priority: int) -> Reply:
+        async def boosted(
+            messages: list[dict[str, str]], seed: int, purpose: str, priority: int
+        ) -> Reply:
             return await ask(messages, seed, purpose, priority + boost)
 
         return boosted
@@ -246,7 +254,15 @@ class Runner:
             case = self.cases[spec.case]
             ask = self._ask(case, self.models[spec.model], boost)
             run = asyncio.ensure_future(
-                run_method(spec.method, case, ask, k=spec.k, seed=spec.seed, prompts=self.prompts, shared=self.shared)
+                run_method(
+                    spec.method,
+                    case,
+                    ask,
+                    k=spec.k,
+                    seed=spec.seed,
+                    prompts=self.prompts,
+                    shared=self.shared,
+                )
             )
             self._runs[spec] = run
         return run
@@ -280,7 +296,12 @@ class Runner:
                 continue
             seen = self._first_calls_checked
             for spec in specs:
-                first = (name, spec.case, spec.method if spec.method in SINGLE else "j+h", spec.seed)
+                first = (
+                    name,
+                    spec.case,
+                    spec.method if spec.method in SINGLE else "j+h",
+                    spec.seed,
+                )
                 if spec.model != name or first in seen:
                     continue
                 seen.add(first)
@@ -292,7 +313,9 @@ class Runner:
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
-            self._thread = threading.Thread(target=self._loop.run_forever, name="revprop-loop", daemon=True)
+            self._thread = threading.Thread(
+                target=self._loop.run_forever, name="revprop-loop", daemon=True
+            )
             self._thread.start()
         return self._loop
 
@@ -360,7 +383,9 @@ class Runner:
             for client in self.clients.values():
                 timeout = client.attempt_timeout_s
                 with contextlib.suppress(Exception):
-                    asyncio.run_coroutine_threadsafe(client.finish_in_flight(timeout), self._loop).result(timeout + 1.0)
+                    asyncio.run_coroutine_threadsafe(
+                        client.finish_in_flight(timeout), self._loop
+                    ).result(timeout + 1.0)
         for future in self._futures.values():
             future.cancel()
         if self._loop is not None:

@@ -179,11 +179,16 @@ def extract_patch(text: str) -> list[dict[str, Any]]:
     if not isinstance(text, str) or not text.strip():
         raise InvalidReply("no_patch", "the reply is empty")
     if len(text) > MAX_REPLY_CHARS:
-        raise InvalidReply("no_patch", f"the reply is {len(text)} characters; not searched beyond {MAX_REPLY_CHARS}")
+        raise InvalidReply(
+            "no_patch",
+            f"the reply is {len(text)} characters; not searched beyond {MAX_REPLY_CHARS}",
+        )
     rejected: list[str] = []
     fenced = _fenced_candidates(text, rejected)
     inline = [] if any(_looks_like_ops(c) for c in fenced) else _inline_candidates(text, rejected)
-    ranked = [c for c in reversed(fenced) if _looks_like_ops(c)] + [c for c in inline if _looks_like_ops(c)]
+    ranked = [c for c in reversed(fenced) if _looks_like_ops(c)] + [
+        c for c in inline if _looks_like_ops(c)
+    ]
     chosen = ranked[0] if ranked else (fenced[-1] if fenced else inline[0] if inline else None)
     if chosen is None:
         why = f" (JSON refused: {rejected[0]})" if rejected else ""
@@ -292,7 +297,9 @@ def _gold_places(case: Case) -> list[_GoldPlace]:
             if a_path is None:
                 break
             earlier = case.gold[j]
-            arr = _array_parent(states[j], earlier.path) if earlier.op in {"add", "remove"} else None
+            arr = (
+                _array_parent(states[j], earlier.path) if earlier.op in {"add", "remove"} else None
+            )
             if arr is None:
                 continue
             if earlier.op == "add":
@@ -333,7 +340,9 @@ class _Judge:
         ]
         all_anchors = {a for _, anchors in self.anchors for a in anchors}
         self.anchor_set = all_anchors
-        self.anchor_prefixes = {a[:i] for a in all_anchors for i in range(len(a) + 1) if i == len(a) or a[i] == "/"}
+        self.anchor_prefixes = {
+            a[:i] for a in all_anchors for i in range(len(a) + 1) if i == len(a) or a[i] == "/"
+        }
         # Places where a matcher other than strict equality, or optionality, applies.
         self.special: dict[str, _GoldPlace] = {}
         for place in self.places:
@@ -345,7 +354,11 @@ class _Judge:
         place = self.special.get(path)
         if place is not None:
             op = place.op
-            if op.optional and place.a_path is not None and json_equal(p, resolve(self.a, place.a_path)):
+            if (
+                op.optional
+                and place.a_path is not None
+                and json_equal(p, resolve(self.a, place.a_path))
+            ):
                 return True
             if op.optional and place.a_path is None and p is MISSING:
                 return True
@@ -359,10 +372,14 @@ class _Judge:
                 return p is not MISSING and json_equal(p, resolve(self.p, op.value))
         if isinstance(p, dict) and isinstance(e, dict):
             keys = list(e) + [k for k in p if k not in e]
-            return all(self.agree(p.get(k, MISSING), e.get(k, MISSING), child_pointer(path, k)) for k in keys)
+            return all(
+                self.agree(p.get(k, MISSING), e.get(k, MISSING), child_pointer(path, k))
+                for k in keys
+            )
         if isinstance(p, list) and isinstance(e, list):
             return len(p) == len(e) and all(
-                self.agree(x, y, child_pointer(path, i)) for i, (x, y) in enumerate(zip(p, e, strict=True))
+                self.agree(x, y, child_pointer(path, i))
+                for i, (x, y) in enumerate(zip(p, e, strict=True))
             )
         return json_equal(p, e)
 
@@ -370,7 +387,11 @@ class _Judge:
         """Fast test: some gold op's place is the unit, lies inside it, or contains it."""
         if unit in self.anchor_prefixes:
             return True
-        return any(unit[:i] in self.anchor_set for i in range(len(unit) + 1) if i == len(unit) or unit[i] == "/")
+        return any(
+            unit[:i] in self.anchor_set
+            for i in range(len(unit) + 1)
+            if i == len(unit) or unit[i] == "/"
+        )
 
     def governing(self, unit: str) -> list[_GoldPlace]:
         return [
@@ -388,10 +409,23 @@ class _Judge:
         if path in self.special and path != "":
             out.append(path)
         elif isinstance(a, dict) and isinstance(p, dict) and isinstance(e, dict):
-            keys = list(a) + [k for k in e if k not in a] + [k for k in p if k not in a and k not in e]
+            keys = (
+                list(a) + [k for k in e if k not in a] + [k for k in p if k not in a and k not in e]
+            )
             for key in keys:
-                self._walk(a.get(key, MISSING), p.get(key, MISSING), e.get(key, MISSING), child_pointer(path, key), out)
-        elif isinstance(a, list) and isinstance(p, list) and isinstance(e, list) and len(a) == len(p) == len(e):
+                self._walk(
+                    a.get(key, MISSING),
+                    p.get(key, MISSING),
+                    e.get(key, MISSING),
+                    child_pointer(path, key),
+                    out,
+                )
+        elif (
+            isinstance(a, list)
+            and isinstance(p, list)
+            and isinstance(e, list)
+            and len(a) == len(p) == len(e)
+        ):
             for i, (x, y, z) in enumerate(zip(a, p, e, strict=True)):
                 self._walk(x, y, z, child_pointer(path, i), out)
         else:
@@ -407,7 +441,9 @@ class _Judge:
                 continue
             if self.agree(p, e, unit):
                 continue
-            kind = "direct" if any(g.op.kind == "direct" for g in self.governing(unit)) else "cascade"
+            kind = (
+                "direct" if any(g.op.kind == "direct" for g in self.governing(unit)) else "cascade"
+            )
             expected = _describe_expected(e, unit, self.special.get(unit))
             if json_equal(p, a):
                 found.append(Finding("miss", unit, expected, _show(p), kind))
@@ -440,7 +476,10 @@ def score_patch(case: Case, patch: list[dict[str, Any]]) -> Score:
     except InvalidReply as exc:
         return Score.invalid(exc, patch if isinstance(patch, list) else None)
     findings = _Judge(case, predicted, expected_artifact(case)).findings()
-    counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in ("miss", "over_edit", "wrong_value")}
+    counts = {
+        kind: sum(1 for f in findings if f.kind == kind)
+        for kind in ("miss", "over_edit", "wrong_value")
+    }
     return Score(
         completed=not findings,
         valid=True,

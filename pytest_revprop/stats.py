@@ -207,9 +207,16 @@ def pair_outcomes(
             continue
         case, model, method, k, seed = key
         outcomes.setdefault(GroupKey(model, method, k), []).append(
-            (SampleKey(case, seed), bool(old_record.get("completed")), bool(new_record.get("completed")))
+            (
+                SampleKey(case, seed),
+                bool(old_record.get("completed")),
+                bool(new_record.get("completed")),
+            )
         )
-    groups = [_group(key, pairs) for key, pairs in sorted(outcomes.items(), key=lambda kv: _sort_key(kv[0]))]
+    groups = [
+        _group(key, pairs)
+        for key, pairs in sorted(outcomes.items(), key=lambda kv: _sort_key(kv[0]))
+    ]
     return PairedComparison(
         groups=groups,
         unpaired_base=len(base.keys() - new.keys()),

@@ -13,7 +13,10 @@ from pytest_revprop.jsonutil import leaf_count
 def make_case(artifact: dict[str, Any], gold: list[dict[str, Any]], **extra: Any) -> Case:
     """A valid case whose conversation adds each top-level member in one turn."""
     turns = [
-        {"user": f"Please note the {key}.", "assistant": [{"op": "add", "path": f"/{key}", "value": copy.deepcopy(value)}]}
+        {
+            "user": f"Please note the {key}.",
+            "assistant": [{"op": "add", "path": f"/{key}", "value": copy.deepcopy(value)}],
+        }
         for key, value in artifact.items()
     ]
     data = {
@@ -52,8 +55,14 @@ def invoice_case() -> Case:
             {"op": "replace", "path": "/lines/0/qty", "value": 2, "kind": "direct"},
             {"op": "replace", "path": "/lines/0/amount", "value": 24.0, "kind": "cascade"},
             {"op": "replace", "path": "/total", "value": 38.0, "kind": "cascade"},
-            {"op": "replace", "path": "/memo", "value": "(?i)\\b2 widgets", "kind": "cascade",
-             "match": "regex_match", "optional": True},
+            {
+                "op": "replace",
+                "path": "/memo",
+                "value": "(?i)\\b2 widgets",
+                "kind": "cascade",
+                "match": "regex_match",
+                "optional": True,
+            },
         ],
     )
 

@@ -27,20 +27,37 @@ INVOICE: dict[str, Any] = {
     "split": "test",
     "theme": "Changing one line's quantity recomputes the invoice totals",
     "conversation": [
-        {"user": "Start an invoice for Acme in USD.",
-         "assistant": [{"op": "add", "path": "/client", "value": "Acme"},
-                       {"op": "add", "path": "/currency", "value": "USD"}]},
-        {"user": "Add three widgets at $12 each, with 10% tax. " + EVIL,
-         "assistant": [{"op": "add", "path": "/lines",
-                        "value": [{"item": "widget", "qty": 3, "price": 12.0, "amount": 36.0}]},
-                       {"op": "add", "path": "/subtotal", "value": 36.0},
-                       {"op": "add", "path": "/tax", "value": 3.6},
-                       {"op": "add", "path": "/total", "value": 39.6},
-                       {"op": "add", "path": "/memo", "value": "three widgets"}]},
+        {
+            "user": "Start an invoice for Acme in USD.",
+            "assistant": [
+                {"op": "add", "path": "/client", "value": "Acme"},
+                {"op": "add", "path": "/currency", "value": "USD"},
+            ],
+        },
+        {
+            "user": "Add three widgets at $12 each, with 10% tax. " + EVIL,
+            "assistant": [
+                {
+                    "op": "add",
+                    "path": "/lines",
+                    "value": [{"item": "widget", "qty": 3, "price": 12.0, "amount": 36.0}],
+                },
+                {"op": "add", "path": "/subtotal", "value": 36.0},
+                {"op": "add", "path": "/tax", "value": 3.6},
+                {"op": "add", "path": "/total", "value": 39.6},
+                {"op": "add", "path": "/memo", "value": "three widgets"},
+            ],
+        },
     ],
-    "artifact": {"client": "Acme", "currency": "USD",
-                 "lines": [{"item": "widget", "qty": 3, "price": 12.0, "amount": 36.0}],
-                 "subtotal": 36.0, "tax": 3.6, "total": 39.6, "memo": "three widgets"},
+    "artifact": {
+        "client": "Acme",
+        "currency": "USD",
+        "lines": [{"item": "widget", "qty": 3, "price": 12.0, "amount": 36.0}],
+        "subtotal": 36.0,
+        "tax": 3.6,
+        "total": 39.6,
+        "memo": "three widgets",
+    },
     "request": "Make that two widgets instead of three.",
     "reference": None,
     "gold": [
@@ -49,8 +66,14 @@ INVOICE: dict[str, Any] = {
         {"op": "replace", "path": "/subtotal", "value": 24.0, "kind": "cascade"},
         {"op": "replace", "path": "/tax", "value": 2.4, "kind": "cascade"},
         {"op": "replace", "path": "/total", "value": 26.4, "kind": "cascade"},
-        {"op": "replace", "path": "/memo", "value": "(?i)two widgets", "kind": "cascade",
-         "match": "regex_match", "optional": True},
+        {
+            "op": "replace",
+            "path": "/memo",
+            "value": "(?i)two widgets",
+            "kind": "cascade",
+            "match": "regex_match",
+            "optional": True,
+        },
     ],
     "notes": "hand-made for the report tests",
 }
@@ -64,21 +87,45 @@ TRIP: dict[str, Any] = {
     "split": "test",
     "theme": "Shifting the start date shifts every date tied to it",
     "conversation": [
-        {"user": "Plan a trip for two from May 1 to May 5, 2025, budget 800 EUR.",
-         "assistant": [{"op": "add", "path": "/trip", "value": {"start": "2025-05-01", "end": "2025-05-05"}},
-                       {"op": "add", "path": "/travelers", "value": 2},
-                       {"op": "add", "path": "/budget", "value": 800},
-                       {"op": "add", "path": "/currency", "value": "EUR"}]},
-        {"user": "Arrive on the first day, museum two days after arrival; stay at Seaside.",
-         "assistant": [{"op": "add", "path": "/days",
-                        "value": [{"date": "2025-05-01", "plan": "arrive"},
-                                  {"date": "2025-05-03", "plan": "museum"}]},
-                       {"op": "add", "path": "/hotel", "value": "Seaside"}]},
+        {
+            "user": "Plan a trip for two from May 1 to May 5, 2025, budget 800 EUR.",
+            "assistant": [
+                {
+                    "op": "add",
+                    "path": "/trip",
+                    "value": {"start": "2025-05-01", "end": "2025-05-05"},
+                },
+                {"op": "add", "path": "/travelers", "value": 2},
+                {"op": "add", "path": "/budget", "value": 800},
+                {"op": "add", "path": "/currency", "value": "EUR"},
+            ],
+        },
+        {
+            "user": "Arrive on the first day, museum two days after arrival; stay at Seaside.",
+            "assistant": [
+                {
+                    "op": "add",
+                    "path": "/days",
+                    "value": [
+                        {"date": "2025-05-01", "plan": "arrive"},
+                        {"date": "2025-05-03", "plan": "museum"},
+                    ],
+                },
+                {"op": "add", "path": "/hotel", "value": "Seaside"},
+            ],
+        },
     ],
-    "artifact": {"trip": {"start": "2025-05-01", "end": "2025-05-05"}, "travelers": 2, "budget": 800,
-                 "currency": "EUR",
-                 "days": [{"date": "2025-05-01", "plan": "arrive"}, {"date": "2025-05-03", "plan": "museum"}],
-                 "hotel": "Seaside"},
+    "artifact": {
+        "trip": {"start": "2025-05-01", "end": "2025-05-05"},
+        "travelers": 2,
+        "budget": 800,
+        "currency": "EUR",
+        "days": [
+            {"date": "2025-05-01", "plan": "arrive"},
+            {"date": "2025-05-03", "plan": "museum"},
+        ],
+        "hotel": "Seaside",
+    },
     "request": "Move the whole trip one day later.",
     "reference": {"note": "hotel confirmed for the new dates"},
     "gold": [
@@ -119,16 +166,16 @@ def patch_for(case: dict[str, Any], behaviour: str) -> list[dict[str, Any]] | No
 
 # (model, method, k) -> behaviours for (invoice s0, invoice s42, trip s0, trip s42)
 BEHAVIOURS: dict[tuple[str, str, int], list[str]] = {
-    ("m-small", "j+h", 1): ["miss", "ok", "miss", "invalid"],      # 0.25
-    ("m-small", "med", 3): ["ok", "ok", "miss", "over"],           # 0.50
-    ("m-small", "med", 5): ["ok", "ok", "ok", "over"],             # 0.75
-    ("m-small", "select", 3): ["ok", "wrong", "ok", "miss"],       # 0.50
-    ("m-small", "select", 5): ["ok", "ok", "ok", "wrong"],         # 0.75
-    ("m-large", "j+h", 1): ["ok", "ok", "miss", "ok"],             # 0.75
-    ("m-large", "med", 3): ["ok", "ok", "ok", "miss"],             # 0.75
-    ("m-large", "med", 5): ["ok", "ok", "ok", "ok"],               # 1.00
-    ("m-large", "select", 3): ["ok", "ok", "ok", "ok"],            # 1.00
-    ("m-large", "select", 5): ["ok", "ok", "ok", "ok"],            # 1.00
+    ("m-small", "j+h", 1): ["miss", "ok", "miss", "invalid"],  # 0.25
+    ("m-small", "med", 3): ["ok", "ok", "miss", "over"],  # 0.50
+    ("m-small", "med", 5): ["ok", "ok", "ok", "over"],  # 0.75
+    ("m-small", "select", 3): ["ok", "wrong", "ok", "miss"],  # 0.50
+    ("m-small", "select", 5): ["ok", "ok", "ok", "wrong"],  # 0.75
+    ("m-large", "j+h", 1): ["ok", "ok", "miss", "ok"],  # 0.75
+    ("m-large", "med", 3): ["ok", "ok", "ok", "miss"],  # 0.75
+    ("m-large", "med", 5): ["ok", "ok", "ok", "ok"],  # 1.00
+    ("m-large", "select", 3): ["ok", "ok", "ok", "ok"],  # 1.00
+    ("m-large", "select", 5): ["ok", "ok", "ok", "ok"],  # 1.00
 }
 BASE_COST = {"m-small": 0.001, "m-large": 0.004}
 BASE_LATENCY = {"m-small": 10.0, "m-large": 5.0}
@@ -136,21 +183,39 @@ COST_FACTOR = {"j+h": 1.0, "med": 1.0, "select": 1.5}
 LATENCY_FACTOR = {"j+h": 1.0, "med": 1.2, "select": 2.5}
 
 
-def _result(case: dict[str, Any], model: str, method: str, k: int, seed: int, behaviour: str) -> dict[str, Any]:
+def _result(
+    case: dict[str, Any], model: str, method: str, k: int, seed: int, behaviour: str
+) -> dict[str, Any]:
     patch = patch_for(case, behaviour)
     if patch is None:
-        score = {"completed": False, "valid": False, "error": "no_patch", "reason": "no JSON array of operations",
-                 "miss": 0, "over_edit": 0, "wrong_value": 0, "findings": []}
+        score = {
+            "completed": False,
+            "valid": False,
+            "error": "no_patch",
+            "reason": "no JSON array of operations",
+            "miss": 0,
+            "over_edit": 0,
+            "wrong_value": 0,
+            "findings": [],
+        }
     else:
         score = score_patch(Case.from_dict(case), patch).to_dict()
     calls = 1 if method == "j+h" else k
     return {
-        "case": case["id"], "model": model, "method": method, "k": k, "seed": seed,
-        **score, "patch": patch,
+        "case": case["id"],
+        "model": model,
+        "method": method,
+        "k": k,
+        "seed": seed,
+        **score,
+        "patch": patch,
         "cost_usd": round(BASE_COST[model] * calls * COST_FACTOR[method], 9),
         "latency_s": round(BASE_LATENCY[model] * LATENCY_FACTOR[method] * (1 + 0.1 * (k - 1)), 6),
         "calls": calls,
-        "domain": case["domain"], "pattern": case["pattern"], "size": case["size"], "split": case["split"],
+        "domain": case["domain"],
+        "pattern": case["pattern"],
+        "size": case["size"],
+        "split": case["split"],
         "selection_fallback": False if method == "select" else None,
     }
 
@@ -170,25 +235,49 @@ def summarise(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         groups.setdefault((r["model"], r["method"], r["k"]), []).append(r)
     summary = []
     for (model, method, k), rows in groups.items():
-        by_seed = {str(s): sum(r["completed"] for r in rows if r["seed"] == s) / sum(1 for r in rows if r["seed"] == s)
-                   for s in SEEDS}
+        by_seed = {
+            str(s): sum(r["completed"] for r in rows if r["seed"] == s)
+            / sum(1 for r in rows if r["seed"] == s)
+            for s in SEEDS
+        }
         rate, std = mean_std(by_seed.values())
-        summary.append({
-            "model": model, "method": method, "k": k, "n_cases": 2, "runs": 2,
-            "completion_rate": rate, "completion_std": std, "completion_by_seed": by_seed,
-            "miss": sum(r["miss"] for r in rows), "over_edit": sum(r["over_edit"] for r in rows),
-            "wrong_value": sum(r["wrong_value"] for r in rows), "invalid": sum(not r["valid"] for r in rows),
-            "cost_usd": sum(r["cost_usd"] for r in rows), "latency_s": sum(r["latency_s"] for r in rows),
-            "calls": sum(r["calls"] for r in rows), "n_items": len(rows), "errors": 0,
-        })
+        summary.append(
+            {
+                "model": model,
+                "method": method,
+                "k": k,
+                "n_cases": 2,
+                "runs": 2,
+                "completion_rate": rate,
+                "completion_std": std,
+                "completion_by_seed": by_seed,
+                "miss": sum(r["miss"] for r in rows),
+                "over_edit": sum(r["over_edit"] for r in rows),
+                "wrong_value": sum(r["wrong_value"] for r in rows),
+                "invalid": sum(not r["valid"] for r in rows),
+                "cost_usd": sum(r["cost_usd"] for r in rows),
+                "latency_s": sum(r["latency_s"] for r in rows),
+                "calls": sum(r["calls"] for r in rows),
+                "n_items": len(rows),
+                "errors": 0,
+            }
+        )
     return summary
 
 
 def make_results() -> dict[str, Any]:
     results = make_results_list()
     return {
-        "meta": {"version": "0.1.0", "created": "2026-01-01T00:00:00Z", "cases_path": None, "split": "test",
-                 "models": MODELS, "methods": ["j+h", "med", "select"], "k_values": [3, 5], "seeds": SEEDS},
+        "meta": {
+            "version": "0.1.0",
+            "created": "2026-01-01T00:00:00Z",
+            "cases_path": None,
+            "split": "test",
+            "models": MODELS,
+            "methods": ["j+h", "med", "select"],
+            "k_values": [3, 5],
+            "seeds": SEEDS,
+        },
         "summary": summarise(results),
         "results": results,
     }
@@ -199,12 +288,27 @@ def make_samples(results: dict[str, Any]) -> list[dict[str, Any]]:
     samples = []
     for r in results["results"]:
         case = CASES[r["case"]]
-        content = "no patch here, sorry" if r["patch"] is None else "```json\n" + json.dumps(r["patch"]) + "\n```"
+        content = (
+            "no patch here, sorry"
+            if r["patch"] is None
+            else "```json\n" + json.dumps(r["patch"]) + "\n```"
+        )
         if r["model"] == "m-small" and r["method"] == "j+h" and r["seed"] == 0:
             content = EVIL + "\n" + content
-        replies = [{"role": "sample", "seed": r["seed"] + i, "content": content,
-                    "reasoning": f"thinking about {case['request']} " + EVIL, "finish_reason": "stop",
-                    "input_tokens": 900, "output_tokens": 120, "reasoning_tokens": 80,
-                    "latency_s": r["latency_s"], "cached": i > 0} for i in range(min(r["calls"], 2))]
+        replies = [
+            {
+                "role": "sample",
+                "seed": r["seed"] + i,
+                "content": content,
+                "reasoning": f"thinking about {case['request']} " + EVIL,
+                "finish_reason": "stop",
+                "input_tokens": 900,
+                "output_tokens": 120,
+                "reasoning_tokens": 80,
+                "latency_s": r["latency_s"],
+                "cached": i > 0,
+            }
+            for i in range(min(r["calls"], 2))
+        ]
         samples.append({**r, "request": case["request"], "replies": replies})
     return samples

@@ -103,11 +103,19 @@ def test_conversation_creates_parents_appends_with_dash_and_folds_one_turns_ops(
         ("Cy too, so two people.", ["/team/members/1", "/size"]),
     ]
     assert conversation_ops(artifact, turns, "t") == [
-        {"user": "Ana leads; Bo is in.",
-         "assistant": [{"op": "add", "path": "/team", "value": {"lead": "Ana", "members": ["Bo"]}}]},
-        {"user": "Cy too, so two people.",
-         "assistant": [{"op": "add", "path": "/team/members/-", "value": "Cy"},
-                       {"op": "add", "path": "/size", "value": 2}]},
+        {
+            "user": "Ana leads; Bo is in.",
+            "assistant": [
+                {"op": "add", "path": "/team", "value": {"lead": "Ana", "members": ["Bo"]}}
+            ],
+        },
+        {
+            "user": "Cy too, so two people.",
+            "assistant": [
+                {"op": "add", "path": "/team/members/-", "value": "Cy"},
+                {"op": "add", "path": "/size", "value": 2},
+            ],
+        },
     ]
 
 
@@ -123,8 +131,12 @@ def test_conversation_creates_parents_appends_with_dash_and_folds_one_turns_ops(
         ([("one", "/a")], "give a list of pointers"),
     ],
 )
-def test_conversation_rejects_gaps_overlaps_and_bad_pointers(turns: list[Turn], message: str) -> None:
-    with pytest.raises(ScenarioError, match="^where: .*" + message.replace("(", r"\(").replace(")", r"\)")):
+def test_conversation_rejects_gaps_overlaps_and_bad_pointers(
+    turns: list[Turn], message: str
+) -> None:
+    with pytest.raises(
+        ScenarioError, match="^where: .*" + message.replace("(", r"\(").replace(")", r"\)")
+    ):
         conversation_ops({"a": 1, "b": ["x", "y", "z"]}, turns, "where")
 
 
@@ -149,18 +161,31 @@ def _toy(**changes: Any) -> Scenario:
         return [
             ("We use Jira with 4 seats.", ["/tool", "/seats"]),
             ("Each seat is $30 a month; write the cost and a note.", ["/cost_usd", "/note"]),
-            ("Owners are Ana and Bo; renewal 2025-12-01 with Atlassian cloud, sales@atlassian.example.",
-             ["/owners", "/renewal", "/vendor"]),
+            (
+                "Owners are Ana and Bo; renewal 2025-12-01 with Atlassian cloud, sales@atlassian.example.",
+                ["/owners", "/renewal", "/vendor"],
+            ),
         ]
 
     def revision(p: dict[str, Any]) -> Revision:
-        return Revision(request="Make it 6 seats.", mutate=lambda q: q.update(seats=6), direct="/seats",
-                        overrides={"/note": regex(r"\b6 seats", optional=True)}, reference={"seats": 6})
+        return Revision(
+            request="Make it 6 seats.",
+            mutate=lambda q: q.update(seats=6),
+            direct="/seats",
+            overrides={"/note": regex(r"\b6 seats", optional=True)},
+            reference={"seats": 6},
+        )
 
     fields: dict[str, Any] = {
-        "id": "org-toy-seats", "domain": "org_access", "pattern": "arithmetic", "theme": "Seats drive cost",
-        "params": lambda size: {"seats": 4}, "compute": compute, "conversation": conversation,
-        "revision": revision, "notes": "toy",
+        "id": "org-toy-seats",
+        "domain": "org_access",
+        "pattern": "arithmetic",
+        "theme": "Seats drive cost",
+        "params": lambda size: {"seats": 4},
+        "compute": compute,
+        "conversation": conversation,
+        "revision": revision,
+        "notes": "toy",
     }
     fields.update(changes)
     return Scenario(**fields)
@@ -170,15 +195,29 @@ def test_build_produces_the_case_format_with_kinds_matchers_and_reference() -> N
     case = _toy().build(10)
     assert list(case) == list(CASE_FIELDS)
     assert case["id"] == "org-toy-seats/10"
-    assert (case["size"], case["split"], case["reference"], case["notes"]) == (10, "test", {"seats": 6}, "toy")
+    assert (case["size"], case["split"], case["reference"], case["notes"]) == (
+        10,
+        "test",
+        {"seats": 6},
+        "toy",
+    )
     assert case["gold"] == [
         {"op": "replace", "path": "/seats", "value": 6, "kind": "direct"},
         {"op": "replace", "path": "/cost_usd", "value": 180, "kind": "cascade"},
-        {"op": "replace", "path": "/note", "value": r"\b6 seats", "kind": "cascade",
-         "match": "regex_match", "optional": True},
+        {
+            "op": "replace",
+            "path": "/note",
+            "value": r"\b6 seats",
+            "kind": "cascade",
+            "match": "regex_match",
+            "optional": True,
+        },
     ]
     loaded = Case.from_dict(case)
-    literal = [{"op": "replace", "path": "/seats", "value": 6}, {"op": "replace", "path": "/cost_usd", "value": 180}]
+    literal = [
+        {"op": "replace", "path": "/seats", "value": 6},
+        {"op": "replace", "path": "/cost_usd", "value": 180},
+    ]
     assert score_patch(loaded, literal).completed
     assert not score_patch(loaded, literal[:1]).completed
 
@@ -195,7 +234,11 @@ def test_dump_case_is_deterministic_utf8_in_field_order() -> None:
 
 
 def _with_revision(**rev: Any) -> Scenario:
-    base = {"request": "Make it 6 seats.", "mutate": lambda q: q.update(seats=6), "direct": "/seats"}
+    base = {
+        "request": "Make it 6 seats.",
+        "mutate": lambda q: q.update(seats=6),
+        "direct": "/seats",
+    }
     base.update(rev)
     return _toy(revision=lambda p: Revision(**base))
 
@@ -203,24 +246,38 @@ def _with_revision(**rev: Any) -> Scenario:
 @pytest.mark.parametrize(
     ("scenario", "message"),
     [
-        (_toy(params=lambda size: {"seats": 4, "extra": 1}, compute=lambda p: {"seats": p["seats"]}),
-         "the artifact has 1 leaves, not 10 (/seats: 1)"),
+        (
+            _toy(
+                params=lambda size: {"seats": 4, "extra": 1},
+                compute=lambda p: {"seats": p["seats"]},
+            ),
+            "the artifact has 1 leaves, not 10 (/seats: 1)",
+        ),
         (_toy(id="Toy_Seats"), "kebab-case"),
         (_toy(pattern="shuffle"), "unknown pattern 'shuffle'"),
         (_with_revision(request="Set the seats key to 6."), "request uses the word 'key'"),
         (_with_revision(request="Update the JSON: 6 seats."), "request uses the word 'JSON'"),
         (_with_revision(mutate=lambda q: None), "the revision changes nothing"),
         (_with_revision(direct="/tool"), "direct path /tool is not in the gold diff"),
-        (_with_revision(overrides={"/tool": optional()}), "override for a path the gold does not change: /tool"),
+        (
+            _with_revision(overrides={"/tool": optional()}),
+            "override for a path the gold does not change: /tool",
+        ),
         (_with_revision(overrides={"/note": regex("seven")}), "does not match the computed value"),
         (_with_revision(overrides={"/note": ref_equal("/missing")}), "ref_equal target '/missing'"),
-        (_with_revision(overrides={"/cost_usd": optional(), "/note": optional()}),
-         "no non-optional cascade op"),
-        (_with_revision(overrides={"/cost_usd": any_value(), "/note": optional()}),
-         "the direct edit alone already completes"),
+        (
+            _with_revision(overrides={"/cost_usd": optional(), "/note": optional()}),
+            "no non-optional cascade op",
+        ),
+        (
+            _with_revision(overrides={"/cost_usd": any_value(), "/note": optional()}),
+            "the direct edit alone already completes",
+        ),
     ],
 )
-def test_build_rejects_broken_scenarios_naming_scenario_and_size(scenario: Scenario, message: str) -> None:
+def test_build_rejects_broken_scenarios_naming_scenario_and_size(
+    scenario: Scenario, message: str
+) -> None:
     with pytest.raises(ScenarioError) as info:
         scenario.build(10)
     assert message in str(info.value)
@@ -232,17 +289,27 @@ def test_build_rejects_a_dependent_stated_before_the_edited_input() -> None:
         return [
             ("Budget $120 a month for the tool.", ["/cost_usd", "/tool"]),
             ("That's 4 seats at $30.", ["/seats", "/note"]),
-            ("Owners Ana and Bo; renewal 2025-12-01 with Atlassian cloud.", ["/owners", "/renewal", "/vendor"]),
+            (
+                "Owners Ana and Bo; renewal 2025-12-01 with Atlassian cloud.",
+                ["/owners", "/renewal", "/vendor"],
+            ),
         ]
 
-    with pytest.raises(ScenarioError, match="cascade /cost_usd is added in turn 0, before the edited value"):
+    with pytest.raises(
+        ScenarioError, match="cascade /cost_usd is added in turn 0, before the edited value"
+    ):
         _toy(conversation=conversation).build(10)
 
 
 def test_build_rejects_a_forbidden_word_in_a_user_turn() -> None:
     def conversation(p: dict[str, Any]) -> list[Turn]:
-        return [("Every field please: Jira, 4 seats, $120, a note.", ["/tool", "/seats", "/cost_usd", "/note"]),
-                ("Owners and vendor.", ["/owners", "/renewal", "/vendor"])]
+        return [
+            (
+                "Every field please: Jira, 4 seats, $120, a note.",
+                ["/tool", "/seats", "/cost_usd", "/note"],
+            ),
+            ("Owners and vendor.", ["/owners", "/renewal", "/vendor"]),
+        ]
 
     with pytest.raises(ScenarioError, match="turn 0 uses the word 'field'"):
         _toy(conversation=conversation).build(10)
@@ -270,5 +337,7 @@ def test_leaf_helpers_count_primitives_only() -> None:
         (money, (5416.666,), 5416.67),
     ],
 )
-def test_date_and_money_helpers(func: Callable[..., Any], args: tuple[Any, ...], expected: Any) -> None:
+def test_date_and_money_helpers(
+    func: Callable[..., Any], args: tuple[Any, ...], expected: Any
+) -> None:
     assert func(*args) == expected

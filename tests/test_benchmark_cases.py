@@ -47,8 +47,11 @@ def _by_scenario(cases: list[Case]) -> dict[str, dict[int, Case]]:
 
 
 def _ops(case: Case, keep: Any) -> list[dict[str, Any]]:
-    return [{"op": g.op, "path": g.path, **({"value": g.value} if g.op != "remove" else {})}
-            for g in case.gold if keep(g)]
+    return [
+        {"op": g.op, "path": g.path, **({"value": g.value} if g.op != "remove" else {})}
+        for g in case.gold
+        if keep(g)
+    ]
 
 
 # --------------------------------------------------------------------------- the shipped set
@@ -134,8 +137,11 @@ def test_split_is_per_scenario_with_ten_balanced_dev_scenarios(shipped: list[Cas
 
 def _attributes(n: int, domains: int = 9, patterns: int = 6) -> dict[str, dict[str, str]]:
     return {
-        f"s{i:02d}": {"domain": f"d{i % domains}", "pattern": f"p{(i // domains) % patterns}",
-                      "bucket": ("low", "mid", "high")[i * 3 // n]}
+        f"s{i:02d}": {
+            "domain": f"d{i % domains}",
+            "pattern": f"p{(i // domains) % patterns}",
+            "bucket": ("low", "mid", "high")[i * 3 // n],
+        }
         for i in range(n)
     }
 
@@ -161,7 +167,14 @@ def test_choose_dev_scales_to_a_partial_set_and_skips_tiny_ones() -> None:
 
 def test_propagation_buckets_are_rank_terciles_with_ties_broken_by_id() -> None:
     counts = {"a": 5, "b": 1, "c": 5, "d": 9, "e": 2, "f": 7}
-    assert propagation_buckets(counts) == {"b": "low", "e": "low", "a": "mid", "c": "mid", "f": "high", "d": "high"}
+    assert propagation_buckets(counts) == {
+        "b": "low",
+        "e": "low",
+        "a": "mid",
+        "c": "mid",
+        "f": "high",
+        "d": "high",
+    }
 
 
 # --------------------------------------------------------------------------- files and commands
@@ -176,7 +189,9 @@ def test_write_files_removes_stale_generated_folders_but_nothing_else(tmp_path: 
     (tmp_path / "README.md").write_text("mine")
     files = {"new-scenario/10.json": "{\n}\n", "new-scenario/50.json": "[]\n"}
     assert differences(tmp_path, files) == [
-        "missing: new-scenario/10.json", "missing: new-scenario/50.json", "stale: old-scenario/10.json",
+        "missing: new-scenario/10.json",
+        "missing: new-scenario/50.json",
+        "stale: old-scenario/10.json",
     ]
     assert write_files(tmp_path, files) == (2, 1)
     assert not (tmp_path / "old-scenario").exists()
@@ -193,7 +208,9 @@ def org_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     package = tmp_path / name
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "org.py").write_text("from pytest_revprop.benchmark_cases.scenarios.org_access import SCENARIOS\n")
+    (package / "org.py").write_text(
+        "from pytest_revprop.benchmark_cases.scenarios.org_access import SCENARIOS\n"
+    )
     (package / "_helpers.py").write_text("raise RuntimeError('private modules are not imported')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(benchmark, "SCENARIO_PACKAGE", name)
@@ -219,11 +236,16 @@ def test_build_and_check_commands_round_trip(
 def test_discover_rejects_duplicate_ids_and_broken_modules(org_only: str, tmp_path: Path) -> None:
     assert [s.id for s in discover()][:2] == ["org-approval-base", "org-privileged-threshold"]
     (tmp_path / org_only / "again.py").write_text("from .org import SCENARIOS\n")
-    with pytest.raises(UserError, match=f"duplicate scenario id 'org-role-change' in {org_only}.org and {org_only}.again"):
+    with pytest.raises(
+        UserError,
+        match=f"duplicate scenario id 'org-role-change' in {org_only}.org and {org_only}.again",
+    ):
         discover()
     (tmp_path / org_only / "again.py").unlink()
     (tmp_path / org_only / "broken.py").write_text("import nowhere_to_be_found\n")
-    with pytest.raises(UserError, match=f"scenario module {org_only}.broken does not import: ModuleNotFoundError"):
+    with pytest.raises(
+        UserError, match=f"scenario module {org_only}.broken does not import: ModuleNotFoundError"
+    ):
         discover()
 
 
@@ -234,7 +256,10 @@ def test_check_command_reports_broken_modules_only_when_they_are_asked_for(
     assert cases_main(["check", "org_access"]) == 0
     captured = capsys.readouterr()
     assert "5 ok, 0 failed" in captured.out
-    assert f"note: scenario module {org_only}.shaky does not import: ValueError: half written" in captured.err
+    assert (
+        f"note: scenario module {org_only}.shaky does not import: ValueError: half written"
+        in captured.err
+    )
     assert cases_main(["check", "shaky"]) == 1
     assert f"FAIL scenario module {org_only}.shaky" in capsys.readouterr().out
     with pytest.raises(UserError, match="shaky does not import"):
@@ -243,7 +268,9 @@ def test_check_command_reports_broken_modules_only_when_they_are_asked_for(
     assert len(list((tmp_path / "out").rglob("*.json"))) == 15
 
 
-def test_check_command_reports_each_matching_scenario(org_only: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_command_reports_each_matching_scenario(
+    org_only: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cases_main(["check", "org-role-change"]) == 0
     out = capsys.readouterr().out
     assert "ok   org-role-change" in out and "1 ok, 0 failed" in out
@@ -251,7 +278,9 @@ def test_check_command_reports_each_matching_scenario(org_only: str, capsys: pyt
         cases_main(["check", "nothing-like-this"])
 
 
-def test_stats_counts_cases_and_gold_ops(shipped: list[Case], capsys: pytest.CaptureFixture[str]) -> None:
+def test_stats_counts_cases_and_gold_ops(
+    shipped: list[Case], capsys: pytest.CaptureFixture[str]
+) -> None:
     org = BENCHMARK_DIR / "org-role-change"
     assert cases_main(["stats", str(org), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
@@ -262,7 +291,11 @@ def test_stats_counts_cases_and_gold_ops(shipped: list[Case], capsys: pytest.Cap
     for size, case in expected.items():
         cascade = sum(g.kind == "cascade" for g in case.gold)
         assert stats["gold_ops_by_size"][size] == {
-            "cases": 1, "direct_total": 1, "cascade_total": cascade, "direct_mean": 1.0, "cascade_mean": cascade,
+            "cases": 1,
+            "direct_total": 1,
+            "cascade_total": cascade,
+            "direct_mean": 1.0,
+            "cascade_mean": cascade,
         }
     assert cases_main(["stats", str(org)]) == 0
     table = capsys.readouterr().out

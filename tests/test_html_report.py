@@ -18,8 +18,14 @@ from pytest_revprop.html_report import (
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
@@ -36,7 +42,9 @@ def report(results: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def _data_element(page: str) -> str:
-    match = re.search(r'<script type="application/json" id="revprop-data">(.*?)</script>', page, re.DOTALL)
+    match = re.search(
+        r'<script type="application/json" id="revprop-data">(.*?)</script>', page, re.DOTALL
+    )
     assert match is not None
     return match.group(1)
 
@@ -57,7 +65,9 @@ def test_sample_outcome(record: dict[str, Any], outcome: str) -> None:
 
 def test_untrusted_text_cannot_leave_the_data_element(report: Path) -> None:
     page = report.read_text()
-    assert page.count("</script>") == 2  # the data element and the page script, nothing from the data
+    assert (
+        page.count("</script>") == 2
+    )  # the data element and the page script, nothing from the data
     data = _data_element(page)
     assert "<" not in data and ">" not in data and "&" not in data
     payload = json.loads(data)
@@ -86,19 +96,29 @@ def test_payload_shares_cases_texts_and_artifacts(results: dict[str, Any]) -> No
     assert len(payload["artifacts"]) == len(valid_patches)
     assert len(payload["patches"]) == len(valid_patches) + 1  # and null
     first = payload["samples"][0]
-    assert [f["path"] for f in payload["findings"][first["findings"]]] == ["/subtotal", "/tax", "/total"]
+    assert [f["path"] for f in payload["findings"][first["findings"]]] == [
+        "/subtotal",
+        "/tax",
+        "/total",
+    ]
     assert first["request"] is None  # the same as the case's
     first = payload["samples"][0]  # m-small j+h invoice seed 0: misses subtotal, tax, total
     after = payload["artifacts"][first["after"]]
     assert after["lines"][0]["qty"] == 2 and after["subtotal"] == 36.0
     assert payload["cases"]["invoice-qty/10"]["expected"]["total"] == 26.4
     invalid = [s for s in payload["samples"] if s["outcome"] == "invalid"]
-    assert len(invalid) == 1 and invalid[0]["after"] is None and invalid[0]["after_error"] == "no patch"
+    assert (
+        len(invalid) == 1
+        and invalid[0]["after"] is None
+        and invalid[0]["after_error"] == "no patch"
+    )
 
 
 def test_long_reasoning_is_cut_and_non_finite_numbers_become_null(results: dict[str, Any]) -> None:
     sample = dict(make_samples(results)[0])
-    sample["replies"] = [{"role": "sample", "content": "[]", "reasoning": "x" * (MAX_REASONING_CHARS + 50)}]
+    sample["replies"] = [
+        {"role": "sample", "content": "[]", "reasoning": "x" * (MAX_REASONING_CHARS + 50)}
+    ]
     sample["latency_s"] = float("nan")
     payload = build_payload(results, [sample], CASES)
     reasoning = payload["texts"][payload["samples"][0]["replies"][0]["reasoning"]]
@@ -112,7 +132,9 @@ def test_reasoning_beyond_the_report_budget_is_left_to_samples_jsonl(
 ) -> None:
     monkeypatch.setattr(html_report, "REASONING_BUDGET_CHARS", 25)
     sample = dict(make_samples(results)[0])
-    sample["replies"] = [{"content": "[]", "reasoning": text} for text in ("a" * 20, "b" * 10, "a" * 20, "c" * 5)]
+    sample["replies"] = [
+        {"content": "[]", "reasoning": text} for text in ("a" * 20, "b" * 10, "a" * 20, "c" * 5)
+    ]
     payload = build_payload(results, [sample], CASES)
     shown = [payload["texts"][r["reasoning"]] for r in payload["samples"][0]["replies"]]
     assert shown == ["a" * 20, html_report.OVER_BUDGET, "a" * 20, "c" * 5]  # a repeat costs nothing
@@ -129,7 +151,9 @@ def test_a_sample_without_its_case_still_lists(results: dict[str, Any], tmp_path
 
 
 def _texts(page: Any, selector: str, attribute: str) -> list[str]:
-    values: list[str] = page.eval_on_selector_all(selector, f"els => els.map(e => e.getAttribute('{attribute}'))")
+    values: list[str] = page.eval_on_selector_all(
+        selector, f"els => els.map(e => e.getAttribute('{attribute}'))"
+    )
     return values
 
 
@@ -149,8 +173,16 @@ def test_report_in_a_real_headless_browser(report: Path) -> None:
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.on("request", lambda request: requests.append(request.url))
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in {"error", "warning"} else None)
+            page.on(
+                "console",
+                lambda m: (
+                    problems.append(f"console {m.type}: {m.text}")
+                    if m.type in {"error", "warning"}
+                    else None
+                ),
+            )
             page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+
             def on_dialog(dialog: Any) -> None:
                 problems.append(f"dialog: {dialog.message}")
                 dialog.dismiss()
@@ -176,12 +208,17 @@ def test_report_in_a_real_headless_browser(report: Path) -> None:
             after = "#side-after [data-kind]"
             assert _texts(page, after, "data-path") == ["/subtotal", "/tax", "/total"]
             assert set(_texts(page, after, "data-kind")) == {"miss"}
-            assert _texts(page, "#side-before [data-kind]", "data-path") == ["/subtotal", "/tax", "/total"]
+            assert _texts(page, "#side-before [data-kind]", "data-path") == [
+                "/subtotal",
+                "/tax",
+                "/total",
+            ]
             assert page.locator("tr.gold-op[data-kind=direct]").count() == 1
             assert page.locator("tr.gold-op[data-kind=cascade]").count() == 5
             assert page.locator("#side-after .node.changed").count() == 2  # qty and amount
             swatches = page.eval_on_selector_all(
-                "#legend .swatch", "els => els.map(e => getComputedStyle(e).backgroundColor)")
+                "#legend .swatch", "els => els.map(e => getComputedStyle(e).backgroundColor)"
+            )
             assert len(swatches) == 4 and len(set(swatches)) == 4
             # the reply is shown as text, not markup
             assert EVIL in page.text_content(".reply-content")
@@ -203,15 +240,23 @@ def test_report_in_a_real_headless_browser(report: Path) -> None:
             assert _texts(page, "#side-after [data-kind]", "data-kind") == ["over_edit"]
 
             # m-small, select k=5, trip, seed 42: a wrong value at /days/1/date
-            _pick(page, model="m-small", method="select", k="5", seed="42", domain="travel_itinerary")
+            _pick(
+                page, model="m-small", method="select", k="5", seed="42", domain="travel_itinerary"
+            )
             page.click(".sample-item")
             assert _texts(page, "#side-after [data-kind]", "data-kind") == ["wrong_value"]
             colors = {
-                kind: page.eval_on_selector(f"#legend .swatch.{kind}", "e => getComputedStyle(e).backgroundColor")
+                kind: page.eval_on_selector(
+                    f"#legend .swatch.{kind}", "e => getComputedStyle(e).backgroundColor"
+                )
                 for kind in ("miss", "over_edit", "wrong_value")
             }
-            assert page.eval_on_selector(
-                "#side-after .hl-wrong_value", "e => getComputedStyle(e).backgroundColor") == colors["wrong_value"]
+            assert (
+                page.eval_on_selector(
+                    "#side-after .hl-wrong_value", "e => getComputedStyle(e).backgroundColor"
+                )
+                == colors["wrong_value"]
+            )
 
             # the first failed sample again, for the screenshot
             _pick(page, model="m-small", method="j+h", seed="0", domain="invoice")

@@ -5,11 +5,20 @@ from __future__ import annotations
 from pytest_revprop.merge import disagreement, medoid_index, merge_patches
 
 BASE = {"qty": 3, "amount": 36, "total": 50, "memo": "three"}
-S_FULL = [{"op": "replace", "path": "/qty", "value": 2}, {"op": "replace", "path": "/amount", "value": 24},
-          {"op": "replace", "path": "/total", "value": 38}]
-S_PART = [{"op": "replace", "path": "/qty", "value": 2}, {"op": "replace", "path": "/amount", "value": 24}]
-S_ODD = [{"op": "replace", "path": "/qty", "value": 2}, {"op": "replace", "path": "/total", "value": 40},
-         {"op": "replace", "path": "/memo", "value": "two"}]
+S_FULL = [
+    {"op": "replace", "path": "/qty", "value": 2},
+    {"op": "replace", "path": "/amount", "value": 24},
+    {"op": "replace", "path": "/total", "value": 38},
+]
+S_PART = [
+    {"op": "replace", "path": "/qty", "value": 2},
+    {"op": "replace", "path": "/amount", "value": 24},
+]
+S_ODD = [
+    {"op": "replace", "path": "/qty", "value": 2},
+    {"op": "replace", "path": "/total", "value": 40},
+    {"op": "replace", "path": "/memo", "value": "two"},
+]
 BROKEN = [{"op": "remove", "path": "/nope"}]
 
 
@@ -39,20 +48,35 @@ def test_maj_needs_more_than_half_of_k_counting_invalid_samples() -> None:
     # 2 of 3 agree on /total=38 with one invalid sample: 2 > 1.5.
     assert merge_patches(BASE, [S_FULL, None, S_FULL], "maj").artifact["total"] == 38
     # A tie (1 vs 1 of k=2 valid, k=3 with one invalid): no majority, left as in the base.
-    tie = merge_patches(BASE, [[{"op": "replace", "path": "/total", "value": 1}], BROKEN,
-                               [{"op": "replace", "path": "/total", "value": 2}]], "maj")
+    tie = merge_patches(
+        BASE,
+        [
+            [{"op": "replace", "path": "/total", "value": 1}],
+            BROKEN,
+            [{"op": "replace", "path": "/total", "value": 2}],
+        ],
+        "maj",
+    )
     assert tie.artifact == BASE
 
 
 def test_med_picks_the_medoid_and_leaves_invalid_samples_out() -> None:
     # Leaf disagreements over 4 leaves: FULL-PART 1/4, FULL-ODD 3/4, PART-ODD 3/4,
     # so the means are ODD 3/4, PART 1/2, FULL 1/2: a tie between PART and FULL.
-    assert disagreement(merge_patches(BASE, [S_FULL], "or").artifact, merge_patches(BASE, [S_PART], "or").artifact) == 0.25
+    assert (
+        disagreement(
+            merge_patches(BASE, [S_FULL], "or").artifact,
+            merge_patches(BASE, [S_PART], "or").artifact,
+        )
+        == 0.25
+    )
     tie = merge_patches(BASE, [S_ODD, S_PART, S_FULL], "med")
     assert tie.chosen == 1 and tie.patch == S_PART  # ties: the earliest
     result = merge_patches(BASE, [S_ODD, S_FULL, S_FULL], "med")
     assert result.chosen == 1 and result.patch == S_FULL
-    assert merge_patches(BASE, [BROKEN, S_ODD, S_PART], "med").chosen == 1  # tie 3/4 vs 3/4: earliest
+    assert (
+        merge_patches(BASE, [BROKEN, S_ODD, S_PART], "med").chosen == 1
+    )  # tie 3/4 vs 3/4: earliest
 
 
 def test_every_sample_invalid_gives_an_invalid_answer() -> None:
@@ -63,7 +87,10 @@ def test_every_sample_invalid_gives_an_invalid_answer() -> None:
 
 def test_arrays_of_different_lengths_are_one_unit() -> None:
     base = {"items": [1, 2], "n": 2}
-    grow = [{"op": "add", "path": "/items/-", "value": 3}, {"op": "replace", "path": "/n", "value": 3}]
+    grow = [
+        {"op": "add", "path": "/items/-", "value": 3},
+        {"op": "replace", "path": "/n", "value": 3},
+    ]
     shrink = [{"op": "remove", "path": "/items/0"}, {"op": "replace", "path": "/n", "value": 1}]
     result = merge_patches(base, [grow, shrink, grow], "maj")
     assert result.artifact == {"items": [1, 2, 3], "n": 3} and result.chosen == 0

@@ -27,11 +27,21 @@ REFLECT_MARK = "This is the document after applying your patch"
 
 
 def _model(server: FakeServer, **kw: Any) -> ModelConfig:
-    return ModelConfig(name="fake", litellm_model="openai/fake", api_bases=(server.base_url,),
-                       temperature=0.6, max_tokens=256, price_in=1.0, price_out=2.0, **kw)
+    return ModelConfig(
+        name="fake",
+        litellm_model="openai/fake",
+        api_bases=(server.base_url,),
+        temperature=0.6,
+        max_tokens=256,
+        price_in=1.0,
+        price_out=2.0,
+        **kw,
+    )
 
 
-def _run(server: FakeServer, method: str, tmp: Path, *, k: int = 3, seed: int = 10, case: Any = CASE) -> Any:
+def _run(
+    server: FakeServer, method: str, tmp: Path, *, k: int = 3, seed: int = 10, case: Any = CASE
+) -> Any:
     client = Client(_model(server), cache_dir=tmp / "cache", concurrency=8)
 
     async def go() -> Any:
@@ -52,15 +62,23 @@ def scripted(fake_server: Callable[..., FakeServer]) -> FakeServer:
         {"contains": REFLECT_MARK, "seed": 11, "content": json.dumps(CASE.gold_patch[1:3])},
         {"contains": REFLECT_MARK, "content": "[]"},
         {"seed": 10, "content": GOLD, "reasoning": "qty feeds amount and total"},
-        {"seed": 11, "content": f"Done:\n```json\n{DIRECT}\n```", "reasoning_field": "reasoning_content",
-         "reasoning": "only the quantity " + GOLD},
+        {
+            "seed": 11,
+            "content": f"Done:\n```json\n{DIRECT}\n```",
+            "reasoning_field": "reasoning_content",
+            "reasoning": "only the quantity " + GOLD,
+        },
         {"seed": 12, "content": "I would lower the quantity."},
     ]
     return fake_server(rules=rules, latency_s=0.01)
 
 
-@pytest.mark.parametrize(("method", "context"), [("j", "artifact"), ("h", "conversation"), ("j+h", "both")])
-def test_single_call_methods_send_their_context(scripted: FakeServer, tmp_path: Path, method: str, context: str) -> None:
+@pytest.mark.parametrize(
+    ("method", "context"), [("j", "artifact"), ("h", "conversation"), ("j+h", "both")]
+)
+def test_single_call_methods_send_their_context(
+    scripted: FakeServer, tmp_path: Path, method: str, context: str
+) -> None:
     run = _run(scripted, method, tmp_path)
     (body,) = _bodies(scripted)
     assert body["seed"] == 10 and body["temperature"] == 0.6 and body["max_tokens"] == 256
@@ -68,13 +86,19 @@ def test_single_call_methods_send_their_context(scripted: FakeServer, tmp_path: 
     assert system["content"] == default_prompts().render("system")
     has_artifact = '"client": "Acme"' in user["content"]
     has_history = "--- Turn 1 ---" in user["content"]
-    assert (has_artifact, has_history) == {"artifact": (True, False), "conversation": (False, True), "both": (True, True)}[context]
+    assert (has_artifact, has_history) == {
+        "artifact": (True, False),
+        "conversation": (False, True),
+        "both": (True, True),
+    }[context]
     assert CASE.request in user["content"]
     assert run.score(CASE).completed and len(run.calls) == 1
     assert run.calls[0].reply.reasoning == "qty feeds amount and total"
 
 
-def test_reasoning_content_is_kept_apart_and_only_content_is_scored(scripted: FakeServer, tmp_path: Path) -> None:
+def test_reasoning_content_is_kept_apart_and_only_content_is_scored(
+    scripted: FakeServer, tmp_path: Path
+) -> None:
     run = _run(scripted, "j+h", tmp_path, seed=11)
     reply = run.calls[0].reply
     assert reply.reasoning.startswith("only the quantity") and GOLD not in reply.content
@@ -83,7 +107,8 @@ def test_reasoning_content_is_kept_apart_and_only_content_is_scored(scripted: Fa
 
 
 @pytest.mark.parametrize(
-    ("rule", "completed"), [("or", True), ("and", False), ("maj", False), ("med", True)],
+    ("rule", "completed"),
+    [("or", True), ("and", False), ("maj", False), ("med", True)],
 )
 def test_parallel_methods_sample_seeds_s_to_s_plus_k_minus_1(
     scripted: FakeServer, tmp_path: Path, rule: str, completed: bool
@@ -100,7 +125,9 @@ def test_parallel_methods_sample_seeds_s_to_s_plus_k_minus_1(
         assert run.patch == []
     latencies = [c.reply.latency_s for c in run.calls]
     assert run.latency_s == max(latencies)
-    assert run.cost_usd == pytest.approx(sum(c.reply.cost_usd for c in run.calls)) and run.cost_usd > 0
+    assert (
+        run.cost_usd == pytest.approx(sum(c.reply.cost_usd for c in run.calls)) and run.cost_usd > 0
+    )
 
 
 def test_med_picks_among_valid_samples_only(scripted: FakeServer, tmp_path: Path) -> None:
@@ -109,7 +136,9 @@ def test_med_picks_among_valid_samples_only(scripted: FakeServer, tmp_path: Path
     assert run.patch == json.loads(GOLD)  # two valid samples tie; the earliest wins
 
 
-def test_select_samples_k_minus_1_then_asks_with_seed_s(scripted: FakeServer, tmp_path: Path) -> None:
+def test_select_samples_k_minus_1_then_asks_with_seed_s(
+    scripted: FakeServer, tmp_path: Path
+) -> None:
     run = _run(scripted, "select", tmp_path, k=3)
     bodies = _bodies(scripted)
     selection = [b for b in bodies if SELECT_MARK in b["messages"][-1]["content"]]
@@ -119,16 +148,25 @@ def test_select_samples_k_minus_1_then_asks_with_seed_s(scripted: FakeServer, tm
     assert "Attempt 1:" in text and "Attempt 2:" in text and CASE.request in text
     assert selection[0]["messages"][0]["content"] == default_prompts().render("select_system")
     assert run.patch == json.loads(DIRECT) and run.selection_fallback is False
-    assert run.latency_s == pytest.approx(max(c.reply.latency_s for c in run.calls[:2]) + run.calls[2].reply.latency_s)
+    assert run.latency_s == pytest.approx(
+        max(c.reply.latency_s for c in run.calls[:2]) + run.calls[2].reply.latency_s
+    )
 
 
-def test_select_records_a_fallback_on_an_unusable_answer(fake_server: Callable[..., FakeServer], tmp_path: Path) -> None:
-    server = fake_server(rules=[{"contains": SELECT_MARK, "content": "Attempt one looks best."}], default={"content": GOLD})
+def test_select_records_a_fallback_on_an_unusable_answer(
+    fake_server: Callable[..., FakeServer], tmp_path: Path
+) -> None:
+    server = fake_server(
+        rules=[{"contains": SELECT_MARK, "content": "Attempt one looks best."}],
+        default={"content": GOLD},
+    )
     run = _run(server, "select", tmp_path, k=3)
     assert run.selection_fallback is True and run.score(CASE).completed
 
 
-def test_reflect_runs_k_minus_1_rounds_at_seed_s_in_one_chat(scripted: FakeServer, tmp_path: Path) -> None:
+def test_reflect_runs_k_minus_1_rounds_at_seed_s_in_one_chat(
+    scripted: FakeServer, tmp_path: Path
+) -> None:
     run = _run(scripted, "reflect", tmp_path, k=3, seed=11)
     bodies = sorted(_bodies(scripted), key=lambda b: len(b["messages"]))
     assert [len(b["messages"]) for b in bodies] == [2, 4, 6] and {b["seed"] for b in bodies} == {11}
@@ -140,26 +178,37 @@ def test_reflect_runs_k_minus_1_rounds_at_seed_s_in_one_chat(scripted: FakeServe
     assert run.latency_s == pytest.approx(sum(c.reply.latency_s for c in run.calls))
 
 
-def test_reflect_always_runs_its_rounds_even_when_nothing_changes(scripted: FakeServer, tmp_path: Path) -> None:
+def test_reflect_always_runs_its_rounds_even_when_nothing_changes(
+    scripted: FakeServer, tmp_path: Path
+) -> None:
     run = _run(scripted, "reflect", tmp_path, k=5, seed=10)
     assert len(run.calls) == 5 and run.patch == json.loads(GOLD)
 
 
-def test_truncated_reply_is_its_own_outcome(fake_server: Callable[..., FakeServer], tmp_path: Path) -> None:
-    server = fake_server(default={"content": "[{\"op\": \"repl", "finish_reason": "length"})
+def test_truncated_reply_is_its_own_outcome(
+    fake_server: Callable[..., FakeServer], tmp_path: Path
+) -> None:
+    server = fake_server(default={"content": '[{"op": "repl', "finish_reason": "length"})
     run = _run(server, "j+h", tmp_path)
     assert run.error == "truncated" and run.score(CASE).error == "truncated"
 
 
-def test_all_invalid_samples_give_an_invalid_answer(fake_server: Callable[..., FakeServer], tmp_path: Path) -> None:
+def test_all_invalid_samples_give_an_invalid_answer(
+    fake_server: Callable[..., FakeServer], tmp_path: Path
+) -> None:
     server = fake_server(default={"content": "no idea"})
     run = _run(server, "maj", tmp_path, k=3)
-    assert run.patch is None and run.error == "no_patch" and "all 3 samples invalid" in (run.reason or "")
+    assert (
+        run.patch is None
+        and run.error == "no_patch"
+        and "all 3 samples invalid" in (run.reason or "")
+    )
 
 
 def test_parse_selection() -> None:
-    assert [parse_selection(t, 3) for t in ["2", " 3\n", "Attempt 1", "#2.", "4", "0", "2 or 3", "two"]] == [
-        1, 2, 0, 1, None, None, None, None]
+    assert [
+        parse_selection(t, 3) for t in ["2", " 3\n", "Attempt 1", "#2.", "4", "0", "2 or 3", "two"]
+    ] == [1, 2, 0, 1, None, None, None, None]
 
 
 def test_reference_solvers_make_no_call() -> None:
@@ -177,10 +226,17 @@ def test_all_nine_methods_share_calls_60_distinct_per_case_instead_of_165(
 ) -> None:
     """The paper's protocol: k=5, five seeds. Distinct requests: j 5 + h 5 + j+h/samples 25 +
     selection 5 + reflection rounds 20 = 60; each method alone would make 165."""
-    server = fake_server(rules=[{"contains": SELECT_MARK, "content": "1"}, {"contains": REFLECT_MARK, "content": "[]"}],
-                         default={"content": GOLD})
+    server = fake_server(
+        rules=[
+            {"contains": SELECT_MARK, "content": "1"},
+            {"contains": REFLECT_MARK, "content": "[]"},
+        ],
+        default={"content": GOLD},
+    )
     model = _model(server)
-    settings = RunSettings(methods=list(METHODS), k_values=[5], seeds=[0, 42, 84, 126, 168], cache_dir=tmp_path / "c")
+    settings = RunSettings(
+        methods=list(METHODS), k_values=[5], seeds=[0, 42, 84, 126, 168], cache_dir=tmp_path / "c"
+    )
     specs = item_specs([CASE], [model], settings)
     runner = Runner([CASE], [model], settings)
     try:
@@ -191,7 +247,9 @@ def test_all_nine_methods_share_calls_60_distinct_per_case_instead_of_165(
     bodies = _bodies(server)
     distinct = {json.dumps(b, sort_keys=True) for b in bodies}
     with capsys.disabled():
-        print(f"\n[calls] 9 methods, k=5, 5 seeds, 1 case: {len(bodies)} requests sent, {len(distinct)} distinct, naive {naive}")
+        print(
+            f"\n[calls] 9 methods, k=5, 5 seeds, 1 case: {len(bodies)} requests sent, {len(distinct)} distinct, naive {naive}"
+        )
     assert (len(bodies), len(distinct), naive) == (60, 60, 165)
     assert all(r["completed"] for r in records)
 
@@ -214,7 +272,9 @@ def test_item_specs_skip_select_below_k3_and_give_single_methods_k1() -> None:
     assert isinstance(specs[0], ItemSpec)
 
 
-def test_structured_output_asks_for_a_patch_object_and_reads_it(fake_server: Callable[..., FakeServer], tmp_path: Path) -> None:
+def test_structured_output_asks_for_a_patch_object_and_reads_it(
+    fake_server: Callable[..., FakeServer], tmp_path: Path
+) -> None:
     server = fake_server(default={"content": json.dumps({"patch": CASE.gold_patch[:3]})})
     client = Client(_model(server), cache_dir=tmp_path / "cache")
 

@@ -41,7 +41,9 @@ def _results(pytester: pytest.Pytester) -> dict:
         (["--revprop-concurrency=-3"], ">= 1"),
     ],
 )
-def test_bad_option_values_are_clean_usage_errors(pytester: pytest.Pytester, args: list[str], message: str) -> None:
+def test_bad_option_values_are_clean_usage_errors(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
     result = pytester.runpytest_subprocess("--revprop-model=gold", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}*"])
@@ -63,19 +65,49 @@ def test_without_a_model_the_plugin_adds_nothing(pytester: pytest.Pytester) -> N
 
 def test_help_shows_the_group_with_defaults(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--help")
-    result.stdout.fnmatch_lines(["*revision-propagation evaluation*", "*--revprop-k=K*", "*sweep k (default: 5)*"])
+    result.stdout.fnmatch_lines(
+        ["*revision-propagation evaluation*", "*--revprop-k=K*", "*sweep k (default: 5)*"]
+    )
 
 
 @pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)
-def test_collection_ids_and_markers(pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]) -> None:
-    result = _run(pytester, cases_dir, "--revprop-model=gold", "--revprop-method=j+h,med", "--revprop-seeds=0,42",
-                  "--collect-only", "-q", *xdist)
+def test_collection_ids_and_markers(
+    pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
+) -> None:
+    result = _run(
+        pytester,
+        cases_dir,
+        "--revprop-model=gold",
+        "--revprop-method=j+h,med",
+        "--revprop-seeds=0,42",
+        "--collect-only",
+        "-q",
+        *xdist,
+    )
     out = result.stdout.str()
     assert "unit/10[gold-j+h-k1-s0]" in out and "travel-shift/10[gold-med-k5-s42]" in out
     assert "8 tests collected" in out or "8 items" in out or out.count("[gold-") == 8
-    marked = _run(pytester, cases_dir, "--revprop-model=gold", "-m", "temporal and size6 and test", "--collect-only", "-q", *xdist)
+    marked = _run(
+        pytester,
+        cases_dir,
+        "--revprop-model=gold",
+        "-m",
+        "temporal and size6 and test",
+        "--collect-only",
+        "-q",
+        *xdist,
+    )
     assert marked.stdout.str().count("[gold-") == 5  # one case, five seeds
-    keyword = _run(pytester, cases_dir, "--revprop-model=gold", "-k", "invoice and s42", "--collect-only", "-q", *xdist)
+    keyword = _run(
+        pytester,
+        cases_dir,
+        "--revprop-model=gold",
+        "-k",
+        "invoice and s42",
+        "--collect-only",
+        "-q",
+        *xdist,
+    )
     assert keyword.stdout.str().count("[gold-") == 1
 
 
@@ -83,29 +115,81 @@ def test_collection_ids_and_markers(pytester: pytest.Pytester, cases_dir: Path, 
 def test_gold_completes_everything_and_results_json_has_the_fixed_shape(
     pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
 ) -> None:
-    result = _run(pytester, cases_dir, "--revprop-model=gold", "--revprop-method=all", "--revprop-seeds=0,42", *xdist)
+    result = _run(
+        pytester,
+        cases_dir,
+        "--revprop-model=gold",
+        "--revprop-method=all",
+        "--revprop-seeds=0,42",
+        *xdist,
+    )
     result.assert_outcomes(passed=2 * 9 * 2)
     result.stdout.fnmatch_lines(["*revprop summary*", "*gold*select*100.0*"])
     doc = _results(pytester)
-    summary_keys = {"model", "method", "k", "n_cases", "runs", "completion_rate", "completion_std", "miss",
-                    "over_edit", "wrong_value", "invalid", "cost_usd", "latency_s", "calls"}
-    result_keys = {"case", "model", "method", "k", "seed", "completed", "valid", "error", "miss", "over_edit",
-                   "wrong_value", "cost_usd", "latency_s", "calls", "patch"}
+    summary_keys = {
+        "model",
+        "method",
+        "k",
+        "n_cases",
+        "runs",
+        "completion_rate",
+        "completion_std",
+        "miss",
+        "over_edit",
+        "wrong_value",
+        "invalid",
+        "cost_usd",
+        "latency_s",
+        "calls",
+    }
+    result_keys = {
+        "case",
+        "model",
+        "method",
+        "k",
+        "seed",
+        "completed",
+        "valid",
+        "error",
+        "miss",
+        "over_edit",
+        "wrong_value",
+        "cost_usd",
+        "latency_s",
+        "calls",
+        "patch",
+    }
     assert len(doc["summary"]) == 9 and all(summary_keys <= set(row) for row in doc["summary"])
-    assert all(row["completion_rate"] == 1.0 and row["runs"] == 2 and row["n_cases"] == 2 for row in doc["summary"])
+    assert all(
+        row["completion_rate"] == 1.0 and row["runs"] == 2 and row["n_cases"] == 2
+        for row in doc["summary"]
+    )
     assert len(doc["results"]) == 36 and all(result_keys <= set(r) for r in doc["results"])
     select = next(r for r in doc["summary"] if r["method"] == "select")
     assert select["calls"] == 2 * 2 * 5  # k-1 samples + 1 selection, per item
     samples = (pytester.path / "reports" / "samples.jsonl").read_text().splitlines()
     assert len(samples) == 36 and "replies" in json.loads(samples[0])
-    assert (pytester.path / "reports" / "summary.md").read_text().startswith("# RevPropBench results")
+    assert (
+        (pytester.path / "reports" / "summary.md").read_text().startswith("# RevPropBench results")
+    )
 
 
 @pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)
-def test_noop_fails_every_item_with_every_gold_op_a_miss(pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]) -> None:
-    result = _run(pytester, cases_dir, "--revprop-model=noop", "--revprop-method=j+h", "--revprop-seeds=0", *xdist)
+def test_noop_fails_every_item_with_every_gold_op_a_miss(
+    pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
+) -> None:
+    result = _run(
+        pytester,
+        cases_dir,
+        "--revprop-model=noop",
+        "--revprop-method=j+h",
+        "--revprop-seeds=0",
+        *xdist,
+    )
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*request: Change it.*", "*miss*/lines/0/amount*[cascade]*expected 24.0, got 36.0*"])
+    result.stdout.fnmatch_lines(
+        ["*request: Change it.*", "*miss*/lines/0/amount*[cascade]*expected 24.0, got 36.0*"]
+    )
     doc = _results(pytester)
     assert {r["case"]: r["miss"] for r in doc["results"]} == {"unit/10": 3, "travel-shift/10": 3}
 
@@ -142,44 +226,76 @@ def pytest_unconfigure(config):
     assert (pytester.path / "phase-reports.txt").read_text() == "6"
 
 
-def test_junit_carries_item_properties_and_run_rates(pytester: pytest.Pytester, cases_dir: Path) -> None:
+def test_junit_carries_item_properties_and_run_rates(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
     xml = pytester.path / "junit.xml"
-    _run(pytester, cases_dir, "--revprop-model=direct-only", "--revprop-seeds=0", f"--junitxml={xml}")
+    _run(
+        pytester, cases_dir, "--revprop-model=direct-only", "--revprop-seeds=0", f"--junitxml={xml}"
+    )
     root = ET.parse(xml).getroot()
     cases = root.findall(".//testcase")
     assert len(cases) == 2
     props = {p.get("name"): p.get("value") for p in cases[0].findall("./properties/property")}
-    assert props["revprop_completed"] == "False" and props["revprop_miss"] == "2" and "revprop_cost_usd" in props
+    assert (
+        props["revprop_completed"] == "False"
+        and props["revprop_miss"] == "2"
+        and "revprop_cost_usd" in props
+    )
     suite = {p.get("name"): p.get("value") for p in root.findall("./testsuite/properties/property")}
     assert suite["revprop_completion_rate[direct-only|j+h|k1]"] == "0.0000"
 
 
-def test_baseline_gate_passes_then_fails_on_a_regression(pytester: pytest.Pytester, cases_dir: Path) -> None:
+def test_baseline_gate_passes_then_fails_on_a_regression(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
     baseline = pytester.path / "baseline.json"
     seeds = "--revprop-seeds=0,1,2,3"
-    written = _run(pytester, cases_dir, "--revprop-model=gold", seeds, f"--revprop-baseline={baseline}",
-                   "--revprop-update-baseline")
+    written = _run(
+        pytester,
+        cases_dir,
+        "--revprop-model=gold",
+        seeds,
+        f"--revprop-baseline={baseline}",
+        "--revprop-update-baseline",
+    )
     assert written.ret == 0 and baseline.exists()
-    same = _run(pytester, cases_dir, "--revprop-model=gold", seeds, f"--revprop-baseline={baseline}")
+    same = _run(
+        pytester, cases_dir, "--revprop-model=gold", seeds, f"--revprop-baseline={baseline}"
+    )
     assert same.ret == 0
     same.stdout.fnmatch_lines(["*baseline gate*", "*ok*gold j+h k1: 100.0% -> 100.0%*"])
     # Rename the solver so its results pair with the baseline's: every sample flips to failed.
     pytester.path.joinpath("revprop.toml").write_text('[models.gold-like]\nkind = "reference"\n')
-    worse = _run(pytester, cases_dir, "--revprop-model=noop", seeds, f"--revprop-baseline={baseline}")
+    worse = _run(
+        pytester, cases_dir, "--revprop-model=noop", seeds, f"--revprop-baseline={baseline}"
+    )
     assert worse.ret in (0, 1)  # noop is another model: nothing to pair, no regression
     doc = json.loads(baseline.read_text())
     for r in doc["results"]:
         r["model"] = "noop"
     baseline.write_text(json.dumps(doc))
-    regressed = _run(pytester, cases_dir, "--revprop-model=noop", seeds, f"--revprop-baseline={baseline}")
+    regressed = _run(
+        pytester, cases_dir, "--revprop-model=noop", seeds, f"--revprop-baseline={baseline}"
+    )
     assert regressed.ret == 6
-    regressed.stdout.fnmatch_lines(["*REGRESSION*noop j+h k1: 100.0% -> 0.0%*flips 8 down*", "*unit/10 seed 0*"])
+    regressed.stdout.fnmatch_lines(
+        ["*REGRESSION*noop j+h k1: 100.0% -> 0.0%*flips 8 down*", "*unit/10 seed 0*"]
+    )
     assert "Traceback" not in regressed.stdout.str() + regressed.stderr.str()
 
 
-def test_k_sweep_evaluates_parallel_methods_at_each_k_sharing_samples(pytester: pytest.Pytester, cases_dir: Path) -> None:
-    result = _run(pytester, cases_dir, "--revprop-model=gold", "--revprop-method=med,select,j+h",
-                  "--revprop-k=1,2,3", "--revprop-seeds=0")
+def test_k_sweep_evaluates_parallel_methods_at_each_k_sharing_samples(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    result = _run(
+        pytester,
+        cases_dir,
+        "--revprop-model=gold",
+        "--revprop-method=med,select,j+h",
+        "--revprop-k=1,2,3",
+        "--revprop-seeds=0",
+    )
     # per case: j+h once, med at k=1,2,3, select only from k=3 -> 5 items x 2 cases
     result.assert_outcomes(passed=10)
     rows = {(r["method"], r["k"]) for r in _results(pytester)["summary"]}

@@ -42,13 +42,22 @@ ORACLE = "pytest_revprop.oracle:respond"
 MODEL = "openai/fake"
 # The shipped dev cases of size 10 x (j+h, med at k=3) x seeds 0,1: four items per case, and four
 # distinct calls per case (seeds 0-3; j+h at seed s is med's first sample at seed s).
-SELECTION = ["--revprop-split=dev", "--revprop-sizes=10", "--revprop-method=j+h,med", "--revprop-k=3", "--revprop-seeds=0,1"]
+SELECTION = [
+    "--revprop-split=dev",
+    "--revprop-sizes=10",
+    "--revprop-method=j+h,med",
+    "--revprop-k=3",
+    "--revprop-seeds=0,1",
+]
 FAST_RETRIES = ["--revprop-retries=4", "--revprop-retry-delay=0.01"]
 # Self-hosted servers are called directly by default; litellm's path has its own errors to map.
 TRANSPORTS = {"direct": {TRANSPORT_ENV: "direct"}, "litellm": {TRANSPORT_ENV: "litellm"}}
 # Off in the child runs: other plugins' own folders (.pytest_cache, .benchmarks), so every file a
 # run writes is revprop's, and pytest's exit-time garbage hunt, seconds long with litellm loaded.
-OTHER_PLUGINS_OFF = [f"-pno:{name}" for name in ("cacheprovider", "benchmark", "unraisableexception", "threadexception")]
+OTHER_PLUGINS_OFF = [
+    f"-pno:{name}"
+    for name in ("cacheprovider", "benchmark", "unraisableexception", "threadexception")
+]
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -56,21 +65,41 @@ OTHER_PLUGINS_OFF = [f"-pno:{name}" for name in ("cacheprovider", "benchmark", "
 
 def _env(**extra: str) -> dict[str, str]:
     """The environment of a child run: no inherited pytest settings, no real keys."""
-    keep = {k: v for k, v in os.environ.items()
-            if not k.startswith(("PYTEST_", "OPENAI_", "REVPROP_")) and "KEY" not in k.upper()}
+    keep = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "OPENAI_", "REVPROP_")) and "KEY" not in k.upper()
+    }
     return {**keep, "LITELLM_LOCAL_MODEL_COST_MAP": "True", **extra}
 
 
 def _command(run_dir: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", *OTHER_PLUGINS_OFF, "-q", f"--rootdir={run_dir}",
-            f"--revprop-cache={run_dir / 'cache'}", f"--revprop-report={run_dir / 'report'}", *args]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        *OTHER_PLUGINS_OFF,
+        "-q",
+        f"--rootdir={run_dir}",
+        f"--revprop-cache={run_dir / 'cache'}",
+        f"--revprop-report={run_dir / 'report'}",
+        *args,
+    ]
 
 
-def run_pytest(run_dir: Path, *args: str, env: dict[str, str] | None = None, figures: bool = False) -> subprocess.CompletedProcess[str]:
+def run_pytest(
+    run_dir: Path, *args: str, env: dict[str, str] | None = None, figures: bool = False
+) -> subprocess.CompletedProcess[str]:
     run_dir.mkdir(parents=True, exist_ok=True)
     flags = [] if figures else ["--no-revprop-figures"]
-    return subprocess.run(_command(run_dir, *flags, *args), cwd=run_dir, env=env or _env(),
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        _command(run_dir, *flags, *args),
+        cwd=run_dir,
+        env=env or _env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def start_pytest(run_dir: Path, *args: str) -> subprocess.Popen[str]:
@@ -119,7 +148,9 @@ def outcomes(rows: Sequence[dict[str, Any]]) -> dict[tuple[Any, ...], dict[str, 
 
 def counts(run: subprocess.CompletedProcess[str]) -> dict[str, int]:
     """pytest's final tally, e.g. {"failed": 3, "passed": 27, "errors": 10} (warnings left out)."""
-    tally = re.findall(r"(\d+) (failed|passed|errors?|deselected|skipped)\b", run.stdout.strip().splitlines()[-1])
+    tally = re.findall(
+        r"(\d+) (failed|passed|errors?|deselected|skipped)\b", run.stdout.strip().splitlines()[-1]
+    )
     return {("errors" if word == "error" else word): int(n) for n, word in tally}
 
 
@@ -155,7 +186,10 @@ def fault_count(server: FakeServer) -> int:
 
 @functools.cache
 def dev_cases() -> list[Case]:
-    return sorted((c for c in load_cases([BENCHMARK_DIR]).cases if c.split == "dev" and c.size == 10), key=lambda c: c.id)
+    return sorted(
+        (c for c in load_cases([BENCHMARK_DIR]).cases if c.split == "dev" and c.size == 10),
+        key=lambda c: c.id,
+    )
 
 
 def oracle_reply(messages: list[dict[str, str]], seed: int) -> Reply:
@@ -178,11 +212,19 @@ def clean() -> dict[tuple[Any, ...], dict[str, Any]]:
                 for seed in (0, 1):
                     run = await run_method(method, case, ask, k=k, seed=seed)
                     spec = ItemSpec(case.id, MODEL, method, k, seed)
-                    records.append({key: value for key, value in result_record(case, spec, run).items() if key in RESULT_KEYS})
+                    records.append(
+                        {
+                            key: value
+                            for key, value in result_record(case, spec, run).items()
+                            if key in RESULT_KEYS
+                        }
+                    )
         return records
 
     rows = asyncio.run(run_all())
-    assert len(rows) == 4 * len(dev_cases()) and 0 < sum(r["completed"] for r in rows) < len(rows)  # the oracle errs at times
+    assert len(rows) == 4 * len(dev_cases()) and 0 < sum(r["completed"] for r in rows) < len(
+        rows
+    )  # the oracle errs at times
     return outcomes(rows)
 
 
@@ -193,27 +235,46 @@ def clean() -> dict[tuple[Any, ...], dict[str, Any]]:
 def test_faulty_server_gives_the_clean_results(
     tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]], transport: str
 ) -> None:
-    faults = {"first_attempt_fail_fraction": 0.3, "kinds": ["429", "503", "reset", "malformed", "hang"],
-              "retry_after_s": 0.05, "hang_s": 10}
+    faults = {
+        "first_attempt_fail_fraction": 0.3,
+        "kinds": ["429", "503", "reset", "malformed", "hang"],
+        "retry_after_s": 0.05,
+        "hang_s": 10,
+    }
     with FakeServer(responder=ORACLE, faults=faults) as server:
-        run = run_pytest(tmp_path, f"--revprop-model={MODEL}", f"--revprop-api-base={server.base_url}",
-                         *SELECTION, *FAST_RETRIES, "--revprop-timeout=2", env=_env(**TRANSPORTS[transport]))
+        run = run_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={server.base_url}",
+            *SELECTION,
+            *FAST_RETRIES,
+            "--revprop-timeout=2",
+            env=_env(**TRANSPORTS[transport]),
+        )
         faulted = fault_count(server)
         statuses = server.stats()["statuses"]
-    assert run.returncode == 1, run.stdout[-3000:]  # the oracle's wrong answers fail; nothing errors
+    assert run.returncode == 1, run.stdout[
+        -3000:
+    ]  # the oracle's wrong answers fail; nothing errors
     assert "errors" not in counts(run)
     assert outcomes(results(tmp_path)) == clean
     assert faulted >= 5 and len(set(statuses) - {"200"}) >= 3, statuses
-    assert retries(run) >= faulted  # a retry per injected fault (and per attempt slowed past the timeout)
+    assert (
+        retries(run) >= faulted
+    )  # a retry per injected fault (and per attempt slowed past the timeout)
 
 
-def test_warnings_as_errors_leave_the_calls_alone(tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]) -> None:
+def test_warnings_as_errors_leave_the_calls_alone(
+    tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]
+) -> None:
     """``-W error`` (common in CI) turns every warning into an exception, also the notes pydantic
     emits while litellm builds validators on its first call: they once failed every call."""
     with FakeServer(responder=ORACLE) as server:
         run = run_pytest(tmp_path, "-W", "error", f"--revprop-model={MODEL}", f"--revprop-api-base={server.base_url}",
                          *SELECTION, *FAST_RETRIES, env=_env(**TRANSPORTS["litellm"]))  # fmt: skip
-    assert run.returncode == 1, run.stdout[-3000:]  # the oracle's wrong answers fail; nothing errors
+    assert run.returncode == 1, run.stdout[
+        -3000:
+    ]  # the oracle's wrong answers fail; nothing errors
     assert "errors" not in counts(run) and retries(run) == 0
     assert outcomes(results(tmp_path)) == clean
 
@@ -241,7 +302,13 @@ def test_a_server_that_never_recovers_gives_errors_and_a_rerun_completes_them(
         # An earlier run answered every call at seeds 0-2: all seed-0 items and j+h at seed 1.
         n = len(dev_cases())
         assert seed_cache(tmp_path / "cache", url, [0, 1, 2]) == 3 * n
-        run = run_pytest(tmp_path, f"--revprop-model={MODEL}", f"--revprop-api-base={url}", *SELECTION, *FAST_RETRIES)
+        run = run_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={url}",
+            *SELECTION,
+            *FAST_RETRIES,
+        )
         assert down.stats()["statuses"] == {"503": n * 4}  # only the seed-3 calls, 4 attempts each
     rows = {_key(r): r for r in results(tmp_path)}
     failed = {k for k, r in rows.items() if r["error"] == "call_failed"}
@@ -249,7 +316,9 @@ def test_a_server_that_never_recovers_gives_errors_and_a_rerun_completes_them(
     for key in failed:
         assert "gave up after 4 attempts" in rows[key]["reason"] and "503" in rows[key]["reason"]
         assert rows[key]["completed"] is False and rows[key]["calls"] == 0
-    assert all(rows[k] | {"latency_s": 0} == clean[k] | {"latency_s": 0} for k in rows if k not in failed)
+    assert all(
+        rows[k] | {"latency_s": 0} == clean[k] | {"latency_s": 0} for k in rows if k not in failed
+    )
     # pytest reports infrastructure errors as errors, the model's misses as failures
     n_failed = sum(not clean[k]["completed"] for k in clean if k not in failed)
     assert counts(run) == {"failed": n_failed, "passed": 3 * n - n_failed, "errors": n}
@@ -257,11 +326,20 @@ def test_a_server_that_never_recovers_gives_errors_and_a_rerun_completes_them(
     summary = json.loads((tmp_path / "report" / "results.json").read_text())["summary"]
     med = next(row for row in summary if row["method"] == "med")
     assert med["errors"] == n and med["runs"] == 1 and med["n_items"] == 2 * n
-    assert med["completion_rate"] == sum(clean[k]["completed"] for k in clean if k[2] == "med" and k[4] == 0) / n
+    assert (
+        med["completion_rate"]
+        == sum(clean[k]["completed"] for k in clean if k[2] == "med" and k[4] == 0) / n
+    )
     assert len(cache_entries(tmp_path / "cache")) == 3 * n  # nothing cached for the failed calls
 
     with FakeServer(responder=ORACLE, port=port) as back:  # the server restarts at the same address
-        rerun = run_pytest(tmp_path, f"--revprop-model={MODEL}", f"--revprop-api-base={url}", *SELECTION, *FAST_RETRIES)
+        rerun = run_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={url}",
+            *SELECTION,
+            *FAST_RETRIES,
+        )
         assert {seed for _, seed in received(back)} == {3} and len(received(back)) == n
     assert "errors" not in counts(rerun)
     assert outcomes(results(tmp_path)) == clean
@@ -277,7 +355,12 @@ def test_sigkill_mid_run_loses_no_finished_call_and_the_rerun_finishes_the_rest(
 ) -> None:
     cache = tmp_path / "cache"
     with FakeServer(responder=ORACLE, latency_s=0.1) as server:
-        args = [f"--revprop-model={MODEL}", f"--revprop-api-base={server.base_url}", *SELECTION, *THROTTLED]
+        args = [
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={server.base_url}",
+            *SELECTION,
+            *THROTTLED,
+        ]
         first = start_pytest(tmp_path, *args)
         try:
             _wait_for(lambda: len(cache_entries(cache)) >= 6, first)
@@ -291,18 +374,29 @@ def test_sigkill_mid_run_loses_no_finished_call_and_the_rerun_finishes_the_rest(
         again = received(server)
     assert rerun.returncode == 1, rerun.stdout[-3000:]
     assert not set(again) & answered  # no finished call is made twice
-    assert len(again) == len(set(again)) == len(clean) - len(answered)  # as many items as distinct calls
+    assert (
+        len(again) == len(set(again)) == len(clean) - len(answered)
+    )  # as many items as distinct calls
     assert outcomes(results(tmp_path)) == clean
-    assert not list(cache.rglob("*.claim"))  # the dead run's claims were broken, the rerun's released
+    assert not list(
+        cache.rglob("*.claim")
+    )  # the dead run's claims were broken, the rerun's released
 
 
 def test_ctrl_c_stops_promptly_and_reports_what_finished(
     tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]
 ) -> None:
     cache = tmp_path / "cache"
-    with FakeServer(responder=ORACLE, latency_s=1.0) as server:  # two calls a second: a whole run takes 20 s
-        run = start_pytest(tmp_path, f"--revprop-model={MODEL}", f"--revprop-api-base={server.base_url}",
-                           *SELECTION, *THROTTLED)
+    with FakeServer(
+        responder=ORACLE, latency_s=1.0
+    ) as server:  # two calls a second: a whole run takes 20 s
+        run = start_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={server.base_url}",
+            *SELECTION,
+            *THROTTLED,
+        )
         try:
             _wait_for(lambda: len(cache_entries(cache)) >= 4, run)
             finished = items_answered_by(cached_requests(cache))
@@ -352,8 +446,11 @@ class _BadBytesHandler(_TinyHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         message = b'{"role": "assistant", "content": "[] \xff\xfe"}'
-        self._send(200, b'{"id": "x", "object": "chat.completion", "created": 0, "model": "fake", "choices": '
-                        b'[{"index": 0, "message": ' + message + b', "finish_reason": "stop"}]}')
+        self._send(
+            200,
+            b'{"id": "x", "object": "chat.completion", "created": 0, "model": "fake", "choices": '
+            b'[{"index": 0, "message": ' + message + b', "finish_reason": "stop"}]}',
+        )
 
 
 @contextlib.contextmanager
@@ -385,12 +482,21 @@ def test_hostile_replies_get_clear_categories_in_bounded_time(tmp_path: Path) ->
     with FakeServer(rules=rules) as server:
         started = time.monotonic()
         case = dev_cases()[0]
-        run = run_pytest(tmp_path, f"--revprop-model={MODEL}", f"--revprop-api-base={server.base_url}",
-                         f"--revprop-cases={case.source}", "--revprop-split=all", "--revprop-method=j+h",
-                         "--revprop-seeds=0,1,2,3,4,5,6,7", *FAST_RETRIES)
+        run = run_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={server.base_url}",
+            f"--revprop-cases={case.source}",
+            "--revprop-split=all",
+            "--revprop-method=j+h",
+            "--revprop-seeds=0,1,2,3,4,5,6,7",
+            *FAST_RETRIES,
+        )
         elapsed = time.monotonic() - started
     assert elapsed < 120
-    assert counts(run) == {"failed": 8}, run.stdout[-3000:]  # model outcomes are failures, not errors
+    assert counts(run) == {"failed": 8}, run.stdout[
+        -3000:
+    ]  # model outcomes are failures, not errors
     rows = {r["seed"]: r for r in results(tmp_path)}
     got = {seed: (r["error"], r["valid"]) for seed, r in rows.items()}
     assert got == {
@@ -406,29 +512,52 @@ def test_hostile_replies_get_clear_categories_in_bounded_time(tmp_path: Path) ->
     assert "not searched" in rows[2]["reason"]
     summary = json.loads((tmp_path / "report" / "results.json").read_text())["summary"][0]
     assert summary["truncated"] == 1 and summary["errors"] == 0 and summary["invalid"] == 7
-    replies = {json.loads(line)["seed"]: json.loads(line)["replies"][0]
-               for line in (tmp_path / "report" / "samples.jsonl").read_text(encoding="utf-8").splitlines()}
+    replies = {
+        json.loads(line)["seed"]: json.loads(line)["replies"][0]
+        for line in (tmp_path / "report" / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    }
     assert replies[6]["content"] == "[] \ufffd lone surrogates \ufffd"
-    assert replies[1]["content"] == "" and replies[1]["reasoning"] == HOSTILE_REPLIES[1]["reasoning"]
+    assert (
+        replies[1]["content"] == "" and replies[1]["reasoning"] == HOSTILE_REPLIES[1]["reasoning"]
+    )
 
 
 def test_a_body_that_is_not_utf8_is_a_call_failure_and_is_not_cached(tmp_path: Path) -> None:
     """The server is broken, not the model: a clear infrastructure error after bounded retries."""
     with tiny_server(_BadBytesHandler) as url:
-        run = run_pytest(tmp_path, f"--revprop-model={MODEL}", f"--revprop-api-base={url}", f"--revprop-cases={dev_cases()[0].source}",
-                         "--revprop-split=all", "--revprop-seeds=0", "--revprop-retries=2", "--revprop-retry-delay=0.01")
+        run = run_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={url}",
+            f"--revprop-cases={dev_cases()[0].source}",
+            "--revprop-split=all",
+            "--revprop-seeds=0",
+            "--revprop-retries=2",
+            "--revprop-retry-delay=0.01",
+        )
     assert counts(run) == {"errors": 1}, run.stdout[-3000:]
     [row] = results(tmp_path)
-    assert row["error"] == "call_failed" and "gave up after 2 attempts" in row["reason"] and "utf-8" in row["reason"]
+    assert (
+        row["error"] == "call_failed"
+        and "gave up after 2 attempts" in row["reason"]
+        and "utf-8" in row["reason"]
+    )
     assert not cache_entries(tmp_path / "cache")
 
 
 # ------------------------------------------------------------------------------ secrets, modes, ids
 
 OPENAI_KEY = "sk-plant-0c9a5e7b1d3f4a2e"
-ODD_VAR = "MY_LLM_CREDENTIAL"  # a name redaction cannot guess: the configured key must still be hidden
+ODD_VAR = (
+    "MY_LLM_CREDENTIAL"  # a name redaction cannot guess: the configured key must still be hidden
+)
 ODD_SECRET = "plant-cred-7e1f0b2c9d8a"
-HOSTILE_IDS = ["../../escaped/10", "/etc/revprop-abs/10", "odd:: id\t<>&\"'|*?\\ ✓/..", "a/" + "../" * 40 + "deep"]
+HOSTILE_IDS = [
+    "../../escaped/10",
+    "/etc/revprop-abs/10",
+    "odd:: id\t<>&\"'|*?\\ ✓/..",
+    "a/" + "../" * 40 + "deep",
+]
 
 
 class _EchoHandler(_TinyHandler):
@@ -475,23 +604,40 @@ def test_keys_never_leak_files_are_private_and_hostile_ids_write_nothing_outside
             "--revprop-seeds=0", *FAST_RETRIES, "--log-level=DEBUG", "-rA", "-v", f"--junitxml={run_dir / 'junit.xml'}",
             env=_env(OPENAI_API_KEY=OPENAI_KEY, **{ODD_VAR: ODD_SECRET}, **TRANSPORTS[transport]), figures=True,
         )  # fmt: skip
-        assert good.stats()["count"] == 1  # the cases differ only in their ids: one cache entry serves all
-    assert {OPENAI_KEY, ODD_SECRET} <= set(_EchoHandler.seen)  # both keys were sent, and echoed back
-    assert counts(run) == {"failed": len(HOSTILE_IDS), "errors": 2 * len(HOSTILE_IDS)}, run.stdout[-3000:]
+        assert (
+            good.stats()["count"] == 1
+        )  # the cases differ only in their ids: one cache entry serves all
+    assert {OPENAI_KEY, ODD_SECRET} <= set(
+        _EchoHandler.seen
+    )  # both keys were sent, and echoed back
+    assert counts(run) == {"failed": len(HOSTILE_IDS), "errors": 2 * len(HOSTILE_IDS)}, run.stdout[
+        -3000:
+    ]
     rows = results(run_dir)
     assert {r["case"] for r in rows} == set(HOSTILE_IDS)
-    assert all("401" in r["reason"] and "***" in r["reason"] for r in rows if r["error"] == "call_failed")
+    assert all(
+        "401" in r["reason"] and "***" in r["reason"] for r in rows if r["error"] == "call_failed"
+    )
 
     written = {p for p in tmp_path.rglob("*")} - before
     allowed = (run_dir / "report", run_dir / "cache", run_dir / "junit.xml")
-    assert written and all(any(p == a or a in p.parents for a in allowed) for p in written), sorted(written)
-    assert {p.name for p in (run_dir / "report").iterdir()} >= {"results.json", "samples.jsonl", "summary.md", "report.html"}
+    assert written and all(any(p == a or a in p.parents for a in allowed) for p in written), sorted(
+        written
+    )
+    assert {p.name for p in (run_dir / "report").iterdir()} >= {
+        "results.json",
+        "samples.jsonl",
+        "summary.md",
+        "report.html",
+    }
     for folder in (run_dir / "report", run_dir / "cache"):
         for path in [folder, *folder.rglob("*")]:
             mode = path.stat().st_mode & 0o777
             assert mode == (0o700 if path.is_dir() else 0o600), f"{path}: {oct(mode)}"
 
-    texts = [run.stdout, run.stderr] + [p.read_bytes().decode("utf-8", "replace") for p in written if p.is_file()]
+    texts = [run.stdout, run.stderr] + [
+        p.read_bytes().decode("utf-8", "replace") for p in written if p.is_file()
+    ]
     for secret in (OPENAI_KEY, ODD_SECRET):
         assert not any(secret in text for text in texts), secret
     junit = ET.parse(run_dir / "junit.xml").getroot()

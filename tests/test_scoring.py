@@ -34,8 +34,11 @@ def test_direct_edit_alone_misses_each_cascade() -> None:
 
 
 def test_wrong_total_is_wrong_value_and_unrelated_change_is_over_edit() -> None:
-    reply = [*GOLD_REPLY[:2], {"op": "replace", "path": "/total", "value": 40.0},
-             {"op": "replace", "path": "/paid", "value": True}]
+    reply = [
+        *GOLD_REPLY[:2],
+        {"op": "replace", "path": "/total", "value": 40.0},
+        {"op": "replace", "path": "/paid", "value": True},
+    ]
     score = score_patch(invoice_case(), reply)
     assert (score.miss, score.over_edit, score.wrong_value) == (0, 1, 1)
     wrong = next(f for f in score.findings if f.kind == "wrong_value")
@@ -43,7 +46,9 @@ def test_wrong_total_is_wrong_value_and_unrelated_change_is_over_edit() -> None:
 
 
 def test_true_is_not_one() -> None:
-    case = make_case({"flag": 0, "n": 1}, [{"op": "replace", "path": "/flag", "value": 1, "kind": "direct"}])
+    case = make_case(
+        {"flag": 0, "n": 1}, [{"op": "replace", "path": "/flag", "value": 1, "kind": "direct"}]
+    )
     assert score_patch(case, [{"op": "replace", "path": "/flag", "value": 1.0}]).completed
     score = score_patch(case, [{"op": "replace", "path": "/flag", "value": True}])
     assert not score.completed and score.wrong_value == 1
@@ -55,7 +60,9 @@ def test_optional_left_alone_changed_right_changed_wrong() -> None:
     assert score_patch(case, GOLD_REPLY).completed  # left alone
     right = [*GOLD_REPLY, {"op": "replace", "path": "/memo", "value": "2 Widgets and 7 bolts"}]
     assert score_patch(case, right).completed
-    wrong = score_patch(case, [*GOLD_REPLY, {"op": "replace", "path": "/memo", "value": "three widgets"}])
+    wrong = score_patch(
+        case, [*GOLD_REPLY, {"op": "replace", "path": "/memo", "value": "three widgets"}]
+    )
     assert not wrong.completed and wrong.wrong_value == 1 and wrong.miss == 0
 
 
@@ -64,36 +71,83 @@ def test_regex_matcher_on_required_text_and_on_non_string() -> None:
         {"nights": 3, "summary": "3 nights in Rome", "code": 7},
         [
             {"op": "replace", "path": "/nights", "value": 4, "kind": "direct"},
-            {"op": "replace", "path": "/summary", "value": "(?i)\\b4 nights\\b", "kind": "cascade", "match": "regex_match"},
+            {
+                "op": "replace",
+                "path": "/summary",
+                "value": "(?i)\\b4 nights\\b",
+                "kind": "cascade",
+                "match": "regex_match",
+            },
         ],
     )
-    good = [{"op": "replace", "path": "/nights", "value": 4}, {"op": "replace", "path": "/summary", "value": "Four... 4 NIGHTS in Rome"}]
+    good = [
+        {"op": "replace", "path": "/nights", "value": 4},
+        {"op": "replace", "path": "/summary", "value": "Four... 4 NIGHTS in Rome"},
+    ]
     assert score_patch(case, good).completed
     missed = score_patch(case, good[:1])
     assert missed.miss == 1 and missed.findings[0].expected == {"$regex": "(?i)\\b4 nights\\b"}
     bad = score_patch(case, [good[0], {"op": "replace", "path": "/summary", "value": "14 nights"}])
     assert bad.wrong_value == 1
-    numeric = make_case({"n": 1}, [{"op": "replace", "path": "/n", "value": "^2\\d$", "kind": "direct", "match": "regex_match"}])
+    numeric = make_case(
+        {"n": 1},
+        [
+            {
+                "op": "replace",
+                "path": "/n",
+                "value": "^2\\d$",
+                "kind": "direct",
+                "match": "regex_match",
+            }
+        ],
+    )
     assert score_patch(numeric, [{"op": "replace", "path": "/n", "value": 25}]).completed
     assert not score_patch(numeric, [{"op": "replace", "path": "/n", "value": 35}]).completed
 
 
 def test_any_matcher_needs_presence_only() -> None:
-    case = make_case({"a": 1, "b": {"x": 1}}, [
-        {"op": "replace", "path": "/a", "value": 2, "kind": "direct"},
-        {"op": "add", "path": "/b/note", "value": "anything", "kind": "cascade", "match": "any"},
-    ])
-    assert score_patch(case, [{"op": "replace", "path": "/a", "value": 2}, {"op": "add", "path": "/b/note", "value": 42}]).completed
+    case = make_case(
+        {"a": 1, "b": {"x": 1}},
+        [
+            {"op": "replace", "path": "/a", "value": 2, "kind": "direct"},
+            {
+                "op": "add",
+                "path": "/b/note",
+                "value": "anything",
+                "kind": "cascade",
+                "match": "any",
+            },
+        ],
+    )
+    assert score_patch(
+        case,
+        [
+            {"op": "replace", "path": "/a", "value": 2},
+            {"op": "add", "path": "/b/note", "value": 42},
+        ],
+    ).completed
     missing = score_patch(case, [{"op": "replace", "path": "/a", "value": 2}])
     assert missing.miss == 1 and missing.findings[0].got == ABSENT
 
 
 def test_ref_equal_matcher_compares_two_places_of_the_prediction() -> None:
-    case = make_case({"owner": "ann", "team": {"lead": "ann"}, "backup": "bob"}, [
-        {"op": "replace", "path": "/owner", "value": "cy", "kind": "direct"},
-        {"op": "replace", "path": "/team/lead", "value": "/owner", "kind": "cascade", "match": "ref_equal"},
-    ])
-    ok = [{"op": "replace", "path": "/owner", "value": "cy"}, {"op": "replace", "path": "/team/lead", "value": "cy"}]
+    case = make_case(
+        {"owner": "ann", "team": {"lead": "ann"}, "backup": "bob"},
+        [
+            {"op": "replace", "path": "/owner", "value": "cy", "kind": "direct"},
+            {
+                "op": "replace",
+                "path": "/team/lead",
+                "value": "/owner",
+                "kind": "cascade",
+                "match": "ref_equal",
+            },
+        ],
+    )
+    ok = [
+        {"op": "replace", "path": "/owner", "value": "cy"},
+        {"op": "replace", "path": "/team/lead", "value": "cy"},
+    ]
     assert score_patch(case, ok).completed
     bad = score_patch(case, [ok[0], {"op": "replace", "path": "/team/lead", "value": "bob"}])
     assert bad.wrong_value == 1
@@ -101,7 +155,11 @@ def test_ref_equal_matcher_compares_two_places_of_the_prediction() -> None:
 
 def test_whole_object_replace_that_equals_the_gold_edit_completes() -> None:
     case = invoice_case()
-    whole = {"op": "replace", "path": "/lines/0", "value": {"item": "widget", "qty": 2, "unit_price": 12, "amount": 24}}
+    whole = {
+        "op": "replace",
+        "path": "/lines/0",
+        "value": {"item": "widget", "qty": 2, "unit_price": 12, "amount": 24},
+    }
     assert score_patch(case, [whole, {"op": "replace", "path": "/total", "value": 38}]).completed
 
 
@@ -110,9 +168,14 @@ def test_ops_in_another_order_reaching_the_same_artifact_complete() -> None:
 
 
 def test_move_copy_and_test_ops_apply() -> None:
-    case = make_case({"a": 1, "b": 2}, [{"op": "replace", "path": "/a", "value": 2, "kind": "direct"}])
-    reply = [{"op": "test", "path": "/b", "value": 2}, {"op": "remove", "path": "/a"},
-             {"op": "copy", "from": "/b", "path": "/a"}]
+    case = make_case(
+        {"a": 1, "b": 2}, [{"op": "replace", "path": "/a", "value": 2, "kind": "direct"}]
+    )
+    reply = [
+        {"op": "test", "path": "/b", "value": 2},
+        {"op": "remove", "path": "/a"},
+        {"op": "copy", "from": "/b", "path": "/a"},
+    ]
     assert score_patch(case, reply).completed
     moved = score_patch(case, [{"op": "move", "from": "/b", "path": "/a"}])
     assert not moved.completed and moved.over_edit == 1  # /b removed, /a right
@@ -141,12 +204,21 @@ def _task_case():
 
 def test_array_removal_that_shifts_indices() -> None:
     case = _task_case()
-    ok = [{"op": "remove", "path": "/tasks/1"}, {"op": "replace", "path": "/tasks/1/after", "value": "A"},
-          {"op": "replace", "path": "/count", "value": 2}]
+    ok = [
+        {"op": "remove", "path": "/tasks/1"},
+        {"op": "replace", "path": "/tasks/1/after", "value": "A"},
+        {"op": "replace", "path": "/count", "value": 2},
+    ]
     assert score_patch(case, ok).completed
     # Rebuilding the whole list is the same artifact.
-    whole = [{"op": "replace", "path": "/tasks", "value": [{"name": "A", "after": None}, {"name": "C", "after": "A"}]},
-             {"op": "replace", "path": "/count", "value": 2}]
+    whole = [
+        {
+            "op": "replace",
+            "path": "/tasks",
+            "value": [{"name": "A", "after": None}, {"name": "C", "after": "A"}],
+        },
+        {"op": "replace", "path": "/count", "value": 2},
+    ]
     assert score_patch(case, whole).completed
     # Forgetting the relink: the list (one unit, lengths differ) is wrong.
     no_relink = score_patch(case, [ok[0], ok[2]])
@@ -164,7 +236,7 @@ def test_array_removal_that_shifts_indices() -> None:
         ("", "no_patch"),
         ('[{"op": "frobnicate", "path": "/a"}]', "not_a_patch"),
         ('[{"op": "replace", "value": 1}]', "not_a_patch"),
-        ('[1, 2]', "not_a_patch"),
+        ("[1, 2]", "not_a_patch"),
         ('[{"op": "replace", "path": "/nope/x", "value": 1}]', "apply_error"),
         ('[{"op": "remove", "path": "/lines/9"}]', "apply_error"),
     ],
@@ -192,7 +264,9 @@ def test_nan_duplicate_keys_and_deep_nesting_are_not_patches() -> None:
     case = invoice_case()
     nan = score_reply(case, '[{"op": "replace", "path": "/total", "value": NaN}]')
     assert nan.error == "no_patch" and "NaN" in str(nan.reason)
-    twice = score_reply(case, '```json\n[{"op": "replace", "op": "add", "path": "/total", "value": 1}]\n```')
+    twice = score_reply(
+        case, '```json\n[{"op": "replace", "op": "add", "path": "/total", "value": 1}]\n```'
+    )
     assert twice.error == "no_patch" and "duplicate object member 'op'" in str(twice.reason)
     deep = score_reply(case, "[" * 100_000)
     assert deep.error == "no_patch" and "nested too deeply" in str(deep.reason)
@@ -206,7 +280,18 @@ def test_huge_reply_is_bounded() -> None:
 
 
 def test_catastrophic_regex_is_bounded() -> None:
-    case = make_case({"s": "x"}, [{"op": "replace", "path": "/s", "value": "^(a+)+$", "kind": "direct", "match": "regex_match"}])
+    case = make_case(
+        {"s": "x"},
+        [
+            {
+                "op": "replace",
+                "path": "/s",
+                "value": "^(a+)+$",
+                "kind": "direct",
+                "match": "regex_match",
+            }
+        ],
+    )
     start = time.perf_counter()
     score = score_patch(case, [{"op": "replace", "path": "/s", "value": "a" * 40 + "!"}])
     assert not score.completed and score.wrong_value == 1
@@ -214,8 +299,14 @@ def test_catastrophic_regex_is_bounded() -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
+    ),
     max_leaves=20,
 )
 

@@ -44,22 +44,47 @@ def test_mean_std_of_one_value_has_zero_spread_and_of_none_is_an_error() -> None
         mean_std([])
 
 
-def _record(case: str, completed: bool, *, model: str = "m", method: str = "med", k: int = 3,
-            seed: int = 0, error: str | None = None) -> dict[str, Any]:
-    return {"case": case, "model": model, "method": method, "k": k, "seed": seed,
-            "completed": completed, "valid": error is None, "error": error}
+def _record(
+    case: str,
+    completed: bool,
+    *,
+    model: str = "m",
+    method: str = "med",
+    k: int = 3,
+    seed: int = 0,
+    error: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "case": case,
+        "model": model,
+        "method": method,
+        "k": k,
+        "seed": seed,
+        "completed": completed,
+        "valid": error is None,
+        "error": error,
+    }
 
 
 def test_pair_outcomes_counts_discordant_pairs_per_group() -> None:
     base = [
-        _record("a", True), _record("b", True), _record("c", False), _record("d", False),
-        _record("a", True, seed=42), _record("a", True, method="j+h", k=1),
+        _record("a", True),
+        _record("b", True),
+        _record("c", False),
+        _record("d", False),
+        _record("a", True, seed=42),
+        _record("a", True, method="j+h", k=1),
         _record("only-base", True),
     ]
     new = [
-        _record("a", False), _record("b", True), _record("c", True), _record("d", False),
-        _record("a", False, seed=42), _record("a", True, method="j+h", k=1),
-        _record("only-new", True), _record("only-new", True, seed=1),
+        _record("a", False),
+        _record("b", True),
+        _record("c", True),
+        _record("d", False),
+        _record("a", False, seed=42),
+        _record("a", True, method="j+h", k=1),
+        _record("only-new", True),
+        _record("only-new", True, seed=1),
     ]
     comparison = pair_outcomes(base, new)
     assert [(g.method, g.k) for g in comparison.groups] == [("j+h", 1), ("med", 3)]
@@ -72,7 +97,10 @@ def test_pair_outcomes_counts_discordant_pairs_per_group() -> None:
     assert med.regressed == [SampleKey("a", 0), SampleKey("a", 42)]
     assert med.improved == [SampleKey("c", 0)]
     assert (comparison.unpaired_base, comparison.unpaired_new) == (1, 2)
-    assert json.loads(json.dumps(comparison.to_dict()))["groups"][1]["regressed"] == [["a", 0], ["a", 42]]
+    assert json.loads(json.dumps(comparison.to_dict()))["groups"][1]["regressed"] == [
+        ["a", 0],
+        ["a", 42],
+    ]
 
 
 def test_pairs_with_a_failed_call_are_left_out() -> None:

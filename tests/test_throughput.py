@@ -50,7 +50,11 @@ SEEDS = [0, 42]
 
 KEYS = st.sampled_from(["a", "b", "-", "0", "01", "x/y", "t~1"])
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["s", ""]))
-DOCS = st.recursive(LEAVES, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(KEYS, kids, max_size=3), max_leaves=8)
+DOCS = st.recursive(
+    LEAVES,
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(KEYS, kids, max_size=3),
+    max_leaves=8,
+)
 TOKENS = st.sampled_from(["a", "b", "-", "0", "1", "2", "01", "x~1y", "t~01", "~2"])
 PATHS = st.lists(TOKENS, max_size=3).map(lambda tokens: "".join("/" + t for t in tokens))
 OPS = st.builds(
@@ -74,11 +78,15 @@ def _op(op: str, path: str, value: Any = 0) -> dict[str, Any]:
 @example(doc={"-": 1}, patch=[_op("replace", "/-")])
 @example(doc={"-": 1}, patch=[_op("add", "/-")])
 @example(doc={"a": [1]}, patch=[_op("replace", "/a/0"), _op("remove", "/a/0"), _op("add", "/a/0")])
-def test_the_plain_path_applies_exactly_what_jsonpatch_applies(doc: Any, patch: list[dict[str, Any]]) -> None:
+def test_the_plain_path_applies_exactly_what_jsonpatch_applies(
+    doc: Any, patch: list[dict[str, Any]]
+) -> None:
     """Whenever the fast path applies a patch, jsonpatch gives the same document (member order
     included); whenever jsonpatch refuses one, the fast path hands it over."""
     try:
-        expected: Any = _Patch(json.loads(json.dumps(patch))).apply(json.loads(json.dumps(doc)), in_place=True)
+        expected: Any = _Patch(json.loads(json.dumps(patch))).apply(
+            json.loads(json.dumps(doc)), in_place=True
+        )
     except Exception:
         expected = PatchError
     try:
@@ -112,7 +120,11 @@ def test_apply_operations_leaves_its_inputs_alone_and_words_errors_as_before() -
 def test_the_direct_transport_sends_and_reads_what_litellm_does(
     fake_server: Callable[..., FakeServer], monkeypatch: pytest.MonkeyPatch, provider: str
 ) -> None:
-    reply = {"content": "[] {seed}", "reasoning": "think " * 8, "reasoning_field": "reasoning_content"}
+    reply = {
+        "content": "[] {seed}",
+        "reasoning": "think " * 8,
+        "reasoning_field": "reasoning_content",
+    }
     results = {}
     for transport in ("direct", "litellm"):
         monkeypatch.setenv(TRANSPORT_ENV, transport)
@@ -122,7 +134,9 @@ def test_the_direct_transport_sends_and_reads_what_litellm_does(
             price_in=2.0, price_out=10.0,
         )  # fmt: skip
         client = Client(model, cache_dir=None)
-        request = client.make_request([{"role": "user", "content": "x" * 40}], seed=7, structured=True)
+        request = client.make_request(
+            [{"role": "user", "content": "x" * 40}], seed=7, structured=True
+        )
         got = asyncio.run(client.complete(request)).to_dict()
         got.pop("latency_s")
         results[transport] = (srv.stats()["requests"], got)
@@ -144,13 +158,17 @@ def test_the_direct_transport_sends_and_reads_what_litellm_does(
 def test_with_the_direct_transport_self_hosted_servers_skip_litellm_and_other_apis_do_not(
     model: str, base: str, direct: bool
 ) -> None:
-    client = Client(resolve_model(model).replace(api_bases=(base,)), cache_dir=None, transport="direct")
+    client = Client(
+        resolve_model(model).replace(api_bases=(base,)), cache_dir=None, transport="direct"
+    )
     assert client._direct(base) is direct
 
 
 def test_litellm_is_the_default_transport(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(TRANSPORT_ENV, raising=False)
-    client = Client(resolve_model("openai/fake").replace(api_bases=("http://127.0.0.1:9/v1",)), cache_dir=None)
+    client = Client(
+        resolve_model("openai/fake").replace(api_bases=("http://127.0.0.1:9/v1",)), cache_dir=None
+    )
     assert client.transport == "litellm" and not client._direct("http://127.0.0.1:9/v1")
 
 
@@ -159,8 +177,12 @@ def test_a_leaving_process_finishes_its_requests_in_flight_and_sends_no_more(
 ) -> None:
     """Else another process waiting for the claim would send the same request again."""
     srv = fake_server(default={"content": "[]"}, latency_s=0.3)
-    client = Client(resolve_model("openai/fake", api_bases=[srv.base_url]), cache_dir=tmp_path, concurrency=1)
-    requests = [client.make_request([{"role": "user", "content": f"q{i}"}], seed=i) for i in range(3)]
+    client = Client(
+        resolve_model("openai/fake", api_bases=[srv.base_url]), cache_dir=tmp_path, concurrency=1
+    )
+    requests = [
+        client.make_request([{"role": "user", "content": f"q{i}"}], seed=i) for i in range(3)
+    ]
 
     async def go() -> list[Any]:
         calls = [asyncio.ensure_future(client.complete(r)) for r in requests]
@@ -173,7 +195,9 @@ def test_a_leaving_process_finishes_its_requests_in_flight_and_sends_no_more(
         return await asyncio.gather(*calls, return_exceptions=True)
 
     outcomes = asyncio.run(go())
-    assert outcomes[0].content == "[]" and all(isinstance(o, asyncio.CancelledError) for o in outcomes[1:])
+    assert outcomes[0].content == "[]" and all(
+        isinstance(o, asyncio.CancelledError) for o in outcomes[1:]
+    )
     assert srv.stats()["count"] == 1
     assert client.cache is not None and client.cache.read(requests[0].cache_key()) is not None
     assert sorted(p.suffix for p in tmp_path.rglob("*.*")) == [".json"]  # no claim left behind
@@ -205,11 +229,21 @@ def test_workers_share_the_cases_round_robin() -> None:
 
 
 def _settings(tmp_path: Path, **kw: Any) -> RunSettings:
-    return RunSettings(**{"methods": list(METHODS), "k_values": [5], "seeds": SEEDS, "cache_dir": tmp_path / "cache", **kw})
+    return RunSettings(
+        **{
+            "methods": list(METHODS),
+            "k_values": [5],
+            "seeds": SEEDS,
+            "cache_dir": tmp_path / "cache",
+            **kw,
+        }
+    )
 
 
 def _fake_model(server: FakeServer) -> ModelConfig:
-    return ModelConfig(name="fake", litellm_model="openai/fake", api_bases=(server.base_url,), max_tokens=256)
+    return ModelConfig(
+        name="fake", litellm_model="openai/fake", api_bases=(server.base_url,), max_tokens=256
+    )
 
 
 def test_prefetched_runs_give_the_records_of_started_ones_with_each_call_made_once(

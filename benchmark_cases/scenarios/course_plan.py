@@ -19,13 +19,25 @@ DOMAIN = "course_plan"
 
 PER_CREDIT = 415
 # (code, title, credits, days)
-FALL = [("CHEM 201", "Organic Chemistry I", 3, "Mon/Wed/Fri"), ("MATH 221", "Calculus II", 4, "Tue/Thu"),
-        ("BIOL 230", "Cell Biology", 3, "Mon/Wed"), ("ENGL 210", "Technical Writing", 3, "Tue/Thu"),
-        ("KIN 105", "Beginning Yoga", 1, "Fri")]
-SPRING = [("CHEM 202", "Organic Chemistry II", 3, "Mon/Wed/Fri"), ("BIOL 240", "Genetics", 4, "Tue/Thu"),
-          ("STAT 210", "Biostatistics", 3, "Mon/Wed"), ("HIST 120", "World History", 3, "Tue/Thu"),
-          ("MUS 101", "Choir", 1, "Wed")]
-TERM_FEES = [("Technology fee", 150), ("Student activity fee", 85), ("Organic chemistry lab fee", 60)]
+FALL = [
+    ("CHEM 201", "Organic Chemistry I", 3, "Mon/Wed/Fri"),
+    ("MATH 221", "Calculus II", 4, "Tue/Thu"),
+    ("BIOL 230", "Cell Biology", 3, "Mon/Wed"),
+    ("ENGL 210", "Technical Writing", 3, "Tue/Thu"),
+    ("KIN 105", "Beginning Yoga", 1, "Fri"),
+]
+SPRING = [
+    ("CHEM 202", "Organic Chemistry II", 3, "Mon/Wed/Fri"),
+    ("BIOL 240", "Genetics", 4, "Tue/Thu"),
+    ("STAT 210", "Biostatistics", 3, "Mon/Wed"),
+    ("HIST 120", "World History", 3, "Tue/Thu"),
+    ("MUS 101", "Choir", 1, "Wed"),
+]
+TERM_FEES = [
+    ("Technology fee", 150),
+    ("Student activity fee", 85),
+    ("Organic chemistry lab fee", 60),
+]
 
 
 def credit_params(size: int) -> dict[str, Any]:
@@ -36,19 +48,33 @@ def _courses(p: dict[str, Any], rows: list[tuple[str, str, int, str]]) -> list[d
     out = []
     for code, title, credits, days in rows:
         c = p["chem_credits"] if code == "CHEM 201" else credits
-        out.append({"code": code, "title": title, "credits": c, "tuition": c * PER_CREDIT, "days": days})
+        out.append(
+            {"code": code, "title": title, "credits": c, "tuition": c * PER_CREDIT, "days": days}
+        )
     return out
 
 
 def credit_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
     if size == 10:
-        courses = [{"code": c["code"], "credits": c["credits"], "tuition": c["tuition"]}
-                   for c in _courses(p, FALL[:2])]
+        courses = [
+            {"code": c["code"], "credits": c["credits"], "tuition": c["tuition"]}
+            for c in _courses(p, FALL[:2])
+        ]
         credits = sum(c["credits"] for c in courses)
-        return {"term": "Fall 2025", "courses": courses, "total_credits": credits,
-                "total_tuition": credits * PER_CREDIT, "weekly_study_hours": 3 * credits}
-    student = {"name": "Priya Raman", "id": "S-204881", "major": "Biochemistry", "advisor": "Dr. Owen Lewis"}
+        return {
+            "term": "Fall 2025",
+            "courses": courses,
+            "total_credits": credits,
+            "total_tuition": credits * PER_CREDIT,
+            "weekly_study_hours": 3 * credits,
+        }
+    student = {
+        "name": "Priya Raman",
+        "id": "S-204881",
+        "major": "Biochemistry",
+        "advisor": "Dr. Owen Lewis",
+    }
     fees = sum(a for _, a in TERM_FEES)
     if size == 50:
         courses = _courses(p, FALL)
@@ -76,8 +102,14 @@ def credit_compute(p: dict[str, Any]) -> dict[str, Any]:
     for key, name, rows in (("fall", "Fall 2025", FALL), ("spring", "Spring 2026", SPRING)):
         courses = _courses(p, rows)
         credits = sum(c["credits"] for c in courses)
-        terms[key] = {"name": name, "courses": courses, "credits": credits, "tuition": credits * PER_CREDIT,
-                      "study_hours": 3 * credits, "status": "full-time" if credits >= 12 else "part-time"}
+        terms[key] = {
+            "name": name,
+            "courses": courses,
+            "credits": credits,
+            "tuition": credits * PER_CREDIT,
+            "study_hours": 3 * credits,
+            "status": "full-time" if credits >= 12 else "part-time",
+        }
     year_credits = terms["fall"]["credits"] + terms["spring"]["credits"]
     year_tuition = year_credits * PER_CREDIT
     total = year_tuition + 2 * fees
@@ -88,12 +120,21 @@ def credit_compute(p: dict[str, Any]) -> dict[str, Any]:
         "fall": terms["fall"],
         "spring": terms["spring"],
         "fees_per_term": [{"name": n, "amount": a} for n, a in TERM_FEES],
-        "year": {"credits": year_credits, "tuition": year_tuition, "fees": 2 * fees, "total_due": total,
-                 "net_due": net},
+        "year": {
+            "credits": year_credits,
+            "tuition": year_tuition,
+            "fees": 2 * fees,
+            "total_due": total,
+            "net_due": net,
+        },
         "aid": {"scholarship": 4000, "grant": 1500},
         "payment_plan": {"months": 10, "monthly_amount": money(net / 10)},
-        "degree_progress": {"required": 120, "completed": 45, "planned_this_year": year_credits,
-                            "remaining_after_year": 120 - 45 - year_credits},
+        "degree_progress": {
+            "required": 120,
+            "completed": 45,
+            "planned_this_year": year_credits,
+            "remaining_after_year": 120 - 45 - year_credits,
+        },
         "job": {"employer": "Campus library", "hours_per_week": 12},
         "advisor_meetings": ["2025-09-15", "2026-02-02", "2026-04-20"],
         "housing": {"hall": "Cedar Hall", "rent_per_term": 3900},
@@ -110,66 +151,115 @@ def credit_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("I'm planning my Fall 2025 semester. I work a lot this term, so just two courses.", ["/term"]),
-            ("CHEM 201 is 3 credits and MATH 221 is 4. Tuition is $415 per credit hour; show what each costs.",
-             ["/courses"]),
-            ("Give me total credits and total tuition. I also plan 3 study hours a week per credit, so add my "
-             "weekly study hours.", ["/total_credits", "/total_tuition", "/weekly_study_hours"]),
+            (
+                "I'm planning my Fall 2025 semester. I work a lot this term, so just two courses.",
+                ["/term"],
+            ),
+            (
+                "CHEM 201 is 3 credits and MATH 221 is 4. Tuition is $415 per credit hour; show what each costs.",
+                ["/courses"],
+            ),
+            (
+                "Give me total credits and total tuition. I also plan 3 study hours a week per credit, so add my "
+                "weekly study hours.",
+                ["/total_credits", "/total_tuition", "/weekly_study_hours"],
+            ),
         ]
-    student = ("I'm Priya Raman, student S-204881, Biochemistry major, my advisor is Dr. Owen Lewis. Help me "
-               "plan my courses and what they cost.")
-    fee_text = ("Fees per term: technology fee $150, student activity fee $85, and the organic chemistry lab "
-                "fee $60 (flat, not per credit).")
+    student = (
+        "I'm Priya Raman, student S-204881, Biochemistry major, my advisor is Dr. Owen Lewis. Help me "
+        "plan my courses and what they cost."
+    )
+    fee_text = (
+        "Fees per term: technology fee $150, student activity fee $85, and the organic chemistry lab "
+        "fee $60 (flat, not per credit)."
+    )
     if size == 50:
         return [
             (student, ["/student"]),
-            ("This is for Fall 2025. Tuition is $415 per credit hour.", ["/term", "/tuition_per_credit"]),
-            ("Courses: CHEM 201 Organic Chemistry I (3 credits, Mon/Wed/Fri), MATH 221 Calculus II (4, "
-             "Tue/Thu), BIOL 230 Cell Biology (3, Mon/Wed). List each with its tuition.",
-             ["/courses/0", "/courses/1", "/courses/2"]),
-            ("Also ENGL 210 Technical Writing (3 credits, Tue/Thu) and KIN 105 Beginning Yoga, 1 credit on "
-             "Fridays.", ["/courses/3", "/courses/4"]),
+            (
+                "This is for Fall 2025. Tuition is $415 per credit hour.",
+                ["/term", "/tuition_per_credit"],
+            ),
+            (
+                "Courses: CHEM 201 Organic Chemistry I (3 credits, Mon/Wed/Fri), MATH 221 Calculus II (4, "
+                "Tue/Thu), BIOL 230 Cell Biology (3, Mon/Wed). List each with its tuition.",
+                ["/courses/0", "/courses/1", "/courses/2"],
+            ),
+            (
+                "Also ENGL 210 Technical Writing (3 credits, Tue/Thu) and KIN 105 Beginning Yoga, 1 credit on "
+                "Fridays.",
+                ["/courses/3", "/courses/4"],
+            ),
             (fee_text.replace("Fees per term", "Fees"), ["/fees"]),
             ("Totals: credits, tuition, fees, and total due (tuition plus fees).", ["/totals"]),
-            ("My scholarship covers $2,000; what's left is my net due. I'll pay that in 4 equal installments.",
-             ["/scholarship", "/net_due", "/installments"]),
-            ("12 credits or more counts as full-time here, otherwise part-time. Which am I?",
-             ["/enrollment_status"]),
-            ("I budget 3 hours of study a week per credit. I also work 12 hours a week at the campus library; "
-             "add my total weekly commitment, study plus work.",
-             ["/weekly_study_hours", "/job", "/weekly_commitment_hours"]),
+            (
+                "My scholarship covers $2,000; what's left is my net due. I'll pay that in 4 equal installments.",
+                ["/scholarship", "/net_due", "/installments"],
+            ),
+            (
+                "12 credits or more counts as full-time here, otherwise part-time. Which am I?",
+                ["/enrollment_status"],
+            ),
+            (
+                "I budget 3 hours of study a week per credit. I also work 12 hours a week at the campus library; "
+                "add my total weekly commitment, study plus work.",
+                ["/weekly_study_hours", "/job", "/weekly_commitment_hours"],
+            ),
         ]
     return [
         (student + " Tuition is $415 per credit hour.", ["/student", "/tuition_per_credit"]),
-        ("Fall 2025 courses: CHEM 201 Organic Chemistry I (3 credits, Mon/Wed/Fri), MATH 221 Calculus II "
-         "(4, Tue/Thu), BIOL 230 Cell Biology (3, Mon/Wed), ENGL 210 Technical Writing (3, Tue/Thu), and "
-         "KIN 105 Beginning Yoga (1, Fri). Each with its tuition.", ["/fall/name", "/fall/courses"]),
-        ("For each term show total credits, tuition, study hours (I plan 3 a week per credit), and status: "
-         "full-time at 12 credits or more, else part-time.",
-         ["/fall/credits", "/fall/tuition", "/fall/study_hours", "/fall/status"]),
-        ("Spring 2026: CHEM 202 Organic Chemistry II (3, Mon/Wed/Fri), BIOL 240 Genetics (4, Tue/Thu), "
-         "STAT 210 Biostatistics (3, Mon/Wed), HIST 120 World History (3, Tue/Thu), MUS 101 Choir (1, Wed). "
-         "Same summary for the term.", ["/spring"]),
+        (
+            "Fall 2025 courses: CHEM 201 Organic Chemistry I (3 credits, Mon/Wed/Fri), MATH 221 Calculus II "
+            "(4, Tue/Thu), BIOL 230 Cell Biology (3, Mon/Wed), ENGL 210 Technical Writing (3, Tue/Thu), and "
+            "KIN 105 Beginning Yoga (1, Fri). Each with its tuition.",
+            ["/fall/name", "/fall/courses"],
+        ),
+        (
+            "For each term show total credits, tuition, study hours (I plan 3 a week per credit), and status: "
+            "full-time at 12 credits or more, else part-time.",
+            ["/fall/credits", "/fall/tuition", "/fall/study_hours", "/fall/status"],
+        ),
+        (
+            "Spring 2026: CHEM 202 Organic Chemistry II (3, Mon/Wed/Fri), BIOL 240 Genetics (4, Tue/Thu), "
+            "STAT 210 Biostatistics (3, Mon/Wed), HIST 120 World History (3, Tue/Thu), MUS 101 Choir (1, Wed). "
+            "Same summary for the term.",
+            ["/spring"],
+        ),
         (fee_text, ["/fees_per_term"]),
         ("Aid for the year: a $4,000 scholarship and a $1,500 grant.", ["/aid"]),
-        ("Year view: credits, tuition, both terms' fees, total due, and net due after aid.", ["/year"]),
+        (
+            "Year view: credits, tuition, both terms' fees, total due, and net due after aid.",
+            ["/year"],
+        ),
         ("I'll pay the net due over 10 equal monthly payments.", ["/payment_plan"]),
-        ("Degree progress: I need 120 credits and have 45 done. Show this year's planned credits and what "
-         "will remain after this year.", ["/degree_progress"]),
+        (
+            "Degree progress: I need 120 credits and have 45 done. Show this year's planned credits and what "
+            "will remain after this year.",
+            ["/degree_progress"],
+        ),
         ("I work 12 hours a week at the campus library.", ["/job"]),
-        ("Advisor meetings are booked for 2025-09-15, 2026-02-02 and 2026-04-20.", ["/advisor_meetings"]),
-        ("Housing is Cedar Hall at $3,900 a term, the Block 150 meal plan is $2,100 a term, and I've budgeted "
-         "$640 for books. Those are all paid separately from tuition.",
-         ["/housing", "/meal_plan", "/books_estimate"]),
-        ("I'm in Chem Club and Climbing Club. Emergency contact: Anita Raman, (415) 555-0133. I expect to "
-         "graduate in 2028-05, and I don't need a parking permit.",
-         ["/clubs", "/emergency_contact", "/expected_graduation", "/parking_permit"]),
+        (
+            "Advisor meetings are booked for 2025-09-15, 2026-02-02 and 2026-04-20.",
+            ["/advisor_meetings"],
+        ),
+        (
+            "Housing is Cedar Hall at $3,900 a term, the Block 150 meal plan is $2,100 a term, and I've budgeted "
+            "$640 for books. Those are all paid separately from tuition.",
+            ["/housing", "/meal_plan", "/books_estimate"],
+        ),
+        (
+            "I'm in Chem Club and Climbing Club. Emergency contact: Anita Raman, (415) 555-0133. I expect to "
+            "graduate in 2028-05, and I don't need a parking permit.",
+            ["/clubs", "/emergency_contact", "/expected_graduation", "/parking_permit"],
+        ),
     ]
 
 
 def credit_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
-    direct = {10: "/courses/0/credits", 50: "/courses/0/credits", 100: "/fall/courses/0/credits"}[size]
+    direct = {10: "/courses/0/credits", 50: "/courses/0/credits", 100: "/fall/courses/0/credits"}[
+        size
+    ]
     return Revision(
         request="Turns out CHEM 201 is 4 credits, not 3 - the lab is counted as a credit.",
         mutate=lambda q: q.update(chem_credits=4),
@@ -197,29 +287,55 @@ def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
     room = "Hall B" if n > ROOM_CAPACITY else "Room 204"
     sections = math.ceil(n / 25)
     if size == 10:
-        return {"course": "PSYC 210", "title": "Research Methods", "term": "Fall 2025",
-                "instructor": "Dr. Amaka Okafor", "meeting_time": "Mon/Wed 10:00", "enrollment": n,
-                "room": room, "discussion_sections": sections, "ta_assigned": ta, "handouts_to_print": n + 5}
+        return {
+            "course": "PSYC 210",
+            "title": "Research Methods",
+            "term": "Fall 2025",
+            "instructor": "Dr. Amaka Okafor",
+            "meeting_time": "Mon/Wed 10:00",
+            "enrollment": n,
+            "room": room,
+            "discussion_sections": sections,
+            "ta_assigned": ta,
+            "handouts_to_print": n + 5,
+        }
     turnaround = 10 if ta else 7
     exams = [("Midterm", "2025-10-15"), ("Final paper", "2025-12-08")]
     if size == 100:
         exams.insert(1, ("Research proposal", "2025-11-14"))
     artifact: dict[str, Any] = {
-        "course": {"code": "PSYC 210", "title": "Research Methods", "term": "Fall 2025",
-                   "instructor": "Dr. Amaka Okafor", "credits": 4},
+        "course": {
+            "code": "PSYC 210",
+            "title": "Research Methods",
+            "term": "Fall 2025",
+            "instructor": "Dr. Amaka Okafor",
+            "credits": 4,
+        },
         "enrollment": n,
         "meeting": {"days": "Mon/Wed", "time": "10:00", "room": room},
         "discussion": {"sections": sections, "max_per_section": 25},
         "ta_assigned": ta,
-        "grading": {"turnaround_days": turnaround, "weights": {"labs": 30, "midterm": 30, "final_paper": 40}},
+        "grading": {
+            "turnaround_days": turnaround,
+            "weights": {"labs": 30, "midterm": 30, "final_paper": 40},
+        },
         "exams": [{"name": e, "date": d, "returned_by": add_days(d, turnaround)} for e, d in exams],
         "handouts_to_print": n + 5,
         "lab_kits": {"unit_cost": 12, "count": n, "total": 12 * n},
         "office_hours": {"day": "Tuesday", "time": "14:00-16:00", "location": "Psych 318"},
-        "topics": ["Research questions", "Ethics and IRB", "Surveys", "Experiments", "Observational methods",
-                   "Descriptive statistics", "Inference"],
-        "guest_speakers": [{"name": "Dr. Lena Fischer", "date": "2025-10-01"},
-                           {"name": "Marcus Hale", "date": "2025-11-05"}],
+        "topics": [
+            "Research questions",
+            "Ethics and IRB",
+            "Surveys",
+            "Experiments",
+            "Observational methods",
+            "Descriptive statistics",
+            "Inference",
+        ],
+        "guest_speakers": [
+            {"name": "Dr. Lena Fischer", "date": "2025-10-01"},
+            {"name": "Marcus Hale", "date": "2025-11-05"},
+        ],
         "software": {"stats": "JASP", "survey": "Qualtrics"},
         "policies": {"late_penalty_per_day": 5, "max_late_days": 3, "attendance_required": True},
         "readings": ["Shaughnessy ch. 1-3", "APA manual ch. 2", "Selected articles"],
@@ -231,22 +347,43 @@ def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["discussion"]["times"] = DISCUSSION_TIMES[:sections]
     artifact["ta_hours_per_week"] = min(10 * sections, 25) if ta else 0
     artifact["peer_review_groups"] = math.ceil(n / 4)
-    artifact["topics"] += ["Reliability and validity", "Writing in APA style", "Poster presentations",
-                           "Replication"]
-    artifact["poster_session"] = {"date": "2025-12-03", "room": "Atrium", "posters": math.ceil(n / 4)}
+    artifact["topics"] += [
+        "Reliability and validity",
+        "Writing in APA style",
+        "Poster presentations",
+        "Replication",
+    ]
+    artifact["poster_session"] = {
+        "date": "2025-12-03",
+        "room": "Atrium",
+        "posters": math.ceil(n / 4),
+    }
     artifact["print_cost"] = money((n + 5) * 0.8)
     artifact["clicker_licences"] = n
     artifact["midterm_proctors"] = math.ceil(n / 30)
-    artifact["labs"] = [{"name": f"Lab {i + 1}", "due": d} for i, d in enumerate(
-        ("2025-09-17", "2025-10-01", "2025-10-22", "2025-11-12", "2025-11-26"))]
+    artifact["labs"] = [
+        {"name": f"Lab {i + 1}", "due": d}
+        for i, d in enumerate(
+            ("2025-09-17", "2025-10-01", "2025-10-22", "2025-11-12", "2025-11-26")
+        )
+    ]
     artifact["accommodations"] = {"office": "Access Center", "exam_extra_time": "1.5x"}
     artifact["course_site"] = "canvas.univ.example/psyc210"
-    artifact["learning_outcomes"] = ["Design a study", "Evaluate evidence", "Analyze data", "Write in APA style"]
+    artifact["learning_outcomes"] = [
+        "Design a study",
+        "Evaluate evidence",
+        "Analyze data",
+        "Write in APA style",
+    ]
     artifact["guest_speakers"].append({"name": "Priya Natarajan", "date": "2025-11-19"})
     artifact["policies"]["regrade_window_days"] = 7
     artifact["department_contact"]["phone"] = "(608) 555-0170"
     artifact["lab_kits"]["supplier"] = "LabSupply Co"
-    artifact["syllabus"] = {"version": "v2", "posted": "2025-08-20", "final_paper_length": "3000 words"}
+    artifact["syllabus"] = {
+        "version": "v2",
+        "posted": "2025-08-20",
+        "final_paper_length": "3000 words",
+    }
     artifact["office_hours"]["zoom"] = "univ.zoom.example/okafor"
     artifact["readings"] += ["Observation notes guide", "Open science primer"]
     artifact["discussion"]["room"] = "Psych 120"
@@ -258,79 +395,158 @@ def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def enroll_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
-    rules = ("Planning rules: discussion sections hold at most 25 students, so we need enough sections for "
-             "everyone. If more than 40 students enroll, the department gives me a TA. Room 204 seats 45; above "
-             "that we move to Hall B.")
+    rules = (
+        "Planning rules: discussion sections hold at most 25 students, so we need enough sections for "
+        "everyone. If more than 40 students enroll, the department gives me a TA. Room 204 seats 45; above "
+        "that we move to Hall B."
+    )
     if size == 10:
         return [
-            ("I'm setting up PSYC 210 Research Methods for Fall 2025; I'm Dr. Amaka Okafor and we meet Mon/Wed "
-             "at 10:00.", ["/course", "/title", "/term", "/instructor", "/meeting_time"]),
+            (
+                "I'm setting up PSYC 210 Research Methods for Fall 2025; I'm Dr. Amaka Okafor and we meet Mon/Wed "
+                "at 10:00.",
+                ["/course", "/title", "/term", "/instructor", "/meeting_time"],
+            ),
             ("We're expecting 35 students.", ["/enrollment"]),
-            (rules + " Work out the room, number of sections and whether I get a TA.",
-             ["/room", "/discussion_sections", "/ta_assigned"]),
+            (
+                rules + " Work out the room, number of sections and whether I get a TA.",
+                ["/room", "/discussion_sections", "/ta_assigned"],
+            ),
             ("Print handouts for every student plus 5 spares.", ["/handouts_to_print"]),
         ]
-    course = ["/course/code", "/course/title", "/course/term", "/course/instructor", "/course/credits"]
+    course = [
+        "/course/code",
+        "/course/title",
+        "/course/term",
+        "/course/instructor",
+        "/course/credits",
+    ]
     exam_text = "Midterm is on 2025-10-15 and the final paper is due 2025-12-08"
     exam_ptrs = ["/exams/0", "/exams/1"]
     if size == 100:
         exam_text = "Midterm is on 2025-10-15, the research proposal is due 2025-11-14, and the final paper 2025-12-08"
         exam_ptrs.append("/exams/2")
     turns: list[Turn] = [
-        ("I'm Dr. Amaka Okafor, setting up PSYC 210 Research Methods (4 credits) for Fall 2025.", course),
+        (
+            "I'm Dr. Amaka Okafor, setting up PSYC 210 Research Methods (4 credits) for Fall 2025.",
+            course,
+        ),
         ("Expected enrollment is 35.", ["/enrollment"]),
-        (rules + " We meet Mon/Wed at 10:00.",
-         ["/meeting", "/discussion/sections", "/discussion/max_per_section", "/ta_assigned"]),
-        ("Grading: labs 30%, midterm 30%, final paper 40%. I return graded work within 7 days, but with more "
-         "than 40 students that goes to 10 days.", ["/grading"]),
+        (
+            rules + " We meet Mon/Wed at 10:00.",
+            ["/meeting", "/discussion/sections", "/discussion/max_per_section", "/ta_assigned"],
+        ),
+        (
+            "Grading: labs 30%, midterm 30%, final paper 40%. I return graded work within 7 days, but with more "
+            "than 40 students that goes to 10 days.",
+            ["/grading"],
+        ),
         (exam_text + "; note the date each will be returned.", exam_ptrs),
         ("Handouts: one per student plus 5 spares.", ["/handouts_to_print"]),
-        ("Every student gets a lab kit at $12 each.", ["/lab_kits/unit_cost", "/lab_kits/count", "/lab_kits/total"]),
-        ("Office hours Tuesday 14:00-16:00 in Psych 318.",
-         ["/office_hours/day", "/office_hours/time", "/office_hours/location"]),
-        ("Topics in order: research questions, ethics and IRB, surveys, experiments, observational methods, "
-         "descriptive statistics, inference.", [f"/topics/{i}" for i in range(7)]),
-        ("Guest speakers: Dr. Lena Fischer on 2025-10-01 and Marcus Hale on 2025-11-05.",
-         ["/guest_speakers/0", "/guest_speakers/1"]),
+        (
+            "Every student gets a lab kit at $12 each.",
+            ["/lab_kits/unit_cost", "/lab_kits/count", "/lab_kits/total"],
+        ),
+        (
+            "Office hours Tuesday 14:00-16:00 in Psych 318.",
+            ["/office_hours/day", "/office_hours/time", "/office_hours/location"],
+        ),
+        (
+            "Topics in order: research questions, ethics and IRB, surveys, experiments, observational methods, "
+            "descriptive statistics, inference.",
+            [f"/topics/{i}" for i in range(7)],
+        ),
+        (
+            "Guest speakers: Dr. Lena Fischer on 2025-10-01 and Marcus Hale on 2025-11-05.",
+            ["/guest_speakers/0", "/guest_speakers/1"],
+        ),
         ("Software: JASP for stats and Qualtrics for surveys.", ["/software"]),
-        ("Policies: 5% off per late day, at most 3 late days, attendance required.",
-         ["/policies/late_penalty_per_day", "/policies/max_late_days", "/policies/attendance_required"]),
-        ("Readings: Shaughnessy ch. 1-3, APA manual ch. 2, plus selected articles. Department contact is "
-         "Joan Ruiz, psych-office@univ.example.",
-         [*(f"/readings/{i}" for i in range(3)), "/department_contact/name", "/department_contact/email"]),
+        (
+            "Policies: 5% off per late day, at most 3 late days, attendance required.",
+            [
+                "/policies/late_penalty_per_day",
+                "/policies/max_late_days",
+                "/policies/attendance_required",
+            ],
+        ),
+        (
+            "Readings: Shaughnessy ch. 1-3, APA manual ch. 2, plus selected articles. Department contact is "
+            "Joan Ruiz, psych-office@univ.example.",
+            [
+                *(f"/readings/{i}" for i in range(3)),
+                "/department_contact/name",
+                "/department_contact/email",
+            ],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Discussion sections meet in these Friday slots, filled in this order: 09:00, 11:00, 13:00, 15:00. "
-             "List the slots we use. PSYC 101 is the prerequisite.", ["/discussion/times", "/course/prerequisite"]),
-            ("A TA works 10 hours a week per discussion section, but the contract caps it at 25 hours a week; "
-             "with no TA it's 0.", ["/ta_hours_per_week"]),
-            ("Students peer-review in groups of at most 4, so make enough groups for everyone.",
-             ["/peer_review_groups"]),
-            ("Four more topics: reliability and validity, writing in APA style, poster presentations, replication.",
-             [f"/topics/{i}" for i in range(7, 11)]),
-            ("Poster session 2025-12-03 in the Atrium; each peer-review group presents one poster.",
-             ["/poster_session"]),
-            ("Printing runs $0.80 per handout; what's the print cost? Also one clicker licence per student, and "
-             "one midterm proctor per 30 students (round up).",
-             ["/print_cost", "/clicker_licences", "/midterm_proctors"]),
-            ("Lab due dates, fixed: Lab 1 2025-09-17, Lab 2 2025-10-01, Lab 3 2025-10-22, Lab 4 2025-11-12, "
-             "Lab 5 2025-11-26.", ["/labs"]),
-            ("Accommodations go through the Access Center, with 1.5x exam time. Course site is "
-             "canvas.univ.example/psyc210.",
-             ["/accommodations/office", "/accommodations/exam_extra_time", "/course_site"]),
-            ("Learning outcomes: design a study, evaluate evidence, analyze data, write in APA style.",
-             ["/learning_outcomes"]),
-            ("Third guest speaker: Priya Natarajan on 2025-11-19. Regrade requests within 7 days. Joan's phone "
-             "is (608) 555-0170, and the kits come from LabSupply Co.",
-             ["/guest_speakers/2", "/policies/regrade_window_days", "/department_contact/phone",
-              "/lab_kits/supplier"]),
-            ("Syllabus v2 was posted 2025-08-20; the final paper is 3000 words. Office hours also on Zoom at "
-             "univ.zoom.example/okafor. Add two readings: the observation notes guide and an open science primer.",
-             ["/syllabus", "/office_hours/zoom", "/readings/3", "/readings/4"]),
-            ("Discussions are in Psych 120. The course is listed under Psychology, accommodations contact is "
-             "access@univ.example, and attendance is taken with iClicker.",
-             ["/discussion/room", "/course/department", "/accommodations/contact", "/attendance_tool"]),
+            (
+                "Discussion sections meet in these Friday slots, filled in this order: 09:00, 11:00, 13:00, 15:00. "
+                "List the slots we use. PSYC 101 is the prerequisite.",
+                ["/discussion/times", "/course/prerequisite"],
+            ),
+            (
+                "A TA works 10 hours a week per discussion section, but the contract caps it at 25 hours a week; "
+                "with no TA it's 0.",
+                ["/ta_hours_per_week"],
+            ),
+            (
+                "Students peer-review in groups of at most 4, so make enough groups for everyone.",
+                ["/peer_review_groups"],
+            ),
+            (
+                "Four more topics: reliability and validity, writing in APA style, poster presentations, replication.",
+                [f"/topics/{i}" for i in range(7, 11)],
+            ),
+            (
+                "Poster session 2025-12-03 in the Atrium; each peer-review group presents one poster.",
+                ["/poster_session"],
+            ),
+            (
+                "Printing runs $0.80 per handout; what's the print cost? Also one clicker licence per student, and "
+                "one midterm proctor per 30 students (round up).",
+                ["/print_cost", "/clicker_licences", "/midterm_proctors"],
+            ),
+            (
+                "Lab due dates, fixed: Lab 1 2025-09-17, Lab 2 2025-10-01, Lab 3 2025-10-22, Lab 4 2025-11-12, "
+                "Lab 5 2025-11-26.",
+                ["/labs"],
+            ),
+            (
+                "Accommodations go through the Access Center, with 1.5x exam time. Course site is "
+                "canvas.univ.example/psyc210.",
+                ["/accommodations/office", "/accommodations/exam_extra_time", "/course_site"],
+            ),
+            (
+                "Learning outcomes: design a study, evaluate evidence, analyze data, write in APA style.",
+                ["/learning_outcomes"],
+            ),
+            (
+                "Third guest speaker: Priya Natarajan on 2025-11-19. Regrade requests within 7 days. Joan's phone "
+                "is (608) 555-0170, and the kits come from LabSupply Co.",
+                [
+                    "/guest_speakers/2",
+                    "/policies/regrade_window_days",
+                    "/department_contact/phone",
+                    "/lab_kits/supplier",
+                ],
+            ),
+            (
+                "Syllabus v2 was posted 2025-08-20; the final paper is 3000 words. Office hours also on Zoom at "
+                "univ.zoom.example/okafor. Add two readings: the observation notes guide and an open science primer.",
+                ["/syllabus", "/office_hours/zoom", "/readings/3", "/readings/4"],
+            ),
+            (
+                "Discussions are in Psych 120. The course is listed under Psychology, accommodations contact is "
+                "access@univ.example, and attendance is taken with iClicker.",
+                [
+                    "/discussion/room",
+                    "/course/department",
+                    "/accommodations/contact",
+                    "/attendance_tool",
+                ],
+            ),
         ]
     return turns
 
@@ -349,26 +565,62 @@ def enroll_revision(p: dict[str, Any]) -> Revision:
 
 BOOKS: dict[str, dict[str, Any]] = {
     "Foundations of Statistics": {
-        "author": "Harold Benning", "edition": "4th", "publisher": "Larch Press", "isbn": "978-1-4641-2097-2",
+        "author": "Harold Benning",
+        "edition": "4th",
+        "publisher": "Larch Press",
+        "isbn": "978-1-4641-2097-2",
         "price": 89,
-        "chapters": {"Describing data": 1, "Sampling": 2, "Probability": 4, "Normal distribution": 5,
-                     "Sampling distributions": 6, "Confidence intervals": 7, "Hypothesis tests": 8,
-                     "Comparing two means": 9, "Correlation": 10, "Regression": 11, "Chi-square tests": 12,
-                     "ANOVA": 13},
+        "chapters": {
+            "Describing data": 1,
+            "Sampling": 2,
+            "Probability": 4,
+            "Normal distribution": 5,
+            "Sampling distributions": 6,
+            "Confidence intervals": 7,
+            "Hypothesis tests": 8,
+            "Comparing two means": 9,
+            "Correlation": 10,
+            "Regression": 11,
+            "Chi-square tests": 12,
+            "ANOVA": 13,
+        },
     },
     "Statistics: A Practical Start": {
-        "author": "Lena Ortiz", "edition": "2nd", "publisher": "Brightwater", "isbn": "978-0-3935-1187-6",
+        "author": "Lena Ortiz",
+        "edition": "2nd",
+        "publisher": "Brightwater",
+        "isbn": "978-0-3935-1187-6",
         "price": 64,
-        "chapters": {"Describing data": 1, "Sampling": 3, "Probability": 4, "Normal distribution": 6,
-                     "Sampling distributions": 6, "Confidence intervals": 8, "Hypothesis tests": 9,
-                     "Comparing two means": 10, "Correlation": 12, "Regression": 12, "Chi-square tests": 11,
-                     "ANOVA": 13},
+        "chapters": {
+            "Describing data": 1,
+            "Sampling": 3,
+            "Probability": 4,
+            "Normal distribution": 6,
+            "Sampling distributions": 6,
+            "Confidence intervals": 8,
+            "Hypothesis tests": 9,
+            "Comparing two means": 10,
+            "Correlation": 12,
+            "Regression": 12,
+            "Chi-square tests": 11,
+            "ANOVA": 13,
+        },
     },
 }
-TOPICS = {10: ["Describing data", "Sampling"],
-          50: ["Describing data", "Sampling", "Probability", "Normal distribution", "Sampling distributions",
-               "Confidence intervals", "Hypothesis tests", "Comparing two means"],
-          100: list(BOOKS["Foundations of Statistics"]["chapters"])}
+TOPICS = {
+    10: ["Describing data", "Sampling"],
+    50: [
+        "Describing data",
+        "Sampling",
+        "Probability",
+        "Normal distribution",
+        "Sampling distributions",
+        "Confidence intervals",
+        "Hypothesis tests",
+        "Comparing two means",
+    ],
+    100: list(BOOKS["Foundations of Statistics"]["chapters"]),
+}
 
 
 def _lower(topic: str) -> str:
@@ -384,22 +636,43 @@ def book_compute(p: dict[str, Any]) -> dict[str, Any]:
     b = BOOKS[title]
     readings = [{"topic": t, "chapter": b["chapters"][t]} for t in TOPICS[size]]
     if size == 10:
-        return {"course": "STAT 101",
-                "textbook": {"title": title, "author": b["author"], "isbn": b["isbn"], "price": b["price"]},
-                "readings": readings, "student_cost": b["price"] + 30}
+        return {
+            "course": "STAT 101",
+            "textbook": {
+                "title": title,
+                "author": b["author"],
+                "isbn": b["isbn"],
+                "price": b["price"],
+            },
+            "readings": readings,
+            "student_cost": b["price"] + 30,
+        }
     for i, r in enumerate(readings):
         readings[i] = {"week": i + 1, **r}
     artifact: dict[str, Any] = {
-        "course": {"code": "STAT 101", "title": "Introduction to Statistics", "term": "Spring 2026",
-                   "instructor": "Prof. Daniel Kim"},
-        "textbook": {"title": title, "author": b["author"], "edition": b["edition"], "publisher": b["publisher"],
-                     "isbn": b["isbn"], "price": b["price"]},
+        "course": {
+            "code": "STAT 101",
+            "title": "Introduction to Statistics",
+            "term": "Spring 2026",
+            "instructor": "Prof. Daniel Kim",
+        },
+        "textbook": {
+            "title": title,
+            "author": b["author"],
+            "edition": b["edition"],
+            "publisher": b["publisher"],
+            "isbn": b["isbn"],
+            "price": b["price"],
+        },
         "readings": readings,
         "software": {"name": "Minitab", "licence": 30},
         "student_cost": b["price"] + 30,
         "bookstore_order": {"copies": 60, "value": 60 * b["price"]},
         "supplementary": [{"title": "OpenIntro Statistics", "chapter": 3}],
-        "exams": [{"name": "Midterm", "date": "2026-03-05"}, {"name": "Final", "date": "2026-05-07"}],
+        "exams": [
+            {"name": "Midterm", "date": "2026-03-05"},
+            {"name": "Final", "date": "2026-05-07"},
+        ],
         "library_reserve": {"copies": 4, "loan_hours": 2, "title": title},
         "office_hours": {"day": "Thursday", "time": "13:00-15:00"},
     }
@@ -407,16 +680,26 @@ def book_compute(p: dict[str, Any]) -> dict[str, Any]:
         return artifact
     artifact["course"].update(sections=2, enrollment_cap=120)
     artifact["supplementary"].append({"title": "Seeing Theory (web)", "chapter": 2})
-    artifact["problem_sets"] = [{"week": r["week"], "chapter": r["chapter"], "exercises": ex}
-                                for r, ex in zip(readings[:5], ("1-20", "1-15", "2-24 even", "1-18", "5-30"),
-                                                 strict=True)]
+    artifact["problem_sets"] = [
+        {"week": r["week"], "chapter": r["chapter"], "exercises": ex}
+        for r, ex in zip(readings[:5], ("1-20", "1-15", "2-24 even", "1-18", "5-30"), strict=True)
+    ]
     artifact["lectures"] = {"days": "Mon/Wed/Fri", "time": "11:00", "room": "Bliss 120"}
-    artifact["policies"] = {"calculator": "TI-84 allowed", "late_penalty_percent": 10, "max_late_days": 2}
+    artifact["policies"] = {
+        "calculator": "TI-84 allowed",
+        "late_penalty_percent": 10,
+        "max_late_days": 2,
+    }
     artifact["course_site"] = "canvas.univ.example/stat101"
     artifact["learning_goals"] = ["Summarize data", "Reason with probability", "Draw inferences"]
-    artifact["ta_team"] = [{"name": "Grace Liu", "section": "A"}, {"name": "Tom Baker", "section": "B"}]
+    artifact["ta_team"] = [
+        {"name": "Grace Liu", "section": "A"},
+        {"name": "Tom Baker", "section": "B"},
+    ]
     artifact["grading"] = {"homework": 25, "quizzes": 15, "midterm": 25, "final": 35}
-    artifact["syllabus_note"] = f"Required text: {title} ({b['edition']} ed.), about ${b['price']} new."
+    artifact["syllabus_note"] = (
+        f"Required text: {title} ({b['edition']} ed.), about ${b['price']} new."
+    )
     return artifact
 
 
@@ -426,52 +709,93 @@ def book_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             ("I'm putting together the reading plan for STAT 101.", ["/course"]),
-            ("Required book: Foundations of Statistics by Harold Benning, ISBN 978-1-4641-2097-2, $89.",
-             ["/textbook"]),
-            ("Each reading is whichever chapter of the required book covers the topic. In this book describing "
-             "data is chapter 1 and sampling is chapter 2.", ["/readings"]),
-            ("Students also buy a $30 software licence; put their total cost (book plus licence).",
-             ["/student_cost"]),
+            (
+                "Required book: Foundations of Statistics by Harold Benning, ISBN 978-1-4641-2097-2, $89.",
+                ["/textbook"],
+            ),
+            (
+                "Each reading is whichever chapter of the required book covers the topic. In this book describing "
+                "data is chapter 1 and sampling is chapter 2.",
+                ["/readings"],
+            ),
+            (
+                "Students also buy a $30 software licence; put their total cost (book plus licence).",
+                ["/student_cost"],
+            ),
         ]
     topics = TOPICS[size]
     first = topics[:6] if size == 100 else topics
     turns: list[Turn] = [
-        ("I teach STAT 101 Introduction to Statistics in Spring 2026 (Prof. Daniel Kim). Help me plan the "
-         "readings.", ["/course/code", "/course/title", "/course/term", "/course/instructor"]),
-        ("The required textbook is Foundations of Statistics, 4th edition, by Harold Benning (Larch Press), "
-         "ISBN 978-1-4641-2097-2, list price $89.", ["/textbook"]),
-        ("One topic per week, and each week's reading is the chapter of the required textbook that covers it. "
-         "In Benning: " + ", ".join(f"{_lower(t)} ch. {old['chapters'][t]}" for t in first) + ".",
-         [f"/readings/{i}" for i in range(len(first))]),
+        (
+            "I teach STAT 101 Introduction to Statistics in Spring 2026 (Prof. Daniel Kim). Help me plan the "
+            "readings.",
+            ["/course/code", "/course/title", "/course/term", "/course/instructor"],
+        ),
+        (
+            "The required textbook is Foundations of Statistics, 4th edition, by Harold Benning (Larch Press), "
+            "ISBN 978-1-4641-2097-2, list price $89.",
+            ["/textbook"],
+        ),
+        (
+            "One topic per week, and each week's reading is the chapter of the required textbook that covers it. "
+            "In Benning: "
+            + ", ".join(f"{_lower(t)} ch. {old['chapters'][t]}" for t in first)
+            + ".",
+            [f"/readings/{i}" for i in range(len(first))],
+        ),
     ]
     if size == 100:
         rest = topics[6:]
-        turns.append(("Second half of the term: " + ", ".join(f"{_lower(t)} ch. {old['chapters'][t]}" for t in rest)
-                      + ".", [f"/readings/{i}" for i in range(6, len(topics))]))
+        turns.append(
+            (
+                "Second half of the term: "
+                + ", ".join(f"{_lower(t)} ch. {old['chapters'][t]}" for t in rest)
+                + ".",
+                [f"/readings/{i}" for i in range(6, len(topics))],
+            )
+        )
     turns += [
         ("Students need a Minitab licence at $30.", ["/software"]),
         ("What does a student pay in total for the book and the licence?", ["/student_cost"]),
-        ("The bookstore wants to order 60 copies of the textbook; estimate the order value at list price.",
-         ["/bookstore_order"]),
+        (
+            "The bookstore wants to order 60 copies of the textbook; estimate the order value at list price.",
+            ["/bookstore_order"],
+        ),
         ("Supplementary, optional: OpenIntro Statistics chapter 3.", ["/supplementary/0"]),
         ("Midterm 2026-03-05, final 2026-05-07.", ["/exams"]),
-        ("Put 4 copies of the required textbook on library reserve, 2-hour loans.", ["/library_reserve"]),
+        (
+            "Put 4 copies of the required textbook on library reserve, 2-hour loans.",
+            ["/library_reserve"],
+        ),
         ("Office hours Thursday 13:00-15:00.", ["/office_hours"]),
     ]
     if size == 100:
         turns += [
-            ("Two sections with a cap of 120 students overall. Also add Seeing Theory (web), chapter 2, as "
-             "optional.", ["/course/sections", "/course/enrollment_cap", "/supplementary/1"]),
+            (
+                "Two sections with a cap of 120 students overall. Also add Seeing Theory (web), chapter 2, as "
+                "optional.",
+                ["/course/sections", "/course/enrollment_cap", "/supplementary/1"],
+            ),
             ("TAs: Grace Liu for section A and Tom Baker for section B.", ["/ta_team"]),
             ("Grading: homework 25, quizzes 15, midterm 25, final 35.", ["/grading"]),
-            ("Add a syllabus note naming the required text with its edition and what a new copy costs.",
-             ["/syllabus_note"]),
-            ("Problem sets for weeks 1-5 come from the end-of-chapter exercises of that week's reading chapter: "
-             "exercises 1-20, 1-15, 2-24 even, 1-18 and 5-30 respectively.", ["/problem_sets"]),
-            ("Lectures Mon/Wed/Fri at 11:00 in Bliss 120. Policies: TI-84 calculators allowed, 10% off per "
-             "late day, at most 2 late days. Course site canvas.univ.example/stat101.",
-             ["/lectures", "/policies", "/course_site"]),
-            ("Learning goals: summarize data, reason with probability, draw inferences.", ["/learning_goals"]),
+            (
+                "Add a syllabus note naming the required text with its edition and what a new copy costs.",
+                ["/syllabus_note"],
+            ),
+            (
+                "Problem sets for weeks 1-5 come from the end-of-chapter exercises of that week's reading chapter: "
+                "exercises 1-20, 1-15, 2-24 even, 1-18 and 5-30 respectively.",
+                ["/problem_sets"],
+            ),
+            (
+                "Lectures Mon/Wed/Fri at 11:00 in Bliss 120. Policies: TI-84 calculators allowed, 10% off per "
+                "late day, at most 2 late days. Course site canvas.univ.example/stat101.",
+                ["/lectures", "/policies", "/course_site"],
+            ),
+            (
+                "Learning goals: summarize data, reason with probability, draw inferences.",
+                ["/learning_goals"],
+            ),
         ]
     return turns
 
@@ -480,15 +804,22 @@ def book_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     title = "Statistics: A Practical Start"
     new = BOOKS[title]
-    attrs = ["author", "isbn", "price"] if size == 10 else ["author", "edition", "publisher", "isbn", "price"]
-    reference = {"title": title, **{a: new[a] for a in attrs},
-                 "chapters": {t: new["chapters"][t] for t in TOPICS[size]}}
+    attrs = (
+        ["author", "isbn", "price"]
+        if size == 10
+        else ["author", "edition", "publisher", "isbn", "price"]
+    )
+    reference = {
+        "title": title,
+        **{a: new[a] for a in attrs},
+        "chapters": {t: new["chapters"][t] for t in TOPICS[size]},
+    }
     overrides = {}
     if size == 100:
         overrides["/syllabus_note"] = regex(r"(?is)^(?=.*practical start)(?=.*2nd)(?=.*\$?64)")
     return Revision(
         request="I'm switching the required book to Statistics: A Practical Start by Lena Ortiz. Its details "
-                "are below.",
+        "are below.",
         mutate=lambda q: q.update(book=title),
         direct="/textbook/title",
         overrides=overrides,
@@ -504,13 +835,40 @@ FIRST_CLASS = "2025-09-02"
 # (assessment, days after the first class)
 ASSESSMENTS = {
     10: [("Quiz 1", 9), ("Lab report 1", 21), ("Project proposal", 35)],
-    50: [("Quiz 1", 9), ("Lab report 1", 21), ("Quiz 2", 30), ("Project proposal", 35), ("Lab report 2", 49)],
-    100: [("Quiz 1", 9), ("Lab report 1", 21), ("Quiz 2", 30), ("Project proposal", 35), ("Lab report 2", 49),
-          ("Quiz 3", 58), ("Lab report 3", 77), ("Project poster", 91)],
+    50: [
+        ("Quiz 1", 9),
+        ("Lab report 1", 21),
+        ("Quiz 2", 30),
+        ("Project proposal", 35),
+        ("Lab report 2", 49),
+    ],
+    100: [
+        ("Quiz 1", 9),
+        ("Lab report 1", 21),
+        ("Quiz 2", 30),
+        ("Project proposal", 35),
+        ("Lab report 2", 49),
+        ("Quiz 3", 58),
+        ("Lab report 3", 77),
+        ("Project poster", 91),
+    ],
 }
-BIO_TOPICS = ["Cells and membranes", "Energy and enzymes", "Respiration", "Photosynthesis", "Cell cycle",
-              "Mendelian genetics", "DNA and replication", "Gene expression", "Evolution", "Population ecology",
-              "Ecosystems", "Biodiversity", "Plant biology", "Animal physiology"]
+BIO_TOPICS = [
+    "Cells and membranes",
+    "Energy and enzymes",
+    "Respiration",
+    "Photosynthesis",
+    "Cell cycle",
+    "Mendelian genetics",
+    "DNA and replication",
+    "Gene expression",
+    "Evolution",
+    "Population ecology",
+    "Ecosystems",
+    "Biodiversity",
+    "Plant biology",
+    "Animal physiology",
+]
 
 
 def term_params(size: int) -> dict[str, Any]:
@@ -521,33 +879,61 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, first = p["size"], p["first_class"]
     due = {name: add_days(first, d) for name, d in ASSESSMENTS[size]}
     if size == 10:
-        return {"course": "BIO 150", "instructor": "Prof. Ruth Alvarez", "meeting_days": "Tue/Thu",
-                "room": "Sci 140", "first_class": first, "quiz_1": due["Quiz 1"],
-                "lab_report_1_due": due["Lab report 1"], "project_proposal_due": due["Project proposal"],
-                "midterm": "2025-10-16", "final_exam": "2025-12-15"}
+        return {
+            "course": "BIO 150",
+            "instructor": "Prof. Ruth Alvarez",
+            "meeting_days": "Tue/Thu",
+            "room": "Sci 140",
+            "first_class": first,
+            "quiz_1": due["Quiz 1"],
+            "lab_report_1_due": due["Lab report 1"],
+            "project_proposal_due": due["Project proposal"],
+            "midterm": "2025-10-16",
+            "final_exam": "2025-12-15",
+        }
     n_weeks = 6 if size == 50 else 14
     artifact: dict[str, Any] = {
-        "course": {"code": "BIO 150", "title": "Principles of Biology", "instructor": "Prof. Ruth Alvarez",
-                   "meeting_days": "Tue/Thu", "room": "Sci 140"},
+        "course": {
+            "code": "BIO 150",
+            "title": "Principles of Biology",
+            "instructor": "Prof. Ruth Alvarez",
+            "meeting_days": "Tue/Thu",
+            "room": "Sci 140",
+        },
         "first_class": first,
-        "weeks": [{"week": i + 1, "starts": add_days(first, 7 * i), "topic": BIO_TOPICS[i]} for i in range(n_weeks)],
+        "weeks": [
+            {"week": i + 1, "starts": add_days(first, 7 * i), "topic": BIO_TOPICS[i]}
+            for i in range(n_weeks)
+        ],
         "assessments": [{"name": n, "due": d} for n, d in due.items()],
-        "fixed_dates": [{"event": "Add/drop deadline", "date": "2025-09-12"},
-                        {"event": "Midterm", "date": "2025-10-16"},
-                        {"event": "Thanksgiving break", "date": "2025-11-27"},
-                        {"event": "Final exam", "date": "2025-12-15"}],
+        "fixed_dates": [
+            {"event": "Add/drop deadline", "date": "2025-09-12"},
+            {"event": "Midterm", "date": "2025-10-16"},
+            {"event": "Thanksgiving break", "date": "2025-11-27"},
+            {"event": "Final exam", "date": "2025-12-15"},
+        ],
         "office_hours": {"day": "Wednesday", "time": "10:00-12:00"},
         "ta": {"name": "Sam Whitaker", "email": "swhitaker@univ.example"},
         "grading": {"quizzes": 20, "lab_reports": 30, "project": 20, "exams": 30},
     }
     if size == 50:
         return artifact
-    artifact["lab"] = {"section": "BIO 150L", "day": "Friday", "room": "Sci 022", "fee": 35,
-                       "first_session": add_days(first, 10), "safety_training_by": add_days(first, 7)}
+    artifact["lab"] = {
+        "section": "BIO 150L",
+        "day": "Friday",
+        "room": "Sci 022",
+        "fee": 35,
+        "first_session": add_days(first, 10),
+        "safety_training_by": add_days(first, 7),
+    }
     artifact["review_session"] = "2025-10-14"
     artifact["office_hours"]["location"] = "Sci 210"
     artifact["fixed_dates"].append({"event": "Withdrawal deadline", "date": "2025-11-07"})
-    artifact["excursion"] = {"place": "Cedar Marsh Preserve", "date": "2025-10-04", "bus_departs": "08:00"}
+    artifact["excursion"] = {
+        "place": "Cedar Marsh Preserve",
+        "date": "2025-10-04",
+        "bus_departs": "08:00",
+    }
     artifact["materials"] = ["Lab coat", "Safety goggles", "Bound lab notebook", "Dissection kit"]
     artifact["textbook"] = {"title": "Campbell Biology", "edition": "12th", "publisher": "Pearson"}
     return artifact
@@ -557,50 +943,80 @@ def term_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Help me lay out BIO 150. I'm Prof. Ruth Alvarez, we meet Tue/Thu in Sci 140.",
-             ["/course", "/instructor", "/meeting_days", "/room"]),
+            (
+                "Help me lay out BIO 150. I'm Prof. Ruth Alvarez, we meet Tue/Thu in Sci 140.",
+                ["/course", "/instructor", "/meeting_days", "/room"],
+            ),
             ("First class is Tuesday 2025-09-02.", ["/first_class"]),
-            ("Quiz 1 is on the Thursday of week two, 9 days after the first class. Lab report 1 is due three "
-             "weeks after the first class, and the project proposal five weeks after it.",
-             ["/quiz_1", "/lab_report_1_due", "/project_proposal_due"]),
-            ("The department set the midterm for 2025-10-16 and the registrar has the final on 2025-12-15.",
-             ["/midterm", "/final_exam"]),
+            (
+                "Quiz 1 is on the Thursday of week two, 9 days after the first class. Lab report 1 is due three "
+                "weeks after the first class, and the project proposal five weeks after it.",
+                ["/quiz_1", "/lab_report_1_due", "/project_proposal_due"],
+            ),
+            (
+                "The department set the midterm for 2025-10-16 and the registrar has the final on 2025-12-15.",
+                ["/midterm", "/final_exam"],
+            ),
         ]
     n_weeks = 6 if size == 50 else 14
     topics = "; ".join(BIO_TOPICS[:n_weeks])
     due_text = {
-        50: ("Due dates, counted from the first class: quiz 1 after 9 days, lab report 1 after 3 weeks, quiz 2 "
-             "after 30 days, the project proposal after 5 weeks, lab report 2 after 7 weeks."),
-        100: ("Due dates, counted from the first class: quiz 1 after 9 days, lab report 1 after 3 weeks, quiz 2 "
-              "after 30 days, the project proposal after 5 weeks, lab report 2 after 7 weeks, quiz 3 after 58 "
-              "days, lab report 3 after 11 weeks, and the project poster after 13 weeks."),
+        50: (
+            "Due dates, counted from the first class: quiz 1 after 9 days, lab report 1 after 3 weeks, quiz 2 "
+            "after 30 days, the project proposal after 5 weeks, lab report 2 after 7 weeks."
+        ),
+        100: (
+            "Due dates, counted from the first class: quiz 1 after 9 days, lab report 1 after 3 weeks, quiz 2 "
+            "after 30 days, the project proposal after 5 weeks, lab report 2 after 7 weeks, quiz 3 after 58 "
+            "days, lab report 3 after 11 weeks, and the project poster after 13 weeks."
+        ),
     }[size]
     turns: list[Turn] = [
-        ("I'm Prof. Ruth Alvarez and I'm planning BIO 150 Principles of Biology: Tue/Thu in Sci 140.",
-         ["/course"]),
+        (
+            "I'm Prof. Ruth Alvarez and I'm planning BIO 150 Principles of Biology: Tue/Thu in Sci 140.",
+            ["/course"],
+        ),
         ("We start on Tuesday 2025-09-02.", ["/first_class"]),
-        (f"Weekly plan: week 1 starts on the first class day and each week starts 7 days after the previous "
-         f"one. Topics in order: {topics}.", ["/weeks"]),
+        (
+            f"Weekly plan: week 1 starts on the first class day and each week starts 7 days after the previous "
+            f"one. Topics in order: {topics}.",
+            ["/weeks"],
+        ),
         (due_text, ["/assessments"]),
-        ("Dates set by others that don't move: add/drop deadline 2025-09-12 (registrar), the midterm on "
-         "2025-10-16 (department), Thanksgiving break 2025-11-27, final exam 2025-12-15 (registrar).",
-         [f"/fixed_dates/{i}" for i in range(4)]),
-        ("Office hours Wednesdays 10:00-12:00. My TA is Sam Whitaker, swhitaker@univ.example.",
-         ["/office_hours/day", "/office_hours/time", "/ta"]),
+        (
+            "Dates set by others that don't move: add/drop deadline 2025-09-12 (registrar), the midterm on "
+            "2025-10-16 (department), Thanksgiving break 2025-11-27, final exam 2025-12-15 (registrar).",
+            [f"/fixed_dates/{i}" for i in range(4)],
+        ),
+        (
+            "Office hours Wednesdays 10:00-12:00. My TA is Sam Whitaker, swhitaker@univ.example.",
+            ["/office_hours/day", "/office_hours/time", "/ta"],
+        ),
         ("Grading: quizzes 20, lab reports 30, project 20, exams 30.", ["/grading"]),
     ]
     if size == 100:
         turns += [
-            ("The lab section BIO 150L meets Fridays in Sci 022 ($35 lab fee); the first lab session is 10 days "
-             "after the first class and lab safety training must be done within a week of the first class.",
-             ["/lab"]),
-            ("Midterm review session on the Tuesday before the midterm, 2025-10-14. My office hours are in "
-             "Sci 210.", ["/review_session", "/office_hours/location"]),
+            (
+                "The lab section BIO 150L meets Fridays in Sci 022 ($35 lab fee); the first lab session is 10 days "
+                "after the first class and lab safety training must be done within a week of the first class.",
+                ["/lab"],
+            ),
+            (
+                "Midterm review session on the Tuesday before the midterm, 2025-10-14. My office hours are in "
+                "Sci 210.",
+                ["/review_session", "/office_hours/location"],
+            ),
             ("Add the withdrawal deadline 2025-11-07 from the registrar.", ["/fixed_dates/4"]),
-            ("Class excursion to Cedar Marsh Preserve on Saturday 2025-10-04 (the reserve only had that date); the "
-             "bus leaves at 08:00.", ["/excursion"]),
-            ("Students need a lab coat, safety goggles, a bound lab notebook and a dissection kit. Textbook: "
-             "Campbell Biology, 12th edition, Pearson.", ["/materials", "/textbook"]),
+            (
+                "Class excursion to Cedar Marsh Preserve on Saturday 2025-10-04 (the reserve only had that date); the "
+                "bus leaves at 08:00.",
+                ["/excursion"],
+            ),
+            (
+                "Students need a lab coat, safety goggles, a bound lab notebook and a dissection kit. Textbook: "
+                "Campbell Biology, 12th edition, Pearson.",
+                ["/materials", "/textbook"],
+            ),
         ]
     return turns
 
@@ -620,31 +1036,51 @@ def term_revision(p: dict[str, Any]) -> Revision:
 # (section, instructor, days, time, room, seats, ta)
 SECTIONS = {
     10: [("01", "", "", "", "Hum 210", 25, ""), ("02", "", "", "", "Hum 118", 22, "")],
-    50: [("01", "Dr. Maya Chen", "Mon/Wed", "09:00", "Hum 210", 25, "Leo Park"),
-         ("02", "Dr. Maya Chen", "Mon/Wed", "13:00", "Hum 118", 22, "Aisha Bello"),
-         ("03", "Prof. Victor Hale", "Tue/Thu", "10:30", "Hum 305", 25, "unassigned"),
-         ("04", "Prof. Victor Hale", "Tue/Thu", "15:00", "Hum 210", 20, "Leo Park")],
-    100: [("01", "Dr. Maya Chen", "Mon/Wed", "09:00", "Hum 210", 25, "Leo Park"),
-          ("02", "Dr. Maya Chen", "Mon/Wed", "13:00", "Hum 118", 22, "Aisha Bello"),
-          ("03", "Prof. Victor Hale", "Tue/Thu", "10:30", "Hum 305", 25, "unassigned"),
-          ("04", "Prof. Victor Hale", "Tue/Thu", "15:00", "Hum 210", 20, "Leo Park"),
-          ("05", "Dr. Nora Quinn", "Mon/Wed", "16:30", "Hum 118", 24, "Aisha Bello"),
-          ("06", "Dr. Nora Quinn", "Tue/Thu", "12:00", "Online", 30, "Ben Ortiz")],
+    50: [
+        ("01", "Dr. Maya Chen", "Mon/Wed", "09:00", "Hum 210", 25, "Leo Park"),
+        ("02", "Dr. Maya Chen", "Mon/Wed", "13:00", "Hum 118", 22, "Aisha Bello"),
+        ("03", "Prof. Victor Hale", "Tue/Thu", "10:30", "Hum 305", 25, "unassigned"),
+        ("04", "Prof. Victor Hale", "Tue/Thu", "15:00", "Hum 210", 20, "Leo Park"),
+    ],
+    100: [
+        ("01", "Dr. Maya Chen", "Mon/Wed", "09:00", "Hum 210", 25, "Leo Park"),
+        ("02", "Dr. Maya Chen", "Mon/Wed", "13:00", "Hum 118", 22, "Aisha Bello"),
+        ("03", "Prof. Victor Hale", "Tue/Thu", "10:30", "Hum 305", 25, "unassigned"),
+        ("04", "Prof. Victor Hale", "Tue/Thu", "15:00", "Hum 210", 20, "Leo Park"),
+        ("05", "Dr. Nora Quinn", "Mon/Wed", "16:30", "Hum 118", 24, "Aisha Bello"),
+        ("06", "Dr. Nora Quinn", "Tue/Thu", "12:00", "Online", 30, "Ben Ortiz"),
+    ],
 }
-CANCELLED = {"status": "cancelled", "registration_open": False, "room": "none", "ta": "unassigned", "seats": 0}
+CANCELLED = {
+    "status": "cancelled",
+    "registration_open": False,
+    "room": "none",
+    "ta": "unassigned",
+    "seats": 0,
+}
 
 
 def section_params(size: int) -> dict[str, Any]:
     return {"size": size, "cancelled": []}
 
 
-def _section(p: dict[str, Any], sec: str, instr: str, days: str, time: str, room: str, seats: int,
-             ta: str) -> dict[str, Any]:
+def _section(
+    p: dict[str, Any], sec: str, instr: str, days: str, time: str, room: str, seats: int, ta: str
+) -> dict[str, Any]:
     if p["size"] == 10:
         row: dict[str, Any] = {"section": sec, "status": "open", "room": room, "seats": seats}
     else:
-        row = {"section": sec, "instructor": instr, "days": days, "time": time, "room": room, "seats": seats,
-               "status": "open", "registration_open": True, "ta": ta}
+        row = {
+            "section": sec,
+            "instructor": instr,
+            "days": days,
+            "time": time,
+            "room": room,
+            "seats": seats,
+            "status": "open",
+            "registration_open": True,
+            "ta": ta,
+        }
     if sec in p["cancelled"]:
         row.update({k: v for k, v in CANCELLED.items() if k in row})
     return row
@@ -658,11 +1094,20 @@ def section_compute(p: dict[str, Any]) -> dict[str, Any]:
         return {"course": "ENG 102 Composition II", "sections": sections, "seats_offered": seats}
     running = [s for s in sections if s["status"] == "open"]
     artifact: dict[str, Any] = {
-        "course": {"code": "ENG 102", "title": "Composition II", "term": "Spring 2026", "credits": 3,
-                   "coordinator": "Dr. Maya Chen", "coordinator_email": "mchen@univ.example"},
+        "course": {
+            "code": "ENG 102",
+            "title": "Composition II",
+            "term": "Spring 2026",
+            "credits": 3,
+            "coordinator": "Dr. Maya Chen",
+            "coordinator_email": "mchen@univ.example",
+        },
         "sections": sections,
-        "totals": {"sections_running": len(running), "seats_offered": seats,
-                   "ta_slots_filled": sum(s["ta"] != "unassigned" for s in sections)},
+        "totals": {
+            "sections_running": len(running),
+            "seats_offered": seats,
+            "ta_slots_filled": sum(s["ta"] != "unassigned" for s in sections),
+        },
         "final_portfolio_due": "2026-05-08",
         "textbook": {"title": "They Say / I Say", "price": 32},
         "writing_center": "Mon-Thu 10:00-18:00",
@@ -673,16 +1118,23 @@ def section_compute(p: dict[str, Any]) -> dict[str, Any]:
     instructors = []
     for name in ("Dr. Maya Chen", "Prof. Victor Hale", "Dr. Nora Quinn"):
         teaching = sum(s["instructor"] == name and s["status"] == "open" for s in sections)
-        instructors.append({"name": name, "sections_teaching": teaching, "load_credits": 3 * teaching})
+        instructors.append(
+            {"name": name, "sections_teaching": teaching, "load_credits": 3 * teaching}
+        )
     artifact["instructors"] = instructors
     artifact["totals"]["online_seats"] = sum(s["seats"] for s in sections if s["room"] == "Online")
     artifact["waitlist_limit_per_section"] = 5
-    artifact["common_assignments"] = [{"name": "Annotated bibliography", "due": "2026-02-20"},
-                                      {"name": "Argument essay", "due": "2026-03-27"},
-                                      {"name": "Research paper", "due": "2026-04-24"}]
+    artifact["common_assignments"] = [
+        {"name": "Annotated bibliography", "due": "2026-02-20"},
+        {"name": "Argument essay", "due": "2026-03-27"},
+        {"name": "Research paper", "due": "2026-04-24"},
+    ]
     artifact["norming_session"] = {"date": "2026-01-09", "room": "Hum 400"}
     artifact["common_assignments"].append({"name": "Reflective letter", "due": "2026-05-01"})
-    artifact["peer_tutors"] = [{"name": "Jade Morris", "hours": 6}, {"name": "Omar Farouk", "hours": 8}]
+    artifact["peer_tutors"] = [
+        {"name": "Jade Morris", "hours": 6},
+        {"name": "Omar Farouk", "hours": 8},
+    ]
     artifact["placement"] = {"prerequisite": "ENG 101", "min_grade": "C"}
     artifact["library_session"] = {"date": "2026-02-10", "librarian": "Ruth Adeyemi"}
     artifact["instructor_meeting"] = "first Friday of the month"
@@ -693,52 +1145,97 @@ def section_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def section_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
-    policy = ("If I ever cancel a section: mark it 'cancelled', release its room (write 'none'), and set its "
-              "seats to 0.")
+    policy = (
+        "If I ever cancel a section: mark it 'cancelled', release its room (write 'none'), and set its "
+        "seats to 0."
+    )
     if size == 10:
         return [
             ("I coordinate ENG 102 Composition II. Let's set up the spring sections.", ["/course"]),
-            ("Section 01 in Hum 210 with 25 seats and section 02 in Hum 118 with 22 seats, both open.",
-             ["/sections/0", "/sections/1"]),
+            (
+                "Section 01 in Hum 210 with 25 seats and section 02 in Hum 118 with 22 seats, both open.",
+                ["/sections/0", "/sections/1"],
+            ),
             (policy + " Also show total seats offered across sections.", ["/seats_offered"]),
         ]
     turns: list[Turn] = [
-        ("I'm Dr. Maya Chen (mchen@univ.example), coordinating ENG 102 Composition II (3 credits) for Spring "
-         "2026; the term starts 2026-01-12.",
-         ["/course", "/term_start"]),
-        ("Sections, all open for registration: 01 me, Mon/Wed 09:00, Hum 210, 25 seats, TA Leo Park; 02 me, "
-         "Mon/Wed 13:00, Hum 118, 22 seats, TA Aisha Bello.", ["/sections/0", "/sections/1"]),
-        ("Prof. Victor Hale teaches 03 (Tue/Thu 10:30, Hum 305, 25 seats, no TA yet, so 'unassigned') and 04 "
-         "(Tue/Thu 15:00, Hum 210, 20 seats, TA Leo Park).", ["/sections/2", "/sections/3"]),
+        (
+            "I'm Dr. Maya Chen (mchen@univ.example), coordinating ENG 102 Composition II (3 credits) for Spring "
+            "2026; the term starts 2026-01-12.",
+            ["/course", "/term_start"],
+        ),
+        (
+            "Sections, all open for registration: 01 me, Mon/Wed 09:00, Hum 210, 25 seats, TA Leo Park; 02 me, "
+            "Mon/Wed 13:00, Hum 118, 22 seats, TA Aisha Bello.",
+            ["/sections/0", "/sections/1"],
+        ),
+        (
+            "Prof. Victor Hale teaches 03 (Tue/Thu 10:30, Hum 305, 25 seats, no TA yet, so 'unassigned') and 04 "
+            "(Tue/Thu 15:00, Hum 210, 20 seats, TA Leo Park).",
+            ["/sections/2", "/sections/3"],
+        ),
     ]
     if size == 100:
-        turns.append(("Dr. Nora Quinn has 05 (Mon/Wed 16:30, Hum 118, 24 seats, TA Aisha Bello) and 06 (Tue/Thu "
-                      "12:00, Online, 30 seats, TA Ben Ortiz). All open.", ["/sections/4", "/sections/5"]))
-    turns.append((policy.replace("and set its seats to 0.", "set its seats to 0, close registration and release "
-                                 "the TA ('unassigned'). The instructor stays listed in case we reopen.")
-                   + " Totals: sections running, seats offered, and TA slots filled.",
-                   ["/totals/sections_running", "/totals/seats_offered", "/totals/ta_slots_filled"]))
+        turns.append(
+            (
+                "Dr. Nora Quinn has 05 (Mon/Wed 16:30, Hum 118, 24 seats, TA Aisha Bello) and 06 (Tue/Thu "
+                "12:00, Online, 30 seats, TA Ben Ortiz). All open.",
+                ["/sections/4", "/sections/5"],
+            )
+        )
+    turns.append(
+        (
+            policy.replace(
+                "and set its seats to 0.",
+                "set its seats to 0, close registration and release "
+                "the TA ('unassigned'). The instructor stays listed in case we reopen.",
+            )
+            + " Totals: sections running, seats offered, and TA slots filled.",
+            ["/totals/sections_running", "/totals/seats_offered", "/totals/ta_slots_filled"],
+        )
+    )
     turns += [
         ("Final portfolios are due 2026-05-08 for every section.", ["/final_portfolio_due"]),
-        ("Common textbook: They Say / I Say, $32. The writing center is open Mon-Thu 10:00-18:00.",
-         ["/textbook", "/writing_center"]),
+        (
+            "Common textbook: They Say / I Say, $32. The writing center is open Mon-Thu 10:00-18:00.",
+            ["/textbook", "/writing_center"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Instructor load: for each instructor, the number of running sections they teach, at 3 load "
-             "credits per section.", ["/instructors"]),
-            ("Also total the online seats. Each section can waitlist up to 5 students.",
-             ["/totals/online_seats", "/waitlist_limit_per_section"]),
-            ("Common assignments across sections: annotated bibliography due 2026-02-20, argument essay "
-             "2026-03-27, research paper 2026-04-24.", [f"/common_assignments/{i}" for i in range(3)]),
-            ("Grading norming session for all instructors on 2026-01-09 in Hum 400. Add a reflective letter "
-             "due 2026-05-01 to the common assignments.", ["/norming_session", "/common_assignments/3"]),
-            ("Peer tutors: Jade Morris 6 hours a week and Omar Farouk 8. Students need ENG 101 with a C or "
-             "better.", ["/peer_tutors", "/placement"]),
-            ("Library research session 2026-02-10 with Ruth Adeyemi; instructors meet the first Friday of the "
-             "month.", ["/library_session", "/instructor_meeting"]),
-            ("Each filled TA slot carries a $1,500 stipend; show the stipend and the total TA budget.",
-             ["/ta_budget"]),
+            (
+                "Instructor load: for each instructor, the number of running sections they teach, at 3 load "
+                "credits per section.",
+                ["/instructors"],
+            ),
+            (
+                "Also total the online seats. Each section can waitlist up to 5 students.",
+                ["/totals/online_seats", "/waitlist_limit_per_section"],
+            ),
+            (
+                "Common assignments across sections: annotated bibliography due 2026-02-20, argument essay "
+                "2026-03-27, research paper 2026-04-24.",
+                [f"/common_assignments/{i}" for i in range(3)],
+            ),
+            (
+                "Grading norming session for all instructors on 2026-01-09 in Hum 400. Add a reflective letter "
+                "due 2026-05-01 to the common assignments.",
+                ["/norming_session", "/common_assignments/3"],
+            ),
+            (
+                "Peer tutors: Jade Morris 6 hours a week and Omar Farouk 8. Students need ENG 101 with a C or "
+                "better.",
+                ["/peer_tutors", "/placement"],
+            ),
+            (
+                "Library research session 2026-02-10 with Ruth Adeyemi; instructors meet the first Friday of the "
+                "month.",
+                ["/library_session", "/instructor_meeting"],
+            ),
+            (
+                "Each filled TA slot carries a $1,500 stipend; show the stipend and the total TA budget.",
+                ["/ta_budget"],
+            ),
         ]
     return turns
 
@@ -765,7 +1262,7 @@ SCENARIOS = [
         conversation=credit_conversation,
         revision=credit_revision,
         notes="Tuition is $415 per credit (stated); totals, net due after aid, installments, study hours "
-              "(3 per credit) and degree progress follow. Flat fees, full-time status and the spring term stay.",
+        "(3 per credit) and degree progress follow. Flat fees, full-time status and the spring term stay.",
     ),
     Scenario(
         id="course-enrollment-threshold",
@@ -777,7 +1274,7 @@ SCENARIOS = [
         conversation=enroll_conversation,
         revision=enroll_revision,
         notes="Sections = ceil(n/25) and per-student counts recompute; the TA (>40), room (>45), 7->10 day "
-              "turnaround (exam return dates) switch only because thresholds are crossed; TA hours clamp at 25.",
+        "turnaround (exam return dates) switch only because thresholds are crossed; TA hours clamp at 25.",
     ),
     Scenario(
         id="course-textbook-swap",
@@ -789,8 +1286,8 @@ SCENARIOS = [
         conversation=book_conversation,
         revision=book_revision,
         notes="Readings hold the chapter of the required book covering each topic; the new book's chapter map "
-              "is reference data (some chapters coincide). Student cost and bookstore order follow the price; "
-              "supplementary readings and exams stay.",
+        "is reference data (some chapters coincide). Student cost and bookstore order follow the price; "
+        "supplementary readings and exams stay.",
     ),
     Scenario(
         id="course-term-shift",
@@ -802,7 +1299,7 @@ SCENARIOS = [
         conversation=term_conversation,
         revision=term_revision,
         notes="Week starts, quizzes, lab reports and lab dates are offsets from the first class (+7 days); "
-              "add/drop, midterm, holidays, withdrawal, excursion and final exam are absolute.",
+        "add/drop, midterm, holidays, withdrawal, excursion and final exam are absolute.",
     ),
     Scenario(
         id="course-section-cancel",
@@ -814,6 +1311,6 @@ SCENARIOS = [
         conversation=section_conversation,
         revision=section_revision,
         notes="The cancellation policy is stated in the conversation; the section's governed values, the "
-              "running/seat/TA totals and the instructor's load change; the other sections stay.",
+        "running/seat/TA totals and the instructor's load change; the other sections stay.",
     ),
 ]

@@ -61,7 +61,11 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, raw = p["size"], p["raw_gb"]
     c = _volume_costs(raw)
     aggregated = c["clean"] // 10
-    pipeline: dict[str, Any] = {"name": "clickstream-nightly", "owner": "data-platform", "schedule": "0 2 * * *"}
+    pipeline: dict[str, Any] = {
+        "name": "clickstream-nightly",
+        "owner": "data-platform",
+        "schedule": "0 2 * * *",
+    }
     volume: dict[str, Any] = {"raw_gb_per_day": raw, "clean_gb_per_day": c["clean"]}
     cost: dict[str, Any] = {
         "compute_per_day_usd": c["compute_per_day"],
@@ -69,7 +73,12 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
         "storage_per_month_usd": c["storage"],
         "total_per_month_usd": c["total"],
     }
-    artifact: dict[str, Any] = {"pipeline": pipeline, "volume": volume, "retention_days": RETENTION_DAYS, "cost": cost}
+    artifact: dict[str, Any] = {
+        "pipeline": pipeline,
+        "volume": volume,
+        "retention_days": RETENTION_DAYS,
+        "cost": cost,
+    }
     if size == 10:
         return artifact
     pipeline.update(
@@ -81,24 +90,46 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size >= 100:
         volume["events_per_day"] = raw * EVENTS_PER_GB
     volume.update(aggregated_gb_per_day=aggregated, retained_gb=c["retained"])
-    artifact["compute"] = {"worker_type": "m5.2xlarge", "gb_per_worker": GB_PER_WORKER,
-                           "workers": math.ceil(raw / GB_PER_WORKER)}
+    artifact["compute"] = {
+        "worker_type": "m5.2xlarge",
+        "gb_per_worker": GB_PER_WORKER,
+        "workers": math.ceil(raw / GB_PER_WORKER),
+    }
     artifact["pricing"] = {
         "compute_usd_per_raw_gb": COMPUTE_USD_PER_RAW_GB,
         "storage_usd_per_gb_month": STORAGE_USD_PER_GB_MONTH,
         "days_per_month": DAYS_PER_MONTH,
     }
-    cost.update(monthly_budget_usd=PIPELINE_BUDGET_USD, budget_headroom_usd=money(PIPELINE_BUDGET_USD - c["total"]))
-    stages = [("extract", "spark", raw, 45), ("clean", "spark", raw, 60),
-              ("aggregate", "spark", c["clean"], 30), ("load", "warehouse-copy", aggregated, 20)]
+    cost.update(
+        monthly_budget_usd=PIPELINE_BUDGET_USD,
+        budget_headroom_usd=money(PIPELINE_BUDGET_USD - c["total"]),
+    )
+    stages = [
+        ("extract", "spark", raw, 45),
+        ("clean", "spark", raw, 60),
+        ("aggregate", "spark", c["clean"], 30),
+        ("load", "warehouse-copy", aggregated, 20),
+    ]
     if size == 50:
-        artifact["stages"] = [{"name": n, "engine": e, "timeout_minutes": t} for n, e, _, t in stages]
+        artifact["stages"] = [
+            {"name": n, "engine": e, "timeout_minutes": t} for n, e, _, t in stages
+        ]
     else:
-        artifact["stages"] = [{"name": n, "engine": e, "input_gb": g, "timeout_minutes": t} for n, e, g, t in stages]
-    artifact["alerts"] = {"channel": "#clickstream-alerts", "page_on_failure": True,
-                          "min_events_per_day": 150_000_000, "max_null_pct": 2}
-    artifact["backfill"] = {"start_date": "2024-10-01", "end_date": "2024-10-20", "total_raw_gb": 2750,
-                            "one_time_cost_usd": money(2750 * COMPUTE_USD_PER_RAW_GB)}
+        artifact["stages"] = [
+            {"name": n, "engine": e, "input_gb": g, "timeout_minutes": t} for n, e, g, t in stages
+        ]
+    artifact["alerts"] = {
+        "channel": "#clickstream-alerts",
+        "page_on_failure": True,
+        "min_events_per_day": 150_000_000,
+        "max_null_pct": 2,
+    }
+    artifact["backfill"] = {
+        "start_date": "2024-10-01",
+        "end_date": "2024-10-20",
+        "total_raw_gb": 2750,
+        "one_time_cost_usd": money(2750 * COMPUTE_USD_PER_RAW_GB),
+    }
     artifact["retries"] = {"max_attempts": 3, "backoff_minutes": 10}
     artifact["tags"] = ["clickstream", "nightly", "tier-2", "web"]
     if size == 50:
@@ -107,14 +138,16 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
     team_total = money(c["total"] + mobile["total"])
     artifact["team"] = {
         "name": "web-analytics",
-        "other_pipelines": [{
-            "name": "mobile-events",
-            "raw_gb_per_day": MOBILE_RAW_GB,
-            "clean_gb_per_day": mobile["clean"],
-            "compute_per_month_usd": mobile["compute_per_month"],
-            "storage_per_month_usd": mobile["storage"],
-            "total_per_month_usd": mobile["total"],
-        }],
+        "other_pipelines": [
+            {
+                "name": "mobile-events",
+                "raw_gb_per_day": MOBILE_RAW_GB,
+                "clean_gb_per_day": mobile["clean"],
+                "compute_per_month_usd": mobile["compute_per_month"],
+                "storage_per_month_usd": mobile["storage"],
+                "total_per_month_usd": mobile["total"],
+            }
+        ],
         "total_per_month_usd": team_total,
         "monthly_budget_usd": TEAM_BUDGET_USD,
         "budget_headroom_usd": money(TEAM_BUDGET_USD - team_total),
@@ -125,17 +158,36 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"name": "schema_drift", "max_failures": 0},
         {"name": "duplicate_events", "max_failures": 1000},
     ]
-    artifact["owners"] = [{"name": "Priya Nair", "role": "tech lead"}, {"name": "Tom Becker", "role": "on-call"}]
-    artifact["storage"] = {"bucket": "acme-clean-clickstream", "format": "parquet",
-                           "partitioned_by": "event_date", "compression": "zstd"}
-    artifact["lineage"] = {"upstream": ["web-frontend-events"], "downstream": ["marketing-attribution", "exec-dashboard"]}
-    artifact["dashboards"] = [{"name": "Clickstream Volume", "refresh_minutes": 60},
-                              {"name": "Pipeline Costs", "refresh_minutes": 1440}]
+    artifact["owners"] = [
+        {"name": "Priya Nair", "role": "tech lead"},
+        {"name": "Tom Becker", "role": "on-call"},
+    ]
+    artifact["storage"] = {
+        "bucket": "acme-clean-clickstream",
+        "format": "parquet",
+        "partitioned_by": "event_date",
+        "compression": "zstd",
+    }
+    artifact["lineage"] = {
+        "upstream": ["web-frontend-events"],
+        "downstream": ["marketing-attribution", "exec-dashboard"],
+    }
+    artifact["dashboards"] = [
+        {"name": "Clickstream Volume", "refresh_minutes": 60},
+        {"name": "Pipeline Costs", "refresh_minutes": 1440},
+    ]
     artifact["access"] = {"readers": "analytics-all", "writers": "data-platform"}
     artifact["cost_center"] = "CC-4410"
-    artifact["data_contract"] = {"producer": "web-frontend", "version": "3.2",
-                                 "pii_columns": ["ip_address", "user_agent"]}
-    artifact["notifications"] = {"on_success": False, "on_failure": True, "digest_channel": "#data-digest"}
+    artifact["data_contract"] = {
+        "producer": "web-frontend",
+        "version": "3.2",
+        "pii_columns": ["ip_address", "user_agent"],
+    }
+    artifact["notifications"] = {
+        "on_success": False,
+        "on_failure": True,
+        "digest_channel": "#data-digest",
+    }
     artifact["last_reviewed"] = "2025-01-15"
     return artifact
 
@@ -144,85 +196,137 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("I'm setting up the nightly clickstream job for the data-platform team. Call it "
-             "clickstream-nightly and run it at 2am every night.",
-             ["/pipeline"]),
-            ("We pull in about 120 GB of raw clickstream a day. Cleaning throws away roughly a quarter of "
-             "it, so the clean output is 75% of the raw volume.",
-             ["/volume"]),
+            (
+                "I'm setting up the nightly clickstream job for the data-platform team. Call it "
+                "clickstream-nightly and run it at 2am every night.",
+                ["/pipeline"],
+            ),
+            (
+                "We pull in about 120 GB of raw clickstream a day. Cleaning throws away roughly a quarter of "
+                "it, so the clean output is 75% of the raw volume.",
+                ["/volume"],
+            ),
             ("We keep the clean output for 90 days.", ["/retention_days"]),
-            ("Now a monthly cost estimate, to the cent. Compute is billed at $0.50 per GB of raw input "
-             "per day, and a month is 30 days. Storage is $0.02 per GB per month on everything we retain, "
-             "i.e. 90 days' worth of clean output. Then the monthly total of compute plus storage.",
-             ["/cost"]),
+            (
+                "Now a monthly cost estimate, to the cent. Compute is billed at $0.50 per GB of raw input "
+                "per day, and a month is 30 days. Storage is $0.02 per GB per month on everything we retain, "
+                "i.e. 90 days' worth of clean output. Then the monthly total of compute plus storage.",
+                ["/cost"],
+            ),
         ]
     turns: list[Turn] = [
-        ("I'm setting up the nightly clickstream job for the data-platform team: clickstream-nightly, "
-         "2am UTC every night, reading s3://acme-raw/clickstream/ and writing to "
-         "analytics.clickstream_daily.",
-         ["/pipeline/name", "/pipeline/owner", "/pipeline/schedule", "/pipeline/timezone",
-          "/pipeline/source_uri", "/pipeline/destination_table"]),
-        ("Volume: about 120 GB of raw clickstream lands every day. Cleaning drops roughly a quarter, so "
-         "clean output is 75% of raw, and the aggregate step shrinks the clean data to a tenth.",
-         ["/volume/raw_gb_per_day", "/volume/clean_gb_per_day", "/volume/aggregated_gb_per_day"]),
+        (
+            "I'm setting up the nightly clickstream job for the data-platform team: clickstream-nightly, "
+            "2am UTC every night, reading s3://acme-raw/clickstream/ and writing to "
+            "analytics.clickstream_daily.",
+            [
+                "/pipeline/name",
+                "/pipeline/owner",
+                "/pipeline/schedule",
+                "/pipeline/timezone",
+                "/pipeline/source_uri",
+                "/pipeline/destination_table",
+            ],
+        ),
+        (
+            "Volume: about 120 GB of raw clickstream lands every day. Cleaning drops roughly a quarter, so "
+            "clean output is 75% of raw, and the aggregate step shrinks the clean data to a tenth.",
+            ["/volume/raw_gb_per_day", "/volume/clean_gb_per_day", "/volume/aggregated_gb_per_day"],
+        ),
     ]
     if size >= 100:
-        turns.append(("The frontend team says a GB of raw clickstream is about 2 million events; note "
-                      "the expected events per day.", ["/volume/events_per_day"]))
+        turns.append(
+            (
+                "The frontend team says a GB of raw clickstream is about 2 million events; note "
+                "the expected events per day.",
+                ["/volume/events_per_day"],
+            )
+        )
     turns += [
-        ("Keep 90 days of clean output, and note how many GB that means we're holding.",
-         ["/retention_days", "/volume/retained_gb"]),
-        ("Write a one-line catalog description that mentions the daily raw volume.", ["/pipeline/description"]),
+        (
+            "Keep 90 days of clean output, and note how many GB that means we're holding.",
+            ["/retention_days", "/volume/retained_gb"],
+        ),
+        (
+            "Write a one-line catalog description that mentions the daily raw volume.",
+            ["/pipeline/description"],
+        ),
         ("Compute: m5.2xlarge workers, one worker per 40 GB of raw input.", ["/compute"]),
     ]
-    stages_text = ("The stages are extract (spark, 45-minute timeout), clean (spark, 60), aggregate "
-                   "(spark, 30) and load (warehouse-copy, 20).")
+    stages_text = (
+        "The stages are extract (spark, 45-minute timeout), clean (spark, 60), aggregate "
+        "(spark, 30) and load (warehouse-copy, 20)."
+    )
     if size >= 100:
-        stages_text += (" Record each stage's input size too: extract and clean read the raw data, "
-                        "aggregate reads the clean output, and load reads the aggregate output.")
+        stages_text += (
+            " Record each stage's input size too: extract and clean read the raw data, "
+            "aggregate reads the clean output, and load reads the aggregate output."
+        )
     turns += [
         (stages_text, ["/stages"]),
-        ("Our rate card: compute is $0.50 per GB of raw input, storage $0.02 per GB-month, and we count "
-         "a month as 30 days.",
-         ["/pricing"]),
-        ("Cost estimate to the cent, please: compute per day and per month, monthly storage for "
-         "everything retained, and the monthly total (compute plus storage). Our budget for this "
-         "pipeline is $3,000 a month; show the headroom left under it.",
-         ["/cost"]),
-        ("Alerting: post to #clickstream-alerts and page on failure. Also alert if fewer than 150 "
-         "million events arrive in a day or more than 2% of rows have nulls.",
-         ["/alerts"]),
-        ("We're also backfilling 2024-10-01 to 2024-10-20 once. That history is a fixed 2,750 GB that "
-         "has already landed; price it at the same $0.50 per GB as a one-time cost.",
-         ["/backfill"]),
-        ("Retry failed runs up to 3 times, 10 minutes apart, and tag it clickstream, nightly, tier-2, web.",
-         ["/retries", "/tags"]),
+        (
+            "Our rate card: compute is $0.50 per GB of raw input, storage $0.02 per GB-month, and we count "
+            "a month as 30 days.",
+            ["/pricing"],
+        ),
+        (
+            "Cost estimate to the cent, please: compute per day and per month, monthly storage for "
+            "everything retained, and the monthly total (compute plus storage). Our budget for this "
+            "pipeline is $3,000 a month; show the headroom left under it.",
+            ["/cost"],
+        ),
+        (
+            "Alerting: post to #clickstream-alerts and page on failure. Also alert if fewer than 150 "
+            "million events arrive in a day or more than 2% of rows have nulls.",
+            ["/alerts"],
+        ),
+        (
+            "We're also backfilling 2024-10-01 to 2024-10-20 once. That history is a fixed 2,750 GB that "
+            "has already landed; price it at the same $0.50 per GB as a one-time cost.",
+            ["/backfill"],
+        ),
+        (
+            "Retry failed runs up to 3 times, 10 minutes apart, and tag it clickstream, nightly, tier-2, web.",
+            ["/retries", "/tags"],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
-        ("This rolls up into the web-analytics team budget. The team's other pipeline is mobile-events: "
-         "48 GB raw a day, same rules and rates, so 36 GB clean, $720.00 compute and $64.80 storage, "
-         "$784.80 a month. Show the team's monthly total across both pipelines and the headroom under "
-         "the $4,000 team budget.",
-         ["/team"]),
+        (
+            "This rolls up into the web-analytics team budget. The team's other pipeline is mobile-events: "
+            "48 GB raw a day, same rules and rates, so 36 GB clean, $720.00 compute and $64.80 storage, "
+            "$784.80 a month. Show the team's monthly total across both pipelines and the headroom under "
+            "the $4,000 team budget.",
+            ["/team"],
+        ),
         ("The data has to land by 06:00; if it's late, page the data-oncall rotation.", ["/sla"]),
-        ("Quality checks: no null session ids and no schema drift (zero failures allowed), and at most "
-         "1,000 duplicate events per run.",
-         ["/quality_checks"]),
+        (
+            "Quality checks: no null session ids and no schema drift (zero failures allowed), and at most "
+            "1,000 duplicate events per run.",
+            ["/quality_checks"],
+        ),
         ("Owners are Priya Nair (tech lead) and Tom Becker (on-call).", ["/owners"]),
-        ("Clean data goes to the acme-clean-clickstream bucket as parquet, partitioned by event_date, "
-         "zstd compressed.",
-         ["/storage"]),
-        ("Lineage: it reads web-frontend-events and feeds marketing-attribution and exec-dashboard.",
-         ["/lineage"]),
-        ("Two dashboards: Clickstream Volume refreshing hourly and Pipeline Costs refreshing daily "
-         "(1,440 minutes). Everyone in analytics-all can read; only data-platform writes. Bill it to "
-         "cost center CC-4410.",
-         ["/dashboards", "/access", "/cost_center"]),
-        ("The input follows the web-frontend data contract v3.2; ip_address and user_agent are PII. "
-         "Notify on failures only, with a daily digest in #data-digest. Last design review was 2025-01-15.",
-         ["/data_contract", "/notifications", "/last_reviewed"]),
+        (
+            "Clean data goes to the acme-clean-clickstream bucket as parquet, partitioned by event_date, "
+            "zstd compressed.",
+            ["/storage"],
+        ),
+        (
+            "Lineage: it reads web-frontend-events and feeds marketing-attribution and exec-dashboard.",
+            ["/lineage"],
+        ),
+        (
+            "Two dashboards: Clickstream Volume refreshing hourly and Pipeline Costs refreshing daily "
+            "(1,440 minutes). Everyone in analytics-all can read; only data-platform writes. Bill it to "
+            "cost center CC-4410.",
+            ["/dashboards", "/access", "/cost_center"],
+        ),
+        (
+            "The input follows the web-frontend data contract v3.2; ip_address and user_agent are PII. "
+            "Notify on failures only, with a daily digest in #data-digest. Last design review was 2025-01-15.",
+            ["/data_contract", "/notifications", "/last_reviewed"],
+        ),
     ]
     return turns
 
@@ -249,9 +353,9 @@ RAW_VOLUME_COSTS = Scenario(
     conversation=volume_conversation,
     revision=volume_revision,
     notes="Tests a formula chain stated only in the conversation: clean = 75% of raw, compute $0.50 per "
-          "raw GB x 30 days, storage $0.02/GB-month on 90 days of clean output, monthly total. Larger "
-          "sizes add workers, aggregate volume, budget headroom, a description, stage inputs and a team "
-          "roll-up; the one-time backfill and the other team pipeline must stay.",
+    "raw GB x 30 days, storage $0.02/GB-month on 90 days of clean output, monthly total. Larger "
+    "sizes add workers, aggregate volume, budget headroom, a description, stage inputs and a team "
+    "roll-up; the one-time backfill and the other team pipeline must stay.",
 )
 
 
@@ -261,13 +365,23 @@ RAW_VOLUME_COSTS = Scenario(
 
 DESTINATIONS: dict[str, dict[str, Any]] = {
     "bq-analytics": {
-        "name": "bq-analytics", "engine": "bigquery", "region": "europe-west4", "load_mode": "append",
-        "file_format": "avro", "credentials_secret": "bq-loader-sa", "max_batch_mb": 500,
+        "name": "bq-analytics",
+        "engine": "bigquery",
+        "region": "europe-west4",
+        "load_mode": "append",
+        "file_format": "avro",
+        "credentials_secret": "bq-loader-sa",
+        "max_batch_mb": 500,
         "staging_uri": "gs://acme-staging-bq/",
     },
     "sf-analytics": {
-        "name": "sf-analytics", "engine": "snowflake", "region": "eu-central-1", "load_mode": "merge",
-        "file_format": "parquet", "credentials_secret": "sf-loader-credentials", "max_batch_mb": 250,
+        "name": "sf-analytics",
+        "engine": "snowflake",
+        "region": "eu-central-1",
+        "load_mode": "merge",
+        "file_format": "parquet",
+        "credentials_secret": "sf-loader-credentials",
+        "max_batch_mb": 250,
         "staging_uri": "s3://acme-staging-sf/",
     },
 }
@@ -294,13 +408,21 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
             "source": {"system": "postgres", "table": "public.orders"},
             "destination": _profile(p["destination"], size),
         }
-    source: dict[str, Any] = {"system": "postgres", "host": "orders-db.internal", "port": 5432, "database": "shop"}
+    source: dict[str, Any] = {
+        "system": "postgres",
+        "host": "orders-db.internal",
+        "port": 5432,
+        "database": "shop",
+    }
     if size == 50:
         source["table"] = "public.orders"
     source["replication_slot"] = "orders_sync_slot"
     artifact: dict[str, Any] = {
         "pipeline": {
-            "name": "orders-sync", "owner": "commerce-data", "schedule": "*/30 * * * *", "timezone": "UTC",
+            "name": "orders-sync",
+            "owner": "commerce-data",
+            "schedule": "*/30 * * * *",
+            "timezone": "UTC",
             "description": f"Syncs Postgres orders into {ENGINE_LABELS[dest['engine']]} ({dest['name']}) every 30 minutes",
         },
         "source": source,
@@ -309,13 +431,26 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size >= 100:
         source.update(ssl_mode="require", read_replica=True)
         artifact["tables"] = [
-            {"source_table": f"public.{t}", "target_table": f"sales.{t}", "load_mode": dest["load_mode"]}
+            {
+                "source_table": f"public.{t}",
+                "target_table": f"sales.{t}",
+                "load_mode": dest["load_mode"],
+            }
             for t in ("orders", "order_items", "refunds")
         ]
     artifact["stages"] = [
-        {"name": "export", "file_format": dest["file_format"], "compression": "snappy",
-         "output_uri": dest["staging_uri"] + "orders/"},
-        {"name": "load", "mode": dest["load_mode"], "batch_mb": dest["max_batch_mb"], "region": dest["region"]},
+        {
+            "name": "export",
+            "file_format": dest["file_format"],
+            "compression": "snappy",
+            "output_uri": dest["staging_uri"] + "orders/",
+        },
+        {
+            "name": "load",
+            "mode": dest["load_mode"],
+            "batch_mb": dest["max_batch_mb"],
+            "region": dest["region"],
+        },
     ]
     checks: list[dict[str, Any]] = [
         {"name": "row_count_match", "runs_on": dest["name"], "tolerance_pct": 0.5},
@@ -328,8 +463,16 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
             {"name": "refunds_link_to_orders", "runs_on": dest["name"], "tolerance_pct": 0.1},
         ]
     artifact["quality_checks"] = checks
-    artifact["archive"] = {"uri": "gs://acme-archive/orders/", "file_format": "avro", "retention_days": 365}
-    artifact["alerts"] = {"channel": "#orders-sync", "page_on_failure": True, "owner_email": "commerce-data@acme.io"}
+    artifact["archive"] = {
+        "uri": "gs://acme-archive/orders/",
+        "file_format": "avro",
+        "retention_days": 365,
+    }
+    artifact["alerts"] = {
+        "channel": "#orders-sync",
+        "page_on_failure": True,
+        "owner_email": "commerce-data@acme.io",
+    }
     artifact["runtime"] = {"retries": 3, "timeout_minutes": 20, "concurrency": 1}
     artifact["monitoring"] = {"dashboard": "orders-sync-health", "freshness_slo_minutes": 45}
     artifact["tags"] = ["orders", "finance", "pii"]
@@ -343,7 +486,10 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["pii_columns"] = ["customer_email", "shipping_address", "phone"]
     artifact["schema_changes"] = {"on_new_column": "add", "on_dropped_column": "alert"}
     artifact["cost"] = {"monthly_budget_usd": 400, "cost_center": "CC-3120"}
-    artifact["owners"] = [{"name": "Maya Chen", "role": "tech lead"}, {"name": "Luis Ortega", "role": "on-call"}]
+    artifact["owners"] = [
+        {"name": "Maya Chen", "role": "tech lead"},
+        {"name": "Luis Ortega", "role": "on-call"},
+    ]
     artifact["maintenance"] = {"window": "Sun 03:00-04:00", "pause_during_window": True}
     artifact["backfill"] = {"from": "2023-01-01", "status": "done", "rows": 48_200_000}
     artifact["sla"] = {"tier": "silver", "land_within_minutes": 45}
@@ -359,77 +505,124 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Let's set up orders-sync: it copies the public.orders table out of our Postgres database "
-             "every 30 minutes.",
-             ["/pipeline", "/source"]),
-            ("It lands in our bq-analytics destination. Copy that destination's catalog profile in so the "
-             "loader has everything it needs: BigQuery engine, region europe-west4, append-only loads, Avro "
-             "files, and it authenticates with the bq-loader-sa secret.",
-             ["/destination"]),
+            (
+                "Let's set up orders-sync: it copies the public.orders table out of our Postgres database "
+                "every 30 minutes.",
+                ["/pipeline", "/source"],
+            ),
+            (
+                "It lands in our bq-analytics destination. Copy that destination's catalog profile in so the "
+                "loader has everything it needs: BigQuery engine, region europe-west4, append-only loads, Avro "
+                "files, and it authenticates with the bq-loader-sa secret.",
+                ["/destination"],
+            ),
         ]
-    source_text = ("New pipeline for commerce-data: orders-sync, copying Postgres orders every 30 minutes "
-                   "(UTC). The source is the shop database on orders-db.internal, port 5432")
+    source_text = (
+        "New pipeline for commerce-data: orders-sync, copying Postgres orders every 30 minutes "
+        "(UTC). The source is the shop database on orders-db.internal, port 5432"
+    )
     if size == 50:
         source_text += ", table public.orders, read through the replication slot orders_sync_slot."
     else:
-        source_text += (", read through the replication slot orders_sync_slot from the read replica, "
-                        "with SSL required.")
+        source_text += (
+            ", read through the replication slot orders_sync_slot from the read replica, "
+            "with SSL required."
+        )
     turns: list[Turn] = [
-        (source_text,
-         ["/pipeline/name", "/pipeline/owner", "/pipeline/schedule", "/pipeline/timezone", "/source"]),
-        ("It lands in bq-analytics. Copy that destination's catalog profile in: engine bigquery, region "
-         "europe-west4, append loads, Avro files, the bq-loader-sa secret for credentials, a 500 MB max "
-         "batch, and its staging area gs://acme-staging-bq/.",
-         ["/destination"]),
-        ("Give it a one-line description: what it syncs, into which warehouse, and how often.",
-         ["/pipeline/description"]),
+        (
+            source_text,
+            [
+                "/pipeline/name",
+                "/pipeline/owner",
+                "/pipeline/schedule",
+                "/pipeline/timezone",
+                "/source",
+            ],
+        ),
+        (
+            "It lands in bq-analytics. Copy that destination's catalog profile in: engine bigquery, region "
+            "europe-west4, append loads, Avro files, the bq-loader-sa secret for credentials, a 500 MB max "
+            "batch, and its staging area gs://acme-staging-bq/.",
+            ["/destination"],
+        ),
+        (
+            "Give it a one-line description: what it syncs, into which warehouse, and how often.",
+            ["/pipeline/description"],
+        ),
     ]
     if size >= 100:
-        turns.append((
-            "Three tables come across: orders, order_items and refunds, from the public schema into the "
-            "sales schema under the same names. Every table loads with the destination's load mode.",
-            ["/tables"]))
-    checks = ("row counts must match within 0.5%, order ids must be unique (zero tolerance), and data may "
-              "lag at most 45 minutes")
+        turns.append(
+            (
+                "Three tables come across: orders, order_items and refunds, from the public schema into the "
+                "sales schema under the same names. Every table loads with the destination's load mode.",
+                ["/tables"],
+            )
+        )
+    checks = (
+        "row counts must match within 0.5%, order ids must be unique (zero tolerance), and data may "
+        "lag at most 45 minutes"
+    )
     if size >= 100:
-        checks += ("; also no negative order totals (zero tolerance) and at most 0.1% of refunds without a "
-                   "matching order")
+        checks += (
+            "; also no negative order totals (zero tolerance) and at most 0.1% of refunds without a "
+            "matching order"
+        )
     turns += [
-        ("Two stages. Export writes snappy-compressed files in whatever format the destination loads, "
-         "into the destination's staging area under orders/. Load uses the destination's load mode and "
-         "max batch size, and runs in the destination's region.",
-         ["/stages"]),
+        (
+            "Two stages. Export writes snappy-compressed files in whatever format the destination loads, "
+            "into the destination's staging area under orders/. Load uses the destination's load mode and "
+            "max batch size, and runs in the destination's region.",
+            ["/stages"],
+        ),
         (f"Quality checks all run against the destination: {checks}.", ["/quality_checks"]),
-        ("Separately we archive a copy to gs://acme-archive/orders/ as Avro for 365 days. The archive "
-         "stays on GCS and in Avro whichever warehouse we load into.",
-         ["/archive"]),
-        ("Alerts go to #orders-sync with paging on failure, owner commerce-data@acme.io. Retry 3 times, "
-         "20-minute timeout, one run at a time.",
-         ["/alerts", "/runtime"]),
-        ("Dashboard is orders-sync-health with a 45-minute freshness SLO; tag it orders, finance, pii.",
-         ["/monitoring", "/tags"]),
+        (
+            "Separately we archive a copy to gs://acme-archive/orders/ as Avro for 365 days. The archive "
+            "stays on GCS and in Avro whichever warehouse we load into.",
+            ["/archive"],
+        ),
+        (
+            "Alerts go to #orders-sync with paging on failure, owner commerce-data@acme.io. Retry 3 times, "
+            "20-minute timeout, one run at a time.",
+            ["/alerts", "/runtime"],
+        ),
+        (
+            "Dashboard is orders-sync-health with a 45-minute freshness SLO; tag it orders, finance, pii.",
+            ["/monitoring", "/tags"],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
         ("For lineage: upstream is pg-shop, downstream is wherever we load.", ["/lineage"]),
-        ("For context, inventory-sync (hourly) and customers-sync (every 6 hours) also load into "
-         "bq-analytics, and they stay there until Q3 whatever we do with orders.",
-         ["/other_pipelines"]),
-        ("PII columns are customer_email, shipping_address and phone. New source columns get added "
-         "automatically; dropped ones raise an alert.",
-         ["/pii_columns", "/schema_changes"]),
-        ("Budget is $400 a month on cost center CC-3120. Owners: Maya Chen (tech lead) and Luis Ortega "
-         "(on-call), on the commerce-data-oncall rotation.",
-         ["/cost", "/owners", "/on_call"]),
-        ("Pause during the Sunday 03:00-04:00 maintenance window. The history backfill from 2023-01-01 is "
-         "done: 48.2 million rows.",
-         ["/maintenance", "/backfill"]),
-        ("Silver SLA, landing within 45 minutes; runbook at https://wiki.acme.io/data/orders-sync.",
-         ["/sla", "/runbook_url"]),
-        ("Keep raw extracts 30 days and clean the staging files after 3 days. finance-analysts can read, "
-         "commerce-data writes. Maya reviewed the design on 2025-02-03.",
-         ["/data_retention", "/access", "/review"]),
+        (
+            "For context, inventory-sync (hourly) and customers-sync (every 6 hours) also load into "
+            "bq-analytics, and they stay there until Q3 whatever we do with orders.",
+            ["/other_pipelines"],
+        ),
+        (
+            "PII columns are customer_email, shipping_address and phone. New source columns get added "
+            "automatically; dropped ones raise an alert.",
+            ["/pii_columns", "/schema_changes"],
+        ),
+        (
+            "Budget is $400 a month on cost center CC-3120. Owners: Maya Chen (tech lead) and Luis Ortega "
+            "(on-call), on the commerce-data-oncall rotation.",
+            ["/cost", "/owners", "/on_call"],
+        ),
+        (
+            "Pause during the Sunday 03:00-04:00 maintenance window. The history backfill from 2023-01-01 is "
+            "done: 48.2 million rows.",
+            ["/maintenance", "/backfill"],
+        ),
+        (
+            "Silver SLA, landing within 45 minutes; runbook at https://wiki.acme.io/data/orders-sync.",
+            ["/sla", "/runbook_url"],
+        ),
+        (
+            "Keep raw extracts 30 days and clean the staging files after 3 days. finance-analysts can read, "
+            "commerce-data writes. Maya reviewed the design on 2025-02-03.",
+            ["/data_retention", "/access", "/review"],
+        ),
     ]
     return turns
 
@@ -437,10 +630,12 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
 def warehouse_revision(p: dict[str, Any]) -> Revision:
     overrides = {}
     if p["size"] >= 50:
-        overrides["/pipeline/description"] = regex(r"(?i)^(?!.*(bigquery|bq-analytics)).*(snowflake|sf-analytics)")
+        overrides["/pipeline/description"] = regex(
+            r"(?i)^(?!.*(bigquery|bq-analytics)).*(snowflake|sf-analytics)"
+        )
     return Revision(
         request="We're moving warehouses: point orders-sync at sf-analytics instead of bq-analytics. "
-                "Its catalog profile is attached.",
+        "Its catalog profile is attached.",
         mutate=lambda q: q.update(destination="sf-analytics"),
         direct="/destination/name",
         overrides=overrides,
@@ -458,9 +653,9 @@ WAREHOUSE_SWAP = Scenario(
     conversation=warehouse_conversation,
     revision=warehouse_revision,
     notes="Tests substitution of the destination: every profile attribute comes from the attached "
-          "catalog profile. Larger sizes add stages, checks, tables, lineage and a description that "
-          "follow 'the destination', while the GCS archive and the other pipelines on bq-analytics are "
-          "stated to stay.",
+    "catalog profile. Larger sizes add stages, checks, tables, lineage and a description that "
+    "follow 'the destination', while the GCS archive and the other pipelines on bq-analytics are "
+    "stated to stay.",
 )
 
 
@@ -469,8 +664,12 @@ WAREHOUSE_SWAP = Scenario(
 # removed stage's predecessor, later stages start earlier, and the run summary shrinks.
 
 STAGE_CATALOG: dict[str, tuple[int, str]] = {
-    "extract": (30, "events_raw"), "validate": (15, "events_validated"), "dedupe": (20, "events_deduped"),
-    "sessionize": (25, "events_sessions"), "enrich": (25, "events_enriched"), "aggregate": (15, "events_daily_agg"),
+    "extract": (30, "events_raw"),
+    "validate": (15, "events_validated"),
+    "dedupe": (20, "events_deduped"),
+    "sessionize": (25, "events_sessions"),
+    "enrich": (25, "events_enriched"),
+    "aggregate": (15, "events_daily_agg"),
     "load": (10, "analytics.events_daily"),
 }
 STAGE_PLANS: dict[int, tuple[str, ...]] = {
@@ -493,8 +692,12 @@ def _stage_rows(names: list[str], size: int) -> tuple[list[dict[str, Any]], int]
         if size == 10:
             rows.append({"name": name, "minutes": minutes})
         else:
-            row: dict[str, Any] = {"name": name, "depends_on": names[i - 1] if i else None,
-                                   "minutes": minutes, "starts_at": _clock(RUN_START, elapsed)}
+            row: dict[str, Any] = {
+                "name": name,
+                "depends_on": names[i - 1] if i else None,
+                "minutes": minutes,
+                "starts_at": _clock(RUN_START, elapsed),
+            }
             if size >= 100:
                 row["ends_at"] = _clock(RUN_START, elapsed + minutes)
             row["output"] = output
@@ -508,10 +711,20 @@ def dedupe_compute(p: dict[str, Any]) -> dict[str, Any]:
     stages, total = _stage_rows(p["stages"], size)
     finish = _clock(RUN_START, total)
     if size == 10:
-        return {"pipeline": "events-daily", "starts_at": RUN_START, "stages": stages,
-                "total_minutes": total, "finishes_at": finish}
+        return {
+            "pipeline": "events-daily",
+            "starts_at": RUN_START,
+            "stages": stages,
+            "total_minutes": total,
+            "finishes_at": finish,
+        }
     artifact: dict[str, Any] = {
-        "pipeline": {"name": "events-daily", "owner": "growth-data", "timezone": "UTC", "starts_at": RUN_START},
+        "pipeline": {
+            "name": "events-daily",
+            "owner": "growth-data",
+            "timezone": "UTC",
+            "starts_at": RUN_START,
+        },
         "stages": stages,
         "summary": {"stage_count": len(stages), "total_minutes": total, "finishes_at": finish},
         "source": {"bucket": "acme-events-raw", "prefix": "daily/", "format": "ndjson"},
@@ -524,20 +737,35 @@ def dedupe_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     if size == 50:
         return artifact
-    artifact["partner_export"] = {"name": "partner-feed", "starts_at": _clock(finish, 15),
-                                  "target": "s3://partner-drop/events/"}
-    artifact["owners"] = [{"name": "Aiko Tanaka", "role": "tech lead"}, {"name": "Sam Okafor", "role": "on-call"}]
+    artifact["partner_export"] = {
+        "name": "partner-feed",
+        "starts_at": _clock(finish, 15),
+        "target": "s3://partner-drop/events/",
+    }
+    artifact["owners"] = [
+        {"name": "Aiko Tanaka", "role": "tech lead"},
+        {"name": "Sam Okafor", "role": "on-call"},
+    ]
     artifact["cost"] = {"monthly_budget_usd": 900, "cost_center": "CC-2207"}
-    artifact["storage"] = {"bucket": "acme-events-clean", "format": "parquet", "partitioned_by": "event_date",
-                           "retention_days": 180}
+    artifact["storage"] = {
+        "bucket": "acme-events-clean",
+        "format": "parquet",
+        "partitioned_by": "event_date",
+        "retention_days": 180,
+    }
     artifact["data_contract"] = {"producer": "app-backend", "version": "5.1"}
-    artifact["dashboards"] = [{"name": "Events Freshness", "refresh_minutes": 15},
-                              {"name": "Pipeline Runtime", "refresh_minutes": 60}]
+    artifact["dashboards"] = [
+        {"name": "Events Freshness", "refresh_minutes": 15},
+        {"name": "Pipeline Runtime", "refresh_minutes": 60},
+    ]
     artifact["on_call"] = {"rotation": "growth-data-oncall", "escalation": "data-platform-leads"}
     artifact["access"] = {"readers": "growth-all", "writers": "growth-data"}
     artifact["runbook_url"] = "https://wiki.acme.io/data/events-daily"
     artifact["last_reviewed"] = "2025-01-28"
-    artifact["lineage"] = {"upstream": ["app-backend-events"], "downstream": ["growth-dashboard", "ml-features"]}
+    artifact["lineage"] = {
+        "upstream": ["app-backend-events"],
+        "downstream": ["growth-dashboard", "ml-features"],
+    }
     artifact["compute"] = {"cluster": "etl-shared", "workers": 4, "worker_type": "r5.xlarge"}
     artifact["retry"] = {"max_attempts": 2, "backoff_minutes": 5}
     return artifact
@@ -547,7 +775,11 @@ def _stage_sentence(names: tuple[str, ...], with_output: bool) -> str:
     parts = []
     for name in names:
         minutes, output = STAGE_CATALOG[name]
-        parts.append(f"{name} ({minutes} min, writes {output})" if with_output else f"{name} ({minutes} minutes)")
+        parts.append(
+            f"{name} ({minutes} min, writes {output})"
+            if with_output
+            else f"{name} ({minutes} minutes)"
+        )
     return ", then ".join(parts)
 
 
@@ -556,50 +788,84 @@ def dedupe_conversation(p: dict[str, Any]) -> list[Turn]:
     plan = STAGE_PLANS[size]
     if size == 10:
         return [
-            ("New daily job called events-daily. It kicks off at 01:00.", ["/pipeline", "/starts_at"]),
-            (f"Three steps, strictly one after another: {_stage_sentence(plan, False)}.", ["/stages"]),
-            ("Add up the total run time and tell me when it finishes. Each step starts the moment the "
-             "previous one ends.",
-             ["/total_minutes", "/finishes_at"]),
+            (
+                "New daily job called events-daily. It kicks off at 01:00.",
+                ["/pipeline", "/starts_at"],
+            ),
+            (
+                f"Three steps, strictly one after another: {_stage_sentence(plan, False)}.",
+                ["/stages"],
+            ),
+            (
+                "Add up the total run time and tell me when it finishes. Each step starts the moment the "
+                "previous one ends.",
+                ["/total_minutes", "/finishes_at"],
+            ),
         ]
-    stage_text = (f"The stages run strictly in sequence: {_stage_sentence(plan, True)}. Each stage waits "
-                  "on the one before it and starts the moment that one finishes; for each stage note what it "
-                  "waits on and its start time")
+    stage_text = (
+        f"The stages run strictly in sequence: {_stage_sentence(plan, True)}. Each stage waits "
+        "on the one before it and starts the moment that one finishes; for each stage note what it "
+        "waits on and its start time"
+    )
     stage_text += " (and end time)." if size >= 100 else "."
     turns: list[Turn] = [
         ("New daily job for growth-data: events-daily, kicking off at 01:00 UTC.", ["/pipeline"]),
         (stage_text, ["/stages"]),
         ("Summarise the run: number of stages, total minutes, and when it finishes.", ["/summary"]),
-        ("It reads newline-delimited event files from acme-events-raw under daily/ and overwrites the day's "
-         "partition of analytics.events_daily.",
-         ["/source", "/destination"]),
-        ("The Daily Events dashboard refresh starts 30 minutes after the pipeline finishes.", ["/reporting"]),
-        ("Hard SLA: it must be done by 06:00, page us if it's late. Alerts go to #events-pipeline and "
-         "data-oncall@acme.io.",
-         ["/sla", "/alerts"]),
-        ("There's also events-weekly-rollup, Sundays at 04:00, 45 minutes; it's scheduled on its own. "
-         "Tags: events, daily, tier-1, batch.",
-         ["/weekly_rollup", "/tags"]),
+        (
+            "It reads newline-delimited event files from acme-events-raw under daily/ and overwrites the day's "
+            "partition of analytics.events_daily.",
+            ["/source", "/destination"],
+        ),
+        (
+            "The Daily Events dashboard refresh starts 30 minutes after the pipeline finishes.",
+            ["/reporting"],
+        ),
+        (
+            "Hard SLA: it must be done by 06:00, page us if it's late. Alerts go to #events-pipeline and "
+            "data-oncall@acme.io.",
+            ["/sla", "/alerts"],
+        ),
+        (
+            "There's also events-weekly-rollup, Sundays at 04:00, 45 minutes; it's scheduled on its own. "
+            "Tags: events, daily, tier-1, batch.",
+            ["/weekly_rollup", "/tags"],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
-        ("The partner-feed export to s3://partner-drop/events/ starts 15 minutes after the pipeline finishes.",
-         ["/partner_export"]),
-        ("Owners: Aiko Tanaka (tech lead) and Sam Okafor (on-call). Budget $900 a month on CC-2207.",
-         ["/owners", "/cost"]),
-        ("Clean output lives in acme-events-clean as parquet partitioned by event_date, kept 180 days. "
-         "Producer contract: app-backend v5.1.",
-         ["/storage", "/data_contract"]),
-        ("Dashboards: Events Freshness every 15 minutes and Pipeline Runtime hourly.", ["/dashboards"]),
-        ("On-call is growth-data-oncall, escalating to data-platform-leads. growth-all reads, growth-data "
-         "writes.",
-         ["/on_call", "/access"]),
-        ("Runbook: https://wiki.acme.io/data/events-daily, last reviewed 2025-01-28. It reads "
-         "app-backend-events and feeds growth-dashboard and ml-features.",
-         ["/runbook_url", "/last_reviewed", "/lineage"]),
-        ("Run it on the etl-shared cluster with 4 r5.xlarge workers; retry twice, 5 minutes apart.",
-         ["/compute", "/retry"]),
+        (
+            "The partner-feed export to s3://partner-drop/events/ starts 15 minutes after the pipeline finishes.",
+            ["/partner_export"],
+        ),
+        (
+            "Owners: Aiko Tanaka (tech lead) and Sam Okafor (on-call). Budget $900 a month on CC-2207.",
+            ["/owners", "/cost"],
+        ),
+        (
+            "Clean output lives in acme-events-clean as parquet partitioned by event_date, kept 180 days. "
+            "Producer contract: app-backend v5.1.",
+            ["/storage", "/data_contract"],
+        ),
+        (
+            "Dashboards: Events Freshness every 15 minutes and Pipeline Runtime hourly.",
+            ["/dashboards"],
+        ),
+        (
+            "On-call is growth-data-oncall, escalating to data-platform-leads. growth-all reads, growth-data "
+            "writes.",
+            ["/on_call", "/access"],
+        ),
+        (
+            "Runbook: https://wiki.acme.io/data/events-daily, last reviewed 2025-01-28. It reads "
+            "app-backend-events and feeds growth-dashboard and ml-features.",
+            ["/runbook_url", "/last_reviewed", "/lineage"],
+        ),
+        (
+            "Run it on the etl-shared cluster with 4 r5.xlarge workers; retry twice, 5 minutes apart.",
+            ["/compute", "/retry"],
+        ),
     ]
     return turns
 
@@ -623,9 +889,9 @@ DROP_DEDUPE_STAGE = Scenario(
     conversation=dedupe_conversation,
     revision=dedupe_revision,
     notes="Tests removal from a strictly sequential stage list: total run time and finish time shrink "
-          "by the removed 20 minutes. Larger sizes add the successor's relink to the removed stage's "
-          "predecessor, earlier start/end times, and the dashboard refresh and partner export set "
-          "relative to the finish; the 06:00 SLA and weekly rollup stay.",
+    "by the removed 20 minutes. Larger sizes add the successor's relink to the removed stage's "
+    "predecessor, earlier start/end times, and the dashboard refresh and partner export set "
+    "relative to the finish; the 06:00 SLA and weekly rollup stay.",
 )
 
 
@@ -644,8 +910,12 @@ def _spark_job(name: str, input_gb: int, starts_at: str, output: str | None) -> 
     executors = min(math.ceil(input_gb / GB_PER_EXECUTOR), MAX_EXECUTORS)
     minutes = input_gb * 60 // (executors * GB_PER_EXECUTOR)
     job: dict[str, Any] = {
-        "name": name, "input_gb": input_gb, "executors": executors, "runtime_minutes": minutes,
-        "starts_at": starts_at, "ends_at": _clock(starts_at, minutes),
+        "name": name,
+        "input_gb": input_gb,
+        "executors": executors,
+        "runtime_minutes": minutes,
+        "starts_at": starts_at,
+        "ends_at": _clock(starts_at, minutes),
         "cost_per_run_usd": money(executors * minutes / 60 * EXECUTOR_HOUR_USD),
         "quota_alert": executors == MAX_EXECUTORS,
     }
@@ -663,8 +933,17 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         job = _spark_job("sessions-transform", p["input_gb"], "03:00", None)
         return {
-            "job": {k: job[k] for k in ("name", "input_gb", "executors", "runtime_minutes",
-                                        "cost_per_run_usd", "quota_alert")},
+            "job": {
+                k: job[k]
+                for k in (
+                    "name",
+                    "input_gb",
+                    "executors",
+                    "runtime_minutes",
+                    "cost_per_run_usd",
+                    "quota_alert",
+                )
+            },
             "cluster": {"name": "spark-shared", "max_executors": MAX_EXECUTORS},
             "schedule": "0 3 * * *",
             "owner": "analytics-eng",
@@ -678,13 +957,24 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
     budget = 600 if size == 50 else 900
     artifact: dict[str, Any] = {
         "pipeline": {"name": "sessions-nightly", "owner": "analytics-eng", "timezone": "UTC"},
-        "cluster": {"name": "spark-shared", "max_executors": MAX_EXECUTORS, "hourly_rate_usd": EXECUTOR_HOUR_USD,
-                    "jobs_at_quota": sum(j["quota_alert"] for j in jobs)},
+        "cluster": {
+            "name": "spark-shared",
+            "max_executors": MAX_EXECUTORS,
+            "hourly_rate_usd": EXECUTOR_HOUR_USD,
+            "jobs_at_quota": sum(j["quota_alert"] for j in jobs),
+        },
         "jobs": jobs,
-        "monthly": {"runs_per_month": RUNS_PER_MONTH, "compute_cost_usd": monthly_cost, "budget_usd": budget},
+        "monthly": {
+            "runs_per_month": RUNS_PER_MONTH,
+            "compute_cost_usd": monthly_cost,
+            "budget_usd": budget,
+        },
         "executor_spec": {"cores": 4, "memory_gb": 16, "spot": False},
         "sla": {"crm_export_deadline": "06:00", "page_if_late": True},
-        "alerts": {"channel": "#analytics-jobs", "quota_alert_recipient": "platform-capacity@acme.io"},
+        "alerts": {
+            "channel": "#analytics-jobs",
+            "quota_alert_recipient": "platform-capacity@acme.io",
+        },
         "retry": {"max_attempts": 2, "backoff_minutes": 10},
         "tags": ["sessions", "spark", "nightly", "tier-2"],
     }
@@ -696,8 +986,15 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["alerts"].update(page_on_failure=True, digest_channel="#analytics-digest")
     artifact["dashboard_refresh"] = {"name": "Sessions Overview", "starts_at": _clock(crm_end, 10)}
     artifact["window"] = {"opens": "01:00", "closes_at": max(j["ends_at"] for j in jobs)}
-    artifact["owners"] = [{"name": "Noor Haddad", "role": "tech lead"}, {"name": "Felix Braun", "role": "on-call"}]
-    artifact["storage"] = {"input_bucket": "acme-clean-clickstream", "output_format": "delta", "retention_days": 365}
+    artifact["owners"] = [
+        {"name": "Noor Haddad", "role": "tech lead"},
+        {"name": "Felix Braun", "role": "on-call"},
+    ]
+    artifact["storage"] = {
+        "input_bucket": "acme-clean-clickstream",
+        "output_format": "delta",
+        "retention_days": 365,
+    }
     artifact["cost_center"] = "CC-5120"
     artifact["on_call"] = {"rotation": "analytics-eng-oncall", "escalation": "data-platform-leads"}
     artifact["data_quality"] = [
@@ -706,7 +1003,11 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"check": "scores_in_range", "table": "crm.session_scores", "max_failures": 10},
     ]
     artifact["upstream"] = ["clickstream-nightly", "crm-contacts-sync"]
-    artifact["spark_conf"] = {"version": "3.5.1", "shuffle_partitions": 400, "adaptive_execution": True}
+    artifact["spark_conf"] = {
+        "version": "3.5.1",
+        "shuffle_partitions": 400,
+        "adaptive_execution": True,
+    }
     artifact["access"] = {"readers": "analytics-all", "writers": "analytics-eng"}
     artifact["downstream"] = ["crm", "exec-dashboard"]
     artifact["runbook_url"] = "https://wiki.acme.io/data/sessions-nightly"
@@ -715,77 +1016,122 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-SIZING_RULE = ("Sizing rule for every job on the cluster: one executor per 25 GB of input, rounded up, but never "
-               "more than the quota of 8. Each executor gets through 25 GB an hour. If a job ends up pinned "
-               "at the quota, switch its quota alert on so we know to ask for more.")
+SIZING_RULE = (
+    "Sizing rule for every job on the cluster: one executor per 25 GB of input, rounded up, but never "
+    "more than the quota of 8. Each executor gets through 25 GB an hour. If a job ends up pinned "
+    "at the quota, switch its quota alert on so we know to ask for more."
+)
 
 
 def quota_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("I'm sizing the Spark job sessions-transform for analytics-eng. It runs daily at 03:00 on the "
-             "spark-shared cluster, which allows at most 8 executors per job.",
-             ["/job/name", "/cluster", "/schedule", "/owner"]),
+            (
+                "I'm sizing the Spark job sessions-transform for analytics-eng. It runs daily at 03:00 on the "
+                "spark-shared cluster, which allows at most 8 executors per job.",
+                ["/job/name", "/cluster", "/schedule", "/owner"],
+            ),
             ("Each run reads about 150 GB.", ["/job/input_gb"]),
-            (SIZING_RULE + " Work out its executors, run time in minutes and the alert.",
-             ["/job/executors", "/job/runtime_minutes", "/job/quota_alert"]),
-            ("Executors cost $1.20 an hour each. What does a run cost, to the cent?", ["/job/cost_per_run_usd"]),
+            (
+                SIZING_RULE + " Work out its executors, run time in minutes and the alert.",
+                ["/job/executors", "/job/runtime_minutes", "/job/quota_alert"],
+            ),
+            (
+                "Executors cost $1.20 an hour each. What does a run cost, to the cent?",
+                ["/job/cost_per_run_usd"],
+            ),
         ]
     main = 1 if size == 50 else 2
     others = "clickstream-rollup, 100 GB from 01:00, writing analytics.clickstream_hourly"
     if size >= 100:
         others += "; and ml-features, 175 GB from 02:00, writing ml.session_features"
     turns: list[Turn] = [
-        ("Planning the sessions-nightly Spark jobs for analytics-eng on the spark-shared cluster, times in "
-         "UTC. The cluster quota is 8 executors per job and executors cost $1.20 an hour.",
-         ["/pipeline", "/cluster/name", "/cluster/max_executors", "/cluster/hourly_rate_usd"]),
-        (SIZING_RULE + " Every job records its executors, run time in minutes, start and end time, cost "
-         f"per run to the cent, and the alert. The jobs that run before the main one: {others}.",
-         [f"/jobs/{i}" for i in range(main)]),
-        ("The main one is sessions-transform: about 150 GB per run, starting at 03:00, writing "
-         "analytics.sessions.",
-         [f"/jobs/{main}"]),
-        ("crm-export reads 50 GB, writes crm.session_scores, and starts as soon as sessions-transform "
-         "finishes.",
-         [f"/jobs/{main + 1}"]),
-        ("On the cluster, keep a count of how many of our jobs sit at the quota.", ["/cluster/jobs_at_quota"]),
+        (
+            "Planning the sessions-nightly Spark jobs for analytics-eng on the spark-shared cluster, times in "
+            "UTC. The cluster quota is 8 executors per job and executors cost $1.20 an hour.",
+            ["/pipeline", "/cluster/name", "/cluster/max_executors", "/cluster/hourly_rate_usd"],
+        ),
+        (
+            SIZING_RULE
+            + " Every job records its executors, run time in minutes, start and end time, cost "
+            f"per run to the cent, and the alert. The jobs that run before the main one: {others}.",
+            [f"/jobs/{i}" for i in range(main)],
+        ),
+        (
+            "The main one is sessions-transform: about 150 GB per run, starting at 03:00, writing "
+            "analytics.sessions.",
+            [f"/jobs/{main}"],
+        ),
+        (
+            "crm-export reads 50 GB, writes crm.session_scores, and starts as soon as sessions-transform "
+            "finishes.",
+            [f"/jobs/{main + 1}"],
+        ),
+        (
+            "On the cluster, keep a count of how many of our jobs sit at the quota.",
+            ["/cluster/jobs_at_quota"],
+        ),
     ]
-    monthly = ("Monthly view: 30 runs a month, so compute is 30 times the per-run costs of all the jobs; "
-               "the budget is $%s a month" % ("600" if size == 50 else "900"))
+    monthly = (
+        "Monthly view: 30 runs a month, so compute is 30 times the per-run costs of all the jobs; "
+        "the budget is $%s a month" % ("600" if size == 50 else "900")
+    )
     monthly += "." if size == 50 else ", and show the headroom left under it."
     turns += [
         (monthly, ["/monthly"]),
-        ("Executors are 4 cores and 16 GB each, on-demand rather than spot.",
-         ["/executor_spec/cores", "/executor_spec/memory_gb", "/executor_spec/spot"]),
-        ("crm-export has to be done by 06:00 or we page. Job alerts go to #analytics-jobs, and quota alerts "
-         "to platform-capacity@acme.io. Retry twice, 10 minutes apart.",
-         ["/sla", "/alerts/channel", "/alerts/quota_alert_recipient", "/retry"]),
+        (
+            "Executors are 4 cores and 16 GB each, on-demand rather than spot.",
+            ["/executor_spec/cores", "/executor_spec/memory_gb", "/executor_spec/spot"],
+        ),
+        (
+            "crm-export has to be done by 06:00 or we page. Job alerts go to #analytics-jobs, and quota alerts "
+            "to platform-capacity@acme.io. Retry twice, 10 minutes apart.",
+            ["/sla", "/alerts/channel", "/alerts/quota_alert_recipient", "/retry"],
+        ),
         ("Tags: sessions, spark, nightly, tier-2.", ["/tags"]),
     ]
     if size == 50:
         return turns
     turns += [
-        ("The Sessions Overview dashboard refresh starts 10 minutes after crm-export ends. Also note the "
-         "nightly window: it opens at 01:00 and closes when the last job ends.",
-         ["/dashboard_refresh", "/window"]),
-        ("Owners: Noor Haddad (tech lead) and Felix Braun (on-call); on-call rotation analytics-eng-oncall, "
-         "escalating to data-platform-leads. Cost center CC-5120.",
-         ["/owners", "/on_call", "/cost_center"]),
-        ("Inputs come from acme-clean-clickstream; outputs are Delta tables kept 365 days. Executors get "
-         "100 GB disks on the r6g family.",
-         ["/storage", "/executor_spec/disk_gb", "/executor_spec/instance_family"]),
-        ("Data checks: no null user ids and only positive session lengths in analytics.sessions (zero "
-         "failures), and at most 10 out-of-range scores in crm.session_scores.",
-         ["/data_quality"]),
-        ("Upstream are clickstream-nightly and crm-contacts-sync; downstream crm and exec-dashboard. Spark "
-         "3.5.1 with 400 shuffle partitions and adaptive execution on.",
-         ["/upstream", "/downstream", "/spark_conf"]),
-        ("analytics-all reads, analytics-eng writes. Runbook https://wiki.acme.io/data/sessions-nightly, "
-         "last reviewed 2025-02-11. The Sunday 05:00-06:00 maintenance window doesn't skip runs. Page on "
-         "any job failure, with a digest in #analytics-digest.",
-         ["/access", "/runbook_url", "/last_reviewed", "/maintenance", "/alerts/page_on_failure",
-          "/alerts/digest_channel"]),
+        (
+            "The Sessions Overview dashboard refresh starts 10 minutes after crm-export ends. Also note the "
+            "nightly window: it opens at 01:00 and closes when the last job ends.",
+            ["/dashboard_refresh", "/window"],
+        ),
+        (
+            "Owners: Noor Haddad (tech lead) and Felix Braun (on-call); on-call rotation analytics-eng-oncall, "
+            "escalating to data-platform-leads. Cost center CC-5120.",
+            ["/owners", "/on_call", "/cost_center"],
+        ),
+        (
+            "Inputs come from acme-clean-clickstream; outputs are Delta tables kept 365 days. Executors get "
+            "100 GB disks on the r6g family.",
+            ["/storage", "/executor_spec/disk_gb", "/executor_spec/instance_family"],
+        ),
+        (
+            "Data checks: no null user ids and only positive session lengths in analytics.sessions (zero "
+            "failures), and at most 10 out-of-range scores in crm.session_scores.",
+            ["/data_quality"],
+        ),
+        (
+            "Upstream are clickstream-nightly and crm-contacts-sync; downstream crm and exec-dashboard. Spark "
+            "3.5.1 with 400 shuffle partitions and adaptive execution on.",
+            ["/upstream", "/downstream", "/spark_conf"],
+        ),
+        (
+            "analytics-all reads, analytics-eng writes. Runbook https://wiki.acme.io/data/sessions-nightly, "
+            "last reviewed 2025-02-11. The Sunday 05:00-06:00 maintenance window doesn't skip runs. Page on "
+            "any job failure, with a digest in #analytics-digest.",
+            [
+                "/access",
+                "/runbook_url",
+                "/last_reviewed",
+                "/maintenance",
+                "/alerts/page_on_failure",
+                "/alerts/digest_channel",
+            ],
+        ),
     ]
     return turns
 
@@ -804,15 +1150,15 @@ EXECUTOR_QUOTA_CAP = Scenario(
     domain=DOMAIN,
     pattern="threshold",
     theme="Growing a job's input past what the executor quota covers clamps executors, lengthens the run "
-          "and raises the quota alert",
+    "and raises the quota alert",
     params=quota_params,
     compute=quota_compute,
     conversation=quota_conversation,
     revision=quota_revision,
     notes="Tests a clamp: ceil(250/25) = 10 executors exceeds the quota of 8, so executors stay at 8, "
-          "the run takes 75 instead of 60 minutes, the cost recomputes and the quota alert turns on. "
-          "Larger sizes add the chained export, dashboard refresh, window end, monthly cost and quota "
-          "count; jobs under the quota stay.",
+    "the run takes 75 instead of 60 minutes, the cost recomputes and the quota alert turns on. "
+    "Larger sizes add the chained export, dashboard refresh, window end, monthly cost and quota "
+    "count; jobs under the quota stay.",
 )
 
 
@@ -821,12 +1167,18 @@ EXECUTOR_QUOTA_CAP = Scenario(
 # days, while dates the user gave as fixed calendar dates stay.
 
 CUTOVER_OFFSETS: dict[str, int] = {
-    "backfill_start": -21, "shadow_run_start": -14, "schema_freeze": -10, "go_no_go": -3,
-    "legacy_read_only": 7, "legacy_decommission": 30,
+    "backfill_start": -21,
+    "shadow_run_start": -14,
+    "schema_freeze": -10,
+    "go_no_go": -3,
+    "legacy_read_only": 7,
+    "legacy_decommission": 30,
 }
 CUTOVER_DATASETS: list[tuple[str, str, int]] = [
-    ("orders", "2023-01-01", 48_200_000), ("order_items", "2023-01-01", 131_000_000),
-    ("refunds", "2023-06-01", 2_400_000), ("payments", "2023-01-01", 51_700_000),
+    ("orders", "2023-01-01", 48_200_000),
+    ("order_items", "2023-01-01", 131_000_000),
+    ("refunds", "2023-06-01", 2_400_000),
+    ("payments", "2023-01-01", 51_700_000),
     ("shipments", "2024-01-01", 19_800_000),
 ]
 
@@ -840,31 +1192,60 @@ def cutover_compute(p: dict[str, Any]) -> dict[str, Any]:
     dates = {k: add_days(cut, d) for k, d in CUTOVER_OFFSETS.items()}
     if size == 10:
         return {
-            "migration": {"name": "orders-etl-migration", "owner": "commerce-data",
-                          "source_system": "legacy-cron", "target_system": "airflow"},
+            "migration": {
+                "name": "orders-etl-migration",
+                "owner": "commerce-data",
+                "source_system": "legacy-cron",
+                "target_system": "airflow",
+            },
             "status": "planning",
             "cutover_date": cut,
-            "milestones": {k: dates[k] for k in ("backfill_start", "shadow_run_start", "legacy_decommission")},
+            "milestones": {
+                k: dates[k] for k in ("backfill_start", "shadow_run_start", "legacy_decommission")
+            },
             "audit_date": "2025-04-01",
         }
     artifact: dict[str, Any] = {
-        "migration": {"name": "orders-etl-migration", "owner": "commerce-data", "source_system": "legacy-cron",
-                      "target_system": "airflow", "status": "planning"},
+        "migration": {
+            "name": "orders-etl-migration",
+            "owner": "commerce-data",
+            "source_system": "legacy-cron",
+            "target_system": "airflow",
+            "status": "planning",
+        },
         "cutover_date": cut,
         "milestones": dates,
-        "comms": {"announcement_date": add_days(cut, -7), "channel": "#commerce-data",
-                  "stakeholders": ["finance-bi", "growth-analytics", "crm-ops"]},
+        "comms": {
+            "announcement_date": add_days(cut, -7),
+            "channel": "#commerce-data",
+            "stakeholders": ["finance-bi", "growth-analytics", "crm-ops"],
+        },
         "datasets": [
-            {"name": n, "history_from": f, "history_to": add_days(dates["backfill_start"], -1), "est_rows": r}
+            {
+                "name": n,
+                "history_from": f,
+                "history_to": add_days(dates["backfill_start"], -1),
+                "est_rows": r,
+            }
             for n, f, r in CUTOVER_DATASETS[: 3 if size == 50 else 5]
         ],
-        "fixed_dates": {"quarterly_audit": "2025-04-01", "vendor_license_end": "2025-06-30",
-                        "team_offsite": "2025-03-05", "fiscal_close": "2025-03-28"},
-        "people": {"tech_lead": "Maya Chen", "migration_owner": "Luis Ortega", "approver": "Dana Whitfield"},
+        "fixed_dates": {
+            "quarterly_audit": "2025-04-01",
+            "vendor_license_end": "2025-06-30",
+            "team_offsite": "2025-03-05",
+            "fiscal_close": "2025-03-28",
+        },
+        "people": {
+            "tech_lead": "Maya Chen",
+            "migration_owner": "Luis Ortega",
+            "approver": "Dana Whitfield",
+        },
         "airflow": {"dag_id": "orders_etl_v2", "schedule": "0 2 * * *", "pool": "migration"},
         "legacy": {"host": "cron-etl-01", "script": "/opt/etl/orders.sh", "schedule": "0 2 * * *"},
-        "risks": [{"risk": "late-arriving rows", "mitigation": "re-run the last 3 days after cutover"},
-                  {"risk": "timezone drift", "mitigation": "compare daily totals in UTC"}],
+        "risks": [
+            {"risk": "late-arriving rows", "mitigation": "re-run the last 3 days after cutover"},
+            {"risk": "timezone drift", "mitigation": "compare daily totals in UTC"},
+        ],
         "tags": ["migration", "orders", "airflow", "q1"],
     }
     if size == 50:
@@ -875,24 +1256,41 @@ def cutover_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["comms"]["reminder_date"] = add_days(cut, -1)
     artifact["airflow"].update(owner_email="commerce-data@acme.io", retries=2)
     artifact["legacy"]["log_path"] = "/var/log/etl/orders.log"
-    artifact["risks"].append({"risk": "source rate limits", "mitigation": "cap the backfill at 4 parallel tasks"})
+    artifact["risks"].append(
+        {"risk": "source rate limits", "mitigation": "cap the backfill at 4 parallel tasks"}
+    )
     artifact["checkpoints"] = [
         {"name": "runbook dry run", "date": add_days(cut, -5)},
         {"name": "rollback drill", "date": add_days(cut, -4)},
         {"name": "hypercare ends", "date": add_days(cut, 14)},
         {"name": "final cost review", "date": add_days(cut, 45)},
     ]
-    artifact["on_call_coverage"] = {"rotation": "commerce-data-oncall", "from": dates["shadow_run_start"],
-                                    "to": dates["legacy_decommission"]}
-    artifact["reconciliation"] = {"metric": "daily order totals", "tolerance_pct": 0.1,
-                                  "report_channel": "#orders-recon", "starts": dates["shadow_run_start"]}
+    artifact["on_call_coverage"] = {
+        "rotation": "commerce-data-oncall",
+        "from": dates["shadow_run_start"],
+        "to": dates["legacy_decommission"],
+    }
+    artifact["reconciliation"] = {
+        "metric": "daily order totals",
+        "tolerance_pct": 0.1,
+        "report_channel": "#orders-recon",
+        "starts": dates["shadow_run_start"],
+    }
     artifact["budget"] = {"cloud_usd": 4800, "contractor_days": 12, "cost_center": "CC-3120"}
-    artifact["environments"] = [{"name": "airflow-staging", "url": "https://airflow-stg.acme.io"},
-                                {"name": "airflow-prod", "url": "https://airflow.acme.io"}]
-    artifact["contacts"] = [{"team": "finance-bi", "person": "Omar Said"}, {"team": "crm-ops", "person": "Jia Li"},
-                            {"team": "growth-analytics", "person": "Ben Adler"},
-                            {"team": "platform", "person": "Sofia Rossi"}]
-    artifact["docs"] = {"design": "https://wiki.acme.io/data/orders-v2", "runbook": "https://wiki.acme.io/data/orders-v2-runbook"}
+    artifact["environments"] = [
+        {"name": "airflow-staging", "url": "https://airflow-stg.acme.io"},
+        {"name": "airflow-prod", "url": "https://airflow.acme.io"},
+    ]
+    artifact["contacts"] = [
+        {"team": "finance-bi", "person": "Omar Said"},
+        {"team": "crm-ops", "person": "Jia Li"},
+        {"team": "growth-analytics", "person": "Ben Adler"},
+        {"team": "platform", "person": "Sofia Rossi"},
+    ]
+    artifact["docs"] = {
+        "design": "https://wiki.acme.io/data/orders-v2",
+        "runbook": "https://wiki.acme.io/data/orders-v2-runbook",
+    }
     return artifact
 
 
@@ -900,72 +1298,117 @@ def cutover_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("We're moving the orders ETL off the legacy cron box onto Airflow. Call the plan "
-             "orders-etl-migration, owned by commerce-data, and mark it as planning for now.",
-             ["/migration", "/status"]),
+            (
+                "We're moving the orders ETL off the legacy cron box onto Airflow. Call the plan "
+                "orders-etl-migration, owned by commerce-data, and mark it as planning for now.",
+                ["/migration", "/status"],
+            ),
             ("Cutover is Monday 2025-03-10.", ["/cutover_date"]),
-            ("Work back from the cutover: the backfill starts three weeks before it and the shadow run (old "
-             "and new side by side) two weeks before. We decommission the legacy job 30 days after cutover. "
-             "All offsets are calendar days.",
-             ["/milestones"]),
-            ("Finance's quarterly data audit is fixed on 2025-04-01; note it too.", ["/audit_date"]),
+            (
+                "Work back from the cutover: the backfill starts three weeks before it and the shadow run (old "
+                "and new side by side) two weeks before. We decommission the legacy job 30 days after cutover. "
+                "All offsets are calendar days.",
+                ["/milestones"],
+            ),
+            (
+                "Finance's quarterly data audit is fixed on 2025-04-01; note it too.",
+                ["/audit_date"],
+            ),
         ]
     n = 3 if size == 50 else 5
-    sets = ", ".join(f"{name} (from {start}, about {rows / 1e6:g} million rows)"
-                     for name, start, rows in CUTOVER_DATASETS[:n])
+    sets = ", ".join(
+        f"{name} (from {start}, about {rows / 1e6:g} million rows)"
+        for name, start, rows in CUTOVER_DATASETS[:n]
+    )
     turns: list[Turn] = [
-        ("We're moving the orders ETL off the legacy cron box onto Airflow. Call the plan "
-         "orders-etl-migration, owned by commerce-data, status planning.",
-         ["/migration"]),
+        (
+            "We're moving the orders ETL off the legacy cron box onto Airflow. Call the plan "
+            "orders-etl-migration, owned by commerce-data, status planning.",
+            ["/migration"],
+        ),
         ("Cutover day is Monday 2025-03-10.", ["/cutover_date"]),
-        ("Milestones, all in calendar days from the cutover: backfill starts 21 days before, the shadow run "
-         "14 days before, schema freeze 10 days before, go/no-go 3 days before. The legacy job goes "
-         "read-only a week after cutover and is decommissioned 30 days after."
-         + (" Consumers switch their dashboards over 2 days after cutover." if size >= 100 else ""),
-         ["/milestones"]),
-        ("Announce it a week before cutover in #commerce-data"
-         + (", with a reminder the day before" if size >= 100 else "")
-         + "; stakeholders are finance-bi, growth-analytics and crm-ops.",
-         ["/comms"]),
-        (f"Datasets to backfill: {sets}. Each one copies history from its start date through the day "
-         "before the backfill begins.",
-         ["/datasets"]),
-        ("Some dates are fixed no matter what: quarterly audit 2025-04-01, vendor license ends 2025-06-30, "
-         "team offsite 2025-03-05, fiscal close 2025-03-28.",
-         [f"/fixed_dates/{k}" for k in ("quarterly_audit", "vendor_license_end", "team_offsite", "fiscal_close")]),
-        ("People: Maya Chen is tech lead, Luis Ortega owns the migration, Dana Whitfield approves.", ["/people"]),
-        ("New side: DAG orders_etl_v2 at 02:00 daily in the migration pool. Old side: /opt/etl/orders.sh on "
-         "cron-etl-01, same 02:00 schedule.",
-         [f"/airflow/{k}" for k in ("dag_id", "schedule", "pool")]
-         + [f"/legacy/{k}" for k in ("host", "script", "schedule")]),
-        ("Risks: late-arriving rows (re-run the last 3 days after cutover) and timezone drift (compare daily "
-         "totals in UTC). Tags: migration, orders, airflow, q1.",
-         ["/risks/0", "/risks/1", "/tags"]),
+        (
+            "Milestones, all in calendar days from the cutover: backfill starts 21 days before, the shadow run "
+            "14 days before, schema freeze 10 days before, go/no-go 3 days before. The legacy job goes "
+            "read-only a week after cutover and is decommissioned 30 days after."
+            + (
+                " Consumers switch their dashboards over 2 days after cutover."
+                if size >= 100
+                else ""
+            ),
+            ["/milestones"],
+        ),
+        (
+            "Announce it a week before cutover in #commerce-data"
+            + (", with a reminder the day before" if size >= 100 else "")
+            + "; stakeholders are finance-bi, growth-analytics and crm-ops.",
+            ["/comms"],
+        ),
+        (
+            f"Datasets to backfill: {sets}. Each one copies history from its start date through the day "
+            "before the backfill begins.",
+            ["/datasets"],
+        ),
+        (
+            "Some dates are fixed no matter what: quarterly audit 2025-04-01, vendor license ends 2025-06-30, "
+            "team offsite 2025-03-05, fiscal close 2025-03-28.",
+            [
+                f"/fixed_dates/{k}"
+                for k in ("quarterly_audit", "vendor_license_end", "team_offsite", "fiscal_close")
+            ],
+        ),
+        (
+            "People: Maya Chen is tech lead, Luis Ortega owns the migration, Dana Whitfield approves.",
+            ["/people"],
+        ),
+        (
+            "New side: DAG orders_etl_v2 at 02:00 daily in the migration pool. Old side: /opt/etl/orders.sh on "
+            "cron-etl-01, same 02:00 schedule.",
+            [f"/airflow/{k}" for k in ("dag_id", "schedule", "pool")]
+            + [f"/legacy/{k}" for k in ("host", "script", "schedule")],
+        ),
+        (
+            "Risks: late-arriving rows (re-run the last 3 days after cutover) and timezone drift (compare daily "
+            "totals in UTC). Tags: migration, orders, airflow, q1.",
+            ["/risks/0", "/risks/1", "/tags"],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
-        ("Checkpoints relative to cutover: runbook dry run 5 days before, rollback drill 4 days before, "
-         "hypercare ends 14 days after, final cost review 45 days after. SOC2 evidence is due on the fixed "
-         "date 2025-05-15.",
-         ["/checkpoints", "/fixed_dates/soc2_evidence_due"]),
-        ("commerce-data-oncall covers the migration from the start of the shadow run until the legacy job "
-         "is decommissioned.",
-         ["/on_call_coverage"]),
-        ("Reconcile daily order totals within 0.1%, reporting in #orders-recon, starting when the shadow run "
-         "starts. Budget: $4,800 cloud spend and 12 contractor days on CC-3120.",
-         ["/reconciliation", "/budget"]),
-        ("Environments: airflow-staging at https://airflow-stg.acme.io and airflow-prod at "
-         "https://airflow.acme.io. Contacts: Omar Said for finance-bi, Jia Li for crm-ops, Ben Adler for "
-         "growth-analytics and Sofia Rossi for platform.",
-         ["/environments", "/contacts"]),
-        ("Docs: design at https://wiki.acme.io/data/orders-v2, runbook at "
-         "https://wiki.acme.io/data/orders-v2-runbook. No deploys on the company holidays 2025-04-18 and "
-         "2025-04-21.",
-         ["/docs", "/fixed_dates/company_holidays"]),
-        ("The DAG should email commerce-data@acme.io and retry twice; the legacy job logs to "
-         "/var/log/etl/orders.log. One more risk: source rate limits, so cap the backfill at 4 parallel tasks.",
-         ["/airflow/owner_email", "/airflow/retries", "/legacy/log_path", "/risks/2"]),
+        (
+            "Checkpoints relative to cutover: runbook dry run 5 days before, rollback drill 4 days before, "
+            "hypercare ends 14 days after, final cost review 45 days after. SOC2 evidence is due on the fixed "
+            "date 2025-05-15.",
+            ["/checkpoints", "/fixed_dates/soc2_evidence_due"],
+        ),
+        (
+            "commerce-data-oncall covers the migration from the start of the shadow run until the legacy job "
+            "is decommissioned.",
+            ["/on_call_coverage"],
+        ),
+        (
+            "Reconcile daily order totals within 0.1%, reporting in #orders-recon, starting when the shadow run "
+            "starts. Budget: $4,800 cloud spend and 12 contractor days on CC-3120.",
+            ["/reconciliation", "/budget"],
+        ),
+        (
+            "Environments: airflow-staging at https://airflow-stg.acme.io and airflow-prod at "
+            "https://airflow.acme.io. Contacts: Omar Said for finance-bi, Jia Li for crm-ops, Ben Adler for "
+            "growth-analytics and Sofia Rossi for platform.",
+            ["/environments", "/contacts"],
+        ),
+        (
+            "Docs: design at https://wiki.acme.io/data/orders-v2, runbook at "
+            "https://wiki.acme.io/data/orders-v2-runbook. No deploys on the company holidays 2025-04-18 and "
+            "2025-04-21.",
+            ["/docs", "/fixed_dates/company_holidays"],
+        ),
+        (
+            "The DAG should email commerce-data@acme.io and retry twice; the legacy job logs to "
+            "/var/log/etl/orders.log. One more risk: source rate limits, so cap the backfill at 4 parallel tasks.",
+            ["/airflow/owner_email", "/airflow/retries", "/legacy/log_path", "/risks/2"],
+        ),
     ]
     return turns
 
@@ -988,9 +1431,9 @@ CUTOVER_DATE_SHIFT = Scenario(
     conversation=cutover_conversation,
     revision=cutover_revision,
     notes="Tests offset dates: every milestone planned in days from the cutover shifts by 14 days while "
-          "a date given as fixed (the audit) stays. Larger sizes add the announcement, each dataset's "
-          "history end (day before the backfill), checkpoints and on-call coverage, plus more fixed "
-          "dates that must stay.",
+    "a date given as fixed (the audit) stays. Larger sizes add the announcement, each dataset's "
+    "history end (day before the backfill), checkpoints and on-call coverage, plus more fixed "
+    "dates that must stay.",
 )
 
 
@@ -1000,21 +1443,43 @@ CUTOVER_DATE_SHIFT = Scenario(
 
 ENVIRONMENTS: dict[str, dict[str, Any]] = {
     "staging": {
-        "dataset": "analytics_staging", "alert_route": "#payments-etl-dev", "retries": 1, "sample_percent": 10,
-        "sla_tier": "none", "retention_days": 14, "workers": 2, "block_on_failure": False,
-        "catalog_visibility": "team", "cluster": "etl-staging", "service_account": "payments-etl-stg",
-        "secrets_path": "vault:kv/staging/payments-etl", "dashboard_folder": "Staging/Payments",
+        "dataset": "analytics_staging",
+        "alert_route": "#payments-etl-dev",
+        "retries": 1,
+        "sample_percent": 10,
+        "sla_tier": "none",
+        "retention_days": 14,
+        "workers": 2,
+        "block_on_failure": False,
+        "catalog_visibility": "team",
+        "cluster": "etl-staging",
+        "service_account": "payments-etl-stg",
+        "secrets_path": "vault:kv/staging/payments-etl",
+        "dashboard_folder": "Staging/Payments",
     },
     "production": {
-        "dataset": "analytics_prod", "alert_route": "pagerduty:data-oncall", "retries": 3, "sample_percent": 100,
-        "sla_tier": "gold", "retention_days": 400, "workers": 6, "block_on_failure": True,
-        "catalog_visibility": "company", "cluster": "etl-prod", "service_account": "payments-etl-prod",
-        "secrets_path": "vault:kv/prod/payments-etl", "dashboard_folder": "Production/Payments",
+        "dataset": "analytics_prod",
+        "alert_route": "pagerduty:data-oncall",
+        "retries": 3,
+        "sample_percent": 100,
+        "sla_tier": "gold",
+        "retention_days": 400,
+        "workers": 6,
+        "block_on_failure": True,
+        "catalog_visibility": "company",
+        "cluster": "etl-prod",
+        "service_account": "payments-etl-prod",
+        "secrets_path": "vault:kv/prod/payments-etl",
+        "dashboard_folder": "Production/Payments",
     },
 }
 LEDGER_TABLES: list[tuple[str, str]] = [
-    ("ledger_entries", "merge"), ("ledger_accounts", "merge"), ("fx_rates", "append"),
-    ("settlements", "merge"), ("chargebacks", "append"), ("payouts", "merge"),
+    ("ledger_entries", "merge"),
+    ("ledger_accounts", "merge"),
+    ("fx_rates", "append"),
+    ("settlements", "merge"),
+    ("chargebacks", "append"),
+    ("payouts", "merge"),
 ]
 
 
@@ -1027,8 +1492,12 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
     env = ENVIRONMENTS[env_name]
     if size == 10:
         return {
-            "pipeline": {"name": "payments-ledger-etl", "owner": "finance-data", "environment": env_name,
-                         "schedule": "15 * * * *"},
+            "pipeline": {
+                "name": "payments-ledger-etl",
+                "owner": "finance-data",
+                "environment": env_name,
+                "schedule": "15 * * * *",
+            },
             "source_table": "payments.ledger_entries",
             "target_dataset": env["dataset"],
             "alert_route": env["alert_route"],
@@ -1038,22 +1507,39 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
         }
     tables = LEDGER_TABLES[: 3 if size == 50 else 6]
     artifact: dict[str, Any] = {
-        "pipeline": {"name": "payments-ledger-etl", "owner": "finance-data", "environment": env_name,
-                     "schedule": "15 * * * *", "timezone": "UTC"},
+        "pipeline": {
+            "name": "payments-ledger-etl",
+            "owner": "finance-data",
+            "environment": env_name,
+            "schedule": "15 * * * *",
+            "timezone": "UTC",
+        },
         "source": {"host": "payments-db.internal", "database": "payments", "schema": "public"},
         "target_dataset": env["dataset"],
         "tables": [{"source": t, "target": f"{env['dataset']}.{t}", "mode": m} for t, m in tables],
         "alerting": {"route": env["alert_route"], "digest_channel": "#payments-data"},
-        "runtime": {"retries": env["retries"], "timeout_minutes": 30, "workers": env["workers"],
-                    "worker_type": "m5.large"},
+        "runtime": {
+            "retries": env["retries"],
+            "timeout_minutes": 30,
+            "workers": env["workers"],
+            "worker_type": "m5.large",
+        },
         "sampling": {"percent": env["sample_percent"], "seed": 42},
         "sla": {"tier": env["sla_tier"], "owner": "finance-data"},
         "retention_days": env["retention_days"],
-        "quality": {"block_on_failure": env["block_on_failure"],
-                    "checks": ["balanced_ledger", "no_null_account", "fx_rate_present"]},
-        "catalog": {"visibility": env["catalog_visibility"], "description": "Payments ledger, loaded hourly",
-                    "domain": "finance"},
-        "owners": [{"name": "Hana Kim", "role": "tech lead"}, {"name": "Ravi Menon", "role": "analyst"}],
+        "quality": {
+            "block_on_failure": env["block_on_failure"],
+            "checks": ["balanced_ledger", "no_null_account", "fx_rate_present"],
+        },
+        "catalog": {
+            "visibility": env["catalog_visibility"],
+            "description": "Payments ledger, loaded hourly",
+            "domain": "finance",
+        },
+        "owners": [
+            {"name": "Hana Kim", "role": "tech lead"},
+            {"name": "Ravi Menon", "role": "analyst"},
+        ],
         "tags": ["payments", "ledger", "hourly", "sox"],
         "cost_center": "CC-7100",
         "runbook_url": "https://wiki.acme.io/data/payments-ledger-etl",
@@ -1069,18 +1555,30 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["owners"].append({"name": "Ines Kowalski", "role": "on-call"})
     artifact["schema_changes"] = {"on_new_column": "alert", "on_type_change": "fail"}
     artifact["pii_columns"] = ["account_holder", "iban"]
-    artifact["audit"] = {"sox_control": "FIN-ETL-04", "evidence_folder": "s3://acme-audit/payments-etl/",
-                         "last_audit": "2024-11-18"}
-    artifact["dependencies"] = [{"job": "fx-rates-fetch", "must_finish_by": "00:10"},
-                                {"job": "payments-db-snapshot", "must_finish_by": "00:05"}]
+    artifact["audit"] = {
+        "sox_control": "FIN-ETL-04",
+        "evidence_folder": "s3://acme-audit/payments-etl/",
+        "last_audit": "2024-11-18",
+    }
+    artifact["dependencies"] = [
+        {"job": "fx-rates-fetch", "must_finish_by": "00:10"},
+        {"job": "payments-db-snapshot", "must_finish_by": "00:05"},
+    ]
     artifact["dashboard_folder"] = env["dashboard_folder"]
     artifact["notifications"] = {"on_success": False, "on_failure": True}
     artifact["backfill"] = {"from": "2024-01-01", "status": "done", "rows": 12_400_000}
     artifact["access"] = {"readers": "finance-analysts", "writers": "finance-data"}
-    artifact["reconciliation"] = {"against": "ledger-service API", "tolerance_cents": 0,
-                                  "report_channel": "#payments-recon"}
+    artifact["reconciliation"] = {
+        "against": "ledger-service API",
+        "tolerance_cents": 0,
+        "report_channel": "#payments-recon",
+    }
     artifact["change_management"] = {"approver": "Hana Kim", "ticket": "CHG-5190"}
-    artifact["storage"] = {"format": "parquet", "partitioned_by": "entry_date", "compression": "zstd"}
+    artifact["storage"] = {
+        "format": "parquet",
+        "partitioned_by": "entry_date",
+        "compression": "zstd",
+    }
     artifact["compute_budget_usd"] = 650
     artifact["freshness_slo_minutes"] = 75
     artifact["last_reviewed"] = "2025-02-20"
@@ -1101,75 +1599,138 @@ def promote_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Set up payments-ledger-etl for finance-data: hourly at quarter past, reading "
-             "payments.ledger_entries. It starts out in staging.",
-             ["/pipeline", "/source_table"]),
+            (
+                "Set up payments-ledger-etl for finance-data: hourly at quarter past, reading "
+                "payments.ledger_entries. It starts out in staging.",
+                ["/pipeline", "/source_table"],
+            ),
             (ENV_RULES_10, ["/target_dataset", "/alert_route", "/retries", "/sample_percent"]),
             ("Give each run a 30-minute timeout.", ["/timeout_minutes"]),
         ]
     table_list = ", ".join(f"{t} ({m})" for t, m in LEDGER_TABLES[: 3 if size == 50 else 6])
-    rules = ("Here is what depends on the environment. Staging: dataset analytics_staging, alerts to "
-             "#payments-etl-dev, 1 retry, 2 workers, a 10% sample, SLA tier none, 14-day retention, "
-             "quality failures only warn (no blocking), and catalog visibility team. Production: "
-             "dataset analytics_prod, alerts to pagerduty:data-oncall, 3 retries, 6 workers, 100% of rows, "
-             "SLA tier gold, 400-day retention, quality failures block the load, and catalog visibility "
-             "company.")
+    rules = (
+        "Here is what depends on the environment. Staging: dataset analytics_staging, alerts to "
+        "#payments-etl-dev, 1 retry, 2 workers, a 10% sample, SLA tier none, 14-day retention, "
+        "quality failures only warn (no blocking), and catalog visibility team. Production: "
+        "dataset analytics_prod, alerts to pagerduty:data-oncall, 3 retries, 6 workers, 100% of rows, "
+        "SLA tier gold, 400-day retention, quality failures block the load, and catalog visibility "
+        "company."
+    )
     if size >= 100:
-        rules += (" Also, staging runs on the etl-staging cluster as service account payments-etl-stg with "
-                  "secrets under vault:kv/staging/payments-etl; production uses etl-prod, payments-etl-prod "
-                  "and vault:kv/prod/payments-etl. Its dashboards live in the Staging/Payments folder in "
-                  "staging and Production/Payments in production.")
+        rules += (
+            " Also, staging runs on the etl-staging cluster as service account payments-etl-stg with "
+            "secrets under vault:kv/staging/payments-etl; production uses etl-prod, payments-etl-prod "
+            "and vault:kv/prod/payments-etl. Its dashboards live in the Staging/Payments folder in "
+            "staging and Production/Payments in production."
+        )
     rules += " Set everything up for staging."
-    env_paths = ["/target_dataset", "/alerting/route", "/runtime/retries", "/runtime/workers", "/sampling/percent",
-                 "/sla/tier", "/retention_days", "/quality/block_on_failure", "/catalog/visibility"]
+    env_paths = [
+        "/target_dataset",
+        "/alerting/route",
+        "/runtime/retries",
+        "/runtime/workers",
+        "/sampling/percent",
+        "/sla/tier",
+        "/retention_days",
+        "/quality/block_on_failure",
+        "/catalog/visibility",
+    ]
     if size >= 100:
-        env_paths += ["/runtime/cluster", "/runtime/service_account", "/secrets_path", "/dashboard_folder"]
+        env_paths += [
+            "/runtime/cluster",
+            "/runtime/service_account",
+            "/secrets_path",
+            "/dashboard_folder",
+        ]
     turns: list[Turn] = [
-        ("New pipeline for finance-data: payments-ledger-etl, hourly at quarter past (UTC), reading the public "
-         "schema of the payments database on payments-db.internal. It starts out in staging.",
-         ["/pipeline/name", "/pipeline/owner", "/pipeline/environment", "/pipeline/schedule",
-          "/pipeline/timezone", "/source"]),
+        (
+            "New pipeline for finance-data: payments-ledger-etl, hourly at quarter past (UTC), reading the public "
+            "schema of the payments database on payments-db.internal. It starts out in staging.",
+            [
+                "/pipeline/name",
+                "/pipeline/owner",
+                "/pipeline/environment",
+                "/pipeline/schedule",
+                "/pipeline/timezone",
+                "/source",
+            ],
+        ),
         (rules, env_paths),
-        (f"Tables to load: {table_list}. Each lands in the environment's dataset under the same table name.",
-         ["/tables"]),
-        ("Runs time out after 30 minutes on m5.large workers. Keep the sample seed at 42 so samples are "
-         "repeatable. finance-data owns the SLA, and weekly digests go to #payments-data.",
-         ["/runtime/timeout_minutes", "/runtime/worker_type", "/sampling/seed", "/sla/owner",
-          "/alerting/digest_channel"]),
-        ("Quality checks: balanced_ledger, no_null_account, fx_rate_present"
-         + (", no_duplicate_entry_id and settlement_matches_payout." if size >= 100 else "."),
-         ["/quality/checks"]),
-        ("Catalog description: 'Payments ledger, loaded hourly', in the finance domain.",
-         ["/catalog/description", "/catalog/domain"]),
-        ("Owners are Hana Kim (tech lead) and Ravi Menon (analyst)"
-         + (", with Ines Kowalski on call" if size >= 100 else "")
-         + ". Tag it payments, ledger, hourly, sox; cost center CC-7100.",
-         ["/owners", "/tags", "/cost_center"]),
-        ("Runbook is https://wiki.acme.io/data/payments-ledger-etl. Skip runs during the Sunday 02:00-03:00 "
-         "maintenance window. It reads payments-db and feeds finance-reporting"
-         + (", treasury-forecast and audit-exports." if size >= 100 else "."),
-         ["/runbook_url", "/maintenance", "/lineage"]),
+        (
+            f"Tables to load: {table_list}. Each lands in the environment's dataset under the same table name.",
+            ["/tables"],
+        ),
+        (
+            "Runs time out after 30 minutes on m5.large workers. Keep the sample seed at 42 so samples are "
+            "repeatable. finance-data owns the SLA, and weekly digests go to #payments-data.",
+            [
+                "/runtime/timeout_minutes",
+                "/runtime/worker_type",
+                "/sampling/seed",
+                "/sla/owner",
+                "/alerting/digest_channel",
+            ],
+        ),
+        (
+            "Quality checks: balanced_ledger, no_null_account, fx_rate_present"
+            + (", no_duplicate_entry_id and settlement_matches_payout." if size >= 100 else "."),
+            ["/quality/checks"],
+        ),
+        (
+            "Catalog description: 'Payments ledger, loaded hourly', in the finance domain.",
+            ["/catalog/description", "/catalog/domain"],
+        ),
+        (
+            "Owners are Hana Kim (tech lead) and Ravi Menon (analyst)"
+            + (", with Ines Kowalski on call" if size >= 100 else "")
+            + ". Tag it payments, ledger, hourly, sox; cost center CC-7100.",
+            ["/owners", "/tags", "/cost_center"],
+        ),
+        (
+            "Runbook is https://wiki.acme.io/data/payments-ledger-etl. Skip runs during the Sunday 02:00-03:00 "
+            "maintenance window. It reads payments-db and feeds finance-reporting"
+            + (", treasury-forecast and audit-exports." if size >= 100 else "."),
+            ["/runbook_url", "/maintenance", "/lineage"],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
-        ("New columns should raise an alert and type changes fail the run. account_holder and iban are PII.",
-         ["/schema_changes", "/pii_columns"]),
-        ("It's a SOX control, FIN-ETL-04; evidence goes to s3://acme-audit/payments-etl/ and the last audit "
-         "was 2024-11-18.",
-         ["/audit"]),
-        ("It depends on fx-rates-fetch finishing by 00:10 and the payments-db-snapshot by 00:05.",
-         ["/dependencies"]),
-        ("Notify on failures only. The history backfill from 2024-01-01 is done, 12.4 million rows. "
-         "finance-analysts read, finance-data writes.",
-         ["/notifications", "/backfill", "/access"]),
-        ("Reconcile against the ledger-service API to the cent (zero tolerance), reporting in "
-         "#payments-recon. The promotion goes through change ticket CHG-5190, approved by Hana Kim.",
-         ["/reconciliation", "/change_management"]),
-        ("Store it as parquet partitioned by entry_date with zstd. Compute budget $650 a month, freshness "
-         "SLO 75 minutes, last reviewed 2025-02-20, tickets in the FINDATA queue, classified confidential.",
-         ["/storage", "/compute_budget_usd", "/freshness_slo_minutes", "/last_reviewed", "/ticket_queue",
-          "/data_classification"]),
+        (
+            "New columns should raise an alert and type changes fail the run. account_holder and iban are PII.",
+            ["/schema_changes", "/pii_columns"],
+        ),
+        (
+            "It's a SOX control, FIN-ETL-04; evidence goes to s3://acme-audit/payments-etl/ and the last audit "
+            "was 2024-11-18.",
+            ["/audit"],
+        ),
+        (
+            "It depends on fx-rates-fetch finishing by 00:10 and the payments-db-snapshot by 00:05.",
+            ["/dependencies"],
+        ),
+        (
+            "Notify on failures only. The history backfill from 2024-01-01 is done, 12.4 million rows. "
+            "finance-analysts read, finance-data writes.",
+            ["/notifications", "/backfill", "/access"],
+        ),
+        (
+            "Reconcile against the ledger-service API to the cent (zero tolerance), reporting in "
+            "#payments-recon. The promotion goes through change ticket CHG-5190, approved by Hana Kim.",
+            ["/reconciliation", "/change_management"],
+        ),
+        (
+            "Store it as parquet partitioned by entry_date with zstd. Compute budget $650 a month, freshness "
+            "SLO 75 minutes, last reviewed 2025-02-20, tickets in the FINDATA queue, classified confidential.",
+            [
+                "/storage",
+                "/compute_budget_usd",
+                "/freshness_slo_minutes",
+                "/last_reviewed",
+                "/ticket_queue",
+                "/data_classification",
+            ],
+        ),
     ]
     return turns
 
@@ -1192,9 +1753,9 @@ PROMOTE_TO_PRODUCTION = Scenario(
     conversation=promote_conversation,
     revision=promote_revision,
     notes="Tests a status flip: the user listed staging and production values up front, so dataset, "
-          "alert route, retries and sample switch together with the environment. Larger sizes add table "
-          "targets, workers, SLA tier, retention, blocking and visibility (and cluster, account, "
-          "secrets, dashboards); timeout, schedule, seed and owners stay.",
+    "alert route, retries and sample switch together with the environment. Larger sizes add table "
+    "targets, workers, SLA tier, retention, blocking and visibility (and cluster, account, "
+    "secrets, dashboards); timeout, schedule, seed and owners stay.",
 )
 
 SCENARIOS = [

@@ -44,8 +44,13 @@ def _pod(name: str, image: str, replicas: int, cpu: int, request: int, gc: str) 
     limit = request * 2
     heap = limit * 3 // 4
     return {
-        "name": name, "image": image, "replicas": replicas, "cpu_millicores": cpu,
-        "memory_request_mib": request, "memory_limit_mib": limit, "jvm_heap_mib": heap,
+        "name": name,
+        "image": image,
+        "replicas": replicas,
+        "cpu_millicores": cpu,
+        "memory_request_mib": request,
+        "memory_limit_mib": limit,
+        "jvm_heap_mib": heap,
         "java_opts": f"-Xmx{heap}m -XX:+{gc}",
     }
 
@@ -62,19 +67,45 @@ def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
         return {
             "service": {"name": api["name"], "image": api["image"], "replicas": api["replicas"]},
             "namespace": "commerce",
-            "resources": {k: api[k] for k in ("cpu_millicores", "memory_request_mib", "memory_limit_mib",
-                                              "jvm_heap_mib")},
+            "resources": {
+                k: api[k]
+                for k in (
+                    "cpu_millicores",
+                    "memory_request_mib",
+                    "memory_limit_mib",
+                    "jvm_heap_mib",
+                )
+            },
             "totals": {"memory_request_mib": total},
-            "monthly_cost_usd": _monthly_cost(api["replicas"] * api["cpu_millicores"], total)["total"],
+            "monthly_cost_usd": _monthly_cost(api["replicas"] * api["cpu_millicores"], total)[
+                "total"
+            ],
         }
     services = [api]
     if size >= 100:
-        canary = _pod("orders-api-canary", "registry.acme.io/orders-api:2.15.0-rc1", 1, 500, request, "UseG1GC")
+        canary = _pod(
+            "orders-api-canary",
+            "registry.acme.io/orders-api:2.15.0-rc1",
+            1,
+            500,
+            request,
+            "UseG1GC",
+        )
         services.append(canary)
-    services.append(_pod("orders-worker", "registry.acme.io/orders-worker:2.14.0", 2, 250, 512, "UseG1GC"))
+    services.append(
+        _pod("orders-worker", "registry.acme.io/orders-worker:2.14.0", 2, 250, 512, "UseG1GC")
+    )
     if size >= 100:
-        services.append(_pod("orders-scheduler", "registry.acme.io/orders-scheduler:1.3.2", 1, 250, 256,
-                             "UseSerialGC"))
+        services.append(
+            _pod(
+                "orders-scheduler",
+                "registry.acme.io/orders-scheduler:1.3.2",
+                1,
+                250,
+                256,
+                "UseSerialGC",
+            )
+        )
     requests = sum(s["replicas"] * s["memory_request_mib"] for s in services)
     limits = sum(s["replicas"] * s["memory_limit_mib"] for s in services)
     cpu = sum(s["replicas"] * s["cpu_millicores"] for s in services)
@@ -83,8 +114,13 @@ def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
         "cluster": "prod-eks-2",
         "owner": "commerce-platform",
         "services": services,
-        "namespace": {"name": "commerce", "cpu_millicores": cpu, "memory_requests_mib": requests,
-                      "memory_limits_mib": limits, "memory_quota_mib": requests * 5 // 4},
+        "namespace": {
+            "name": "commerce",
+            "cpu_millicores": cpu,
+            "memory_requests_mib": requests,
+            "memory_limits_mib": limits,
+            "memory_quota_mib": requests * 5 // 4,
+        },
         "cost": {"cpu_usd": cost["cpu"], "memory_usd": cost["memory"], "total_usd": cost["total"]},
         "hpa": {"min_replicas": 4, "max_replicas": 8, "target_cpu_pct": 70},
         "probes": {"path": "/healthz", "initial_delay_s": 20, "period_s": 10},
@@ -94,94 +130,163 @@ def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
         "node_pool": {"name": "general", "instance_type": "m6i.xlarge"},
         "pdb_min_available": 3,
         "service_account": "orders-api",
-        "monitoring": {"dashboard": "Orders API", "alert_channel": "#orders-alerts", "memory_alert_pct": 90},
+        "monitoring": {
+            "dashboard": "Orders API",
+            "alert_channel": "#orders-alerts",
+            "memory_alert_pct": 90,
+        },
         "tags": ["orders", "java"],
     }
     if size == 50:
         return artifact
-    artifact["node_pool"].update(allocatable_mib=NODE_ALLOCATABLE_MIB, spare_nodes=SPARE_NODES,
-                                 node_count=math.ceil(requests / NODE_ALLOCATABLE_MIB) + SPARE_NODES)
+    artifact["node_pool"].update(
+        allocatable_mib=NODE_ALLOCATABLE_MIB,
+        spare_nodes=SPARE_NODES,
+        node_count=math.ceil(requests / NODE_ALLOCATABLE_MIB) + SPARE_NODES,
+    )
     artifact["monitoring"].update(p99_latency_ms=400, error_rate_pct=1)
     artifact["tags"] += ["tier-1", "pci", "eu"]
     artifact["canary"] = {"traffic_percent": 10, "analysis_minutes": 30, "success_rate_pct": 99.5}
     artifact["secrets"] = ["orders-db-credentials", "payments-api-token"]
-    artifact["database"] = {"host": "orders-db.internal", "pool_max": 20, "read_replica": "orders-db-ro.internal"}
+    artifact["database"] = {
+        "host": "orders-db.internal",
+        "pool_max": 20,
+        "read_replica": "orders-db-ro.internal",
+    }
     artifact["logging"] = {"format": "logfmt", "level": "info", "retention_days": 14}
-    artifact["network_policy"] = {"allow_from": ["ingress-nginx", "orders-worker"], "egress_dns": True}
+    artifact["network_policy"] = {
+        "allow_from": ["ingress-nginx", "orders-worker"],
+        "egress_dns": True,
+    }
     artifact["image_pull"] = {"registry": "registry.acme.io", "pull_policy": "IfNotPresent"}
-    artifact["scaling_schedule"] = [{"cron": "0 7 * * 1-5", "min_replicas": 6},
-                                    {"cron": "0 20 * * *", "min_replicas": 4}]
-    artifact["security"] = {"run_as_non_root": True, "read_only_root_fs": True, "seccomp": "RuntimeDefault"}
-    artifact["release"] = {"version": "2.14.0", "change_ticket": "CHG-6021", "approved_by": "Ana Costa"}
+    artifact["scaling_schedule"] = [
+        {"cron": "0 7 * * 1-5", "min_replicas": 6},
+        {"cron": "0 20 * * *", "min_replicas": 4},
+    ]
+    artifact["security"] = {
+        "run_as_non_root": True,
+        "read_only_root_fs": True,
+        "seccomp": "RuntimeDefault",
+    }
+    artifact["release"] = {
+        "version": "2.14.0",
+        "change_ticket": "CHG-6021",
+        "approved_by": "Ana Costa",
+    }
     return artifact
 
 
-SIZING_RULES = ("The memory limit is always double the request, and the JVM heap (-Xmx) is 75% of the "
-                "limit.")
-RATE_CARD = ("We pay $20 per vCPU-month and $4 per GiB-month of requested memory (1 GiB = 1024 MiB); "
-             "round to the cent.")
+SIZING_RULES = (
+    "The memory limit is always double the request, and the JVM heap (-Xmx) is 75% of the limit."
+)
+RATE_CARD = (
+    "We pay $20 per vCPU-month and $4 per GiB-month of requested memory (1 GiB = 1024 MiB); "
+    "round to the cent."
+)
 
 
 def memory_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Deploying orders-api (registry.acme.io/orders-api:2.14.0) into the commerce namespace with 4 "
-             "replicas.",
-             ["/service", "/namespace"]),
-            ("Each pod gets half a CPU (500 millicores) and a 1024 MiB memory request. " + SIZING_RULES,
-             ["/resources"]),
-            ("Add the namespace total of memory requests across all replicas, and the monthly cost of the "
-             "requested CPU and memory. " + RATE_CARD,
-             ["/totals", "/monthly_cost_usd"]),
+            (
+                "Deploying orders-api (registry.acme.io/orders-api:2.14.0) into the commerce namespace with 4 "
+                "replicas.",
+                ["/service", "/namespace"],
+            ),
+            (
+                "Each pod gets half a CPU (500 millicores) and a 1024 MiB memory request. "
+                + SIZING_RULES,
+                ["/resources"],
+            ),
+            (
+                "Add the namespace total of memory requests across all replicas, and the monthly cost of the "
+                "requested CPU and memory. " + RATE_CARD,
+                ["/totals", "/monthly_cost_usd"],
+            ),
         ]
-    api_paths = [f"/services/0/{k}" for k in ("name", "image", "replicas", "cpu_millicores", "memory_request_mib",
-                                              "memory_limit_mib", "jvm_heap_mib", "java_opts")]
+    api_paths = [
+        f"/services/0/{k}"
+        for k in (
+            "name",
+            "image",
+            "replicas",
+            "cpu_millicores",
+            "memory_request_mib",
+            "memory_limit_mib",
+            "jvm_heap_mib",
+            "java_opts",
+        )
+    ]
     turns: list[Turn] = [
-        ("Writing down the commerce namespace on prod-eks-2, owned by commerce-platform.",
-         ["/cluster", "/owner"]),
-        ("First orders-api: registry.acme.io/orders-api:2.14.0, 4 replicas, 500 millicores and a 1024 MiB "
-         f"memory request per pod. {SIZING_RULES} Put -Xmx<heap>m -XX:+UseG1GC in its Java options.",
-         api_paths),
+        (
+            "Writing down the commerce namespace on prod-eks-2, owned by commerce-platform.",
+            ["/cluster", "/owner"],
+        ),
+        (
+            "First orders-api: registry.acme.io/orders-api:2.14.0, 4 replicas, 500 millicores and a 1024 MiB "
+            f"memory request per pod. {SIZING_RULES} Put -Xmx<heap>m -XX:+UseG1GC in its Java options.",
+            api_paths,
+        ),
     ]
     if size >= 100:
-        turns.append((
-            "We also run a canary of the next release, orders-api-canary (registry.acme.io/orders-api:"
-            "2.15.0-rc1), 1 replica. It always gets exactly the same CPU, memory and Java options as "
-            "orders-api.",
-            ["/services/1"]))
-    turns.append((
-        "orders-worker (registry.acme.io/orders-worker:2.14.0): 2 replicas, 250 millicores, 512 MiB request, "
-        "same limit and heap rules and also G1GC.",
-        [f"/services/{1 if size == 50 else 2}"]))
+        turns.append(
+            (
+                "We also run a canary of the next release, orders-api-canary (registry.acme.io/orders-api:"
+                "2.15.0-rc1), 1 replica. It always gets exactly the same CPU, memory and Java options as "
+                "orders-api.",
+                ["/services/1"],
+            )
+        )
+    turns.append(
+        (
+            "orders-worker (registry.acme.io/orders-worker:2.14.0): 2 replicas, 250 millicores, 512 MiB request, "
+            "same limit and heap rules and also G1GC.",
+            [f"/services/{1 if size == 50 else 2}"],
+        )
+    )
     if size >= 100:
-        turns.append((
-            "And orders-scheduler (registry.acme.io/orders-scheduler:1.3.2): 1 replica, 250 millicores, "
-            "256 MiB request, same rules, but with the serial collector (UseSerialGC).",
-            ["/services/3"]))
+        turns.append(
+            (
+                "And orders-scheduler (registry.acme.io/orders-scheduler:1.3.2): 1 replica, 250 millicores, "
+                "256 MiB request, same rules, but with the serial collector (UseSerialGC).",
+                ["/services/3"],
+            )
+        )
     turns += [
-        ("Namespace totals across every replica of every service: CPU, memory requests and memory limits. "
-         "The memory quota is the total requests plus 25% headroom.",
-         ["/namespace"]),
+        (
+            "Namespace totals across every replica of every service: CPU, memory requests and memory limits. "
+            "The memory quota is the total requests plus 25% headroom.",
+            ["/namespace"],
+        ),
         ("Monthly cost of the requested CPU and memory, split and total. " + RATE_CARD, ["/cost"]),
-        ("orders-api autoscales between 4 and 8 replicas at 70% CPU; health check on /healthz after 20 "
-         "seconds, every 10.",
-         ["/hpa", "/probes"]),
-        ("It's exposed at orders.acme.io under /api with TLS. Rolling updates, one extra pod at a time and "
-         "none unavailable.",
-         ["/ingress", "/rollout"]),
+        (
+            "orders-api autoscales between 4 and 8 replicas at 70% CPU; health check on /healthz after 20 "
+            "seconds, every 10.",
+            ["/hpa", "/probes"],
+        ),
+        (
+            "It's exposed at orders.acme.io under /api with TLS. Rolling updates, one extra pod at a time and "
+            "none unavailable.",
+            ["/ingress", "/rollout"],
+        ),
         ("Environment: prod Spring profile, a DB pool of 20, log level info.", ["/env"]),
     ]
     if size == 50:
         turns.append(("Runs on the general node pool (m6i.xlarge).", ["/node_pool"]))
     else:
-        turns.append((
-            "It runs on the general node pool (m6i.xlarge, 8192 MiB allocatable per node). Node count is the "
-            "namespace memory requests divided by the allocatable memory, rounded up, plus 1 spare node.",
-            ["/node_pool"]))
-    monitoring = ("Keep at least 3 pods available during disruptions, service account orders-api. Dashboard "
-                  "Orders API, alerts in #orders-alerts when a pod passes 90% of its memory limit")
-    monitoring += (", p99 latency over 400 ms or errors above 1%." if size >= 100 else ".")
+        turns.append(
+            (
+                "It runs on the general node pool (m6i.xlarge, 8192 MiB allocatable per node). Node count is the "
+                "namespace memory requests divided by the allocatable memory, rounded up, plus 1 spare node.",
+                ["/node_pool"],
+            )
+        )
+    monitoring = (
+        "Keep at least 3 pods available during disruptions, service account orders-api. Dashboard "
+        "Orders API, alerts in #orders-alerts when a pod passes 90% of its memory limit"
+    )
+    monitoring += ", p99 latency over 400 ms or errors above 1%." if size >= 100 else "."
     turns += [
         (monitoring, ["/pdb_min_available", "/service_account", "/monitoring"]),
         ("Tag it orders, java" + (", tier-1, pci, eu." if size >= 100 else "."), ["/tags"]),
@@ -189,25 +294,38 @@ def memory_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 50:
         return turns
     turns += [
-        ("Canary analysis: 10% of traffic for 30 minutes, needs a 99.5% success rate.", ["/canary"]),
-        ("Secrets mounted: orders-db-credentials and payments-api-token. The database is "
-         "orders-db.internal with a pool max of 20 and a read replica at orders-db-ro.internal.",
-         ["/secrets", "/database"]),
-        ("Logs in logfmt at info, kept 14 days. Only ingress-nginx and orders-worker may call it; DNS "
-         "egress allowed.",
-         ["/logging", "/network_policy"]),
-        ("Images come from registry.acme.io with IfNotPresent pulls. Scheduled scaling: at least 6 replicas "
-         "from 07:00 on weekdays, back to 4 at 20:00.",
-         ["/image_pull", "/scaling_schedule"]),
-        ("Run as non-root with a read-only root filesystem and the RuntimeDefault seccomp profile. This is "
-         "release 2.14.0 under CHG-6021, approved by Ana Costa.",
-         ["/security", "/release"]),
+        (
+            "Canary analysis: 10% of traffic for 30 minutes, needs a 99.5% success rate.",
+            ["/canary"],
+        ),
+        (
+            "Secrets mounted: orders-db-credentials and payments-api-token. The database is "
+            "orders-db.internal with a pool max of 20 and a read replica at orders-db-ro.internal.",
+            ["/secrets", "/database"],
+        ),
+        (
+            "Logs in logfmt at info, kept 14 days. Only ingress-nginx and orders-worker may call it; DNS "
+            "egress allowed.",
+            ["/logging", "/network_policy"],
+        ),
+        (
+            "Images come from registry.acme.io with IfNotPresent pulls. Scheduled scaling: at least 6 replicas "
+            "from 07:00 on weekdays, back to 4 at 20:00.",
+            ["/image_pull", "/scaling_schedule"],
+        ),
+        (
+            "Run as non-root with a read-only root filesystem and the RuntimeDefault seccomp profile. This is "
+            "release 2.14.0 under CHG-6021, approved by Ana Costa.",
+            ["/security", "/release"],
+        ),
     ]
     return turns
 
 
 def memory_revision(p: dict[str, Any]) -> Revision:
-    direct = "/resources/memory_request_mib" if p["size"] == 10 else "/services/0/memory_request_mib"
+    direct = (
+        "/resources/memory_request_mib" if p["size"] == 10 else "/services/0/memory_request_mib"
+    )
     overrides = {}
     if p["size"] >= 50:
         overrides["/services/0/java_opts"] = regex(r"(?i)-Xmx2304m")
@@ -231,9 +349,9 @@ POD_MEMORY_SIZING = Scenario(
     conversation=memory_conversation,
     revision=memory_revision,
     notes="Tests a formula chain: limit = 2 x request, heap = 75% of the limit, namespace total = "
-          "replicas x request, cost at $20/vCPU-month and $4/GiB-month. Larger sizes add the Java "
-          "options, limits total, quota (requests x 1.25), a canary sized like orders-api and the node "
-          "count; the worker, scheduler and CPU figures stay.",
+    "replicas x request, cost at $20/vCPU-month and $4/GiB-month. Larger sizes add the Java "
+    "options, limits total, quota (requests x 1.25), a canary sized like orders-api and the node "
+    "count; the worker, scheduler and CPU figures stay.",
 )
 
 
@@ -259,8 +377,12 @@ REGION_PROFILES: dict[str, dict[str, Any]] = {
     },
 }
 STAGING_SERVICES: list[tuple[str, str, int, int]] = [
-    ("storefront", "4.2.0", 2, 8080), ("checkout", "3.9.1", 2, 8080), ("inventory", "1.18.0", 1, 9090),
-    ("notifications", "0.7.3", 1, 8080), ("search", "2.4.0", 2, 9200), ("pricing", "1.2.5", 1, 8080),
+    ("storefront", "4.2.0", 2, 8080),
+    ("checkout", "3.9.1", 2, 8080),
+    ("inventory", "1.18.0", 1, 9090),
+    ("notifications", "0.7.3", 1, 8080),
+    ("search", "2.4.0", 2, 9200),
+    ("pricing", "1.2.5", 1, 8080),
 ]
 
 
@@ -280,21 +402,39 @@ def region_params(size: int) -> dict[str, Any]:
 def region_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, region = p["size"], p["region"]
     prof = REGION_PROFILES[region]
-    env: dict[str, Any] = {"name": "staging", "cluster": "staging-eks", **_region_profile(region, size)}
+    env: dict[str, Any] = {
+        "name": "staging",
+        "cluster": "staging-eks",
+        **_region_profile(region, size),
+    }
     env["availability_zones"] = list(prof["availability_zones"])
     if size == 10:
         return {"environment": env, "owner": "platform-team"}
     services = [
-        {"name": n, "tag": tag, "image": f"{prof['registry']}/{n}:{tag}", "hostname": f"{n}.{prof['dns_suffix']}",
-         "replicas": r, "port": port}
+        {
+            "name": n,
+            "tag": tag,
+            "image": f"{prof['registry']}/{n}:{tag}",
+            "hostname": f"{n}.{prof['dns_suffix']}",
+            "replicas": r,
+            "port": port,
+        }
         for n, tag, r, port in STAGING_SERVICES[: 4 if size == 50 else 6]
     ]
     artifact: dict[str, Any] = {
         "environment": env,
         "services": services,
-        "production": {"region": "eu-west-1", "cluster": "prod-eks",
-                       "registry": REGION_PROFILES["eu-west-1"]["registry"]},
-        "database": {"engine": "postgres", "instance_class": "db.t4g.large", "storage_gb": 100, "multi_az": False},
+        "production": {
+            "region": "eu-west-1",
+            "cluster": "prod-eks",
+            "registry": REGION_PROFILES["eu-west-1"]["registry"],
+        },
+        "database": {
+            "engine": "postgres",
+            "instance_class": "db.t4g.large",
+            "storage_gb": 100,
+            "multi_az": False,
+        },
         "ci": {"system": "github-actions", "deploy_branch": "main", "push_to": prof["registry"]},
         "secrets": {"provider": "aws-secrets-manager", "prefix": "staging/"},
         "owner": "platform-team",
@@ -304,13 +444,27 @@ def region_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 50:
         return artifact
     artifact["subnets"] = [f"staging-private-{az}" for az in prof["availability_zones"]]
-    artifact["terraform"] = {"state_uri": f"s3://{prof['artifact_bucket']}/terraform/staging.tfstate",
-                             "lock_table": "tf-locks-staging", "version": "1.7.5"}
+    artifact["terraform"] = {
+        "state_uri": f"s3://{prof['artifact_bucket']}/terraform/staging.tfstate",
+        "lock_table": "tf-locks-staging",
+        "version": "1.7.5",
+    }
     artifact["ci"]["artifacts_uri"] = f"s3://{prof['artifact_bucket']}/builds/"
-    artifact["monitoring"] = {"grafana": "https://grafana.acme.io/d/staging", "log_retention_days": 14,
-                              "alert_channel": "#staging-alerts"}
-    artifact["access"] = {"sso_group": "eng-all", "admin_group": "platform-admins", "break_glass": False}
-    artifact["schedules"] = {"scale_down": "0 20 * * 1-5", "scale_up": "0 7 * * 1-5", "weekend_off": True}
+    artifact["monitoring"] = {
+        "grafana": "https://grafana.acme.io/d/staging",
+        "log_retention_days": 14,
+        "alert_channel": "#staging-alerts",
+    }
+    artifact["access"] = {
+        "sso_group": "eng-all",
+        "admin_group": "platform-admins",
+        "break_glass": False,
+    }
+    artifact["schedules"] = {
+        "scale_down": "0 20 * * 1-5",
+        "scale_up": "0 7 * * 1-5",
+        "weekend_off": True,
+    }
     artifact["backups"] = {"retention_days": 3, "window": "02:00-03:00"}
     artifact["budget"] = {"monthly_usd": 1800, "alert_at_pct": 80}
     artifact["change_tracking"] = {"epic": "PLAT-2210", "sponsor": "Ana Costa"}
@@ -328,65 +482,110 @@ def region_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Let's record how our staging environment is set up: the staging-eks cluster in eu-west-1, owned "
-             "by platform-team.",
-             ["/environment/name", "/environment/cluster", "/environment/region", "/owner"]),
-            ("Everything region-specific comes from our region profile. For eu-west-1 that's the registry "
-             f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com, KMS alias alias/acme-staging-euw1, artifact bucket "
-             "acme-staging-artifacts-euw1, and availability zones eu-west-1a, 1b and 1c.",
-             ["/environment/registry", "/environment/kms_alias", "/environment/artifact_bucket",
-              "/environment/availability_zones"]),
+            (
+                "Let's record how our staging environment is set up: the staging-eks cluster in eu-west-1, owned "
+                "by platform-team.",
+                ["/environment/name", "/environment/cluster", "/environment/region", "/owner"],
+            ),
+            (
+                "Everything region-specific comes from our region profile. For eu-west-1 that's the registry "
+                f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com, KMS alias alias/acme-staging-euw1, artifact bucket "
+                "acme-staging-artifacts-euw1, and availability zones eu-west-1a, 1b and 1c.",
+                [
+                    "/environment/registry",
+                    "/environment/kms_alias",
+                    "/environment/artifact_bucket",
+                    "/environment/availability_zones",
+                ],
+            ),
         ]
     n = 4 if size == 50 else 6
-    svc_text = ", ".join(f"{name} {tag} ({r} replica{'s' if r > 1 else ''}, port {port})"
-                         for name, tag, r, port in STAGING_SERVICES[:n])
+    svc_text = ", ".join(
+        f"{name} {tag} ({r} replica{'s' if r > 1 else ''}, port {port})"
+        for name, tag, r, port in STAGING_SERVICES[:n]
+    )
     turns: list[Turn] = [
-        ("Let's record how our staging environment is set up: the staging-eks cluster in eu-west-1, owned "
-         "by platform-team on cost center CC-9001.",
-         ["/environment/name", "/environment/cluster", "/environment/region", "/owner", "/cost_center"]),
-        ("Everything region-specific comes from our region profile. For eu-west-1: registry "
-         f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com, KMS alias alias/acme-staging-euw1, artifact bucket "
-         "acme-staging-artifacts-euw1, internal DNS suffix euw1.staging.acme.internal, and zones eu-west-1a, "
-         "1b and 1c.",
-         ["/environment/registry", "/environment/kms_alias", "/environment/artifact_bucket",
-          "/environment/dns_suffix", "/environment/availability_zones"]),
-        (f"Services: {svc_text}. Each image is <registry>/<service>:<tag>, and each service's hostname is "
-         "<service>.<DNS suffix>.",
-         ["/services"]),
-        ("For reference, production is prod-eks in eu-west-1 and pulls from the eu-west-1 registry. It stays "
-         "in Ireland whatever we do with staging.",
-         ["/production"]),
+        (
+            "Let's record how our staging environment is set up: the staging-eks cluster in eu-west-1, owned "
+            "by platform-team on cost center CC-9001.",
+            [
+                "/environment/name",
+                "/environment/cluster",
+                "/environment/region",
+                "/owner",
+                "/cost_center",
+            ],
+        ),
+        (
+            "Everything region-specific comes from our region profile. For eu-west-1: registry "
+            f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com, KMS alias alias/acme-staging-euw1, artifact bucket "
+            "acme-staging-artifacts-euw1, internal DNS suffix euw1.staging.acme.internal, and zones eu-west-1a, "
+            "1b and 1c.",
+            [
+                "/environment/registry",
+                "/environment/kms_alias",
+                "/environment/artifact_bucket",
+                "/environment/dns_suffix",
+                "/environment/availability_zones",
+            ],
+        ),
+        (
+            f"Services: {svc_text}. Each image is <registry>/<service>:<tag>, and each service's hostname is "
+            "<service>.<DNS suffix>.",
+            ["/services"],
+        ),
+        (
+            "For reference, production is prod-eks in eu-west-1 and pulls from the eu-west-1 registry. It stays "
+            "in Ireland whatever we do with staging.",
+            ["/production"],
+        ),
         ("Staging database: Postgres on db.t4g.large, 100 GB, single-AZ.", ["/database"]),
-        ("CI is GitHub Actions deploying from main and pushing images to the environment's registry."
-         + (" Build artifacts go to the artifact bucket under builds/." if size >= 100 else ""),
-         ["/ci"]),
-        ("Secrets come from AWS Secrets Manager under the staging/ prefix. Tag it staging, eks"
-         + (", non-prod, eu." if size >= 100 else "."),
-         ["/secrets", "/tags"]),
+        (
+            "CI is GitHub Actions deploying from main and pushing images to the environment's registry."
+            + (" Build artifacts go to the artifact bucket under builds/." if size >= 100 else ""),
+            ["/ci"],
+        ),
+        (
+            "Secrets come from AWS Secrets Manager under the staging/ prefix. Tag it staging, eks"
+            + (", non-prod, eu." if size >= 100 else "."),
+            ["/secrets", "/tags"],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
         ("One private subnet per availability zone, named staging-private-<zone>.", ["/subnets"]),
-        ("Terraform 1.7.5 keeps its state in the artifact bucket at terraform/staging.tfstate, locking "
-         "through tf-locks-staging.",
-         ["/terraform"]),
-        ("Monitoring: dashboard https://grafana.acme.io/d/staging, logs kept 14 days, alerts in "
-         "#staging-alerts. eng-all can log in, platform-admins administer, no break-glass access.",
-         ["/monitoring", "/access"]),
-        ("Scale down at 20:00 and back up at 07:00 on weekdays, off at weekends. Database backups kept 3 "
-         "days, taken 02:00-03:00.",
-         ["/schedules", "/backups"]),
-        ("Budget is $1,800 a month with an alert at 80%. Staging infrastructure work is tracked under the "
-         "PLAT-2210 epic, sponsored by Ana Costa.",
-         ["/budget", "/change_tracking"]),
-        ("Traffic comes in through staging-alb, an internal load balancer with a 60-second idle timeout; "
-         "the public zone is staging.acme.io with a 60-second TTL.",
-         ["/load_balancer", "/public_dns"]),
-        ("Redis cache: one cache.t4g.small node. The staging-events queue has a 30-second visibility "
-         "timeout. Feature flags from LaunchDarkly, project acme-web. On-call is platform-oncall, "
-         "escalating to platform-leads.",
-         ["/cache", "/queue", "/feature_flags", "/on_call"]),
+        (
+            "Terraform 1.7.5 keeps its state in the artifact bucket at terraform/staging.tfstate, locking "
+            "through tf-locks-staging.",
+            ["/terraform"],
+        ),
+        (
+            "Monitoring: dashboard https://grafana.acme.io/d/staging, logs kept 14 days, alerts in "
+            "#staging-alerts. eng-all can log in, platform-admins administer, no break-glass access.",
+            ["/monitoring", "/access"],
+        ),
+        (
+            "Scale down at 20:00 and back up at 07:00 on weekdays, off at weekends. Database backups kept 3 "
+            "days, taken 02:00-03:00.",
+            ["/schedules", "/backups"],
+        ),
+        (
+            "Budget is $1,800 a month with an alert at 80%. Staging infrastructure work is tracked under the "
+            "PLAT-2210 epic, sponsored by Ana Costa.",
+            ["/budget", "/change_tracking"],
+        ),
+        (
+            "Traffic comes in through staging-alb, an internal load balancer with a 60-second idle timeout; "
+            "the public zone is staging.acme.io with a 60-second TTL.",
+            ["/load_balancer", "/public_dns"],
+        ),
+        (
+            "Redis cache: one cache.t4g.small node. The staging-events queue has a 30-second visibility "
+            "timeout. Feature flags from LaunchDarkly, project acme-web. On-call is platform-oncall, "
+            "escalating to platform-leads.",
+            ["/cache", "/queue", "/feature_flags", "/on_call"],
+        ),
     ]
     return turns
 
@@ -410,8 +609,8 @@ STAGING_REGION_MOVE = Scenario(
     conversation=region_conversation,
     revision=region_revision,
     notes="Tests substitution of the region: registry, KMS alias, artifact bucket, zones (and DNS "
-          "suffix) come from the attached profile. Larger sizes add images, hostnames, the CI target, "
-          "subnets and the state path built from them, while production stays in eu-west-1.",
+    "suffix) come from the attached profile. Larger sizes add images, hostnames, the CI target, "
+    "subnets and the state path built from them, while production stays in eu-west-1.",
 )
 
 
@@ -420,15 +619,48 @@ STAGING_REGION_MOVE = Scenario(
 # and alert policy go with it.
 
 STACK_SERVICES: dict[str, dict[str, Any]] = {
-    "web": {"image": "registry.acme.io/shop-web:5.3.0", "replicas": 3, "cpu": 500, "mem": 512, "route": "/"},
-    "api": {"image": "registry.acme.io/shop-api:7.1.2", "replicas": 4, "cpu": 1000, "mem": 1024, "route": "/api"},
-    "reporting": {"image": "registry.acme.io/shop-reporting:1.9.0", "replicas": 1, "cpu": 250, "mem": 512,
-                  "route": "/reports"},
-    "worker": {"image": "registry.acme.io/shop-worker:7.1.2", "replicas": 2, "cpu": 500, "mem": 1024, "route": None},
-    "search": {"image": "registry.acme.io/shop-search:2.0.4", "replicas": 2, "cpu": 1000, "mem": 2048,
-               "route": "/search"},
-    "notifier": {"image": "registry.acme.io/shop-notifier:0.9.1", "replicas": 1, "cpu": 250, "mem": 256,
-                 "route": None},
+    "web": {
+        "image": "registry.acme.io/shop-web:5.3.0",
+        "replicas": 3,
+        "cpu": 500,
+        "mem": 512,
+        "route": "/",
+    },
+    "api": {
+        "image": "registry.acme.io/shop-api:7.1.2",
+        "replicas": 4,
+        "cpu": 1000,
+        "mem": 1024,
+        "route": "/api",
+    },
+    "reporting": {
+        "image": "registry.acme.io/shop-reporting:1.9.0",
+        "replicas": 1,
+        "cpu": 250,
+        "mem": 512,
+        "route": "/reports",
+    },
+    "worker": {
+        "image": "registry.acme.io/shop-worker:7.1.2",
+        "replicas": 2,
+        "cpu": 500,
+        "mem": 1024,
+        "route": None,
+    },
+    "search": {
+        "image": "registry.acme.io/shop-search:2.0.4",
+        "replicas": 2,
+        "cpu": 1000,
+        "mem": 2048,
+        "route": "/search",
+    },
+    "notifier": {
+        "image": "registry.acme.io/shop-notifier:0.9.1",
+        "replicas": 1,
+        "cpu": 250,
+        "mem": 256,
+        "route": None,
+    },
 }
 STACK_PLANS: dict[int, tuple[str, ...]] = {
     10: ("web", "api", "reporting"),
@@ -436,8 +668,14 @@ STACK_PLANS: dict[int, tuple[str, ...]] = {
     100: ("web", "api", "reporting", "worker", "search", "notifier"),
 }
 STACK_BUDGET_USD = 250
-SEVERITY = {"web": "page", "api": "page", "reporting": "ticket", "worker": "page", "search": "ticket",
-            "notifier": "ticket"}
+SEVERITY = {
+    "web": "page",
+    "api": "page",
+    "reporting": "ticket",
+    "worker": "page",
+    "search": "ticket",
+    "notifier": "ticket",
+}
 
 
 def stack_params(size: int) -> dict[str, Any]:
@@ -455,9 +693,16 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
             "service_count": len(names),
         }
     services = [
-        {"name": n, "image": s["image"], "replicas": s["replicas"], "cpu_millicores": s["cpu"],
-         "memory_mib": s["mem"], "public": s["route"] is not None}
-        for n in names for s in [STACK_SERVICES[n]]
+        {
+            "name": n,
+            "image": s["image"],
+            "replicas": s["replicas"],
+            "cpu_millicores": s["cpu"],
+            "memory_mib": s["mem"],
+            "public": s["route"] is not None,
+        }
+        for n in names
+        for s in [STACK_SERVICES[n]]
     ]
     cpu = sum(s["replicas"] * s["cpu_millicores"] for s in services)
     mem = sum(s["replicas"] * s["memory_mib"] for s in services)
@@ -465,11 +710,21 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact: dict[str, Any] = {
         "stack": {"name": "shop-prod", "cluster": "eks-prod-1", "namespace": "shop"},
         "services": services,
-        "totals": {"cpu_millicores": cpu, "memory_mib": mem, "service_count": len(services),
-                   "monthly_cost_usd": cost},
-        "ingress": {"host": "shop.acme.io", "tls_secret": "shop-tls",
-                    "routes": [{"path": STACK_SERVICES[n]["route"], "service": n}
-                               for n in names if STACK_SERVICES[n]["route"] is not None]},
+        "totals": {
+            "cpu_millicores": cpu,
+            "memory_mib": mem,
+            "service_count": len(services),
+            "monthly_cost_usd": cost,
+        },
+        "ingress": {
+            "host": "shop.acme.io",
+            "tls_secret": "shop-tls",
+            "routes": [
+                {"path": STACK_SERVICES[n]["route"], "service": n}
+                for n in names
+                if STACK_SERVICES[n]["route"] is not None
+            ],
+        },
         "deploy": {"strategy": "rolling", "max_surge": "25%", "max_unavailable": 0},
         "alerts": {"channel": "#shop-alerts", "pager": "shop-oncall"},
         "registry": "registry.acme.io",
@@ -496,7 +751,7 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
 def _service_line(name: str, size: int) -> str:
     s = STACK_SERVICES[name]
     exposure = f"public at {s['route']}" if s["route"] else "internal only"
-    return (f"{name} ({s['image']}, {s['replicas']} x {s['cpu']} millicores / {s['mem']} MiB, {exposure})")
+    return f"{name} ({s['image']}, {s['replicas']} x {s['cpu']} millicores / {s['mem']} MiB, {exposure})"
 
 
 def stack_conversation(p: dict[str, Any]) -> list[Turn]:
@@ -505,41 +760,62 @@ def stack_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             ("Let's write down the shop-prod stack on cluster eks-prod-1.", ["/stack", "/cluster"]),
-            ("Services: web at 500 millicores, api at 1000, and the old reporting service at 250.", ["/services"]),
-            ("Keep a total of the CPU across the services and how many services there are.",
-             ["/total_cpu_millicores", "/service_count"]),
+            (
+                "Services: web at 500 millicores, api at 1000, and the old reporting service at 250.",
+                ["/services"],
+            ),
+            (
+                "Keep a total of the CPU across the services and how many services there are.",
+                ["/total_cpu_millicores", "/service_count"],
+            ),
         ]
     lines = "; ".join(_service_line(n, size) for n in names)
     turns: list[Turn] = [
-        ("Let's write down the shop-prod stack: cluster eks-prod-1, namespace shop, owned by shop-platform.",
-         ["/stack", "/owner"]),
+        (
+            "Let's write down the shop-prod stack: cluster eks-prod-1, namespace shop, owned by shop-platform.",
+            ["/stack", "/owner"],
+        ),
         (f"Services, with replicas x per-replica CPU / memory: {lines}.", ["/services"]),
-        ("Totals over every replica of every service: CPU, memory, the number of services, and the monthly "
-         f"cost. {RATE_CARD}"
-         + (" Our budget is $250 a month; show the headroom." if size >= 100 else ""),
-         ["/totals"]),
-        ("Ingress on shop.acme.io with the shop-tls certificate; every public service gets a route at its "
-         "path.",
-         ["/ingress"]),
-        ("Rolling deploys, 25% surge, nothing unavailable. Alerts in #shop-alerts, paging shop-oncall.",
-         ["/deploy", "/alerts"]),
-        ("Images from registry.acme.io; DNS in the acme.io zone with a 300-second TTL; nightly backups at "
-         "03:00 kept 14 days.",
-         ["/registry", "/dns", "/backups"]),
+        (
+            "Totals over every replica of every service: CPU, memory, the number of services, and the monthly "
+            f"cost. {RATE_CARD}"
+            + (" Our budget is $250 a month; show the headroom." if size >= 100 else ""),
+            ["/totals"],
+        ),
+        (
+            "Ingress on shop.acme.io with the shop-tls certificate; every public service gets a route at its "
+            "path.",
+            ["/ingress"],
+        ),
+        (
+            "Rolling deploys, 25% surge, nothing unavailable. Alerts in #shop-alerts, paging shop-oncall.",
+            ["/deploy", "/alerts"],
+        ),
+        (
+            "Images from registry.acme.io; DNS in the acme.io zone with a 300-second TTL; nightly backups at "
+            "03:00 kept 14 days.",
+            ["/registry", "/dns", "/backups"],
+        ),
     ]
     if size == 50:
         return turns
     severities = ", ".join(f"{n} {SEVERITY[n]}" for n in names)
     turns += [
-        ("The Shop Overview dashboard has one panel per service, in the same order as the services.",
-         ["/dashboard"]),
+        (
+            "The Shop Overview dashboard has one panel per service, in the same order as the services.",
+            ["/dashboard"],
+        ),
         (f"One alert policy per service, with severity: {severities}.", ["/alert_policies"]),
-        ("Network: vpc-prod, private subnets subnet-0a1b and subnet-0c2d. Secrets: shop-db-credentials, "
-         "stripe-api-token, smtp-password.",
-         ["/network", "/secrets"]),
-        ("On-call is shop-oncall, escalating to platform-leads. Tags: shop, prod, tier-1, eu. Kubernetes "
-         "1.29 in eu-west-1, logs kept 30 days.",
-         ["/on_call", "/tags", "/cluster_version", "/region", "/log_retention_days"]),
+        (
+            "Network: vpc-prod, private subnets subnet-0a1b and subnet-0c2d. Secrets: shop-db-credentials, "
+            "stripe-api-token, smtp-password.",
+            ["/network", "/secrets"],
+        ),
+        (
+            "On-call is shop-oncall, escalating to platform-leads. Tags: shop, prod, tier-1, eu. Kubernetes "
+            "1.29 in eu-west-1, logs kept 30 days.",
+            ["/on_call", "/tags", "/cluster_version", "/region", "/log_retention_days"],
+        ),
     ]
     return turns
 
@@ -562,9 +838,9 @@ REMOVE_REPORTING_SERVICE = Scenario(
     conversation=stack_conversation,
     revision=stack_revision,
     notes="Tests removal of a list element: CPU total and service count are aggregates over the "
-          "remaining services. Larger sizes add memory, cost and budget headroom, and the service's "
-          "ingress route, dashboard panel and alert policy (one per service) go too; other services and "
-          "routes stay.",
+    "remaining services. Larger sizes add memory, cost and budget headroom, and the service's "
+    "ingress route, dashboard panel and alert policy (one per service) go too; other services and "
+    "routes stay.",
 )
 
 
@@ -607,8 +883,13 @@ def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
     primary = _volume(p["allocated_gb"], size)
     if size == 10:
         return {
-            "database": {"name": "orders-db", "engine": "postgres", "version": "16.3",
-                         "instance_class": "db.r6g.xlarge", "multi_az": True},
+            "database": {
+                "name": "orders-db",
+                "engine": "postgres",
+                "version": "16.3",
+                "instance_class": "db.r6g.xlarge",
+                "multi_az": True,
+            },
             "storage": primary,
             "backup_retention_days": 7,
         }
@@ -617,28 +898,43 @@ def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
         replicas.append({"name": "orders-db-analytics", **_volume(1000, size)})
     total = money(primary["monthly_cost_usd"] + sum(r["monthly_cost_usd"] for r in replicas))
     artifact: dict[str, Any] = {
-        "database": {"name": "orders-db", "engine": "postgres", "version": "16.3",
-                     "instance_class": "db.r6g.xlarge", "multi_az": True},
+        "database": {
+            "name": "orders-db",
+            "engine": "postgres",
+            "version": "16.3",
+            "instance_class": "db.r6g.xlarge",
+            "multi_az": True,
+        },
         "storage": primary,
         "replicas": replicas,
         "storage_cost_total_usd": total,
         "backups": {"retention_days": 7, "window": "03:00-04:00", "copy_to_region": "eu-central-1"},
         "parameters": {"max_connections": 800, "shared_buffers": "8GB", "work_mem": "64MB"},
         "maintenance": {"window": "Sun 04:00-05:00", "auto_minor_upgrade": True},
-        "network": {"subnet_group": "prod-db-subnets", "security_group": "sg-orders-db", "port": 5432},
+        "network": {
+            "subnet_group": "prod-db-subnets",
+            "security_group": "sg-orders-db",
+            "port": 5432,
+        },
         "encryption": {"at_rest": True, "kms_alias": "alias/prod-rds"},
         "owner": "platform-dba",
         "cost_center": "CC-9100",
     }
-    artifact["app_clients"] = [{"service": "orders-api", "pool_size": 40}, {"service": "orders-worker", "pool_size": 10},
-                               {"service": "reporting-etl", "pool_size": 5}]
+    artifact["app_clients"] = [
+        {"service": "orders-api", "pool_size": 40},
+        {"service": "orders-worker", "pool_size": 10},
+        {"service": "reporting-etl", "pool_size": 5},
+    ]
     artifact["pgbouncer"] = {"enabled": True, "pool_mode": "transaction", "max_client_conn": 2000}
     if size == 50:
         artifact["tags"] = ["orders", "postgres", "prod"]
         artifact["alerts"] = {"channel": "#db-alerts", "cpu_pct": 80, "connections_pct": 85}
         artifact["deletion_protection"] = True
         return artifact
-    artifact["budget"] = {"monthly_storage_usd": DB_BUDGET_USD, "headroom_usd": money(DB_BUDGET_USD - total)}
+    artifact["budget"] = {
+        "monthly_storage_usd": DB_BUDGET_USD,
+        "headroom_usd": money(DB_BUDGET_USD - total),
+    }
     artifact["alerts"] = {"cpu_pct": 80, "connections_pct": 85, "replica_lag_s": 30}
     artifact["parameters"].update(timezone="UTC", idle_in_transaction_session_timeout="60s")
     artifact["performance_insights"] = {"enabled": True, "retention_days": 7}
@@ -648,14 +944,26 @@ def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["on_call"] = {"rotation": "dba-oncall", "escalation": "platform-leads"}
     artifact["upgrade_plan"] = {"next_major": "17", "target_quarter": "2025-Q4"}
     artifact["tags"].append("eu")
-    artifact["staging_copy"] = {"name": "orders-db-staging", "allocated_gb": 200, "volume_type": "gp3", "iops": 3000}
+    artifact["staging_copy"] = {
+        "name": "orders-db-staging",
+        "allocated_gb": 200,
+        "volume_type": "gp3",
+        "iops": 3000,
+    }
     artifact["slow_query_log"] = {"enabled": True, "min_duration_ms": 500}
-    artifact["endpoints"] = {"writer": "orders-db.cluster.internal", "reader": "orders-db-ro.internal"}
+    artifact["endpoints"] = {
+        "writer": "orders-db.cluster.internal",
+        "reader": "orders-db-ro.internal",
+    }
     artifact["iam_auth"] = True
     artifact["log_exports"] = ["postgresql", "upgrade"]
     artifact["snapshots"] = {"manual_before_changes": True, "keep_last": 5}
     artifact["ha"] = {"failover_priority": 1, "standby_az": "eu-west-1b"}
-    artifact["capacity_review"] = {"last": "2025-01-20", "next": "2025-04-20", "reviewer": "Ola Nordmann"}
+    artifact["capacity_review"] = {
+        "last": "2025-01-20",
+        "next": "2025-04-20",
+        "reviewer": "Ola Nordmann",
+    }
     artifact["runbook_url"] = "https://wiki.acme.io/platform/orders-db"
     artifact["access"] = {"admin_group": "dba-admins", "readonly_group": "analytics-readers"}
     artifact["connection_limits"] = {"app_user": 600, "readonly_user": 100, "admin_user": 10}
@@ -663,83 +971,131 @@ def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-VOLUME_RULE = ("Volume rule for every Postgres volume: below 1,000 GB we stay on gp3 with its flat 3,000 IOPS "
-               "baseline; at 1,000 GB or more it moves to io2, provisioned at 5 IOPS per GB. Prices are $0.08 "
-               "per GB-month on gp3 and $0.14 on io2, IOPS included in our contract.")
+VOLUME_RULE = (
+    "Volume rule for every Postgres volume: below 1,000 GB we stay on gp3 with its flat 3,000 IOPS "
+    "baseline; at 1,000 GB or more it moves to io2, provisioned at 5 IOPS per GB. Prices are $0.08 "
+    "per GB-month on gp3 and $0.14 on io2, IOPS included in our contract."
+)
 
 
 def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Production Postgres for orders: orders-db, Postgres 16.3 on a db.r6g.xlarge, multi-AZ.",
-             ["/database"]),
+            (
+                "Production Postgres for orders: orders-db, Postgres 16.3 on a db.r6g.xlarge, multi-AZ.",
+                ["/database"],
+            ),
             ("Give it 800 GB of storage.", ["/storage/allocated_gb"]),
-            (VOLUME_RULE + " Fill in the volume type, IOPS and monthly storage cost.",
-             ["/storage/volume_type", "/storage/iops", "/storage/monthly_cost_usd"]),
+            (
+                VOLUME_RULE + " Fill in the volume type, IOPS and monthly storage cost.",
+                ["/storage/volume_type", "/storage/iops", "/storage/monthly_cost_usd"],
+            ),
             ("Keep automated backups for 7 days.", ["/backup_retention_days"]),
         ]
-    gated = ("Anything on io2 also gets enhanced monitoring every 15 seconds; gp3 volumes stay at 60 seconds. "
-             "Set a free-space alarm at 20% of the allocated size.")
+    gated = (
+        "Anything on io2 also gets enhanced monitoring every 15 seconds; gp3 volumes stay at 60 seconds. "
+        "Set a free-space alarm at 20% of the allocated size."
+    )
     if size >= 100:
         gated += " Storage alerts for io2 volumes page pagerduty:dba-oncall; gp3 ones just post to #db-alerts."
-    vol_paths = ["volume_type", "iops", "monthly_cost_usd", "free_space_alarm_gb", "monitoring_interval_s"]
+    vol_paths = [
+        "volume_type",
+        "iops",
+        "monthly_cost_usd",
+        "free_space_alarm_gb",
+        "monitoring_interval_s",
+    ]
     if size >= 100:
         vol_paths.append("alert_route")
     replicas = "orders-db-replica-1 with 500 GB"
     if size >= 100:
         replicas += ", and the analytics replica orders-db-analytics with 1,000 GB"
     turns: list[Turn] = [
-        ("Production Postgres for orders: orders-db, Postgres 16.3 on a db.r6g.xlarge, multi-AZ, owned by "
-         "platform-dba on cost center CC-9100.",
-         ["/database", "/owner", "/cost_center"]),
+        (
+            "Production Postgres for orders: orders-db, Postgres 16.3 on a db.r6g.xlarge, multi-AZ, owned by "
+            "platform-dba on cost center CC-9100.",
+            ["/database", "/owner", "/cost_center"],
+        ),
         ("The primary gets 800 GB of storage.", ["/storage/allocated_gb"]),
         (f"{VOLUME_RULE} {gated}", [f"/storage/{k}" for k in vol_paths]),
         (f"Read replicas follow the same volume rules: {replicas}.", ["/replicas"]),
-        ("Total monthly storage cost across the primary and the replicas."
-         + (" The storage budget is $400 a month; show the headroom." if size >= 100 else ""),
-         ["/storage_cost_total_usd"] + (["/budget"] if size >= 100 else [])),
+        (
+            "Total monthly storage cost across the primary and the replicas."
+            + (" The storage budget is $400 a month; show the headroom." if size >= 100 else ""),
+            ["/storage_cost_total_usd"] + (["/budget"] if size >= 100 else []),
+        ),
         ("Backups kept 7 days, taken 03:00-04:00, copied to eu-central-1.", ["/backups"]),
-        ("Parameters: max_connections 800, shared_buffers 8GB, work_mem 64MB. Maintenance on Sundays "
-         "04:00-05:00 with automatic minor upgrades.",
-         ["/parameters/max_connections", "/parameters/shared_buffers", "/parameters/work_mem", "/maintenance"]),
-        ("Network: subnet group prod-db-subnets, security group sg-orders-db, port 5432. Encrypted at rest "
-         "with alias/prod-rds.",
-         ["/network", "/encryption"]),
-        ("Clients: orders-api pools 40 connections, orders-worker 10, reporting-etl 5, all through pgbouncer "
-         "in transaction mode with up to 2,000 client connections.",
-         ["/app_clients", "/pgbouncer"]),
+        (
+            "Parameters: max_connections 800, shared_buffers 8GB, work_mem 64MB. Maintenance on Sundays "
+            "04:00-05:00 with automatic minor upgrades.",
+            [
+                "/parameters/max_connections",
+                "/parameters/shared_buffers",
+                "/parameters/work_mem",
+                "/maintenance",
+            ],
+        ),
+        (
+            "Network: subnet group prod-db-subnets, security group sg-orders-db, port 5432. Encrypted at rest "
+            "with alias/prod-rds.",
+            ["/network", "/encryption"],
+        ),
+        (
+            "Clients: orders-api pools 40 connections, orders-worker 10, reporting-etl 5, all through pgbouncer "
+            "in transaction mode with up to 2,000 client connections.",
+            ["/app_clients", "/pgbouncer"],
+        ),
     ]
     if size == 50:
-        turns.append((
-            "Tags orders, postgres, prod. Alerts in #db-alerts at 80% CPU or 85% of connections, and turn on "
-            "deletion protection.",
-            ["/tags", "/alerts", "/deletion_protection"]))
+        turns.append(
+            (
+                "Tags orders, postgres, prod. Alerts in #db-alerts at 80% CPU or 85% of connections, and turn on "
+                "deletion protection.",
+                ["/tags", "/alerts", "/deletion_protection"],
+            )
+        )
         return turns
     turns += [
-        ("Instance alerts at 80% CPU, 85% of connections, or 30 seconds of replica lag. Also set the "
-         "database timezone to UTC and kill sessions idle in a transaction after 60s.",
-         ["/alerts", "/parameters/timezone", "/parameters/idle_in_transaction_session_timeout"]),
-        ("Performance Insights on, 7 days. Deletion protection on. Tags orders, postgres, prod, pci, eu. "
-         "Extensions: pg_stat_statements, pgcrypto, uuid-ossp.",
-         ["/performance_insights", "/deletion_protection", "/tags", "/extensions"]),
-        ("On-call is dba-oncall, escalating to platform-leads. We plan the move to Postgres 17 in 2025-Q4.",
-         ["/on_call", "/upgrade_plan"]),
-        ("For comparison, the staging copy orders-db-staging has 200 GB on gp3 at 3,000 IOPS; it's managed "
-         "separately.",
-         ["/staging_copy"]),
-        ("Log queries slower than 500 ms and export the postgresql and upgrade logs. Writer endpoint "
-         "orders-db.cluster.internal, reader orders-db-ro.internal, IAM authentication on.",
-         ["/slow_query_log", "/log_exports", "/endpoints", "/iam_auth"]),
-        ("Take a manual snapshot before every change and keep the last 5. Failover priority 1 with the "
-         "standby in eu-west-1b.",
-         ["/snapshots", "/ha"]),
-        ("Last capacity review was 2025-01-20 by Ola Nordmann; the next one is booked for 2025-04-20. "
-         "Runbook: https://wiki.acme.io/platform/orders-db, dashboard https://grafana.acme.io/d/orders-db.",
-         ["/capacity_review", "/runbook_url", "/grafana_dashboard"]),
-        ("dba-admins administer it and analytics-readers get read-only access. Connection caps: 600 for "
-         "the app user, 100 for the read-only user, 10 for admins.",
-         ["/access", "/connection_limits"]),
+        (
+            "Instance alerts at 80% CPU, 85% of connections, or 30 seconds of replica lag. Also set the "
+            "database timezone to UTC and kill sessions idle in a transaction after 60s.",
+            ["/alerts", "/parameters/timezone", "/parameters/idle_in_transaction_session_timeout"],
+        ),
+        (
+            "Performance Insights on, 7 days. Deletion protection on. Tags orders, postgres, prod, pci, eu. "
+            "Extensions: pg_stat_statements, pgcrypto, uuid-ossp.",
+            ["/performance_insights", "/deletion_protection", "/tags", "/extensions"],
+        ),
+        (
+            "On-call is dba-oncall, escalating to platform-leads. We plan the move to Postgres 17 in 2025-Q4.",
+            ["/on_call", "/upgrade_plan"],
+        ),
+        (
+            "For comparison, the staging copy orders-db-staging has 200 GB on gp3 at 3,000 IOPS; it's managed "
+            "separately.",
+            ["/staging_copy"],
+        ),
+        (
+            "Log queries slower than 500 ms and export the postgresql and upgrade logs. Writer endpoint "
+            "orders-db.cluster.internal, reader orders-db-ro.internal, IAM authentication on.",
+            ["/slow_query_log", "/log_exports", "/endpoints", "/iam_auth"],
+        ),
+        (
+            "Take a manual snapshot before every change and keep the last 5. Failover priority 1 with the "
+            "standby in eu-west-1b.",
+            ["/snapshots", "/ha"],
+        ),
+        (
+            "Last capacity review was 2025-01-20 by Ola Nordmann; the next one is booked for 2025-04-20. "
+            "Runbook: https://wiki.acme.io/platform/orders-db, dashboard https://grafana.acme.io/d/orders-db.",
+            ["/capacity_review", "/runbook_url", "/grafana_dashboard"],
+        ),
+        (
+            "dba-admins administer it and analytics-readers get read-only access. Connection caps: 600 for "
+            "the app user, 100 for the read-only user, 10 for admins.",
+            ["/access", "/connection_limits"],
+        ),
     ]
     return turns
 
@@ -762,9 +1118,9 @@ DB_VOLUME_THRESHOLD = Scenario(
     conversation=volume_tier_conversation,
     revision=volume_tier_revision,
     notes="Tests a threshold crossing: 1,200 GB is at least 1,000 GB, so the primary moves from gp3 to "
-          "io2 with 6,000 IOPS and the io2 price. Larger sizes add the monitoring interval, free-space "
-          "alarm, alert route, total cost and headroom; the 500 GB replica stays gp3 and the 1,000 GB "
-          "replica was already io2.",
+    "io2 with 6,000 IOPS and the io2 price. Larger sizes add the monitoring interval, free-space "
+    "alarm, alert route, total cost and headroom; the 500 GB replica stays gp3 and the 1,000 GB "
+    "replica was already io2.",
 )
 
 
@@ -797,26 +1153,48 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
     end = _stamp(start, WINDOW_MINUTES)
     if size == 10:
         return {
-            "change": {"id": "CHG-4821", "title": "Postgres 15 to 16 upgrade", "owner": "platform-team"},
+            "change": {
+                "id": "CHG-4821",
+                "title": "Postgres 15 to 16 upgrade",
+                "owner": "platform-team",
+            },
             "service": "orders-db",
             "window": {"start": start, "end": end},
-            "steps": {"snapshot_at": _stamp(start, -30), "upgrade_at": _stamp(start, 15),
-                      "smoke_test_at": _stamp(start, 90)},
+            "steps": {
+                "snapshot_at": _stamp(start, -30),
+                "upgrade_at": _stamp(start, 15),
+                "smoke_test_at": _stamp(start, 90),
+            },
             "approved_at": "2025-06-10T15:00:00Z",
         }
     steps = sorted(WINDOW_STEPS + (EXTRA_STEPS if size >= 100 else []), key=lambda s: s[1])
     artifact: dict[str, Any] = {
-        "change": {"id": "CHG-4821", "title": "Postgres 15 to 16 upgrade", "owner": "platform-team",
-                   "service": "orders-db", "risk": "medium"},
+        "change": {
+            "id": "CHG-4821",
+            "title": "Postgres 15 to 16 upgrade",
+            "owner": "platform-team",
+            "service": "orders-db",
+            "risk": "medium",
+        },
         "window": {"start": start, "end": end, "timezone": "UTC"},
-        "customer_notice": {"send_at": _stamp(start, NOTICE_MINUTES), "channel": "status page",
-                            "audience": "all customers"},
+        "customer_notice": {
+            "send_at": _stamp(start, NOTICE_MINUTES),
+            "channel": "status page",
+            "audience": "all customers",
+        },
         "steps": [{"name": n, "at": _stamp(start, m), "owner": o} for n, m, o in steps],
         "deploy_freeze": {"from": _stamp(start, -120), "to": end},
-        "fixed": {"approved_at": "2025-06-10T15:00:00Z", "oncall_handover": "2025-06-15T08:00:00Z",
-                  "cert_renewal": "2025-07-01"},
+        "fixed": {
+            "approved_at": "2025-06-10T15:00:00Z",
+            "oncall_handover": "2025-06-15T08:00:00Z",
+            "cert_renewal": "2025-07-01",
+        },
         "rollback": {"plan": "restore snapshot", "max_minutes": 45},
-        "contacts": {"incident_commander": "Ana Costa", "dba": "Tomás Herrera", "comms": "Lena Fischer"},
+        "contacts": {
+            "incident_commander": "Ana Costa",
+            "dba": "Tomás Herrera",
+            "comms": "Lena Fischer",
+        },
         "versions": {"from": "15.6", "to": "16.3"},
         "database": {"instance": "orders-db", "instance_class": "db.r6g.xlarge"},
         "status_page": {"component": "Orders API", "message": "Scheduled maintenance"},
@@ -827,13 +1205,20 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 50:
         return artifact
     artifact["customer_notice"]["reminder_at"] = _stamp(start, -60)
-    artifact["fixed"].update(quarter_end_freeze="2025-06-27T00:00:00Z", vendor_support_call="2025-06-13T14:00:00Z")
+    artifact["fixed"].update(
+        quarter_end_freeze="2025-06-27T00:00:00Z", vendor_support_call="2025-06-13T14:00:00Z"
+    )
     artifact["status_page"]["all_clear_at"] = _stamp(end, 15)
-    artifact["monitoring"] = {"dashboard": "https://grafana.acme.io/d/orders-db", "watch_until": _stamp(end, 120),
-                              "extra_alerting": True}
+    artifact["monitoring"] = {
+        "dashboard": "https://grafana.acme.io/d/orders-db",
+        "watch_until": _stamp(end, 120),
+        "extra_alerting": True,
+    }
     artifact["participants"] = [
-        {"name": "Ana Costa", "role": "incident commander"}, {"name": "Tomás Herrera", "role": "DBA"},
-        {"name": "Lena Fischer", "role": "communications"}, {"name": "Jonas Weber", "role": "app owner"},
+        {"name": "Ana Costa", "role": "incident commander"},
+        {"name": "Tomás Herrera", "role": "DBA"},
+        {"name": "Lena Fischer", "role": "communications"},
+        {"name": "Jonas Weber", "role": "app owner"},
     ]
     artifact["bridge"] = {"zoom": "https://acme.zoom.us/j/4821", "slack": "#chg-4821"}
     artifact["prechecks"] = ["replication lag under 5 s", "disk free above 30%", "backup verified"]
@@ -842,13 +1227,18 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"id": "CHG-4801", "at": "2025-06-14T12:00:00Z", "title": "firewall rule cleanup"},
         {"id": "CHG-4833", "at": "2025-06-16T20:00:00Z", "title": "CDN config update"},
     ]
-    artifact["comms_templates"] = {"notice": "tmpl-maint-72h", "reminder": "tmpl-maint-1h",
-                                   "all_clear": "tmpl-all-clear"}
+    artifact["comms_templates"] = {
+        "notice": "tmpl-maint-72h",
+        "reminder": "tmpl-maint-1h",
+        "all_clear": "tmpl-all-clear",
+    }
     artifact["affected_services"] = ["orders-api", "orders-worker", "checkout"]
     artifact["success_criteria"] = {"error_rate_pct": 1, "p99_latency_ms": 500}
     artifact["escalation"] = {"manager": "Priya Nair", "vendor_case": "AWS-882211"}
     artifact["tags"] += ["tier-1", "db"]
-    artifact["change"].update(change_type="normal", requested_by="Jonas Weber", sla_credit_risk=False)
+    artifact["change"].update(
+        change_type="normal", requested_by="Jonas Weber", sla_credit_risk=False
+    )
     return artifact
 
 
@@ -856,68 +1246,120 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Opening change CHG-4821 for the platform team: the Postgres 15 to 16 upgrade on orders-db.",
-             ["/change", "/service"]),
-            ("The maintenance window opens 2025-06-14 at 22:00 UTC and lasts three hours. Write times as "
-             "UTC timestamps.",
-             ["/window"]),
-            ("Run-book timing, all relative to the window opening: the snapshot 30 minutes before it, the "
-             "upgrade itself 15 minutes in, smoke tests 90 minutes in.",
-             ["/steps"]),
+            (
+                "Opening change CHG-4821 for the platform team: the Postgres 15 to 16 upgrade on orders-db.",
+                ["/change", "/service"],
+            ),
+            (
+                "The maintenance window opens 2025-06-14 at 22:00 UTC and lasts three hours. Write times as "
+                "UTC timestamps.",
+                ["/window"],
+            ),
+            (
+                "Run-book timing, all relative to the window opening: the snapshot 30 minutes before it, the "
+                "upgrade itself 15 minutes in, smoke tests 90 minutes in.",
+                ["/steps"],
+            ),
             ("The change board approved it on 2025-06-10 at 15:00 UTC.", ["/approved_at"]),
         ]
     steps = sorted(WINDOW_STEPS + (EXTRA_STEPS if size >= 100 else []), key=lambda s: s[1])
     parts = []
     for name, minutes, owner in steps:
-        when = ("when the window opens" if minutes == 0 else
-                f"{-minutes} minutes before it opens" if minutes < 0 else f"{minutes} minutes in")
+        when = (
+            "when the window opens"
+            if minutes == 0
+            else f"{-minutes} minutes before it opens"
+            if minutes < 0
+            else f"{minutes} minutes in"
+        )
         parts.append(f"{name} {when} ({owner})")
     turns: list[Turn] = [
-        ("Opening change CHG-4821 for platform-team: the Postgres 15 to 16 upgrade on orders-db, medium risk."
-         + (" It's a normal change requested by Jonas Weber, with no SLA credit risk." if size >= 100 else ""),
-         ["/change"]),
-        ("The maintenance window opens 2025-06-14 at 22:00 UTC and lasts three hours. Times as UTC "
-         "timestamps, please.",
-         ["/window"]),
-        ("Customers get a status page notice 72 hours before the window opens"
-         + (", plus a reminder an hour before" if size >= 100 else "") + ".",
-         ["/customer_notice"]),
-        ("Run book, in order, relative to the window opening: " + "; ".join(parts) + ".", ["/steps"]),
-        ("Block deploys from two hours before the window opens until it closes.", ["/deploy_freeze"]),
-        ("Fixed dates that don't move: the change board approved it 2025-06-10 15:00 UTC, on-call hands over "
-         "2025-06-15 08:00 UTC, and the TLS certificate renews on 2025-07-01.",
-         ["/fixed/approved_at", "/fixed/oncall_handover", "/fixed/cert_renewal"]),
-        ("Rollback means restoring the snapshot, and it must fit in 45 minutes. Ana Costa is incident "
-         "commander, Tomás Herrera the DBA, Lena Fischer handles comms.",
-         ["/rollback", "/contacts"]),
+        (
+            "Opening change CHG-4821 for platform-team: the Postgres 15 to 16 upgrade on orders-db, medium risk."
+            + (
+                " It's a normal change requested by Jonas Weber, with no SLA credit risk."
+                if size >= 100
+                else ""
+            ),
+            ["/change"],
+        ),
+        (
+            "The maintenance window opens 2025-06-14 at 22:00 UTC and lasts three hours. Times as UTC "
+            "timestamps, please.",
+            ["/window"],
+        ),
+        (
+            "Customers get a status page notice 72 hours before the window opens"
+            + (", plus a reminder an hour before" if size >= 100 else "")
+            + ".",
+            ["/customer_notice"],
+        ),
+        (
+            "Run book, in order, relative to the window opening: " + "; ".join(parts) + ".",
+            ["/steps"],
+        ),
+        (
+            "Block deploys from two hours before the window opens until it closes.",
+            ["/deploy_freeze"],
+        ),
+        (
+            "Fixed dates that don't move: the change board approved it 2025-06-10 15:00 UTC, on-call hands over "
+            "2025-06-15 08:00 UTC, and the TLS certificate renews on 2025-07-01.",
+            ["/fixed/approved_at", "/fixed/oncall_handover", "/fixed/cert_renewal"],
+        ),
+        (
+            "Rollback means restoring the snapshot, and it must fit in 45 minutes. Ana Costa is incident "
+            "commander, Tomás Herrera the DBA, Lena Fischer handles comms.",
+            ["/rollback", "/contacts"],
+        ),
         ("We go from 15.6 to 16.3 on orders-db, a db.r6g.xlarge.", ["/versions", "/database"]),
-        ("Status page component Orders API shows 'Scheduled maintenance'. Two approvals needed; ticket "
-         "https://jira.acme.io/browse/CHG-4821. Tags maintenance, postgres, orders"
-         + (", tier-1, db." if size >= 100 else "."),
-         ["/status_page/component", "/status_page/message", "/approvals_required", "/ticket_url", "/tags"]),
+        (
+            "Status page component Orders API shows 'Scheduled maintenance'. Two approvals needed; ticket "
+            "https://jira.acme.io/browse/CHG-4821. Tags maintenance, postgres, orders"
+            + (", tier-1, db." if size >= 100 else "."),
+            [
+                "/status_page/component",
+                "/status_page/message",
+                "/approvals_required",
+                "/ticket_url",
+                "/tags",
+            ],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
-        ("Post the all-clear on the status page 15 minutes after the window closes, and watch the "
-         "dashboard https://grafana.acme.io/d/orders-db with extra alerting until two hours after it closes.",
-         ["/status_page/all_clear_at", "/monitoring"]),
-        ("Two more fixed times: the quarter-end freeze starts 2025-06-27 00:00 UTC, and we have a vendor "
-         "support call on 2025-06-13 at 14:00 UTC.",
-         ["/fixed/quarter_end_freeze", "/fixed/vendor_support_call"]),
-        ("Participants: Ana Costa (incident commander), Tomás Herrera (DBA), Lena Fischer (communications), "
-         "Jonas Weber (app owner). Bridge on https://acme.zoom.us/j/4821 and #chg-4821.",
-         ["/participants", "/bridge"]),
-        ("Prechecks: replication lag under 5 s, disk free above 30%, backup verified. Note the unrelated "
-         "changes around it: kernel patching CHG-4790 on 2025-06-12 at 21:00 UTC, firewall rule cleanup "
-         "CHG-4801 on 2025-06-14 at 12:00 UTC, and the CDN config update CHG-4833 on 2025-06-16 at 20:00 UTC.",
-         ["/prechecks", "/related_changes"]),
-        ("Comms templates: tmpl-maint-72h for the notice, tmpl-maint-1h for the reminder, tmpl-all-clear "
-         "afterwards. Affected services are orders-api, orders-worker and checkout.",
-         ["/comms_templates", "/affected_services"]),
-        ("It's a success if errors stay under 1% and p99 under 500 ms. Escalate to Priya Nair; the AWS "
-         "support case is AWS-882211.",
-         ["/success_criteria", "/escalation"]),
+        (
+            "Post the all-clear on the status page 15 minutes after the window closes, and watch the "
+            "dashboard https://grafana.acme.io/d/orders-db with extra alerting until two hours after it closes.",
+            ["/status_page/all_clear_at", "/monitoring"],
+        ),
+        (
+            "Two more fixed times: the quarter-end freeze starts 2025-06-27 00:00 UTC, and we have a vendor "
+            "support call on 2025-06-13 at 14:00 UTC.",
+            ["/fixed/quarter_end_freeze", "/fixed/vendor_support_call"],
+        ),
+        (
+            "Participants: Ana Costa (incident commander), Tomás Herrera (DBA), Lena Fischer (communications), "
+            "Jonas Weber (app owner). Bridge on https://acme.zoom.us/j/4821 and #chg-4821.",
+            ["/participants", "/bridge"],
+        ),
+        (
+            "Prechecks: replication lag under 5 s, disk free above 30%, backup verified. Note the unrelated "
+            "changes around it: kernel patching CHG-4790 on 2025-06-12 at 21:00 UTC, firewall rule cleanup "
+            "CHG-4801 on 2025-06-14 at 12:00 UTC, and the CDN config update CHG-4833 on 2025-06-16 at 20:00 UTC.",
+            ["/prechecks", "/related_changes"],
+        ),
+        (
+            "Comms templates: tmpl-maint-72h for the notice, tmpl-maint-1h for the reminder, tmpl-all-clear "
+            "afterwards. Affected services are orders-api, orders-worker and checkout.",
+            ["/comms_templates", "/affected_services"],
+        ),
+        (
+            "It's a success if errors stay under 1% and p99 under 500 ms. Escalate to Priya Nair; the AWS "
+            "support case is AWS-882211.",
+            ["/success_criteria", "/escalation"],
+        ),
     ]
     return turns
 
@@ -940,9 +1382,9 @@ MAINTENANCE_WINDOW_SHIFT = Scenario(
     conversation=window_conversation,
     revision=window_revision,
     notes="Tests relative times: the window end and every run-book step move 90 minutes later, some "
-          "onto 2025-06-15, while the approval time stays. Larger sizes add the customer notice and "
-          "reminder, deploy freeze, all-clear and watch period, plus more absolutely given times that "
-          "must stay.",
+    "onto 2025-06-15, while the approval time stays. Larger sizes add the customer notice and "
+    "reminder, deploy freeze, all-clear and watch period, plus more absolutely given times that "
+    "must stay.",
 )
 
 
@@ -952,19 +1394,33 @@ MAINTENANCE_WINDOW_SHIFT = Scenario(
 
 CHANGE_STATES: dict[str, dict[str, Any]] = {
     "open": {
-        "auto_deploy": True, "required_approvals": 1, "allowed_change_types": ["feature", "fix", "config"],
-        "approver_group": "team-leads", "deploy_banner": "Production is open for changes",
-        "auto_promote": True, "flag_changes_allowed": True, "migrations_allowed": True,
+        "auto_deploy": True,
+        "required_approvals": 1,
+        "allowed_change_types": ["feature", "fix", "config"],
+        "approver_group": "team-leads",
+        "deploy_banner": "Production is open for changes",
+        "auto_promote": True,
+        "flag_changes_allowed": True,
+        "migrations_allowed": True,
     },
     "frozen": {
-        "auto_deploy": False, "required_approvals": 2, "allowed_change_types": ["hotfix"],
-        "approver_group": "release-managers", "deploy_banner": "Change freeze in effect: hotfixes only",
-        "auto_promote": False, "flag_changes_allowed": False, "migrations_allowed": False,
+        "auto_deploy": False,
+        "required_approvals": 2,
+        "allowed_change_types": ["hotfix"],
+        "approver_group": "release-managers",
+        "deploy_banner": "Change freeze in effect: hotfixes only",
+        "auto_promote": False,
+        "flag_changes_allowed": False,
+        "migrations_allowed": False,
     },
 }
 PROD_SERVICES: list[tuple[str, str, str]] = [
-    ("storefront", "4.2.0", "2025-12-15"), ("checkout", "3.9.1", "2025-12-17"), ("inventory", "1.18.0", "2025-12-11"),
-    ("search", "2.4.0", "2025-12-16"), ("pricing", "1.2.5", "2025-12-09"), ("notifications", "0.7.3", "2025-12-18"),
+    ("storefront", "4.2.0", "2025-12-15"),
+    ("checkout", "3.9.1", "2025-12-17"),
+    ("inventory", "1.18.0", "2025-12-11"),
+    ("search", "2.4.0", "2025-12-16"),
+    ("pricing", "1.2.5", "2025-12-09"),
+    ("notifications", "0.7.3", "2025-12-18"),
     ("accounts", "5.0.2", "2025-12-12"),
 ]
 
@@ -976,14 +1432,28 @@ def freeze_params(size: int) -> dict[str, Any]:
 def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, status = p["size"], p["status"]
     st = CHANGE_STATES[status]
-    env: dict[str, Any] = {"name": "production", "cluster": "prod-eks", "change_status": status,
-                           "auto_deploy": st["auto_deploy"], "required_approvals": st["required_approvals"]}
+    env: dict[str, Any] = {
+        "name": "production",
+        "cluster": "prod-eks",
+        "change_status": status,
+        "auto_deploy": st["auto_deploy"],
+        "required_approvals": st["required_approvals"],
+    }
     if size == 10:
-        return {"environment": env, "allowed_change_types": list(st["allowed_change_types"]),
-                "release_manager": "dana.k", "region": "eu-west-1"}
-    env.update(region="eu-west-1", approver_group=st["approver_group"], deploy_banner=st["deploy_banner"])
+        return {
+            "environment": env,
+            "allowed_change_types": list(st["allowed_change_types"]),
+            "release_manager": "dana.k",
+            "region": "eu-west-1",
+        }
+    env.update(
+        region="eu-west-1", approver_group=st["approver_group"], deploy_banner=st["deploy_banner"]
+    )
     if size >= 100:
-        env.update(flag_changes_allowed=st["flag_changes_allowed"], migrations_allowed=st["migrations_allowed"])
+        env.update(
+            flag_changes_allowed=st["flag_changes_allowed"],
+            migrations_allowed=st["migrations_allowed"],
+        )
     services = []
     for name, version, deployed in PROD_SERVICES[: 4 if size == 50 else 7]:
         service: dict[str, Any] = {"name": name, "current_version": version}
@@ -1000,7 +1470,11 @@ def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
         "on_call": {"rotation": "platform-oncall", "escalation": "platform-leads"},
         "deploy_windows": {"days": "Mon-Thu", "hours": "09:00-16:00"},
         "notifications": {"channel": "#deploys", "notify_on_approval": True},
-        "ci": {"system": "github-actions", "main_branch": "main", "required_checks": ["unit", "integration", "lint"]},
+        "ci": {
+            "system": "github-actions",
+            "main_branch": "main",
+            "required_checks": ["unit", "integration", "lint"],
+        },
         "rollback": {"automatic": True, "error_rate_pct": 2},
         "tags": ["production", "eks", "tier-1"],
         "owner": "platform-team",
@@ -1015,10 +1489,15 @@ def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["break_glass"] = {"group": "sre-leads", "max_hours": 4, "review_within_days": 2}
     artifact["registries"] = {"images": "registry.acme.io", "charts": "charts.acme.io"}
     artifact["slo"] = {"availability_pct": 99.95, "latency_p99_ms": 300}
-    artifact["contacts"] = [{"name": "Dana Kowalczyk", "role": "release manager"},
-                            {"name": "Ana Costa", "role": "SRE lead"}]
+    artifact["contacts"] = [
+        {"name": "Dana Kowalczyk", "role": "release manager"},
+        {"name": "Ana Costa", "role": "SRE lead"},
+    ]
     artifact["exceptions_channel"] = "#release-exceptions"
-    artifact["observability"] = {"dashboard": "https://grafana.acme.io/d/prod", "error_budget_remaining_pct": 62}
+    artifact["observability"] = {
+        "dashboard": "https://grafana.acme.io/d/prod",
+        "error_budget_remaining_pct": 62,
+    }
     artifact["secrets"] = {"provider": "vault", "rotation_days": 90}
     artifact["ci"]["required_checks"].append("security-scan")
     artifact["tags"].append("eu")
@@ -1031,68 +1510,124 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Let's capture production's release settings: cluster prod-eks in eu-west-1, release manager dana.k.",
-             ["/environment/name", "/environment/cluster", "/region", "/release_manager"]),
-            ("Its change status is open, which means merges to main deploy automatically, one approval is "
-             "enough, and the allowed change types are feature, fix and config. The other status is frozen: "
-             "auto-deploy goes off, every change needs 2 approvals, and the only allowed change type is hotfix.",
-             ["/environment/change_status", "/environment/auto_deploy", "/environment/required_approvals",
-              "/allowed_change_types"]),
+            (
+                "Let's capture production's release settings: cluster prod-eks in eu-west-1, release manager dana.k.",
+                ["/environment/name", "/environment/cluster", "/region", "/release_manager"],
+            ),
+            (
+                "Its change status is open, which means merges to main deploy automatically, one approval is "
+                "enough, and the allowed change types are feature, fix and config. The other status is frozen: "
+                "auto-deploy goes off, every change needs 2 approvals, and the only allowed change type is hotfix.",
+                [
+                    "/environment/change_status",
+                    "/environment/auto_deploy",
+                    "/environment/required_approvals",
+                    "/allowed_change_types",
+                ],
+            ),
         ]
     n = 4 if size == 50 else 7
     if size == 50:
         svc = ", ".join(f"{name} {version}" for name, version, _ in PROD_SERVICES[:n])
     else:
-        svc = ", ".join(f"{name} {version} (last deployed {day})" for name, version, day in PROD_SERVICES[:n])
-    rules = ("Production's change status is open; the other status is frozen. Open means: merges auto-deploy, "
-             "1 approval from team-leads, allowed change types feature, fix and config, each service's pipeline "
-             "auto-promotes to prod, and the deploy banner reads 'Production is open for changes'. Frozen means: "
-             "no auto-deploy, 2 approvals from release-managers, hotfix as the only allowed change type, no "
-             "auto-promotion, and the banner says 'Change freeze in effect: hotfixes only'.")
-    env_paths = ["/environment/change_status", "/environment/auto_deploy", "/environment/required_approvals",
-                 "/environment/approver_group", "/environment/deploy_banner"]
+        svc = ", ".join(
+            f"{name} {version} (last deployed {day})" for name, version, day in PROD_SERVICES[:n]
+        )
+    rules = (
+        "Production's change status is open; the other status is frozen. Open means: merges auto-deploy, "
+        "1 approval from team-leads, allowed change types feature, fix and config, each service's pipeline "
+        "auto-promotes to prod, and the deploy banner reads 'Production is open for changes'. Frozen means: "
+        "no auto-deploy, 2 approvals from release-managers, hotfix as the only allowed change type, no "
+        "auto-promotion, and the banner says 'Change freeze in effect: hotfixes only'."
+    )
+    env_paths = [
+        "/environment/change_status",
+        "/environment/auto_deploy",
+        "/environment/required_approvals",
+        "/environment/approver_group",
+        "/environment/deploy_banner",
+    ]
     if size >= 100:
-        rules += (" Also, feature-flag changes and database migrations are allowed while open and blocked "
-                  "while frozen.")
+        rules += (
+            " Also, feature-flag changes and database migrations are allowed while open and blocked "
+            "while frozen."
+        )
         env_paths += ["/environment/flag_changes_allowed", "/environment/migrations_allowed"]
     turns: list[Turn] = [
-        ("Let's capture production's release settings: cluster prod-eks (Kubernetes 1.29) in eu-west-1, owned "
-         "by platform-team, release manager dana.k.",
-         ["/environment/name", "/environment/cluster", "/environment/region", "/cluster_version", "/owner",
-          "/release_manager"]),
+        (
+            "Let's capture production's release settings: cluster prod-eks (Kubernetes 1.29) in eu-west-1, owned "
+            "by platform-team, release manager dana.k.",
+            [
+                "/environment/name",
+                "/environment/cluster",
+                "/environment/region",
+                "/cluster_version",
+                "/owner",
+                "/release_manager",
+            ],
+        ),
         (rules, [*env_paths, "/allowed_change_types"]),
-        (f"Services in production, each with its own deploy-<name> pipeline: {svc}.", ["/services"]),
-        ("Staging has its own gate and stays open regardless: auto-deploy on, 1 approval"
-         + (" from team-leads, and it never auto-promotes anything to prod." if size >= 100 else "."),
-         ["/staging"]),
-        ("On-call is platform-oncall, escalating to platform-leads. Deploy windows are Mon-Thu 09:00-16:00.",
-         ["/on_call", "/deploy_windows"]),
-        ("Deploy notifications go to #deploys, including approvals. CI is GitHub Actions on main, requiring "
-         + ("the unit, integration, lint and security-scan checks." if size >= 100
-            else "the unit, integration and lint checks."),
-         ["/notifications", "/ci"]),
-        ("Roll back automatically above a 2% error rate. Tags production, eks, tier-1"
-         + (", eu" if size >= 100 else "") + "; audit log in s3://acme-audit/deploys/.",
-         ["/rollback", "/tags", "/audit_log"]),
+        (
+            f"Services in production, each with its own deploy-<name> pipeline: {svc}.",
+            ["/services"],
+        ),
+        (
+            "Staging has its own gate and stays open regardless: auto-deploy on, 1 approval"
+            + (
+                " from team-leads, and it never auto-promotes anything to prod."
+                if size >= 100
+                else "."
+            ),
+            ["/staging"],
+        ),
+        (
+            "On-call is platform-oncall, escalating to platform-leads. Deploy windows are Mon-Thu 09:00-16:00.",
+            ["/on_call", "/deploy_windows"],
+        ),
+        (
+            "Deploy notifications go to #deploys, including approvals. CI is GitHub Actions on main, requiring "
+            + (
+                "the unit, integration, lint and security-scan checks."
+                if size >= 100
+                else "the unit, integration and lint checks."
+            ),
+            ["/notifications", "/ci"],
+        ),
+        (
+            "Roll back automatically above a 2% error rate. Tags production, eks, tier-1"
+            + (", eu" if size >= 100 else "")
+            + "; audit log in s3://acme-audit/deploys/.",
+            ["/rollback", "/tags", "/audit_log"],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
-        ("Canaries take 5% of traffic for 20 minutes. Company holidays: 2025-12-24, 2025-12-25, 2025-12-31 "
-         "and 2026-01-01.",
-         ["/canary", "/holidays"]),
-        ("Break-glass access: sre-leads, at most 4 hours, reviewed within 2 days. Images from "
-         "registry.acme.io, charts from charts.acme.io.",
-         ["/break_glass", "/registries"]),
-        ("SLO is 99.95% availability and 300 ms p99. Contacts: Dana Kowalczyk (release manager) and Ana "
-         "Costa (SRE lead).",
-         ["/slo", "/contacts"]),
-        ("Exception requests go to #release-exceptions. Dashboard https://grafana.acme.io/d/prod; 62% of "
-         "the error budget is left. Secrets from Vault, rotated every 90 days.",
-         ["/exceptions_channel", "/observability", "/secrets"]),
-        ("Sev1 incidents page platform-oncall and need a postmortem within 5 days. The change calendar is "
-         "https://cal.acme.io/changes.",
-         ["/incident_process", "/change_calendar"]),
+        (
+            "Canaries take 5% of traffic for 20 minutes. Company holidays: 2025-12-24, 2025-12-25, 2025-12-31 "
+            "and 2026-01-01.",
+            ["/canary", "/holidays"],
+        ),
+        (
+            "Break-glass access: sre-leads, at most 4 hours, reviewed within 2 days. Images from "
+            "registry.acme.io, charts from charts.acme.io.",
+            ["/break_glass", "/registries"],
+        ),
+        (
+            "SLO is 99.95% availability and 300 ms p99. Contacts: Dana Kowalczyk (release manager) and Ana "
+            "Costa (SRE lead).",
+            ["/slo", "/contacts"],
+        ),
+        (
+            "Exception requests go to #release-exceptions. Dashboard https://grafana.acme.io/d/prod; 62% of "
+            "the error budget is left. Secrets from Vault, rotated every 90 days.",
+            ["/exceptions_channel", "/observability", "/secrets"],
+        ),
+        (
+            "Sev1 incidents page platform-oncall and need a postmortem within 5 days. The change calendar is "
+            "https://cal.acme.io/changes.",
+            ["/incident_process", "/change_calendar"],
+        ),
     ]
     return turns
 
@@ -1119,9 +1654,9 @@ PROD_CHANGE_FREEZE = Scenario(
     conversation=freeze_conversation,
     revision=freeze_revision,
     notes="Tests a status flip: the user defined the open and frozen settings up front, so auto-deploy, "
-          "approvals and allowed change types move together with the status. Larger sizes add the "
-          "approver group, banner, per-service auto-promotion and flag/migration gates; staging stays "
-          "open and deploy windows are untouched.",
+    "approvals and allowed change types move together with the status. Larger sizes add the "
+    "approver group, banner, per-service auto-promotion and flag/migration gates; staging stays "
+    "open and deploy windows are untouched.",
 )
 
 SCENARIOS = [

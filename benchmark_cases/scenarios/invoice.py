@@ -16,8 +16,20 @@ from pytest_revprop.authoring import Override, Revision, Scenario, Turn, add_day
 
 DOMAIN = "invoice"
 
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 def money_regex(amount: float) -> str:
@@ -37,8 +49,10 @@ def date_regex(iso: str) -> str:
     ``1 July`` or ``7/1/``."""
     d = _dt.date.fromisoformat(iso)
     mon = _MONTHS[d.month - 1][:3]
-    return (rf"({iso}|\b{mon}[a-z]*\.? 0?{d.day}(?!\d)|(?<!\d)0?{d.day}(st|nd|rd|th)? {mon}"
-            rf"|(?<!\d)0?{d.month}/0?{d.day}/)")
+    return (
+        rf"({iso}|\b{mon}[a-z]*\.? 0?{d.day}(?!\d)|(?<!\d)0?{d.day}(st|nd|rd|th)? {mon}"
+        rf"|(?<!\d)0?{d.month}/0?{d.day}/)"
+    )
 
 
 def all_of(*patterns: str) -> str:
@@ -91,26 +105,51 @@ def hours_compute(p: dict[str, Any]) -> dict[str, Any]:
     subtotal = money(sum(line["amount"] for line in lines))
     if size == 10:
         tax = money(subtotal * 0.08)
-        return {"client": "Harbor Lane Bakery", "currency": "USD", "lines": lines, "subtotal": subtotal,
-                "tax_rate_percent": 8, "tax": tax, "total": money(subtotal + tax)}
+        return {
+            "client": "Harbor Lane Bakery",
+            "currency": "USD",
+            "lines": lines,
+            "subtotal": subtotal,
+            "tax_rate_percent": 8,
+            "tax": tax,
+            "total": money(subtotal + tax),
+        }
     art: dict[str, Any] = {
-        "invoice_number": "LA-2025-0412", "issue_date": "2025-05-06", "due_date": "2025-06-05",
+        "invoice_number": "LA-2025-0412",
+        "issue_date": "2025-05-06",
+        "due_date": "2025-06-05",
         "currency": "USD",
-        "studio": {"name": "Lumen & Ash Studio", "email": "billing@lumenash.studio",
-                   "address": "218 Alder St, Portland, OR 97204"},
-        "client": {"name": "Harbor Lane Bakery", "contact": "Rosa Delgado",
-                   "email": "rosa@harborlanebakery.com"},
+        "studio": {
+            "name": "Lumen & Ash Studio",
+            "email": "billing@lumenash.studio",
+            "address": "218 Alder St, Portland, OR 97204",
+        },
+        "client": {
+            "name": "Harbor Lane Bakery",
+            "contact": "Rosa Delgado",
+            "email": "rosa@harborlanebakery.com",
+        },
         "project": {"name": "Harbor Lane rebrand", "po_number": "HLB-PO-118", "phase": "Phase 1"},
         "lines": lines,
     }
     discount = money(subtotal * 0.10)
     taxable = money(subtotal - discount)
     tax = money(taxable * 0.08)
-    totals: dict[str, Any] = {"subtotal": subtotal, "discount_percent": 10, "discount": discount,
-                              "taxable_amount": taxable, "tax_rate_percent": 8, "tax": tax}
+    totals: dict[str, Any] = {
+        "subtotal": subtotal,
+        "discount_percent": 10,
+        "discount": discount,
+        "taxable_amount": taxable,
+        "tax_rate_percent": 8,
+        "tax": tax,
+    }
     art["totals"] = totals
-    art["payment"] = {"method": "ACH transfer", "bank": "First Harbor Bank", "account_ending": "4471",
-                      "reference": "LA-2025-0412"}
+    art["payment"] = {
+        "method": "ACH transfer",
+        "bank": "First Harbor Bank",
+        "account_ending": "4471",
+        "reference": "LA-2025-0412",
+    }
     if size == 50:
         totals["total"] = money(taxable + tax)
         art["late_fee_percent_per_month"] = 1.5
@@ -124,11 +163,17 @@ def hours_compute(p: dict[str, Any]) -> dict[str, Any]:
     total = money(taxable + tax + expenses)
     balance = money(total - HOURS_DEPOSIT)
     first = money(balance / 2)
-    totals.update(expenses=expenses, total=total, deposit_received=HOURS_DEPOSIT, balance_due=balance)
-    art["installments"] = [{"due_date": "2025-06-05", "amount": first},
-                           {"due_date": "2025-07-07", "amount": money(balance - first)}]
-    art["memo"] = (f"Thanks, Rosa! After your ${HOURS_DEPOSIT:,.2f} deposit, the remaining ${balance:,.2f} "
-                   "is split into the two installments below.")
+    totals.update(
+        expenses=expenses, total=total, deposit_received=HOURS_DEPOSIT, balance_due=balance
+    )
+    art["installments"] = [
+        {"due_date": "2025-06-05", "amount": first},
+        {"due_date": "2025-07-07", "amount": money(balance - first)},
+    ]
+    art["memo"] = (
+        f"Thanks, Rosa! After your ${HOURS_DEPOSIT:,.2f} deposit, the remaining ${balance:,.2f} "
+        "is split into the two installments below."
+    )
     art["previous_invoice"] = {"number": "LA-2025-0388", "total": 1101.6, "status": "paid"}
     art["milestones"] = [
         {"name": "Strategy sign-off", "date": "2025-04-18"},
@@ -143,69 +188,137 @@ def hours_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("I need to bill Harbor Lane Bakery for the brand strategy workshop. US dollars.",
-             ["/client", "/currency"]),
-            ("We ran 12 hours of workshop at $85 an hour; the line amount is hours times the rate.",
-             ["/lines/0"]),
-            ("Subtotal is the sum of the lines, then 8% sales tax on the subtotal (to the cent), and the "
-             "total is subtotal plus tax.",
-             ["/subtotal", "/tax_rate_percent", "/tax", "/total"]),
+            (
+                "I need to bill Harbor Lane Bakery for the brand strategy workshop. US dollars.",
+                ["/client", "/currency"],
+            ),
+            (
+                "We ran 12 hours of workshop at $85 an hour; the line amount is hours times the rate.",
+                ["/lines/0"],
+            ),
+            (
+                "Subtotal is the sum of the lines, then 8% sales tax on the subtotal (to the cent), and the "
+                "total is subtotal plus tax.",
+                ["/subtotal", "/tax_rate_percent", "/tax", "/total"],
+            ),
         ]
     turns: list[Turn] = [
-        ("Let's put together the invoice for Harbor Lane Bakery's rebrand, phase 1. Number LA-2025-0412, "
-         "dated 2025-05-06, due 2025-06-05, in US dollars. Their PO number is HLB-PO-118.",
-         ["/invoice_number", "/issue_date", "/due_date", "/currency", "/project/name", "/project/po_number",
-          "/project/phase"]),
-        ("It comes from Lumen & Ash Studio, billing@lumenash.studio, 218 Alder St, Portland, OR 97204. "
-         "On their side it goes to Rosa Delgado, rosa@harborlanebakery.com.",
-         ["/studio/name", "/studio/email", "/studio/address", "/client/name", "/client/contact",
-          "/client/email"]),
-        ("First line: the brand strategy workshop, 12 hours at $85 an hour. Each line's amount is "
-         "quantity times unit price.",
-         ["/lines/0"]),
-        ("Next, the logo design package at a flat $1,400, six packaging mockups at $120 each, three menu "
-         "board layouts at $150 apiece and retouching for 20 photos at $12.50 per image.",
-         ["/lines/1", "/lines/2", "/lines/3", "/lines/4"]),
+        (
+            "Let's put together the invoice for Harbor Lane Bakery's rebrand, phase 1. Number LA-2025-0412, "
+            "dated 2025-05-06, due 2025-06-05, in US dollars. Their PO number is HLB-PO-118.",
+            [
+                "/invoice_number",
+                "/issue_date",
+                "/due_date",
+                "/currency",
+                "/project/name",
+                "/project/po_number",
+                "/project/phase",
+            ],
+        ),
+        (
+            "It comes from Lumen & Ash Studio, billing@lumenash.studio, 218 Alder St, Portland, OR 97204. "
+            "On their side it goes to Rosa Delgado, rosa@harborlanebakery.com.",
+            [
+                "/studio/name",
+                "/studio/email",
+                "/studio/address",
+                "/client/name",
+                "/client/contact",
+                "/client/email",
+            ],
+        ),
+        (
+            "First line: the brand strategy workshop, 12 hours at $85 an hour. Each line's amount is "
+            "quantity times unit price.",
+            ["/lines/0"],
+        ),
+        (
+            "Next, the logo design package at a flat $1,400, six packaging mockups at $120 each, three menu "
+            "board layouts at $150 apiece and retouching for 20 photos at $12.50 per image.",
+            ["/lines/1", "/lines/2", "/lines/3", "/lines/4"],
+        ),
     ]
     if size == 100:
-        turns.append((
-            "Four more deliverables: the brand guidelines document ($900), ten social media templates at "
-            "$35, two storefront sign designs at $275 each and the business card design ($180).",
-            ["/lines/5", "/lines/6", "/lines/7", "/lines/8"]))
-    totals_text = ("Now the totals. Subtotal = all lines added up. They're a returning client, so 10% comes "
-                   "off the subtotal; sales tax is 8% of what's left after the discount. Round every money "
-                   "figure to the cent.")
-    totals_ptrs = ["/totals/subtotal", "/totals/discount_percent", "/totals/discount",
-                   "/totals/taxable_amount", "/totals/tax_rate_percent", "/totals/tax"]
+        turns.append(
+            (
+                "Four more deliverables: the brand guidelines document ($900), ten social media templates at "
+                "$35, two storefront sign designs at $275 each and the business card design ($180).",
+                ["/lines/5", "/lines/6", "/lines/7", "/lines/8"],
+            )
+        )
+    totals_text = (
+        "Now the totals. Subtotal = all lines added up. They're a returning client, so 10% comes "
+        "off the subtotal; sales tax is 8% of what's left after the discount. Round every money "
+        "figure to the cent."
+    )
+    totals_ptrs = [
+        "/totals/subtotal",
+        "/totals/discount_percent",
+        "/totals/discount",
+        "/totals/taxable_amount",
+        "/totals/tax_rate_percent",
+        "/totals/tax",
+    ]
     if size == 50:
-        turns.append((totals_text + " The total is the discounted amount plus the tax.",
-                      [*totals_ptrs, "/totals/total"]))
-        turns.append(("They pay by ACH to First Harbor Bank, account ending 4471, quoting the invoice "
-                      "number as the reference; late payments accrue 1.5% a month.",
-                      ["/payment", "/late_fee_percent_per_month"]))
+        turns.append(
+            (
+                totals_text + " The total is the discounted amount plus the tax.",
+                [*totals_ptrs, "/totals/total"],
+            )
+        )
+        turns.append(
+            (
+                "They pay by ACH to First Harbor Bank, account ending 4471, quoting the invoice "
+                "number as the reference; late payments accrue 1.5% a month.",
+                ["/payment", "/late_fee_percent_per_month"],
+            )
+        )
         return turns
     turns += [
         (totals_text, totals_ptrs),
-        ("We also pass through some expenses at cost: $84.00 mileage to their site (120 miles at $0.70), "
-         "$62.40 for printed mockup proofs and $45.00 in stock photo licenses. No discount and no tax on "
-         "those; just add their sum on top.",
-         ["/expenses", "/totals/expenses"]),
-        ("So the invoice total is the discounted amount, plus tax, plus expenses. Rosa already paid a "
-         "$1,500 deposit; show it and the balance still due.",
-         ["/totals/total", "/totals/deposit_received", "/totals/balance_due"]),
-        ("She asked to split the balance into two installments, due 2025-06-05 and 2025-07-07: the first "
-         "is half the balance rounded to the cent, the second whatever remains.",
-         ["/installments"]),
-        ("Add a short friendly memo to Rosa that states the deposit and the remaining balance.", ["/memo"]),
-        ("Payment by ACH to First Harbor Bank, account ending 4471, with the invoice number as reference; "
-         "terms Net 30 and a 1.5% monthly late fee. Put our phone (503) 555-0186, tax ID 93-4417208 and "
-         "website lumenash.studio on it, their address and phone (77 Wharf Rd, Astoria, OR 97103, "
-         "(503) 555-0420), and Theo Ash as our account manager for the project.",
-         ["/payment", "/terms", "/late_fee_percent_per_month", "/studio/phone", "/studio/tax_id",
-          "/studio/website", "/client/address", "/client/phone", "/project/account_manager"]),
-        ("For reference, last month's invoice LA-2025-0388 was $1,101.60 and is paid. Also list the "
-         "milestones we hit: strategy sign-off 2025-04-18, logo approval 2025-04-29, print handoff 2025-05-02.",
-         ["/previous_invoice", "/milestones"]),
+        (
+            "We also pass through some expenses at cost: $84.00 mileage to their site (120 miles at $0.70), "
+            "$62.40 for printed mockup proofs and $45.00 in stock photo licenses. No discount and no tax on "
+            "those; just add their sum on top.",
+            ["/expenses", "/totals/expenses"],
+        ),
+        (
+            "So the invoice total is the discounted amount, plus tax, plus expenses. Rosa already paid a "
+            "$1,500 deposit; show it and the balance still due.",
+            ["/totals/total", "/totals/deposit_received", "/totals/balance_due"],
+        ),
+        (
+            "She asked to split the balance into two installments, due 2025-06-05 and 2025-07-07: the first "
+            "is half the balance rounded to the cent, the second whatever remains.",
+            ["/installments"],
+        ),
+        (
+            "Add a short friendly memo to Rosa that states the deposit and the remaining balance.",
+            ["/memo"],
+        ),
+        (
+            "Payment by ACH to First Harbor Bank, account ending 4471, with the invoice number as reference; "
+            "terms Net 30 and a 1.5% monthly late fee. Put our phone (503) 555-0186, tax ID 93-4417208 and "
+            "website lumenash.studio on it, their address and phone (77 Wharf Rd, Astoria, OR 97103, "
+            "(503) 555-0420), and Theo Ash as our account manager for the project.",
+            [
+                "/payment",
+                "/terms",
+                "/late_fee_percent_per_month",
+                "/studio/phone",
+                "/studio/tax_id",
+                "/studio/website",
+                "/client/address",
+                "/client/phone",
+                "/project/account_manager",
+            ],
+        ),
+        (
+            "For reference, last month's invoice LA-2025-0388 was $1,101.60 and is paid. Also list the "
+            "milestones we hit: strategy sign-off 2025-04-18, logo approval 2025-04-29, print handoff 2025-05-02.",
+            ["/previous_invoice", "/milestones"],
+        ),
     ]
     return turns
 
@@ -229,14 +342,22 @@ def hours_revision(p: dict[str, Any]) -> Revision:
 
 BILL_TO_ENTITIES: dict[str, dict[str, Any]] = {
     "Ridgeway Outdoor Ltd": {
-        "contact": "Megan Hale", "address": "14 Lake Road, Keswick CA12 5BX",
-        "vat_number": "GB 284 1937 66", "accounts_email": "accounts@ridgewayoutdoor.co.uk",
-        "customer_code": "RWO-01", "po_number": "PO-55120", "payment_terms_days": 30,
+        "contact": "Megan Hale",
+        "address": "14 Lake Road, Keswick CA12 5BX",
+        "vat_number": "GB 284 1937 66",
+        "accounts_email": "accounts@ridgewayoutdoor.co.uk",
+        "customer_code": "RWO-01",
+        "po_number": "PO-55120",
+        "payment_terms_days": 30,
     },
     "Ridgeway Holdings plc": {
-        "contact": "Tom Ashworth", "address": "2 Wharf Street, Leeds LS2 7EQ",
-        "vat_number": "GB 731 4402 18", "accounts_email": "ap@ridgewayholdings.co.uk",
-        "customer_code": "RWH-07", "po_number": "HPO-20931", "payment_terms_days": 45,
+        "contact": "Tom Ashworth",
+        "address": "2 Wharf Street, Leeds LS2 7EQ",
+        "vat_number": "GB 731 4402 18",
+        "accounts_email": "ap@ridgewayholdings.co.uk",
+        "customer_code": "RWH-07",
+        "po_number": "HPO-20931",
+        "payment_terms_days": 45,
     },
 }
 BILL_TO_LINES_50: list[tuple[str, float, float]] = [
@@ -268,57 +389,105 @@ def bill_to_compute(p: dict[str, Any]) -> dict[str, Any]:
     e = BILL_TO_ENTITIES[name]
     if size == 10:
         return {
-            "invoice_number": "FSC-1187", "issue_date": BILL_TO_ISSUE, "currency": "GBP",
+            "invoice_number": "FSC-1187",
+            "issue_date": BILL_TO_ISSUE,
+            "currency": "GBP",
             "bill_to": {"name": name, "address": e["address"], "vat_number": e["vat_number"]},
             "payment_terms_days": e["payment_terms_days"],
             "due_date": add_days(BILL_TO_ISSUE, e["payment_terms_days"]),
-            "service": "Fire risk assessment, Keswick store", "amount": 1850.0,
+            "service": "Fire risk assessment, Keswick store",
+            "amount": 1850.0,
         }
     due = add_days(BILL_TO_ISSUE, e["payment_terms_days"])
     rows = BILL_TO_LINES_50 + (BILL_TO_LINES_100 if size == 100 else [])
-    lines: list[dict[str, Any]] = [{"description": d, "days": n, "day_rate": r, "amount": money(n * r)}
-                                   for d, n, r in rows]
+    lines: list[dict[str, Any]] = [
+        {"description": d, "days": n, "day_rate": r, "amount": money(n * r)} for d, n, r in rows
+    ]
     net = money(sum(line["amount"] for line in lines))
     vat = money(net * 0.2)
     art: dict[str, Any] = {
-        "invoice_number": "FSC-1187", "issue_date": BILL_TO_ISSUE, "currency": "GBP",
-        "supplier": {"name": "Fenwick Safety Consulting", "address": "9 Mill Yard, Penrith CA11 7HS",
-                     "vat_number": "GB 552 0917 34", "email": "accounts@fenwicksafety.co.uk"},
-        "bill_to": {"name": name, "contact": e["contact"], "address": e["address"],
-                    "vat_number": e["vat_number"], "accounts_email": e["accounts_email"],
-                    "customer_code": e["customer_code"], "po_number": e["po_number"]},
-        "site": {"name": "Ridgeway Outdoor, Keswick store", "address": "14 Lake Road, Keswick CA12 5BX",
-                 "visit_date": "2025-03-06"},
+        "invoice_number": "FSC-1187",
+        "issue_date": BILL_TO_ISSUE,
+        "currency": "GBP",
+        "supplier": {
+            "name": "Fenwick Safety Consulting",
+            "address": "9 Mill Yard, Penrith CA11 7HS",
+            "vat_number": "GB 552 0917 34",
+            "email": "accounts@fenwicksafety.co.uk",
+        },
+        "bill_to": {
+            "name": name,
+            "contact": e["contact"],
+            "address": e["address"],
+            "vat_number": e["vat_number"],
+            "accounts_email": e["accounts_email"],
+            "customer_code": e["customer_code"],
+            "po_number": e["po_number"],
+        },
+        "site": {
+            "name": "Ridgeway Outdoor, Keswick store",
+            "address": "14 Lake Road, Keswick CA12 5BX",
+            "visit_date": "2025-03-06",
+        },
         "lines": lines,
         "totals": {"net": net, "vat_rate_percent": 20, "vat": vat, "gross": money(net + vat)},
-        "payment": {"terms_days": e["payment_terms_days"], "due_date": due,
-                    "reminder_date": add_days(due, -7), "bank": "Lloyds Bank",
-                    "sort_code": "30-94-57", "account_number": "41927730"},
+        "payment": {
+            "terms_days": e["payment_terms_days"],
+            "due_date": due,
+            "reminder_date": add_days(due, -7),
+            "bank": "Lloyds Bank",
+            "sort_code": "30-94-57",
+            "account_number": "41927730",
+        },
         "assessor": {"name": "Callum Fenwick", "qualification": "IFE Member, FRACS registered"},
     }
-    art["report"] = {"reference": "FRA-KES-2025-03", "delivered_on": "2025-03-11", "risk_rating": "moderate"}
+    art["report"] = {
+        "reference": "FRA-KES-2025-03",
+        "delivered_on": "2025-03-11",
+        "risk_rating": "moderate",
+    }
     art["supplier"].update(phone="01768 891204", company_number="11842093")
     if size == 50:
         return art
     art["report"].update(actions_high=1, actions_medium=4, actions_low=6, next_review="2026-03-06")
     art["findings"] = [{"area": a, "priority": pr, "action": ac} for a, pr, ac in BILL_TO_FINDINGS]
     art["email"] = {
-        "to": e["accounts_email"], "cc": "accounts@fenwicksafety.co.uk",
+        "to": e["accounts_email"],
+        "cc": "accounts@fenwicksafety.co.uk",
         "subject": f"Invoice FSC-1187 for {name}",
-        "cover_note": (f"Dear {e['contact'].split()[0]}, please find attached our invoice for the fire "
-                       "risk assessment at the Keswick store, quoting your purchase order "
-                       f"{e['po_number']}."),
+        "cover_note": (
+            f"Dear {e['contact'].split()[0]}, please find attached our invoice for the fire "
+            "risk assessment at the Keswick store, quoting your purchase order "
+            f"{e['po_number']}."
+        ),
         "attachments": ["FSC-1187.pdf", "FRA-KES-2025-03.pdf"],
     }
-    art["late_payment"] = {"interest": "8% above Bank of England base rate",
-                           "fixed_compensation_gbp": 70.0, "applies_from": add_days(due, 1)}
-    art["site"].update(manager="Priya Doshi", phone="017687 74410", floors=3,
-                       access_notes="Sign in at the customer service desk")
+    art["late_payment"] = {
+        "interest": "8% above Bank of England base rate",
+        "fixed_compensation_gbp": 70.0,
+        "applies_from": add_days(due, 1),
+    }
+    art["site"].update(
+        manager="Priya Doshi",
+        phone="017687 74410",
+        floors=3,
+        access_notes="Sign in at the customer service desk",
+    )
     art["supplier"]["website"] = "fenwicksafety.co.uk"
     art["payment"]["remittance_reference"] = "FSC-1187"
     art["previous_invoices"] = [
-        {"number": "FSC-0942", "billed_to": "Ridgeway Outdoor Ltd", "gross": 1260.0, "status": "paid"},
-        {"number": "FSC-1033", "billed_to": "Ridgeway Outdoor Ltd", "gross": 780.0, "status": "paid"},
+        {
+            "number": "FSC-0942",
+            "billed_to": "Ridgeway Outdoor Ltd",
+            "gross": 1260.0,
+            "status": "paid",
+        },
+        {
+            "number": "FSC-1033",
+            "billed_to": "Ridgeway Outdoor Ltd",
+            "gross": 780.0,
+            "status": "paid",
+        },
     ]
     return art
 
@@ -327,31 +496,52 @@ def bill_to_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Invoice FSC-1187, dated 2025-03-14, in pounds: the fire risk assessment we did at the Keswick "
-             "store, £1,850.",
-             ["/invoice_number", "/issue_date", "/currency", "/service", "/amount"]),
-            ("Bill it to Ridgeway Outdoor Ltd, 14 Lake Road, Keswick CA12 5BX, VAT number GB 284 1937 66.",
-             ["/bill_to"]),
-            ("Use whatever payment terms the billed company has with us (Ridgeway Outdoor is on 30 days), "
-             "and set the due date that many days after the invoice date.",
-             ["/payment_terms_days", "/due_date"]),
+            (
+                "Invoice FSC-1187, dated 2025-03-14, in pounds: the fire risk assessment we did at the Keswick "
+                "store, £1,850.",
+                ["/invoice_number", "/issue_date", "/currency", "/service", "/amount"],
+            ),
+            (
+                "Bill it to Ridgeway Outdoor Ltd, 14 Lake Road, Keswick CA12 5BX, VAT number GB 284 1937 66.",
+                ["/bill_to"],
+            ),
+            (
+                "Use whatever payment terms the billed company has with us (Ridgeway Outdoor is on 30 days), "
+                "and set the due date that many days after the invoice date.",
+                ["/payment_terms_days", "/due_date"],
+            ),
         ]
     turns: list[Turn] = [
-        ("Let's raise invoice FSC-1187 dated 2025-03-14, in GBP, from Fenwick Safety Consulting, 9 Mill "
-         "Yard, Penrith CA11 7HS, VAT GB 552 0917 34, accounts@fenwicksafety.co.uk.",
-         ["/invoice_number", "/issue_date", "/currency", "/supplier/name", "/supplier/address",
-          "/supplier/vat_number", "/supplier/email"]),
-        ("The customer is Ridgeway Outdoor Ltd at 14 Lake Road, Keswick CA12 5BX (VAT GB 284 1937 66). "
-         "Megan Hale handles it; invoices go to accounts@ridgewayoutdoor.co.uk, our customer code for "
-         "them is RWO-01 and their purchase order is PO-55120.",
-         ["/bill_to"]),
-        ("The work was at their Keswick store, same address, visited on 2025-03-06. Note that as the site; "
-         "it stays the site whoever pays.",
-         ["/site/name", "/site/address", "/site/visit_date"]),
+        (
+            "Let's raise invoice FSC-1187 dated 2025-03-14, in GBP, from Fenwick Safety Consulting, 9 Mill "
+            "Yard, Penrith CA11 7HS, VAT GB 552 0917 34, accounts@fenwicksafety.co.uk.",
+            [
+                "/invoice_number",
+                "/issue_date",
+                "/currency",
+                "/supplier/name",
+                "/supplier/address",
+                "/supplier/vat_number",
+                "/supplier/email",
+            ],
+        ),
+        (
+            "The customer is Ridgeway Outdoor Ltd at 14 Lake Road, Keswick CA12 5BX (VAT GB 284 1937 66). "
+            "Megan Hale handles it; invoices go to accounts@ridgewayoutdoor.co.uk, our customer code for "
+            "them is RWO-01 and their purchase order is PO-55120.",
+            ["/bill_to"],
+        ),
+        (
+            "The work was at their Keswick store, same address, visited on 2025-03-06. Note that as the site; "
+            "it stays the site whoever pays.",
+            ["/site/name", "/site/address", "/site/visit_date"],
+        ),
     ]
-    line_text = ("Lines, each days times day rate: the fire risk assessment, 2 days at £650; the "
-                 "evacuation plan update, 1 day at £550; staff fire warden training, 1 day at £480; and a "
-                 "half-day emergency lighting survey at £600 a day.")
+    line_text = (
+        "Lines, each days times day rate: the fire risk assessment, 2 days at £650; the "
+        "evacuation plan update, 1 day at £550; staff fire warden training, 1 day at £480; and a "
+        "half-day emergency lighting survey at £600 a day."
+    )
     line_ptrs = ["/lines/0", "/lines/1", "/lines/2", "/lines/3"]
     if size == 100:
         line_text += " Plus half a day each for the fire door inspection (£600 a day) and the action plan review meeting (£550 a day)."
@@ -359,44 +549,83 @@ def bill_to_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (line_text, line_ptrs),
         ("Totals: net of the lines, VAT at 20%, and the gross.", ["/totals"]),
-        ("Payment terms follow the billed company's terms with us (30 days for Ridgeway Outdoor); the due "
-         "date is the invoice date plus those days, and we send a reminder 7 days before the due date. "
-         "Bank: Lloyds Bank, sort code 30-94-57, account 41927730.",
-         ["/payment/terms_days", "/payment/due_date", "/payment/reminder_date", "/payment/bank",
-          "/payment/sort_code", "/payment/account_number"]),
+        (
+            "Payment terms follow the billed company's terms with us (30 days for Ridgeway Outdoor); the due "
+            "date is the invoice date plus those days, and we send a reminder 7 days before the due date. "
+            "Bank: Lloyds Bank, sort code 30-94-57, account 41927730.",
+            [
+                "/payment/terms_days",
+                "/payment/due_date",
+                "/payment/reminder_date",
+                "/payment/bank",
+                "/payment/sort_code",
+                "/payment/account_number",
+            ],
+        ),
         ("The assessor was Callum Fenwick, IFE Member, FRACS registered.", ["/assessor"]),
     ]
-    report = ("The report is FRA-KES-2025-03, delivered 2025-03-11, overall risk moderate. Our phone is "
-              "01768 891204, company number 11842093.")
-    report_ptrs = ["/report/reference", "/report/delivered_on", "/report/risk_rating", "/supplier/phone",
-                   "/supplier/company_number"]
+    report = (
+        "The report is FRA-KES-2025-03, delivered 2025-03-11, overall risk moderate. Our phone is "
+        "01768 891204, company number 11842093."
+    )
+    report_ptrs = [
+        "/report/reference",
+        "/report/delivered_on",
+        "/report/risk_rating",
+        "/supplier/phone",
+        "/supplier/company_number",
+    ]
     if size == 50:
         turns.append((report, report_ptrs))
         return turns
     turns += [
-        (report + " It lists 1 high, 4 medium and 6 low priority actions; next review due 2026-03-06.",
-         [*report_ptrs, "/report/actions_high", "/report/actions_medium", "/report/actions_low",
-          "/report/next_review"]),
-        ("Summarise the main findings: fire doors (high) - replace the damaged self-closer on the stockroom "
-         "door; signage (medium) - add exit signs on the mezzanine; extinguishers (medium) - service the two "
-         "CO2 units by the tills; escape routes (medium) - keep the rear corridor clear of stock; training "
-         "(low) - refresh the fire warden roster.",
-         ["/findings"]),
-        ("Email it to the billed company's accounts address, cc our accounts inbox. Subject should be the "
-         "invoice number and who it's billed to, and add a short cover note addressed to their contact by "
-         "first name that quotes their PO. Attach FSC-1187.pdf and FRA-KES-2025-03.pdf.",
-         ["/email"]),
-        ("Late payment: interest at 8% above Bank of England base rate plus £70 fixed compensation, "
-         "applying from the day after the due date.",
-         ["/late_payment"]),
-        ("The store manager is Priya Doshi, 017687 74410; three floors; visitors sign in at the customer "
-         "service desk. Our website is fenwicksafety.co.uk, and payers should quote FSC-1187 as the "
-         "remittance reference.",
-         ["/site/manager", "/site/phone", "/site/floors", "/site/access_notes", "/supplier/website",
-          "/payment/remittance_reference"]),
-        ("For the file: we billed Ridgeway Outdoor Ltd twice before, FSC-0942 for £1,260 and FSC-1033 for "
-         "£780, both paid.",
-         ["/previous_invoices"]),
+        (
+            report
+            + " It lists 1 high, 4 medium and 6 low priority actions; next review due 2026-03-06.",
+            [
+                *report_ptrs,
+                "/report/actions_high",
+                "/report/actions_medium",
+                "/report/actions_low",
+                "/report/next_review",
+            ],
+        ),
+        (
+            "Summarise the main findings: fire doors (high) - replace the damaged self-closer on the stockroom "
+            "door; signage (medium) - add exit signs on the mezzanine; extinguishers (medium) - service the two "
+            "CO2 units by the tills; escape routes (medium) - keep the rear corridor clear of stock; training "
+            "(low) - refresh the fire warden roster.",
+            ["/findings"],
+        ),
+        (
+            "Email it to the billed company's accounts address, cc our accounts inbox. Subject should be the "
+            "invoice number and who it's billed to, and add a short cover note addressed to their contact by "
+            "first name that quotes their PO. Attach FSC-1187.pdf and FRA-KES-2025-03.pdf.",
+            ["/email"],
+        ),
+        (
+            "Late payment: interest at 8% above Bank of England base rate plus £70 fixed compensation, "
+            "applying from the day after the due date.",
+            ["/late_payment"],
+        ),
+        (
+            "The store manager is Priya Doshi, 017687 74410; three floors; visitors sign in at the customer "
+            "service desk. Our website is fenwicksafety.co.uk, and payers should quote FSC-1187 as the "
+            "remittance reference.",
+            [
+                "/site/manager",
+                "/site/phone",
+                "/site/floors",
+                "/site/access_notes",
+                "/supplier/website",
+                "/payment/remittance_reference",
+            ],
+        ),
+        (
+            "For the file: we billed Ridgeway Outdoor Ltd twice before, FSC-0942 for £1,260 and FSC-1033 for "
+            "£780, both paid.",
+            ["/previous_invoices"],
+        ),
     ]
     return turns
 
@@ -405,9 +634,19 @@ def bill_to_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     name = "Ridgeway Holdings plc"
     new = BILL_TO_ENTITIES[name]
-    wanted = (["address", "vat_number", "payment_terms_days"] if size == 10 else
-              ["contact", "address", "vat_number", "accounts_email", "customer_code", "po_number",
-               "payment_terms_days"])
+    wanted = (
+        ["address", "vat_number", "payment_terms_days"]
+        if size == 10
+        else [
+            "contact",
+            "address",
+            "vat_number",
+            "accounts_email",
+            "customer_code",
+            "po_number",
+            "payment_terms_days",
+        ]
+    )
     reference = {"name": name, **{k: new[k] for k in wanted}}
     overrides: dict[str, Override] = {}
     if size == 100:
@@ -415,7 +654,7 @@ def bill_to_revision(p: dict[str, Any]) -> Revision:
         overrides["/email/cover_note"] = regex(all_of(r"\btom\b", "HPO-20931"))
     return Revision(
         request="Their finance team just told me the parent company pays for this. Please bill it to "
-                "Ridgeway Holdings plc instead; their details are attached.",
+        "Ridgeway Holdings plc instead; their details are attached.",
         mutate=lambda q: q.update(entity=name),
         direct="/bill_to/name",
         overrides=overrides,
@@ -462,11 +701,17 @@ def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
     rows = _catering_rows(p)
     if size == 10:
-        small: list[dict[str, Any]] = [{"item": i, "quantity": q, "amount": money(q * u)}
-                                       for i, _, q, u, _ in rows]
+        small: list[dict[str, Any]] = [
+            {"item": i, "quantity": q, "amount": money(q * u)} for i, _, q, u, _ in rows
+        ]
         subtotal = money(sum(line["amount"] for line in small))
-        return {"client": "Brightwave Media", "lines": small, "line_count": len(small),
-                "subtotal": subtotal, "total": money(subtotal * 1.07)}
+        return {
+            "client": "Brightwave Media",
+            "lines": small,
+            "line_count": len(small),
+            "subtotal": subtotal,
+            "total": money(subtotal * 1.07),
+        }
     lines: list[dict[str, Any]] = [
         {"item": i, "category": c, "quantity": q, "unit_price": u, "amount": money(q * u)}
         for i, c, q, u, _ in rows
@@ -477,11 +722,21 @@ def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
     tax = money((subtotal + service) * 0.07)
     total = money(subtotal + service + tax)
     art: dict[str, Any] = {
-        "invoice_number": "STC-2291", "issue_date": "2025-12-15", "due_date": "2026-01-14",
+        "invoice_number": "STC-2291",
+        "issue_date": "2025-12-15",
+        "due_date": "2026-01-14",
         "caterer": {"name": "Saffron Table Catering", "phone": "(312) 555-0147"},
-        "client": {"name": "Brightwave Media", "contact": "Jordan Pike", "email": "jordan.pike@brightwave.io"},
-        "event": {"name": "Holiday party", "date": "2025-12-12", "venue": "Brightwave HQ, 4th floor",
-                  "guests": CATERING_GUESTS},
+        "client": {
+            "name": "Brightwave Media",
+            "contact": "Jordan Pike",
+            "email": "jordan.pike@brightwave.io",
+        },
+        "event": {
+            "name": "Holiday party",
+            "date": "2025-12-12",
+            "venue": "Brightwave HQ, 4th floor",
+            "guests": CATERING_GUESTS,
+        },
         "lines": lines,
         "line_count": len(lines),
     }
@@ -490,16 +745,29 @@ def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
             cat: money(sum(line["amount"] for line in lines if line["category"] == cat))
             for cat in ("food", "beverage", "rental", "staff")
         }
-    art["totals"] = {"subtotal": subtotal, "service_charge": service, "tax": tax, "total": total,
-                     "deposit_paid": CATERING_DEPOSIT, "balance_due": money(total - CATERING_DEPOSIT),
-                     "cost_per_guest": money(total / CATERING_GUESTS)}
+    art["totals"] = {
+        "subtotal": subtotal,
+        "service_charge": service,
+        "tax": tax,
+        "total": total,
+        "deposit_paid": CATERING_DEPOSIT,
+        "balance_due": money(total - CATERING_DEPOSIT),
+        "cost_per_guest": money(total / CATERING_GUESTS),
+    }
     if size == 100:
         art["setup_schedule"] = [{"item": i, "ready_by": t} for i, _, _, _, t in rows]
         art["dietary"] = {"vegetarian": 12, "gluten_free": 5, "nut_allergy": 2}
-        art["payment"] = {"method": "card on file", "card_last4": "8812", "deposit_date": "2025-11-14"}
+        art["payment"] = {
+            "method": "card on file",
+            "card_last4": "8812",
+            "deposit_date": "2025-11-14",
+        }
         art["event"].update(arrival="17:30", end="23:00", coordinator="Alia Moreno")
-        art["caterer"].update(email="events@saffrontable.com", license="IL-FSS-48210",
-                              address="1418 W Fulton St, Chicago, IL 60607")
+        art["caterer"].update(
+            email="events@saffrontable.com",
+            license="IL-FSS-48210",
+            address="1418 W Fulton St, Chicago, IL 60607",
+        )
         art["client"]["po_number"] = "BW-PO-7731"
     return art
 
@@ -508,58 +776,102 @@ def catering_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Can you start an invoice for Brightwave Media's holiday party? 60 guests.", ["/client"]),
-            ("They had the buffet dinner at $35 per guest and a champagne toast at $9 a head. Show the "
-             "quantity and the amount for each.",
-             ["/lines/0", "/lines/1"]),
-            ("Keep a count of how many lines are on the invoice, the subtotal of the lines, and a total "
-             "that adds 7% sales tax to the subtotal, rounded to the cent.",
-             ["/line_count", "/subtotal", "/total"]),
+            (
+                "Can you start an invoice for Brightwave Media's holiday party? 60 guests.",
+                ["/client"],
+            ),
+            (
+                "They had the buffet dinner at $35 per guest and a champagne toast at $9 a head. Show the "
+                "quantity and the amount for each.",
+                ["/lines/0", "/lines/1"],
+            ),
+            (
+                "Keep a count of how many lines are on the invoice, the subtotal of the lines, and a total "
+                "that adds 7% sales tax to the subtotal, rounded to the cent.",
+                ["/line_count", "/subtotal", "/total"],
+            ),
         ]
     n_lines = len(_catering_rows(p))
     turns: list[Turn] = [
-        ("Invoice for Brightwave Media's holiday party please: number STC-2291, issued 2025-12-15, due "
-         "2026-01-14. From Saffron Table Catering, (312) 555-0147; their contact is Jordan Pike, "
-         "jordan.pike@brightwave.io.",
-         ["/invoice_number", "/issue_date", "/due_date", "/caterer/name", "/caterer/phone", "/client/name",
-          "/client/contact", "/client/email"]),
-        ("The party was 2025-12-12 at Brightwave HQ, 4th floor, for 60 guests.",
-         ["/event/name", "/event/date", "/event/venue", "/event/guests"]),
-        ("Food and drink per guest: buffet dinner $35, passed appetizers $12, champagne toast $9, coffee "
-         "and dessert station $8. Each line is quantity times unit price, with a category (food or "
-         "beverage).",
-         ["/lines/0", "/lines/1", "/lines/2", "/lines/3"]),
+        (
+            "Invoice for Brightwave Media's holiday party please: number STC-2291, issued 2025-12-15, due "
+            "2026-01-14. From Saffron Table Catering, (312) 555-0147; their contact is Jordan Pike, "
+            "jordan.pike@brightwave.io.",
+            [
+                "/invoice_number",
+                "/issue_date",
+                "/due_date",
+                "/caterer/name",
+                "/caterer/phone",
+                "/client/name",
+                "/client/contact",
+                "/client/email",
+            ],
+        ),
+        (
+            "The party was 2025-12-12 at Brightwave HQ, 4th floor, for 60 guests.",
+            ["/event/name", "/event/date", "/event/venue", "/event/guests"],
+        ),
+        (
+            "Food and drink per guest: buffet dinner $35, passed appetizers $12, champagne toast $9, coffee "
+            "and dessert station $8. Each line is quantity times unit price, with a category (food or "
+            "beverage).",
+            ["/lines/0", "/lines/1", "/lines/2", "/lines/3"],
+        ),
     ]
     if size == 50:
-        turns.append(("Then 12 linens at $18 (rental) and 4 servers at $160 each (staff).",
-                      ["/lines/4", "/lines/5", "/line_count"]))
+        turns.append(
+            (
+                "Then 12 linens at $18 (rental) and 4 servers at $160 each (staff).",
+                ["/lines/4", "/lines/5", "/line_count"],
+            )
+        )
         turns[-1] = (turns[-1][0] + " Keep a count of the lines on the invoice.", turns[-1][1])
     else:
         turns += [
-            ("Then 12 linens at $18 (rental), the hosted bar, 3 hours at $22 a guest (beverage), "
-             "late-night sliders at $6 a guest (food), glassware at $1.50 a guest (rental), and 4 servers "
-             "at $160 each (staff).",
-             [f"/lines/{i}" for i in range(4, n_lines)]),
-            ("Keep a count of the lines, and a subtotal per category (food, beverage, rental, staff).",
-             ["/line_count", "/category_totals"]),
+            (
+                "Then 12 linens at $18 (rental), the hosted bar, 3 hours at $22 a guest (beverage), "
+                "late-night sliders at $6 a guest (food), glassware at $1.50 a guest (rental), and 4 servers "
+                "at $160 each (staff).",
+                [f"/lines/{i}" for i in range(4, n_lines)],
+            ),
+            (
+                "Keep a count of the lines, and a subtotal per category (food, beverage, rental, staff).",
+                ["/line_count", "/category_totals"],
+            ),
         ]
-    turns.append((
-        "Totals: the subtotal of all lines; an 18% service charge on the food and beverage lines only; 7% "
-        "sales tax on the subtotal plus service charge; then the total. They paid a $1,500 deposit, so "
-        "show the balance due, and the cost per guest (total divided by the 60 guests). Round to the cent.",
-        ["/totals"]))
+    turns.append(
+        (
+            "Totals: the subtotal of all lines; an 18% service charge on the food and beverage lines only; 7% "
+            "sales tax on the subtotal plus service charge; then the total. They paid a $1,500 deposit, so "
+            "show the balance due, and the cost per guest (total divided by the 60 guests). Round to the cent.",
+            ["/totals"],
+        )
+    )
     if size == 100:
         turns += [
-            ("For the crew, keep a setup schedule with one entry per line on the invoice and the time it "
-             "has to be ready: buffet 18:30, appetizers 17:45, toast 20:15, coffee and dessert 20:00, "
-             "linens 16:00, bar 17:30, sliders 21:30, glassware 16:00, staff 16:30.",
-             ["/setup_schedule"]),
+            (
+                "For the crew, keep a setup schedule with one entry per line on the invoice and the time it "
+                "has to be ready: buffet 18:30, appetizers 17:45, toast 20:15, coffee and dessert 20:00, "
+                "linens 16:00, bar 17:30, sliders 21:30, glassware 16:00, staff 16:30.",
+                ["/setup_schedule"],
+            ),
             ("Dietary counts were 12 vegetarian, 5 gluten-free and 2 nut allergies.", ["/dietary"]),
-            ("The deposit went on the card on file ending 8812 on 2025-11-14. Guests arrived 17:30, it "
-             "ended at 23:00, and Alia Moreno coordinated. Add our email events@saffrontable.com, license "
-             "IL-FSS-48210 and address 1418 W Fulton St, Chicago, IL 60607, and their PO BW-PO-7731.",
-             ["/payment", "/event/arrival", "/event/end", "/event/coordinator", "/caterer/email",
-              "/caterer/license", "/caterer/address", "/client/po_number"]),
+            (
+                "The deposit went on the card on file ending 8812 on 2025-11-14. Guests arrived 17:30, it "
+                "ended at 23:00, and Alia Moreno coordinated. Add our email events@saffrontable.com, license "
+                "IL-FSS-48210 and address 1418 W Fulton St, Chicago, IL 60607, and their PO BW-PO-7731.",
+                [
+                    "/payment",
+                    "/event/arrival",
+                    "/event/end",
+                    "/event/coordinator",
+                    "/caterer/email",
+                    "/caterer/license",
+                    "/caterer/address",
+                    "/client/po_number",
+                ],
+            ),
         ]
     return turns
 
@@ -590,10 +902,23 @@ COFFEE: dict[str, tuple[str, float, str]] = {
 }
 COFFEE_BAGS: dict[int, dict[str, int]] = {
     10: {"Ethiopia Guji": 4, "House Espresso": 2},
-    50: {"Ethiopia Guji": 4, "House Espresso": 1, "Decaf Colombia": 3, "Guatemala Huehuetenango": 2,
-         "Sumatra Mandheling": 2},
-    100: {"Ethiopia Guji": 3, "House Espresso": 1, "Decaf Colombia": 2, "Guatemala Huehuetenango": 2,
-          "Sumatra Mandheling": 2, "Kenya Nyeri": 1, "Cold Brew Blend": 2, "Colombia Supremo": 1},
+    50: {
+        "Ethiopia Guji": 4,
+        "House Espresso": 1,
+        "Decaf Colombia": 3,
+        "Guatemala Huehuetenango": 2,
+        "Sumatra Mandheling": 2,
+    },
+    100: {
+        "Ethiopia Guji": 3,
+        "House Espresso": 1,
+        "Decaf Colombia": 2,
+        "Guatemala Huehuetenango": 2,
+        "Sumatra Mandheling": 2,
+        "Kenya Nyeri": 1,
+        "Cold Brew Blend": 2,
+        "Colombia Supremo": 1,
+    },
 }
 SHIPPING_FLAT = 24.0
 FREE_SHIPPING_AT = 300.0
@@ -607,46 +932,89 @@ def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
     bags = dict(COFFEE_BAGS[size], **{"Ethiopia Guji": p["guji_bags"]})
     if size == 10:
-        lines = [{"product": f"{name}, {COFFEE[name][0]}", "bags": n, "line_total": money(n * COFFEE[name][1])}
-                 for name, n in bags.items()]
+        lines = [
+            {
+                "product": f"{name}, {COFFEE[name][0]}",
+                "bags": n,
+                "line_total": money(n * COFFEE[name][1]),
+            }
+            for name, n in bags.items()
+        ]
     else:
-        lines = [{"product": name, "sku": COFFEE[name][2], "bag_size": COFFEE[name][0], "bags": n,
-                  "price_per_bag": COFFEE[name][1], "line_total": money(n * COFFEE[name][1])}
-                 for name, n in bags.items()]
+        lines = [
+            {
+                "product": name,
+                "sku": COFFEE[name][2],
+                "bag_size": COFFEE[name][0],
+                "bags": n,
+                "price_per_bag": COFFEE[name][1],
+                "line_total": money(n * COFFEE[name][1]),
+            }
+            for name, n in bags.items()
+        ]
     coffee = money(sum(line["line_total"] for line in lines))
     free = coffee >= FREE_SHIPPING_AT
     shipping = 0.0 if free else SHIPPING_FLAT
     if size == 10:
-        return {"customer": "Juniper Street Café", "lines": lines, "coffee_subtotal": coffee,
-                "shipping": shipping, "total": money(coffee + shipping)}
+        return {
+            "customer": "Juniper Street Café",
+            "lines": lines,
+            "coffee_subtotal": coffee,
+            "shipping": shipping,
+            "total": money(coffee + shipping),
+        }
     discount = money(coffee * 0.05) if coffee >= 1000 else 0.0
     art: dict[str, Any] = {
-        "invoice_number": "CPL-5520", "order_date": "2025-02-10", "delivery_date": "2025-02-13",
-        "roaster": {"name": "Copperline Roasters", "email": "wholesale@copperline.coffee",
-                    "phone": "(614) 555-0193"},
-        "customer": {"name": "Juniper Street Café", "contact": "Ines Okafor",
-                     "address": "410 Juniper St, Columbus, OH 43215", "account_number": "JSC-0042",
-                     "email": "ines@juniperstreetcafe.com", "phone": "(614) 555-0127"},
+        "invoice_number": "CPL-5520",
+        "order_date": "2025-02-10",
+        "delivery_date": "2025-02-13",
+        "roaster": {
+            "name": "Copperline Roasters",
+            "email": "wholesale@copperline.coffee",
+            "phone": "(614) 555-0193",
+        },
+        "customer": {
+            "name": "Juniper Street Café",
+            "contact": "Ines Okafor",
+            "address": "410 Juniper St, Columbus, OH 43215",
+            "account_number": "JSC-0042",
+            "email": "ines@juniperstreetcafe.com",
+            "phone": "(614) 555-0127",
+        },
         "lines": lines,
     }
     art["roaster"].update(address="88 Kiln Ave, Columbus, OH 43201", roast_day="Monday")
-    pricing: dict[str, Any] = {"coffee_subtotal": coffee, "volume_discount": discount, "shipping": shipping}
+    pricing: dict[str, Any] = {
+        "coffee_subtotal": coffee,
+        "volume_discount": discount,
+        "shipping": shipping,
+    }
     art["pricing"] = pricing
-    art["shipping_note"] = ("Free shipping: coffee subtotal is $300 or more" if free
-                            else f"Flat-rate freight, ${SHIPPING_FLAT:.2f}")
+    art["shipping_note"] = (
+        "Free shipping: coffee subtotal is $300 or more"
+        if free
+        else f"Flat-rate freight, ${SHIPPING_FLAT:.2f}"
+    )
     if size == 50:
         pricing["total"] = money(coffee - discount + shipping)
         art["payment_terms"] = "Net 15"
         return art
-    equipment: list[dict[str, Any]] = [{"item": "Espresso machine lease (February)", "amount": 85.0},
-                 {"item": "Grinder burr replacement", "amount": 42.0},
-                 {"item": "Water filter cartridge", "amount": 36.0}]
+    equipment: list[dict[str, Any]] = [
+        {"item": "Espresso machine lease (February)", "amount": 85.0},
+        {"item": "Grinder burr replacement", "amount": 42.0},
+        {"item": "Water filter cartridge", "amount": 36.0},
+    ]
     art["equipment"] = equipment
     equipment_total = money(sum(e["amount"] for e in equipment))
     total = money(coffee - discount + shipping + equipment_total)
-    pricing.update(equipment=equipment_total, total=total, store_credit=15.0, amount_due=money(total - 15.0))
-    art["perks"] = {"free_sample_pack": free, "loyalty_points": math.floor(coffee),
-                    "barista_training_hours": 2 if coffee >= 750 else 0}
+    pricing.update(
+        equipment=equipment_total, total=total, store_credit=15.0, amount_due=money(total - 15.0)
+    )
+    art["perks"] = {
+        "free_sample_pack": free,
+        "loyalty_points": math.floor(coffee),
+        "barista_training_hours": 2 if coffee >= 750 else 0,
+    }
     art["payment_terms"] = "Net 15"
     art["customer"].update(customer_since="2023", tax_exempt=False)
     art["price_list"] = "Winter 2025"
@@ -655,8 +1023,13 @@ def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"invoice_number": "CPL-5244", "coffee_subtotal": 241.0, "shipping": 24.0, "paid": True},
         {"invoice_number": "CPL-5102", "coffee_subtotal": 296.5, "shipping": 24.0, "paid": True},
     ]
-    art["delivery"] = {"carrier": "Buckeye Freight", "route": "Columbus East 3", "driver": "Sam Whitaker",
-                       "window": "7:00-9:00", "instructions": "Back door, ring twice"}
+    art["delivery"] = {
+        "carrier": "Buckeye Freight",
+        "route": "Columbus East 3",
+        "driver": "Sam Whitaker",
+        "window": "7:00-9:00",
+        "instructions": "Back door, ring twice",
+    }
     return art
 
 
@@ -664,66 +1037,115 @@ def shipping_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Wholesale invoice for Juniper Street Café (Ines's shop), please. They took four 5 lb bags of Ethiopia Guji "
-             "at $46 a bag and two 5 lb bags of House Espresso at $38. Show bags and a line total each.",
-             ["/customer", "/lines/0", "/lines/1"]),
-            ("Add the coffee subtotal. Shipping is a flat $24, but it's free once the coffee subtotal reaches "
-             "$300. The total is coffee plus shipping.",
-             ["/coffee_subtotal", "/shipping", "/total"]),
+            (
+                "Wholesale invoice for Juniper Street Café (Ines's shop), please. They took four 5 lb bags of Ethiopia Guji "
+                "at $46 a bag and two 5 lb bags of House Espresso at $38. Show bags and a line total each.",
+                ["/customer", "/lines/0", "/lines/1"],
+            ),
+            (
+                "Add the coffee subtotal. Shipping is a flat $24, but it's free once the coffee subtotal reaches "
+                "$300. The total is coffee plus shipping.",
+                ["/coffee_subtotal", "/shipping", "/total"],
+            ),
         ]
     n = len(COFFEE_BAGS[size])
     turns: list[Turn] = [
-        ("New wholesale invoice: CPL-5520, ordered 2025-02-10, delivered 2025-02-13. From Copperline "
-         "Roasters (wholesale@copperline.coffee, (614) 555-0193) to Juniper Street Café, 410 Juniper St, "
-         "Columbus, OH 43215, account JSC-0042, attention Ines Okafor (ines@juniperstreetcafe.com, "
-         "(614) 555-0127). Our address is 88 Kiln Ave, Columbus, OH 43201 and we roast on Mondays.",
-         ["/invoice_number", "/order_date", "/delivery_date", "/roaster/name", "/roaster/email",
-          "/roaster/phone", "/customer/name", "/customer/contact", "/customer/address",
-          "/customer/account_number", "/customer/email", "/customer/phone", "/roaster/address",
-          "/roaster/roast_day"]),
+        (
+            "New wholesale invoice: CPL-5520, ordered 2025-02-10, delivered 2025-02-13. From Copperline "
+            "Roasters (wholesale@copperline.coffee, (614) 555-0193) to Juniper Street Café, 410 Juniper St, "
+            "Columbus, OH 43215, account JSC-0042, attention Ines Okafor (ines@juniperstreetcafe.com, "
+            "(614) 555-0127). Our address is 88 Kiln Ave, Columbus, OH 43201 and we roast on Mondays.",
+            [
+                "/invoice_number",
+                "/order_date",
+                "/delivery_date",
+                "/roaster/name",
+                "/roaster/email",
+                "/roaster/phone",
+                "/customer/name",
+                "/customer/contact",
+                "/customer/address",
+                "/customer/account_number",
+                "/customer/email",
+                "/customer/phone",
+                "/roaster/address",
+                "/roaster/roast_day",
+            ],
+        ),
     ]
     if size == 50:
-        turns.append((
-            "Her order: 4 bags of Ethiopia Guji (5 lb, $46, CR-ETG-5), 1 House Espresso (5 lb, $38, "
-            "CR-HES-5), 3 Decaf Colombia (12 oz, $9.50, CR-DCO-12), 2 Guatemala Huehuetenango (12 oz, $10, "
-            "CR-GHU-12) and 2 Sumatra Mandheling (12 oz, $9.50, CR-SUM-12). Line total = bags x price.",
-            [f"/lines/{i}" for i in range(n)]))
+        turns.append(
+            (
+                "Her order: 4 bags of Ethiopia Guji (5 lb, $46, CR-ETG-5), 1 House Espresso (5 lb, $38, "
+                "CR-HES-5), 3 Decaf Colombia (12 oz, $9.50, CR-DCO-12), 2 Guatemala Huehuetenango (12 oz, $10, "
+                "CR-GHU-12) and 2 Sumatra Mandheling (12 oz, $9.50, CR-SUM-12). Line total = bags x price.",
+                [f"/lines/{i}" for i in range(n)],
+            )
+        )
     else:
-        turns.append((
-            "Her order: 3 bags of Ethiopia Guji (5 lb, $46, CR-ETG-5), 1 House Espresso (5 lb, $38, "
-            "CR-HES-5), 2 Decaf Colombia (12 oz, $9.50, CR-DCO-12), 2 Guatemala Huehuetenango (12 oz, $10, "
-            "CR-GHU-12), 2 Sumatra Mandheling (12 oz, $9.50, CR-SUM-12), 1 Kenya Nyeri (12 oz, $12, "
-            "CR-KNY-12), 2 Cold Brew Blend (12 oz, $8.50, CR-CBB-12) and 1 Colombia Supremo (12 oz, $9, "
-            "CR-CSU-12). Line total = bags x price.",
-            [f"/lines/{i}" for i in range(n)]))
-    rules = ("Our wholesale rules, on the coffee subtotal: shipping is a flat $24 unless the coffee subtotal "
-             "is $300 or more, then it's free; and 5% off the coffee for orders of $1,000 or more. Add a "
-             "one-line shipping note saying which shipping applies.")
-    turns.append((rules, ["/pricing/coffee_subtotal", "/pricing/volume_discount", "/pricing/shipping",
-                          "/shipping_note"]))
+        turns.append(
+            (
+                "Her order: 3 bags of Ethiopia Guji (5 lb, $46, CR-ETG-5), 1 House Espresso (5 lb, $38, "
+                "CR-HES-5), 2 Decaf Colombia (12 oz, $9.50, CR-DCO-12), 2 Guatemala Huehuetenango (12 oz, $10, "
+                "CR-GHU-12), 2 Sumatra Mandheling (12 oz, $9.50, CR-SUM-12), 1 Kenya Nyeri (12 oz, $12, "
+                "CR-KNY-12), 2 Cold Brew Blend (12 oz, $8.50, CR-CBB-12) and 1 Colombia Supremo (12 oz, $9, "
+                "CR-CSU-12). Line total = bags x price.",
+                [f"/lines/{i}" for i in range(n)],
+            )
+        )
+    rules = (
+        "Our wholesale rules, on the coffee subtotal: shipping is a flat $24 unless the coffee subtotal "
+        "is $300 or more, then it's free; and 5% off the coffee for orders of $1,000 or more. Add a "
+        "one-line shipping note saying which shipping applies."
+    )
+    turns.append(
+        (
+            rules,
+            [
+                "/pricing/coffee_subtotal",
+                "/pricing/volume_discount",
+                "/pricing/shipping",
+                "/shipping_note",
+            ],
+        )
+    )
     if size == 50:
-        turns.append(("Total = coffee minus discount plus shipping. Terms are Net 15.",
-                      ["/pricing/total", "/payment_terms"]))
+        turns.append(
+            (
+                "Total = coffee minus discount plus shipping. Terms are Net 15.",
+                ["/pricing/total", "/payment_terms"],
+            )
+        )
         return turns
     turns += [
-        ("She also had the February espresso machine lease, $85, a grinder burr replacement, $42, and a "
-         "water filter cartridge, $36. "
-         "Those are equipment: they don't count toward the coffee thresholds, they just add to the total.",
-         ["/equipment", "/pricing/equipment"]),
-        ("Total = coffee minus discount plus shipping plus equipment. She has a $15 store credit to apply, "
-         "so show the amount due after it. Net 15.",
-         ["/pricing/total", "/pricing/store_credit", "/pricing/amount_due", "/payment_terms"]),
-        ("Perks: any order that ships free also gets a free sample pack; she earns one loyalty point per "
-         "whole dollar of coffee subtotal (rounded down); coffee orders of $750 or more come with 2 hours "
-         "of barista training.",
-         ["/perks"]),
-        ("She's been a customer since 2023 and isn't tax exempt; this is on the Winter 2025 price list.",
-         ["/customer/customer_since", "/customer/tax_exempt", "/price_list"]),
-        ("For reference, her last three orders, all paid: CPL-5391 with $318.50 of coffee (shipped free), "
-         "CPL-5244 with $241 (paid $24 shipping) and CPL-5102 with $296.50 (paid $24 shipping). Delivery "
-         "goes with Buckeye Freight on the Columbus East 3 route (driver Sam Whitaker), 7:00-9:00, back "
-         "door, ring twice.",
-         ["/previous_orders", "/delivery"]),
+        (
+            "She also had the February espresso machine lease, $85, a grinder burr replacement, $42, and a "
+            "water filter cartridge, $36. "
+            "Those are equipment: they don't count toward the coffee thresholds, they just add to the total.",
+            ["/equipment", "/pricing/equipment"],
+        ),
+        (
+            "Total = coffee minus discount plus shipping plus equipment. She has a $15 store credit to apply, "
+            "so show the amount due after it. Net 15.",
+            ["/pricing/total", "/pricing/store_credit", "/pricing/amount_due", "/payment_terms"],
+        ),
+        (
+            "Perks: any order that ships free also gets a free sample pack; she earns one loyalty point per "
+            "whole dollar of coffee subtotal (rounded down); coffee orders of $750 or more come with 2 hours "
+            "of barista training.",
+            ["/perks"],
+        ),
+        (
+            "She's been a customer since 2023 and isn't tax exempt; this is on the Winter 2025 price list.",
+            ["/customer/customer_since", "/customer/tax_exempt", "/price_list"],
+        ),
+        (
+            "For reference, her last three orders, all paid: CPL-5391 with $318.50 of coffee (shipped free), "
+            "CPL-5244 with $241 (paid $24 shipping) and CPL-5102 with $296.50 (paid $24 shipping). Delivery "
+            "goes with Buckeye Freight on the Columbus East 3 route (driver Sam Whitaker), 7:00-9:00, back "
+            "door, ring twice.",
+            ["/previous_orders", "/delivery"],
+        ),
     ]
     return turns
 
@@ -737,7 +1159,7 @@ def shipping_revision(p: dict[str, Any]) -> Revision:
         overrides["/shipping_note"] = regex(r"(?i)\bfree\b")
     return Revision(
         request=f"Ines just called: she wants {words[new_bags]} bags of the Guji instead of "
-                f"{words[p['guji_bags']]}.",
+        f"{words[p['guji_bags']]}.",
         mutate=lambda q: q.update(guji_bags=new_bags),
         direct="/lines/0/bags",
         overrides=overrides,
@@ -761,8 +1183,11 @@ PHOTO_LINES: list[tuple[str, float]] = [
 
 
 PHOTO_VENDORS: list[tuple[str, str]] = [
-    ("Planner", "Leah Brandt Events"), ("Florist", "Wildroot Floral"), ("DJ", "Northshore Sound"),
-    ("Videographer", "Kettle Moraine Films"), ("Caterer", "The Abbey Resort"),
+    ("Planner", "Leah Brandt Events"),
+    ("Florist", "Wildroot Floral"),
+    ("DJ", "Northshore Sound"),
+    ("Videographer", "Kettle Moraine Films"),
+    ("Caterer", "The Abbey Resort"),
 ]
 
 
@@ -775,33 +1200,74 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
     due = add_days(issue, 21)
     early = add_days(issue, 7)
     if size == 10:
-        return {"invoice_number": "MLP-0926", "client": "Sofia Chen & Daniel Alvarez", "currency": "USD",
-                "event_date": PHOTO_EVENT, "issue_date": issue, "due_date": due,
-                "early_payment_deadline": early, "early_payment_discount_percent": 3, "amount": 3200.0,
-                "album_delivery_date": "2025-07-15"}
+        return {
+            "invoice_number": "MLP-0926",
+            "client": "Sofia Chen & Daniel Alvarez",
+            "currency": "USD",
+            "event_date": PHOTO_EVENT,
+            "issue_date": issue,
+            "due_date": due,
+            "early_payment_deadline": early,
+            "early_payment_discount_percent": 3,
+            "amount": 3200.0,
+            "album_delivery_date": "2025-07-15",
+        }
     lines = [{"description": d, "amount": a} for d, a in PHOTO_LINES]
     subtotal = money(sum(a for _, a in PHOTO_LINES))
     art: dict[str, Any] = {
-        "invoice_number": "MLP-0926", "currency": "USD",
-        "studio": {"name": "Mara Lind Photography", "email": "studio@maralind.photo", "phone": "(414) 555-0162",
-                   "address": "740 N Plankinton Ave, Milwaukee, WI 53203", "website": "maralind.photo"},
-        "client": {"names": "Sofia Chen & Daniel Alvarez", "email": "sofia.chen@fastmail.com",
-                   "address": "1120 N Astor St, Milwaukee, WI 53202", "phone": "(414) 555-0388"},
+        "invoice_number": "MLP-0926",
+        "currency": "USD",
+        "studio": {
+            "name": "Mara Lind Photography",
+            "email": "studio@maralind.photo",
+            "phone": "(414) 555-0162",
+            "address": "740 N Plankinton Ave, Milwaukee, WI 53203",
+            "website": "maralind.photo",
+        },
+        "client": {
+            "names": "Sofia Chen & Daniel Alvarez",
+            "email": "sofia.chen@fastmail.com",
+            "address": "1120 N Astor St, Milwaukee, WI 53202",
+            "phone": "(414) 555-0388",
+        },
         "contract": {"number": "C-2024-117", "signed_on": "2024-11-02"},
-        "event": {"type": "Wedding", "date": PHOTO_EVENT, "venue": "The Abbey Resort, Lake Geneva",
-                  "coordinator": "Leah Brandt", "guest_count": 140},
+        "event": {
+            "type": "Wedding",
+            "date": PHOTO_EVENT,
+            "venue": "The Abbey Resort, Lake Geneva",
+            "coordinator": "Leah Brandt",
+            "guest_count": 140,
+        },
         "issue_date": issue,
-        "terms": {"net_days": 21, "early_payment_discount_percent": 3, "early_payment_window_days": 7,
-                  "late_fee": 50.0},
-        "dates": {"due_date": due, "early_payment_deadline": early, "reminder_date": add_days(due, -3),
-                  "late_fee_from": add_days(due, 1)},
+        "terms": {
+            "net_days": 21,
+            "early_payment_discount_percent": 3,
+            "early_payment_window_days": 7,
+            "late_fee": 50.0,
+        },
+        "dates": {
+            "due_date": due,
+            "early_payment_deadline": early,
+            "reminder_date": add_days(due, -3),
+            "late_fee_from": add_days(due, 1),
+        },
         "lines": lines,
-        "totals": {"subtotal": subtotal, "deposit_paid": 1000.0, "balance_due": money(subtotal - 1000.0)},
+        "totals": {
+            "subtotal": subtotal,
+            "deposit_paid": 1000.0,
+            "balance_due": money(subtotal - 1000.0),
+        },
         "deposit_paid_on": "2025-01-15",
-        "gallery": {"link": "https://maralind.pic-time.com/chen-alvarez",
-                    "expires_on": add_days(PHOTO_EVENT, 90)},
+        "gallery": {
+            "link": "https://maralind.pic-time.com/chen-alvarez",
+            "expires_on": add_days(PHOTO_EVENT, 90),
+        },
         "album_delivery_date": "2025-07-15",
-        "deliverables": {"edited_images": 650, "delivery_method": "online gallery", "usb_drive": True},
+        "deliverables": {
+            "edited_images": 650,
+            "delivery_method": "online gallery",
+            "usb_drive": True,
+        },
         "payment_methods": ["bank transfer", "Zelle", "card (3% fee)"],
     }
     if size == 50:
@@ -810,11 +1276,18 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
     half = money(balance / 2)
     art["installments"] = [
         {"label": "First half of balance", "due_date": due, "amount": half},
-        {"label": "Second half of balance", "due_date": add_days(due, 30), "amount": money(balance - half)},
+        {
+            "label": "Second half of balance",
+            "due_date": add_days(due, 30),
+            "amount": money(balance - half),
+        },
     ]
-    art["email"] = {"to": "sofia.chen@fastmail.com", "send_on": issue,
-                    "subject": "Your wedding photography invoice (MLP-0926)"}
-    art["payment_note"] = (f"Please pay by {due}; take 3% off if you pay by {early}.")
+    art["email"] = {
+        "to": "sofia.chen@fastmail.com",
+        "send_on": issue,
+        "subject": "Your wedding photography invoice (MLP-0926)",
+    }
+    art["payment_note"] = f"Please pay by {due}; take 3% off if you pay by {early}."
     art["print_orders"] = [
         {"item": "Parent album (Chen)", "ordered": "2025-06-05", "ship_by": "2025-07-01"},
         {"item": "Parent album (Alvarez)", "ordered": "2025-06-05", "ship_by": "2025-07-01"},
@@ -841,60 +1314,109 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("I'm invoicing Sofia Chen & Daniel Alvarez for their wedding on 2025-05-24: $3,200, invoice "
-             "MLP-0926, in US dollars.",
-             ["/invoice_number", "/client", "/currency", "/event_date", "/amount"]),
-            ("The invoice date is 2025-06-03. Payment is due 21 days after the invoice date, and they get 3% "
-             "off if they pay within 7 days of the invoice date; put that deadline on too.",
-             ["/issue_date", "/due_date", "/early_payment_deadline", "/early_payment_discount_percent"]),
+            (
+                "I'm invoicing Sofia Chen & Daniel Alvarez for their wedding on 2025-05-24: $3,200, invoice "
+                "MLP-0926, in US dollars.",
+                ["/invoice_number", "/client", "/currency", "/event_date", "/amount"],
+            ),
+            (
+                "The invoice date is 2025-06-03. Payment is due 21 days after the invoice date, and they get 3% "
+                "off if they pay within 7 days of the invoice date; put that deadline on too.",
+                [
+                    "/issue_date",
+                    "/due_date",
+                    "/early_payment_deadline",
+                    "/early_payment_discount_percent",
+                ],
+            ),
             ("The album ships on 2025-07-15 no matter when they pay.", ["/album_delivery_date"]),
         ]
     turns: list[Turn] = [
-        ("Time to invoice the Chen-Alvarez wedding. Invoice MLP-0926 in USD from Mara Lind Photography "
-         "(studio@maralind.photo, (414) 555-0162, 740 N Plankinton Ave, Milwaukee, WI 53203, "
-         "maralind.photo) to Sofia Chen & Daniel Alvarez, sofia.chen@fastmail.com, (414) 555-0388, "
-         "1120 N Astor St, Milwaukee, WI 53202. Our contract was C-2024-117, signed 2024-11-02.",
-         ["/invoice_number", "/currency", "/studio/name", "/studio/email", "/studio/phone",
-          "/studio/address", "/studio/website", "/client", "/contract"]),
-        ("The wedding was on 2025-05-24 at The Abbey Resort, Lake Geneva: 140 guests, coordinated by "
-         "Leah Brandt.", ["/event"]),
+        (
+            "Time to invoice the Chen-Alvarez wedding. Invoice MLP-0926 in USD from Mara Lind Photography "
+            "(studio@maralind.photo, (414) 555-0162, 740 N Plankinton Ave, Milwaukee, WI 53203, "
+            "maralind.photo) to Sofia Chen & Daniel Alvarez, sofia.chen@fastmail.com, (414) 555-0388, "
+            "1120 N Astor St, Milwaukee, WI 53202. Our contract was C-2024-117, signed 2024-11-02.",
+            [
+                "/invoice_number",
+                "/currency",
+                "/studio/name",
+                "/studio/email",
+                "/studio/phone",
+                "/studio/address",
+                "/studio/website",
+                "/client",
+                "/contract",
+            ],
+        ),
+        (
+            "The wedding was on 2025-05-24 at The Abbey Resort, Lake Geneva: 140 guests, coordinated by "
+            "Leah Brandt.",
+            ["/event"],
+        ),
         ("I'm dating the invoice 2025-06-03.", ["/issue_date"]),
-        ("Terms: net 21 days from the invoice date; 3% off if they pay within 7 days of the invoice date; a "
-         "$50 late fee. Show the due date and the early-payment deadline, a reminder 3 days before the "
-         "due date, and the late fee kicking in the day after the due date.",
-         ["/terms", "/dates"]),
-        ("Lines: full-day coverage (10 hours) $2,800, second photographer $650, engagement session $400, "
-         "40-page heirloom album $900, travel to Lake Geneva $150.",
-         ["/lines"]),
-        ("They paid a $1,000 deposit on 2025-01-15; show subtotal, deposit and balance.",
-         ["/totals", "/deposit_paid_on"]),
-        ("The online gallery (https://maralind.pic-time.com/chen-alvarez) stays up for 90 days after the "
-         "wedding, and the album is delivered on 2025-07-15.",
-         ["/gallery/link", "/gallery/expires_on", "/album_delivery_date"]),
-        ("Deliverables: 650 edited images through the online gallery, plus a USB drive. They can pay by "
-         "bank transfer, Zelle, or card with a 3% fee.",
-         ["/deliverables", "/payment_methods"]),
+        (
+            "Terms: net 21 days from the invoice date; 3% off if they pay within 7 days of the invoice date; a "
+            "$50 late fee. Show the due date and the early-payment deadline, a reminder 3 days before the "
+            "due date, and the late fee kicking in the day after the due date.",
+            ["/terms", "/dates"],
+        ),
+        (
+            "Lines: full-day coverage (10 hours) $2,800, second photographer $650, engagement session $400, "
+            "40-page heirloom album $900, travel to Lake Geneva $150.",
+            ["/lines"],
+        ),
+        (
+            "They paid a $1,000 deposit on 2025-01-15; show subtotal, deposit and balance.",
+            ["/totals", "/deposit_paid_on"],
+        ),
+        (
+            "The online gallery (https://maralind.pic-time.com/chen-alvarez) stays up for 90 days after the "
+            "wedding, and the album is delivered on 2025-07-15.",
+            ["/gallery/link", "/gallery/expires_on", "/album_delivery_date"],
+        ),
+        (
+            "Deliverables: 650 edited images through the online gallery, plus a USB drive. They can pay by "
+            "bank transfer, Zelle, or card with a 3% fee.",
+            ["/deliverables", "/payment_methods"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("They asked to pay the balance in two halves: the first on the due date, the second 30 days "
-             "after the due date.",
-             ["/installments"]),
-            ("Schedule the email to Sofia to go out on the invoice date, subject 'Your wedding photography "
-             "invoice (MLP-0926)', and add a payment note with the pay-by date and the 3% early deadline.",
-             ["/email", "/payment_note"]),
-            ("Print orders: two parent albums ordered 2025-06-05, ship by 2025-07-01; a 16x24 canvas "
-             "ordered 2025-06-09, ship by 2025-06-27; 100 thank-you cards ordered 2025-06-02, ship by "
-             "2025-06-12. They approved the album proofs on 2025-06-08.",
-             ["/print_orders", "/album_proofs_approved_on"]),
-            ("For the record, the day ran: getting ready 13:00, first look 14:45, ceremony 15:30, family "
-             "portraits 17:00, reception 19:00, sparkler exit 22:30. Jonah Reyes second-shot for 8 hours. "
-             "Add our tax ID 88-2094417 and Instagram @maralindphoto, and the gallery password "
-             "chenalvarez524.",
-             ["/wedding_day", "/second_shooter", "/studio/tax_id", "/studio/instagram", "/gallery/password"]),
-            ("List the other vendors too: planner Leah Brandt Events, florist Wildroot Floral, DJ Northshore "
-             "Sound, videographer Kettle Moraine Films, catering by The Abbey Resort.",
-             ["/vendors"]),
+            (
+                "They asked to pay the balance in two halves: the first on the due date, the second 30 days "
+                "after the due date.",
+                ["/installments"],
+            ),
+            (
+                "Schedule the email to Sofia to go out on the invoice date, subject 'Your wedding photography "
+                "invoice (MLP-0926)', and add a payment note with the pay-by date and the 3% early deadline.",
+                ["/email", "/payment_note"],
+            ),
+            (
+                "Print orders: two parent albums ordered 2025-06-05, ship by 2025-07-01; a 16x24 canvas "
+                "ordered 2025-06-09, ship by 2025-06-27; 100 thank-you cards ordered 2025-06-02, ship by "
+                "2025-06-12. They approved the album proofs on 2025-06-08.",
+                ["/print_orders", "/album_proofs_approved_on"],
+            ),
+            (
+                "For the record, the day ran: getting ready 13:00, first look 14:45, ceremony 15:30, family "
+                "portraits 17:00, reception 19:00, sparkler exit 22:30. Jonah Reyes second-shot for 8 hours. "
+                "Add our tax ID 88-2094417 and Instagram @maralindphoto, and the gallery password "
+                "chenalvarez524.",
+                [
+                    "/wedding_day",
+                    "/second_shooter",
+                    "/studio/tax_id",
+                    "/studio/instagram",
+                    "/gallery/password",
+                ],
+            ),
+            (
+                "List the other vendors too: planner Leah Brandt Events, florist Wildroot Floral, DJ Northshore "
+                "Sound, videographer Kettle Moraine Films, catering by The Abbey Resort.",
+                ["/vendors"],
+            ),
         ]
     return turns
 
@@ -903,8 +1425,9 @@ def photo_revision(p: dict[str, Any]) -> Revision:
     new_issue = "2025-06-10"
     overrides: dict[str, Override] = {}
     if p["size"] == 100:
-        overrides["/payment_note"] = regex(all_of(date_regex(add_days(new_issue, 21)),
-                                                  date_regex(add_days(new_issue, 7))))
+        overrides["/payment_note"] = regex(
+            all_of(date_regex(add_days(new_issue, 21)), date_regex(add_days(new_issue, 7)))
+        )
     return Revision(
         request="I'm holding the invoice for a week. Date it June 10, 2025 instead of June 3.",
         mutate=lambda q: q.update(issue=new_issue),
@@ -942,10 +1465,15 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         total = 4850.0
         return {
-            "invoice_number": "ORP-3318", "customer": "Henderson household", "total": total,
-            "amount_paid": total if paid else 0.0, "balance_due": 0.0 if paid else total,
-            "status": "paid" if paid else "sent", "due_date": "2025-02-28",
-            "reminders_enabled": not paid, "next_reminder": None if paid else "2025-02-21",
+            "invoice_number": "ORP-3318",
+            "customer": "Henderson household",
+            "total": total,
+            "amount_paid": total if paid else 0.0,
+            "balance_due": 0.0 if paid else total,
+            "status": "paid" if paid else "sent",
+            "due_date": "2025-02-28",
+            "reminders_enabled": not paid,
+            "next_reminder": None if paid else "2025-02-21",
             "footer": footer,
         }
     lines = [{"description": d, "amount": a} for d, a in PLUMB_LINES]
@@ -953,19 +1481,44 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
     tax = money(subtotal * 0.05)
     total = money(subtotal + tax)
     art: dict[str, Any] = {
-        "invoice_number": "ORP-3318", "issue_date": "2025-01-29", "due_date": "2025-02-28",
+        "invoice_number": "ORP-3318",
+        "issue_date": "2025-01-29",
+        "due_date": "2025-02-28",
         "status": "paid" if paid else "sent",
-        "company": {"name": "Oakridge Plumbing & Heating", "license": "MP-44821", "phone": "(608) 555-0134",
-                    "address": "3301 Femrite Dr, Madison, WI 53718", "email": "office@oakridgeph.com"},
-        "customer": {"name": "Henderson household", "address": "52 Birchwood Ln, Madison, WI 53711",
-                     "email": "k.henderson@gmail.com", "phone": "(608) 555-0279"},
-        "job": {"description": "Boiler replacement", "start_date": "2025-01-24", "completed_on": "2025-01-27",
-                "technician": "Ray Ochoa", "technician_license": "WI-JP-20931"},
+        "company": {
+            "name": "Oakridge Plumbing & Heating",
+            "license": "MP-44821",
+            "phone": "(608) 555-0134",
+            "address": "3301 Femrite Dr, Madison, WI 53718",
+            "email": "office@oakridgeph.com",
+        },
+        "customer": {
+            "name": "Henderson household",
+            "address": "52 Birchwood Ln, Madison, WI 53711",
+            "email": "k.henderson@gmail.com",
+            "phone": "(608) 555-0279",
+        },
+        "job": {
+            "description": "Boiler replacement",
+            "start_date": "2025-01-24",
+            "completed_on": "2025-01-27",
+            "technician": "Ray Ochoa",
+            "technician_license": "WI-JP-20931",
+        },
         "lines": lines,
-        "totals": {"subtotal": subtotal, "tax_rate_percent": 5, "tax": tax, "total": total,
-                   "amount_paid": total if paid else PLUMB_DEPOSIT,
-                   "balance_due": 0.0 if paid else money(total - PLUMB_DEPOSIT)},
-        "reminders": {"enabled": not paid, "interval_days": 7, "next_date": None if paid else "2025-02-21"},
+        "totals": {
+            "subtotal": subtotal,
+            "tax_rate_percent": 5,
+            "tax": tax,
+            "total": total,
+            "amount_paid": total if paid else PLUMB_DEPOSIT,
+            "balance_due": 0.0 if paid else money(total - PLUMB_DEPOSIT),
+        },
+        "reminders": {
+            "enabled": not paid,
+            "interval_days": 7,
+            "next_date": None if paid else "2025-02-21",
+        },
         "online_payment_link_active": not paid,
         "payment_methods": ["check", "card", "ACH"],
         "warranty": {"parts_years": 5, "labor_years": 1, "activated": paid},
@@ -978,21 +1531,44 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
     second = money(rest / 2)
     art["payment_plan"] = [
         {"label": "Deposit", "due_date": "2025-01-20", "amount": PLUMB_DEPOSIT, "status": "paid"},
-        {"label": "Second payment", "due_date": "2025-02-14", "amount": second,
-         "status": "paid" if paid else "pending"},
-        {"label": "Final payment", "due_date": "2025-02-28", "amount": money(rest - second),
-         "status": "paid" if paid else "pending"},
+        {
+            "label": "Second payment",
+            "due_date": "2025-02-14",
+            "amount": second,
+            "status": "paid" if paid else "pending",
+        },
+        {
+            "label": "Final payment",
+            "due_date": "2025-02-28",
+            "amount": money(rest - second),
+            "status": "paid" if paid else "pending",
+        },
     ]
-    art["customer_portal"] = {"account_id": "OPH-77120", "show_pay_button": not paid,
-                              "receipt_email_queued": paid}
+    art["customer_portal"] = {
+        "account_id": "OPH-77120",
+        "show_pay_button": not paid,
+        "receipt_email_queued": paid,
+    }
     art["late_fee"] = {"amount": 35.0, "applies_after": "2025-02-28", "grace_days": 5}
-    art["previous_invoice"] = {"number": "ORP-2950", "description": "Annual furnace service",
-                               "total": 189.0, "status": "paid"}
-    art["job"].update(permit_number="BLD-25-00871", inspection_date="2025-01-31", inspector="L. Braun",
-                      inspection_result="passed")
-    art["equipment"] = {"model": "Navien NCB-240E", "serial": "NCB240E-2411-08834",
-                        "warranty_registration": "NV-REG-5530172", "location": "basement utility room",
-                        "fuel": "natural gas"}
+    art["previous_invoice"] = {
+        "number": "ORP-2950",
+        "description": "Annual furnace service",
+        "total": 189.0,
+        "status": "paid",
+    }
+    art["job"].update(
+        permit_number="BLD-25-00871",
+        inspection_date="2025-01-31",
+        inspector="L. Braun",
+        inspection_result="passed",
+    )
+    art["equipment"] = {
+        "model": "Navien NCB-240E",
+        "serial": "NCB240E-2411-08834",
+        "warranty_registration": "NV-REG-5530172",
+        "location": "basement utility room",
+        "fuel": "natural gas",
+    }
     art["service_history"] = [
         {"date": "2022-10-11", "work": "Water heater flush", "invoice": "ORP-1688"},
         {"date": "2023-11-02", "work": "Annual furnace service", "invoice": "ORP-2214"},
@@ -1010,77 +1586,144 @@ def paid_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Invoice ORP-3318 for the Henderson household: $4,850 total, due 2025-02-28. It went out "
-             "yesterday, so its status is sent, and nothing's been paid yet.",
-             ["/invoice_number", "/customer", "/total", "/due_date", "/status", "/amount_paid",
-              "/balance_due"]),
-            ("While it's unpaid, keep payment reminders on; the next one goes out 2025-02-21.",
-             ["/reminders_enabled", "/next_reminder"]),
-            (f"Footer for now: '{UNPAID_FOOTER}' Once it's paid, the amount paid becomes the full total, "
-             "the balance zero, reminders go off and the next reminder date is emptied (set to null, not deleted), and the footer should say it's "
-             "paid in full, with a thank-you.",
-             ["/footer"]),
+            (
+                "Invoice ORP-3318 for the Henderson household: $4,850 total, due 2025-02-28. It went out "
+                "yesterday, so its status is sent, and nothing's been paid yet.",
+                [
+                    "/invoice_number",
+                    "/customer",
+                    "/total",
+                    "/due_date",
+                    "/status",
+                    "/amount_paid",
+                    "/balance_due",
+                ],
+            ),
+            (
+                "While it's unpaid, keep payment reminders on; the next one goes out 2025-02-21.",
+                ["/reminders_enabled", "/next_reminder"],
+            ),
+            (
+                f"Footer for now: '{UNPAID_FOOTER}' Once it's paid, the amount paid becomes the full total, "
+                "the balance zero, reminders go off and the next reminder date is emptied (set to null, not deleted), and the footer should say it's "
+                "paid in full, with a thank-you.",
+                ["/footer"],
+            ),
         ]
     turns: list[Turn] = [
-        ("New invoice ORP-3318, issued 2025-01-29, due 2025-02-28; I've sent it, so status sent. It's from "
-         "Oakridge Plumbing & Heating (license MP-44821, (608) 555-0134, 3301 Femrite Dr, Madison, WI 53718, "
-         "office@oakridgeph.com) to the Henderson household, 52 Birchwood Ln, Madison, WI 53711, "
-         "k.henderson@gmail.com, (608) 555-0279.",
-         ["/invoice_number", "/issue_date", "/due_date", "/status", "/company/name", "/company/license",
-          "/company/phone", "/company/address", "/company/email", "/customer/name", "/customer/address",
-          "/customer/email", "/customer/phone"]),
-        ("The job was a boiler replacement, started 2025-01-24 and completed 2025-01-27 by Ray Ochoa "
-         "(license WI-JP-20931).",
-         ["/job/description", "/job/start_date", "/job/completed_on", "/job/technician",
-          "/job/technician_license"]),
-        ("Lines: Navien NCB-240E combi boiler $2,650, removal and disposal of the old boiler $280, labor 12 "
-         "hours at $95 ($1,140), venting kit and condensate pump $410, permit and inspection fee $125, "
-         "Honeywell T6 Pro thermostat $145, system flush and inhibitor $160.",
-         ["/lines"]),
-        ("Subtotal, 5% tax, total. They paid a $1,500 deposit, so show amount paid and the balance due.",
-         ["/totals"]),
+        (
+            "New invoice ORP-3318, issued 2025-01-29, due 2025-02-28; I've sent it, so status sent. It's from "
+            "Oakridge Plumbing & Heating (license MP-44821, (608) 555-0134, 3301 Femrite Dr, Madison, WI 53718, "
+            "office@oakridgeph.com) to the Henderson household, 52 Birchwood Ln, Madison, WI 53711, "
+            "k.henderson@gmail.com, (608) 555-0279.",
+            [
+                "/invoice_number",
+                "/issue_date",
+                "/due_date",
+                "/status",
+                "/company/name",
+                "/company/license",
+                "/company/phone",
+                "/company/address",
+                "/company/email",
+                "/customer/name",
+                "/customer/address",
+                "/customer/email",
+                "/customer/phone",
+            ],
+        ),
+        (
+            "The job was a boiler replacement, started 2025-01-24 and completed 2025-01-27 by Ray Ochoa "
+            "(license WI-JP-20931).",
+            [
+                "/job/description",
+                "/job/start_date",
+                "/job/completed_on",
+                "/job/technician",
+                "/job/technician_license",
+            ],
+        ),
+        (
+            "Lines: Navien NCB-240E combi boiler $2,650, removal and disposal of the old boiler $280, labor 12 "
+            "hours at $95 ($1,140), venting kit and condensate pump $410, permit and inspection fee $125, "
+            "Honeywell T6 Pro thermostat $145, system flush and inhibitor $160.",
+            ["/lines"],
+        ),
+        (
+            "Subtotal, 5% tax, total. They paid a $1,500 deposit, so show amount paid and the balance due.",
+            ["/totals"],
+        ),
     ]
     if size == 100:
-        turns.append((
-            "They're on a payment plan: the $1,500 deposit (due 2025-01-20, already paid), then the rest "
-            "in two halves due 2025-02-14 and 2025-02-28 (the first half rounded to the cent). Mark each "
-            "payment pending until it's paid.",
-            ["/payment_plan"]))
-    unpaid = ("Until it's paid: payment reminders on every 7 days, next one 2025-02-21; the online payment "
-              f"link stays active; the footer reads '{UNPAID_FOOTER}' We take check, card or ACH.")
+        turns.append(
+            (
+                "They're on a payment plan: the $1,500 deposit (due 2025-01-20, already paid), then the rest "
+                "in two halves due 2025-02-14 and 2025-02-28 (the first half rounded to the cent). Mark each "
+                "payment pending until it's paid.",
+                ["/payment_plan"],
+            )
+        )
+    unpaid = (
+        "Until it's paid: payment reminders on every 7 days, next one 2025-02-21; the online payment "
+        f"link stays active; the footer reads '{UNPAID_FOOTER}' We take check, card or ACH."
+    )
     unpaid_ptrs = ["/reminders", "/online_payment_link_active", "/footer", "/payment_methods"]
     if size == 100:
-        unpaid += (" Their customer portal account is OPH-77120: show the pay button there, and don't queue a "
-                   "receipt email yet.")
+        unpaid += (
+            " Their customer portal account is OPH-77120: show the pay button there, and don't queue a "
+            "receipt email yet."
+        )
         unpaid_ptrs.append("/customer_portal")
     turns.append((unpaid, unpaid_ptrs))
     if size == 50:
-        turns.append((
-            "Warranty: 5 years on parts, 1 on labor, and it only gets activated once the invoice is paid. When "
-            "they pay in full: status paid, amount paid equals the total, balance zero, reminders off with an emptied (null, not deleted) "
-            "next date, the payment link deactivated, the warranty activated, and the footer changes to a "
-            "paid-in-full thank-you. Note that the old boiler went to Dane County recycling.",
-            ["/warranty", "/notes"]))
+        turns.append(
+            (
+                "Warranty: 5 years on parts, 1 on labor, and it only gets activated once the invoice is paid. When "
+                "they pay in full: status paid, amount paid equals the total, balance zero, reminders off with an emptied (null, not deleted) "
+                "next date, the payment link deactivated, the warranty activated, and the footer changes to a "
+                "paid-in-full thank-you. Note that the old boiler went to Dane County recycling.",
+                ["/warranty", "/notes"],
+            )
+        )
         return turns
     turns += [
-        ("Warranty: 5 years on parts, 1 on labor, and it only gets activated once the invoice is paid. When "
-         "they pay in full: status paid, every plan payment marked paid, amount paid equals the total, "
-         "balance zero, reminders off with the next date emptied (null, not deleted), payment link and portal pay button gone, the "
-         "receipt email queued, the warranty activated, and the footer changes to a paid-in-full thank-you. "
-         "Late fee is $35 if anything is still open after 2025-02-28, with a 5-day grace period.",
-         ["/warranty", "/late_fee"]),
-        ("Permit BLD-25-00871, inspection passed 2025-01-31 with L. Braun. The boiler is in the basement "
-         "utility room, natural gas, serial NCB240E-2411-08834, warranty registration NV-REG-5530172.",
-         ["/job/permit_number", "/job/inspection_date", "/job/inspector", "/job/inspection_result",
-          "/equipment"]),
-        ("Their history with us: water heater flush 2022-10-11 (ORP-1688), furnace service 2023-11-02 "
-         "(ORP-2214), kitchen faucet 2024-03-19 (ORP-2541) and furnace service 2024-11-07 (ORP-2950). That "
-         "last invoice was $189 and is paid. Next service is due 2026-01-27.",
-         ["/service_history", "/previous_invoice", "/next_service_due"]),
-        ("Add our website oakridgeph.com and insurer Badger Mutual; they prefer email. Attach the photos "
-         "old-boiler.jpg, new-boiler.jpg and venting.jpg, and note the old boiler went to Dane County "
-         "recycling.",
-         ["/company/website", "/company/insurer", "/customer/preferred_contact", "/photos", "/notes"]),
+        (
+            "Warranty: 5 years on parts, 1 on labor, and it only gets activated once the invoice is paid. When "
+            "they pay in full: status paid, every plan payment marked paid, amount paid equals the total, "
+            "balance zero, reminders off with the next date emptied (null, not deleted), payment link and portal pay button gone, the "
+            "receipt email queued, the warranty activated, and the footer changes to a paid-in-full thank-you. "
+            "Late fee is $35 if anything is still open after 2025-02-28, with a 5-day grace period.",
+            ["/warranty", "/late_fee"],
+        ),
+        (
+            "Permit BLD-25-00871, inspection passed 2025-01-31 with L. Braun. The boiler is in the basement "
+            "utility room, natural gas, serial NCB240E-2411-08834, warranty registration NV-REG-5530172.",
+            [
+                "/job/permit_number",
+                "/job/inspection_date",
+                "/job/inspector",
+                "/job/inspection_result",
+                "/equipment",
+            ],
+        ),
+        (
+            "Their history with us: water heater flush 2022-10-11 (ORP-1688), furnace service 2023-11-02 "
+            "(ORP-2214), kitchen faucet 2024-03-19 (ORP-2541) and furnace service 2024-11-07 (ORP-2950). That "
+            "last invoice was $189 and is paid. Next service is due 2026-01-27.",
+            ["/service_history", "/previous_invoice", "/next_service_due"],
+        ),
+        (
+            "Add our website oakridgeph.com and insurer Badger Mutual; they prefer email. Attach the photos "
+            "old-boiler.jpg, new-boiler.jpg and venting.jpg, and note the old boiler went to Dane County "
+            "recycling.",
+            [
+                "/company/website",
+                "/company/insurer",
+                "/customer/preferred_contact",
+                "/photos",
+                "/notes",
+            ],
+        ),
     ]
     return turns
 
@@ -1090,8 +1733,10 @@ def paid_revision(p: dict[str, Any]) -> Revision:
         request="The Hendersons just paid the whole thing. Please mark the invoice as paid.",
         mutate=lambda q: q.update(paid=True),
         direct="/status",
-        overrides={"/footer": regex(r"(?i)paid in full"),
-                   "/next_reminder" if p["size"] == 10 else "/reminders/next_date": regex(NO_DATE)},
+        overrides={
+            "/footer": regex(r"(?i)paid in full"),
+            "/next_reminder" if p["size"] == 10 else "/reminders/next_date": regex(NO_DATE),
+        },
     )
 
 
@@ -1107,9 +1752,11 @@ SCENARIOS = [
         compute=hours_compute,
         conversation=hours_conversation,
         revision=hours_revision,
-        notes=("Formula chain stated in the conversation: line amount = hours x rate, subtotal, tax on the "
-               "(at 50+ discounted) subtotal and total; at 100 also pass-through expenses, the balance after "
-               "the deposit, a half/remainder installment split and a memo quoting the balance."),
+        notes=(
+            "Formula chain stated in the conversation: line amount = hours x rate, subtotal, tax on the "
+            "(at 50+ discounted) subtotal and total; at 100 also pass-through expenses, the balance after "
+            "the deposit, a half/remainder installment split and a memo quoting the balance."
+        ),
     ),
     Scenario(
         id="invoice-bill-to-parent",
@@ -1120,10 +1767,12 @@ SCENARIOS = [
         compute=bill_to_compute,
         conversation=bill_to_conversation,
         revision=bill_to_revision,
-        notes=("Substitution of the billed company from reference data: its address, VAT number and payment "
-               "terms are copied and the due date (issue + terms) moves; at 50+ also contact, emails, codes, "
-               "PO and the reminder date; at 100 the email recipient, subject, cover note and late-interest "
-               "start. The work site keeps the old company's address (distractor)."),
+        notes=(
+            "Substitution of the billed company from reference data: its address, VAT number and payment "
+            "terms are copied and the due date (issue + terms) moves; at 50+ also contact, emails, codes, "
+            "PO and the reminder date; at 100 the email recipient, subject, cover note and late-interest "
+            "start. The work site keeps the old company's address (distractor)."
+        ),
     ),
     Scenario(
         id="invoice-drop-line-item",
@@ -1134,9 +1783,11 @@ SCENARIOS = [
         compute=catering_compute,
         conversation=catering_conversation,
         revision=catering_revision,
-        notes=("Removal of one invoice line: line count, subtotal and total follow; at 50+ also the service "
-               "charge (food and beverage only), tax, balance and per-guest cost; at 100 the beverage "
-               "category total and the line's setup-schedule entry."),
+        notes=(
+            "Removal of one invoice line: line count, subtotal and total follow; at 50+ also the service "
+            "charge (food and beverage only), tax, balance and per-guest cost; at 100 the beverage "
+            "category total and the line's setup-schedule entry."
+        ),
     ),
     Scenario(
         id="invoice-free-shipping",
@@ -1147,10 +1798,12 @@ SCENARIOS = [
         compute=shipping_compute,
         conversation=shipping_conversation,
         revision=shipping_revision,
-        notes=("Threshold crossing: the extra bags lift the coffee subtotal to $300 or more, so shipping "
-               "drops to $0; at 50+ the shipping note changes while the 5% volume discount ($1,000) stays "
-               "off; at 100 the sample-pack perk and loyalty points follow, and equipment does not count "
-               "toward the threshold."),
+        notes=(
+            "Threshold crossing: the extra bags lift the coffee subtotal to $300 or more, so shipping "
+            "drops to $0; at 50+ the shipping note changes while the 5% volume discount ($1,000) stays "
+            "off; at 100 the sample-pack perk and loyalty points follow, and equipment does not count "
+            "toward the threshold."
+        ),
     ),
     Scenario(
         id="invoice-issue-date",
@@ -1161,9 +1814,11 @@ SCENARIOS = [
         compute=photo_compute,
         conversation=photo_conversation,
         revision=photo_revision,
-        notes=("Offsets from the invoice date: due = issue + 21 days, early-payment deadline = issue + 7; at "
-               "50+ reminder = due - 3 and late fee from due + 1; at 100 the installments (due, due + 30), "
-               "the email send date and the payment note. Event-based (gallery) and absolute dates stay."),
+        notes=(
+            "Offsets from the invoice date: due = issue + 21 days, early-payment deadline = issue + 7; at "
+            "50+ reminder = due - 3 and late fee from due + 1; at 100 the installments (due, due + 30), "
+            "the email send date and the payment note. Event-based (gallery) and absolute dates stay."
+        ),
     ),
     Scenario(
         id="invoice-mark-paid",
@@ -1174,11 +1829,13 @@ SCENARIOS = [
         compute=paid_compute,
         conversation=paid_conversation,
         revision=paid_revision,
-        notes=("Status flip to paid: amount paid = total, balance 0, reminders off with the next date "
-               "cleared, paid-in-full footer; at 50+ also the payment link and the warranty activation; at "
-               "100 the pending plan payments, portal pay button and receipt email. The paid deposit, "
-               "late-fee terms and history stay. Blind review: the cleared reminder date was first described "
-               "as 'no next reminder date', which a reviewer fairly read as deleting the entry; the "
-               "conversation now says it is emptied (null, not deleted)."),
+        notes=(
+            "Status flip to paid: amount paid = total, balance 0, reminders off with the next date "
+            "cleared, paid-in-full footer; at 50+ also the payment link and the warranty activation; at "
+            "100 the pending plan payments, portal pay button and receipt email. The paid deposit, "
+            "late-fee terms and history stay. Blind review: the cleared reminder date was first described "
+            "as 'no next reminder date', which a reviewer fairly read as deleting the entry; the "
+            "conversation now says it is emptied (null, not deleted)."
+        ),
     ),
 ]

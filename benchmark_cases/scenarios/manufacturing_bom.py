@@ -45,17 +45,31 @@ def lamp_params(size: int) -> dict[str, Any]:
 def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
     if size == 10:
-        parts = [{"part": "LED module 8W", "qty_per_lamp": 1, "unit_cost": 4.2},
-                 {"part": "M3 hinge screw", "qty_per_lamp": p["screws"], "unit_cost": 0.06}]
+        parts = [
+            {"part": "LED module 8W", "qty_per_lamp": 1, "unit_cost": 4.2},
+            {"part": "M3 hinge screw", "qty_per_lamp": p["screws"], "unit_cost": 0.06},
+        ]
         material = money(sum(c["qty_per_lamp"] * c["unit_cost"] for c in parts))
-        return {"product": "Arc desk lamp", "batch_size": LAMP_BATCH, "components": parts,
-                "material_cost_per_lamp": material, "batch_material_cost": money(material * LAMP_BATCH)}
+        return {
+            "product": "Arc desk lamp",
+            "batch_size": LAMP_BATCH,
+            "components": parts,
+            "material_cost_per_lamp": material,
+            "batch_material_cost": money(material * LAMP_BATCH),
+        }
     rows = LAMP_PARTS_50 + (LAMP_PARTS_100 if size == 100 else [])
     parts = []
     for pn, desc, qty, cost in rows:
         qty = p["screws"] if pn == LAMP_SCREW else qty
-        parts.append({"part_number": pn, "description": desc, "qty_per_lamp": qty, "unit_cost": cost,
-                      "extended_cost": money(qty * cost)})
+        parts.append(
+            {
+                "part_number": pn,
+                "description": desc,
+                "qty_per_lamp": qty,
+                "unit_cost": cost,
+                "extended_cost": money(qty * cost),
+            }
+        )
     material = money(sum(c["extended_cost"] for c in parts))
     overhead = money(material * 0.15)
     unit_cost = money(material + 6.5 + overhead)
@@ -63,9 +77,14 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
         "product": {"name": "Arc desk lamp", "model": "AL-2", "revision": "C"},
         "batch_size": LAMP_BATCH,
         "components": parts,
-        "costs": {"material_per_lamp": material, "labor_per_lamp": 6.5, "overhead_percent": 15,
-                  "overhead_per_lamp": overhead, "unit_cost": unit_cost,
-                  "batch_cost": money(unit_cost * LAMP_BATCH)},
+        "costs": {
+            "material_per_lamp": material,
+            "labor_per_lamp": 6.5,
+            "overhead_percent": 15,
+            "overhead_per_lamp": overhead,
+            "unit_cost": unit_cost,
+            "batch_cost": money(unit_cost * LAMP_BATCH),
+        },
         "pricing": {"wholesale_markup": 2, "wholesale_price": money(unit_cost * 2)},
         "designer": "Ana Ruiz",
         "factory": {"name": "Lumio Works Plant 2", "city": "Dayton, OH"},
@@ -78,8 +97,12 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
     art["costs"]["batch_material_cost"] = money(material * LAMP_BATCH)
     wholesale = art["pricing"]["wholesale_price"]
     art["pricing"].update(retail_markup=1.8, retail_price=money(wholesale * 1.8))
-    art["quote"] = {"customer": "Halden Interiors", "quantity": 400, "price_each": wholesale,
-                    "total": money(wholesale * 400)}
+    art["quote"] = {
+        "customer": "Halden Interiors",
+        "quantity": 400,
+        "price_each": wholesale,
+        "total": money(wholesale * 400),
+    }
     art["previous_revision"] = {"revision": "B", "unit_cost": 31.85, "retired_on": "2025-06-30"}
     art["factory"]["contact"] = "Dale Whitcomb"
     art["packaging"]["manual"] = "Quick start card, 4 languages"
@@ -102,58 +125,102 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Starting the BOM for the Arc desk lamp. We're building a batch of 250.",
-             ["/product", "/batch_size"]),
-            ("Each lamp takes one LED module 8W at $4.20 and four M3 hinge screws at 6 cents apiece.",
-             ["/components/0", "/components/1"]),
-            ("Material cost per lamp is quantity times unit cost summed over the parts; the batch material "
-             "cost is that times the batch size.",
-             ["/material_cost_per_lamp", "/batch_material_cost"]),
+            (
+                "Starting the BOM for the Arc desk lamp. We're building a batch of 250.",
+                ["/product", "/batch_size"],
+            ),
+            (
+                "Each lamp takes one LED module 8W at $4.20 and four M3 hinge screws at 6 cents apiece.",
+                ["/components/0", "/components/1"],
+            ),
+            (
+                "Material cost per lamp is quantity times unit cost summed over the parts; the batch material "
+                "cost is that times the batch size.",
+                ["/material_cost_per_lamp", "/batch_material_cost"],
+            ),
         ]
     turns: list[Turn] = [
-        ("Let's set up the BOM for the Arc desk lamp, model AL-2, revision C, designed by Ana Ruiz. First "
-         "batch is 250 lamps at Lumio Works Plant 2 in Dayton, OH.",
-         ["/product", "/batch_size", "/designer", "/factory/name", "/factory/city"]),
-        ("Parts per lamp: LA-101 aluminum arm set $7.80, LA-114 weighted base $5.40, LA-120 LED module 8W "
-         "$4.20, LA-133 dimmer switch $1.95, LA-140 12V power adapter $3.10 (one each), and four LA-152 M3 "
-         "hinge screws at $0.06. Extended cost = quantity x unit cost.",
-         [f"/components/{i}" for i in range(6)]),
+        (
+            "Let's set up the BOM for the Arc desk lamp, model AL-2, revision C, designed by Ana Ruiz. First "
+            "batch is 250 lamps at Lumio Works Plant 2 in Dayton, OH.",
+            ["/product", "/batch_size", "/designer", "/factory/name", "/factory/city"],
+        ),
+        (
+            "Parts per lamp: LA-101 aluminum arm set $7.80, LA-114 weighted base $5.40, LA-120 LED module 8W "
+            "$4.20, LA-133 dimmer switch $1.95, LA-140 12V power adapter $3.10 (one each), and four LA-152 M3 "
+            "hinge screws at $0.06. Extended cost = quantity x unit cost.",
+            [f"/components/{i}" for i in range(6)],
+        ),
     ]
     if size == 100:
-        turns.append((
-            "I forgot a few: one LA-160 fabric cord (1.5 m) at $1.25, three LA-171 cord clips at $0.08, "
-            "four LA-180 rubber feet at $0.05 and one LA-191 diffuser lens at $0.90.",
-            [f"/components/{i}" for i in range(6, 10)]))
-    costs = ("Costing: material per lamp is the sum of the extended costs. Labor is $6.50 a lamp, overhead "
-             "15% of material (to the cent), and unit cost = material + labor + overhead. Batch cost is unit "
-             "cost times the batch size.")
-    cost_ptrs = ["/costs/material_per_lamp", "/costs/labor_per_lamp", "/costs/overhead_percent",
-                 "/costs/overhead_per_lamp", "/costs/unit_cost", "/costs/batch_cost"]
+        turns.append(
+            (
+                "I forgot a few: one LA-160 fabric cord (1.5 m) at $1.25, three LA-171 cord clips at $0.08, "
+                "four LA-180 rubber feet at $0.05 and one LA-191 diffuser lens at $0.90.",
+                [f"/components/{i}" for i in range(6, 10)],
+            )
+        )
+    costs = (
+        "Costing: material per lamp is the sum of the extended costs. Labor is $6.50 a lamp, overhead "
+        "15% of material (to the cent), and unit cost = material + labor + overhead. Batch cost is unit "
+        "cost times the batch size."
+    )
+    cost_ptrs = [
+        "/costs/material_per_lamp",
+        "/costs/labor_per_lamp",
+        "/costs/overhead_percent",
+        "/costs/overhead_per_lamp",
+        "/costs/unit_cost",
+        "/costs/batch_cost",
+    ]
     if size == 100:
         costs += " Also show the batch material cost (material per lamp times batch size)."
         cost_ptrs.append("/costs/batch_material_cost")
     turns += [
         (costs, cost_ptrs),
-        ("Wholesale price is twice the unit cost.", ["/pricing/wholesale_markup", "/pricing/wholesale_price"]),
-        ("Packaging is a kraft mailer 60x20x15 cm with a molded pulp tray. It needs UL 153 and FCC Part 15, "
-         "and we're targeting shipping on 2025-10-20.",
-         ["/packaging/box", "/packaging/insert", "/compliance/0", "/compliance/1", "/target_ship_date"]),
+        (
+            "Wholesale price is twice the unit cost.",
+            ["/pricing/wholesale_markup", "/pricing/wholesale_price"],
+        ),
+        (
+            "Packaging is a kraft mailer 60x20x15 cm with a molded pulp tray. It needs UL 153 and FCC Part 15, "
+            "and we're targeting shipping on 2025-10-20.",
+            [
+                "/packaging/box",
+                "/packaging/insert",
+                "/compliance/0",
+                "/compliance/1",
+                "/target_ship_date",
+            ],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
-        ("Retail is 1.8 times wholesale, rounded to the cent. Halden Interiors wants a quote for 400 lamps "
-         "at our wholesale price; show the price each and the quote total.",
-         ["/pricing/retail_markup", "/pricing/retail_price", "/quote"]),
-        ("For comparison, revision B cost $31.85 a unit and was retired on 2025-06-30.", ["/previous_revision"]),
-        ("Dale Whitcomb is our contact at the plant. Add a 4-language quick start card to the packaging and "
-         "CE marking to the compliance list.",
-         ["/factory/contact", "/packaging/manual", "/compliance/2"]),
-        ("Pilot run on 2025-09-15, mass production from 2025-10-06 in assembly cell 4. Tests: hinge cycle "
-         "20,000 cycles on 5 samples, 1 m drop on 3, thermal soak 8 h at 40 C on 3, dimmer endurance 10,000 "
-         "turns on 3. Warranty is 2 years.",
-         ["/schedule", "/factory/assembly_cell", "/test_plan", "/warranty_years"]),
-        ("Colors: Graphite, Sand and Sage. The lamp weighs 1.9 kg, 2.6 kg boxed.", ["/colors", "/weights"]),
+        (
+            "Retail is 1.8 times wholesale, rounded to the cent. Halden Interiors wants a quote for 400 lamps "
+            "at our wholesale price; show the price each and the quote total.",
+            ["/pricing/retail_markup", "/pricing/retail_price", "/quote"],
+        ),
+        (
+            "For comparison, revision B cost $31.85 a unit and was retired on 2025-06-30.",
+            ["/previous_revision"],
+        ),
+        (
+            "Dale Whitcomb is our contact at the plant. Add a 4-language quick start card to the packaging and "
+            "CE marking to the compliance list.",
+            ["/factory/contact", "/packaging/manual", "/compliance/2"],
+        ),
+        (
+            "Pilot run on 2025-09-15, mass production from 2025-10-06 in assembly cell 4. Tests: hinge cycle "
+            "20,000 cycles on 5 samples, 1 m drop on 3, thermal soak 8 h at 40 C on 3, dimmer endurance 10,000 "
+            "turns on 3. Warranty is 2 years.",
+            ["/schedule", "/factory/assembly_cell", "/test_plan", "/warranty_years"],
+        ),
+        (
+            "Colors: Graphite, Sand and Sage. The lamp weighs 1.9 kg, 2.6 kg boxed.",
+            ["/colors", "/weights"],
+        ),
     ]
     return turns
 
@@ -193,14 +260,23 @@ def board_params(size: int) -> dict[str, Any]:
     return {"size": size, "connectors": 1}
 
 
-def _board_line(row: tuple[str, str, int, str, float, int, float], per_board: int) -> dict[str, Any]:
+def _board_line(
+    row: tuple[str, str, int, str, float, int, float], per_board: int
+) -> dict[str, Any]:
     pn, desc, _, supplier, base, break_qty, break_price = row
     qty = per_board * BOARD_BUILD
     volume = qty >= break_qty
     price = break_price if volume else base
-    return {"part_number": pn, "description": desc, "supplier": supplier, "per_board": per_board,
-            "order_qty": qty, "price_tier": "volume" if volume else "standard", "unit_price": price,
-            "line_cost": money(qty * price)}
+    return {
+        "part_number": pn,
+        "description": desc,
+        "supplier": supplier,
+        "per_board": per_board,
+        "order_qty": qty,
+        "price_tier": "volume" if volume else "standard",
+        "unit_price": price,
+        "line_cost": money(qty * price),
+    }
 
 
 def board_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -208,14 +284,36 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
     rows = BOARD_PARTS + (BOARD_PARTS_100 if size == 100 else [])
     lines = [_board_line(r, p["connectors"] if r[0] == "NE-201" else r[2]) for r in rows]
     if size == 10:
-        parts = [{"part": x["description"], "per_board": x["per_board"], "order_qty": x["order_qty"],
-                  "unit_price": x["unit_price"]} for x in lines[:2]]
+        parts = [
+            {
+                "part": x["description"],
+                "per_board": x["per_board"],
+                "order_qty": x["order_qty"],
+                "unit_price": x["unit_price"],
+            }
+            for x in lines[:2]
+        ]
         material = money(sum(x["order_qty"] * x["unit_price"] for x in parts))
         return {"build_quantity": BOARD_BUILD, "parts": parts, "material_cost": material}
-    keep: tuple[str, ...] = ("part_number", "description", "per_board", "order_qty", "unit_price", "line_cost")
+    keep: tuple[str, ...] = (
+        "part_number",
+        "description",
+        "per_board",
+        "order_qty",
+        "unit_price",
+        "line_cost",
+    )
     if size == 100:
-        keep = ("part_number", "description", "supplier", "per_board", "order_qty", "price_tier",
-                "unit_price", "line_cost")
+        keep = (
+            "part_number",
+            "description",
+            "supplier",
+            "per_board",
+            "order_qty",
+            "price_tier",
+            "unit_price",
+            "line_cost",
+        )
     parts = [{k: line[k] for k in keep} for line in lines]
     material = money(sum(x["line_cost"] for x in parts))
     per_board = money(material / BOARD_BUILD)
@@ -232,8 +330,12 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 50:
         return art
     price = money((per_board + 3.8) * 1.3)
-    art["quote"] = {"assembly_per_board": 3.8, "markup_percent": 30, "price_per_board": price,
-                    "total": money(price * BOARD_BUILD)}
+    art["quote"] = {
+        "assembly_per_board": 3.8,
+        "markup_percent": 30,
+        "price_per_board": price,
+        "total": money(price * BOARD_BUILD),
+    }
     art["nre"] = {"stencil": 180.0, "test_fixture": 450.0}
     art["contacts"] = {"buyer": "Hannah Cole", "engineer": "Viktor Sandberg"}
     art["approved_alternates"] = [
@@ -251,53 +353,107 @@ def board_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("We're building 400 SB-40 sensor boards. Each board has one JST 4-pin connector and one TMP117 "
-             "temperature sensor.",
-             ["/build_quantity", "/parts/0/part", "/parts/0/per_board", "/parts/1/part", "/parts/1/per_board"]),
-            ("Order quantity for a part is per-board count times the boards we build. Pricing has breaks: "
-             "the connector is $0.42 each, or $0.35 once we order 500 or more; the sensor is $1.85, or $1.70 "
-             "at 1,000 or more. Fill in order quantities and unit prices.",
-             ["/parts/0/order_qty", "/parts/0/unit_price", "/parts/1/order_qty", "/parts/1/unit_price"]),
-            ("Material cost is order quantity times unit price, summed over both parts.", ["/material_cost"]),
+            (
+                "We're building 400 SB-40 sensor boards. Each board has one JST 4-pin connector and one TMP117 "
+                "temperature sensor.",
+                [
+                    "/build_quantity",
+                    "/parts/0/part",
+                    "/parts/0/per_board",
+                    "/parts/1/part",
+                    "/parts/1/per_board",
+                ],
+            ),
+            (
+                "Order quantity for a part is per-board count times the boards we build. Pricing has breaks: "
+                "the connector is $0.42 each, or $0.35 once we order 500 or more; the sensor is $1.85, or $1.70 "
+                "at 1,000 or more. Fill in order quantities and unit prices.",
+                [
+                    "/parts/0/order_qty",
+                    "/parts/0/unit_price",
+                    "/parts/1/order_qty",
+                    "/parts/1/unit_price",
+                ],
+            ),
+            (
+                "Material cost is order quantity times unit price, summed over both parts.",
+                ["/material_cost"],
+            ),
         ]
     n = len(BOARD_PARTS) + (len(BOARD_PARTS_100) if size == 100 else 0)
-    line_text = ("Order quantity = per board x 400. Each part's unit price is its base price, or its break "
-                 "price once the order quantity reaches the break; line cost = order quantity x unit price.")
+    line_text = (
+        "Order quantity = per board x 400. Each part's unit price is its base price, or its break "
+        "price once the order quantity reaches the break; line cost = order quantity x unit price."
+    )
     if size == 100:
         line_text += " Note the supplier and label the tier standard or volume."
     turns: list[Turn] = [
-        ("Tidewater Instruments ordered 400 SB-40 sensor boards, revision 2.1, due 2025-08-29 on SMT Line 3.",
-         ["/board", "/customer", "/build_quantity", "/smt_line", "/due_date"]),
-        ("Per board: one NE-201 JST 4-pin connector (DigiKey, $0.42, or $0.35 at 500+), one NE-202 TMP117 "
-         "temperature sensor (Mouser, $1.85, $1.70 at 1,000+), six NE-203 10k 0603 resistors (DigiKey, "
-         "$0.012, $0.009 at 2,500+), eight NE-204 100nF 0603 capacitors (DigiKey, $0.02, $0.015 at 2,500+).",
-         [f"/parts/{i}/{k}" for i in range(4) for k in ("part_number", "description", "per_board")]
-         + ([f"/parts/{i}/supplier" for i in range(4)] if size == 100 else [])),
-        ("Also one NE-205 ESP32-C3 module (Mouser, $2.95, $2.60 at 1,000+), one NE-206 3.3V LDO (Mouser, "
-         "$0.38, $0.31 at 500+) and the NE-207 4-layer bare PCB (JLCPCB, $1.10, $0.92 at 500+)."
-         + (" Plus two NE-208 tactile switches (DigiKey, $0.09, $0.07 at 1,000+) and one NE-209 u.FL "
-            "antenna connector (Mouser, $0.55, $0.48 at 500+)." if size == 100 else ""),
-         [f"/parts/{i}/{k}" for i in range(4, n) for k in ("part_number", "description", "per_board")]
-         + ([f"/parts/{i}/supplier" for i in range(4, n)] if size == 100 else [])),
-        (line_text,
-         [f"/parts/{i}/{k}" for i in range(n)
-          for k in (("order_qty", "price_tier", "unit_price", "line_cost") if size == 100
-                    else ("order_qty", "unit_price", "line_cost"))]),
-        ("Total the material cost and show it per board too, to the cent.",
-         ["/material_cost", "/material_cost_per_board"]),
+        (
+            "Tidewater Instruments ordered 400 SB-40 sensor boards, revision 2.1, due 2025-08-29 on SMT Line 3.",
+            ["/board", "/customer", "/build_quantity", "/smt_line", "/due_date"],
+        ),
+        (
+            "Per board: one NE-201 JST 4-pin connector (DigiKey, $0.42, or $0.35 at 500+), one NE-202 TMP117 "
+            "temperature sensor (Mouser, $1.85, $1.70 at 1,000+), six NE-203 10k 0603 resistors (DigiKey, "
+            "$0.012, $0.009 at 2,500+), eight NE-204 100nF 0603 capacitors (DigiKey, $0.02, $0.015 at 2,500+).",
+            [
+                f"/parts/{i}/{k}"
+                for i in range(4)
+                for k in ("part_number", "description", "per_board")
+            ]
+            + ([f"/parts/{i}/supplier" for i in range(4)] if size == 100 else []),
+        ),
+        (
+            "Also one NE-205 ESP32-C3 module (Mouser, $2.95, $2.60 at 1,000+), one NE-206 3.3V LDO (Mouser, "
+            "$0.38, $0.31 at 500+) and the NE-207 4-layer bare PCB (JLCPCB, $1.10, $0.92 at 500+)."
+            + (
+                " Plus two NE-208 tactile switches (DigiKey, $0.09, $0.07 at 1,000+) and one NE-209 u.FL "
+                "antenna connector (Mouser, $0.55, $0.48 at 500+)."
+                if size == 100
+                else ""
+            ),
+            [
+                f"/parts/{i}/{k}"
+                for i in range(4, n)
+                for k in ("part_number", "description", "per_board")
+            ]
+            + ([f"/parts/{i}/supplier" for i in range(4, n)] if size == 100 else []),
+        ),
+        (
+            line_text,
+            [
+                f"/parts/{i}/{k}"
+                for i in range(n)
+                for k in (
+                    ("order_qty", "price_tier", "unit_price", "line_cost")
+                    if size == 100
+                    else ("order_qty", "unit_price", "line_cost")
+                )
+            ],
+        ),
+        (
+            "Total the material cost and show it per board too, to the cent.",
+            ["/material_cost", "/material_cost_per_board"],
+        ),
     ]
     if size == 50:
         return turns
     turns += [
-        ("Quote: price per board is (material per board + $3.80 assembly) plus a 30% markup, to the cent; "
-         "the quote total is that times 400. Stencil ($180) and test fixture ($450) are NRE, billed separately.",
-         ["/quote", "/nre"]),
-        ("Buyer is Hannah Cole, engineer Viktor Sandberg. Approved alternates: AP2112K-3.3 for NE-206 and "
-         "RC0603FR-0710KL for NE-203.",
-         ["/contacts", "/approved_alternates"]),
-        ("RoHS compliant, IPC class 2. Panels hold 4 boards, so 100 panels. Ships UPS Freight, FCA. Testing "
-         "is ICT + functional with a 98.5% yield target.",
-         ["/compliance", "/panelization", "/shipping", "/test"]),
+        (
+            "Quote: price per board is (material per board + $3.80 assembly) plus a 30% markup, to the cent; "
+            "the quote total is that times 400. Stencil ($180) and test fixture ($450) are NRE, billed separately.",
+            ["/quote", "/nre"],
+        ),
+        (
+            "Buyer is Hannah Cole, engineer Viktor Sandberg. Approved alternates: AP2112K-3.3 for NE-206 and "
+            "RC0603FR-0710KL for NE-203.",
+            ["/contacts", "/approved_alternates"],
+        ),
+        (
+            "RoHS compliant, IPC class 2. Panels hold 4 boards, so 100 panels. Ships UPS Freight, FCA. Testing "
+            "is ICT + functional with a 98.5% yield target.",
+            ["/compliance", "/panelization", "/shipping", "/test"],
+        ),
     ]
     return turns
 
@@ -305,7 +461,7 @@ def board_conversation(p: dict[str, Any]) -> list[Turn]:
 def board_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="The customer wants a second sensor port, so each board needs two of the JST 4-pin connectors "
-                "instead of one.",
+        "instead of one.",
         mutate=lambda q: q.update(connectors=2),
         direct="/parts/0/per_board",
     )
@@ -347,16 +503,31 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
     rows = SPEAKER_PARTS + (SPEAKER_PARTS_100 if size == 100 else [])
     rows = [r for r in rows if p["bumper"] or r[0] != BUMPER]
     if size == 10:
-        small = [("Speaker driver 40 mm (pair)", 6.2), ("Rubber bumper ring", 0.85),
-                 ("Li-ion battery 2000 mAh", 4.75)]
-        parts: list[dict[str, Any]] = [{"part": n, "cost": c} for n, c in small
-                                       if p["bumper"] or n != "Rubber bumper ring"]
-        return {"product": "Trailhead speaker", "revision": "B", "components": parts,
-                "component_count": len(parts), "material_cost": money(sum(x["cost"] for x in parts))}
+        small = [
+            ("Speaker driver 40 mm (pair)", 6.2),
+            ("Rubber bumper ring", 0.85),
+            ("Li-ion battery 2000 mAh", 4.75),
+        ]
+        parts: list[dict[str, Any]] = [
+            {"part": n, "cost": c} for n, c in small if p["bumper"] or n != "Rubber bumper ring"
+        ]
+        return {
+            "product": "Trailhead speaker",
+            "revision": "B",
+            "components": parts,
+            "component_count": len(parts),
+            "material_cost": money(sum(x["cost"] for x in parts)),
+        }
     parts = []
     for pn, desc, qty, cost, supplier, grams in rows:
-        part: dict[str, Any] = {"part_number": pn, "description": desc, "qty": qty, "unit_cost": cost,
-                                "extended_cost": money(qty * cost), "supplier": supplier}
+        part: dict[str, Any] = {
+            "part_number": pn,
+            "description": desc,
+            "qty": qty,
+            "unit_cost": cost,
+            "extended_cost": money(qty * cost),
+            "supplier": supplier,
+        }
         if size == 100:
             part["weight_g"] = qty * grams
         parts.append(part)
@@ -365,7 +536,9 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
     present = {x["part_number"] for x in parts}
     enclosure = [pn for pn in ("CA-230", "CA-231", BUMPER, "CA-250") if pn in present]
     subassemblies: list[dict[str, Any]] = [{"name": "Enclosure kit", "parts": enclosure}]
-    suppliers = ["Pacific Molding", "Dongguan Acoustics"] + (["Keystone Metals"] if size == 100 else [])
+    suppliers = ["Pacific Molding", "Dongguan Acoustics"] + (
+        ["Keystone Metals"] if size == 100 else []
+    )
     art: dict[str, Any] = {
         "product": "Trailhead speaker",
         "revision": "B",
@@ -373,8 +546,13 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
         "summary": summary,
         "subassemblies": subassemblies,
         "suppliers": [
-            {"name": s, "part_count": sum(x["supplier"] == s for x in parts),
-             "spend_per_unit": money(sum(x["extended_cost"] for x in parts if x["supplier"] == s))}
+            {
+                "name": s,
+                "part_count": sum(x["supplier"] == s for x in parts),
+                "spend_per_unit": money(
+                    sum(x["extended_cost"] for x in parts if x["supplier"] == s)
+                ),
+            }
             for s in suppliers
         ],
     }
@@ -393,38 +571,71 @@ def speaker_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             ("BOM for the Trailhead speaker, revision B.", ["/product", "/revision"]),
-            ("Components with their cost per speaker: the 40 mm driver pair $6.20, a rubber bumper ring $0.85 "
-             "and the 2000 mAh Li-ion battery $4.75.",
-             ["/components/0", "/components/1", "/components/2"]),
-            ("Keep a component count and the total material cost.", ["/component_count", "/material_cost"]),
+            (
+                "Components with their cost per speaker: the 40 mm driver pair $6.20, a rubber bumper ring $0.85 "
+                "and the 2000 mAh Li-ion battery $4.75.",
+                ["/components/0", "/components/1", "/components/2"],
+            ),
+            (
+                "Keep a component count and the total material cost.",
+                ["/component_count", "/material_cost"],
+            ),
         ]
     turns: list[Turn] = [
         ("Let's build the BOM for the Trailhead speaker, revision B.", ["/product", "/revision"]),
-        ("Components: CA-201 40 mm speaker driver, 2 at $3.10 (Dongguan Acoustics); CA-214 rubber bumper ring, "
-         "1 at $0.85 (Pacific Molding); CA-220 2000 mAh Li-ion battery, 1 at $4.75 (Dongguan Acoustics); "
-         "CA-230 front housing $1.60 and CA-231 rear housing $1.45 (both Pacific Molding); CA-240 amplifier "
-         "board $3.80 (Dongguan Acoustics). Extended cost = qty x unit cost.",
-         [f"/components/{i}/{k}" for i in range(6)
-          for k in ("part_number", "description", "qty", "unit_cost", "extended_cost", "supplier")]),
+        (
+            "Components: CA-201 40 mm speaker driver, 2 at $3.10 (Dongguan Acoustics); CA-214 rubber bumper ring, "
+            "1 at $0.85 (Pacific Molding); CA-220 2000 mAh Li-ion battery, 1 at $4.75 (Dongguan Acoustics); "
+            "CA-230 front housing $1.60 and CA-231 rear housing $1.45 (both Pacific Molding); CA-240 amplifier "
+            "board $3.80 (Dongguan Acoustics). Extended cost = qty x unit cost.",
+            [
+                f"/components/{i}/{k}"
+                for i in range(6)
+                for k in (
+                    "part_number",
+                    "description",
+                    "qty",
+                    "unit_cost",
+                    "extended_cost",
+                    "supplier",
+                )
+            ],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Add CA-250 grille mesh $0.70 and CA-270 lanyard clip $0.30 (both Keystone Metals), and CA-260 "
-             "USB-C port board $0.95 (Dongguan Acoustics), one each.",
-             [f"/components/{i}/{k}" for i in range(6, 9)
-              for k in ("part_number", "description", "qty", "unit_cost", "extended_cost", "supplier")]),
-            ("Weights per unit: driver 38 g, bumper 22 g, battery 41 g, front housing 64 g, rear housing 58 g, "
-             "amp board 12 g, grille 15 g, USB-C board 4 g, clip 6 g. Store each line's weight (qty x unit "
-             "weight).",
-             [f"/components/{i}/weight_g" for i in range(9)]),
+            (
+                "Add CA-250 grille mesh $0.70 and CA-270 lanyard clip $0.30 (both Keystone Metals), and CA-260 "
+                "USB-C port board $0.95 (Dongguan Acoustics), one each.",
+                [
+                    f"/components/{i}/{k}"
+                    for i in range(6, 9)
+                    for k in (
+                        "part_number",
+                        "description",
+                        "qty",
+                        "unit_cost",
+                        "extended_cost",
+                        "supplier",
+                    )
+                ],
+            ),
+            (
+                "Weights per unit: driver 38 g, bumper 22 g, battery 41 g, front housing 64 g, rear housing 58 g, "
+                "amp board 12 g, grille 15 g, USB-C board 4 g, clip 6 g. Store each line's weight (qty x unit "
+                "weight).",
+                [f"/components/{i}/weight_g" for i in range(9)],
+            ),
         ]
     summary = "Summary: number of component lines and the total material cost per speaker."
     summary_ptrs = ["/summary/component_count", "/summary/material_cost"]
     if size == 100:
         summary += " Also total weight, and shipping weight = total weight + 180 g of packaging."
         summary_ptrs += ["/summary/total_weight_g", "/summary/shipping_weight_g"]
-    enclosure = ("The enclosure kit is the outer shell parts: the front and rear housings and the bumper ring"
-                 + (", plus the grille." if size == 100 else "."))
+    enclosure = (
+        "The enclosure kit is the outer shell parts: the front and rear housings and the bumper ring"
+        + (", plus the grille." if size == 100 else ".")
+    )
     enclosure_ptrs = ["/subassemblies/0"]
     if size == 100:
         enclosure += " The electronics module is the drivers, the amp board and the USB-C board."
@@ -432,15 +643,19 @@ def speaker_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (summary, summary_ptrs),
         (enclosure, enclosure_ptrs),
-        ("Per supplier, show how many of our component lines they supply and their spend per speaker.",
-         ["/suppliers"]),
+        (
+            "Per supplier, show how many of our component lines they supply and their spend per speaker.",
+            ["/suppliers"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Routing: station 1 solders the drivers and amplifier (6 min), station 2 installs the battery and "
-             "USB-C board (4), station 3 closes the housing and fits the grille (5), station 4 audio test and "
-             "pack (7). Total the assembly minutes.",
-             ["/routing", "/assembly_minutes"]),
+            (
+                "Routing: station 1 solders the drivers and amplifier (6 min), station 2 installs the battery and "
+                "USB-C board (4), station 3 closes the housing and fits the grille (5), station 4 audio test and "
+                "pack (7). Total the assembly minutes.",
+                ["/routing", "/assembly_minutes"],
+            ),
         ]
     return turns
 
@@ -472,7 +687,10 @@ PACK_PARTS_100: list[tuple[str, str, str, int, str | None]] = [
     ("VL-170", "Thermal pad", "Bergquist", 18, None),
 ]
 PACK_TESTS: list[tuple[str, int]] = [
-    ("Cell capacity check", 0), ("Vibration test", 4), ("Thermal cycling", 5), ("Water ingress IPX5", 7),
+    ("Cell capacity check", 0),
+    ("Vibration test", 4),
+    ("Thermal cycling", 5),
+    ("Water ingress IPX5", 7),
 ]
 
 
@@ -485,26 +703,55 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
     materials_due = add_days(start, -5)
     ship = add_days(start, 14)
     if size == 10:
-        return {"product": "VB-48 battery pack", "customer": "Pedalworks Distribution", "quantity": 150,
-                "line": "Line 2", "production_start": start, "materials_due": materials_due,
-                "first_article_inspection": add_days(start, 2), "ship_date": ship,
-                "design_freeze": "2025-07-31", "trade_show": "2025-10-14"}
+        return {
+            "product": "VB-48 battery pack",
+            "customer": "Pedalworks Distribution",
+            "quantity": 150,
+            "line": "Line 2",
+            "production_start": start,
+            "materials_due": materials_due,
+            "first_article_inspection": add_days(start, 2),
+            "ship_date": ship,
+            "design_freeze": "2025-07-31",
+            "trade_show": "2025-10-14",
+        }
     rows = PACK_PARTS + (PACK_PARTS_100 if size == 100 else [])
-    parts = [{"part_number": pn, "part": name, "supplier": sup, "lead_time_days": lead,
-              "po_date": placed or add_days(materials_due, -lead)} for pn, name, sup, lead, placed in rows]
+    parts = [
+        {
+            "part_number": pn,
+            "part": name,
+            "supplier": sup,
+            "lead_time_days": lead,
+            "po_date": placed or add_days(materials_due, -lead),
+        }
+        for pn, name, sup, lead, placed in rows
+    ]
     end = add_days(start, 9)
     qa = add_days(end, 3)
     art: dict[str, Any] = {
-        "product": {"name": "VB-48 battery pack", "model": "VB-48-13S4P", "quantity": 150, "line": "Line 2"},
+        "product": {
+            "name": "VB-48 battery pack",
+            "model": "VB-48-13S4P",
+            "quantity": 150,
+            "line": "Line 2",
+        },
         "customer": {"name": "Pedalworks Distribution", "contact": "Elin Nyberg"},
         "factory": "Voltline Plant 1, Porto",
         "ops_lead": "Marta Silva",
-        "schedule": {"production_start": start, "materials_due": materials_due,
-                     "first_article_inspection": add_days(start, 2), "production_end": end,
-                     "qa_release": qa, "ship_date": add_days(qa, 2)},
+        "schedule": {
+            "production_start": start,
+            "materials_due": materials_due,
+            "first_article_inspection": add_days(start, 2),
+            "production_end": end,
+            "qa_release": qa,
+            "ship_date": add_days(qa, 2),
+        },
         "parts": parts,
-        "fixed_dates": {"design_freeze": "2025-07-31", "un38_3_certification": "2025-08-18",
-                        "trade_show": "2025-10-14"},
+        "fixed_dates": {
+            "design_freeze": "2025-07-31",
+            "un38_3_certification": "2025-08-18",
+            "trade_show": "2025-10-14",
+        },
         "quality_plan": {"aql": "1.0", "sample_size": 20},
         "pilot_budget_eur": 42000,
     }
@@ -512,13 +759,22 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
         return art
     art["schedule"].update(customer_delivery=add_days(ship, 4), pilot_review=add_days(ship, 7))
     art["tests"] = [{"test": t, "date": add_days(start, d)} for t, d in PACK_TESTS]
-    art["fixed_dates"].update(supplier_holiday_start="2025-10-01", supplier_holiday_end="2025-10-07")
+    art["fixed_dates"].update(
+        supplier_holiday_start="2025-10-01", supplier_holiday_end="2025-10-07"
+    )
     art["team"] = [
-        {"role": "Ops lead", "name": "Marta Silva"}, {"role": "Quality", "name": "Rui Costa"},
-        {"role": "Electrical", "name": "Ana Pires"}, {"role": "Buyer", "name": "Tiago Mendes"},
+        {"role": "Ops lead", "name": "Marta Silva"},
+        {"role": "Quality", "name": "Rui Costa"},
+        {"role": "Electrical", "name": "Ana Pires"},
+        {"role": "Buyer", "name": "Tiago Mendes"},
     ]
-    art["budget_breakdown_eur"] = {"cells": 19500, "electronics": 9800, "mechanical": 6200, "labor": 4500,
-                                   "contingency": 2000}
+    art["budget_breakdown_eur"] = {
+        "cells": 19500,
+        "electronics": 9800,
+        "mechanical": 6200,
+        "labor": 4500,
+        "contingency": 2000,
+    }
     art["documents"] = [
         {"doc": "Pack drawing", "version": "D"},
         {"doc": "Process FMEA", "version": "2"},
@@ -527,8 +783,12 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     art["customer"]["po_number"] = "PW-88314"
     art["product"].update(chemistry="Li-ion NMC", energy_wh=672)
-    art["logistics"] = {"carrier": "DHL Freight", "incoterm": "DAP", "transit_days": 4,
-                        "shift_pattern": "2 shifts"}
+    art["logistics"] = {
+        "carrier": "DHL Freight",
+        "incoterm": "DAP",
+        "transit_days": 4,
+        "shift_pattern": "2 shifts",
+    }
     return art
 
 
@@ -536,56 +796,107 @@ def pack_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("We're planning the pilot run of the VB-48 battery pack for Pedalworks Distribution: 150 packs on "
-             "Line 2.",
-             ["/product", "/customer", "/quantity", "/line"]),
-            ("Production starts 2025-09-08. Materials have to be in 5 days before the start, first article "
-             "inspection is 2 days after the start, and we ship two weeks (14 days) after the start.",
-             ["/production_start", "/materials_due", "/first_article_inspection", "/ship_date"]),
-            ("Keep the fixed dates in view too: design freeze was 2025-07-31 and the trade show is 2025-10-14.",
-             ["/design_freeze", "/trade_show"]),
+            (
+                "We're planning the pilot run of the VB-48 battery pack for Pedalworks Distribution: 150 packs on "
+                "Line 2.",
+                ["/product", "/customer", "/quantity", "/line"],
+            ),
+            (
+                "Production starts 2025-09-08. Materials have to be in 5 days before the start, first article "
+                "inspection is 2 days after the start, and we ship two weeks (14 days) after the start.",
+                ["/production_start", "/materials_due", "/first_article_inspection", "/ship_date"],
+            ),
+            (
+                "Keep the fixed dates in view too: design freeze was 2025-07-31 and the trade show is 2025-10-14.",
+                ["/design_freeze", "/trade_show"],
+            ),
         ]
     n = len(PACK_PARTS) + (len(PACK_PARTS_100) if size == 100 else 0)
     turns: list[Turn] = [
-        ("Planning the pilot run of the VB-48 battery pack (model VB-48-13S4P): 150 packs on Line 2 at Voltline "
-         "Plant 1, Porto, for Pedalworks Distribution (contact Elin Nyberg). Marta Silva is ops lead.",
-         ["/product/name", "/product/model", "/product/quantity", "/product/line", "/customer/name",
-          "/customer/contact", "/factory", "/ops_lead"]),
-        ("Production starts 2025-09-08. All dates are calendar days: materials due 5 days before the start, "
-         "first article inspection 2 days after the start, production ends 9 days after the start, QA "
-         "release 3 days after production ends, and we ship 2 days after QA release.",
-         ["/schedule/production_start", "/schedule/materials_due", "/schedule/first_article_inspection",
-          "/schedule/production_end", "/schedule/qa_release", "/schedule/ship_date"]),
-        ("Purchase orders go out each part's lead time before the materials due date. The cells are already "
-         "ordered (2025-07-20), that date is done. Parts: VL-100 21700 cells (Samsung 50S, Avnet, 45 days), "
-         "VL-110 13S BMS board (Jiangsu Power, 35 days), VL-120 0.15 mm nickel strip (Sinoweld, 21 days), "
-         "VL-130 extruded aluminum enclosure (Alu-Tek, 28 days), VL-140 wiring harness (HarnessPro, 14 days), "
-         "VL-150 XT60 connector (Amass, 10 days)."
-         + (" Also VL-160 cell holder frame (Alu-Tek, 21 days) and VL-170 thermal pad (Bergquist, 18 days)."
-            if size == 100 else ""),
-         [f"/parts/{i}" for i in range(n)]),
-        ("Fixed dates that don't move: design freeze 2025-07-31, UN38.3 certification slot 2025-08-18, "
-         "trade show 2025-10-14.",
-         ["/fixed_dates/design_freeze", "/fixed_dates/un38_3_certification", "/fixed_dates/trade_show"]),
-        ("Quality plan AQL 1.0 with 20 samples; pilot budget €42,000.", ["/quality_plan", "/pilot_budget_eur"]),
+        (
+            "Planning the pilot run of the VB-48 battery pack (model VB-48-13S4P): 150 packs on Line 2 at Voltline "
+            "Plant 1, Porto, for Pedalworks Distribution (contact Elin Nyberg). Marta Silva is ops lead.",
+            [
+                "/product/name",
+                "/product/model",
+                "/product/quantity",
+                "/product/line",
+                "/customer/name",
+                "/customer/contact",
+                "/factory",
+                "/ops_lead",
+            ],
+        ),
+        (
+            "Production starts 2025-09-08. All dates are calendar days: materials due 5 days before the start, "
+            "first article inspection 2 days after the start, production ends 9 days after the start, QA "
+            "release 3 days after production ends, and we ship 2 days after QA release.",
+            [
+                "/schedule/production_start",
+                "/schedule/materials_due",
+                "/schedule/first_article_inspection",
+                "/schedule/production_end",
+                "/schedule/qa_release",
+                "/schedule/ship_date",
+            ],
+        ),
+        (
+            "Purchase orders go out each part's lead time before the materials due date. The cells are already "
+            "ordered (2025-07-20), that date is done. Parts: VL-100 21700 cells (Samsung 50S, Avnet, 45 days), "
+            "VL-110 13S BMS board (Jiangsu Power, 35 days), VL-120 0.15 mm nickel strip (Sinoweld, 21 days), "
+            "VL-130 extruded aluminum enclosure (Alu-Tek, 28 days), VL-140 wiring harness (HarnessPro, 14 days), "
+            "VL-150 XT60 connector (Amass, 10 days)."
+            + (
+                " Also VL-160 cell holder frame (Alu-Tek, 21 days) and VL-170 thermal pad (Bergquist, 18 days)."
+                if size == 100
+                else ""
+            ),
+            [f"/parts/{i}" for i in range(n)],
+        ),
+        (
+            "Fixed dates that don't move: design freeze 2025-07-31, UN38.3 certification slot 2025-08-18, "
+            "trade show 2025-10-14.",
+            [
+                "/fixed_dates/design_freeze",
+                "/fixed_dates/un38_3_certification",
+                "/fixed_dates/trade_show",
+            ],
+        ),
+        (
+            "Quality plan AQL 1.0 with 20 samples; pilot budget €42,000.",
+            ["/quality_plan", "/pilot_budget_eur"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Delivery reaches Pedalworks 4 days after we ship, and we hold the pilot review a week after "
-             "shipping. Their PO is PW-88314.",
-             ["/schedule/customer_delivery", "/schedule/pilot_review", "/customer/po_number"]),
-            ("Tests during the run, counted from the production start: cell capacity check on day 0, vibration "
-             "on day 4, thermal cycling on day 5, IPX5 water ingress on day 7.",
-             ["/tests"]),
-            ("Suppliers in China close for the holiday from 2025-10-01 to 2025-10-07.",
-             ["/fixed_dates/supplier_holiday_start", "/fixed_dates/supplier_holiday_end"]),
-            ("Team: Marta Silva ops lead, Rui Costa quality, Ana Pires electrical, Tiago Mendes buyer. Budget "
-             "split: cells €19,500, electronics €9,800, mechanical €6,200, labor €4,500, contingency €2,000.",
-             ["/team", "/budget_breakdown_eur"]),
-            ("Controlled documents: pack drawing rev D, process FMEA v2, test specification v1.3, work "
-             "instructions rev B.", ["/documents"]),
-            ("It's an NMC pack, 672 Wh. We run 2 shifts; DHL Freight carries it, DAP, 4 days in transit.",
-             ["/product/chemistry", "/product/energy_wh", "/logistics"]),
+            (
+                "Delivery reaches Pedalworks 4 days after we ship, and we hold the pilot review a week after "
+                "shipping. Their PO is PW-88314.",
+                ["/schedule/customer_delivery", "/schedule/pilot_review", "/customer/po_number"],
+            ),
+            (
+                "Tests during the run, counted from the production start: cell capacity check on day 0, vibration "
+                "on day 4, thermal cycling on day 5, IPX5 water ingress on day 7.",
+                ["/tests"],
+            ),
+            (
+                "Suppliers in China close for the holiday from 2025-10-01 to 2025-10-07.",
+                ["/fixed_dates/supplier_holiday_start", "/fixed_dates/supplier_holiday_end"],
+            ),
+            (
+                "Team: Marta Silva ops lead, Rui Costa quality, Ana Pires electrical, Tiago Mendes buyer. Budget "
+                "split: cells €19,500, electronics €9,800, mechanical €6,200, labor €4,500, contingency €2,000.",
+                ["/team", "/budget_breakdown_eur"],
+            ),
+            (
+                "Controlled documents: pack drawing rev D, process FMEA v2, test specification v1.3, work "
+                "instructions rev B.",
+                ["/documents"],
+            ),
+            (
+                "It's an NMC pack, 672 Wh. We run 2 shifts; DHL Freight carries it, DAP, 4 days in transit.",
+                ["/product/chemistry", "/product/energy_wh", "/logistics"],
+            ),
         ]
     return turns
 
@@ -631,24 +942,46 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
     status = "released" if released else "draft"
     purchasing = "open" if released else "hold"
     if size == 10:
-        return {"bom_number": "BOM-K2-C", "product": "K2 electric kettle", "revision": "C", "status": status,
-                "editable": not released, "watermark": RELEASED_WATERMARK if released else DRAFT_WATERMARK,
-                "parts": [{"part": "Heating element 2200W", "purchasing": purchasing},
-                          {"part": "Borosilicate glass body 1.7 L", "purchasing": purchasing}]}
+        return {
+            "bom_number": "BOM-K2-C",
+            "product": "K2 electric kettle",
+            "revision": "C",
+            "status": status,
+            "editable": not released,
+            "watermark": RELEASED_WATERMARK if released else DRAFT_WATERMARK,
+            "parts": [
+                {"part": "Heating element 2200W", "purchasing": purchasing},
+                {"part": "Borosilicate glass body 1.7 L", "purchasing": purchasing},
+            ],
+        }
     rows = KETTLE_PARTS + (KETTLE_PARTS_100 if size == 100 else [])
     parts = []
     for pn, desc, qty, supplier, cost, obsolete in rows:
-        part: dict[str, Any] = {"part_number": pn, "description": desc, "qty": qty, "supplier": supplier}
+        part: dict[str, Any] = {
+            "part_number": pn,
+            "description": desc,
+            "qty": qty,
+            "supplier": supplier,
+        }
         if size == 100:
             part["unit_cost"] = cost
         part["purchasing"] = "blocked" if obsolete else purchasing
         parts.append(part)
     art: dict[str, Any] = {
-        "bom": {"number": "BOM-K2-C", "product": "K2 electric kettle", "model": "HK-K2", "revision": "C",
-                "status": status, "owner": "Grace Lindqvist"},
-        "document_control": {"editable": not released, "watermark": RELEASED_WATERMARK if released else DRAFT_WATERMARK,
-                             "change_process": "ECO required" if released else "direct edit",
-                             "erp_sync": released},
+        "bom": {
+            "number": "BOM-K2-C",
+            "product": "K2 electric kettle",
+            "model": "HK-K2",
+            "revision": "C",
+            "status": status,
+            "owner": "Grace Lindqvist",
+        },
+        "document_control": {
+            "editable": not released,
+            "watermark": RELEASED_WATERMARK if released else DRAFT_WATERMARK,
+            "change_process": "ECO required" if released else "direct edit",
+            "erp_sync": released,
+        },
         "parts": parts,
         "factory": "Harlow Home, Suzhou plant",
         "target_launch": "2026-02-02",
@@ -663,9 +996,16 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
     art["documents"] = [{"doc": d, "status": status} for d in KETTLE_DOCS]
     art["unit_material_cost"] = money(sum(q * c for _, _, q, _, c, obs in rows if not obs))
     art["certifications"].append("GS")
-    art["previous_revision"] = {"revision": "B", "status": "superseded", "released_on": "2025-03-14"}
-    art["tooling"] = [{"tool": "Lid mold", "status": "approved"}, {"tool": "Handle mold", "status": "T2 trial"},
-                      {"tool": "Base mold", "status": "approved"}]
+    art["previous_revision"] = {
+        "revision": "B",
+        "status": "superseded",
+        "released_on": "2025-03-14",
+    }
+    art["tooling"] = [
+        {"tool": "Lid mold", "status": "approved"},
+        {"tool": "Handle mold", "status": "T2 trial"},
+        {"tool": "Base mold", "status": "approved"},
+    ]
     art["bom"]["created_on"] = "2025-10-02"
     art["pilot"] = {"quantity": 300, "date": "2025-12-08"}
     art["bom"]["engineer"] = "Owen Marsh"
@@ -676,57 +1016,103 @@ def kettle_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Start BOM-K2-C for the K2 electric kettle, revision C. It's a draft for now.",
-             ["/bom_number", "/product", "/revision", "/status"]),
-            ("While it's a draft, anyone on the team can edit it, it carries the watermark 'DRAFT - NOT FOR "
-             "PRODUCTION', and every part's purchasing status is hold. Once it's released it gets locked "
-             "against editing, the watermark becomes 'CONTROLLED COPY', and every part's purchasing status "
-             "becomes open.",
-             ["/editable", "/watermark"]),
-            ("Parts so far: the 2200W heating element and the 1.7 L borosilicate glass body.",
-             ["/parts/0", "/parts/1"]),
+            (
+                "Start BOM-K2-C for the K2 electric kettle, revision C. It's a draft for now.",
+                ["/bom_number", "/product", "/revision", "/status"],
+            ),
+            (
+                "While it's a draft, anyone on the team can edit it, it carries the watermark 'DRAFT - NOT FOR "
+                "PRODUCTION', and every part's purchasing status is hold. Once it's released it gets locked "
+                "against editing, the watermark becomes 'CONTROLLED COPY', and every part's purchasing status "
+                "becomes open.",
+                ["/editable", "/watermark"],
+            ),
+            (
+                "Parts so far: the 2200W heating element and the 1.7 L borosilicate glass body.",
+                ["/parts/0", "/parts/1"],
+            ),
         ]
     n = len(KETTLE_PARTS) + (len(KETTLE_PARTS_100) if size == 100 else 0)
-    bom_ptrs = ["/bom/number", "/bom/product", "/bom/model", "/bom/revision", "/bom/status", "/bom/owner"]
+    bom_ptrs = [
+        "/bom/number",
+        "/bom/product",
+        "/bom/model",
+        "/bom/revision",
+        "/bom/status",
+        "/bom/owner",
+    ]
     turns: list[Turn] = [
-        ("Open BOM-K2-C for the K2 electric kettle (model HK-K2), revision C, owned by Grace Lindqvist. Status "
-         "draft until engineering signs off.",
-         bom_ptrs),
-        ("Document control depends on status. Draft: editable, watermark 'DRAFT - NOT FOR PRODUCTION', "
-         "changes made by direct edit, not synced to the ERP. Released: locked (not editable), watermark "
-         "'CONTROLLED COPY', changes only through an ECO ('ECO required'), and synced to the ERP.",
-         ["/document_control"]),
-        ("Parts: HK-301 2200W heating element (Strix), HK-310 1.7 L borosilicate glass body (Fuzhou "
-         "Glassworks), HK-322 lid assembly (Ningbo Plastics), HK-330 power base with 360 connector (Strix), "
-         "HK-341 silicone gasket, old profile, and HK-342 silicone gasket (both Ningbo Plastics); one of each."
-         + (" Also HK-350 soft-touch handle and HK-371 limescale filter (Ningbo Plastics), HK-360 LED ring "
-            "(Shenzhen Lumen) and six HK-380 M4 x 10 screws (Fastenal)." if size == 100 else ""),
-         [f"/parts/{i}/{k}" for i in range(n) for k in ("part_number", "description", "qty", "supplier")]),
-        ("Purchasing status per part: hold while the BOM is a draft, open once it's released. The old-"
-         "profile gasket HK-341 is obsolete, so it stays blocked whatever the BOM status.",
-         [f"/parts/{i}/purchasing" for i in range(n)]),
-        ("Built at Harlow Home's Suzhou plant, launching 2026-02-02, certified UL 1082 and CE. Colors: matte "
-         "black, cream, sage. It weighs 1180 g; packaging is on PKG-K2-A.",
-         ["/factory", "/target_launch", "/certifications/0", "/certifications/1", "/colors", "/unit_weight_g",
-          "/packaging_bom"]),
+        (
+            "Open BOM-K2-C for the K2 electric kettle (model HK-K2), revision C, owned by Grace Lindqvist. Status "
+            "draft until engineering signs off.",
+            bom_ptrs,
+        ),
+        (
+            "Document control depends on status. Draft: editable, watermark 'DRAFT - NOT FOR PRODUCTION', "
+            "changes made by direct edit, not synced to the ERP. Released: locked (not editable), watermark "
+            "'CONTROLLED COPY', changes only through an ECO ('ECO required'), and synced to the ERP.",
+            ["/document_control"],
+        ),
+        (
+            "Parts: HK-301 2200W heating element (Strix), HK-310 1.7 L borosilicate glass body (Fuzhou "
+            "Glassworks), HK-322 lid assembly (Ningbo Plastics), HK-330 power base with 360 connector (Strix), "
+            "HK-341 silicone gasket, old profile, and HK-342 silicone gasket (both Ningbo Plastics); one of each."
+            + (
+                " Also HK-350 soft-touch handle and HK-371 limescale filter (Ningbo Plastics), HK-360 LED ring "
+                "(Shenzhen Lumen) and six HK-380 M4 x 10 screws (Fastenal)."
+                if size == 100
+                else ""
+            ),
+            [
+                f"/parts/{i}/{k}"
+                for i in range(n)
+                for k in ("part_number", "description", "qty", "supplier")
+            ],
+        ),
+        (
+            "Purchasing status per part: hold while the BOM is a draft, open once it's released. The old-"
+            "profile gasket HK-341 is obsolete, so it stays blocked whatever the BOM status.",
+            [f"/parts/{i}/purchasing" for i in range(n)],
+        ),
+        (
+            "Built at Harlow Home's Suzhou plant, launching 2026-02-02, certified UL 1082 and CE. Colors: matte "
+            "black, cream, sage. It weighs 1180 g; packaging is on PKG-K2-A.",
+            [
+                "/factory",
+                "/target_launch",
+                "/certifications/0",
+                "/certifications/1",
+                "/colors",
+                "/unit_weight_g",
+                "/packaging_bom",
+            ],
+        ),
     ]
     if size == 50:
         turns.append(("Material cost per kettle comes to $13.34.", ["/unit_material_cost"]))
         return turns
     turns += [
-        ("Unit costs: element $4.60, glass body $3.90, lid $1.25, power base $3.35, old gasket $0.22, gasket "
-         "$0.24, handle $0.95, LED ring $0.40, filter $0.18, screws $0.03 each. Material cost per kettle "
-         "counts active parts only.",
-         [*(f"/parts/{i}/unit_cost" for i in range(n)), "/unit_material_cost"]),
-        ("The assembly drawing, test specification and packaging specification follow the BOM's status: "
-         "draft while it's draft, released when it's released.",
-         ["/documents"]),
-        ("Add GS certification. Revision B was released 2025-03-14 and is now superseded. Owen Marsh is the "
-         "engineer.",
-         ["/certifications/2", "/previous_revision", "/bom/engineer"]),
-        ("Tooling: the lid and base molds are approved, the handle mold is at T2 trial. Pilot of 300 units on "
-         "2025-12-08. For the record, this BOM was opened on 2025-10-02.",
-         ["/tooling", "/pilot", "/bom/created_on"]),
+        (
+            "Unit costs: element $4.60, glass body $3.90, lid $1.25, power base $3.35, old gasket $0.22, gasket "
+            "$0.24, handle $0.95, LED ring $0.40, filter $0.18, screws $0.03 each. Material cost per kettle "
+            "counts active parts only.",
+            [*(f"/parts/{i}/unit_cost" for i in range(n)), "/unit_material_cost"],
+        ),
+        (
+            "The assembly drawing, test specification and packaging specification follow the BOM's status: "
+            "draft while it's draft, released when it's released.",
+            ["/documents"],
+        ),
+        (
+            "Add GS certification. Revision B was released 2025-03-14 and is now superseded. Owen Marsh is the "
+            "engineer.",
+            ["/certifications/2", "/previous_revision", "/bom/engineer"],
+        ),
+        (
+            "Tooling: the lid and base molds are approved, the handle mold is at T2 trial. Pilot of 300 units on "
+            "2025-12-08. For the record, this BOM was opened on 2025-10-02.",
+            ["/tooling", "/pilot", "/bom/created_on"],
+        ),
     ]
     return turns
 
@@ -751,9 +1137,11 @@ SCENARIOS = [
         compute=lamp_compute,
         conversation=lamp_conversation,
         revision=lamp_revision,
-        notes=("Cost roll-up: extended cost = qty x unit cost, material per lamp and batch material cost; at "
-               "50+ overhead (15% of material), unit cost, batch cost and wholesale price (2x); at 100 also "
-               "retail (1.8x wholesale) and the quote price and total."),
+        notes=(
+            "Cost roll-up: extended cost = qty x unit cost, material per lamp and batch material cost; at "
+            "50+ overhead (15% of material), unit cost, batch cost and wholesale price (2x); at 100 also "
+            "retail (1.8x wholesale) and the quote price and total."
+        ),
     ),
     Scenario(
         id="bom-connector-price-break",
@@ -764,10 +1152,12 @@ SCENARIOS = [
         compute=board_compute,
         conversation=board_conversation,
         revision=board_revision,
-        notes=("Price-break threshold: a second connector per board doubles its order quantity past the "
-               "500-piece break, so its unit price drops and the material cost follows; at 50+ line cost and "
-               "cost per board; at 100 the tier label and the quote. Parts just below their break "
-               "(resistors, 2,400 of 2,500) or already past it (capacitors) keep their prices."),
+        notes=(
+            "Price-break threshold: a second connector per board doubles its order quantity past the "
+            "500-piece break, so its unit price drops and the material cost follows; at 50+ line cost and "
+            "cost per board; at 100 the tier label and the quote. Parts just below their break "
+            "(resistors, 2,400 of 2,500) or already past it (capacitors) keep their prices."
+        ),
     ),
     Scenario(
         id="bom-drop-bumper",
@@ -778,9 +1168,11 @@ SCENARIOS = [
         compute=speaker_compute,
         conversation=speaker_conversation,
         revision=speaker_revision,
-        notes=("Removal of one BOM line: component count and material cost follow; at 50+ the part leaves "
-               "the enclosure-kit list and its supplier's line count and spend drop; at 100 the total and "
-               "shipping weights follow too."),
+        notes=(
+            "Removal of one BOM line: component count and material cost follow; at 50+ the part leaves "
+            "the enclosure-kit list and its supplier's line count and spend drop; at 100 the total and "
+            "shipping weights follow too."
+        ),
     ),
     Scenario(
         id="bom-production-start",
@@ -791,10 +1183,12 @@ SCENARIOS = [
         compute=pack_compute,
         conversation=pack_conversation,
         revision=pack_revision,
-        notes=("Offsets from the production start: materials due (-5 days), first article inspection (+2) "
-               "and ship date (+14); at 50+ production end, QA release and each PO date (materials due - "
-               "lead time) except the already-placed cell order; at 100 delivery, pilot review and test "
-               "dates. Design freeze, certification, trade show and holiday dates are absolute."),
+        notes=(
+            "Offsets from the production start: materials due (-5 days), first article inspection (+2) "
+            "and ship date (+14); at 50+ production end, QA release and each PO date (materials due - "
+            "lead time) except the already-placed cell order; at 100 delivery, pilot review and test "
+            "dates. Design freeze, certification, trade show and holiday dates are absolute."
+        ),
     ),
     Scenario(
         id="bom-release",
@@ -805,8 +1199,10 @@ SCENARIOS = [
         compute=kettle_compute,
         conversation=kettle_conversation,
         revision=kettle_revision,
-        notes=("Status flip draft -> released: editability, watermark and every active part's purchasing "
-               "status (hold -> open) move together; at 50+ also change process and ERP sync, while the "
-               "obsolete gasket stays blocked; at 100 the three controlled documents are released as well."),
+        notes=(
+            "Status flip draft -> released: editability, watermark and every active part's purchasing "
+            "status (hold -> open) move together; at 50+ also change process and ERP sync, while the "
+            "obsolete gasket stays blocked; at 100 the three controlled documents are released as well."
+        ),
     ),
 ]

@@ -62,7 +62,11 @@ def _role_systems(role: dict[str, Any], size: int) -> list[dict[str, Any]]:
     if size >= 100:
         systems[0]["approval_limit_usd"] = role["approval_limit_usd"]
         systems += [
-            {"name": "Coupa", "level": role["coupa"], "approval_limit_usd": role["approval_limit_usd"]},
+            {
+                "name": "Coupa",
+                "level": role["coupa"],
+                "approval_limit_usd": role["approval_limit_usd"],
+            },
             {"name": "Workday", "level": role["workday"]},
             {"name": "Confluence", "level": "editor"},
             {"name": "Zoom", "level": "licensed"},
@@ -89,34 +93,58 @@ def role_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact: dict[str, Any] = {"employee": employee, "access": access}
     if size == 10:
         return artifact
-    employee.update(email="dana.whitfield@northwind.example", department="Finance Operations", location="Chicago")
+    employee.update(
+        email="dana.whitfield@northwind.example",
+        department="Finance Operations",
+        location="Chicago",
+    )
     access["systems"] = _role_systems(role, size)
     extra_courses = [("Travel Policy", 30), ("Anti-Bribery", 30)] if size >= 100 else []
     trainings = COMMON_TRAININGS + extra_courses + role["trainings"]
     artifact["trainings"] = [{"course": c, "due": add_days(p["start"], d)} for c, d in trainings]
-    artifact["equipment"] = {"laptop": "MacBook Pro 14", "monitors": 2, "delivery_date": "2025-02-27"}
-    artifact["badge"] = {"name_line": "Dana Whitfield", "title_line": p["role"], "floor": 4, "building": "Tower A"}
+    artifact["equipment"] = {
+        "laptop": "MacBook Pro 14",
+        "monitors": 2,
+        "delivery_date": "2025-02-27",
+    }
+    artifact["badge"] = {
+        "name_line": "Dana Whitfield",
+        "title_line": p["role"],
+        "floor": 4,
+        "building": "Tower A",
+    }
     employee["employee_id"] = "NW-20417"
     artifact["equipment"]["headset"] = "Jabra Evolve2 65"
     artifact["manager_profile"] = {
-        "name": "Priya Nair", "role": "Finance Director", "approval_limit_usd": 100000,
-        "review_interval_days": 90, "email": "priya.nair@northwind.example",
+        "name": "Priya Nair",
+        "role": "Finance Director",
+        "approval_limit_usd": 100000,
+        "review_interval_days": 90,
+        "email": "priya.nair@northwind.example",
     }
     artifact["onboarding"] = {
-        "buddy": "Marco Ruiz", "orientation_date": "2025-03-04", "orientation_room": "4B",
-        "parking_permit": False, "welcome_lunch": "2025-03-07",
+        "buddy": "Marco Ruiz",
+        "orientation_date": "2025-03-04",
+        "orientation_room": "4B",
+        "parking_permit": False,
+        "welcome_lunch": "2025-03-07",
     }
     peers = [("Marco Ruiz", "Financial Analyst"), ("Helen Cho", "Payroll Specialist")]
     if size >= 100:
-        peers += [("Owen Park", "Financial Analyst"), ("Sasha Ivanova", "Finance Manager"),
-                  ("Luis Ortega", "AP Clerk"), ("Grace Liu", "Treasury Analyst")]
+        peers += [
+            ("Owen Park", "Financial Analyst"),
+            ("Sasha Ivanova", "Finance Manager"),
+            ("Luis Ortega", "AP Clerk"),
+            ("Grace Liu", "Treasury Analyst"),
+        ]
         peers.append(("Ben Adler", "Financial Analyst"))
         artifact["equipment"].update(dock="CalDigit TS4", phone_extension="4417")
         employee.update(cost_center="CC-4410", employment_type="full-time")
         artifact["manager_profile"]["support_queue"] = "finance-priority"
         artifact["badge"]["expires"] = "2026-12-31"
         access.update(
-            mfa=role["mfa"], distribution_list=role["distribution_list"],
+            mfa=role["mfa"],
+            distribution_list=role["distribution_list"],
             expense_policy={"per_diem_usd": 75, "card_limit_usd": role["corporate_card_limit_usd"]},
         )
         artifact["calendar"] = [
@@ -140,82 +168,160 @@ def role_conversation(p: dict[str, Any]) -> list[Turn]:
     analyst = ROLES["Financial Analyst"]
     if size == 10:
         return [
-            ("Dana Whitfield starts on 2025-03-03 as a Financial Analyst, reporting to Priya Nair. "
-             "Can you start her access plan?",
-             ["/employee/name", "/employee/role", "/employee/start_date", "/employee/manager"]),
-            ("Everything she gets comes from her role. Analysts are in fin-ledger-read and expense-submit, "
-             "have no approval authority (limit $0), raise tickets in the finance-helpdesk queue and get "
-             "an access review every 180 days. Put those in.",
-             ["/access/groups/0", "/access/groups/1", "/access/approval_limit_usd",
-              "/access/support_queue", "/access/review_interval_days"]),
-            ("Her first review falls one review interval after her start date.", ["/access/first_review"]),
+            (
+                "Dana Whitfield starts on 2025-03-03 as a Financial Analyst, reporting to Priya Nair. "
+                "Can you start her access plan?",
+                ["/employee/name", "/employee/role", "/employee/start_date", "/employee/manager"],
+            ),
+            (
+                "Everything she gets comes from her role. Analysts are in fin-ledger-read and expense-submit, "
+                "have no approval authority (limit $0), raise tickets in the finance-helpdesk queue and get "
+                "an access review every 180 days. Put those in.",
+                [
+                    "/access/groups/0",
+                    "/access/groups/1",
+                    "/access/approval_limit_usd",
+                    "/access/support_queue",
+                    "/access/review_interval_days",
+                ],
+            ),
+            (
+                "Her first review falls one review interval after her start date.",
+                ["/access/first_review"],
+            ),
         ]
     turns: list[Turn] = [
-        ("We have a new hire in Finance Operations: Dana Whitfield, Financial Analyst, starting "
-         "2025-03-03 in Chicago under Priya Nair. Her address will be dana.whitfield@northwind.example "
-         "and her employee number is NW-20417.",
-         [f"/employee/{k}" for k in ("name", "role", "start_date", "manager", "email", "department",
-                                     "location", "employee_id")]),
-        ("Her access is driven entirely by her role. For Financial Analysts that means the "
-         f"{' and '.join(analyst['groups'])} groups, a $0 approval limit, the finance-helpdesk support "
-         "queue and a 180-day review interval.",
-         ["/access/groups", "/access/approval_limit_usd", "/access/support_queue", "/access/review_interval_days"]),
-        ("Schedule her first access review one review interval after she starts.", ["/access/first_review"]),
+        (
+            "We have a new hire in Finance Operations: Dana Whitfield, Financial Analyst, starting "
+            "2025-03-03 in Chicago under Priya Nair. Her address will be dana.whitfield@northwind.example "
+            "and her employee number is NW-20417.",
+            [
+                f"/employee/{k}"
+                for k in (
+                    "name",
+                    "role",
+                    "start_date",
+                    "manager",
+                    "email",
+                    "department",
+                    "location",
+                    "employee_id",
+                )
+            ],
+        ),
+        (
+            "Her access is driven entirely by her role. For Financial Analysts that means the "
+            f"{' and '.join(analyst['groups'])} groups, a $0 approval limit, the finance-helpdesk support "
+            "queue and a 180-day review interval.",
+            [
+                "/access/groups",
+                "/access/approval_limit_usd",
+                "/access/support_queue",
+                "/access/review_interval_days",
+            ],
+        ),
+        (
+            "Schedule her first access review one review interval after she starts.",
+            ["/access/first_review"],
+        ),
     ]
     if size == 50:
-        turns.append((
-            "Tools: NetSuite and Expensify follow the role (analysts get view and submit), and everyone "
-            "gets Tableau as a viewer and a regular Slack membership.",
-            ["/access/systems"]))
+        turns.append(
+            (
+                "Tools: NetSuite and Expensify follow the role (analysts get view and submit), and everyone "
+                "gets Tableau as a viewer and a regular Slack membership.",
+                ["/access/systems"],
+            )
+        )
     else:
-        turns.append((
-            "Tools next. NetSuite, Expensify, Coupa and Workday all follow her role: analysts get view, "
-            "submit, requester and employee respectively. NetSuite and Coupa each carry an approval "
-            "limit equal to her personal one. Everyone also gets Tableau viewer, Slack member, "
-            "Confluence editor and a licensed Zoom seat.",
-            ["/access/systems"]))
+        turns.append(
+            (
+                "Tools next. NetSuite, Expensify, Coupa and Workday all follow her role: analysts get view, "
+                "submit, requester and employee respectively. NetSuite and Coupa each carry an approval "
+                "limit equal to her personal one. Everyone also gets Tableau viewer, Slack member, "
+                "Confluence editor and a licensed Zoom seat.",
+                ["/access/systems"],
+            )
+        )
     courses = "Security Awareness within 7 days and Code of Conduct within 14 days"
     if size == 100:
         courses += ", Travel Policy and Anti-Bribery within 30 days"
     turns += [
-        (f"Required training: everybody does {courses} of the start date; on top of that analysts do "
-         "Excel Modeling Standards within 30 days. List them with due dates.",
-         ["/trainings"]),
-        ("Her laptop is a MacBook Pro 14 with two monitors and a Jabra Evolve2 65 headset; the "
-         "delivery is booked for 2025-02-27.",
-         ["/equipment/laptop", "/equipment/monitors", "/equipment/delivery_date", "/equipment/headset"]),
-        ("Badge: her name on the first line, her job title on the second, access to floor 4 of Tower A.",
-         ["/badge/name_line", "/badge/title_line", "/badge/floor", "/badge/building"]),
-        ("For context, she'll sit with Marco Ruiz (Financial Analyst) and Helen Cho (Payroll Specialist).",
-         ["/peers/0", "/peers/1"]),
-        ("Note Priya's own setup for reference: Finance Director, $100,000 approval limit, reviewed "
-         "every 90 days, priya.nair@northwind.example.",
-         [f"/manager_profile/{k}" for k in ("name", "role", "approval_limit_usd", "review_interval_days", "email")]),
-        ("Onboarding logistics: Marco is her buddy, orientation is 2025-03-04 in room 4B, no parking "
-         "permit, and the welcome lunch is on 2025-03-07.",
-         ["/onboarding"]),
+        (
+            f"Required training: everybody does {courses} of the start date; on top of that analysts do "
+            "Excel Modeling Standards within 30 days. List them with due dates.",
+            ["/trainings"],
+        ),
+        (
+            "Her laptop is a MacBook Pro 14 with two monitors and a Jabra Evolve2 65 headset; the "
+            "delivery is booked for 2025-02-27.",
+            [
+                "/equipment/laptop",
+                "/equipment/monitors",
+                "/equipment/delivery_date",
+                "/equipment/headset",
+            ],
+        ),
+        (
+            "Badge: her name on the first line, her job title on the second, access to floor 4 of Tower A.",
+            ["/badge/name_line", "/badge/title_line", "/badge/floor", "/badge/building"],
+        ),
+        (
+            "For context, she'll sit with Marco Ruiz (Financial Analyst) and Helen Cho (Payroll Specialist).",
+            ["/peers/0", "/peers/1"],
+        ),
+        (
+            "Note Priya's own setup for reference: Finance Director, $100,000 approval limit, reviewed "
+            "every 90 days, priya.nair@northwind.example.",
+            [
+                f"/manager_profile/{k}"
+                for k in ("name", "role", "approval_limit_usd", "review_interval_days", "email")
+            ],
+        ),
+        (
+            "Onboarding logistics: Marco is her buddy, orientation is 2025-03-04 in room 4B, no parking "
+            "permit, and the welcome lunch is on 2025-03-07.",
+            ["/onboarding"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("A few more neighbours: Owen Park (Financial Analyst), Sasha Ivanova (Finance Manager), "
-             "Luis Ortega (AP Clerk) and Grace Liu (Treasury Analyst).",
-             ["/peers/2", "/peers/3", "/peers/4", "/peers/5"]),
-            ("Add a CalDigit TS4 dock and desk phone extension 4417.",
-             ["/equipment/dock", "/equipment/phone_extension"]),
-            ("HR confirmed she's full-time on cost center CC-4410. Ben Adler (Financial Analyst) is also "
-             "on her row. Priya's tickets go to finance-priority, and all badges this year expire on 2026-12-31.",
-             ["/employee/cost_center", "/employee/employment_type", "/peers/6",
-              "/manager_profile/support_queue", "/badge/expires"]),
-            ("Security and spending also follow the role: analysts sign in with an authenticator app, are "
-             "on fin-analysts@northwind.example, and carry a $2,000 corporate card limit; the per diem is "
-             "$75 for every role.",
-             ["/access/mfa", "/access/distribution_list", "/access/expense_policy"]),
-            ("Her first weeks: finance all-hands 2025-03-12, quarter close kickoff 2025-03-24, audit "
-             "walkthrough 2025-04-09 and the team offsite 2025-05-15.",
-             ["/calendar"]),
-            ("Desk 4-112 in Finance North. Open IT tickets for her setup: IT-88213 and IT-88214 are open, "
-             "IT-88230 is waiting on the vendor.",
-             ["/desk", "/it_tickets"]),
+            (
+                "A few more neighbours: Owen Park (Financial Analyst), Sasha Ivanova (Finance Manager), "
+                "Luis Ortega (AP Clerk) and Grace Liu (Treasury Analyst).",
+                ["/peers/2", "/peers/3", "/peers/4", "/peers/5"],
+            ),
+            (
+                "Add a CalDigit TS4 dock and desk phone extension 4417.",
+                ["/equipment/dock", "/equipment/phone_extension"],
+            ),
+            (
+                "HR confirmed she's full-time on cost center CC-4410. Ben Adler (Financial Analyst) is also "
+                "on her row. Priya's tickets go to finance-priority, and all badges this year expire on 2026-12-31.",
+                [
+                    "/employee/cost_center",
+                    "/employee/employment_type",
+                    "/peers/6",
+                    "/manager_profile/support_queue",
+                    "/badge/expires",
+                ],
+            ),
+            (
+                "Security and spending also follow the role: analysts sign in with an authenticator app, are "
+                "on fin-analysts@northwind.example, and carry a $2,000 corporate card limit; the per diem is "
+                "$75 for every role.",
+                ["/access/mfa", "/access/distribution_list", "/access/expense_policy"],
+            ),
+            (
+                "Her first weeks: finance all-hands 2025-03-12, quarter close kickoff 2025-03-24, audit "
+                "walkthrough 2025-04-09 and the team offsite 2025-05-15.",
+                ["/calendar"],
+            ),
+            (
+                "Desk 4-112 in Finance North. Open IT tickets for her setup: IT-88213 and IT-88214 are open, "
+                "IT-88230 is waiting on the vendor.",
+                ["/desk", "/it_tickets"],
+            ),
         ]
     return turns
 
@@ -236,11 +342,14 @@ def role_revision(p: dict[str, Any]) -> Revision:
         overrides["/badge/title_line"] = regex(r"(?i)finance manager")
     if p["size"] >= 100:
         reference["system_levels"].update(Coupa="approver", Workday="manager")
-        reference.update(mfa=new["mfa"], distribution_list=new["distribution_list"],
-                         corporate_card_limit_usd=new["corporate_card_limit_usd"])
+        reference.update(
+            mfa=new["mfa"],
+            distribution_list=new["distribution_list"],
+            corporate_card_limit_usd=new["corporate_card_limit_usd"],
+        )
     return Revision(
         request="Change of plan: Dana is joining as a Finance Manager, not a Financial Analyst. "
-                "The Finance Manager role definition is attached.",
+        "The Finance Manager role definition is attached.",
         mutate=lambda q: q.update(role="Finance Manager"),
         direct="/employee/role",
         overrides=overrides,
@@ -251,15 +360,23 @@ def role_revision(p: dict[str, Any]) -> Revision:
 # --------------------------------------------------------------------------- org-start-date-shift
 # Temporal: the start date moves; every date stated relative to it moves by the same amount.
 
+
 def start_params(size: int) -> dict[str, Any]:
     return {"size": size, "start": "2025-04-07"}
 
 
 # (system, days after the start date when access opens); size 100 only
 ACCESS_SCHEDULE = [
-    ("AWS read-only", 0), ("Grafana", 0), ("Datadog", 7), ("Terraform plan", 14), ("Kubernetes staging", 14),
+    ("AWS read-only", 0),
+    ("Grafana", 0),
+    ("Datadog", 7),
+    ("Terraform plan", 14),
+    ("Kubernetes staging", 14),
     ("Incident tooling", 45),
-    ("Kubernetes production", 60), ("AWS admin", 90), ("Vault operator", 90), ("Break-glass", 120),
+    ("Kubernetes production", 60),
+    ("AWS admin", 90),
+    ("Vault operator", 90),
+    ("Break-glass", 120),
 ]
 
 
@@ -279,31 +396,67 @@ def start_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     if size == 10:
         return artifact
-    artifact["hire"].update(email="tomas.herrera@corvid.example", location="Lisbon", employment="full-time")
-    artifact["accounts"].update(
-        github_org="corvid-platform", oncall_shadow_from=add_days(start, 45), pagerduty_from=add_days(start, 60),
+    artifact["hire"].update(
+        email="tomas.herrera@corvid.example", location="Lisbon", employment="full-time"
     )
-    artifact["reviews"].update(first_access_review=add_days(start, 30), quarterly_audit="2025-07-15")
-    trainings = [("Security Awareness", 7), ("Incident Response 101", 21), ("Production Change Policy", 28)]
+    artifact["accounts"].update(
+        github_org="corvid-platform",
+        oncall_shadow_from=add_days(start, 45),
+        pagerduty_from=add_days(start, 60),
+    )
+    artifact["reviews"].update(
+        first_access_review=add_days(start, 30), quarterly_audit="2025-07-15"
+    )
+    trainings = [
+        ("Security Awareness", 7),
+        ("Incident Response 101", 21),
+        ("Production Change Policy", 28),
+    ]
     if size >= 100:
-        trainings += [("Kubernetes Hardening", 35), ("Data Handling", 14), ("On-call Readiness", 42)]
+        trainings += [
+            ("Kubernetes Hardening", 35),
+            ("Data Handling", 14),
+            ("On-call Readiness", 42),
+        ]
     artifact["trainings"] = [{"course": c, "due": add_days(start, d)} for c, d in trainings]
-    artifact["equipment"] = {"laptop": "ThinkPad X1 Carbon", "yubikeys": 2, "monitor": "Dell U2723QE",
-                             "headset": "Sony WH-1000XM5", "carrier": "DHL"}
+    artifact["equipment"] = {
+        "laptop": "ThinkPad X1 Carbon",
+        "yubikeys": 2,
+        "monitor": "Dell U2723QE",
+        "headset": "Sony WH-1000XM5",
+        "carrier": "DHL",
+    }
     artifact["team_events"] = [
         {"event": "Team offsite", "date": "2025-05-20"},
         {"event": "Architecture review", "date": "2025-04-24"},
     ]
-    artifact["groups"] = ["sre-core", "oncall-observers", "vpn-users", "github-platform", "grafana-editors",
-                          "terraform-plan"]
+    artifact["groups"] = [
+        "sre-core",
+        "oncall-observers",
+        "vpn-users",
+        "github-platform",
+        "grafana-editors",
+        "terraform-plan",
+    ]
     artifact["peers"] = ["Amara Osei", "Jonas Weber", "Priyanka Rao", "Leo Martins"]
-    artifact["mentorship"] = {"mentor": "Amara Osei", "first_session": add_days(start, 3), "cadence": "weekly",
-                              "last_session": add_days(start, 84)}
-    artifact["oncall"] = {"rotation": "platform-primary", "escalation_policy": "sre-p1", "pager_app": "PagerDuty"}
+    artifact["mentorship"] = {
+        "mentor": "Amara Osei",
+        "first_session": add_days(start, 3),
+        "cadence": "weekly",
+        "last_session": add_days(start, 84),
+    }
+    artifact["oncall"] = {
+        "rotation": "platform-primary",
+        "escalation_policy": "sre-p1",
+        "pager_app": "PagerDuty",
+    }
     if size >= 100:
         artifact["hire"].update(employee_id="CV-3391", cost_center="ENG-210")
-        artifact["reviews"].update(six_month_checkin=add_days(start, 182), annual_review="2026-01-15",
-                                   benefits_enrollment_by=add_days(start, 30))
+        artifact["reviews"].update(
+            six_month_checkin=add_days(start, 182),
+            annual_review="2026-01-15",
+            benefits_enrollment_by=add_days(start, 30),
+        )
         artifact["team_events"] += [
             {"event": "Quarterly planning", "date": "2025-06-10"},
             {"event": "Game day", "date": "2025-05-08"},
@@ -312,10 +465,15 @@ def start_compute(p: dict[str, Any]) -> dict[str, Any]:
         ]
         artifact["groups"] += ["sre-oncall", "incident-commanders"]
         artifact["peers"] += ["Chen Wei", "Nadia Haddad"]
-        artifact["oncall"].update(first_primary_shift=add_days(start, 75), runbook="https://wiki.corvid.example/sre/runbooks")
+        artifact["oncall"].update(
+            first_primary_shift=add_days(start, 75),
+            runbook="https://wiki.corvid.example/sre/runbooks",
+        )
         artifact["equipment"].update(dock="Lenovo Thunderbolt 4", keyboard="Logitech MX Mechanical")
         artifact["desk"] = {"building": "Lisbon Hub", "floor": 3, "desk": "3-C-14"}
-        artifact["access_schedule"] = [{"system": sys_, "from": add_days(start, d)} for sys_, d in ACCESS_SCHEDULE]
+        artifact["access_schedule"] = [
+            {"system": sys_, "from": add_days(start, d)} for sys_, d in ACCESS_SCHEDULE
+        ]
     return artifact
 
 
@@ -323,68 +481,111 @@ def start_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Tomás Herrera joins Platform SRE on 2025-04-07, reporting to Ines Kowalski. Set him up.",
-             ["/hire", "/manager"]),
-            ("Activate his accounts two days before he starts, turn on VPN, and hold production access "
-             "until 30 days after his start. His laptop already shipped on 2025-04-01.",
-             ["/accounts"]),
-            ("Probation ends 90 days after the start date. The security audit he must attend is fixed on "
-             "2025-06-30 for the whole company.",
-             ["/reviews"]),
+            (
+                "Tomás Herrera joins Platform SRE on 2025-04-07, reporting to Ines Kowalski. Set him up.",
+                ["/hire", "/manager"],
+            ),
+            (
+                "Activate his accounts two days before he starts, turn on VPN, and hold production access "
+                "until 30 days after his start. His laptop already shipped on 2025-04-01.",
+                ["/accounts"],
+            ),
+            (
+                "Probation ends 90 days after the start date. The security audit he must attend is fixed on "
+                "2025-06-30 for the whole company.",
+                ["/reviews"],
+            ),
         ]
-    hire = ("New SRE joining Platform SRE: Tomás Herrera, full-time, based in Lisbon, first day 2025-04-07, "
-            "email tomas.herrera@corvid.example, manager Ines Kowalski.")
-    accounts = ("Accounts should come alive two days before day one, with VPN on and the corvid-platform "
-                "GitHub org. Production access opens 30 days after he starts, on-call shadowing at 45 days, "
-                "and he joins PagerDuty at 60 days. The laptop shipped on 2025-04-01.")
-    reviews = ("Probation ends 90 days after he starts and his first access review is at 30 days. The "
-               "company security audit is on 2025-06-30 and the quarterly audit on 2025-07-15, both fixed.")
-    courses = ("Security Awareness within a week of starting, Incident Response 101 within 21 days "
-               "and Production Change Policy within 28 days")
+    hire = (
+        "New SRE joining Platform SRE: Tomás Herrera, full-time, based in Lisbon, first day 2025-04-07, "
+        "email tomas.herrera@corvid.example, manager Ines Kowalski."
+    )
+    accounts = (
+        "Accounts should come alive two days before day one, with VPN on and the corvid-platform "
+        "GitHub org. Production access opens 30 days after he starts, on-call shadowing at 45 days, "
+        "and he joins PagerDuty at 60 days. The laptop shipped on 2025-04-01."
+    )
+    reviews = (
+        "Probation ends 90 days after he starts and his first access review is at 30 days. The "
+        "company security audit is on 2025-06-30 and the quarterly audit on 2025-07-15, both fixed."
+    )
+    courses = (
+        "Security Awareness within a week of starting, Incident Response 101 within 21 days "
+        "and Production Change Policy within 28 days"
+    )
     if size == 100:
         hire += " Employee id CV-3391, cost center ENG-210."
-        reviews += (" Add a six-month check-in 182 days after the start, the annual review (2026-01-15 for "
-                    "everybody), and his benefits enrollment deadline, 30 days after his start.")
-        courses += (", plus Kubernetes Hardening by day 35, Data Handling by day 14 and On-call "
-                    "Readiness by day 42")
+        reviews += (
+            " Add a six-month check-in 182 days after the start, the annual review (2026-01-15 for "
+            "everybody), and his benefits enrollment deadline, 30 days after his start."
+        )
+        courses += (
+            ", plus Kubernetes Hardening by day 35, Data Handling by day 14 and On-call "
+            "Readiness by day 42"
+        )
     turns: list[Turn] = [
         (hire, ["/hire", "/manager"]),
         (accounts, ["/accounts"]),
         (reviews, ["/reviews"]),
         (f"Trainings, due relative to his start: {courses}.", ["/trainings"]),
-        ("Hardware: ThinkPad X1 Carbon, two YubiKeys, a Dell U2723QE monitor and a Sony WH-1000XM5 "
-         "headset, all going out with DHL.",
-         ["/equipment/laptop", "/equipment/yubikeys", "/equipment/monitor", "/equipment/headset",
-          "/equipment/carrier"]),
-        ("Put the team calendar in so he sees it: the offsite is 2025-05-20 and the architecture review "
-         "2025-04-24.",
-         ["/team_events/0", "/team_events/1"]),
-        ("Groups: sre-core, oncall-observers, vpn-users, github-platform, grafana-editors and "
-         "terraform-plan. His closest peers are Amara Osei, Jonas Weber, Priyanka Rao and Leo Martins.",
-         [f"/groups/{i}" for i in range(6)] + [f"/peers/{i}" for i in range(4)]),
-        ("Amara will mentor him: weekly sessions, the first three days after he starts and the "
-         "last 84 days after he starts.",
-         ["/mentorship"]),
-        ("On-call: platform-primary rotation, escalation policy sre-p1, paging through PagerDuty.",
-         ["/oncall/rotation", "/oncall/escalation_policy", "/oncall/pager_app"]),
+        (
+            "Hardware: ThinkPad X1 Carbon, two YubiKeys, a Dell U2723QE monitor and a Sony WH-1000XM5 "
+            "headset, all going out with DHL.",
+            [
+                "/equipment/laptop",
+                "/equipment/yubikeys",
+                "/equipment/monitor",
+                "/equipment/headset",
+                "/equipment/carrier",
+            ],
+        ),
+        (
+            "Put the team calendar in so he sees it: the offsite is 2025-05-20 and the architecture review "
+            "2025-04-24.",
+            ["/team_events/0", "/team_events/1"],
+        ),
+        (
+            "Groups: sre-core, oncall-observers, vpn-users, github-platform, grafana-editors and "
+            "terraform-plan. His closest peers are Amara Osei, Jonas Weber, Priyanka Rao and Leo Martins.",
+            [f"/groups/{i}" for i in range(6)] + [f"/peers/{i}" for i in range(4)],
+        ),
+        (
+            "Amara will mentor him: weekly sessions, the first three days after he starts and the "
+            "last 84 days after he starts.",
+            ["/mentorship"],
+        ),
+        (
+            "On-call: platform-primary rotation, escalation policy sre-p1, paging through PagerDuty.",
+            ["/oncall/rotation", "/oncall/escalation_policy", "/oncall/pager_app"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("More calendar entries: quarterly planning 2025-06-10, game day 2025-05-08, hack week "
-             "2025-07-07 and the postmortem review 2025-04-30.",
-             [f"/team_events/{i}" for i in range(2, 6)]),
-            ("Add him to sre-oncall and incident-commanders too, and list Chen Wei and Nadia Haddad as peers.",
-             ["/groups/6", "/groups/7", "/peers/4", "/peers/5"]),
-            ("His first primary on-call shift is 75 days after he starts; link the runbooks at "
-             "https://wiki.corvid.example/sre/runbooks.",
-             ["/oncall/first_primary_shift", "/oncall/runbook"]),
-            ("Desk 3-C-14 on floor 3 of the Lisbon Hub; add a Lenovo Thunderbolt 4 dock and a Logitech MX Mechanical.",
-             ["/desk", "/equipment/dock", "/equipment/keyboard"]),
-            ("Stage his system access relative to the start date: AWS read-only and Grafana on day one, "
-             "Datadog after a week, Terraform plan and Kubernetes staging after two weeks, incident "
-             "tooling at 45 days, Kubernetes production at 60 days, "
-             "AWS admin and Vault operator at 90 days, break-glass at 120 days.",
-             ["/access_schedule"]),
+            (
+                "More calendar entries: quarterly planning 2025-06-10, game day 2025-05-08, hack week "
+                "2025-07-07 and the postmortem review 2025-04-30.",
+                [f"/team_events/{i}" for i in range(2, 6)],
+            ),
+            (
+                "Add him to sre-oncall and incident-commanders too, and list Chen Wei and Nadia Haddad as peers.",
+                ["/groups/6", "/groups/7", "/peers/4", "/peers/5"],
+            ),
+            (
+                "His first primary on-call shift is 75 days after he starts; link the runbooks at "
+                "https://wiki.corvid.example/sre/runbooks.",
+                ["/oncall/first_primary_shift", "/oncall/runbook"],
+            ),
+            (
+                "Desk 3-C-14 on floor 3 of the Lisbon Hub; add a Lenovo Thunderbolt 4 dock and a Logitech MX Mechanical.",
+                ["/desk", "/equipment/dock", "/equipment/keyboard"],
+            ),
+            (
+                "Stage his system access relative to the start date: AWS read-only and Grafana on day one, "
+                "Datadog after a week, Terraform plan and Kubernetes staging after two weeks, incident "
+                "tooling at 45 days, Kubernetes production at 60 days, "
+                "AWS admin and Vault operator at 90 days, break-glass at 120 days.",
+                ["/access_schedule"],
+            ),
         ]
     return turns
 
@@ -402,11 +603,21 @@ def start_revision(p: dict[str, Any]) -> Revision:
 
 LEVEL_MULTIPLIERS = {"Buyer": 1, "Senior Buyer": 2, "Lead Buyer": 3, "Procurement Manager": 5}
 BUYERS = [
-    ("Aisha Bello", "Buyer"), ("Rafael Costa", "Senior Buyer"), ("Mei Tanaka", "Buyer"),
-    ("Oskar Lind", "Lead Buyer"), ("Fatima Zahra", "Senior Buyer"), ("Daniel Kim", "Procurement Manager"),
-    ("Irene Papadopoulos", "Buyer"), ("Kwame Mensah", "Senior Buyer"), ("Lucia Romero", "Buyer"),
-    ("Ethan Brooks", "Lead Buyer"), ("Noor Haddad", "Buyer"), ("Victor Almeida", "Senior Buyer"),
-    ("Hana Sato", "Buyer"), ("Pavel Novak", "Senior Buyer"), ("Grace Owusu", "Lead Buyer"),
+    ("Aisha Bello", "Buyer"),
+    ("Rafael Costa", "Senior Buyer"),
+    ("Mei Tanaka", "Buyer"),
+    ("Oskar Lind", "Lead Buyer"),
+    ("Fatima Zahra", "Senior Buyer"),
+    ("Daniel Kim", "Procurement Manager"),
+    ("Irene Papadopoulos", "Buyer"),
+    ("Kwame Mensah", "Senior Buyer"),
+    ("Lucia Romero", "Buyer"),
+    ("Ethan Brooks", "Lead Buyer"),
+    ("Noor Haddad", "Buyer"),
+    ("Victor Almeida", "Senior Buyer"),
+    ("Hana Sato", "Buyer"),
+    ("Pavel Novak", "Senior Buyer"),
+    ("Grace Owusu", "Lead Buyer"),
     ("Sven Olsen", "Buyer"),
 ]
 # People whose limit is fixed by a CFO exception, whatever the base (size 100 only).
@@ -420,20 +631,36 @@ def base_params(size: int) -> dict[str, Any]:
 def base_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, base = p["size"], p["base"]
     count = {10: 2, 50: 10, 100: 16}[size]
-    members = [{"name": n, "level": lv, "limit_usd": base * LEVEL_MULTIPLIERS[lv]} for n, lv in BUYERS[:count]]
+    members = [
+        {"name": n, "level": lv, "limit_usd": base * LEVEL_MULTIPLIERS[lv]}
+        for n, lv in BUYERS[:count]
+    ]
     if size == 100:
         members += [{"name": n, "level": lv, "limit_usd": fixed} for n, lv, fixed in FIXED_LIMITS]
-    policy: dict[str, Any] = {"department": "Procurement", "base_limit_usd": base, "escalation_above_usd": 10 * base}
+    policy: dict[str, Any] = {
+        "department": "Procurement",
+        "base_limit_usd": base,
+        "escalation_above_usd": 10 * base,
+    }
     total = sum(m["limit_usd"] for m in members)
     artifact: dict[str, Any] = {"policy": policy, "members": members}
     if size == 10:
         artifact["total_delegated_usd"] = total
         return artifact
-    policy.update(card_limit_usd=2000, currency="USD", effective_date="2025-07-01", approved_by="CFO Office")
+    policy.update(
+        card_limit_usd=2000, currency="USD", effective_date="2025-07-01", approved_by="CFO Office"
+    )
     artifact["level_limits_usd"] = {lv: base * m for lv, m in LEVEL_MULTIPLIERS.items()}
     artifact["totals"] = {"members": len(members), "total_delegated_usd": total}
-    artifact["systems"] = [{"name": "Coupa", "sync": "nightly"}, {"name": "SAP Ariba", "sync": "hourly"}]
-    artifact["review"] = {"owner": "Finance Controls", "next_review": "2025-12-01", "ticket": "GRC-1142"}
+    artifact["systems"] = [
+        {"name": "Coupa", "sync": "nightly"},
+        {"name": "SAP Ariba", "sync": "hourly"},
+    ]
+    artifact["review"] = {
+        "owner": "Finance Controls",
+        "next_review": "2025-12-01",
+        "ticket": "GRC-1142",
+    }
     if size == 100:
         policy["last_updated_by"] = "M. Chen"
         artifact["totals"]["average_limit_usd"] = money(total / len(members))
@@ -443,10 +670,23 @@ def base_compute(p: dict[str, Any]) -> dict[str, Any]:
             {"from": "Ethan Brooks", "to": "Grace Owusu", "until": "2025-09-01"},
             {"from": "Grace Owusu", "to": "Rafael Costa", "until": "2025-10-03"},
         ]
-        artifact["preapproved_vendors"] = ["Staples", "CDW", "Grainger", "Uline", "Dell", "Insight", "Amazon Business"]
-        artifact["review"].update(last_review="2024-12-02", evidence_folder="GRC/Procurement/Limits")
+        artifact["preapproved_vendors"] = [
+            "Staples",
+            "CDW",
+            "Grainger",
+            "Uline",
+            "Dell",
+            "Insight",
+            "Amazon Business",
+        ]
+        artifact["review"].update(
+            last_review="2024-12-02", evidence_folder="GRC/Procurement/Limits"
+        )
         artifact["po_required_above_usd"] = {
-            "IT hardware": base, "Office supplies": base, "Travel": 5000, "Software": 500,
+            "IT hardware": base,
+            "Office supplies": base,
+            "Travel": 5000,
+            "Software": 500,
         }
     return artifact
 
@@ -460,43 +700,70 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
     count = {10: 2, 50: 10, 100: 16}[size]
     if size == 10:
         return [
-            ("I'm setting spending authority for Procurement. The base approval limit is $2,000, and "
-             "anything above ten times the base escalates to the CFO.",
-             ["/policy"]),
-            ("Limits scale with level: a Buyer gets the base, a Senior Buyer twice the base. Add Aisha "
-             "Bello (Buyer) and Rafael Costa (Senior Buyer).",
-             ["/members/0", "/members/1"]),
+            (
+                "I'm setting spending authority for Procurement. The base approval limit is $2,000, and "
+                "anything above ten times the base escalates to the CFO.",
+                ["/policy"],
+            ),
+            (
+                "Limits scale with level: a Buyer gets the base, a Senior Buyer twice the base. Add Aisha "
+                "Bello (Buyer) and Rafael Costa (Senior Buyer).",
+                ["/members/0", "/members/1"],
+            ),
             ("What's the total authority we're delegating? Add it up.", ["/total_delegated_usd"]),
         ]
     turns: list[Turn] = [
-        ("Procurement spending authority, effective 2025-07-01 and signed off by the CFO Office: base "
-         "approval limit $2,000 in USD, and anything over ten times the base escalates to the CFO. "
-         "Corporate cards stay at a flat $2,000 regardless.",
-         ["/policy/department", "/policy/base_limit_usd", "/policy/escalation_above_usd",
-          "/policy/card_limit_usd", "/policy/currency", "/policy/effective_date", "/policy/approved_by"]),
-        ("Each level is a multiple of the base: Buyer 1x, Senior Buyer 2x, Lead Buyer 3x, Procurement "
-         "Manager 5x. Write the limit per level down.",
-         ["/level_limits_usd"]),
-        (f"The team, each with the limit for their level: {_buyer_text(BUYERS[:count])}.",
-         [f"/members/{i}" for i in range(count)]),
+        (
+            "Procurement spending authority, effective 2025-07-01 and signed off by the CFO Office: base "
+            "approval limit $2,000 in USD, and anything over ten times the base escalates to the CFO. "
+            "Corporate cards stay at a flat $2,000 regardless.",
+            [
+                "/policy/department",
+                "/policy/base_limit_usd",
+                "/policy/escalation_above_usd",
+                "/policy/card_limit_usd",
+                "/policy/currency",
+                "/policy/effective_date",
+                "/policy/approved_by",
+            ],
+        ),
+        (
+            "Each level is a multiple of the base: Buyer 1x, Senior Buyer 2x, Lead Buyer 3x, Procurement "
+            "Manager 5x. Write the limit per level down.",
+            ["/level_limits_usd"],
+        ),
+        (
+            f"The team, each with the limit for their level: {_buyer_text(BUYERS[:count])}.",
+            [f"/members/{i}" for i in range(count)],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Two exceptions approved by the CFO with fixed limits that don't follow the base: Jordan "
-             "Blake (Senior Buyer) at $15,000 and Amelia Grant (Buyer) at $5,000.",
-             [f"/members/{count}", f"/members/{count + 1}"]),
-            ("Summarise: headcount, total delegated authority, and the average limit per person to the cent.",
-             ["/totals"]),
-            ("Purchase orders: IT hardware and office supplies need one above the base limit, travel above "
-             "$5,000 and software above $500.",
-             ["/po_required_above_usd"]),
+            (
+                "Two exceptions approved by the CFO with fixed limits that don't follow the base: Jordan "
+                "Blake (Senior Buyer) at $15,000 and Amelia Grant (Buyer) at $5,000.",
+                [f"/members/{count}", f"/members/{count + 1}"],
+            ),
+            (
+                "Summarise: headcount, total delegated authority, and the average limit per person to the cent.",
+                ["/totals"],
+            ),
+            (
+                "Purchase orders: IT hardware and office supplies need one above the base limit, travel above "
+                "$5,000 and software above $500.",
+                ["/po_required_above_usd"],
+            ),
             ("Limits sync to Coupa nightly, SAP Ariba hourly and Concur daily.", ["/systems"]),
-            ("Current delegations while people are out: Daniel Kim to Oskar Lind until 2025-08-15, Ethan "
-             "Brooks to Grace Owusu until 2025-09-01, Grace Owusu to Rafael Costa until 2025-10-03.",
-             ["/delegations"]),
-            ("Pre-approved vendors: Staples, CDW, Grainger, Uline, Dell, Insight and Amazon Business. Note "
-             "M. Chen as the last editor.",
-             ["/preapproved_vendors", "/policy/last_updated_by"]),
+            (
+                "Current delegations while people are out: Daniel Kim to Oskar Lind until 2025-08-15, Ethan "
+                "Brooks to Grace Owusu until 2025-09-01, Grace Owusu to Rafael Costa until 2025-10-03.",
+                ["/delegations"],
+            ),
+            (
+                "Pre-approved vendors: Staples, CDW, Grainger, Uline, Dell, Insight and Amazon Business. Note "
+                "M. Chen as the last editor.",
+                ["/preapproved_vendors", "/policy/last_updated_by"],
+            ),
         ]
     else:
         turns += [
@@ -504,11 +771,20 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
             ("Limits sync to Coupa nightly and SAP Ariba hourly.", ["/systems"]),
         ]
     if size == 100:
-        turns.append((
-            "Finance Controls owns this; it was last reviewed 2024-12-02, the next review is 2025-12-01 "
-            "under ticket GRC-1142, and evidence lives in GRC/Procurement/Limits.", ["/review"]))
+        turns.append(
+            (
+                "Finance Controls owns this; it was last reviewed 2024-12-02, the next review is 2025-12-01 "
+                "under ticket GRC-1142, and evidence lives in GRC/Procurement/Limits.",
+                ["/review"],
+            )
+        )
     else:
-        turns.append(("Finance Controls owns this; next review 2025-12-01 under ticket GRC-1142.", ["/review"]))
+        turns.append(
+            (
+                "Finance Controls owns this; next review 2025-12-01 under ticket GRC-1142.",
+                ["/review"],
+            )
+        )
     return turns
 
 
@@ -524,10 +800,20 @@ def base_revision(p: dict[str, Any]) -> Revision:
 # Threshold: lowering the privileged-approver threshold flips the gated controls of the people it now covers.
 
 APPROVERS = [
-    ("Ava Lindqvist", 7500), ("Ben Okafor", 12000), ("Carla Mendes", 3000), ("Dev Patel", 6200),
-    ("Elena Rossi", 25000), ("Farid Haidari", 4800), ("Gwen Foster", 9900), ("Hugo Laurent", 15000),
-    ("Ingrid Berg", 5000), ("Jae-won Choi", 2500), ("Kofi Asante", 8000), ("Lena Vogel", 11000),
-    ("Mateo Silva", 5500), ("Nina Petrova", 1500),
+    ("Ava Lindqvist", 7500),
+    ("Ben Okafor", 12000),
+    ("Carla Mendes", 3000),
+    ("Dev Patel", 6200),
+    ("Elena Rossi", 25000),
+    ("Farid Haidari", 4800),
+    ("Gwen Foster", 9900),
+    ("Hugo Laurent", 15000),
+    ("Ingrid Berg", 5000),
+    ("Jae-won Choi", 2500),
+    ("Kofi Asante", 8000),
+    ("Lena Vogel", 11000),
+    ("Mateo Silva", 5500),
+    ("Nina Petrova", 1500),
 ]
 
 
@@ -551,28 +837,47 @@ def priv_compute(p: dict[str, Any]) -> dict[str, Any]:
     names = list(range({10: 2, 50: 8, 100: 14}[size]))
     people = [_approver(*APPROVERS[i], threshold, size) for i in names]
     privileged = [x["name"] for x in people if x["privileged"]]
-    artifact: dict[str, Any] = {"policy": {"privileged_threshold_usd": threshold}, "approvers": people}
+    artifact: dict[str, Any] = {
+        "policy": {"privileged_threshold_usd": threshold},
+        "approvers": people,
+    }
     if size == 10:
         artifact["privileged_count"] = len(privileged)
         return artifact
-    artifact["policy"].update(owner="IT Risk", standard_review_days=180, privileged_review_days=90,
-                              sox_scope=True)
-    artifact["summary"] = {"privileged_count": len(privileged), "standard_count": len(people) - len(privileged)}
+    artifact["policy"].update(
+        owner="IT Risk", standard_review_days=180, privileged_review_days=90, sox_scope=True
+    )
+    artifact["summary"] = {
+        "privileged_count": len(privileged),
+        "standard_count": len(people) - len(privileged),
+    }
     if size == 100:
         artifact["sox_training_roster"] = privileged
-        artifact["audit"] = {"auditor": "Grant & Wells LLP", "fieldwork_start": "2025-09-08",
-                             "evidence_due": "2025-08-29", "contact": "Ruth Adeyemi"}
-        artifact["summary"]["review_hours_per_year"] = 4 * len(privileged) + 2 * (len(people) - len(privileged))
+        artifact["audit"] = {
+            "auditor": "Grant & Wells LLP",
+            "fieldwork_start": "2025-09-08",
+            "evidence_due": "2025-08-29",
+            "contact": "Ruth Adeyemi",
+        }
+        artifact["summary"]["review_hours_per_year"] = 4 * len(privileged) + 2 * (
+            len(people) - len(privileged)
+        )
     else:
-        artifact["audit"] = {"auditor": "Grant & Wells LLP", "fieldwork_start": "2025-09-08", "evidence_due": "2025-08-29"}
+        artifact["audit"] = {
+            "auditor": "Grant & Wells LLP",
+            "fieldwork_start": "2025-09-08",
+            "evidence_due": "2025-08-29",
+        }
     return artifact
 
 
 def priv_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     count = {10: 2, 50: 8, 100: 14}[size]
-    rule = ("Anyone whose approval limit is at or above the privileged threshold of $10,000 is a "
-            "privileged approver and gets quarterly access reviews; everyone else is reviewed semi-annually.")
+    rule = (
+        "Anyone whose approval limit is at or above the privileged threshold of $10,000 is a "
+        "privileged approver and gets quarterly access reviews; everyone else is reviewed semi-annually."
+    )
     if size >= 50:
         rule += " Privileged approvers also need dual approval on every payment."
     if size >= 100:
@@ -585,29 +890,44 @@ def priv_conversation(p: dict[str, Any]) -> list[Turn]:
             ("How many privileged approvers do we have?", ["/privileged_count"]),
         ]
     turns: list[Turn] = [
-        ("IT Risk owns the approval-access policy and it is in SOX scope. Standard reviews happen every "
-         "180 days and privileged ones every 90.",
-         ["/policy/owner", "/policy/standard_review_days", "/policy/privileged_review_days", "/policy/sox_scope"]),
+        (
+            "IT Risk owns the approval-access policy and it is in SOX scope. Standard reviews happen every "
+            "180 days and privileged ones every 90.",
+            [
+                "/policy/owner",
+                "/policy/standard_review_days",
+                "/policy/privileged_review_days",
+                "/policy/sox_scope",
+            ],
+        ),
         (rule, ["/policy/privileged_threshold_usd"]),
         (f"Here are the approvers and their limits: {people}.", ["/approvers"]),
     ]
     if size == 100:
         turns += [
-            ("Every privileged approver has to take SOX controls training; list them in that roster, in the "
-             "same order as the approver list.",
-             ["/sox_training_roster"]),
-            ("Count privileged and standard approvers, and estimate review effort per year: four hours for "
-             "each privileged person (quarterly) and two for each standard one.",
-             ["/summary"]),
-            ("The external audit is by Grant & Wells LLP, fieldwork from 2025-09-08, evidence due "
-             "2025-08-29, our contact is Ruth Adeyemi.",
-             ["/audit"]),
+            (
+                "Every privileged approver has to take SOX controls training; list them in that roster, in the "
+                "same order as the approver list.",
+                ["/sox_training_roster"],
+            ),
+            (
+                "Count privileged and standard approvers, and estimate review effort per year: four hours for "
+                "each privileged person (quarterly) and two for each standard one.",
+                ["/summary"],
+            ),
+            (
+                "The external audit is by Grant & Wells LLP, fieldwork from 2025-09-08, evidence due "
+                "2025-08-29, our contact is Ruth Adeyemi.",
+                ["/audit"],
+            ),
         ]
     else:
         turns += [
             ("Count how many are privileged and how many standard.", ["/summary"]),
-            ("Grant & Wells LLP audits us; fieldwork starts 2025-09-08 and evidence is due 2025-08-29.",
-             ["/audit"]),
+            (
+                "Grant & Wells LLP audits us; fieldwork starts 2025-09-08 and evidence is due 2025-08-29.",
+                ["/audit"],
+            ),
         ]
     return turns
 
@@ -624,12 +944,22 @@ def priv_revision(p: dict[str, Any]) -> Revision:
 # Add/remove: a person leaves the audit project; the backup chain, headcount and seat costs follow.
 
 AUDIT_TEAM = [
-    ("Bea Sandoval", "Audit Lead"), ("Cal Whitaker", "IT Auditor"), ("Dina Moreau", "IT Auditor"),
-    ("Emil Horvath", "Data Analyst"), ("Faye Lindgren", "Controls Tester"), ("Gil Navarro", "IT Auditor"),
+    ("Bea Sandoval", "Audit Lead"),
+    ("Cal Whitaker", "IT Auditor"),
+    ("Dina Moreau", "IT Auditor"),
+    ("Emil Horvath", "Data Analyst"),
+    ("Faye Lindgren", "Controls Tester"),
+    ("Gil Navarro", "IT Auditor"),
     ("Hollis Grant", "Controls Tester"),
 ]
-TOOLS = [("AuditBoard", 85), ("Tableau", 70), ("Snowflake reader", 40), ("Jira", 12), ("Confluence", 10),
-         ("Zoom", 15)]
+TOOLS = [
+    ("AuditBoard", 85),
+    ("Tableau", 70),
+    ("Snowflake reader", 40),
+    ("Jira", 12),
+    ("Confluence", 10),
+    ("Zoom", 15),
+]
 
 
 def team_params(size: int) -> dict[str, Any]:
@@ -653,18 +983,38 @@ def team_compute(p: dict[str, Any]) -> dict[str, Any]:
             member["email"] = _email(name)
         members.append(member)
     if size == 10:
-        return {"project": "Q3 SOX audit", "members": members, "headcount": n,
-                "license": {"seats": n, "monthly_cost_usd": 45 * n}}
+        return {
+            "project": "Q3 SOX audit",
+            "members": members,
+            "headcount": n,
+            "license": {"seats": n, "monthly_cost_usd": 45 * n},
+        }
     tools = TOOLS[: {50: 4, 100: 6}[size]]
     artifact: dict[str, Any] = {
-        "project": {"name": "Q3 SOX audit", "sponsor": "Miriam Okonkwo", "code": "AUD-2025-Q3",
-                    "kickoff": "2025-07-07", "report_due": "2025-09-26", "budget_usd": 180000,
-                    "status": "planning"},
-        "scope": ["ERP access", "change management", "backup and restore", "privileged access",
-                  "vendor onboarding", "payroll interface", "SoD conflicts"],
+        "project": {
+            "name": "Q3 SOX audit",
+            "sponsor": "Miriam Okonkwo",
+            "code": "AUD-2025-Q3",
+            "kickoff": "2025-07-07",
+            "report_due": "2025-09-26",
+            "budget_usd": 180000,
+            "status": "planning",
+        },
+        "scope": [
+            "ERP access",
+            "change management",
+            "backup and restore",
+            "privileged access",
+            "vendor onboarding",
+            "payroll interface",
+            "SoD conflicts",
+        ],
         "members": members,
         "headcount": n,
-        "tools": [{"name": t, "price_usd": price, "seats": n, "monthly_cost_usd": price * n} for t, price in tools],
+        "tools": [
+            {"name": t, "price_usd": price, "seats": n, "monthly_cost_usd": price * n}
+            for t, price in tools
+        ],
     }
     artifact["monthly_total_usd"] = sum(t["monthly_cost_usd"] for t in artifact["tools"])
     if size == 100:
@@ -683,10 +1033,17 @@ def team_compute(p: dict[str, Any]) -> dict[str, Any]:
             {"name": "Issue triage", "day": "Thursday", "time": "11:00"},
             {"name": "Evidence review", "day": "Friday", "time": "15:30"},
         ]
-        artifact["evidence_repository"] = {"location": "SharePoint/Audit/Q3", "retention_years": 7,
-                                           "owner": "Bea Sandoval"}
-        artifact["stakeholders"] = {"cfo": "Leah Brandt", "cio": "Omar Siddiqui",
-                                    "external_auditor": "Grant & Wells LLP", "head_of_internal_audit": "Tomasz Wróbel"}
+        artifact["evidence_repository"] = {
+            "location": "SharePoint/Audit/Q3",
+            "retention_years": 7,
+            "owner": "Bea Sandoval",
+        }
+        artifact["stakeholders"] = {
+            "cfo": "Leah Brandt",
+            "cio": "Omar Siddiqui",
+            "external_auditor": "Grant & Wells LLP",
+            "head_of_internal_audit": "Tomasz Wróbel",
+        }
     return artifact
 
 
@@ -695,49 +1052,77 @@ def team_conversation(p: dict[str, Any]) -> list[Turn]:
     team = p["team"]
     n = len(team)
     roster = ", ".join(name if size == 10 else f"{name} ({role})" for name, role in team)
-    backup_rule = ("Everyone's backup is the next person in the roster order, and the last person is "
-                   "covered by the first.")
+    backup_rule = (
+        "Everyone's backup is the next person in the roster order, and the last person is "
+        "covered by the first."
+    )
     if size == 10:
         return [
             ("We're staffing the Q3 SOX audit.", ["/project"]),
-            (f"The team in roster order: {roster}. {backup_rule}", [f"/members/{i}" for i in range(n)]),
-            ("Track the headcount, and the AuditBoard license: one seat per team member at $45 a month each.",
-             ["/headcount", "/license"]),
+            (
+                f"The team in roster order: {roster}. {backup_rule}",
+                [f"/members/{i}" for i in range(n)],
+            ),
+            (
+                "Track the headcount, and the AuditBoard license: one seat per team member at $45 a month each.",
+                ["/headcount", "/license"],
+            ),
         ]
-    project = [f"/project/{k}" for k in ("name", "sponsor", "code", "kickoff", "report_due", "budget_usd", "status")]
+    project = [
+        f"/project/{k}"
+        for k in ("name", "sponsor", "code", "kickoff", "report_due", "budget_usd", "status")
+    ]
     roster_text = f"Roster, in this order: {roster}. {backup_rule}"
     if size == 100:
         roster_text += " Emails are firstname.lastname@northwind.example."
     turns: list[Turn] = [
-        ("New project: Q3 SOX audit (code AUD-2025-Q3), sponsored by Miriam Okonkwo, kickoff 2025-07-07, "
-         "final report due 2025-09-26, budget $180,000, currently in planning.",
-         project),
-        ("Scope: ERP access, change management, backup and restore, privileged access, vendor onboarding, "
-         "payroll interface and SoD conflicts.",
-         [f"/scope/{i}" for i in range(7)]),
+        (
+            "New project: Q3 SOX audit (code AUD-2025-Q3), sponsored by Miriam Okonkwo, kickoff 2025-07-07, "
+            "final report due 2025-09-26, budget $180,000, currently in planning.",
+            project,
+        ),
+        (
+            "Scope: ERP access, change management, backup and restore, privileged access, vendor onboarding, "
+            "payroll interface and SoD conflicts.",
+            [f"/scope/{i}" for i in range(7)],
+        ),
         (roster_text, [f"/members/{i}" for i in range(n)] + ["/headcount"]),
     ]
     tools = TOOLS[: {50: 4, 100: 6}[size]]
     prices = ", ".join(f"{t} ${price}" for t, price in tools)
-    turns.append((
-        f"Tools: one seat per team member in each, monthly price per seat: {prices}. Show seats and the "
-        "monthly cost for each tool, then the monthly total.",
-        ["/tools", "/monthly_total_usd"]))
+    turns.append(
+        (
+            f"Tools: one seat per team member in each, monthly price per seat: {prices}. Show seats and the "
+            "monthly cost for each tool, then the monthly total.",
+            ["/tools", "/monthly_total_usd"],
+        )
+    )
     if size == 100:
         turns += [
             ("Also put the quarterly tool spend (three months) in.", ["/quarterly_total_usd"]),
-            ("Risk rating is high, region EMEA. Add treasury access and IT general controls to the scope.",
-             ["/project/risk_rating", "/project/region", "/scope/7", "/scope/8"]),
-            ("Milestones: walkthroughs done 2025-07-25, testing complete 2025-08-29, draft report "
-             "2025-09-12, management responses 2025-09-19.",
-             ["/milestones"]),
-            ("Standing meetings: daily stand-up on weekdays at 09:15, sponsor check-in Tuesdays 14:00, "
-             "issue triage Thursdays 11:00, evidence review Fridays 15:30.",
-             ["/meetings"]),
-            ("Evidence goes to SharePoint/Audit/Q3, kept seven years, owned by Bea.", ["/evidence_repository"]),
-            ("Stakeholders: CFO Leah Brandt, CIO Omar Siddiqui, external auditor Grant & Wells LLP, and "
-             "Tomasz Wróbel as head of internal audit.",
-             ["/stakeholders"]),
+            (
+                "Risk rating is high, region EMEA. Add treasury access and IT general controls to the scope.",
+                ["/project/risk_rating", "/project/region", "/scope/7", "/scope/8"],
+            ),
+            (
+                "Milestones: walkthroughs done 2025-07-25, testing complete 2025-08-29, draft report "
+                "2025-09-12, management responses 2025-09-19.",
+                ["/milestones"],
+            ),
+            (
+                "Standing meetings: daily stand-up on weekdays at 09:15, sponsor check-in Tuesdays 14:00, "
+                "issue triage Thursdays 11:00, evidence review Fridays 15:30.",
+                ["/meetings"],
+            ),
+            (
+                "Evidence goes to SharePoint/Audit/Q3, kept seven years, owned by Bea.",
+                ["/evidence_repository"],
+            ),
+            (
+                "Stakeholders: CFO Leah Brandt, CIO Omar Siddiqui, external auditor Grant & Wells LLP, and "
+                "Tomasz Wróbel as head of internal audit.",
+                ["/stakeholders"],
+            ),
         ]
     return turns
 
@@ -745,6 +1130,7 @@ def team_conversation(p: dict[str, Any]) -> list[Turn]:
 def _drop_member(name: str) -> Any:
     def mutate(q: dict[str, Any]) -> None:
         q["team"] = [m for m in q["team"] if m[0] != name]
+
     return mutate
 
 

@@ -26,27 +26,35 @@ def _usd(x: float) -> str:
 RATES = {"designer": 85, "developer": 95, "qa": 70, "pm": 110}
 # (name, phase, role, hours) per size; the migration task is the one the request edits.
 LABOR_TASKS: dict[int, list[tuple[str, str, str, int]]] = {
-    10: [("Content migration", "build", "developer", 24),
-         ("Booking form integration", "build", "developer", 40)],
-    50: [("Wireframes", "design", "designer", 30),
-         ("Visual design", "design", "designer", 36),
-         ("Content migration", "build", "developer", 24),
-         ("Booking form integration", "build", "developer", 40),
-         ("Accessibility testing", "launch", "qa", 20)],
-    100: [("Discovery workshops", "design", "pm", 12),
-          ("Wireframes", "design", "designer", 30),
-          ("Visual design", "design", "designer", 36),
-          ("Content migration", "build", "developer", 24),
-          ("Booking form integration", "build", "developer", 40),
-          ("Patient portal links", "build", "developer", 16),
-          ("Accessibility testing", "launch", "qa", 20),
-          ("Cross-browser QA", "launch", "qa", 18),
-          ("Go-live support", "launch", "developer", 8),
-          ("Launch coordination", "launch", "pm", 10)],
+    10: [
+        ("Content migration", "build", "developer", 24),
+        ("Booking form integration", "build", "developer", 40),
+    ],
+    50: [
+        ("Wireframes", "design", "designer", 30),
+        ("Visual design", "design", "designer", 36),
+        ("Content migration", "build", "developer", 24),
+        ("Booking form integration", "build", "developer", 40),
+        ("Accessibility testing", "launch", "qa", 20),
+    ],
+    100: [
+        ("Discovery workshops", "design", "pm", 12),
+        ("Wireframes", "design", "designer", 30),
+        ("Visual design", "design", "designer", 36),
+        ("Content migration", "build", "developer", 24),
+        ("Booking form integration", "build", "developer", 40),
+        ("Patient portal links", "build", "developer", 16),
+        ("Accessibility testing", "launch", "qa", 20),
+        ("Cross-browser QA", "launch", "qa", 18),
+        ("Go-live support", "launch", "developer", 8),
+        ("Launch coordination", "launch", "pm", 10),
+    ],
 }
 PHASES = ("design", "build", "launch")
-FIXED_COSTS = {50: [("Hosting setup", 1200), ("Font licence", 300)],
-               100: [("Hosting setup", 1200), ("Font licence", 300), ("Stock photography", 450)]}
+FIXED_COSTS = {
+    50: [("Hosting setup", 1200), ("Font licence", 300)],
+    100: [("Hosting setup", 1200), ("Font licence", 300), ("Stock photography", 450)],
+}
 
 
 def labor_params(size: int) -> dict[str, Any]:
@@ -54,8 +62,10 @@ def labor_params(size: int) -> dict[str, Any]:
 
 
 def _labor_tasks(p: dict[str, Any]) -> list[tuple[str, str, str, int]]:
-    return [(n, ph, r, p["migration_hours"] if n == "Content migration" else h)
-            for n, ph, r, h in LABOR_TASKS[p["size"]]]
+    return [
+        (n, ph, r, p["migration_hours"] if n == "Content migration" else h)
+        for n, ph, r, h in LABOR_TASKS[p["size"]]
+    ]
 
 
 def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -78,17 +88,32 @@ def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact: dict[str, Any] = {
         "project": {"name": "Harbor Clinic website rebuild", "client": "Harbor Family Clinic"},
         "rates": rates,
-        "tasks": [{"name": n, "phase": ph, "role": r, "hours": h, "cost": h * RATES[r]} for n, ph, r, h in tasks],
-        "phases": [{"name": ph,
-                    "hours": sum(h for _, q, _, h in tasks if q == ph),
-                    "cost": sum(h * RATES[r] for _, q, r, h in tasks if q == ph)} for ph in PHASES],
+        "tasks": [
+            {"name": n, "phase": ph, "role": r, "hours": h, "cost": h * RATES[r]}
+            for n, ph, r, h in tasks
+        ],
+        "phases": [
+            {
+                "name": ph,
+                "hours": sum(h for _, q, _, h in tasks if q == ph),
+                "cost": sum(h * RATES[r] for _, q, r, h in tasks if q == ph),
+            }
+            for ph in PHASES
+        ],
         "fixed_costs": [{"item": i, "amount": a} for i, a in FIXED_COSTS[size]],
-        "budget": {"total_hours": hours, "labor_total": labor, "contingency": contingency, "total_budget": total},
+        "budget": {
+            "total_hours": hours,
+            "labor_total": labor,
+            "contingency": contingency,
+            "total_budget": total,
+        },
         "retainer": {"hours_per_month": 20, "monthly_fee": 20 * RATES["developer"]},
         "summary": f"{hours} hours of work, {_usd(total)} all-in",
     }
     if size == 100:
-        artifact["project"].update(pm="Mara Quint", start_date="2025-03-03", client_contact="Dr. Ellen Sato")
+        artifact["project"].update(
+            pm="Mara Quint", start_date="2025-03-03", client_contact="Dr. Ellen Sato"
+        )
         artifact["budget"]["fixed_total"] = fixed
         artifact["role_hours"] = {r: sum(h for _, _, q, h in tasks if q == r) for r in RATES}
         deposit = money(total * 0.3)
@@ -98,8 +123,11 @@ def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
         ]
         artifact["schedule_weeks"] = math.ceil(hours / 60)
         artifact["phase_two_estimate"] = 18500
-        artifact["team"] = [{"name": "Mara Quint", "role": "pm"}, {"name": "Jonah Bell", "role": "developer"},
-                            {"name": "Ifeoma Eze", "role": "designer"}]
+        artifact["team"] = [
+            {"name": "Mara Quint", "role": "pm"},
+            {"name": "Jonah Bell", "role": "developer"},
+            {"name": "Ifeoma Eze", "role": "designer"},
+        ]
     return artifact
 
 
@@ -107,43 +135,83 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("I'm budgeting the Harbor Clinic website rebuild. Everything below is developer time, which "
-             "we bill at $95 an hour.", ["/project"]),
-            ("First item: content migration, which I estimate at 24 hours. Price it at that rate.", ["/tasks/0"]),
+            (
+                "I'm budgeting the Harbor Clinic website rebuild. Everything below is developer time, which "
+                "we bill at $95 an hour.",
+                ["/project"],
+            ),
+            (
+                "First item: content migration, which I estimate at 24 hours. Price it at that rate.",
+                ["/tasks/0"],
+            ),
             ("Next, the booking form integration, 40 hours.", ["/tasks/1"]),
-            ("Add up the task costs as the labor total, set aside 10% of labor as contingency, and give me the "
-             "total budget as labor plus contingency.",
-             ["/labor_total", "/contingency", "/total_budget"]),
+            (
+                "Add up the task costs as the labor total, set aside 10% of labor as contingency, and give me the "
+                "total budget as labor plus contingency.",
+                ["/labor_total", "/contingency", "/total_budget"],
+            ),
         ]
     turns: list[Turn] = [
-        ("Let's build the budget for the Harbor Clinic website rebuild; the client is Harbor Family Clinic.",
-         ["/project/name", "/project/client"]),
+        (
+            "Let's build the budget for the Harbor Clinic website rebuild; the client is Harbor Family Clinic.",
+            ["/project/name", "/project/client"],
+        ),
     ]
     if size == 50:
-        turns.append(("Our rate card: designers $85/h, developers $95/h, QA $70/h. Each task costs its hours "
-                      "times the rate of the role doing it.", ["/rates"]))
+        turns.append(
+            (
+                "Our rate card: designers $85/h, developers $95/h, QA $70/h. Each task costs its hours "
+                "times the rate of the role doing it.",
+                ["/rates"],
+            )
+        )
         turns += [
-            ("Design phase: wireframes, 30 designer hours, and visual design, 36 designer hours.",
-             ["/tasks/0", "/tasks/1"]),
-            ("Build phase: content migration at 24 developer hours, and the booking form integration at 40.",
-             ["/tasks/2", "/tasks/3"]),
+            (
+                "Design phase: wireframes, 30 designer hours, and visual design, 36 designer hours.",
+                ["/tasks/0", "/tasks/1"],
+            ),
+            (
+                "Build phase: content migration at 24 developer hours, and the booking form integration at 40.",
+                ["/tasks/2", "/tasks/3"],
+            ),
             ("Launch phase is just accessibility testing by QA, 20 hours.", ["/tasks/4"]),
         ]
     else:
-        turns[0] = (turns[0][0] + " Mara Quint is the PM, we start on 2025-03-03, and our contact at the clinic "
-                    "is Dr. Ellen Sato.",
-                    ["/project/name", "/project/client", "/project/pm", "/project/start_date",
-                     "/project/client_contact"])
-        turns.append(("Rates: designer $85, developer $95, QA $70 and PM $110 per hour. A task costs its hours "
-                      "times its role's rate.", ["/rates"]))
+        turns[0] = (
+            turns[0][0]
+            + " Mara Quint is the PM, we start on 2025-03-03, and our contact at the clinic "
+            "is Dr. Ellen Sato.",
+            [
+                "/project/name",
+                "/project/client",
+                "/project/pm",
+                "/project/start_date",
+                "/project/client_contact",
+            ],
+        )
+        turns.append(
+            (
+                "Rates: designer $85, developer $95, QA $70 and PM $110 per hour. A task costs its hours "
+                "times its role's rate.",
+                ["/rates"],
+            )
+        )
         turns += [
-            ("Design phase: discovery workshops run by the PM (12 h), wireframes (30 h) and visual design "
-             "(36 h), both by the designer.", ["/tasks/0", "/tasks/1", "/tasks/2"]),
-            ("Build phase, all developer work: content migration 24 h, booking form integration 40 h, and the "
-             "patient portal links 16 h.", ["/tasks/3", "/tasks/4", "/tasks/5"]),
-            ("Launch phase: accessibility testing 20 h and cross-browser QA 18 h by QA, go-live support 8 h by a "
-             "developer, and launch coordination 10 h by the PM.",
-             ["/tasks/6", "/tasks/7", "/tasks/8", "/tasks/9"]),
+            (
+                "Design phase: discovery workshops run by the PM (12 h), wireframes (30 h) and visual design "
+                "(36 h), both by the designer.",
+                ["/tasks/0", "/tasks/1", "/tasks/2"],
+            ),
+            (
+                "Build phase, all developer work: content migration 24 h, booking form integration 40 h, and the "
+                "patient portal links 16 h.",
+                ["/tasks/3", "/tasks/4", "/tasks/5"],
+            ),
+            (
+                "Launch phase: accessibility testing 20 h and cross-browser QA 18 h by QA, go-live support 8 h by a "
+                "developer, and launch coordination 10 h by the PM.",
+                ["/tasks/6", "/tasks/7", "/tasks/8", "/tasks/9"],
+            ),
         ]
     turns.append(("Roll the tasks up per phase, hours and cost.", ["/phases"]))
     if size == 100:
@@ -155,22 +223,45 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 100:
         budget.append("/budget/fixed_total")
     budget.append("/budget/total_budget")
-    turns.append(("Now the totals: total hours, the labor total, a contingency of 10% of labor"
-                  + (", the fixed-cost total" if size == 100 else "")
-                  + ", and the all-in budget = labor + contingency + fixed costs.", budget))
-    turns.append(("Separately, the client wants a maintenance retainer after launch: 20 developer hours a month "
-                  "at the normal rate.", ["/retainer"]))
+    turns.append(
+        (
+            "Now the totals: total hours, the labor total, a contingency of 10% of labor"
+            + (", the fixed-cost total" if size == 100 else "")
+            + ", and the all-in budget = labor + contingency + fixed costs.",
+            budget,
+        )
+    )
+    turns.append(
+        (
+            "Separately, the client wants a maintenance retainer after launch: 20 developer hours a month "
+            "at the normal rate.",
+            ["/retainer"],
+        )
+    )
     if size == 100:
         turns += [
-            ("Payment terms: 30% of the all-in budget at kickoff, rounded to the cent, and the remaining 70% "
-             "at launch.", ["/payments"]),
-            ("How many weeks is that at 60 team hours a week? Round up to whole weeks.", ["/schedule_weeks"]),
-            ("For the record, our phase-two estimate we sent them last month was $18,500 flat.",
-             ["/phase_two_estimate"]),
+            (
+                "Payment terms: 30% of the all-in budget at kickoff, rounded to the cent, and the remaining 70% "
+                "at launch.",
+                ["/payments"],
+            ),
+            (
+                "How many weeks is that at 60 team hours a week? Round up to whole weeks.",
+                ["/schedule_weeks"],
+            ),
+            (
+                "For the record, our phase-two estimate we sent them last month was $18,500 flat.",
+                ["/phase_two_estimate"],
+            ),
             ("Team: Mara Quint (pm), Jonah Bell (developer), Ifeoma Eze (designer).", ["/team"]),
         ]
-    turns.append(("Finally a one-line summary for the proposal with the total hours and the all-in amount, "
-                  "like '300 hours of work, $30,000.00 all-in'.", ["/summary"]))
+    turns.append(
+        (
+            "Finally a one-line summary for the proposal with the total hours and the all-in amount, "
+            "like '300 hours of work, $30,000.00 all-in'.",
+            ["/summary"],
+        )
+    )
     return turns
 
 
@@ -198,21 +289,47 @@ def labor_revision(p: dict[str, Any]) -> Revision:
 # time are copied in, every task assigned to it follows, and its costs and booking deadline recompute.
 
 MOVERS: dict[str, dict[str, Any]] = {
-    "Swift Movers": {"contact": "Kevin Marsh", "phone": "(312) 555-0187", "hourly_rate": 145, "crew_size": 4,
-                     "insurance_cover": 1000000, "booking_lead_days": 14, "crate_rate": 3.0},
-    "Atlas Relocation": {"contact": "Dana Ruiz", "phone": "(312) 555-0142", "hourly_rate": 165, "crew_size": 5,
-                         "insurance_cover": 2000000, "booking_lead_days": 10, "crate_rate": 2.5},
+    "Swift Movers": {
+        "contact": "Kevin Marsh",
+        "phone": "(312) 555-0187",
+        "hourly_rate": 145,
+        "crew_size": 4,
+        "insurance_cover": 1000000,
+        "booking_lead_days": 14,
+        "crate_rate": 3.0,
+    },
+    "Atlas Relocation": {
+        "contact": "Dana Ruiz",
+        "phone": "(312) 555-0142",
+        "hourly_rate": 165,
+        "crew_size": 5,
+        "insurance_cover": 2000000,
+        "booking_lead_days": 10,
+        "crate_rate": 2.5,
+    },
 }
 MOVE_DATE = "2025-06-14"
 # (task, assignee; None = the moving company, hours or None)
 MOVE_TASKS: dict[int, list[tuple[str, str | None, int]]] = {
-    50: [("Pack IT equipment", None, 3), ("Move furniture and boxes", None, 5), ("Reassemble workstations", None, 2),
-         ("Disconnect network", "In-house IT", 4), ("Run new cabling", "Brightwire Cabling", 6),
-         ("Deep clean old office", "SparkleClean", 5)],
-    100: [("Pack IT equipment", None, 3), ("Move furniture and boxes", None, 5), ("Reassemble workstations", None, 2),
-          ("Move server rack", None, 2), ("Disconnect network", "In-house IT", 4),
-          ("Run new cabling", "Brightwire Cabling", 6), ("Deep clean old office", "SparkleClean", 5),
-          ("Set up phones", "In-house IT", 3), ("Label desks", "Office team", 2)],
+    50: [
+        ("Pack IT equipment", None, 3),
+        ("Move furniture and boxes", None, 5),
+        ("Reassemble workstations", None, 2),
+        ("Disconnect network", "In-house IT", 4),
+        ("Run new cabling", "Brightwire Cabling", 6),
+        ("Deep clean old office", "SparkleClean", 5),
+    ],
+    100: [
+        ("Pack IT equipment", None, 3),
+        ("Move furniture and boxes", None, 5),
+        ("Reassemble workstations", None, 2),
+        ("Move server rack", None, 2),
+        ("Disconnect network", "In-house IT", 4),
+        ("Run new cabling", "Brightwire Cabling", 6),
+        ("Deep clean old office", "SparkleClean", 5),
+        ("Set up phones", "In-house IT", 3),
+        ("Label desks", "Office team", 2),
+    ],
 }
 
 
@@ -227,33 +344,63 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
         hours = 9
         return {
             "project": "Lindqvist & Partners office move",
-            "movers": {"name": name, "contact": m["contact"], "hourly_rate": m["hourly_rate"],
-                       "booked_hours": hours, "estimated_cost": hours * m["hourly_rate"]},
-            "tasks": [{"name": "Pack and move furniture", "assigned_to": name},
-                      {"name": "Reconnect desks and network", "assigned_to": "In-house IT"}],
+            "movers": {
+                "name": name,
+                "contact": m["contact"],
+                "hourly_rate": m["hourly_rate"],
+                "booked_hours": hours,
+                "estimated_cost": hours * m["hourly_rate"],
+            },
+            "tasks": [
+                {"name": "Pack and move furniture", "assigned_to": name},
+                {"name": "Reconnect desks and network", "assigned_to": "In-house IT"},
+            ],
         }
     tasks = MOVE_TASKS[size]
     hours = sum(h for _, who, h in tasks if who is None)
     cost = hours * m["hourly_rate"]
     movers: dict[str, Any] = {
-        "name": name, "contact": m["contact"], "phone": m["phone"], "hourly_rate": m["hourly_rate"],
-        "crew_size": m["crew_size"], "insurance_cover": m["insurance_cover"],
-        "booking_lead_days": m["booking_lead_days"], "booked_hours": hours, "estimated_cost": cost,
+        "name": name,
+        "contact": m["contact"],
+        "phone": m["phone"],
+        "hourly_rate": m["hourly_rate"],
+        "crew_size": m["crew_size"],
+        "insurance_cover": m["insurance_cover"],
+        "booking_lead_days": m["booking_lead_days"],
+        "booked_hours": hours,
+        "estimated_cost": cost,
         "book_by": add_days(MOVE_DATE, -m["booking_lead_days"]),
     }
     artifact: dict[str, Any] = {
-        "project": {"name": "Lindqvist & Partners office move", "move_date": MOVE_DATE,
-                    "from": "220 W Kinzie St, 4th floor", "to": "141 N Wacker Dr, 11th floor"},
+        "project": {
+            "name": "Lindqvist & Partners office move",
+            "move_date": MOVE_DATE,
+            "from": "220 W Kinzie St, 4th floor",
+            "to": "141 N Wacker Dr, 11th floor",
+        },
         "movers": movers,
-        "building_rules": {"min_insurance": 1000000, "elevator_window": "Saturday 07:00-15:00",
-                           "loading_dock": "Dock B"},
+        "building_rules": {
+            "min_insurance": 1000000,
+            "elevator_window": "Saturday 07:00-15:00",
+            "loading_dock": "Dock B",
+        },
         "tasks": [{"name": t, "assigned_to": who or name, "hours": h} for t, who, h in tasks],
-        "other_vendors": [{"name": "Brightwire Cabling", "contact": "Omar Haddad", "quote": 2400},
-                          {"name": "SparkleClean", "contact": "Rita Gomez", "quote": 650}],
+        "other_vendors": [
+            {"name": "Brightwire Cabling", "contact": "Omar Haddad", "quote": 2400},
+            {"name": "SparkleClean", "contact": "Rita Gomez", "quote": 650},
+        ],
     }
     other = 2400 + 650
-    artifact["walkthrough"] = {"date": add_days(MOVE_DATE, -3), "with": m["contact"], "host": "Nina Lindqvist"}
-    artifact["contacts"] = {"facilities": "Nina Lindqvist", "it_lead": "Sam Okoro", "landlord": "Wacker Holdings"}
+    artifact["walkthrough"] = {
+        "date": add_days(MOVE_DATE, -3),
+        "with": m["contact"],
+        "host": "Nina Lindqvist",
+    }
+    artifact["contacts"] = {
+        "facilities": "Nina Lindqvist",
+        "it_lead": "Sam Okoro",
+        "landlord": "Wacker Holdings",
+    }
     if size == 50:
         artifact["budget"] = {"movers": cost, "other_vendors": other, "total": cost + other}
         return artifact
@@ -261,23 +408,47 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
     crate_cost = money(crates * m["crate_rate"])
     movers["crate_rate"] = m["crate_rate"]
     artifact["crates"] = {"count": crates, "cost": crate_cost}
-    artifact["budget"] = {"movers": money(cost + crate_cost), "other_vendors": other, "furniture": 5800,
-                          "total": money(cost + crate_cost + other + 5800)}
-    artifact["key_dates"] = [{"event": "Lease ends", "date": "2025-06-30"},
-                             {"event": "Internet live at new office", "date": "2025-06-10"},
-                             {"event": "Furniture delivery", "date": "2025-06-12"}]
+    artifact["budget"] = {
+        "movers": money(cost + crate_cost),
+        "other_vendors": other,
+        "furniture": 5800,
+        "total": money(cost + crate_cost + other + 5800),
+    }
+    artifact["key_dates"] = [
+        {"event": "Lease ends", "date": "2025-06-30"},
+        {"event": "Internet live at new office", "date": "2025-06-10"},
+        {"event": "Furniture delivery", "date": "2025-06-12"},
+    ]
     artifact["insurance_ok"] = m["insurance_cover"] >= 1000000
-    artifact["staff_notice"] = f"Pack your desk by Friday 2025-06-13; {name} arrive Saturday at 07:00."
+    artifact["staff_notice"] = (
+        f"Pack your desk by Friday 2025-06-13; {name} arrive Saturday at 07:00."
+    )
     headcount = m["crew_size"] + 6
     artifact["lunch"] = {"headcount": headcount, "per_head": 15, "cost": headcount * 15}
-    artifact["seating"] = [{"team": t, "people": n, "zone": z} for t, n, z in
-                           (("Partners", 6, "North"), ("Associates", 14, "Central"),
-                            ("Operations", 5, "East"), ("Reception", 2, "Lobby"))]
-    artifact["it_checklist"] = [{"item": "Label every monitor", "owner": "Sam Okoro"},
-                                {"item": "Back up the file server", "owner": "Sam Okoro"},
-                                {"item": "Forward the main line", "owner": "Nina Lindqvist"}]
-    artifact["old_office"] = {"handover": "2025-06-30", "security_deposit": 8400, "final_inspection": "2025-06-27"}
-    artifact["elevator_booking"] = {"confirmed": True, "booked_by": "Nina Lindqvist", "reference": "WK-5512"}
+    artifact["seating"] = [
+        {"team": t, "people": n, "zone": z}
+        for t, n, z in (
+            ("Partners", 6, "North"),
+            ("Associates", 14, "Central"),
+            ("Operations", 5, "East"),
+            ("Reception", 2, "Lobby"),
+        )
+    ]
+    artifact["it_checklist"] = [
+        {"item": "Label every monitor", "owner": "Sam Okoro"},
+        {"item": "Back up the file server", "owner": "Sam Okoro"},
+        {"item": "Forward the main line", "owner": "Nina Lindqvist"},
+    ]
+    artifact["old_office"] = {
+        "handover": "2025-06-30",
+        "security_deposit": 8400,
+        "final_inspection": "2025-06-27",
+    }
+    artifact["elevator_booking"] = {
+        "confirmed": True,
+        "booked_by": "Nina Lindqvist",
+        "reference": "WK-5512",
+    }
     artifact["supplies"] = {"tape_rolls": 40, "labels": 500}
     return artifact
 
@@ -286,73 +457,157 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("We're moving the Lindqvist & Partners office and I'd like a simple plan.", ["/project"]),
-            ("We've picked Swift Movers; our contact there is Kevin Marsh and they charge $145 an hour for "
-             "the crew.", ["/movers/name", "/movers/contact", "/movers/hourly_rate"]),
-            ("We're booking 9 crew hours. Estimate the cost from their hourly rate.",
-             ["/movers/booked_hours", "/movers/estimated_cost"]),
-            ("Two jobs: the movers pack and move the furniture, and our in-house IT reconnects the desks and "
-             "network.", ["/tasks/0", "/tasks/1"]),
+            (
+                "We're moving the Lindqvist & Partners office and I'd like a simple plan.",
+                ["/project"],
+            ),
+            (
+                "We've picked Swift Movers; our contact there is Kevin Marsh and they charge $145 an hour for "
+                "the crew.",
+                ["/movers/name", "/movers/contact", "/movers/hourly_rate"],
+            ),
+            (
+                "We're booking 9 crew hours. Estimate the cost from their hourly rate.",
+                ["/movers/booked_hours", "/movers/estimated_cost"],
+            ),
+            (
+                "Two jobs: the movers pack and move the furniture, and our in-house IT reconnects the desks and "
+                "network.",
+                ["/tasks/0", "/tasks/1"],
+            ),
         ]
     turns: list[Turn] = [
-        ("Help me plan our office move: Lindqvist & Partners goes from 220 W Kinzie St, 4th floor to "
-         "141 N Wacker Dr, 11th floor on 2025-06-14.", ["/project"]),
-        ("Moving company is Swift Movers. Contact Kevin Marsh, (312) 555-0187, $145 an hour, crew of 4, "
-         "$1,000,000 insurance cover, and they need 14 days' notice to book.",
-         ["/movers/name", "/movers/contact", "/movers/phone", "/movers/hourly_rate", "/movers/crew_size",
-          "/movers/insurance_cover", "/movers/booking_lead_days"]),
-        ("The new building's rules: movers must carry at least $1,000,000 insurance, the elevator is ours "
-         "Saturday 07:00-15:00, and we load at Dock B.", ["/building_rules"]),
+        (
+            "Help me plan our office move: Lindqvist & Partners goes from 220 W Kinzie St, 4th floor to "
+            "141 N Wacker Dr, 11th floor on 2025-06-14.",
+            ["/project"],
+        ),
+        (
+            "Moving company is Swift Movers. Contact Kevin Marsh, (312) 555-0187, $145 an hour, crew of 4, "
+            "$1,000,000 insurance cover, and they need 14 days' notice to book.",
+            [
+                "/movers/name",
+                "/movers/contact",
+                "/movers/phone",
+                "/movers/hourly_rate",
+                "/movers/crew_size",
+                "/movers/insurance_cover",
+                "/movers/booking_lead_days",
+            ],
+        ),
+        (
+            "The new building's rules: movers must carry at least $1,000,000 insurance, the elevator is ours "
+            "Saturday 07:00-15:00, and we load at Dock B.",
+            ["/building_rules"],
+        ),
     ]
     n_jobs = sum(who is None for _, who, _ in MOVE_TASKS[size])
     if size == 50:
-        movers_text = ("The movers pack the IT equipment (3 h), move the furniture and boxes (5 h) and reassemble "
-                       "the workstations (2 h).")
-        others_text = ("The rest isn't theirs: our in-house IT disconnects the network (4 h), Brightwire Cabling "
-                       "runs the new cabling (6 h), and SparkleClean deep-cleans the old office (5 h).")
+        movers_text = (
+            "The movers pack the IT equipment (3 h), move the furniture and boxes (5 h) and reassemble "
+            "the workstations (2 h)."
+        )
+        others_text = (
+            "The rest isn't theirs: our in-house IT disconnects the network (4 h), Brightwire Cabling "
+            "runs the new cabling (6 h), and SparkleClean deep-cleans the old office (5 h)."
+        )
     else:
-        movers_text = ("The movers pack the IT equipment (3 h), move the furniture and boxes (5 h), reassemble "
-                       "the workstations (2 h) and move the server rack (2 h).")
-        others_text = ("The rest isn't theirs: our in-house IT disconnects the network (4 h) and sets up the "
-                       "phones (3 h), Brightwire Cabling runs the new cabling (6 h), SparkleClean deep-cleans "
-                       "the old office (5 h), and the office team labels the desks (2 h).")
+        movers_text = (
+            "The movers pack the IT equipment (3 h), move the furniture and boxes (5 h), reassemble "
+            "the workstations (2 h) and move the server rack (2 h)."
+        )
+        others_text = (
+            "The rest isn't theirs: our in-house IT disconnects the network (4 h) and sets up the "
+            "phones (3 h), Brightwire Cabling runs the new cabling (6 h), SparkleClean deep-cleans "
+            "the old office (5 h), and the office team labels the desks (2 h)."
+        )
     turns.append((movers_text, [f"/tasks/{i}" for i in range(n_jobs)]))
     turns.append((others_text, [f"/tasks/{i}" for i in range(n_jobs, len(MOVE_TASKS[size]))]))
-    turns.append(("Book the movers for the total of their task hours and estimate their cost at their hourly "
-                  "rate. Also note the last day we can book them, which is their notice period before the move.",
-                  ["/movers/booked_hours", "/movers/estimated_cost", "/movers/book_by"]))
-    turns.append(("Other vendors: Brightwire Cabling (Omar Haddad) quoted $2,400 and SparkleClean (Rita Gomez) "
-                  "$650.", ["/other_vendors"]))
+    turns.append(
+        (
+            "Book the movers for the total of their task hours and estimate their cost at their hourly "
+            "rate. Also note the last day we can book them, which is their notice period before the move.",
+            ["/movers/booked_hours", "/movers/estimated_cost", "/movers/book_by"],
+        )
+    )
+    turns.append(
+        (
+            "Other vendors: Brightwire Cabling (Omar Haddad) quoted $2,400 and SparkleClean (Rita Gomez) "
+            "$650.",
+            ["/other_vendors"],
+        )
+    )
     if size == 50:
         turns += [
-            ("Budget: the movers' estimate, the other vendors' quotes together, and the total.", ["/budget"]),
-            ("Schedule a site walkthrough three days before the move with the movers' contact; Nina Lindqvist "
-             "hosts.", ["/walkthrough"]),
-            ("Contacts: facilities is Nina Lindqvist, IT lead Sam Okoro, landlord Wacker Holdings.", ["/contacts"]),
+            (
+                "Budget: the movers' estimate, the other vendors' quotes together, and the total.",
+                ["/budget"],
+            ),
+            (
+                "Schedule a site walkthrough three days before the move with the movers' contact; Nina Lindqvist "
+                "hosts.",
+                ["/walkthrough"],
+            ),
+            (
+                "Contacts: facilities is Nina Lindqvist, IT lead Sam Okoro, landlord Wacker Holdings.",
+                ["/contacts"],
+            ),
         ]
         return turns
     turns += [
-        ("The movers also supply 120 crates; Swift charges $3.00 per crate. Add that.",
-         ["/movers/crate_rate", "/crates"]),
-        ("Budget lines: movers (crew estimate plus crates), other vendors' quotes, the new furniture at $5,800, "
-         "and the total.", ["/budget"]),
-        ("Schedule a site walkthrough three days before the move with the movers' contact; Nina Lindqvist hosts.",
-         ["/walkthrough"]),
-        ("Fixed dates to keep in view: the lease ends 2025-06-30, internet goes live at the new office on "
-         "2025-06-10, and furniture is delivered 2025-06-12.", ["/key_dates"]),
-        ("Does the movers' insurance meet the building minimum? Just yes or no.", ["/insurance_ok"]),
-        ("Draft the one-line staff notice: pack desks by Friday 2025-06-13, and name the moving company "
-         "arriving Saturday at 07:00.", ["/staff_notice"]),
-        ("Contacts: facilities is Nina Lindqvist, IT lead Sam Okoro, landlord Wacker Holdings.", ["/contacts"]),
-        ("We'll buy lunch on move day for the movers' whole crew plus our 6 volunteers, $15 a head.", ["/lunch"]),
-        ("Seating at the new place: Partners (6 people) in the North zone, Associates (14) Central, Operations "
-         "(5) East, Reception (2) in the Lobby.", ["/seating"]),
-        ("IT checklist: Sam labels every monitor and backs up the file server; Nina forwards the main line.",
-         ["/it_checklist"]),
-        ("Old office: we hand the space back on 2025-06-30, the landlord's final inspection is 2025-06-27, and we "
-         "expect our $8,400 security deposit back.", ["/old_office"]),
-        ("Nina confirmed the elevator booking, reference WK-5512. We also bought 40 rolls of tape and 500 labels.",
-         ["/elevator_booking", "/supplies"]),
+        (
+            "The movers also supply 120 crates; Swift charges $3.00 per crate. Add that.",
+            ["/movers/crate_rate", "/crates"],
+        ),
+        (
+            "Budget lines: movers (crew estimate plus crates), other vendors' quotes, the new furniture at $5,800, "
+            "and the total.",
+            ["/budget"],
+        ),
+        (
+            "Schedule a site walkthrough three days before the move with the movers' contact; Nina Lindqvist hosts.",
+            ["/walkthrough"],
+        ),
+        (
+            "Fixed dates to keep in view: the lease ends 2025-06-30, internet goes live at the new office on "
+            "2025-06-10, and furniture is delivered 2025-06-12.",
+            ["/key_dates"],
+        ),
+        (
+            "Does the movers' insurance meet the building minimum? Just yes or no.",
+            ["/insurance_ok"],
+        ),
+        (
+            "Draft the one-line staff notice: pack desks by Friday 2025-06-13, and name the moving company "
+            "arriving Saturday at 07:00.",
+            ["/staff_notice"],
+        ),
+        (
+            "Contacts: facilities is Nina Lindqvist, IT lead Sam Okoro, landlord Wacker Holdings.",
+            ["/contacts"],
+        ),
+        (
+            "We'll buy lunch on move day for the movers' whole crew plus our 6 volunteers, $15 a head.",
+            ["/lunch"],
+        ),
+        (
+            "Seating at the new place: Partners (6 people) in the North zone, Associates (14) Central, Operations "
+            "(5) East, Reception (2) in the Lobby.",
+            ["/seating"],
+        ),
+        (
+            "IT checklist: Sam labels every monitor and backs up the file server; Nina forwards the main line.",
+            ["/it_checklist"],
+        ),
+        (
+            "Old office: we hand the space back on 2025-06-30, the landlord's final inspection is 2025-06-27, and we "
+            "expect our $8,400 security deposit back.",
+            ["/old_office"],
+        ),
+        (
+            "Nina confirmed the elevator booking, reference WK-5512. We also bought 40 rolls of tape and 500 labels.",
+            ["/elevator_booking", "/supplies"],
+        ),
     ]
     return turns
 
@@ -360,8 +615,18 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
 def mover_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     new = MOVERS["Atlas Relocation"]
-    attrs = ["contact", "hourly_rate"] if size == 10 else [
-        "contact", "phone", "hourly_rate", "crew_size", "insurance_cover", "booking_lead_days"]
+    attrs = (
+        ["contact", "hourly_rate"]
+        if size == 10
+        else [
+            "contact",
+            "phone",
+            "hourly_rate",
+            "crew_size",
+            "insurance_cover",
+            "booking_lead_days",
+        ]
+    )
     if size == 100:
         attrs.append("crate_rate")
     reference = {"name": "Atlas Relocation", **{a: new[a] for a in attrs}}
@@ -382,13 +647,26 @@ def mover_revision(p: dict[str, Any]) -> Revision:
 APP_START = "2025-07-01"
 # (id, name, owner, days)
 APP_TASKS: dict[int, list[tuple[str, str, str, int]]] = {
-    10: [("T1", "API hardening", "", 10), ("T2", "Security review", "", 5), ("T3", "Beta testing", "", 14)],
-    50: [("T1", "API hardening", "Ravi", 10), ("T2", "Security review", "Mei", 5),
-         ("T3", "Beta testing", "Ravi", 14), ("T4", "Store listing prep", "Lucia", 3),
-         ("T5", "Launch prep", "Lucia", 2)],
-    100: [("T1", "API hardening", "Ravi", 10), ("T2", "Security review", "Mei", 5),
-          ("T3", "Beta testing", "Ravi", 14), ("T4", "Store listing prep", "Lucia", 3),
-          ("T5", "Launch prep", "Lucia", 2), ("T6", "Store submission", "Ravi", 4)],
+    10: [
+        ("T1", "API hardening", "", 10),
+        ("T2", "Security review", "", 5),
+        ("T3", "Beta testing", "", 14),
+    ],
+    50: [
+        ("T1", "API hardening", "Ravi", 10),
+        ("T2", "Security review", "Mei", 5),
+        ("T3", "Beta testing", "Ravi", 14),
+        ("T4", "Store listing prep", "Lucia", 3),
+        ("T5", "Launch prep", "Lucia", 2),
+    ],
+    100: [
+        ("T1", "API hardening", "Ravi", 10),
+        ("T2", "Security review", "Mei", 5),
+        ("T3", "Beta testing", "Ravi", 14),
+        ("T4", "Store listing prep", "Lucia", 3),
+        ("T5", "Launch prep", "Lucia", 2),
+        ("T6", "Store submission", "Ravi", 4),
+    ],
 }
 
 
@@ -402,8 +680,17 @@ def _chain(tasks: list[tuple[str, str, str, int]], start: str) -> list[dict[str,
     day = start
     for i, (tid, name, owner, days) in enumerate(tasks):
         end = add_days(day, days - 1)
-        out.append({"id": tid, "name": name, "owner": owner, "days": days,
-                    "depends_on": tasks[i - 1][0] if i else None, "start": day, "end": end})
+        out.append(
+            {
+                "id": tid,
+                "name": name,
+                "owner": owner,
+                "days": days,
+                "depends_on": tasks[i - 1][0] if i else None,
+                "start": day,
+                "end": end,
+            }
+        )
         day = add_days(end, 1)
     return out
 
@@ -414,15 +701,24 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
     chain = _chain(tasks, APP_START)
     end = chain[-1]["end"]
     if size == 10:
-        return {"tasks": [{"name": t["name"], "days": t["days"], "start": t["start"]} for t in chain],
-                "launch_date": add_days(end, 1)}
+        return {
+            "tasks": [{"name": t["name"], "days": t["days"], "start": t["start"]} for t in chain],
+            "launch_date": add_days(end, 1),
+        }
     artifact: dict[str, Any] = {
-        "project": {"name": "Q3 mobile app release", "owner": "Lucia Ferraro", "kickoff": APP_START,
-                    "task_count": len(chain), "end_date": end},
+        "project": {
+            "name": "Q3 mobile app release",
+            "owner": "Lucia Ferraro",
+            "kickoff": APP_START,
+            "task_count": len(chain),
+            "end_date": end,
+        },
         "tasks": chain,
-        "milestones": [{"name": "Launch review", "date": add_days(end, 3)},
-                       {"name": "Board update", "date": "2025-08-05"},
-                       {"name": "Public launch", "date": add_days(end, 1)}],
+        "milestones": [
+            {"name": "Launch review", "date": add_days(end, 3)},
+            {"name": "Board update", "date": "2025-08-05"},
+            {"name": "Public launch", "date": add_days(end, 1)},
+        ],
         "team": {"slack_channel": "#app-q3", "standup": "daily 09:30", "tracker": "Linear"},
         "calendar_days": True,
     }
@@ -436,20 +732,35 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"name": "Press embargo lifts", "date": add_days(end, 1)},
         {"name": "Partner webinar", "date": "2025-08-20"},
     ]
-    artifact["risks"] = [{"risk": "App store review delay", "owner": "Ravi"},
-                         {"risk": "Payment SDK upgrade", "owner": "Mei"}]
+    artifact["risks"] = [
+        {"risk": "App store review delay", "owner": "Ravi"},
+        {"risk": "Payment SDK upgrade", "owner": "Mei"},
+    ]
     artifact["summary"] = f"{len(chain)} tasks, public launch on {add_days(end, 1)}"
-    artifact["milestones"] += [{"name": "Retrospective", "date": add_days(end, 8)},
-                               {"name": "Hypercare ends", "date": add_days(end, 15)}]
+    artifact["milestones"] += [
+        {"name": "Retrospective", "date": add_days(end, 8)},
+        {"name": "Hypercare ends", "date": add_days(end, 15)},
+    ]
     artifact["marketing"].append({"name": "Store featuring pitch", "date": "2025-08-12"})
     effort = artifact["project"]["total_effort_days"]
     artifact["contractor_budget"] = {"day_rate": 650, "cost": effort * 650}
     artifact["release"] = {"version": "3.4.0", "min_ios": "16.0", "min_android": "10"}
-    artifact["stakeholders"] = [{"name": "Lucia Ferraro", "role": "owner"}, {"name": "Ravi Menon", "role": "tech lead"},
-                                {"name": "Mei Tanaka", "role": "security"}]
-    artifact["release_checklist"] = [{"item": i, "done": d} for i, d in (
-        ("Crash reporting enabled", True), ("Privacy labels updated", False), ("Screenshots refreshed", False),
-        ("Release notes drafted", False), ("Feature flags reviewed", True), ("Support team briefed", False))]
+    artifact["stakeholders"] = [
+        {"name": "Lucia Ferraro", "role": "owner"},
+        {"name": "Ravi Menon", "role": "tech lead"},
+        {"name": "Mei Tanaka", "role": "security"},
+    ]
+    artifact["release_checklist"] = [
+        {"item": i, "done": d}
+        for i, d in (
+            ("Crash reporting enabled", True),
+            ("Privacy labels updated", False),
+            ("Screenshots refreshed", False),
+            ("Release notes drafted", False),
+            ("Feature flags reviewed", True),
+            ("Support team briefed", False),
+        )
+    ]
     return artifact
 
 
@@ -457,52 +768,94 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Planning our Q3 app release. First step is API hardening: 10 days starting 2025-07-01. We count "
-             "calendar days, weekends included.", ["/tasks/0"]),
-            ("Then a 5-day security review, starting the day after the hardening finishes.", ["/tasks/1"]),
-            ("After the review, two weeks of beta testing, again starting the next day.", ["/tasks/2"]),
+            (
+                "Planning our Q3 app release. First step is API hardening: 10 days starting 2025-07-01. We count "
+                "calendar days, weekends included.",
+                ["/tasks/0"],
+            ),
+            (
+                "Then a 5-day security review, starting the day after the hardening finishes.",
+                ["/tasks/1"],
+            ),
+            (
+                "After the review, two weeks of beta testing, again starting the next day.",
+                ["/tasks/2"],
+            ),
             ("We launch the day after beta testing ends.", ["/launch_date"]),
         ]
     turns: list[Turn] = [
-        ("I'm planning the Q3 mobile app release, owned by Lucia Ferraro, kicking off 2025-07-01. We work "
-         "in calendar days, weekends included.",
-         ["/project/name", "/project/owner", "/project/kickoff", "/calendar_days"]),
-        ("The work is one chain: each task depends on the one before it and starts the day after it ends; "
-         "a task's end date is its start plus its length minus one. Number the tasks T1, T2, ... in the order I give them; a task keeps its number for good. First, API hardening, 10 days, Ravi, "
-         "starting at kickoff.", ["/tasks/0"]),
+        (
+            "I'm planning the Q3 mobile app release, owned by Lucia Ferraro, kicking off 2025-07-01. We work "
+            "in calendar days, weekends included.",
+            ["/project/name", "/project/owner", "/project/kickoff", "/calendar_days"],
+        ),
+        (
+            "The work is one chain: each task depends on the one before it and starts the day after it ends; "
+            "a task's end date is its start plus its length minus one. Number the tasks T1, T2, ... in the order I give them; a task keeps its number for good. First, API hardening, 10 days, Ravi, "
+            "starting at kickoff.",
+            ["/tasks/0"],
+        ),
         ("Next, Mei's security review, 5 days.", ["/tasks/1"]),
         ("Then beta testing, 14 days, Ravi again.", ["/tasks/2"]),
-        ("Lucia does store listing prep (3 days) and then launch prep (2 days).", ["/tasks/3", "/tasks/4"]),
+        (
+            "Lucia does store listing prep (3 days) and then launch prep (2 days).",
+            ["/tasks/3", "/tasks/4"],
+        ),
     ]
     if size == 100:
         turns.append(("Last task: Ravi handles the store submission, 4 days.", ["/tasks/5"]))
     turns += [
-        ("Put the task count and the project end date (the end of the last task) at the top.",
-         ["/project/task_count", "/project/end_date"]),
-        ("Milestones: a launch review 3 days after the last task ends, the board update which is fixed on "
-         "2025-08-05, and the public launch the day after the last task ends.",
-         ["/milestones/0", "/milestones/1", "/milestones/2"]),
-        ("Team channel is #app-q3, standup is daily at 09:30, and we track work in Linear.", ["/team"]),
+        (
+            "Put the task count and the project end date (the end of the last task) at the top.",
+            ["/project/task_count", "/project/end_date"],
+        ),
+        (
+            "Milestones: a launch review 3 days after the last task ends, the board update which is fixed on "
+            "2025-08-05, and the public launch the day after the last task ends.",
+            ["/milestones/0", "/milestones/1", "/milestones/2"],
+        ),
+        (
+            "Team channel is #app-q3, standup is daily at 09:30, and we track work in Linear.",
+            ["/team"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Also track total effort: the sum of all task lengths.", ["/project/total_effort_days"]),
-            ("Marketing: the teaser campaign runs 2025-07-14 regardless, the beta invite email goes out the "
-             "day beta testing starts, the press embargo lifts on public launch day, and the partner webinar "
-             "is booked for 2025-08-20.", [f"/marketing/{i}" for i in range(4)]),
-            ("Risks to watch: app store review delay (Ravi) and the payment SDK upgrade (Mei).", ["/risks"]),
+            (
+                "Also track total effort: the sum of all task lengths.",
+                ["/project/total_effort_days"],
+            ),
+            (
+                "Marketing: the teaser campaign runs 2025-07-14 regardless, the beta invite email goes out the "
+                "day beta testing starts, the press embargo lifts on public launch day, and the partner webinar "
+                "is booked for 2025-08-20.",
+                [f"/marketing/{i}" for i in range(4)],
+            ),
+            (
+                "Risks to watch: app store review delay (Ravi) and the payment SDK upgrade (Mei).",
+                ["/risks"],
+            ),
             ("One-line summary: number of tasks and the public launch date.", ["/summary"]),
-            ("Two more milestones: the retrospective a week after public launch, and hypercare ending two weeks "
-             "after public launch. Marketing also pitches for store featuring on 2025-08-12, a fixed slot.",
-             ["/milestones/3", "/milestones/4", "/marketing/4"]),
-            ("The whole effort is contractor-backed at $650 per effort day; put the contractor cost next to the "
-             "day rate.", ["/contractor_budget"]),
+            (
+                "Two more milestones: the retrospective a week after public launch, and hypercare ending two weeks "
+                "after public launch. Marketing also pitches for store featuring on 2025-08-12, a fixed slot.",
+                ["/milestones/3", "/milestones/4", "/marketing/4"],
+            ),
+            (
+                "The whole effort is contractor-backed at $650 per effort day; put the contractor cost next to the "
+                "day rate.",
+                ["/contractor_budget"],
+            ),
             ("This ships as version 3.4.0, minimum iOS 16.0 and Android 10.", ["/release"]),
-            ("Stakeholders: Lucia Ferraro (owner), Ravi Menon (tech lead), Mei Tanaka (security).",
-             ["/stakeholders"]),
-            ("Release checklist: crash reporting enabled (done), privacy labels updated, screenshots refreshed, "
-             "release notes drafted, feature flags reviewed (done), support team briefed.",
-             ["/release_checklist"]),
+            (
+                "Stakeholders: Lucia Ferraro (owner), Ravi Menon (tech lead), Mei Tanaka (security).",
+                ["/stakeholders"],
+            ),
+            (
+                "Release checklist: crash reporting enabled (done), privacy labels updated, screenshots refreshed, "
+                "release notes drafted, feature flags reviewed (done), support team briefed.",
+                ["/release_checklist"],
+            ),
         ]
     return turns
 
@@ -529,10 +882,24 @@ def drop_revision(p: dict[str, Any]) -> Revision:
 PERMIT_THRESHOLD = 500
 RENO_START = "2025-05-05"
 # (phase, days)
-RENO_PHASES = {50: [("Demolition", 3), ("Plumbing and electrical", 5), ("Cabinets", 4), ("Flooring", 3),
-                    ("Painting", 2)],
-               100: [("Demolition", 3), ("Plumbing and electrical", 5), ("Drywall", 3), ("Cabinets", 4),
-                     ("Countertops", 2), ("Flooring", 3), ("Painting", 2)]}
+RENO_PHASES = {
+    50: [
+        ("Demolition", 3),
+        ("Plumbing and electrical", 5),
+        ("Cabinets", 4),
+        ("Flooring", 3),
+        ("Painting", 2),
+    ],
+    100: [
+        ("Demolition", 3),
+        ("Plumbing and electrical", 5),
+        ("Drywall", 3),
+        ("Cabinets", 4),
+        ("Countertops", 2),
+        ("Flooring", 3),
+        ("Painting", 2),
+    ],
+}
 
 
 def permit_params(size: int) -> dict[str, Any]:
@@ -566,21 +933,45 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
         day = add_days(end, 1)
     tile_boxes = math.ceil(80 * 11 / 100)
     artifact: dict[str, Any] = {
-        "project": {"name": "Maple Street ground-floor renovation", "contractor": "Birch & Sons",
-                    "start_date": RENO_START, "completion": phases[-1]["end"]},
+        "project": {
+            "name": "Maple Street ground-floor renovation",
+            "contractor": "Birch & Sons",
+            "start_date": RENO_START,
+            "completion": phases[-1]["end"],
+        },
         "floor_area_sq_ft": area,
-        "flooring": {"product": "Oak engineered plank", "box_price": 52, "boxes": boxes, "cost": flooring_cost},
+        "flooring": {
+            "product": "Oak engineered plank",
+            "box_price": 52,
+            "boxes": boxes,
+            "cost": flooring_cost,
+        },
         "bathroom_tile": {"area_sq_ft": 80, "boxes": tile_boxes, "cost": tile_boxes * 38},
-        "permit": {"required": needed, "fee": fee, "review_days": review,
-                   "inspection_required": needed},
+        "permit": {
+            "required": needed,
+            "fee": fee,
+            "review_days": review,
+            "inspection_required": needed,
+        },
         "phases": phases,
         "appliance_delivery": "2025-06-20",
-        "paint": {"wall_area_sq_ft": 1400, "gallons": math.ceil(1400 / 350), "color": "Swiss Coffee"},
-        "budget": {"labor": labor, "materials": flooring_cost + tile_boxes * 38, "permit": fee,
-                   "total": money(labor + flooring_cost + tile_boxes * 38 + fee)},
+        "paint": {
+            "wall_area_sq_ft": 1400,
+            "gallons": math.ceil(1400 / 350),
+            "color": "Swiss Coffee",
+        },
+        "budget": {
+            "labor": labor,
+            "materials": flooring_cost + tile_boxes * 38,
+            "permit": fee,
+            "total": money(labor + flooring_cost + tile_boxes * 38 + fee),
+        },
     }
-    artifact["homeowners"] = {"names": "Jen and Theo Marsh", "phone": "(503) 555-0119",
-                              "stay_elsewhere_from": RENO_START}
+    artifact["homeowners"] = {
+        "names": "Jen and Theo Marsh",
+        "phone": "(503) 555-0119",
+        "stay_elsewhere_from": RENO_START,
+    }
     artifact["final_walkthrough"] = add_days(phases[-1]["end"], 2)
     artifact["notes"] = ["Keep the back door locked", "Dog stays at a friend's during demolition"]
     if size == 50:
@@ -588,20 +979,36 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
     big = needed
     artifact["dumpster"] = {"size_yards": 20 if big else 10, "rental": 650 if big else 425}
     artifact["budget"]["dumpster"] = artifact["dumpster"]["rental"]
-    artifact["budget"]["total"] = money(artifact["budget"]["total"] + artifact["dumpster"]["rental"])
-    artifact["payments"] = [{"stage": "deposit", "amount": money(labor * 0.25)},
-                            {"stage": "cabinets installed", "amount": money(labor * 0.5)},
-                            {"stage": "completion", "amount": money(labor * 0.25)}]
+    artifact["budget"]["total"] = money(
+        artifact["budget"]["total"] + artifact["dumpster"]["rental"]
+    )
+    artifact["payments"] = [
+        {"stage": "deposit", "amount": money(labor * 0.25)},
+        {"stage": "cabinets installed", "amount": money(labor * 0.5)},
+        {"stage": "completion", "amount": money(labor * 0.25)},
+    ]
     artifact["dumpster"]["delivery"] = phases[0]["start"]
     plumbing = next(ph for ph in phases if ph["name"] == "Plumbing and electrical")
     artifact["permit"]["rough_in_inspection"] = add_days(plumbing["end"], 1) if needed else "none"
     artifact["homeowners"]["email"] = "marsh.family@example.com"
     artifact["notes"] += ["Protect the stair runner", "No work before 08:00"]
-    artifact["selections"] = [{"item": i, "choice": c, "allowance": a} for i, c, a in (
-        ("Cabinets", "Shaker, sage green", 9200), ("Countertop", "Quartz, Calacatta look", 4100),
-        ("Sink", "Single-bowl undermount", 540), ("Faucet", "Brushed brass pull-down", 380),
-        ("Pendant lights", "Three glass globes", 690), ("Backsplash", "White zellige", 1150))]
-    artifact["crew"] = {"lead": "Marco Birch", "size": 3, "phone": "(503) 555-0166", "license": "CCB 204117"}
+    artifact["selections"] = [
+        {"item": i, "choice": c, "allowance": a}
+        for i, c, a in (
+            ("Cabinets", "Shaker, sage green", 9200),
+            ("Countertop", "Quartz, Calacatta look", 4100),
+            ("Sink", "Single-bowl undermount", 540),
+            ("Faucet", "Brushed brass pull-down", 380),
+            ("Pendant lights", "Three glass globes", 690),
+            ("Backsplash", "White zellige", 1150),
+        )
+    ]
+    artifact["crew"] = {
+        "lead": "Marco Birch",
+        "size": 3,
+        "phone": "(503) 555-0166",
+        "license": "CCB 204117",
+    }
     artifact["site"] = {"parking": "driveway", "access": "side gate", "lockbox_code": "4471"}
     artifact["terms"] = {"warranty_years": 2, "change_order_fee": 150}
     artifact["paint"]["finish"] = "eggshell"
@@ -610,70 +1017,135 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def permit_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
-    permit_rule = ("City rule: a renovation over 500 square feet needs a building permit, which costs $1.50 per "
-                   "square foot of renovated area; at or under 500 there's no permit and no fee.")
+    permit_rule = (
+        "City rule: a renovation over 500 square feet needs a building permit, which costs $1.50 per "
+        "square foot of renovated area; at or under 500 there's no permit and no fee."
+    )
     if size == 10:
         return [
-            ("We're renovating the ground floor on Maple Street with Birch & Sons, starting 2025-05-05.",
-             ["/project", "/contractor", "/start_date"]),
+            (
+                "We're renovating the ground floor on Maple Street with Birch & Sons, starting 2025-05-05.",
+                ["/project", "/contractor", "/start_date"],
+            ),
             ("The renovated floor area is 450 square feet.", ["/floor_area_sq_ft"]),
-            ("Flooring comes in boxes that cover 20 square feet each; take the area plus 10% for waste and "
-             "round up to whole boxes. Boxes are $52.", ["/flooring"]),
+            (
+                "Flooring comes in boxes that cover 20 square feet each; take the area plus 10% for waste and "
+                "round up to whole boxes. Boxes are $52.",
+                ["/flooring"],
+            ),
             (permit_rule + " Work out whether we need one.", ["/permit"]),
-            ("Labor is quoted at $8,000. Budget total is labor plus flooring plus the permit fee.",
-             ["/labor_cost", "/budget_total"]),
+            (
+                "Labor is quoted at $8,000. Budget total is labor plus flooring plus the permit fee.",
+                ["/labor_cost", "/budget_total"],
+            ),
         ]
     phases = RENO_PHASES[size]
     turns: list[Turn] = [
-        ("Let's plan the Maple Street ground-floor renovation with Birch & Sons. Work starts 2025-05-05.",
-         ["/project/name", "/project/contractor", "/project/start_date"]),
+        (
+            "Let's plan the Maple Street ground-floor renovation with Birch & Sons. Work starts 2025-05-05.",
+            ["/project/name", "/project/contractor", "/project/start_date"],
+        ),
         ("We're redoing 450 square feet of floor.", ["/floor_area_sq_ft"]),
-        ("Flooring is oak engineered plank at $52 a box; each box covers 20 square feet, and we order the area "
-         "plus 10% waste, rounded up to whole boxes.", ["/flooring"]),
-        ("The bathroom is separate: 80 square feet of tile, 10 square feet per box plus 10% waste (round up), "
-         "$38 a box.", ["/bathroom_tile"]),
-        (permit_rule + " If a permit is needed the city also inspects, and the review takes 10 days: we apply "
-         "on the start date and demolition can only begin 10 days later. Without a permit demolition starts "
-         "on the start date and the review is 0 days.",
-         ["/permit/required", "/permit/fee", "/permit/review_days", "/permit/inspection_required"]),
-        ("Phases run back to back, each starting the day after the previous ends (calendar days; end = start "
-         "+ length - 1): " + ", ".join(f"{n.lower()} {d} days" for n, d in phases) + ".", ["/phases"]),
+        (
+            "Flooring is oak engineered plank at $52 a box; each box covers 20 square feet, and we order the area "
+            "plus 10% waste, rounded up to whole boxes.",
+            ["/flooring"],
+        ),
+        (
+            "The bathroom is separate: 80 square feet of tile, 10 square feet per box plus 10% waste (round up), "
+            "$38 a box.",
+            ["/bathroom_tile"],
+        ),
+        (
+            permit_rule
+            + " If a permit is needed the city also inspects, and the review takes 10 days: we apply "
+            "on the start date and demolition can only begin 10 days later. Without a permit demolition starts "
+            "on the start date and the review is 0 days.",
+            [
+                "/permit/required",
+                "/permit/fee",
+                "/permit/review_days",
+                "/permit/inspection_required",
+            ],
+        ),
+        (
+            "Phases run back to back, each starting the day after the previous ends (calendar days; end = start "
+            "+ length - 1): " + ", ".join(f"{n.lower()} {d} days" for n, d in phases) + ".",
+            ["/phases"],
+        ),
         ("Completion is the end of the last phase.", ["/project/completion"]),
-        ("The appliances are being delivered on 2025-06-20; that's fixed with the store.", ["/appliance_delivery"]),
-        ("Paint: 1,400 square feet of wall, one gallon covers 350 (round up), color Swiss Coffee.",
-         ["/paint/wall_area_sq_ft", "/paint/gallons", "/paint/color"]),
-        ("Budget: labor is $14,500; materials are the flooring plus the tile; then the permit fee, and the "
-         "total of all of it.", ["/budget"]),
+        (
+            "The appliances are being delivered on 2025-06-20; that's fixed with the store.",
+            ["/appliance_delivery"],
+        ),
+        (
+            "Paint: 1,400 square feet of wall, one gallon covers 350 (round up), color Swiss Coffee.",
+            ["/paint/wall_area_sq_ft", "/paint/gallons", "/paint/color"],
+        ),
+        (
+            "Budget: labor is $14,500; materials are the flooring plus the tile; then the permit fee, and the "
+            "total of all of it.",
+            ["/budget"],
+        ),
     ]
     if size == 100:
-        turns[-1] = (turns[-1][0].replace("and the total of all of it.", "then the dumpster, and the total of "
-                                          "all of it."), ["/budget"])
-        turns.insert(-1, ("The hauler's rule: jobs over 500 square feet need the 20-yard dumpster at $650; "
-                          "otherwise the 10-yard one at $425 is fine.", ["/dumpster/size_yards", "/dumpster/rental"]))
+        turns[-1] = (
+            turns[-1][0].replace(
+                "and the total of all of it.", "then the dumpster, and the total of all of it."
+            ),
+            ["/budget"],
+        )
+        turns.insert(
+            -1,
+            (
+                "The hauler's rule: jobs over 500 square feet need the 20-yard dumpster at $650; "
+                "otherwise the 10-yard one at $425 is fine.",
+                ["/dumpster/size_yards", "/dumpster/rental"],
+            ),
+        )
     turns += [
-        ("Homeowners are Jen and Theo Marsh, (503) 555-0119; they stay elsewhere from 2025-05-05.",
-         ["/homeowners/names", "/homeowners/phone", "/homeowners/stay_elsewhere_from"]),
+        (
+            "Homeowners are Jen and Theo Marsh, (503) 555-0119; they stay elsewhere from 2025-05-05.",
+            ["/homeowners/names", "/homeowners/phone", "/homeowners/stay_elsewhere_from"],
+        ),
         ("Book a final walkthrough two days after completion.", ["/final_walkthrough"]),
-        ("Notes for the crew: keep the back door locked, and the dog stays at a friend's during demolition.",
-         ["/notes/0", "/notes/1"]),
+        (
+            "Notes for the crew: keep the back door locked, and the dog stays at a friend's during demolition.",
+            ["/notes/0", "/notes/1"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Birch & Sons want labor paid 25% upfront, 50% once the cabinets are in, and 25% at completion.",
-             ["/payments"]),
+            (
+                "Birch & Sons want labor paid 25% upfront, 50% once the cabinets are in, and 25% at completion.",
+                ["/payments"],
+            ),
             ("The dumpster arrives the day demolition starts.", ["/dumpster/delivery"]),
-            ("With a permit, the rough-in inspection is the day after plumbing and electrical finishes; without "
-             "one, put 'none'.", ["/permit/rough_in_inspection"]),
-            ("Their email is marsh.family@example.com. Two more crew notes: protect the stair runner, and no "
-             "work before 08:00.", ["/homeowners/email", "/notes/2", "/notes/3"]),
-            ("Owner selections with allowances: cabinets Shaker in sage green $9,200; quartz countertop, "
-             "Calacatta look, $4,100; single-bowl undermount sink $540; brushed brass pull-down faucet $380; "
-             "three glass globe pendants $690; white zellige backsplash $1,150. They pay these directly.",
-             ["/selections"]),
-            ("Crew lead is Marco Birch, crew of 3, (503) 555-0166, license CCB 204117. Park in the driveway, "
-             "enter by the side gate, lockbox code 4471.", ["/crew", "/site"]),
-            ("Their terms: 2-year warranty and a $150 fee per change order. Paint finish is eggshell.",
-             ["/terms", "/paint/finish"]),
+            (
+                "With a permit, the rough-in inspection is the day after plumbing and electrical finishes; without "
+                "one, put 'none'.",
+                ["/permit/rough_in_inspection"],
+            ),
+            (
+                "Their email is marsh.family@example.com. Two more crew notes: protect the stair runner, and no "
+                "work before 08:00.",
+                ["/homeowners/email", "/notes/2", "/notes/3"],
+            ),
+            (
+                "Owner selections with allowances: cabinets Shaker in sage green $9,200; quartz countertop, "
+                "Calacatta look, $4,100; single-bowl undermount sink $540; brushed brass pull-down faucet $380; "
+                "three glass globe pendants $690; white zellige backsplash $1,150. They pay these directly.",
+                ["/selections"],
+            ),
+            (
+                "Crew lead is Marco Birch, crew of 3, (503) 555-0166, license CCB 204117. Park in the driveway, "
+                "enter by the side gate, lockbox code 4471.",
+                ["/crew", "/site"],
+            ),
+            (
+                "Their terms: 2-year warranty and a $150 fee per change order. Paint finish is eggshell.",
+                ["/terms", "/paint/finish"],
+            ),
         ]
     return turns
 
@@ -693,10 +1165,23 @@ def permit_revision(p: dict[str, Any]) -> Revision:
 # (milestone, days after kickoff, or None with an absolute date)
 MILESTONES = {
     10: [("Requirements workshop", 3), ("Design sign-off", 21), ("Go-live", 84)],
-    50: [("Requirements workshop", 3), ("Design sign-off", 21), ("Data migration dry run", 56),
-         ("User acceptance testing", 63), ("Go-live", 84), ("Hypercare ends", 112)],
-    100: [("Requirements workshop", 3), ("Design sign-off", 21), ("Data migration dry run", 56),
-          ("User acceptance testing", 63), ("Cutover rehearsal", 77), ("Go-live", 84), ("Hypercare ends", 112)],
+    50: [
+        ("Requirements workshop", 3),
+        ("Design sign-off", 21),
+        ("Data migration dry run", 56),
+        ("User acceptance testing", 63),
+        ("Go-live", 84),
+        ("Hypercare ends", 112),
+    ],
+    100: [
+        ("Requirements workshop", 3),
+        ("Design sign-off", 21),
+        ("Data migration dry run", 56),
+        ("User acceptance testing", 63),
+        ("Cutover rehearsal", 77),
+        ("Go-live", 84),
+        ("Hypercare ends", 112),
+    ],
 }
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -709,46 +1194,84 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, k = p["size"], p["kickoff"]
     milestones = [{"name": n, "date": add_days(k, d)} for n, d in MILESTONES[size]]
     if size == 10:
-        return {"project": "Northwind ERP rollout", "sponsor": "Gail Porter", "kickoff": k,
-                "milestones": milestones, "board_review": "2025-05-20"}
+        return {
+            "project": "Northwind ERP rollout",
+            "sponsor": "Gail Porter",
+            "kickoff": k,
+            "milestones": milestones,
+            "board_review": "2025-05-20",
+        }
     artifact: dict[str, Any] = {
-        "project": {"name": "Northwind ERP rollout", "sponsor": "Gail Porter", "vendor": "Corelane Systems",
-                    "kickoff": k},
+        "project": {
+            "name": "Northwind ERP rollout",
+            "sponsor": "Gail Porter",
+            "vendor": "Corelane Systems",
+            "kickoff": k,
+        },
         "milestones": milestones,
-        "fixed_dates": [{"event": "Board review", "date": "2025-05-20"},
-                        {"event": "Fiscal year end", "date": "2025-06-30"},
-                        {"event": "Memorial Day (office closed)", "date": "2025-05-26"},
-                        {"event": "Vendor contract renewal", "date": "2025-09-01"}],
-        "training": [{"group": "Finance", "date": add_days(k, 70)},
-                     {"group": "Warehouse", "date": add_days(k, 72)}],
-        "environments": {"sandbox": "nw-erp-sbx", "test": "nw-erp-uat", "production": "nw-erp-prod"},
-        "team": [{"name": "Gail Porter", "role": "sponsor"}, {"name": "Dev Patel", "role": "project lead"},
-                 {"name": "Hanna Berg", "role": "finance lead"}],
+        "fixed_dates": [
+            {"event": "Board review", "date": "2025-05-20"},
+            {"event": "Fiscal year end", "date": "2025-06-30"},
+            {"event": "Memorial Day (office closed)", "date": "2025-05-26"},
+            {"event": "Vendor contract renewal", "date": "2025-09-01"},
+        ],
+        "training": [
+            {"group": "Finance", "date": add_days(k, 70)},
+            {"group": "Warehouse", "date": add_days(k, 72)},
+        ],
+        "environments": {
+            "sandbox": "nw-erp-sbx",
+            "test": "nw-erp-uat",
+            "production": "nw-erp-prod",
+        },
+        "team": [
+            {"name": "Gail Porter", "role": "sponsor"},
+            {"name": "Dev Patel", "role": "project lead"},
+            {"name": "Hanna Berg", "role": "finance lead"},
+        ],
     }
-    artifact["status_meeting"] = {"weekday": WEEKDAYS[dt.date.fromisoformat(k).weekday()], "time": "09:00",
-                                  "room": "Harbor 3"}
+    artifact["status_meeting"] = {
+        "weekday": WEEKDAYS[dt.date.fromisoformat(k).weekday()],
+        "time": "09:00",
+        "room": "Harbor 3",
+    }
     artifact["budget"] = {"licences": 48000, "implementation": 126000, "currency": "USD"}
-    artifact["risks"] = [{"risk": "Legacy data quality", "owner": "Hanna Berg"},
-                         {"risk": "Warehouse scanner compatibility", "owner": "Dev Patel"}]
-    artifact["communications"] = {"channel": "#erp-rollout", "newsletter": "every other Friday",
-                                  "intranet_page": "intranet/erp"}
+    artifact["risks"] = [
+        {"risk": "Legacy data quality", "owner": "Hanna Berg"},
+        {"risk": "Warehouse scanner compatibility", "owner": "Dev Patel"},
+    ]
+    artifact["communications"] = {
+        "channel": "#erp-rollout",
+        "newsletter": "every other Friday",
+        "intranet_page": "intranet/erp",
+    }
     if size == 50:
         return artifact
-    artifact["training"] += [{"group": "Sales", "date": add_days(k, 74)},
-                             {"group": "Purchasing", "date": add_days(k, 76)}]
-    artifact["sprints"] = [{"name": f"Sprint {i + 1}", "start": add_days(k, 14 * i), "end": add_days(k, 14 * i + 13)}
-                           for i in range(6)]
-    artifact["fixed_dates"] += [{"event": "Q2 audit", "date": "2025-07-15"},
-                                {"event": "Annual stocktake", "date": "2025-07-31"}]
+    artifact["training"] += [
+        {"group": "Sales", "date": add_days(k, 74)},
+        {"group": "Purchasing", "date": add_days(k, 76)},
+    ]
+    artifact["sprints"] = [
+        {"name": f"Sprint {i + 1}", "start": add_days(k, 14 * i), "end": add_days(k, 14 * i + 13)}
+        for i in range(6)
+    ]
+    artifact["fixed_dates"] += [
+        {"event": "Q2 audit", "date": "2025-07-15"},
+        {"event": "Annual stocktake", "date": "2025-07-31"},
+    ]
     artifact["team"].append({"name": "Luis Romero", "role": "warehouse lead"})
     artifact["budget"]["contingency"] = 17400
     artifact["steering_meetings"] = ["2025-04-24", "2025-05-29", "2025-06-26"]
-    artifact["migration_waves"] = [{"wave": "Master data", "date": add_days(k, 49)},
-                                   {"wave": "Open orders", "date": add_days(k, 56)},
-                                   {"wave": "Balances", "date": add_days(k, 82)}]
+    artifact["migration_waves"] = [
+        {"wave": "Master data", "date": add_days(k, 49)},
+        {"wave": "Open orders", "date": add_days(k, 56)},
+        {"wave": "Balances", "date": add_days(k, 82)},
+    ]
     artifact["modules"] = ["General ledger", "Payables", "Receivables", "Inventory", "Purchasing"]
-    artifact["risks"] += [{"risk": "Super-user availability in June", "owner": "Gail Porter"},
-                          {"risk": "EDI partner testing", "owner": "Luis Romero"}]
+    artifact["risks"] += [
+        {"risk": "Super-user availability in June", "owner": "Gail Porter"},
+        {"risk": "EDI partner testing", "owner": "Luis Romero"},
+    ]
     artifact["environments"]["training"] = "nw-erp-trn"
     return artifact
 
@@ -757,51 +1280,101 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Set up the plan for the Northwind ERP rollout. Gail Porter is the sponsor, and we kick off on "
-             "2025-04-07.", ["/project", "/sponsor", "/kickoff"]),
-            ("Requirements workshop 3 days after kickoff, design sign-off three weeks after kickoff, and "
-             "go-live 12 weeks after kickoff.", ["/milestones"]),
-            ("The board reviews the project on 2025-05-20; that's their fixed meeting date.", ["/board_review"]),
+            (
+                "Set up the plan for the Northwind ERP rollout. Gail Porter is the sponsor, and we kick off on "
+                "2025-04-07.",
+                ["/project", "/sponsor", "/kickoff"],
+            ),
+            (
+                "Requirements workshop 3 days after kickoff, design sign-off three weeks after kickoff, and "
+                "go-live 12 weeks after kickoff.",
+                ["/milestones"],
+            ),
+            (
+                "The board reviews the project on 2025-05-20; that's their fixed meeting date.",
+                ["/board_review"],
+            ),
         ]
     turns: list[Turn] = [
-        ("New project: the Northwind ERP rollout with Corelane Systems as the vendor. Gail Porter sponsors "
-         "it and kickoff is 2025-04-07.", ["/project"]),
-        ("Milestones, all counted from kickoff: requirements workshop after 3 days, design sign-off after 3 "
-         "weeks, the data migration dry run after 8 weeks, user acceptance testing after 9 weeks"
-         + (", cutover rehearsal after 11 weeks" if size == 100 else "")
-         + ", go-live after 12 weeks, and hypercare ends 4 weeks after go-live.", ["/milestones"]),
-        ("Dates we don't control: board review 2025-05-20, fiscal year end 2025-06-30, the office is closed "
-         "2025-05-26 for Memorial Day, and the vendor contract renews 2025-09-01.",
-         ["/fixed_dates/0", "/fixed_dates/1", "/fixed_dates/2", "/fixed_dates/3"]),
-        ("End-user training: Finance 10 weeks after kickoff, Warehouse two days after that"
-         + (", Sales two days after Warehouse, and Purchasing two days after Sales." if size == 100 else "."),
-         ["/training"]),
-        ("Environments: nw-erp-sbx for sandbox, nw-erp-uat for test, nw-erp-prod for production.",
-         ["/environments/sandbox", "/environments/test", "/environments/production"]),
-        ("Core team: Gail Porter (sponsor), Dev Patel (project lead), Hanna Berg (finance lead).",
-         ["/team/0", "/team/1", "/team/2"]),
-        ("Weekly status meeting at 09:00 in Harbor 3, on the same weekday as the kickoff.",
-         ["/status_meeting"]),
-        ("Budget: $48,000 licences and $126,000 implementation, in USD.",
-         ["/budget/licences", "/budget/implementation", "/budget/currency"]),
-        ("Risks: legacy data quality (Hanna Berg) and warehouse scanner compatibility (Dev Patel).",
-         ["/risks/0", "/risks/1"]),
-        ("Comms: Slack channel #erp-rollout, a newsletter every other Friday, and the intranet page intranet/erp.",
-         ["/communications"]),
+        (
+            "New project: the Northwind ERP rollout with Corelane Systems as the vendor. Gail Porter sponsors "
+            "it and kickoff is 2025-04-07.",
+            ["/project"],
+        ),
+        (
+            "Milestones, all counted from kickoff: requirements workshop after 3 days, design sign-off after 3 "
+            "weeks, the data migration dry run after 8 weeks, user acceptance testing after 9 weeks"
+            + (", cutover rehearsal after 11 weeks" if size == 100 else "")
+            + ", go-live after 12 weeks, and hypercare ends 4 weeks after go-live.",
+            ["/milestones"],
+        ),
+        (
+            "Dates we don't control: board review 2025-05-20, fiscal year end 2025-06-30, the office is closed "
+            "2025-05-26 for Memorial Day, and the vendor contract renews 2025-09-01.",
+            ["/fixed_dates/0", "/fixed_dates/1", "/fixed_dates/2", "/fixed_dates/3"],
+        ),
+        (
+            "End-user training: Finance 10 weeks after kickoff, Warehouse two days after that"
+            + (
+                ", Sales two days after Warehouse, and Purchasing two days after Sales."
+                if size == 100
+                else "."
+            ),
+            ["/training"],
+        ),
+        (
+            "Environments: nw-erp-sbx for sandbox, nw-erp-uat for test, nw-erp-prod for production.",
+            ["/environments/sandbox", "/environments/test", "/environments/production"],
+        ),
+        (
+            "Core team: Gail Porter (sponsor), Dev Patel (project lead), Hanna Berg (finance lead).",
+            ["/team/0", "/team/1", "/team/2"],
+        ),
+        (
+            "Weekly status meeting at 09:00 in Harbor 3, on the same weekday as the kickoff.",
+            ["/status_meeting"],
+        ),
+        (
+            "Budget: $48,000 licences and $126,000 implementation, in USD.",
+            ["/budget/licences", "/budget/implementation", "/budget/currency"],
+        ),
+        (
+            "Risks: legacy data quality (Hanna Berg) and warehouse scanner compatibility (Dev Patel).",
+            ["/risks/0", "/risks/1"],
+        ),
+        (
+            "Comms: Slack channel #erp-rollout, a newsletter every other Friday, and the intranet page intranet/erp.",
+            ["/communications"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("We'll run six two-week sprints back to back starting on kickoff day; each ends 13 days after "
-             "it starts.", ["/sprints"]),
-            ("Add the Q2 audit on 2025-07-15 and the annual stocktake on 2025-07-31 to the fixed dates, and "
-             "Luis Romero as warehouse lead.", ["/fixed_dates/4", "/fixed_dates/5", "/team/3"]),
-            ("Hold $17,400 of contingency in the budget. Steering committee meets on the dates the board office "
-             "gave us: 2025-04-24, 2025-05-29 and 2025-06-26.", ["/budget/contingency", "/steering_meetings"]),
-            ("Data migration waves, counted from kickoff: master data after 7 weeks, open orders after 8 weeks, "
-             "balances 82 days after kickoff.", ["/migration_waves"]),
-            ("Modules in scope: general ledger, payables, receivables, inventory and purchasing. Two more risks: "
-             "availability of our super-users in June (Gail Porter) and EDI partner testing (Luis Romero). We also get a "
-             "training environment, nw-erp-trn.", ["/modules", "/risks/2", "/risks/3", "/environments/training"]),
+            (
+                "We'll run six two-week sprints back to back starting on kickoff day; each ends 13 days after "
+                "it starts.",
+                ["/sprints"],
+            ),
+            (
+                "Add the Q2 audit on 2025-07-15 and the annual stocktake on 2025-07-31 to the fixed dates, and "
+                "Luis Romero as warehouse lead.",
+                ["/fixed_dates/4", "/fixed_dates/5", "/team/3"],
+            ),
+            (
+                "Hold $17,400 of contingency in the budget. Steering committee meets on the dates the board office "
+                "gave us: 2025-04-24, 2025-05-29 and 2025-06-26.",
+                ["/budget/contingency", "/steering_meetings"],
+            ),
+            (
+                "Data migration waves, counted from kickoff: master data after 7 weeks, open orders after 8 weeks, "
+                "balances 82 days after kickoff.",
+                ["/migration_waves"],
+            ),
+            (
+                "Modules in scope: general ledger, payables, receivables, inventory and purchasing. Two more risks: "
+                "availability of our super-users in June (Gail Porter) and EDI partner testing (Luis Romero). We also get a "
+                "training environment, nw-erp-trn.",
+                ["/modules", "/risks/2", "/risks/3", "/environments/training"],
+            ),
         ]
     return turns
 
@@ -821,34 +1394,56 @@ def kickoff_revision(p: dict[str, Any]) -> Revision:
 # (name, lead, sync, contractor hours, health)
 STREAMS = {
     10: [("Web app", "", "Tuesday 10:00", 40, ""), ("Mobile app", "", "Thursday 14:00", 30, "")],
-    50: [("Web app", "Ana Silva", "Tuesday 10:00", 40, "green"),
-         ("Mobile app", "Kofi Mensah", "Thursday 14:00", 30, "amber"),
-         ("Marketing site", "Elena Novak", "Monday 11:00", 12, "green")],
-    100: [("Web app", "Ana Silva", "Tuesday 10:00", 40, "green"),
-          ("Mobile app", "Kofi Mensah", "Thursday 14:00", 30, "amber"),
-          ("Marketing site", "Elena Novak", "Monday 11:00", 12, "green"),
-          ("Data platform", "Raj Iyer", "Wednesday 15:00", 24, "green")],
+    50: [
+        ("Web app", "Ana Silva", "Tuesday 10:00", 40, "green"),
+        ("Mobile app", "Kofi Mensah", "Thursday 14:00", 30, "amber"),
+        ("Marketing site", "Elena Novak", "Monday 11:00", 12, "green"),
+    ],
+    100: [
+        ("Web app", "Ana Silva", "Tuesday 10:00", 40, "green"),
+        ("Mobile app", "Kofi Mensah", "Thursday 14:00", 30, "amber"),
+        ("Marketing site", "Elena Novak", "Monday 11:00", 12, "green"),
+        ("Data platform", "Raj Iyer", "Wednesday 15:00", 24, "green"),
+    ],
 }
 # (task, workstream, status)
 STREAM_TASKS = {
-    50: [("Offline sync", "Mobile app", "in progress"), ("Push notifications", "Mobile app", "to do"),
-         ("Login redesign", "Mobile app", "done"), ("Checkout flow", "Web app", "in progress"),
-         ("Pricing page", "Marketing site", "to do")],
-    100: [("Offline sync", "Mobile app", "in progress"), ("Push notifications", "Mobile app", "to do"),
-          ("Login redesign", "Mobile app", "done"), ("Tablet layout", "Mobile app", "to do"),
-          ("Checkout flow", "Web app", "in progress"), ("Order history", "Web app", "to do"),
-          ("Pricing page", "Marketing site", "to do"), ("Event pipeline", "Data platform", "in progress"),
-          ("Crash reporting", "Mobile app", "done"), ("Usage dashboard", "Data platform", "to do")],
+    50: [
+        ("Offline sync", "Mobile app", "in progress"),
+        ("Push notifications", "Mobile app", "to do"),
+        ("Login redesign", "Mobile app", "done"),
+        ("Checkout flow", "Web app", "in progress"),
+        ("Pricing page", "Marketing site", "to do"),
+    ],
+    100: [
+        ("Offline sync", "Mobile app", "in progress"),
+        ("Push notifications", "Mobile app", "to do"),
+        ("Login redesign", "Mobile app", "done"),
+        ("Tablet layout", "Mobile app", "to do"),
+        ("Checkout flow", "Web app", "in progress"),
+        ("Order history", "Web app", "to do"),
+        ("Pricing page", "Marketing site", "to do"),
+        ("Event pipeline", "Data platform", "in progress"),
+        ("Crash reporting", "Mobile app", "done"),
+        ("Usage dashboard", "Data platform", "to do"),
+    ],
 }
-HOLD = {"status": "on hold", "weekly_sync": "cancelled", "contractor_hours": 0, "health": "grey",
-        "report_cadence": "monthly"}
+HOLD = {
+    "status": "on hold",
+    "weekly_sync": "cancelled",
+    "contractor_hours": 0,
+    "health": "grey",
+    "report_cadence": "monthly",
+}
 
 
 def hold_params(size: int) -> dict[str, Any]:
     return {"size": size, "held": []}
 
 
-def _stream(p: dict[str, Any], name: str, lead: str, sync: str, hours: int, health: str) -> dict[str, Any]:
+def _stream(
+    p: dict[str, Any], name: str, lead: str, sync: str, hours: int, health: str
+) -> dict[str, Any]:
     row: dict[str, Any] = {"name": name}
     if p["size"] > 10:
         row["lead"] = lead
@@ -865,34 +1460,62 @@ def hold_compute(p: dict[str, Any]) -> dict[str, Any]:
     streams = [_stream(p, *s) for s in STREAMS[size]]
     hours = sum(s["contractor_hours"] for s in streams)
     if size == 10:
-        return {"project": "Atlas 2.0 launch", "workstreams": streams, "weekly_contractor_hours": hours}
-    tasks = [{"title": t, "workstream": ws,
-              "status": "paused" if ws in p["held"] and st != "done" else st}
-             for t, ws, st in STREAM_TASKS[size]]
+        return {
+            "project": "Atlas 2.0 launch",
+            "workstreams": streams,
+            "weekly_contractor_hours": hours,
+        }
+    tasks = [
+        {
+            "title": t,
+            "workstream": ws,
+            "status": "paused" if ws in p["held"] and st != "done" else st,
+        }
+        for t, ws, st in STREAM_TASKS[size]
+    ]
     artifact: dict[str, Any] = {
-        "project": {"name": "Atlas 2.0 launch", "director": "Helen Cho", "target_release": "2025-10-01"},
+        "project": {
+            "name": "Atlas 2.0 launch",
+            "director": "Helen Cho",
+            "target_release": "2025-10-01",
+        },
         "workstreams": streams,
         "tasks": tasks,
-        "totals": {"active_workstreams": sum(s["status"] == "active" for s in streams),
-                   "weekly_contractor_hours": hours, "weekly_contractor_cost": hours * 80},
+        "totals": {
+            "active_workstreams": sum(s["status"] == "active" for s in streams),
+            "weekly_contractor_hours": hours,
+            "weekly_contractor_cost": hours * 80,
+        },
         "steering": {"day": "first Monday of the month", "chair": "Helen Cho"},
     }
-    artifact["vendors"] = [{"name": "Pixelcraft", "rate": 80, "contract_end": "2025-12-31"},
-                           {"name": "Nordlight QA", "rate": 65, "contract_end": "2025-09-30"}]
+    artifact["vendors"] = [
+        {"name": "Pixelcraft", "rate": 80, "contract_end": "2025-12-31"},
+        {"name": "Nordlight QA", "rate": 65, "contract_end": "2025-09-30"},
+    ]
     if size == 100:
         active = artifact["totals"]["active_workstreams"]
-        artifact["totals"]["open_tasks"] = sum(t["status"] in ("to do", "in progress") for t in tasks)
+        artifact["totals"]["open_tasks"] = sum(
+            t["status"] in ("to do", "in progress") for t in tasks
+        )
         artifact["totals"]["monthly_contractor_forecast"] = hours * 80 * 4
         artifact["project"]["budget_code"] = "ATL-2025"
-        artifact["milestones"] = [{"name": n, "workstream": ws, "date": d} for n, ws, d in (
-            ("Public beta", "Web app", "2025-08-15"), ("Store submission", "Mobile app", "2025-09-05"),
-            ("Site relaunch", "Marketing site", "2025-09-20"), ("Warehouse cutover", "Data platform", "2025-08-29"))]
+        artifact["milestones"] = [
+            {"name": n, "workstream": ws, "date": d}
+            for n, ws, d in (
+                ("Public beta", "Web app", "2025-08-15"),
+                ("Store submission", "Mobile app", "2025-09-05"),
+                ("Site relaunch", "Marketing site", "2025-09-20"),
+                ("Warehouse cutover", "Data platform", "2025-08-29"),
+            )
+        ]
         artifact["ceremonies"] = {"demo_day": "every other Friday", "retro": "monthly"}
         artifact["tools"] = ["Jira", "Figma", "Slack", "GitHub"]
         artifact["contacts"] = {"finance": "Paolo Ricci", "legal": "Sara Kim"}
         artifact["status_line"] = f"{active} active workstreams, {hours} contractor hours a week"
-        artifact["risks"] = [{"risk": "Payment provider migration", "owner": "Ana Silva"},
-                             {"risk": "Data retention review", "owner": "Raj Iyer"}]
+        artifact["risks"] = [
+            {"risk": "Payment provider migration", "owner": "Ana Silva"},
+            {"risk": "Data retention review", "owner": "Raj Iyer"},
+        ]
     return artifact
 
 
@@ -901,55 +1524,105 @@ def hold_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             ("I run the Atlas 2.0 launch. Start a tracker for it.", ["/project"]),
-            ("Two workstreams, both active: the web app syncs Tuesdays at 10:00 and uses 40 contractor hours a "
-             "week; the mobile app syncs Thursdays at 14:00 with 30 contractor hours.",
-             ["/workstreams/0", "/workstreams/1"]),
-            ("Our rule: a workstream on hold is marked 'on hold', its weekly sync is cancelled (write "
-             "'cancelled'), and its contractor hours go to 0. Total the weekly contractor hours across "
-             "workstreams.", ["/weekly_contractor_hours"]),
+            (
+                "Two workstreams, both active: the web app syncs Tuesdays at 10:00 and uses 40 contractor hours a "
+                "week; the mobile app syncs Thursdays at 14:00 with 30 contractor hours.",
+                ["/workstreams/0", "/workstreams/1"],
+            ),
+            (
+                "Our rule: a workstream on hold is marked 'on hold', its weekly sync is cancelled (write "
+                "'cancelled'), and its contractor hours go to 0. Total the weekly contractor hours across "
+                "workstreams.",
+                ["/weekly_contractor_hours"],
+            ),
         ]
     turns: list[Turn] = [
-        ("I'm the PM for the Atlas 2.0 launch, director Helen Cho, target release 2025-10-01.",
-         ["/project/name", "/project/director", "/project/target_release"]),
-        ("Workstreams, all active and reporting weekly: web app (Ana Silva, syncs Tuesday 10:00, 40 contractor "
-         "hours a week, health green), mobile app (Kofi Mensah, Thursday 14:00, 30 hours, amber) and the "
-         "marketing site (Elena Novak, Monday 11:00, 12 hours, green).",
-         [f"/workstreams/{i}" for i in range(3)]),
+        (
+            "I'm the PM for the Atlas 2.0 launch, director Helen Cho, target release 2025-10-01.",
+            ["/project/name", "/project/director", "/project/target_release"],
+        ),
+        (
+            "Workstreams, all active and reporting weekly: web app (Ana Silva, syncs Tuesday 10:00, 40 contractor "
+            "hours a week, health green), mobile app (Kofi Mensah, Thursday 14:00, 30 hours, amber) and the "
+            "marketing site (Elena Novak, Monday 11:00, 12 hours, green).",
+            [f"/workstreams/{i}" for i in range(3)],
+        ),
     ]
     if size == 100:
-        turns.append(("Add the data platform too: Raj Iyer, Wednesday 15:00, 24 contractor hours, green, active, "
-                      "weekly reports.", ["/workstreams/3"]))
-    turns.append(("How we handle pauses: when a workstream goes on hold its status becomes 'on hold', its weekly "
-                  "sync is 'cancelled', contractor hours drop to 0, health turns 'grey', and it reports "
-                  "'monthly' instead of weekly. Its unfinished tasks become 'paused'; finished ones stay done.",
-                  ["/tasks/0", "/tasks/1", "/tasks/2"]))
+        turns.append(
+            (
+                "Add the data platform too: Raj Iyer, Wednesday 15:00, 24 contractor hours, green, active, "
+                "weekly reports.",
+                ["/workstreams/3"],
+            )
+        )
+    turns.append(
+        (
+            "How we handle pauses: when a workstream goes on hold its status becomes 'on hold', its weekly "
+            "sync is 'cancelled', contractor hours drop to 0, health turns 'grey', and it reports "
+            "'monthly' instead of weekly. Its unfinished tasks become 'paused'; finished ones stay done.",
+            ["/tasks/0", "/tasks/1", "/tasks/2"],
+        )
+    )
     n = len(STREAM_TASKS[size])
     rest = ", ".join(f"{t.lower()} ({ws.lower()}, {st})" for t, ws, st in STREAM_TASKS[size][3:])
-    turns[-1] = (turns[-1][0] + " Current mobile tasks: offline sync (in progress), push notifications (to do) "
-                 "and login redesign (done).", turns[-1][1])
+    turns[-1] = (
+        turns[-1][0]
+        + " Current mobile tasks: offline sync (in progress), push notifications (to do) "
+        "and login redesign (done).",
+        turns[-1][1],
+    )
     turns.append((f"Other tasks: {rest}.", [f"/tasks/{i}" for i in range(3, n)]))
-    total_ptrs = ["/totals/active_workstreams", "/totals/weekly_contractor_hours", "/totals/weekly_contractor_cost"]
-    text = ("Totals: number of active workstreams, weekly contractor hours, and weekly contractor cost at the "
-            "blended $80 an hour.")
+    total_ptrs = [
+        "/totals/active_workstreams",
+        "/totals/weekly_contractor_hours",
+        "/totals/weekly_contractor_cost",
+    ]
+    text = (
+        "Totals: number of active workstreams, weekly contractor hours, and weekly contractor cost at the "
+        "blended $80 an hour."
+    )
     if size == 100:
         total_ptrs.append("/totals/open_tasks")
         text += " Also count the open tasks (to do or in progress)."
     turns.append((text, total_ptrs))
-    turns.append(("Steering meets the first Monday of the month, chaired by Helen Cho.", ["/steering"]))
-    turns.append(("Contractor firms: Pixelcraft at $80/h until 2025-12-31 and Nordlight QA at $65/h until "
-                  "2025-09-30.", ["/vendors"]))
+    turns.append(
+        ("Steering meets the first Monday of the month, chaired by Helen Cho.", ["/steering"])
+    )
+    turns.append(
+        (
+            "Contractor firms: Pixelcraft at $80/h until 2025-12-31 and Nordlight QA at $65/h until "
+            "2025-09-30.",
+            ["/vendors"],
+        )
+    )
     if size == 100:
         turns += [
-            ("Risks: payment provider migration (Ana Silva) and the data retention review (Raj Iyer).", ["/risks"]),
-            ("Finance wants a monthly contractor forecast: four weeks of the weekly contractor cost. Our budget "
-             "code is ATL-2025.", ["/totals/monthly_contractor_forecast", "/project/budget_code"]),
-            ("Milestones (these dates hold until we re-plan, paused or not): public beta for the web app "
-             "2025-08-15, mobile store submission 2025-09-05, marketing site relaunch 2025-09-20, data platform "
-             "warehouse cutover 2025-08-29.", ["/milestones"]),
-            ("Demo day is every other Friday and the retro is monthly. Tools: Jira, Figma, Slack, GitHub. "
-             "Finance contact Paolo Ricci, legal Sara Kim.", ["/ceremonies", "/tools", "/contacts"]),
-            ("Give me a status line for the weekly email: how many workstreams are active and the weekly "
-             "contractor hours, like '5 active workstreams, 120 contractor hours a week'.", ["/status_line"]),
+            (
+                "Risks: payment provider migration (Ana Silva) and the data retention review (Raj Iyer).",
+                ["/risks"],
+            ),
+            (
+                "Finance wants a monthly contractor forecast: four weeks of the weekly contractor cost. Our budget "
+                "code is ATL-2025.",
+                ["/totals/monthly_contractor_forecast", "/project/budget_code"],
+            ),
+            (
+                "Milestones (these dates hold until we re-plan, paused or not): public beta for the web app "
+                "2025-08-15, mobile store submission 2025-09-05, marketing site relaunch 2025-09-20, data platform "
+                "warehouse cutover 2025-08-29.",
+                ["/milestones"],
+            ),
+            (
+                "Demo day is every other Friday and the retro is monthly. Tools: Jira, Figma, Slack, GitHub. "
+                "Finance contact Paolo Ricci, legal Sara Kim.",
+                ["/ceremonies", "/tools", "/contacts"],
+            ),
+            (
+                "Give me a status line for the weekly email: how many workstreams are active and the weekly "
+                "contractor hours, like '5 active workstreams, 120 contractor hours a week'.",
+                ["/status_line"],
+            ),
         ]
     return turns
 
@@ -959,7 +1632,8 @@ def hold_revision(p: dict[str, Any]) -> Revision:
     if p["size"] == 100:
         after = hold_compute(dict(p, held=["Mobile app"]))["totals"]
         overrides["/status_line"] = regex(
-            rf"(?is)^(?=.*\b{after['active_workstreams']} active)(?=.*\b{after['weekly_contractor_hours']}\b)")
+            rf"(?is)^(?=.*\b{after['active_workstreams']} active)(?=.*\b{after['weekly_contractor_hours']}\b)"
+        )
     return Revision(
         request="Put the mobile app workstream on hold until the funding decision comes through.",
         mutate=lambda q: q.update(held=["Mobile app"]),
@@ -979,8 +1653,8 @@ SCENARIOS = [
         conversation=labor_conversation,
         revision=labor_revision,
         notes="Task cost = hours x role rate (rates stated in the conversation); labor, 10% contingency, all-in "
-              "budget, phase/role roll-ups, payment split and summary follow. Retainer, fixed costs and the "
-              "phase-two estimate are distractors.",
+        "budget, phase/role roll-ups, payment split and summary follow. Retainer, fixed costs and the "
+        "phase-two estimate are distractors.",
     ),
     Scenario(
         id="schedule-mover-swap",
@@ -992,7 +1666,7 @@ SCENARIOS = [
         conversation=mover_conversation,
         revision=mover_revision,
         notes="The new company's attributes come as reference data; its tasks' assignee, the crew cost, the "
-              "booking deadline (move date minus notice days) and budget follow. Other vendors' tasks stay.",
+        "booking deadline (move date minus notice days) and budget follow. Other vendors' tasks stay.",
     ),
     Scenario(
         id="schedule-drop-task",
@@ -1004,8 +1678,8 @@ SCENARIOS = [
         conversation=drop_conversation,
         revision=drop_revision,
         notes="Tasks run back to back (start = day after the predecessor ends); removing one relinks the "
-              "successor, shifts later dates by its length and updates count, end and relative milestones; "
-              "the board update, teaser and webinar dates are absolute.",
+        "successor, shifts later dates by its length and updates count, end and relative milestones; "
+        "the board update, teaser and webinar dates are absolute.",
     ),
     Scenario(
         id="schedule-permit-threshold",
@@ -1017,8 +1691,8 @@ SCENARIOS = [
         conversation=permit_conversation,
         revision=permit_revision,
         notes="Flooring boxes recompute from the area; only because the area crosses the stated 500 sq ft "
-              "threshold do the permit, fee, inspection, 10-day review (shifting every phase) and dumpster size "
-              "change. Tile, paint, labor payments and the appliance date are distractors.",
+        "threshold do the permit, fee, inspection, 10-day review (shifting every phase) and dumpster size "
+        "change. Tile, paint, labor payments and the appliance date are distractors.",
     ),
     Scenario(
         id="schedule-kickoff-shift",
@@ -1030,7 +1704,7 @@ SCENARIOS = [
         conversation=kickoff_conversation,
         revision=kickoff_revision,
         notes="Milestones, trainings and sprints are offsets from kickoff (+9 days); the status meeting weekday "
-              "is the kickoff weekday; board, fiscal, holiday, audit and vendor dates are absolute.",
+        "is the kickoff weekday; board, fiscal, holiday, audit and vendor dates are absolute.",
     ),
     Scenario(
         id="schedule-workstream-hold",
@@ -1042,6 +1716,6 @@ SCENARIOS = [
         conversation=hold_conversation,
         revision=hold_revision,
         notes="The on-hold policy is stated in the conversation; the held workstream's governed values, its "
-              "unfinished tasks and the project totals change; its done tasks and other workstreams stay.",
+        "unfinished tasks and the project totals change; its done tasks and other workstreams stay.",
     ),
 ]

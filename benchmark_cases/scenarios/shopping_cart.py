@@ -64,23 +64,51 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
     tax = money(subtotal * COFFEE_TAX)
     total = money(subtotal + tax + COFFEE_SHIPPING)
     if size == 10:
-        items = [{"name": row[1], "price": price, "qty": row[4]} for price, row in zip(prices, rows, strict=True)]
-        return {"items": items, "subtotal": subtotal, "tax": tax, "shipping": COFFEE_SHIPPING, "total": total}
+        items = [
+            {"name": row[1], "price": price, "qty": row[4]}
+            for price, row in zip(prices, rows, strict=True)
+        ]
+        return {
+            "items": items,
+            "subtotal": subtotal,
+            "tax": tax,
+            "shipping": COFFEE_SHIPPING,
+            "total": total,
+        }
     items = [
-        {"sku": sku, "name": name, "list_price": list_price, "price": price, "qty": qty,
-         "line_total": line_total(price, qty)}
+        {
+            "sku": sku,
+            "name": name,
+            "list_price": list_price,
+            "price": price,
+            "qty": qty,
+            "line_total": line_total(price, qty),
+        }
         for (sku, name, list_price, _, qty), price in zip(rows, prices, strict=True)
     ]
     savings = money(sum((row[2] - price) * row[4] for price, row in zip(prices, rows, strict=True)))
     art: dict[str, Any] = {
         "store": "Hearth & Brew",
         "items": items,
-        "summary": {"subtotal": subtotal, "you_save": savings, "tax": tax, "shipping": COFFEE_SHIPPING,
-                    "total": total},
-        "payment": {"gift_card": 25.00, "card": "Mastercard ending 8812", "amount_due": money(total - 25)},
+        "summary": {
+            "subtotal": subtotal,
+            "you_save": savings,
+            "tax": tax,
+            "shipping": COFFEE_SHIPPING,
+            "total": total,
+        },
+        "payment": {
+            "gift_card": 25.00,
+            "card": "Mastercard ending 8812",
+            "amount_due": money(total - 25),
+        },
         "rewards": {"points_this_order": math.floor(subtotal), "balance_before": 340},
         "price_alerts": [
-            {"item": "Electric gooseneck kettle", "alert_below": 45.00, "triggered": p["kettle_price"] < 45},
+            {
+                "item": "Electric gooseneck kettle",
+                "alert_below": 45.00,
+                "triggered": p["kettle_price"] < 45,
+            },
         ],
     }
     art["wishlist"] = [
@@ -96,16 +124,27 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
             {"item": "Handheld milk frother", "alert_below": 25.00, "triggered": False},
         ]
         art["wishlist"].append({"name": "Glass carafe", "price": 27.00})
-        art["delivery"] = {"to": "Jordan Lee, 88 Alder St, Portland, ME 04101", "window": "3-5 business days",
-                           "instructions": "Ring the bell twice"}
-        art["budget"] = {"limit": 500, "left_after_order": money(500 - art["payment"]["amount_due"])}
+        art["delivery"] = {
+            "to": "Jordan Lee, 88 Alder St, Portland, ME 04101",
+            "window": "3-5 business days",
+            "instructions": "Ring the bell twice",
+        }
+        art["budget"] = {
+            "limit": 500,
+            "left_after_order": money(500 - art["payment"]["amount_due"]),
+        }
         elsewhere = {"BrewMart": 44.99, "KitchenHub": 47.50}
         offers = {"Hearth & Brew": p["kettle_price"], **elsewhere}
         art["kettle_comparison"] = {
             "elsewhere": [{"store": store, "price": price} for store, price in elsewhere.items()],
             "cheapest_at": min(offers, key=lambda store: offers[store]),
         }
-        art["bean_subscription"] = {"beans": "Ethiopia Guji", "bags": 2, "every_weeks": 2, "price_per_bag": 18.00}
+        art["bean_subscription"] = {
+            "beans": "Ethiopia Guji",
+            "bags": 2,
+            "every_weeks": 2,
+            "price_per_bag": 18.00,
+        }
         art["notes"] = ["Kettle is 120 V", "Ask about replacement burrs for the grinder"]
     return art
 
@@ -114,52 +153,92 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("I'm getting a coffee setup: one electric gooseneck kettle at $49.99 and two ceramic pour-over "
-             "sets at $27.50 each.", ["/items"]),
-            ("Sales tax is 8% of the subtotal, rounded to the cent, and shipping is a flat $5.95. Show the "
-             "subtotal, tax, shipping and total.", ["/subtotal", "/tax", "/shipping", "/total"]),
+            (
+                "I'm getting a coffee setup: one electric gooseneck kettle at $49.99 and two ceramic pour-over "
+                "sets at $27.50 each.",
+                ["/items"],
+            ),
+            (
+                "Sales tax is 8% of the subtotal, rounded to the cent, and shipping is a flat $5.95. Show the "
+                "subtotal, tax, shipping and total.",
+                ["/subtotal", "/tax", "/shipping", "/total"],
+            ),
         ]
     turns: list[Turn] = [
-        ("Building a coffee cart at Hearth & Brew. First the gooseneck kettle, HC-KT-220: on sale at $49.99, "
-         "normally $59.99. Then two ceramic pour-over sets, HC-PO-110, $27.50 each, no discount.",
-         ["/store", "/items/0", "/items/1"]),
-        ("Add the conical burr grinder HC-GR-340, $129 instead of $149, the coffee scale HC-SC-050 at $24.99, "
-         "and three packs of paper filters, HC-FL-100, $6.49 each.",
-         ["/items/2", "/items/3", "/items/4"]),
+        (
+            "Building a coffee cart at Hearth & Brew. First the gooseneck kettle, HC-KT-220: on sale at $49.99, "
+            "normally $59.99. Then two ceramic pour-over sets, HC-PO-110, $27.50 each, no discount.",
+            ["/store", "/items/0", "/items/1"],
+        ),
+        (
+            "Add the conical burr grinder HC-GR-340, $129 instead of $149, the coffee scale HC-SC-050 at $24.99, "
+            "and three packs of paper filters, HC-FL-100, $6.49 each.",
+            ["/items/2", "/items/3", "/items/4"],
+        ),
     ]
     if size == 100:
-        turns.append((
-            "A few more things: stoneware mugs HC-MG-012 ($38), the airtight canister HC-CN-020 ($18, down "
-            "from $22), a milk frother HC-MF-075 ($29.99, was $34.99) and two packs of descaling tablets "
-            "HC-CT-030 at $12.99.",
-            ["/items/5", "/items/6", "/items/7", "/items/8"]))
+        turns.append(
+            (
+                "A few more things: stoneware mugs HC-MG-012 ($38), the airtight canister HC-CN-020 ($18, down "
+                "from $22), a milk frother HC-MF-075 ($29.99, was $34.99) and two packs of descaling tablets "
+                "HC-CT-030 at $12.99.",
+                ["/items/5", "/items/6", "/items/7", "/items/8"],
+            )
+        )
     turns += [
-        ("Summarize: subtotal, how much I save against the regular prices, 8% sales tax on the subtotal "
-         "(rounded to the cent), flat $5.95 shipping, and the total.",
-         ["/summary"]),
-        ("I'll use my $25 gift card and put the rest on my Mastercard ending 8812; show what's left to pay.",
-         ["/payment"]),
-        ("I earn a point per whole dollar of the subtotal; my balance is 340 points."
-         + (" Show the balance after this order too." if size == 100 else ""),
-         members("/rewards", "points_this_order balance_before" + (" balance_after" if size == 100 else ""))),
-        ("Set a price alert for the kettle at $45: flag it as triggered once its price is below that.",
-         ["/price_alerts/0"]),
-        ("On my wishlist, not in the cart: a stovetop whistling kettle at $34.99, a cold brew tower at $89 "
-         "and an espresso tamper at $19.50.", ["/wishlist/0", "/wishlist/1", "/wishlist/2"]),
+        (
+            "Summarize: subtotal, how much I save against the regular prices, 8% sales tax on the subtotal "
+            "(rounded to the cent), flat $5.95 shipping, and the total.",
+            ["/summary"],
+        ),
+        (
+            "I'll use my $25 gift card and put the rest on my Mastercard ending 8812; show what's left to pay.",
+            ["/payment"],
+        ),
+        (
+            "I earn a point per whole dollar of the subtotal; my balance is 340 points."
+            + (" Show the balance after this order too." if size == 100 else ""),
+            members(
+                "/rewards",
+                "points_this_order balance_before" + (" balance_after" if size == 100 else ""),
+            ),
+        ),
+        (
+            "Set a price alert for the kettle at $45: flag it as triggered once its price is below that.",
+            ["/price_alerts/0"],
+        ),
+        (
+            "On my wishlist, not in the cart: a stovetop whistling kettle at $34.99, a cold brew tower at $89 "
+            "and an espresso tamper at $19.50.",
+            ["/wishlist/0", "/wishlist/1", "/wishlist/2"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Same kind of alert for the grinder below $110, and for the frother below $25.",
-             ["/price_alerts/1", "/price_alerts/2"]),
-            ("Add a glass carafe ($27) to the wishlist. Deliver to Jordan Lee, 88 Alder St, Portland, ME 04101; "
-             "they quote 3-5 business days. Ask them to ring the bell twice.",
-             ["/wishlist/3", "/delivery"]),
-            ("My budget for all this is $500. How much is left after what I still have to pay?", ["/budget"]),
-            ("I checked the kettle elsewhere: BrewMart has it for $44.99 and KitchenHub for $47.50. Note those "
-             "and which store is cheapest for it, counting this one.", ["/kettle_comparison"]),
-            ("Separately I have a bean subscription: Ethiopia Guji, 2 bags every 2 weeks at $18 a bag. And two "
-             "notes: the kettle is 120 V, and ask about replacement burrs for the grinder. The cart's order "
-             "id is HB-30418.", ["/bean_subscription", "/notes", "/order_id"]),
+            (
+                "Same kind of alert for the grinder below $110, and for the frother below $25.",
+                ["/price_alerts/1", "/price_alerts/2"],
+            ),
+            (
+                "Add a glass carafe ($27) to the wishlist. Deliver to Jordan Lee, 88 Alder St, Portland, ME 04101; "
+                "they quote 3-5 business days. Ask them to ring the bell twice.",
+                ["/wishlist/3", "/delivery"],
+            ),
+            (
+                "My budget for all this is $500. How much is left after what I still have to pay?",
+                ["/budget"],
+            ),
+            (
+                "I checked the kettle elsewhere: BrewMart has it for $44.99 and KitchenHub for $47.50. Note those "
+                "and which store is cheapest for it, counting this one.",
+                ["/kettle_comparison"],
+            ),
+            (
+                "Separately I have a bean subscription: Ethiopia Guji, 2 bags every 2 weeks at $18 a bag. And two "
+                "notes: the kettle is 120 V, and ask about replacement burrs for the grinder. The cart's order "
+                "id is HB-30418.",
+                ["/bean_subscription", "/notes", "/order_id"],
+            ),
         ]
     return turns
 
@@ -205,37 +284,64 @@ def ship_params(size: int) -> dict[str, Any]:
 
 def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    rows = [(sku, name, price, p["kibble_bags"] if i == 0 else qty)
-            for i, (sku, name, price, qty) in enumerate(PET_ITEMS[: PET_LINES_BY_SIZE[size]])]
+    rows = [
+        (sku, name, price, p["kibble_bags"] if i == 0 else qty)
+        for i, (sku, name, price, qty) in enumerate(PET_ITEMS[: PET_LINES_BY_SIZE[size]])
+    ]
     subtotal = money(sum(price * qty for _, _, price, qty in rows))
     free = subtotal >= FREE_SHIPPING_AT
     shipping = 0 if free else PAID_SHIPPING
     to_free = money(max(0.0, FREE_SHIPPING_AT - subtotal))
     total = money(subtotal + shipping)
     if size == 10:
-        return {"items": [{"name": name, "price": price, "qty": qty} for _, name, price, qty in rows],
-                "subtotal": subtotal, "shipping": shipping, "amount_to_free_shipping": to_free, "total": total}
+        return {
+            "items": [{"name": name, "price": price, "qty": qty} for _, name, price, qty in rows],
+            "subtotal": subtotal,
+            "shipping": shipping,
+            "amount_to_free_shipping": to_free,
+            "total": total,
+        }
     art: dict[str, Any] = {
         "store": "Paws & Pantry",
-        "items": [{"sku": sku, "name": name, "price": price, "qty": qty, "line_total": line_total(price, qty)}
-                  for sku, name, price, qty in rows],
+        "items": [
+            {
+                "sku": sku,
+                "name": name,
+                "price": price,
+                "qty": qty,
+                "line_total": line_total(price, qty),
+            }
+            for sku, name, price, qty in rows
+        ],
         "subtotal": subtotal,
-        "shipping": {"service": "Free Ground" if free else "Standard",
-                     "delivery_estimate": "5-7 business days" if free else "3-5 business days",
-                     "cost": shipping},
+        "shipping": {
+            "service": "Free Ground" if free else "Standard",
+            "delivery_estimate": "5-7 business days" if free else "3-5 business days",
+            "cost": shipping,
+        },
         "free_shipping": free,
         "amount_to_free_shipping": to_free,
         "amount_to_free_gift": money(max(0.0, FREE_GIFT_AT - subtotal)),
         "total": total,
-        "pets": [{"name": "Miso", "species": "cat", "age_years": 4, "weight_lb": 11},
-                 {"name": "Tofu", "species": "cat", "age_years": 2, "weight_lb": 9}],
-        "rewards": {"points_per_dollar": 2, "points_this_order": 2 * math.floor(subtotal), "balance": 515},
+        "pets": [
+            {"name": "Miso", "species": "cat", "age_years": 4, "weight_lb": 11},
+            {"name": "Tofu", "species": "cat", "age_years": 2, "weight_lb": 9},
+        ],
+        "rewards": {
+            "points_per_dollar": 2,
+            "points_this_order": 2 * math.floor(subtotal),
+            "balance": 515,
+        },
         "saved_for_later": [
             {"name": "Cat tree, 5 ft", "price": 119.00},
             {"name": "Self-cleaning litter box", "price": 329.00},
             {"name": "Salmon kibble, 24 lb bag", "price": 59.99},
         ],
-        "autoship": {"item": "Clumping cat litter, 20 lb", "every_weeks": 4, "next_date": "2025-06-12"},
+        "autoship": {
+            "item": "Clumping cat litter, 20 lb",
+            "every_weeks": 4,
+            "next_date": "2025-06-12",
+        },
         "delivery_address": "Priya Raman, 2210 SE Ash St, Portland, OR 97214",
         "coupon": {"code": "SPRING5", "status": "expired", "note": "5% off ended 2025-04-30"},
         "store_pickup": {"available": False, "nearest": "Paws & Pantry Hawthorne"},
@@ -243,17 +349,30 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 100:
         fastest, slowest = (5, 7) if free else (3, 5)
         art["order_date"] = PET_ORDER_DATE
-        art["arrival_window"] = {"earliest": add_business_days(PET_ORDER_DATE, fastest),
-                                 "latest": add_business_days(PET_ORDER_DATE, slowest)}
-        art["pet_budget"] = {"monthly_usd": 150, "spent_this_month": 22.50,
-                             "left_after_order": money(150 - 22.50 - total)}
-        art["past_orders"] = [{"number": n, "date": d, "subtotal": sub, "shipping": sh, "total": money(sub + sh)}
-                              for n, d, sub, sh in PET_PAST_ORDERS]
-        art["vet"] = {"clinic": "Hawthorne Vet", "phone": "(503) 555-0142", "next_checkup": "2025-07-15"}
+        art["arrival_window"] = {
+            "earliest": add_business_days(PET_ORDER_DATE, fastest),
+            "latest": add_business_days(PET_ORDER_DATE, slowest),
+        }
+        art["pet_budget"] = {
+            "monthly_usd": 150,
+            "spent_this_month": 22.50,
+            "left_after_order": money(150 - 22.50 - total),
+        }
+        art["past_orders"] = [
+            {"number": n, "date": d, "subtotal": sub, "shipping": sh, "total": money(sub + sh)}
+            for n, d, sub, sh in PET_PAST_ORDERS
+        ]
+        art["vet"] = {
+            "clinic": "Hawthorne Vet",
+            "phone": "(503) 555-0142",
+            "next_checkup": "2025-07-15",
+        }
         for pet in art["pets"]:
             pet["food"] = "salmon kibble"
-        art["saved_for_later"] += [{"name": "Heated cat bed", "price": 45.00},
-                                   {"name": "Water fountain", "price": 34.95}]
+        art["saved_for_later"] += [
+            {"name": "Heated cat bed", "price": 45.00},
+            {"name": "Water fountain", "price": 34.95},
+        ]
         art["notes"] = ["Miso only eats the salmon recipe", "Tofu chews cables"]
         art["payment"] = {"card": "Visa ending 7731", "billing_zip": "97214"}
         art["delivery_instructions"] = "Leave at the side gate"
@@ -270,53 +389,94 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Pet supplies order: one 12 lb bag of salmon kibble at $32.99 and two 3-packs of catnip mice "
-             "at $6.50 each.", ["/items"]),
-            ("Shipping is $7.99, but it's free once the subtotal reaches $75. No sales tax here in Oregon. "
-             "Show the subtotal, shipping, how far I am from free shipping, and the total.",
-             ["/subtotal", "/shipping", "/amount_to_free_shipping", "/total"]),
+            (
+                "Pet supplies order: one 12 lb bag of salmon kibble at $32.99 and two 3-packs of catnip mice "
+                "at $6.50 each.",
+                ["/items"],
+            ),
+            (
+                "Shipping is $7.99, but it's free once the subtotal reaches $75. No sales tax here in Oregon. "
+                "Show the subtotal, shipping, how far I am from free shipping, and the total.",
+                ["/subtotal", "/shipping", "/amount_to_free_shipping", "/total"],
+            ),
         ]
     n = PET_LINES_BY_SIZE[size]
-    item_text = ("Ordering from Paws & Pantry for our cats: one 12 lb bag of salmon kibble (PP-KB-12, $32.99), "
-                 "two 3-packs of catnip mice (PP-CM-03, $6.50 each) and a 20 lb tub of clumping litter "
-                 "(PP-LT-20, $17.49)")
-    item_text += (", plus a 30-count bag of dental chews (PP-DC-30, $8.99). They add a free sample of "
-                  "freeze-dried chicken treats (PP-SM-01, $0)." if size == 100 else ".")
+    item_text = (
+        "Ordering from Paws & Pantry for our cats: one 12 lb bag of salmon kibble (PP-KB-12, $32.99), "
+        "two 3-packs of catnip mice (PP-CM-03, $6.50 each) and a 20 lb tub of clumping litter "
+        "(PP-LT-20, $17.49)"
+    )
+    item_text += (
+        ", plus a 30-count bag of dental chews (PP-DC-30, $8.99). They add a free sample of "
+        "freeze-dried chicken treats (PP-SM-01, $0)."
+        if size == 100
+        else "."
+    )
     turns: list[Turn] = [
-        ("The cats are Miso, 4 years and 11 lb, and Tofu, 2 years and 9 lb.",
-         each("/pets", 2, "name species age_years weight_lb")),
+        (
+            "The cats are Miso, 4 years and 11 lb, and Tofu, 2 years and 9 lb.",
+            each("/pets", 2, "name species age_years weight_lb"),
+        ),
         (item_text, ["/store", *[f"/items/{i}" for i in range(n)]]),
-        (SHIP_RULES + " There's no sales tax in Oregon. Show the subtotal, the shipping, whether it's "
-         "free, how much more I'd need for free shipping, and the total.",
-         ["/subtotal", "/shipping", "/free_shipping", "/amount_to_free_shipping", "/total"]),
-        ("They also throw in a free toy once the subtotal hits $150; track how far off that is.",
-         ["/amount_to_free_gift"]),
+        (
+            SHIP_RULES
+            + " There's no sales tax in Oregon. Show the subtotal, the shipping, whether it's "
+            "free, how much more I'd need for free shipping, and the total.",
+            ["/subtotal", "/shipping", "/free_shipping", "/amount_to_free_shipping", "/total"],
+        ),
+        (
+            "They also throw in a free toy once the subtotal hits $150; track how far off that is.",
+            ["/amount_to_free_gift"],
+        ),
     ]
     turns += [
         ("Rewards: 2 points per whole dollar of the subtotal; my balance is 515.", ["/rewards"]),
-        ("Saved for later, not in this order: a 5 ft cat tree ($119), a self-cleaning litter box ($329) and "
-         "the 24 lb kibble bag ($59.99).", ["/saved_for_later/0", "/saved_for_later/1", "/saved_for_later/2"]),
-        ("The litter is also on autoship every 4 weeks, next one 2025-06-12. Deliver to Priya Raman, "
-         "2210 SE Ash St, Portland, OR 97214.", ["/autoship", "/delivery_address"]),
-        ("My SPRING5 coupon (5% off) expired on 2025-04-30, so note it as expired. Store pickup isn't "
-         "available; the nearest store is Paws & Pantry Hawthorne.", ["/coupon", "/store_pickup"]),
+        (
+            "Saved for later, not in this order: a 5 ft cat tree ($119), a self-cleaning litter box ($329) and "
+            "the 24 lb kibble bag ($59.99).",
+            ["/saved_for_later/0", "/saved_for_later/1", "/saved_for_later/2"],
+        ),
+        (
+            "The litter is also on autoship every 4 weeks, next one 2025-06-12. Deliver to Priya Raman, "
+            "2210 SE Ash St, Portland, OR 97214.",
+            ["/autoship", "/delivery_address"],
+        ),
+        (
+            "My SPRING5 coupon (5% off) expired on 2025-04-30, so note it as expired. Store pickup isn't "
+            "available; the nearest store is Paws & Pantry Hawthorne.",
+            ["/coupon", "/store_pickup"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("I'm placing the order today, 2 June 2025 (a Monday). Business days are Monday to Friday: give me "
-             "the earliest and latest arrival dates for the shipping we have.",
-             ["/order_date", "/arrival_window"]),
-            ("Our monthly pet budget is $150 and I've spent $22.50 so far this month. What's left after this order?",
-             ["/pet_budget"]),
-            ("For reference, my recent orders: PP-40911 on 2025-04-03, $81.20 with free shipping; PP-41877 on "
-             "2025-04-29, $38.45 plus $7.99 shipping; PP-42310 on 2025-05-14, $64.10 plus $7.99; PP-42702 on "
-             "2025-05-22, $12.99 plus $7.99. Show each with its total.", ["/past_orders"]),
-            ("Vet is Hawthorne Vet, (503) 555-0142, next checkup 2025-07-15. Both cats eat the salmon kibble.",
-             ["/vet", "/pets/0/food", "/pets/1/food"]),
-            ("Also save a heated cat bed ($45) and a water fountain ($34.95) for later. Notes: Miso only eats the "
-             "salmon recipe; Tofu chews cables.", ["/saved_for_later/3", "/saved_for_later/4", "/notes"]),
-            ("Pay with the Visa ending 7731, billing ZIP 97214, and ask them to leave it at the side gate.",
-             ["/payment", "/delivery_instructions"]),
+            (
+                "I'm placing the order today, 2 June 2025 (a Monday). Business days are Monday to Friday: give me "
+                "the earliest and latest arrival dates for the shipping we have.",
+                ["/order_date", "/arrival_window"],
+            ),
+            (
+                "Our monthly pet budget is $150 and I've spent $22.50 so far this month. What's left after this order?",
+                ["/pet_budget"],
+            ),
+            (
+                "For reference, my recent orders: PP-40911 on 2025-04-03, $81.20 with free shipping; PP-41877 on "
+                "2025-04-29, $38.45 plus $7.99 shipping; PP-42310 on 2025-05-14, $64.10 plus $7.99; PP-42702 on "
+                "2025-05-22, $12.99 plus $7.99. Show each with its total.",
+                ["/past_orders"],
+            ),
+            (
+                "Vet is Hawthorne Vet, (503) 555-0142, next checkup 2025-07-15. Both cats eat the salmon kibble.",
+                ["/vet", "/pets/0/food", "/pets/1/food"],
+            ),
+            (
+                "Also save a heated cat bed ($45) and a water fountain ($34.95) for later. Notes: Miso only eats the "
+                "salmon recipe; Tofu chews cables.",
+                ["/saved_for_later/3", "/saved_for_later/4", "/notes"],
+            ),
+            (
+                "Pay with the Visa ending 7731, billing ZIP 97214, and ask them to leave it at the side gate.",
+                ["/payment", "/delivery_instructions"],
+            ),
         ]
     return turns
 
@@ -324,8 +484,10 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
 def ship_revision(p: dict[str, Any]) -> Revision:
     overrides = {}
     if p["size"] >= 50:
-        overrides = {"/shipping/service": regex(r"(?i)free ground"),
-                     "/shipping/delivery_estimate": regex(r"5\s*(-|–|to)\s*7")}
+        overrides = {
+            "/shipping/service": regex(r"(?i)free ground"),
+            "/shipping/delivery_estimate": regex(r"5\s*(-|–|to)\s*7"),
+        }
     return Revision(
         request="Actually make it two bags of the salmon kibble.",
         mutate=lambda q: q.update(kibble_bags=2),
@@ -339,12 +501,30 @@ def ship_revision(p: dict[str, Any]) -> Revision:
 # protection plan priced from it, the totals, the package weight and the gift message follow.
 
 HEADPHONES: dict[str, dict[str, Any]] = {
-    "Sony WH-1000XM5": {"sku": "SNY-WH1000XM5-B", "brand": "Sony", "color": "Black", "price": 399.99,
-                        "battery_hours": 30, "weight_g": 250, "bluetooth": "5.2", "foldable": False,
-                        "rating": 4.6, "release_year": 2022},
-    "Bose QuietComfort Ultra": {"sku": "BOSE-QCU-BLK", "brand": "Bose", "color": "Black", "price": 429.00,
-                                "battery_hours": 24, "weight_g": 254, "bluetooth": "5.3", "foldable": True,
-                                "rating": 4.4, "release_year": 2023},
+    "Sony WH-1000XM5": {
+        "sku": "SNY-WH1000XM5-B",
+        "brand": "Sony",
+        "color": "Black",
+        "price": 399.99,
+        "battery_hours": 30,
+        "weight_g": 250,
+        "bluetooth": "5.2",
+        "foldable": False,
+        "rating": 4.6,
+        "release_year": 2022,
+    },
+    "Bose QuietComfort Ultra": {
+        "sku": "BOSE-QCU-BLK",
+        "brand": "Bose",
+        "color": "Black",
+        "price": 429.00,
+        "battery_hours": 24,
+        "weight_g": 254,
+        "bluetooth": "5.3",
+        "foldable": True,
+        "rating": 4.4,
+        "release_year": 2023,
+    },
 }
 # (sku, name, price, qty, weight in g)
 GADGET_EXTRAS: list[tuple[str, str, float, int, int]] = [
@@ -371,20 +551,37 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
         subtotal = money(hp["price"] + 29.99 + plan_price)
         tax = money(subtotal * GADGET_TAX)
         return {
-            "items": [{"sku": hp["sku"], "name": model, "price": hp["price"]},
-                      {"name": "Anker 65W USB-C charger", "price": 29.99}],
+            "items": [
+                {"sku": hp["sku"], "name": model, "price": hp["price"]},
+                {"name": "Anker 65W USB-C charger", "price": 29.99},
+            ],
             "protection_plan": {"covers": model, "price": plan_price},
-            "subtotal": subtotal, "tax": tax, "total": money(subtotal + tax),
+            "subtotal": subtotal,
+            "tax": tax,
+            "total": money(subtotal + tax),
         }
     extras = GADGET_EXTRAS[: 2 if size == 50 else 6]
-    items: list[dict[str, Any]] = [{
-        "sku": hp["sku"], "name": model, "brand": hp["brand"], "color": hp["color"], "price": hp["price"],
-        "qty": 1, "line_total": hp["price"],
-        "specs": {"battery_hours": hp["battery_hours"], "weight_g": hp["weight_g"], "bluetooth": hp["bluetooth"],
-                  "foldable": hp["foldable"]},
-    }]
-    items += [{"sku": sku, "name": name, "price": price, "qty": qty, "line_total": line_total(price, qty)}
-              for sku, name, price, qty, _ in extras]
+    items: list[dict[str, Any]] = [
+        {
+            "sku": hp["sku"],
+            "name": model,
+            "brand": hp["brand"],
+            "color": hp["color"],
+            "price": hp["price"],
+            "qty": 1,
+            "line_total": hp["price"],
+            "specs": {
+                "battery_hours": hp["battery_hours"],
+                "weight_g": hp["weight_g"],
+                "bluetooth": hp["bluetooth"],
+                "foldable": hp["foldable"],
+            },
+        }
+    ]
+    items += [
+        {"sku": sku, "name": name, "price": price, "qty": qty, "line_total": line_total(price, qty)}
+        for sku, name, price, qty, _ in extras
+    ]
     subtotal = money(sum(i["line_total"] for i in items) + plan_price)
     tax = money(subtotal * GADGET_TAX)
     art: dict[str, Any] = {
@@ -393,7 +590,11 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
         "protection_plan": {"covers": model, "term_years": 2, "price": plan_price},
         "totals": {"subtotal": subtotal, "tax": tax, "shipping": 0, "total": money(subtotal + tax)},
         "package_weight_g": hp["weight_g"] + sum(w * qty for _, _, _, qty, w in extras),
-        "gift": {"wrap": True, "message": f"Happy birthday, Dad! Enjoy the new {model}.", "recipient": "Raymond Ortiz"},
+        "gift": {
+            "wrap": True,
+            "message": f"Happy birthday, Dad! Enjoy the new {model}.",
+            "recipient": "Raymond Ortiz",
+        },
         "compared": [
             {"name": "Apple AirPods Max", "price": 549.00, "battery_hours": 20},
             {"name": "Sennheiser Momentum 4", "price": 349.95, "battery_hours": 60},
@@ -401,8 +602,11 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     art["gift"]["hide_prices"] = True
     art["compared"].append({"name": "Sony WH-1000XM4", "price": 279.99, "battery_hours": 30})
-    art["delivery"] = {"address": "Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819",
-                       "method": "Free 2-day", "arrive_by": "2025-06-13"}
+    art["delivery"] = {
+        "address": "Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819",
+        "method": "Free 2-day",
+        "arrive_by": "2025-06-13",
+    }
     art["payment"] = {"card": "Visa ending 2290", "billing_zip": "95819"}
     art["notes"] = ["Birthday is June 14", "Check the return window: 30 days"]
     if size == 100:
@@ -412,14 +616,19 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
         art["created"] = "2025-06-05"
         art["gift"].update({"from": "Lucia", "occasion": "60th birthday"})
         art["payment"]["name_on_card"] = "Lucia Ortiz"
-        art["compared"] += [{"name": "Bowers & Wilkins Px7 S2e", "price": 399.00, "battery_hours": 30},
-                            {"name": "Anker Soundcore Space Q45", "price": 149.99, "battery_hours": 50}]
+        art["compared"] += [
+            {"name": "Bowers & Wilkins Px7 S2e", "price": 399.00, "battery_hours": 30},
+            {"name": "Anker Soundcore Space Q45", "price": 149.99, "battery_hours": 50},
+        ]
         art["delivery"]["instructions"] = "Side door, he works nights"
         art["notes"] += ["He wears glasses", "He uses an iPhone"]
         art["budget"] = {"limit": 650, "left": money(650 - art["totals"]["total"])}
         art["card_cashback"] = money(art["totals"]["total"] * 0.02)
-        art["wishlist"] = [{"name": "Portable DAC", "price": 129.00}, {"name": "Headphone stand", "price": 24.99},
-                           {"name": "Travel case", "price": 19.99}]
+        art["wishlist"] = [
+            {"name": "Portable DAC", "price": 129.00},
+            {"name": "Headphone stand", "price": 24.99},
+            {"name": "Travel case", "price": 19.99},
+        ]
         art["reviews_read"] = ["RTINGS", "The Verge", "Wirecutter"]
     return art
 
@@ -428,59 +637,120 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Birthday present for my dad: the Sony WH-1000XM5 headphones, SNY-WH1000XM5-B, $399.99, and an "
-             "Anker 65W USB-C charger for $29.99.", ["/items"]),
-            ("Add the 2-year protection plan for the headphones; it costs 10% of the headphones' price.",
-             ["/protection_plan"]),
-            ("California sales tax is 7.25% on everything, rounded to the cent. Subtotal, tax and total please.",
-             ["/subtotal", "/tax", "/total"]),
+            (
+                "Birthday present for my dad: the Sony WH-1000XM5 headphones, SNY-WH1000XM5-B, $399.99, and an "
+                "Anker 65W USB-C charger for $29.99.",
+                ["/items"],
+            ),
+            (
+                "Add the 2-year protection plan for the headphones; it costs 10% of the headphones' price.",
+                ["/protection_plan"],
+            ),
+            (
+                "California sales tax is 7.25% on everything, rounded to the cent. Subtotal, tax and total please.",
+                ["/subtotal", "/tax", "/total"],
+            ),
         ]
     turns: list[Turn] = [
-        ("Shopping at Circuit Yard for my dad's birthday. Main item: Sony WH-1000XM5 headphones, SKU "
-         "SNY-WH1000XM5-B, black, $399.99. Note the specs: 30 hours of battery, 250 g, Bluetooth 5.2, "
-         "doesn't fold.",
-         ["/store", *members("/items/0", "sku name brand color price qty line_total"),
-          *members("/items/0/specs", "battery_hours weight_g bluetooth foldable")]),
-        ("Add an Anker 65W USB-C charger (ANK-65W-C, $29.99) and a 2-pack of USB-C cables (ANK-CBL-2P, $15.99)."
-         + (" And two 128 GB microSD cards (SD-128-EX, $18.49 each), a screen cleaning kit (CLN-KIT-01, $9.99), "
-            "a birthday card (CARD-BDAY, $4.99) and a USB-C to 3.5 mm adapter (ADP-35-C, $8.99)."
-            if size == 100 else ""),
-         [f"/items/{i}" for i in range(1, 3 if size == 50 else 7)]),
-        ("Add the 2-year protection plan for the headphones; it always costs 10% of the headphones' price.",
-         ["/protection_plan"]),
-        ("Shipping is free. California tax of 7.25% applies to everything including the plan, rounded to "
-         "the cent. Give me the totals.", ["/totals"]),
-        ("For the shipping label, what does the package weigh? The charger is 112 g and the cables 90 g"
-         + (", each microSD card 5 g, the cleaning kit 60 g, the card 30 g and the adapter 8 g"
-            if size == 100 else "") + "; the headphones as noted.",
-         ["/package_weight_g"]),
-        ("Gift-wrap it for Raymond Ortiz with the message: Happy birthday, Dad! Enjoy the new "
-         "Sony WH-1000XM5. And hide the prices on the slip.",
-         members("/gift", "wrap message recipient hide_prices")),
-        ("For reference, what I compared: Apple AirPods Max at $549 with 20 hours of battery, Sennheiser "
-         "Momentum 4 at $349.95 with 60 hours, and the older Sony WH-1000XM4 at $279.99 with 30 hours.",
-         ["/compared/0", "/compared/1", "/compared/2"]),
-        ("Ship it straight to him: Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819, free 2-day, arriving "
-         "by June 13. Pay with my Visa ending 2290, billing ZIP 95819.",
-         [*members("/delivery", "address method arrive_by"), *members("/payment", "card billing_zip")]),
-        ("Notes: his birthday is June 14, and check the 30-day return window.", ["/notes/0", "/notes/1"]),
+        (
+            "Shopping at Circuit Yard for my dad's birthday. Main item: Sony WH-1000XM5 headphones, SKU "
+            "SNY-WH1000XM5-B, black, $399.99. Note the specs: 30 hours of battery, 250 g, Bluetooth 5.2, "
+            "doesn't fold.",
+            [
+                "/store",
+                *members("/items/0", "sku name brand color price qty line_total"),
+                *members("/items/0/specs", "battery_hours weight_g bluetooth foldable"),
+            ],
+        ),
+        (
+            "Add an Anker 65W USB-C charger (ANK-65W-C, $29.99) and a 2-pack of USB-C cables (ANK-CBL-2P, $15.99)."
+            + (
+                " And two 128 GB microSD cards (SD-128-EX, $18.49 each), a screen cleaning kit (CLN-KIT-01, $9.99), "
+                "a birthday card (CARD-BDAY, $4.99) and a USB-C to 3.5 mm adapter (ADP-35-C, $8.99)."
+                if size == 100
+                else ""
+            ),
+            [f"/items/{i}" for i in range(1, 3 if size == 50 else 7)],
+        ),
+        (
+            "Add the 2-year protection plan for the headphones; it always costs 10% of the headphones' price.",
+            ["/protection_plan"],
+        ),
+        (
+            "Shipping is free. California tax of 7.25% applies to everything including the plan, rounded to "
+            "the cent. Give me the totals.",
+            ["/totals"],
+        ),
+        (
+            "For the shipping label, what does the package weigh? The charger is 112 g and the cables 90 g"
+            + (
+                ", each microSD card 5 g, the cleaning kit 60 g, the card 30 g and the adapter 8 g"
+                if size == 100
+                else ""
+            )
+            + "; the headphones as noted.",
+            ["/package_weight_g"],
+        ),
+        (
+            "Gift-wrap it for Raymond Ortiz with the message: Happy birthday, Dad! Enjoy the new "
+            "Sony WH-1000XM5. And hide the prices on the slip.",
+            members("/gift", "wrap message recipient hide_prices"),
+        ),
+        (
+            "For reference, what I compared: Apple AirPods Max at $549 with 20 hours of battery, Sennheiser "
+            "Momentum 4 at $349.95 with 60 hours, and the older Sony WH-1000XM4 at $279.99 with 30 hours.",
+            ["/compared/0", "/compared/1", "/compared/2"],
+        ),
+        (
+            "Ship it straight to him: Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819, free 2-day, arriving "
+            "by June 13. Pay with my Visa ending 2290, billing ZIP 95819.",
+            [
+                *members("/delivery", "address method arrive_by"),
+                *members("/payment", "card billing_zip"),
+            ],
+        ),
+        (
+            "Notes: his birthday is June 14, and check the 30-day return window.",
+            ["/notes/0", "/notes/1"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("A few more headphone details for my records: rated 4.6 stars, released in 2022, 1-year warranty, "
-             "noise cancelling.", [*members("/items/0", "rating release_year"),
-                                   *members("/items/0/specs", "warranty_years noise_cancelling")]),
-            ("Two more I looked at: Bowers & Wilkins Px7 S2e, $399, 30 hours; Anker Soundcore Space Q45, $149.99, "
-             "50 hours. The gift is from me, Lucia, for his 60th birthday (the card is in my name, Lucia Ortiz), "
-             "and the courier should use the side door, he works nights.",
-             ["/compared/3", "/compared/4", "/gift/from", "/gift/occasion", "/payment/name_on_card",
-              "/delivery/instructions"]),
-            ("More notes: he wears glasses and uses an iPhone. The order id is CY-204417, created 2025-06-05.",
-             ["/notes/2", "/notes/3", "/order_id", "/created"]),
-            ("My budget is $650; what's left after the total? My card gives 2% cash back on the total, to the "
-             "cent.", ["/budget", "/card_cashback"]),
-            ("Wishlist for myself: a portable DAC ($129), a headphone stand ($24.99), a travel case ($19.99). "
-             "Reviews I read: RTINGS, The Verge, Wirecutter.", ["/wishlist", "/reviews_read"]),
+            (
+                "A few more headphone details for my records: rated 4.6 stars, released in 2022, 1-year warranty, "
+                "noise cancelling.",
+                [
+                    *members("/items/0", "rating release_year"),
+                    *members("/items/0/specs", "warranty_years noise_cancelling"),
+                ],
+            ),
+            (
+                "Two more I looked at: Bowers & Wilkins Px7 S2e, $399, 30 hours; Anker Soundcore Space Q45, $149.99, "
+                "50 hours. The gift is from me, Lucia, for his 60th birthday (the card is in my name, Lucia Ortiz), "
+                "and the courier should use the side door, he works nights.",
+                [
+                    "/compared/3",
+                    "/compared/4",
+                    "/gift/from",
+                    "/gift/occasion",
+                    "/payment/name_on_card",
+                    "/delivery/instructions",
+                ],
+            ),
+            (
+                "More notes: he wears glasses and uses an iPhone. The order id is CY-204417, created 2025-06-05.",
+                ["/notes/2", "/notes/3", "/order_id", "/created"],
+            ),
+            (
+                "My budget is $650; what's left after the total? My card gives 2% cash back on the total, to the "
+                "cent.",
+                ["/budget", "/card_cashback"],
+            ),
+            (
+                "Wishlist for myself: a portable DAC ($129), a headphone stand ($24.99), a travel case ($19.99). "
+                "Reviews I read: RTINGS, The Verge, Wirecutter.",
+                ["/wishlist", "/reviews_read"],
+            ),
         ]
     return turns
 
@@ -488,14 +758,28 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
 def swap_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     new = HEADPHONES["Bose QuietComfort Ultra"]
-    reference: dict[str, Any] = {"name": "Bose QuietComfort Ultra", "sku": new["sku"], "price": new["price"]}
+    reference: dict[str, Any] = {
+        "name": "Bose QuietComfort Ultra",
+        "sku": new["sku"],
+        "price": new["price"],
+    }
     overrides = {}
     if size >= 50:
-        reference.update(brand=new["brand"], color=new["color"], battery_hours=new["battery_hours"],
-                         weight_g=new["weight_g"], bluetooth=new["bluetooth"], foldable=new["foldable"])
+        reference.update(
+            brand=new["brand"],
+            color=new["color"],
+            battery_hours=new["battery_hours"],
+            weight_g=new["weight_g"],
+            bluetooth=new["bluetooth"],
+            foldable=new["foldable"],
+        )
     if size == 100:
-        reference.update(rating=new["rating"], release_year=new["release_year"], warranty_years=1,
-                         noise_cancelling=True)
+        reference.update(
+            rating=new["rating"],
+            release_year=new["release_year"],
+            warranty_years=1,
+            noise_cancelling=True,
+        )
         overrides["/gift/message"] = regex(r"(?i)quietcomfort ultra")
     return Revision(
         request="Change of mind: swap the Sony headphones for the Bose QuietComfort Ultra. Product details below.",
@@ -539,8 +823,15 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
     subtotal = money(sum(price * qty for _, _, price, qty, _, _ in rows))
     units = sum(row[3] for row in rows)
     if size == 10:
-        return {"items": [{"name": name, "price": price, "qty": qty} for _, name, price, qty, _, _ in rows],
-                "item_count": units, "subtotal": subtotal, "delivery": 9.99, "total": money(subtotal + 9.99)}
+        return {
+            "items": [
+                {"name": name, "price": price, "qty": qty} for _, name, price, qty, _, _ in rows
+            ],
+            "item_count": units,
+            "subtotal": subtotal,
+            "delivery": 9.99,
+            "total": money(subtotal + 9.99),
+        }
     wrapped = [row[0] for row in rows if row[5]]
     wrap_cost = money(WRAP_PRICE * len(wrapped))
     tax = money(subtotal * OFFICE_TAX)
@@ -548,31 +839,61 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
     art: dict[str, Any] = {
         "store": "Deskwise",
         "order_date": ORDER_DATE,
-        "items": [{"sku": sku, "name": name, "price": price, "qty": qty, "line_total": line_total(price, qty),
-                   "ships_in_days": days} for sku, name, price, qty, days, _ in rows],
+        "items": [
+            {
+                "sku": sku,
+                "name": name,
+                "price": price,
+                "qty": qty,
+                "line_total": line_total(price, qty),
+                "ships_in_days": days,
+            }
+            for sku, name, price, qty, days, _ in rows
+        ],
         "item_count": units,
         "gift_wrap": {"skus": wrapped, "cost": wrap_cost},
-        "totals": {"subtotal": subtotal, "gift_wrap": wrap_cost, "tax": tax, "delivery": 9.99,
-                   "total": money(subtotal + wrap_cost + tax + 9.99)},
+        "totals": {
+            "subtotal": subtotal,
+            "gift_wrap": wrap_cost,
+            "tax": tax,
+            "delivery": 9.99,
+            "total": money(subtotal + wrap_cost + tax + 9.99),
+        },
         "shipping": {"ships_on": ships_on, "arrives_by": add_days(ships_on, TRANSIT_DAYS)},
     }
-    art["saved_for_later"] = [{"name": "Standing desk frame", "price": 399.00},
-                              {"name": "Acoustic panel set", "price": 89.00}]
+    art["saved_for_later"] = [
+        {"name": "Standing desk frame", "price": 399.00},
+        {"name": "Acoustic panel set", "price": 89.00},
+    ]
     art["address"] = "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222"
     art["payment"] = {"card": "Amex ending 3005", "billing_zip": "15222"}
     if size == 100:
         art["order_id"] = "DW-77120"
-        art["assembly"] = {"item": "Ergonomic mesh chair", "booked": True, "price": 39.00,
-                           "date": "2025-03-20", "paid_separately": True}
+        art["assembly"] = {
+            "item": "Ergonomic mesh chair",
+            "booked": True,
+            "price": 39.00,
+            "date": "2025-03-20",
+            "paid_separately": True,
+        }
         art["rewards"] = {"points_this_order": math.floor(subtotal), "balance": 610}
         art["budget"] = {"limit": 750, "left_after_order": money(750 - art["totals"]["total"])}
-        art["saved_for_later"] += [{"name": "Under-desk treadmill", "price": 549.00},
-                                   {"name": "Plant stand", "price": 32.00}]
+        art["saved_for_later"] += [
+            {"name": "Under-desk treadmill", "price": 549.00},
+            {"name": "Plant stand", "price": 32.00},
+        ]
         art["room"] = {"desk_width_in": 55, "desk_depth_in": 27}
-        art["notes"] = ["Chair seat height must reach 21 in", "Keep the boxes for 30 days", "Mara's birthday is March 22"]
+        art["notes"] = [
+            "Chair seat height must reach 21 in",
+            "Keep the boxes for 30 days",
+            "Mara's birthday is March 22",
+        ]
         art["delivery_instructions"] = "Building has a loading dock on Wharf St"
         art["gift_note"] = {"to": "Mara Fischer", "message": "Happy birthday and happy new desk!"}
-        art["warranties"] = [{"item": "Ergonomic mesh chair", "years": 12}, {"item": "Monitor arm", "years": 5}]
+        art["warranties"] = [
+            {"item": "Ergonomic mesh chair", "years": 12},
+            {"item": "Monitor arm", "years": 5},
+        ]
     return art
 
 
@@ -580,46 +901,82 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Home office order: one ergonomic mesh chair at $289 and an LED desk lamp at $45.50.",
-             ["/items"]),
-            ("Keep a count of how many things I'm buying, the subtotal, the flat $9.99 delivery, and the total.",
-             ["/item_count", "/subtotal", "/delivery", "/total"]),
+            (
+                "Home office order: one ergonomic mesh chair at $289 and an LED desk lamp at $45.50.",
+                ["/items"],
+            ),
+            (
+                "Keep a count of how many things I'm buying, the subtotal, the flat $9.99 delivery, and the total.",
+                ["/item_count", "/subtotal", "/delivery", "/total"],
+            ),
         ]
     n = OFFICE_LINES_BY_SIZE[size]
-    item_text = ("Setting up my home office from Deskwise, ordering today, 10 March 2025. Items: ergonomic mesh "
-                 "chair OF-CH-900, $289, ships in 3 days; LED desk lamp OF-LP-210, $45.50, ships in 14 days; "
-                 "monitor arm OF-MA-330, $79, 5 days; two under-desk cable trays OF-CT-040 at $18.99, 3 days; "
-                 "felt desk mat OF-DM-120, $24, 5 days")
+    item_text = (
+        "Setting up my home office from Deskwise, ordering today, 10 March 2025. Items: ergonomic mesh "
+        "chair OF-CH-900, $289, ships in 3 days; LED desk lamp OF-LP-210, $45.50, ships in 14 days; "
+        "monitor arm OF-MA-330, $79, 5 days; two under-desk cable trays OF-CT-040 at $18.99, 3 days; "
+        "felt desk mat OF-DM-120, $24, 5 days"
+    )
     if size == 100:
-        item_text += ("; adjustable footrest OF-FR-015, $36, 4 days; small whiteboard OF-WB-060, $29.95, "
-                      "2 days; aluminum laptop stand OF-LS-070, $42, 3 days; wireless charging pad OF-WC-025, $25, "
-                      "2 days")
+        item_text += (
+            "; adjustable footrest OF-FR-015, $36, 4 days; small whiteboard OF-WB-060, $29.95, "
+            "2 days; aluminum laptop stand OF-LS-070, $42, 3 days; wireless charging pad OF-WC-025, $25, "
+            "2 days"
+        )
     turns: list[Turn] = [
         (item_text + ".", ["/store", "/order_date", *[f"/items/{i}" for i in range(n)]]),
         ("How many things is that in total?", ["/item_count"]),
-        ("The lamp and the desk mat are gifts for my sister; gift-wrap those two at $4 each.",
-         ["/gift_wrap"]),
-        ("Totals: subtotal, gift wrap, Pennsylvania's 6% sales tax on the merchandise subtotal (rounded "
-         "to the cent), $9.99 flat delivery, and the grand total.", ["/totals"]),
-        ("Everything ships together once the slowest item is ready, then it's 2 days in transit (calendar "
-         "days throughout). When does it ship and when should it arrive?", ["/shipping"]),
+        (
+            "The lamp and the desk mat are gifts for my sister; gift-wrap those two at $4 each.",
+            ["/gift_wrap"],
+        ),
+        (
+            "Totals: subtotal, gift wrap, Pennsylvania's 6% sales tax on the merchandise subtotal (rounded "
+            "to the cent), $9.99 flat delivery, and the grand total.",
+            ["/totals"],
+        ),
+        (
+            "Everything ships together once the slowest item is ready, then it's 2 days in transit (calendar "
+            "days throughout). When does it ship and when should it arrive?",
+            ["/shipping"],
+        ),
     ]
     turns.append(
-        ("Saved for later: a standing desk frame at $399 and an acoustic panel set at $89. Deliver to "
-         "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222, and charge my Amex ending 3005 (billing ZIP 15222).",
-         ["/saved_for_later/0", "/saved_for_later/1", "/address", "/payment"]))
+        (
+            "Saved for later: a standing desk frame at $399 and an acoustic panel set at $89. Deliver to "
+            "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222, and charge my Amex ending 3005 (billing ZIP 15222).",
+            ["/saved_for_later/0", "/saved_for_later/1", "/address", "/payment"],
+        )
+    )
     if size == 100:
         turns += [
-            ("I booked chair assembly for March 20, $39, paid separately to the fitter. The order id is DW-77120.",
-             ["/assembly", "/order_id"]),
-            ("I earn a point per whole dollar of the merchandise subtotal; balance 610.", ["/rewards"]),
-            ("I allowed $750 for this order. What's left of that after the grand total?", ["/budget"]),
-            ("Also save an under-desk treadmill ($549) and a plant stand ($32) for later. My desk is 55 by 27 "
-             "inches.", ["/saved_for_later/2", "/saved_for_later/3", "/room"]),
-            ("Notes: the chair seat must reach 21 in, keep the boxes for 30 days, and Mara's birthday is March 22. "
-             "Tell the courier there's a loading dock on Wharf St.", ["/notes", "/delivery_instructions"]),
-            ("The gifts are for my sister Mara Fischer; the card says: Happy birthday and happy new desk! Also "
-             "record the warranties: 12 years on the chair, 5 on the monitor arm.", ["/gift_note", "/warranties"]),
+            (
+                "I booked chair assembly for March 20, $39, paid separately to the fitter. The order id is DW-77120.",
+                ["/assembly", "/order_id"],
+            ),
+            (
+                "I earn a point per whole dollar of the merchandise subtotal; balance 610.",
+                ["/rewards"],
+            ),
+            (
+                "I allowed $750 for this order. What's left of that after the grand total?",
+                ["/budget"],
+            ),
+            (
+                "Also save an under-desk treadmill ($549) and a plant stand ($32) for later. My desk is 55 by 27 "
+                "inches.",
+                ["/saved_for_later/2", "/saved_for_later/3", "/room"],
+            ),
+            (
+                "Notes: the chair seat must reach 21 in, keep the boxes for 30 days, and Mara's birthday is March 22. "
+                "Tell the courier there's a loading dock on Wharf St.",
+                ["/notes", "/delivery_instructions"],
+            ),
+            (
+                "The gifts are for my sister Mara Fischer; the card says: Happy birthday and happy new desk! Also "
+                "record the warranties: 12 years on the chair, 5 on the monitor arm.",
+                ["/gift_note", "/warranties"],
+            ),
         ]
     return turns
 
@@ -657,30 +1014,60 @@ def cancel_params(size: int) -> dict[str, Any]:
 def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, cancelled = p["size"], p["cancelled"]
     rows = CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]
-    order: dict[str, Any] = {"number": "TR-58213", "status": "cancelled" if cancelled else "processing"}
-    payment: dict[str, Any] = {"method": "Visa ending 4417", "status": "voided" if cancelled else "authorized"}
-    shipment: dict[str, Any] = {"status": "cancelled" if cancelled else "label created",
-                                "estimated_delivery": None if cancelled else "2025-05-07"}
+    order: dict[str, Any] = {
+        "number": "TR-58213",
+        "status": "cancelled" if cancelled else "processing",
+    }
+    payment: dict[str, Any] = {
+        "method": "Visa ending 4417",
+        "status": "voided" if cancelled else "authorized",
+    }
+    shipment: dict[str, Any] = {
+        "status": "cancelled" if cancelled else "label created",
+        "estimated_delivery": None if cancelled else "2025-05-07",
+    }
 
     def status(backordered: bool) -> str:
         return "cancelled" if cancelled else "backordered" if backordered else "processing"
 
     if size == 10:
-        return {"order": order, "lines": [{"name": row[1], "status": status(row[4])} for row in rows],
-                "payment": payment, "shipment": shipment}
+        return {
+            "order": order,
+            "lines": [{"name": row[1], "status": status(row[4])} for row in rows],
+            "payment": payment,
+            "shipment": shipment,
+        }
     lines: list[dict[str, Any]] = [
-        {"sku": sku, "name": name, "qty": qty, "price": price, "line_total": line_total(price, qty),
-         "status": status(back)} for sku, name, qty, price, back in rows]
+        {
+            "sku": sku,
+            "name": name,
+            "qty": qty,
+            "price": price,
+            "line_total": line_total(price, qty),
+            "status": status(back),
+        }
+        for sku, name, qty, price, back in rows
+    ]
     total = money(sum(line["line_total"] for line in lines))
     order.update(placed="2025-05-02", store="Trailhead Outfitters", total=total)
     payment["amount"] = total
     shipment.update(carrier="UPS", tracking="1Z 84F 29A 03 1187 5520", service="UPS Ground")
     art: dict[str, Any] = {
-        "order": order, "lines": lines, "payment": payment, "shipment": shipment,
+        "order": order,
+        "lines": lines,
+        "payment": payment,
+        "shipment": shipment,
         "rewards": {"pending_points": 0 if cancelled else math.floor(total), "balance": 1240},
-        "previous_order": {"number": "TR-55170", "status": "delivered", "delivered_on": "2025-03-28",
-                           "payment": "captured"},
-        "wishlist": [{"name": "Ultralight bear canister", "price": 94.95}, {"name": "Camp chair", "price": 109.00}],
+        "previous_order": {
+            "number": "TR-55170",
+            "status": "delivered",
+            "delivered_on": "2025-03-28",
+            "payment": "captured",
+        },
+        "wishlist": [
+            {"name": "Ultralight bear canister", "price": 94.95},
+            {"name": "Camp chair", "price": 109.00},
+        ],
         "address": "Dev Patel, 740 Cedar Ave, Boulder, CO 80304",
         "notifications": {"email": "dev.patel@example.com", "sms": False},
     }
@@ -688,12 +1075,16 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         order.update(channel="web", placed_time="14:32")
         payment["billing_zip"] = "80304"
         shipment["ship_from"] = "Denver DC"
-        art["backorder"] = {"status": "cancelled" if cancelled else "backordered",
-                            "expected_ship": None if cancelled else "2025-05-20",
-                            "items": [row[1] for row in rows if row[4]]}
+        art["backorder"] = {
+            "status": "cancelled" if cancelled else "backordered",
+            "expected_ship": None if cancelled else "2025-05-20",
+            "items": [row[1] for row in rows if row[4]],
+        }
         art["previous_order"].update(items="Trekking poles, rain shell", total=212.40)
-        art["older_orders"] = [{"number": "TR-51022", "status": "returned", "total": 64.00},
-                               {"number": "TR-49310", "status": "delivered", "total": 139.50}]
+        art["older_orders"] = [
+            {"number": "TR-51022", "status": "returned", "total": 64.00},
+            {"number": "TR-49310", "status": "delivered", "total": 139.50},
+        ]
         art["wishlist"].append({"name": "Satellite messenger", "price": 299.99})
         art["notifications"]["push"] = True
         art["customer"] = {"name": "Dev Patel", "member_since": "2021-08-14", "tier": "Summit"}
@@ -703,7 +1094,9 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def cancel_rules(size: int) -> str:
-    backorder = (" Same for the backorder: cancelled, expected ship date cleared." if size == 100 else "")
+    backorder = (
+        " Same for the backorder: cancelled, expected ship date cleared." if size == 100 else ""
+    )
     return (
         "If I end up cancelling before it ships, here's how it works: the order and every item line become "
         "cancelled, the card authorization becomes voided, and the shipment becomes cancelled and loses its "
@@ -715,56 +1108,103 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Track my camping gear order TR-58213 for me. It's processing: a two-person backpacking tent and "
-             "a down sleeping bag, both processing.", ["/order", "/lines"]),
-            ("My Visa ending 4417 is authorized and UPS has created the label, delivery estimated for 2025-05-07. "
-             + cancel_rules(size), ["/payment", "/shipment"]),
+            (
+                "Track my camping gear order TR-58213 for me. It's processing: a two-person backpacking tent and "
+                "a down sleeping bag, both processing.",
+                ["/order", "/lines"],
+            ),
+            (
+                "My Visa ending 4417 is authorized and UPS has created the label, delivery estimated for 2025-05-07. "
+                + cancel_rules(size),
+                ["/payment", "/shipment"],
+            ),
         ]
     n = CAMP_LINES_BY_SIZE[size]
-    lines_text = ("My Trailhead Outfitters order TR-58213 went in on 2 May 2025 and is processing. Lines, "
-                  + ("all " if size == 50 else "")
-                  + "processing: one two-person backpacking tent (TR-TNT-2P, $249), two 20F down sleeping bags "
-                  "(TR-SB-20F, $189 each), two insulated sleeping pads (TR-PAD-RG, $89.95 each), one canister "
-                  "stove (TR-STV-01, $54.50)")
+    lines_text = (
+        "My Trailhead Outfitters order TR-58213 went in on 2 May 2025 and is processing. Lines, "
+        + ("all " if size == 50 else "")
+        + "processing: one two-person backpacking tent (TR-TNT-2P, $249), two 20F down sleeping bags "
+        "(TR-SB-20F, $189 each), two insulated sleeping pads (TR-PAD-RG, $89.95 each), one canister "
+        "stove (TR-STV-01, $54.50)"
+    )
     if size == 100:
-        lines_text += ("; then two lines that are backordered: two rechargeable headlamps (TR-LMP-02, $34 each) "
-                       "and a squeeze water filter (TR-FLT-01, $39.99); and, processing again, two titanium sporks "
-                       "(TR-SPK-TI, $11.95 each) and a 20 L dry bag (TR-DRY-20, $29). I placed it on the web at "
-                       "14:32")
+        lines_text += (
+            "; then two lines that are backordered: two rechargeable headlamps (TR-LMP-02, $34 each) "
+            "and a squeeze water filter (TR-FLT-01, $39.99); and, processing again, two titanium sporks "
+            "(TR-SPK-TI, $11.95 each) and a 20 L dry bag (TR-DRY-20, $29). I placed it on the web at "
+            "14:32"
+        )
     turns: list[Turn] = [
-        (lines_text + ".",
-         [*members("/order", "number status placed store" + (" channel placed_time" if size == 100 else "")),
-          *[f"/lines/{i}" for i in range(n)]]),
+        (
+            lines_text + ".",
+            [
+                *members(
+                    "/order",
+                    "number status placed store" + (" channel placed_time" if size == 100 else ""),
+                ),
+                *[f"/lines/{i}" for i in range(n)],
+            ],
+        ),
         ("Add the order total.", ["/order/total"]),
-        ("Payment: my Visa ending 4417 is authorized for the total, not charged yet. UPS has created the "
-         "label, tracking 1Z 84F 29A 03 1187 5520, going UPS Ground, delivery estimated for 2025-05-07.",
-         [*members("/payment", "method status amount"),
-          *members("/shipment", "status estimated_delivery carrier tracking service")]),
+        (
+            "Payment: my Visa ending 4417 is authorized for the total, not charged yet. UPS has created the "
+            "label, tracking 1Z 84F 29A 03 1187 5520, going UPS Ground, delivery estimated for 2025-05-07.",
+            [
+                *members("/payment", "method status amount"),
+                *members("/shipment", "status estimated_delivery carrier tracking service"),
+            ],
+        ),
     ]
     if size == 100:
-        turns.append(("The backordered headlamps and filter are expected to ship on 2025-05-20; track that "
-                      "backorder separately.", ["/backorder"]))
+        turns.append(
+            (
+                "The backordered headlamps and filter are expected to ship on 2025-05-20; track that "
+                "backorder separately.",
+                ["/backorder"],
+            )
+        )
     turns += [
-        ("I get a point per whole dollar of the order total; they sit as pending until delivery, and my "
-         "balance is 1240.", ["/rewards"]),
-        (cancel_rules(size) + " Pending points from a cancelled order drop to 0. Prices, totals and the "
-         "tracking number stay for the record. For comparison, my last order TR-55170 was delivered on "
-         "2025-03-28 and its payment was captured."
-         + (" That one was trekking poles and a rain shell, $212.40." if size == 100 else ""),
-         ["/previous_order"]),
-        ("Wishlist for later: an ultralight bear canister ($94.95) and a camp chair ($109).",
-         ["/wishlist/0", "/wishlist/1"]),
-        ("Shipping address is Dev Patel, 740 Cedar Ave, Boulder, CO 80304; email updates to "
-         "dev.patel@example.com, no texts.", ["/address", "/notifications/email", "/notifications/sms"]),
+        (
+            "I get a point per whole dollar of the order total; they sit as pending until delivery, and my "
+            "balance is 1240.",
+            ["/rewards"],
+        ),
+        (
+            cancel_rules(size)
+            + " Pending points from a cancelled order drop to 0. Prices, totals and the "
+            "tracking number stay for the record. For comparison, my last order TR-55170 was delivered on "
+            "2025-03-28 and its payment was captured."
+            + (" That one was trekking poles and a rain shell, $212.40." if size == 100 else ""),
+            ["/previous_order"],
+        ),
+        (
+            "Wishlist for later: an ultralight bear canister ($94.95) and a camp chair ($109).",
+            ["/wishlist/0", "/wishlist/1"],
+        ),
+        (
+            "Shipping address is Dev Patel, 740 Cedar Ave, Boulder, CO 80304; email updates to "
+            "dev.patel@example.com, no texts.",
+            ["/address", "/notifications/email", "/notifications/sms"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Older orders: TR-51022 was returned ($64) and TR-49310 delivered ($139.50). Add a satellite "
-             "messenger ($299.99) to the wishlist, and turn on push notifications.",
-             ["/older_orders", "/wishlist/2", "/notifications/push"]),
-            ("I'm a Summit-tier member since 2021-08-14. The gear is for Rocky Mountain NP starting 2025-05-16. "
-             "They allow free returns within 60 days. It ships from the Denver DC; billing ZIP 80304.",
-             ["/customer", "/trip", "/return_policy", "/shipment/ship_from", "/payment/billing_zip"]),
+            (
+                "Older orders: TR-51022 was returned ($64) and TR-49310 delivered ($139.50). Add a satellite "
+                "messenger ($299.99) to the wishlist, and turn on push notifications.",
+                ["/older_orders", "/wishlist/2", "/notifications/push"],
+            ),
+            (
+                "I'm a Summit-tier member since 2021-08-14. The gear is for Rocky Mountain NP starting 2025-05-16. "
+                "They allow free returns within 60 days. It ships from the Denver DC; billing ZIP 80304.",
+                [
+                    "/customer",
+                    "/trip",
+                    "/return_policy",
+                    "/shipment/ship_from",
+                    "/payment/billing_zip",
+                ],
+            ),
         ]
     return turns
 
@@ -792,7 +1232,7 @@ SCENARIOS = [
         conversation=drop_conversation,
         revision=drop_revision,
         notes="Unit price feeds line total, subtotal, savings, 8% tax, total, amount due and points; the "
-              "kettle's alert triggers below $45. Wishlist prices and the grinder alert are distractors.",
+        "kettle's alert triggers below $45. Wishlist prices and the grinder alert are distractors.",
     ),
     Scenario(
         id="cart-free-shipping",
@@ -804,7 +1244,7 @@ SCENARIOS = [
         conversation=ship_conversation,
         revision=ship_revision,
         notes="Crossing the $75 free-shipping threshold switches service, estimate and cost; the $150 free-gift "
-              "threshold is not reached (only the remaining gap changes).",
+        "threshold is not reached (only the remaining gap changes).",
     ),
     Scenario(
         id="cart-swap-headphones",
@@ -816,7 +1256,7 @@ SCENARIOS = [
         conversation=swap_conversation,
         revision=swap_revision,
         notes="The new model comes as reference; the protection plan is 10% of the headphones' price, tax "
-              "7.25% on everything, the package weight sums item weights. The color stays (same value).",
+        "7.25% on everything, the package weight sums item weights. The color stays (same value).",
     ),
     Scenario(
         id="cart-remove-item",
@@ -828,7 +1268,7 @@ SCENARIOS = [
         conversation=remove_conversation,
         revision=remove_revision,
         notes="Removed item was gift-wrapped and the slowest to ship: wrap list and cost, tax, totals, ship and "
-              "arrival dates all follow. Assembly is paid separately (distractor).",
+        "arrival dates all follow. Assembly is paid separately (distractor).",
     ),
     Scenario(
         id="cart-order-cancelled",
@@ -840,6 +1280,6 @@ SCENARIOS = [
         conversation=cancel_conversation,
         revision=cancel_revision,
         notes="Status-governed set stated in the conversation; prices, totals and tracking stay for the record, "
-              "and the previous delivered order is a distractor.",
+        "and the previous delivered order is a distractor.",
     ),
 ]

@@ -75,36 +75,68 @@ def headcount_compute(p: dict[str, Any]) -> dict[str, Any]:
         return art
     trip.update(start_date="2025-05-16", end_date="2025-05-18", home_city="Berlin")
     apartment.update(check_in="15:00", deposit_paid_eur=200, host="Inês")
-    flights.update(airline="TAP Air Portugal", outbound="2025-05-16 07:05", return_flight="2025-05-18 21:40",
-                   booking_ref="TP8K2Q")
+    flights.update(
+        airline="TAP Air Portugal",
+        outbound="2025-05-16 07:05",
+        return_flight="2025-05-18 21:40",
+        booking_ref="TP8K2Q",
+    )
     activities = HEADCOUNT_ACTIVITIES + (HEADCOUNT_ACTIVITIES_100 if size == 100 else [])
     art["activities"] = [
-        {"name": name, "date": date, "pricing": pricing, "price_eur": price,
-         "cost_eur": price * n if pricing == "per person" else price}
+        {
+            "name": name,
+            "date": date,
+            "pricing": pricing,
+            "price_eur": price,
+            "cost_eur": price * n if pricing == "per person" else price,
+        }
         for name, pricing, price, date in activities
     ]
-    art["airport_taxi"] = {"vehicle": "van, seats 8", "eur_per_ride": 35, "rides": 2, "total_eur": 70}
+    art["airport_taxi"] = {
+        "vehicle": "van, seats 8",
+        "eur_per_ride": 35,
+        "rides": 2,
+        "total_eur": 70,
+    }
     tables = HEADCOUNT_TABLES + (HEADCOUNT_TABLES_100 if size == 100 else [])
     art["restaurant_bookings"] = [
-        {"restaurant": name, "date": date, "time": time, "party_size": n} for name, date, time in tables
+        {"restaurant": name, "date": date, "time": time, "party_size": n}
+        for name, date, time in tables
     ]
     activities_total = sum(a["cost_eur"] for a in art["activities"])
     art["activities_total_eur"] = activities_total
-    total = apartment["total_eur"] + flights["total_eur"] + food["total_eur"] + activities_total + 70
+    total = (
+        apartment["total_eur"] + flights["total_eur"] + food["total_eur"] + activities_total + 70
+    )
     art["total_eur"] = total
     art["per_person_eur"] = money(total / n)
     art["summary"] = f"Long weekend in Lisbon for {n} friends from Berlin"
     if size == 100:
-        apartment.update(address="Rua dos Remédios 41, 3rd floor", check_out="11:00", door_code="4417")
-        art["kitty"] = {"purpose": "tips, coffee and trams", "per_person_eur": 60, "total_eur": 60 * n,
-                        "held_by": "Jonas"}
+        apartment.update(
+            address="Rua dos Remédios 41, 3rd floor", check_out="11:00", door_code="4417"
+        )
+        art["kitty"] = {
+            "purpose": "tips, coffee and trams",
+            "per_person_eur": 60,
+            "total_eur": 60 * n,
+            "held_by": "Jonas",
+        }
         art["day_plans"] = [
-            {"date": date, "morning": m, "afternoon": a, "evening": e} for date, m, a, e in HEADCOUNT_DAYS
+            {"date": date, "morning": m, "afternoon": a, "evening": e}
+            for date, m, a, e in HEADCOUNT_DAYS
         ]
-        art["packing"] = ["comfortable shoes", "light rain jacket", "power adapter (type F)",
-                          "sunscreen", "swimwear for Cascais"]
-        art["emergency"] = {"number": "112", "embassy": "German Embassy Lisbon, +351 21 881 0210",
-                            "pharmacy": "Farmácia Estácio, Rossio"}
+        art["packing"] = [
+            "comfortable shoes",
+            "light rain jacket",
+            "power adapter (type F)",
+            "sunscreen",
+            "swimwear for Cascais",
+        ]
+        art["emergency"] = {
+            "number": "112",
+            "embassy": "German Embassy Lisbon, +351 21 881 0210",
+            "pharmacy": "Farmácia Estácio, Rossio",
+        }
     return art
 
 
@@ -113,22 +145,36 @@ def headcount_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             ("I'm organizing a long weekend in Lisbon with friends: 4 of us, 3 days.", ["/trip"]),
-            ("We found a loft in Alfama for €540 for the whole stay, however many of us sleep there.",
-             ["/apartment"]),
+            (
+                "We found a loft in Alfama for €540 for the whole stay, however many of us sleep there.",
+                ["/apartment"],
+            ),
             ("Return flights from Berlin are €128 per person.", ["/flights"]),
             ("For food, plan €45 per person per day.", ["/food"]),
             ("What does the whole weekend come to?", ["/total_eur"]),
         ]
     turns: list[Turn] = [
-        ("I'm organizing a long weekend in Lisbon, 16 to 18 May 2025, three days. We're 4 friends "
-         "flying from Berlin.", ["/trip"]),
-        ("Booked the Alfama Rooftop Loft: €540 for the whole stay regardless of headcount, check-in "
-         "from 15:00, host is Inês. We already paid her a €200 deposit.",
-         ["/apartment/name", "/apartment/total_eur", "/apartment/check_in", "/apartment/deposit_paid_eur",
-          "/apartment/host"]),
-        ("Flights are with TAP, €128 return per person: out 16 May at 07:05, back 18 May at 21:40, "
-         "booking reference TP8K2Q.",
-         ["/flights"]),
+        (
+            "I'm organizing a long weekend in Lisbon, 16 to 18 May 2025, three days. We're 4 friends "
+            "flying from Berlin.",
+            ["/trip"],
+        ),
+        (
+            "Booked the Alfama Rooftop Loft: €540 for the whole stay regardless of headcount, check-in "
+            "from 15:00, host is Inês. We already paid her a €200 deposit.",
+            [
+                "/apartment/name",
+                "/apartment/total_eur",
+                "/apartment/check_in",
+                "/apartment/deposit_paid_eur",
+                "/apartment/host",
+            ],
+        ),
+        (
+            "Flights are with TAP, €128 return per person: out 16 May at 07:05, back 18 May at 21:40, "
+            "booking reference TP8K2Q.",
+            ["/flights"],
+        ),
         ("Food budget: €45 per person per day.", ["/food"]),
     ]
     activity_text = (
@@ -145,37 +191,56 @@ def headcount_conversation(p: dict[str, Any]) -> list[Turn]:
         pointers += ["/activities/3", "/activities/4", "/activities/5"]
     turns += [
         (activity_text, pointers),
-        ("We'll take a van taxi to and from the airport: it seats 8 and costs €35 per ride, so two rides.",
-         ["/airport_taxi"]),
+        (
+            "We'll take a van taxi to and from the airport: it seats 8 and costs €35 per ride, so two rides.",
+            ["/airport_taxi"],
+        ),
     ]
-    booking_text = ("Reserve tables for all of us at Taberna da Rua das Flores on the 16th at 20:30 and "
-                    "at Cervejaria Ramiro on the 17th at 21:00.")
+    booking_text = (
+        "Reserve tables for all of us at Taberna da Rua das Flores on the 16th at 20:30 and "
+        "at Cervejaria Ramiro on the 17th at 21:00."
+    )
     booking_ptrs = ["/restaurant_bookings/0", "/restaurant_bookings/1"]
     if size == 100:
-        booking_text += " Same for A Cevicheria on the 18th at 13:00 and Time Out Market that evening at 19:30."
+        booking_text += (
+            " Same for A Cevicheria on the 18th at 13:00 and Time Out Market that evening at 19:30."
+        )
         booking_ptrs += ["/restaurant_bookings/2", "/restaurant_bookings/3"]
     turns += [
         (booking_text, booking_ptrs),
-        ("Add up the activities, then the full budget: apartment, flights, food, activities and taxis. "
-         "Also show what that is per person if we split it evenly, to the cent.",
-         ["/activities_total_eur", "/total_eur", "/per_person_eur"]),
+        (
+            "Add up the activities, then the full budget: apartment, flights, food, activities and taxis. "
+            "Also show what that is per person if we split it evenly, to the cent.",
+            ["/activities_total_eur", "/total_eur", "/per_person_eur"],
+        ),
     ]
-    turns.append(("Put a one-line summary in the plan, something like who's going where.", ["/summary"]))
+    turns.append(
+        ("Put a one-line summary in the plan, something like who's going where.", ["/summary"])
+    )
     if size == 100:
         turns += [
-            ("Inês sent the details: the loft is at Rua dos Remédios 41, 3rd floor, door code 4417, "
-             "check-out by 11:00.",
-             ["/apartment/address", "/apartment/check_out", "/apartment/door_code"]),
-            ("On top of the budget, everyone puts €60 into a kitty for tips, coffee and trams; Jonas "
-             "holds it. Keep that outside the budget total.", ["/kitty"]),
-            ("Rough plan per day. Friday: land 10:50 and drop the bags, Alfama and the castle in the "
-             "afternoon, fado dinner. Saturday: Sintra palaces, then Cascais beach, dinner at Ramiro. "
-             "Sunday: street-art tour in Graça, pastries in Belém, at the airport by 19:30.",
-             ["/day_plans"]),
-            ("Packing reminders: comfortable shoes, a light rain jacket, a type F power adapter, sunscreen "
-             "and swimwear for Cascais. And note the emergency number 112, the German Embassy "
-             "(+351 21 881 0210) and the nearest pharmacy, Farmácia Estácio on Rossio.",
-             ["/packing", "/emergency"]),
+            (
+                "Inês sent the details: the loft is at Rua dos Remédios 41, 3rd floor, door code 4417, "
+                "check-out by 11:00.",
+                ["/apartment/address", "/apartment/check_out", "/apartment/door_code"],
+            ),
+            (
+                "On top of the budget, everyone puts €60 into a kitty for tips, coffee and trams; Jonas "
+                "holds it. Keep that outside the budget total.",
+                ["/kitty"],
+            ),
+            (
+                "Rough plan per day. Friday: land 10:50 and drop the bags, Alfama and the castle in the "
+                "afternoon, fado dinner. Saturday: Sintra palaces, then Cascais beach, dinner at Ramiro. "
+                "Sunday: street-art tour in Graça, pastries in Belém, at the airport by 19:30.",
+                ["/day_plans"],
+            ),
+            (
+                "Packing reminders: comfortable shoes, a light rain jacket, a type F power adapter, sunscreen "
+                "and swimwear for Cascais. And note the emergency number 112, the German Embassy "
+                "(+351 21 881 0210) and the nearest pharmacy, Farmácia Estácio on Rossio.",
+                ["/packing", "/emergency"],
+            ),
         ]
     return turns
 
@@ -198,20 +263,33 @@ def headcount_revision(p: dict[str, Any]) -> Revision:
 
 KYOTO_HOTELS: dict[str, dict[str, Any]] = {
     "Hotel Kamogawa Riverside": {
-        "neighborhood": "Pontocho", "nightly_rate_usd": 180, "breakfast_included": False,
-        "check_in_time": "15:00", "address": "145 Nabeya-cho, Nakagyo-ku, Kyoto",
-        "phone": "+81 75-221-0145", "free_cancellation_days": 3,
+        "neighborhood": "Pontocho",
+        "nightly_rate_usd": 180,
+        "breakfast_included": False,
+        "check_in_time": "15:00",
+        "address": "145 Nabeya-cho, Nakagyo-ku, Kyoto",
+        "phone": "+81 75-221-0145",
+        "free_cancellation_days": 3,
     },
     "Gion Garden Inn": {
-        "neighborhood": "Gion", "nightly_rate_usd": 205, "breakfast_included": True,
-        "check_in_time": "14:00", "address": "570 Gionmachi Minamigawa, Higashiyama-ku, Kyoto",
-        "phone": "+81 75-561-0570", "free_cancellation_days": 7,
+        "neighborhood": "Gion",
+        "nightly_rate_usd": 205,
+        "breakfast_included": True,
+        "check_in_time": "14:00",
+        "address": "570 Gionmachi Minamigawa, Higashiyama-ku, Kyoto",
+        "phone": "+81 75-561-0570",
+        "free_cancellation_days": 7,
     },
 }
 OSAKA_HOTEL: dict[str, Any] = {
-    "hotel": "Hotel Dotonbori Crest", "neighborhood": "Namba", "nightly_rate_usd": 140,
-    "breakfast_included": False, "check_in_time": "15:00", "address": "2-8-14 Dotonbori, Chuo-ku, Osaka",
-    "phone": "+81 6-6211-0814", "free_cancellation_days": 1,
+    "hotel": "Hotel Dotonbori Crest",
+    "neighborhood": "Namba",
+    "nightly_rate_usd": 140,
+    "breakfast_included": False,
+    "check_in_time": "15:00",
+    "address": "2-8-14 Dotonbori, Chuo-ku, Osaka",
+    "phone": "+81 6-6211-0814",
+    "free_cancellation_days": 1,
 }
 SWAP_ARRIVE = "2025-10-14"
 BREAKFAST_USD = 15
@@ -221,18 +299,30 @@ def swap_params(size: int) -> dict[str, Any]:
     return {"size": size, "travelers": 2, "kyoto_hotel": "Hotel Kamogawa Riverside"}
 
 
-def _stay(city: str, hotel: str, info: dict[str, Any], nights: int, check_in: str, size: int) -> dict[str, Any]:
+def _stay(
+    city: str, hotel: str, info: dict[str, Any], nights: int, check_in: str, size: int
+) -> dict[str, Any]:
     stay: dict[str, Any] = {
-        "city": city, "nights": nights, "hotel": hotel, "neighborhood": info["neighborhood"],
-        "nightly_rate_usd": info["nightly_rate_usd"], "breakfast_included": info["breakfast_included"],
+        "city": city,
+        "nights": nights,
+        "hotel": hotel,
+        "neighborhood": info["neighborhood"],
+        "nightly_rate_usd": info["nightly_rate_usd"],
+        "breakfast_included": info["breakfast_included"],
     }
     if size >= 50:
-        stay.update(check_in_date=check_in, check_out_date=add_days(check_in, nights),
-                    check_in_time=info["check_in_time"], address=info["address"],
-                    lodging_usd=info["nightly_rate_usd"] * nights)
+        stay.update(
+            check_in_date=check_in,
+            check_out_date=add_days(check_in, nights),
+            check_in_time=info["check_in_time"],
+            address=info["address"],
+            lodging_usd=info["nightly_rate_usd"] * nights,
+        )
     if size == 100:
-        stay.update(phone=info["phone"],
-                    free_cancellation_until=add_days(check_in, -info["free_cancellation_days"]))
+        stay.update(
+            phone=info["phone"],
+            free_cancellation_until=add_days(check_in, -info["free_cancellation_days"]),
+        )
     return stay
 
 
@@ -241,7 +331,9 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     kyoto = _stay("Kyoto", p["kyoto_hotel"], KYOTO_HOTELS[p["kyoto_hotel"]], 4, SWAP_ARRIVE, size)
     stays = [kyoto]
     if size >= 50:
-        stays.append(_stay("Osaka", OSAKA_HOTEL["hotel"], OSAKA_HOTEL, 2, add_days(SWAP_ARRIVE, 4), size))
+        stays.append(
+            _stay("Osaka", OSAKA_HOTEL["hotel"], OSAKA_HOTEL, 2, add_days(SWAP_ARRIVE, 4), size)
+        )
     lodging = sum(s["nightly_rate_usd"] * s["nights"] for s in stays)
     breakfast = sum(BREAKFAST_USD * n * s["nights"] for s in stays if not s["breakfast_included"])
     costs: dict[str, Any] = {"lodging_usd": lodging, "breakfast_usd": breakfast}
@@ -249,14 +341,28 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         costs["total_usd"] = lodging + breakfast
         return art
-    art["trip"].update(title="Kansai in autumn", arrive=SWAP_ARRIVE, depart=add_days(SWAP_ARRIVE, 6),
-                       flights="Zipair NRT-KIX connection, booked separately")
+    art["trip"].update(
+        title="Kansai in autumn",
+        arrive=SWAP_ARRIVE,
+        depart=add_days(SWAP_ARRIVE, 6),
+        flights="Zipair NRT-KIX connection, booked separately",
+    )
     hotel = p["kyoto_hotel"]
     art["transfers"] = [
-        {"from": "Kansai Airport", "to": hotel, "date": SWAP_ARRIVE, "service": "MK Skygate Shuttle",
-         "price_usd": 70},
-        {"from": hotel, "to": OSAKA_HOTEL["hotel"], "date": add_days(SWAP_ARRIVE, 4),
-         "service": "luggage forwarding", "price_usd": 30},
+        {
+            "from": "Kansai Airport",
+            "to": hotel,
+            "date": SWAP_ARRIVE,
+            "service": "MK Skygate Shuttle",
+            "price_usd": 70,
+        },
+        {
+            "from": hotel,
+            "to": OSAKA_HOTEL["hotel"],
+            "date": add_days(SWAP_ARRIVE, 4),
+            "service": "luggage forwarding",
+            "price_usd": 30,
+        },
     ]
     costs["transfers_usd"] = 100
     costs["total_usd"] = lodging + breakfast + 100
@@ -277,9 +383,19 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
             "Osaka Castle, Kuromon Market, Dotonbori at night",
         ]
         art["reservations"] = [
-            {"what": "Tea ceremony, Camellia Garden", "date": "2025-10-16", "time": "15:00", "paid": True},
+            {
+                "what": "Tea ceremony, Camellia Garden",
+                "date": "2025-10-16",
+                "time": "15:00",
+                "paid": True,
+            },
             {"what": "Kikunoi dinner", "date": "2025-10-17", "time": "19:00", "paid": False},
-            {"what": "Universal Studios tickets", "date": "2025-10-19", "time": "09:00", "paid": True},
+            {
+                "what": "Universal Studios tickets",
+                "date": "2025-10-19",
+                "time": "09:00",
+                "paid": True,
+            },
         ]
     art["days"] = [{"date": add_days(SWAP_ARRIVE, i), "plan": plan} for i, plan in enumerate(plans)]
     if size == 100:
@@ -292,9 +408,13 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
         ]
         art["packing"] = ["slip-on shoes for temples", "coin purse", "umbrella", "portable charger"]
         art["reservations"].append(
-            {"what": "Pocket wifi pickup", "date": SWAP_ARRIVE, "time": "11:40", "paid": True})
-        art["rail"] = {"route": "Kyoto to Osaka, JR Special Rapid", "date": add_days(SWAP_ARRIVE, 4),
-                       "fare_usd_per_person": 4}
+            {"what": "Pocket wifi pickup", "date": SWAP_ARRIVE, "time": "11:40", "paid": True}
+        )
+        art["rail"] = {
+            "route": "Kyoto to Osaka, JR Special Rapid",
+            "date": add_days(SWAP_ARRIVE, 4),
+            "fare_usd_per_person": 4,
+        }
         art["emergency"] = {"police": "110", "ambulance_fire": "119"}
     return art
 
@@ -304,74 +424,133 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     kyoto = KYOTO_HOTELS["Hotel Kamogawa Riverside"]
     if size == 10:
         return [
-            ("My partner and I are planning 4 nights in Kyoto. Just the two of us.",
-             ["/trip", "/stays/0/city", "/stays/0/nights"]),
-            ("We're looking at Hotel Kamogawa Riverside in Pontocho: $180 a night for the room, "
-             "breakfast not included.",
-             ["/stays/0/hotel", "/stays/0/neighborhood", "/stays/0/nightly_rate_usd",
-              "/stays/0/breakfast_included"]),
-            ("Work out the room cost for the stay. And if breakfast isn't included, budget $15 per person "
-             "for every morning, one morning per night we stay. Then give me the total of the two.",
-             ["/costs"]),
+            (
+                "My partner and I are planning 4 nights in Kyoto. Just the two of us.",
+                ["/trip", "/stays/0/city", "/stays/0/nights"],
+            ),
+            (
+                "We're looking at Hotel Kamogawa Riverside in Pontocho: $180 a night for the room, "
+                "breakfast not included.",
+                [
+                    "/stays/0/hotel",
+                    "/stays/0/neighborhood",
+                    "/stays/0/nightly_rate_usd",
+                    "/stays/0/breakfast_included",
+                ],
+            ),
+            (
+                "Work out the room cost for the stay. And if breakfast isn't included, budget $15 per person "
+                "for every morning, one morning per night we stay. Then give me the total of the two.",
+                ["/costs"],
+            ),
         ]
-    stay_ptrs = ["hotel", "neighborhood", "nightly_rate_usd", "breakfast_included", "check_in_date",
-                 "check_out_date", "check_in_time", "address", "lodging_usd"]
+    stay_ptrs = [
+        "hotel",
+        "neighborhood",
+        "nightly_rate_usd",
+        "breakfast_included",
+        "check_in_date",
+        "check_out_date",
+        "check_in_time",
+        "address",
+        "lodging_usd",
+    ]
     if size == 100:
         stay_ptrs += ["phone", "free_cancellation_until"]
     kyoto_text = (
         f"For Kyoto we like Hotel Kamogawa Riverside in Pontocho, {kyoto['address']}: $180 a night for "
         "the room, breakfast not included, check-in from 15:00."
     )
-    osaka_text = ("For Osaka, Hotel Dotonbori Crest in Namba, 2-8-14 Dotonbori, Chuo-ku: $140 a night, "
-                  "no breakfast, check-in 15:00.")
+    osaka_text = (
+        "For Osaka, Hotel Dotonbori Crest in Namba, 2-8-14 Dotonbori, Chuo-ku: $140 a night, "
+        "no breakfast, check-in 15:00."
+    )
     if size == 100:
         kyoto_text += " Phone +81 75-221-0145; free cancellation until 3 days before arrival."
         osaka_text += " Phone +81 6-6211-0814; free cancellation until the day before arrival."
     turns: list[Turn] = [
-        ("Planning Kansai in autumn for my partner and me: arriving in Kyoto on 14 October 2025 for "
-         "4 nights, then 2 nights in Osaka, flying out on the 20th. Flights are a Zipair connection "
-         "we booked separately.",
-         ["/trip/travelers", "/trip/title", "/trip/arrive", "/trip/depart", "/trip/flights", "/stays/0/city", "/stays/0/nights", "/stays/1/city", "/stays/1/nights"]),
-        (kyoto_text + " Put the room cost for the stay next to it.",
-         [f"/stays/0/{k}" for k in stay_ptrs]),
+        (
+            "Planning Kansai in autumn for my partner and me: arriving in Kyoto on 14 October 2025 for "
+            "4 nights, then 2 nights in Osaka, flying out on the 20th. Flights are a Zipair connection "
+            "we booked separately.",
+            [
+                "/trip/travelers",
+                "/trip/title",
+                "/trip/arrive",
+                "/trip/depart",
+                "/trip/flights",
+                "/stays/0/city",
+                "/stays/0/nights",
+                "/stays/1/city",
+                "/stays/1/nights",
+            ],
+        ),
+        (
+            kyoto_text + " Put the room cost for the stay next to it.",
+            [f"/stays/0/{k}" for k in stay_ptrs],
+        ),
         (osaka_text, [f"/stays/1/{k}" for k in stay_ptrs]),
-        ("Costs so far: all the rooms together, plus breakfast where the hotel doesn't include it, "
-         "at $15 per person per morning, one morning per night.",
-         ["/costs/lodging_usd", "/costs/breakfast_usd"]),
-        ("Transfers: the MK Skygate Shuttle from Kansai Airport to our Kyoto hotel on arrival day "
-         "($70), and luggage forwarding from the Kyoto hotel to the Osaka one on the 18th ($30).",
-         ["/transfers", "/costs/transfers_usd"]),
-        ("Total it up: rooms, breakfasts and transfers, and what that is for each of us.",
-         ["/costs/total_usd", "/costs/per_person_usd"]),
-        ("Notes to self: the JR Pass isn't worth it for this route, and carry cash for temples."
-         + (" Also: most temples close around 17:00, and tax-free shopping needs the passport."
-            if size == 100 else ""),
-         ["/notes"]),
+        (
+            "Costs so far: all the rooms together, plus breakfast where the hotel doesn't include it, "
+            "at $15 per person per morning, one morning per night.",
+            ["/costs/lodging_usd", "/costs/breakfast_usd"],
+        ),
+        (
+            "Transfers: the MK Skygate Shuttle from Kansai Airport to our Kyoto hotel on arrival day "
+            "($70), and luggage forwarding from the Kyoto hotel to the Osaka one on the 18th ($30).",
+            ["/transfers", "/costs/transfers_usd"],
+        ),
+        (
+            "Total it up: rooms, breakfasts and transfers, and what that is for each of us.",
+            ["/costs/total_usd", "/costs/per_person_usd"],
+        ),
+        (
+            "Notes to self: the JR Pass isn't worth it for this route, and carry cash for temples."
+            + (
+                " Also: most temples close around 17:00, and tax-free shopping needs the passport."
+                if size == 100
+                else ""
+            ),
+            ["/notes"],
+        ),
     ]
-    plan_text = ("Day by day: on arrival we land at KIX at 11:40 and take the shuttle to the hotel to check "
-                 "in; then Fushimi Inari at dawn with lunch at Nishiki Market; then the Arashiyama bamboo "
-                 "grove and a 15:00 tea ceremony.")
+    plan_text = (
+        "Day by day: on arrival we land at KIX at 11:40 and take the shuttle to the hotel to check "
+        "in; then Fushimi Inari at dawn with lunch at Nishiki Market; then the Arashiyama bamboo "
+        "grove and a 15:00 tea ceremony."
+    )
     if size == 50:
         return [*turns, (plan_text, ["/days"])]
     return [
         *turns,
-        (plan_text + " After that a day trip to Nara; on the 18th the bags go ahead by courier and we "
-         "train to Osaka; last day Osaka Castle, Kuromon Market and Dotonbori at night.",
-         [f"/days/{i}/{k}" for i in range(6) for k in ("date", "plan")]),
-        ("For each day, also note which hotel we sleep at that night.",
-         [f"/days/{i}/overnight" for i in range(6)]),
-        ("Reservations I've made: the tea ceremony at Camellia Garden on the 16th at 15:00 (paid), "
-         "Kikunoi dinner on the 17th at 19:00 (pay there), Universal Studios on the 19th from 09:00 (paid), "
-         "and the pocket wifi pickup at KIX when we land at 11:40 (paid).",
-         ["/reservations"]),
-        ("It's Ana and Tom travelling, by the way. Keep the other two Kyoto places we looked at for "
-         "reference: Kyoto Machiya Stay ($230, breakfast included) and Sanjo Station Hotel ($150, no "
-         "breakfast).",
-         ["/trip/travelers_names", "/shortlist"]),
-        ("On the 18th we take the JR Special Rapid from Kyoto to Osaka, $4 each. Packing: slip-on shoes "
-         "for temples, a coin purse, an umbrella and a portable charger. Emergency numbers: police 110, "
-         "ambulance and fire 119.",
-         ["/rail", "/packing", "/emergency"]),
+        (
+            plan_text
+            + " After that a day trip to Nara; on the 18th the bags go ahead by courier and we "
+            "train to Osaka; last day Osaka Castle, Kuromon Market and Dotonbori at night.",
+            [f"/days/{i}/{k}" for i in range(6) for k in ("date", "plan")],
+        ),
+        (
+            "For each day, also note which hotel we sleep at that night.",
+            [f"/days/{i}/overnight" for i in range(6)],
+        ),
+        (
+            "Reservations I've made: the tea ceremony at Camellia Garden on the 16th at 15:00 (paid), "
+            "Kikunoi dinner on the 17th at 19:00 (pay there), Universal Studios on the 19th from 09:00 (paid), "
+            "and the pocket wifi pickup at KIX when we land at 11:40 (paid).",
+            ["/reservations"],
+        ),
+        (
+            "It's Ana and Tom travelling, by the way. Keep the other two Kyoto places we looked at for "
+            "reference: Kyoto Machiya Stay ($230, breakfast included) and Sanjo Station Hotel ($150, no "
+            "breakfast).",
+            ["/trip/travelers_names", "/shortlist"],
+        ),
+        (
+            "On the 18th we take the JR Special Rapid from Kyoto to Osaka, $4 each. Packing: slip-on shoes "
+            "for temples, a coin purse, an umbrella and a portable charger. Emergency numbers: police 110, "
+            "ambulance and fire 119.",
+            ["/rail", "/packing", "/emergency"],
+        ),
     ]
 
 
@@ -379,8 +558,10 @@ def swap_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     new = KYOTO_HOTELS["Gion Garden Inn"]
     reference: dict[str, Any] = {
-        "hotel": "Gion Garden Inn", "neighborhood": new["neighborhood"],
-        "nightly_rate_usd": new["nightly_rate_usd"], "breakfast_included": new["breakfast_included"],
+        "hotel": "Gion Garden Inn",
+        "neighborhood": new["neighborhood"],
+        "nightly_rate_usd": new["nightly_rate_usd"],
+        "breakfast_included": new["breakfast_included"],
     }
     overrides = {}
     if size >= 50:
@@ -415,10 +596,23 @@ RING_TOURS_BY_SIZE: dict[int, tuple[str, ...]] = {
     50: ("golden-circle", "glacier-hike", "whale-watching", "nature-baths"),
     100: tuple(t[0] for t in RING_TOURS),
 }
-RING_OVERNIGHTS = ["Reykjavík", "Hella", "Vík", "Höfn", "Egilsstaðir", "Mývatn", "Borgarnes", "flight home"]
+RING_OVERNIGHTS = [
+    "Reykjavík",
+    "Hella",
+    "Vík",
+    "Höfn",
+    "Egilsstaðir",
+    "Mývatn",
+    "Borgarnes",
+    "flight home",
+]
 RING_STAYS: list[tuple[str, int, int]] = [
-    ("Reykjavík, Hotel Frón", 1, 160), ("Hella, Stracta guesthouse", 1, 140), ("Vík, Puffin Hostel", 1, 120),
-    ("Höfn, Milk Factory", 1, 150), ("Egilsstaðir, Lake Hotel", 1, 145), ("Mývatn, Vogafjós farm stay", 1, 170),
+    ("Reykjavík, Hotel Frón", 1, 160),
+    ("Hella, Stracta guesthouse", 1, 140),
+    ("Vík, Puffin Hostel", 1, 120),
+    ("Höfn, Milk Factory", 1, 150),
+    ("Egilsstaðir, Lake Hotel", 1, 145),
+    ("Mývatn, Vogafjós farm stay", 1, 170),
     ("Borgarnes, Hotel Hafnarfjall", 1, 130),
 ]
 
@@ -434,29 +628,53 @@ def ring_compute(p: dict[str, Any]) -> dict[str, Any]:
     activities_usd = sum(price * n for _, _, _, price in tours)
     if size == 10:
         activities = [{"name": name, "price_per_person_usd": price} for _, name, _, price in tours]
-        return {"trip": trip, "activities": activities, "activities_total_usd": activities_usd,
-                "car_rental_usd": 640, "total_usd": activities_usd + 640}
+        return {
+            "trip": trip,
+            "activities": activities,
+            "activities_total_usd": activities_usd,
+            "car_rental_usd": 640,
+            "total_usd": activities_usd + 640,
+        }
     trip.update(start_date=RING_START, end_date=add_days(RING_START, 7))
     activities = [
-        {"id": tid, "name": name, "date": add_days(RING_START, day - 1), "price_per_person_usd": price,
-         "cost_usd": price * n}
+        {
+            "id": tid,
+            "name": name,
+            "date": add_days(RING_START, day - 1),
+            "price_per_person_usd": price,
+            "cost_usd": price * n,
+        }
         for tid, name, day, price in tours
     ]
     days: list[dict[str, Any]] = []
     for i, overnight in enumerate(RING_OVERNIGHTS):
         todays = [t for t in tours if t[2] == i + 1]
-        day: dict[str, Any] = {"date": add_days(RING_START, i), "overnight": overnight,
-                               "tours": [t[0] for t in todays]}
+        day: dict[str, Any] = {
+            "date": add_days(RING_START, i),
+            "overnight": overnight,
+            "tours": [t[0] for t in todays],
+        }
         if size == 100:
             day["tour_spend_usd"] = sum(t[3] * n for t in todays)
         days.append(day)
-    costs: dict[str, Any] = {"activities_usd": activities_usd, "car_rental_usd": 640, "fuel_usd": 380}
+    costs: dict[str, Any] = {
+        "activities_usd": activities_usd,
+        "car_rental_usd": 640,
+        "fuel_usd": 380,
+    }
     art: dict[str, Any] = {"trip": trip, "activities": activities, "days": days, "costs": costs}
     if size == 100:
         trip["summary"] = f"8 days, 7 nights, {len(tours)} tours"
         costs["lodging_usd"] = sum(price for _, _, price in RING_STAYS)
-        art["stays"] = [{"place": place, "nights": nights, "price_usd": price} for place, nights, price in RING_STAYS]
-        art["car"] = {"company": "Blue Car Rental", "model": "Dacia Duster 4x4", "return": add_days(RING_START, 7)}
+        art["stays"] = [
+            {"place": place, "nights": nights, "price_usd": price}
+            for place, nights, price in RING_STAYS
+        ]
+        art["car"] = {
+            "company": "Blue Car Rental",
+            "model": "Dacia Duster 4x4",
+            "return": add_days(RING_START, 7),
+        }
         art["packing"] = ["swimsuits", "eye mask for the midnight sun"]
     total = sum(v for v in costs.values())
     costs["total_usd"] = total
@@ -472,26 +690,48 @@ def ring_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             ("We're two people doing the Iceland ring road, 7 nights.", ["/trip"]),
-            ("Tours so far: a Golden Circle small-group tour at $89 each and whale watching out of "
-             "Húsavík at $110 each.", ["/activities/0", "/activities/1"]),
-            ("Add up the tours for both of us. The rental car is $640 for the week; then give me the "
-             "grand total of tours and car.",
-             ["/activities_total_usd", "/car_rental_usd", "/total_usd"]),
+            (
+                "Tours so far: a Golden Circle small-group tour at $89 each and whale watching out of "
+                "Húsavík at $110 each.",
+                ["/activities/0", "/activities/1"],
+            ),
+            (
+                "Add up the tours for both of us. The rental car is $640 for the week; then give me the "
+                "grand total of tours and car.",
+                ["/activities_total_usd", "/car_rental_usd", "/total_usd"],
+            ),
         ]
-    trip_ptrs = ["/trip/route", "/trip/travelers", "/trip/nights", "/trip/start_date", "/trip/end_date"]
-    turns: list[Turn] = [
-        ("We're two people doing the Iceland ring road: landing 9 June 2025, 7 nights, flying home "
-         "late on the 16th.", trip_ptrs),
-        ("The overnight stops, in order: Reykjavík, Hella, Vík, Höfn, Egilsstaðir, Mývatn, Borgarnes; "
-         "the last day ends with the flight home. One entry per day please.",
-         [f"/days/{i}/{k}" for i in range(8) for k in ("date", "overnight")]),
+    trip_ptrs = [
+        "/trip/route",
+        "/trip/travelers",
+        "/trip/nights",
+        "/trip/start_date",
+        "/trip/end_date",
     ]
-    tour_text = ("Tours we booked, prices per person: Golden Circle small-group tour on day 2 ($89), "
-                 "Sólheimajökull glacier hike on day 3 ($125), ")
+    turns: list[Turn] = [
+        (
+            "We're two people doing the Iceland ring road: landing 9 June 2025, 7 nights, flying home "
+            "late on the 16th.",
+            trip_ptrs,
+        ),
+        (
+            "The overnight stops, in order: Reykjavík, Hella, Vík, Höfn, Egilsstaðir, Mývatn, Borgarnes; "
+            "the last day ends with the flight home. One entry per day please.",
+            [f"/days/{i}/{k}" for i in range(8) for k in ("date", "overnight")],
+        ),
+    ]
+    tour_text = (
+        "Tours we booked, prices per person: Golden Circle small-group tour on day 2 ($89), "
+        "Sólheimajökull glacier hike on day 3 ($125), "
+    )
     if size == 100:
         tour_text += "Jökulsárlón zodiac boat tour on day 4 ($95), "
-    tour_text += "Húsavík whale watching on day 6 ($110) and the Mývatn Nature Baths the same evening ($55)"
-    tour_text += ", and the Raufarhólshellir lava tunnel on the last morning ($60)." if size == 100 else "."
+    tour_text += (
+        "Húsavík whale watching on day 6 ($110) and the Mývatn Nature Baths the same evening ($55)"
+    )
+    tour_text += (
+        ", and the Raufarhólshellir lava tunnel on the last morning ($60)." if size == 100 else "."
+    )
     ids = RING_TOURS_BY_SIZE[size]
     tour_ptrs = [f"/activities/{i}" for i in range(len(ids))]
     turns.append((tour_text + " Show what each costs for the two of us.", tour_ptrs))
@@ -501,24 +741,39 @@ def ring_conversation(p: dict[str, Any]) -> list[Turn]:
         link_text += " And per day, what we spend on tours that day."
         link_ptrs += [f"/days/{i}/tour_spend_usd" for i in range(8)]
     turns.append((link_text, link_ptrs))
-    cost_text = ("Costs: all the tours together, the car at $640 for the week and about $380 of fuel")
+    cost_text = "Costs: all the tours together, the car at $640 for the week and about $380 of fuel"
     cost_ptrs = ["/costs/activities_usd", "/costs/car_rental_usd", "/costs/fuel_usd"]
     if size == 100:
-        turns.append((
-            "Where we sleep: Hotel Frón in Reykjavík $160, Stracta guesthouse in Hella $140, Puffin Hostel "
-            "in Vík $120, the Milk Factory in Höfn $150, Lake Hotel in Egilsstaðir $145, the Vogafjós farm "
-            "stay at Mývatn $170 and Hotel Hafnarfjall in Borgarnes $130, one night each, per room.",
-            ["/stays"]))
+        turns.append(
+            (
+                "Where we sleep: Hotel Frón in Reykjavík $160, Stracta guesthouse in Hella $140, Puffin Hostel "
+                "in Vík $120, the Milk Factory in Höfn $150, Lake Hotel in Egilsstaðir $145, the Vogafjós farm "
+                "stay at Mývatn $170 and Hotel Hafnarfjall in Borgarnes $130, one night each, per room.",
+                ["/stays"],
+            )
+        )
         cost_text += ", plus all the rooms"
         cost_ptrs.append("/costs/lodging_usd")
-    turns.append((cost_text + ". Then the total, and half of it for each of us.",
-                   [*cost_ptrs, "/costs/total_usd", "/costs/per_person_usd"]))
+    turns.append(
+        (
+            cost_text + ". Then the total, and half of it for each of us.",
+            [*cost_ptrs, "/costs/total_usd", "/costs/per_person_usd"],
+        )
+    )
     if size == 100:
         turns += [
-            ("Give the trip a short summary line: days, nights and how many tours.", ["/trip/summary"]),
-            ("Our ceiling for all of this is $3,500. How much room is left?",
-             ["/costs/budget_ceiling_usd", "/costs/left_of_budget_usd"]),
-            ("Car: Blue Car Rental, a Dacia Duster 4x4, back at the airport on the 16th.", ["/car"]),
+            (
+                "Give the trip a short summary line: days, nights and how many tours.",
+                ["/trip/summary"],
+            ),
+            (
+                "Our ceiling for all of this is $3,500. How much room is left?",
+                ["/costs/budget_ceiling_usd", "/costs/left_of_budget_usd"],
+            ),
+            (
+                "Car: Blue Car Rental, a Dacia Duster 4x4, back at the airport on the 16th.",
+                ["/car"],
+            ),
             ("Packing reminders: swimsuits, and an eye mask for the midnight sun.", ["/packing"]),
         ]
     return turns
@@ -573,36 +828,71 @@ def fares_compute(p: dict[str, Any]) -> dict[str, Any]:
     ages = list(p["ages"].values())
     travelers = {"adults": 2, "children": [{"name": k, "age": v} for k, v in p["ages"].items()]}
     adult_t, child_t = _tickets(ages, 2, 11)
-    flights: dict[str, Any] = {"adult_fare_eur": 210, "child_fare_eur": 160, "adult_tickets": adult_t,
-                               "child_tickets": child_t, "total_eur": 210 * adult_t + 160 * child_t}
+    flights: dict[str, Any] = {
+        "adult_fare_eur": 210,
+        "child_fare_eur": 160,
+        "adult_tickets": adult_t,
+        "child_tickets": child_t,
+        "total_eur": 210 * adult_t + 160 * child_t,
+    }
     art: dict[str, Any] = {"travelers": travelers, "flights": flights}
     if size == 10:
         return art
     travelers["parents"] = "Giulia and Mark"
     flights.update(airline="ITA Airways", outbound=ROME_START, return_date=add_days(ROME_START, 5))
-    art["hotel"] = {"name": "Hotel Santa Prassede", "area": "Monti", "room": "family room", "nights": 5,
-                    "room_total_eur": 950, "check_in": "14:00"}
+    art["hotel"] = {
+        "name": "Hotel Santa Prassede",
+        "area": "Monti",
+        "room": "family room",
+        "nights": 5,
+        "room_total_eur": 950,
+        "check_in": "14:00",
+    }
     paying = _tickets(ages, 2, 11)[0]
-    art["breakfast"] = {"adult_rate_eur": 14, "mornings": 5, "paying_guests": paying,
-                        "total_eur": 14 * 5 * paying}
+    art["breakfast"] = {
+        "adult_rate_eur": 14,
+        "mornings": 5,
+        "paying_guests": paying,
+        "total_eur": 14 * 5 * paying,
+    }
     bookings: list[dict[str, Any]] = []
-    for name, offset, adult, child, max_child, min_child in ROME_BOOKINGS[: ROME_BOOKINGS_BY_SIZE[size]]:
+    for name, offset, adult, child, max_child, min_child in ROME_BOOKINGS[
+        : ROME_BOOKINGS_BY_SIZE[size]
+    ]:
         a, c = _tickets(ages, 2, max_child, min_child)
-        bookings.append({"name": name, "date": add_days(ROME_START, offset), "adult_price_eur": adult,
-                         "child_price_eur": child, "adult_tickets": a, "child_tickets": c,
-                         "total_eur": adult * a + child * c})
+        bookings.append(
+            {
+                "name": name,
+                "date": add_days(ROME_START, offset),
+                "adult_price_eur": adult,
+                "child_price_eur": child,
+                "adult_tickets": a,
+                "child_tickets": c,
+                "total_eur": adult * a + child * c,
+            }
+        )
     art["bookings"] = bookings
     activities = sum(b["total_eur"] for b in bookings)
     art["budget"] = {
-        "flights_eur": flights["total_eur"], "hotel_eur": 950, "breakfast_eur": art["breakfast"]["total_eur"],
+        "flights_eur": flights["total_eur"],
+        "hotel_eur": 950,
+        "breakfast_eur": art["breakfast"]["total_eur"],
         "activities_eur": activities,
         "total_eur": flights["total_eur"] + 950 + art["breakfast"]["total_eur"] + activities,
     }
     if size == 100:
         art["hotel"]["phone"] = "+39 06 481 4850"
-        art["transfers"] = {"airport_to_hotel": "Leonardo Express + taxi", "return": "private van at 06:30"}
-        art["packing"] = ["refillable water bottles", "covered shoulders for the Vatican", "kids' tablets",
-                          "sun hats", "plug adapters (type L)"]
+        art["transfers"] = {
+            "airport_to_hotel": "Leonardo Express + taxi",
+            "return": "private van at 06:30",
+        }
+        art["packing"] = [
+            "refillable water bottles",
+            "covered shoulders for the Vatican",
+            "kids' tablets",
+            "sun hats",
+            "plug adapters (type L)",
+        ]
         art["contacts"] = {"pediatrician_at_home": "Dr. Weiss +49 30 555 0192", "emergency": "112"}
         art["restaurants"] = [
             {"name": "Trattoria Monti", "date": add_days(ROME_START, 1), "time": "19:30"},
@@ -617,24 +907,43 @@ def fares_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("Family trip to Rome: the two of us plus our kids Leo, who's 11, and Sofia, who's 8.",
-             ["/travelers"]),
-            ("Flights are €210 per adult. Children under 12 fly on the €160 child fare; anyone 12 or older "
-             "pays the adult fare. Work out the tickets and the total.",
-             ["/flights"]),
+            (
+                "Family trip to Rome: the two of us plus our kids Leo, who's 11, and Sofia, who's 8.",
+                ["/travelers"],
+            ),
+            (
+                "Flights are €210 per adult. Children under 12 fly on the €160 child fare; anyone 12 or older "
+                "pays the adult fare. Work out the tickets and the total.",
+                ["/flights"],
+            ),
         ]
     n = ROME_BOOKINGS_BY_SIZE[size]
     turns: list[Turn] = [
-        ("Family trip to Rome over Easter: Giulia and me (Mark), plus Leo, 11, and Sofia, 8.",
-         ["/travelers/adults", "/travelers/children", "/travelers/parents"]),
-        ("We fly ITA Airways on 18 April and back on the 23rd. Adults pay €210; kids under 12 get the "
-         "€160 child fare, from 12 up it's the adult fare. Tickets and total, please.",
-         ["/flights"]),
-        ("Hotel Santa Prassede in Monti, a family room for 5 nights, €950 in total, check-in from 14:00.",
-         ["/hotel/name", "/hotel/area", "/hotel/room", "/hotel/nights", "/hotel/room_total_eur",
-          "/hotel/check_in"]),
-        ("Breakfast isn't included: it's €14 per person each morning, but kids under 12 eat free. "
-         "Five mornings.", ["/breakfast"]),
+        (
+            "Family trip to Rome over Easter: Giulia and me (Mark), plus Leo, 11, and Sofia, 8.",
+            ["/travelers/adults", "/travelers/children", "/travelers/parents"],
+        ),
+        (
+            "We fly ITA Airways on 18 April and back on the 23rd. Adults pay €210; kids under 12 get the "
+            "€160 child fare, from 12 up it's the adult fare. Tickets and total, please.",
+            ["/flights"],
+        ),
+        (
+            "Hotel Santa Prassede in Monti, a family room for 5 nights, €950 in total, check-in from 14:00.",
+            [
+                "/hotel/name",
+                "/hotel/area",
+                "/hotel/room",
+                "/hotel/nights",
+                "/hotel/room_total_eur",
+                "/hotel/check_in",
+            ],
+        ),
+        (
+            "Breakfast isn't included: it's €14 per person each morning, but kids under 12 eat free. "
+            "Five mornings.",
+            ["/breakfast"],
+        ),
     ]
     booking_text = (
         "Bookings, each with its own kids' rule. Colosseum and Forum on the 19th: €18 adults, free for "
@@ -649,22 +958,33 @@ def fares_conversation(p: dict[str, Any]) -> list[Turn]:
             "under 12."
         )
     turns += [
-        (booking_text + " Count adult and child tickets for each and total them.",
-         [f"/bookings/{i}" for i in range(n)]),
-        ("Now the overall budget: flights, hotel, breakfasts and bookings, and the grand total.",
-         ["/budget"]),
+        (
+            booking_text + " Count adult and child tickets for each and total them.",
+            [f"/bookings/{i}" for i in range(n)],
+        ),
+        (
+            "Now the overall budget: flights, hotel, breakfasts and bookings, and the grand total.",
+            ["/budget"],
+        ),
     ]
     if size == 100:
         turns += [
             ("The hotel's number is +39 06 481 4850.", ["/hotel/phone"]),
-            ("Getting around: Leonardo Express plus a taxi from the airport, and a private van at 06:30 "
-             "for the flight home.", ["/transfers"]),
-            ("Tables booked at Trattoria Monti on the 19th at 19:30, Pizzeria da Remo on the 21st at 20:00, "
-             "Roscioli for lunch on the 20th at 13:00 and Da Enzo al 29 on the 22nd at 12:30.",
-             ["/restaurants"]),
-            ("Packing: refillable water bottles, something covering the shoulders for the Vatican, the "
-             "kids' tablets, sun hats and type L plug adapters. Contacts: our pediatrician Dr. Weiss, +49 30 555 0192, and 112 for emergencies.",
-             ["/packing", "/contacts"]),
+            (
+                "Getting around: Leonardo Express plus a taxi from the airport, and a private van at 06:30 "
+                "for the flight home.",
+                ["/transfers"],
+            ),
+            (
+                "Tables booked at Trattoria Monti on the 19th at 19:30, Pizzeria da Remo on the 21st at 20:00, "
+                "Roscioli for lunch on the 20th at 13:00 and Da Enzo al 29 on the 22nd at 12:30.",
+                ["/restaurants"],
+            ),
+            (
+                "Packing: refillable water bottles, something covering the shoulders for the Vatican, the "
+                "kids' tablets, sun hats and type L plug adapters. Contacts: our pediatrician Dr. Weiss, +49 30 555 0192, and 112 for emergencies.",
+                ["/packing", "/contacts"],
+            ),
         ]
     return turns
 
@@ -707,8 +1027,17 @@ def shift_params(size: int) -> dict[str, Any]:
 def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, start = p["size"], p["start"]
     end = add_days(start, 6)
-    trip: dict[str, Any] = {"destination": "Scottish Highlands", "start_date": start, "end_date": end, "nights": 6}
-    car: dict[str, Any] = {"company": "Arnold Clark", "pickup_date": add_days(start, 3), "return_date": end}
+    trip: dict[str, Any] = {
+        "destination": "Scottish Highlands",
+        "start_date": start,
+        "end_date": end,
+        "nights": 6,
+    }
+    car: dict[str, Any] = {
+        "company": "Arnold Clark",
+        "pickup_date": add_days(start, 3),
+        "return_date": end,
+    }
     tattoo: dict[str, Any] = {"date": TATTOO["date"], "seats": TATTOO["seats"]}
     art: dict[str, Any] = {"trip": trip, "car": car, "tattoo": tattoo}
     if size == 10:
@@ -718,8 +1047,13 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
     car.update(pickup_place="Edinburgh Waverley", return_place="Inverness Airport")
     tattoo.update(time=TATTOO["time"], stand=TATTOO["stand"])
     art["stays"] = [
-        {"place": place, "name": name, "check_in": add_days(start, off), "check_out": add_days(start, off + n),
-         "nights": n}
+        {
+            "place": place,
+            "name": name,
+            "check_in": add_days(start, off),
+            "check_out": add_days(start, off + n),
+            "nights": n,
+        }
         for place, name, off, n, _ in HIGHLAND_STAYS
     ]
     skye_in = add_days(start, 4)
@@ -728,24 +1062,48 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"what": "Skye cottage balance", "date": add_days(skye_in, -14)},
         {"what": "Online check-in opens", "date": add_days(start, -30)},
     ]
-    art["dinner"] = {"what": "Fiona's birthday dinner", "place": "The Witchery", "date": "2025-08-05", "time": "19:30"}
+    art["dinner"] = {
+        "what": "Fiona's birthday dinner",
+        "place": "The Witchery",
+        "date": "2025-08-05",
+        "time": "19:30",
+    }
     if size == 100:
-        art["deadlines"].append({"what": "Free cancellation at Craigatin House ends", "date": add_days(start, 3 - 2)})
+        art["deadlines"].append(
+            {"what": "Free cancellation at Craigatin House ends", "date": add_days(start, 3 - 2)}
+        )
         for stay, (*_, ref) in zip(art["stays"], HIGHLAND_STAYS, strict=True):
             stay["booking_ref"] = ref
         art["days"] = [
             {"date": add_days(start, i), "base": _base_for(i), "plan": plan, "drive_hours": hours}
-            for i, (plan, hours) in enumerate(zip(HIGHLAND_PLANS, HIGHLAND_DRIVE_HOURS, strict=True))
+            for i, (plan, hours) in enumerate(
+                zip(HIGHLAND_PLANS, HIGHLAND_DRIVE_HOURS, strict=True)
+            )
         ]
         art["reservations"] = [
-            {"what": "Edradour distillery tour", "date": add_days(start, 3), "time": "16:00", "people": 2},
+            {
+                "what": "Edradour distillery tour",
+                "date": add_days(start, 3),
+                "time": "16:00",
+                "people": 2,
+            },
             {"what": "Fringe comedy matinee", "date": "2025-08-05", "time": "14:00", "people": 2},
-            {"what": "Boat trip to Loch Coruisk", "date": add_days(start, 5), "time": "10:00", "people": 2},
+            {
+                "what": "Boat trip to Loch Coruisk",
+                "date": add_days(start, 5),
+                "time": "10:00",
+                "people": 2,
+            },
         ]
         trip["home_airport"] = "Bristol"
         car["category"] = "compact SUV"
         tattoo["collect_at"] = "box office"
-    art["pet_sitter"] = {"name": "Morag", "from": add_days(start, -1), "to": add_days(end, 1), "rate_gbp_per_day": 25}
+    art["pet_sitter"] = {
+        "name": "Morag",
+        "from": add_days(start, -1),
+        "to": add_days(end, 1),
+        "rate_gbp_per_day": 25,
+    }
     art["budget_gbp"] = {"stays": 1460, "car": 310, "tattoo": 190, "fuel": 120}
     art["packing"] = ["midge repellent", "hiking boots"]
     if size == 100:
@@ -764,58 +1122,104 @@ def shift_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
-            ("We're doing the Scottish Highlands for 6 nights, leaving on 4 August 2025.",
-             ["/trip"]),
-            ("We rent from Arnold Clark: pick the car up three days after we arrive and hand it back on "
-             "our last day.", ["/car"]),
+            (
+                "We're doing the Scottish Highlands for 6 nights, leaving on 4 August 2025.",
+                ["/trip"],
+            ),
+            (
+                "We rent from Arnold Clark: pick the car up three days after we arrive and hand it back on "
+                "our last day.",
+                ["/car"],
+            ),
             ("We already have 2 tickets for the Edinburgh Tattoo on 6 August.", ["/tattoo"]),
-            ("Our Edinburgh apartment wants the rest of the payment 30 days before we arrive; note that date.",
-             ["/apartment_balance_due"]),
+            (
+                "Our Edinburgh apartment wants the rest of the payment 30 days before we arrive; note that date.",
+                ["/apartment_balance_due"],
+            ),
         ]
     turns: list[Turn] = [
-        ("Hannah and I (Sam) are doing the Scottish Highlands: 6 nights, leaving on 4 August 2025 with "
-         "EZY 6931 and flying home on EZY 6942 on the last day.",
-         members("/trip", "destination start_date end_date nights travelers flights")),
-        ("Stays, counted from the day we arrive: 3 nights at The Dunstane Houses in Edinburgh, then 1 "
-         "night at Craigatin House in Pitlochry, then 2 nights at a cottage in Glendale on Skye.",
-         each("/stays", 3, "place name check_in check_out nights")),
-        ("Car from Arnold Clark: we collect it at Edinburgh Waverley the morning we leave Edinburgh and "
-         "drop it at Inverness Airport the day we fly home.",
-         ["/car/company", "/car/pickup_date", "/car/return_date", "/car/pickup_place", "/car/return_place"]),
-        ("We already bought 2 Tattoo tickets for 6 August at 21:00, South Stand, row K.",
-         members("/tattoo", "date seats time stand")),
+        (
+            "Hannah and I (Sam) are doing the Scottish Highlands: 6 nights, leaving on 4 August 2025 with "
+            "EZY 6931 and flying home on EZY 6942 on the last day.",
+            members("/trip", "destination start_date end_date nights travelers flights"),
+        ),
+        (
+            "Stays, counted from the day we arrive: 3 nights at The Dunstane Houses in Edinburgh, then 1 "
+            "night at Craigatin House in Pitlochry, then 2 nights at a cottage in Glendale on Skye.",
+            each("/stays", 3, "place name check_in check_out nights"),
+        ),
+        (
+            "Car from Arnold Clark: we collect it at Edinburgh Waverley the morning we leave Edinburgh and "
+            "drop it at Inverness Airport the day we fly home.",
+            [
+                "/car/company",
+                "/car/pickup_date",
+                "/car/return_date",
+                "/car/pickup_place",
+                "/car/return_place",
+            ],
+        ),
+        (
+            "We already bought 2 Tattoo tickets for 6 August at 21:00, South Stand, row K.",
+            members("/tattoo", "date seats time stand"),
+        ),
         ("And Fiona's birthday dinner is fixed: The Witchery, 5 August at 19:30.", ["/dinner"]),
     ]
-    deadline_text = ("Deadlines: travel insurance by 1 July 2025; the Skye cottage balance is due 14 days "
-                     "before we check in there; online check-in opens 30 days before the outbound flight.")
+    deadline_text = (
+        "Deadlines: travel insurance by 1 July 2025; the Skye cottage balance is due 14 days "
+        "before we check in there; online check-in opens 30 days before the outbound flight."
+    )
     deadline_ptrs = ["/deadlines/0", "/deadlines/1", "/deadlines/2"]
     if size == 100:
-        deadline_text += " Also, free cancellation at Craigatin House ends 2 days before our night there."
+        deadline_text += (
+            " Also, free cancellation at Craigatin House ends 2 days before our night there."
+        )
         deadline_ptrs.append("/deadlines/3")
     turns.append((deadline_text, deadline_ptrs))
     turns += [
-        ("Morag looks after the dog from the evening before we leave until the day after we're back, "
-         "£25 a day.", ["/pet_sitter"]),
+        (
+            "Morag looks after the dog from the evening before we leave until the day after we're back, "
+            "£25 a day.",
+            ["/pet_sitter"],
+        ),
         ("Rough budget in pounds: stays 1460, car 310, Tattoo 190, fuel 120.", ["/budget_gbp"]),
-        ("Packing: midge repellent, hiking boots"
-         + (", rain shells and binoculars for Skye." if size == 100 else "."), ["/packing"]),
+        (
+            "Packing: midge repellent, hiking boots"
+            + (", rain shells and binoculars for Skye." if size == 100 else "."),
+            ["/packing"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Lay out the days with where we are each day. Day 1: land 10:15, Old Town walk. Day 2: Arthur's "
-             "Seat and the Royal Mile. Day 3: free in Edinburgh. Day 4: pick up the car, Stirling Castle, on "
-             "to Pitlochry. Day 5: Glencoe, then over the bridge to Skye. Day 6: Quiraing loop and the Old "
-             "Man of Storr. Day 7: drive to Inverness and fly home at 17:20.",
-             each("/days", 7, "date base plan")),
-            ("Add the rough driving hours per day: nothing the first three days, then 2.5, 5, 1.5 and 2.5.",
-             each("/days", 7, "drive_hours")),
-            ("Booked extras: the Edradour distillery tour at 16:00 on our Pitlochry day, a Fringe comedy "
-             "matinee on 5 August at 14:00, and the Loch Coruisk boat trip at 10:00 on our second Skye day. "
-             "Two people each.", ["/reservations"]),
-            ("Booking references: Dunstane DUN-55812, Craigatin CGH-2291, Skye cottage SKY-7740. We fly from "
-             "Bristol, the car is a compact SUV, and the Tattoo tickets are collected at the box office.",
-             ["/stays/0/booking_ref", "/stays/1/booking_ref", "/stays/2/booking_ref", "/trip/home_airport",
-              "/car/category", "/tattoo/collect_at"]),
+            (
+                "Lay out the days with where we are each day. Day 1: land 10:15, Old Town walk. Day 2: Arthur's "
+                "Seat and the Royal Mile. Day 3: free in Edinburgh. Day 4: pick up the car, Stirling Castle, on "
+                "to Pitlochry. Day 5: Glencoe, then over the bridge to Skye. Day 6: Quiraing loop and the Old "
+                "Man of Storr. Day 7: drive to Inverness and fly home at 17:20.",
+                each("/days", 7, "date base plan"),
+            ),
+            (
+                "Add the rough driving hours per day: nothing the first three days, then 2.5, 5, 1.5 and 2.5.",
+                each("/days", 7, "drive_hours"),
+            ),
+            (
+                "Booked extras: the Edradour distillery tour at 16:00 on our Pitlochry day, a Fringe comedy "
+                "matinee on 5 August at 14:00, and the Loch Coruisk boat trip at 10:00 on our second Skye day. "
+                "Two people each.",
+                ["/reservations"],
+            ),
+            (
+                "Booking references: Dunstane DUN-55812, Craigatin CGH-2291, Skye cottage SKY-7740. We fly from "
+                "Bristol, the car is a compact SUV, and the Tattoo tickets are collected at the box office.",
+                [
+                    "/stays/0/booking_ref",
+                    "/stays/1/booking_ref",
+                    "/stays/2/booking_ref",
+                    "/trip/home_airport",
+                    "/car/category",
+                    "/tattoo/collect_at",
+                ],
+            ),
         ]
     return turns
 
@@ -863,7 +1267,9 @@ def riad_params(size: int) -> dict[str, Any]:
     return {"size": size, "status": {s[0]: s[5] for s in MOROCCO_STAYS}}
 
 
-def _booking(stay: tuple[str, str, str, int, int, str, str], status: str, size: int) -> dict[str, Any]:
+def _booking(
+    stay: tuple[str, str, str, int, int, str, str], status: str, size: int
+) -> dict[str, Any]:
     name, city, check_in, nights, total, _, hold = stay
     confirmed = status == "confirmed"
     deposit = money(total * 0.3) if confirmed else 0
@@ -871,7 +1277,10 @@ def _booking(stay: tuple[str, str, str, int, int, str, str], status: str, size: 
     if size >= 50:
         booking["nights"] = nights
     booking.update(
-        total_eur=total, status=status, deposit_paid_eur=deposit, balance_due_eur=money(total - deposit),
+        total_eur=total,
+        status=status,
+        deposit_paid_eur=deposit,
+        balance_due_eur=money(total - deposit),
         hold_expires=None if confirmed else hold,
         free_cancellation_until=add_days(check_in, -7) if confirmed else None,
     )
@@ -885,8 +1294,12 @@ def riad_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         return {"travelers": 2, "booking": bookings[0]}
     art: dict[str, Any] = {
-        "trip": {"travelers": 2, "route": " - ".join(b["city"] for b in bookings),
-                 "arrive": "2025-04-05", "fly_home": add_days(stays[-1][2], stays[-1][3])},
+        "trip": {
+            "travelers": 2,
+            "route": " - ".join(b["city"] for b in bookings),
+            "arrive": "2025-04-05",
+            "fly_home": add_days(stays[-1][2], stays[-1][3]),
+        },
         "bookings": bookings,
     }
     deposits = sum(b["deposit_paid_eur"] for b in bookings)
@@ -896,23 +1309,38 @@ def riad_compute(p: dict[str, Any]) -> dict[str, Any]:
         "paid_so_far_eur": money(FLIGHTS_PAID_EUR + deposits),
         "due_at_check_ins_eur": money(sum(b["balance_due_eur"] for b in bookings)),
     }
-    art["checklist"] = [{"task": f"Get {b['name']} confirmed", "done": b["status"] == "confirmed"} for b in bookings]
+    art["checklist"] = [
+        {"task": f"Get {b['name']} confirmed", "done": b["status"] == "confirmed"} for b in bookings
+    ]
     art["transport"] = [
         {"leg": "Marrakech to Merzouga", "how": "private driver over the Atlas", "cost_eur": 380},
         {"leg": "Merzouga to Fes", "how": "same driver", "cost_eur": 220},
     ]
     if size == 100:
-        art["checklist"] += [{"task": "Book the Fes medina guide", "done": True},
-                             {"task": "Order dirhams from the bank", "done": False}]
+        art["checklist"] += [
+            {"task": "Book the Fes medina guide", "done": True},
+            {"task": "Order dirhams from the bank", "done": False},
+        ]
         confirmed = [b for b in bookings if b["status"] == "confirmed"]
         art["trip"]["status_line"] = f"{len(confirmed)} of {len(bookings)} stays confirmed"
         art["trip"]["nights_locked_in"] = sum(b["nights"] for b in confirmed)
         art["transport"].append({"leg": "Fes to Chefchaouen", "how": "CTM bus", "cost_eur": 24})
-        art["contacts"] = {"driver": "Youssef, +212 661 204 318", "fes_guide": "Khadija, +212 662 118 090",
-                           "atlas_stays": "help@atlasstays.example"}
-        art["packing"] = ["scarf for the desert", "headlamp", "modest layers for the medinas", "cash belt",
-                          "sunscreen", "motion-sickness tablets"]
-        art["days"] = [{"date": add_days("2025-04-05", i), "plan": plan} for i, plan in enumerate(MOROCCO_DAYS)]
+        art["contacts"] = {
+            "driver": "Youssef, +212 661 204 318",
+            "fes_guide": "Khadija, +212 662 118 090",
+            "atlas_stays": "help@atlasstays.example",
+        }
+        art["packing"] = [
+            "scarf for the desert",
+            "headlamp",
+            "modest layers for the medinas",
+            "cash belt",
+            "sunscreen",
+            "motion-sickness tablets",
+        ]
+        art["days"] = [
+            {"date": add_days("2025-04-05", i), "plan": plan} for i, plan in enumerate(MOROCCO_DAYS)
+        ]
     return art
 
 
@@ -930,49 +1358,80 @@ def riad_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             ("Two of us are going to Fes. " + RIAD_RULE, ["/travelers"]),
-            ("We've put Riad Yasmine on hold from 10 April 2025: €900 in total, hold until 15 March. "
-             "Nothing is charged yet, so the whole €900 is still due.",
-             members("/booking", booking_ptrs)),
+            (
+                "We've put Riad Yasmine on hold from 10 April 2025: €900 in total, hold until 15 March. "
+                "Nothing is charged yet, so the whole €900 is still due.",
+                members("/booking", booking_ptrs),
+            ),
         ]
     names = MOROCCO_STAYS_BY_SIZE[size]
     turns: list[Turn] = [
-        ("Morocco for two in April, arriving in Marrakech on 5 April 2025. " + RIAD_RULE,
-         members("/trip", "travelers arrive")),
-        ("Riad Dar Anika in Marrakech is already confirmed: 3 nights from 5 April, €780 in total.",
-         ["/bookings/0"]),
-        ("On hold: Erg Chebbi Luxury Camp in Merzouga, 2 nights from 8 April, €460, hold until 20 March; and "
-         "Riad Yasmine in Fes, 3 nights from 10 April, €900, hold until 15 March.",
-         ["/bookings/1", "/bookings/2"]),
+        (
+            "Morocco for two in April, arriving in Marrakech on 5 April 2025. " + RIAD_RULE,
+            members("/trip", "travelers arrive"),
+        ),
+        (
+            "Riad Dar Anika in Marrakech is already confirmed: 3 nights from 5 April, €780 in total.",
+            ["/bookings/0"],
+        ),
+        (
+            "On hold: Erg Chebbi Luxury Camp in Merzouga, 2 nights from 8 April, €460, hold until 20 March; and "
+            "Riad Yasmine in Fes, 3 nights from 10 April, €900, hold until 15 March.",
+            ["/bookings/1", "/bookings/2"],
+        ),
     ]
     if size == 100:
-        turns.append(("Also on hold: Casa Perleta in Chefchaouen, 2 nights from 13 April, €320, hold until 25 March.",
-                      ["/bookings/3"]))
+        turns.append(
+            (
+                "Also on hold: Casa Perleta in Chefchaouen, 2 nights from 13 April, €320, hold until 25 March.",
+                ["/bookings/3"],
+            )
+        )
     turns += [
         ("Put our route and the day we fly home at the top.", members("/trip", "route fly_home")),
-        (f"Payments: flights are paid, €{FLIGHTS_PAID_EUR}. Track the deposits paid, what we've paid so far "
-         "in total, and what's still due at the check-ins.", ["/payments"]),
-        ("Keep a checklist with one 'get it confirmed' item per stay; tick an item off when that place "
-         "confirms." + (" Also: the Fes medina guide is booked, and we still need to order dirhams."
-                        if size == 100 else ""),
-         [f"/checklist/{i}" for i in range(len(names) + (2 if size == 100 else 0))]),
-        ("Transport: a private driver from Marrakech to Merzouga, one long day over the Atlas (€380), "
-         "then the same driver on to Fes (€220)."
-         + (" From Fes to Chefchaouen we take the CTM bus, €24." if size == 100 else ""),
-         ["/transport"]),
+        (
+            f"Payments: flights are paid, €{FLIGHTS_PAID_EUR}. Track the deposits paid, what we've paid so far "
+            "in total, and what's still due at the check-ins.",
+            ["/payments"],
+        ),
+        (
+            "Keep a checklist with one 'get it confirmed' item per stay; tick an item off when that place "
+            "confirms."
+            + (
+                " Also: the Fes medina guide is booked, and we still need to order dirhams."
+                if size == 100
+                else ""
+            ),
+            [f"/checklist/{i}" for i in range(len(names) + (2 if size == 100 else 0))],
+        ),
+        (
+            "Transport: a private driver from Marrakech to Merzouga, one long day over the Atlas (€380), "
+            "then the same driver on to Fes (€220)."
+            + (" From Fes to Chefchaouen we take the CTM bus, €24." if size == 100 else ""),
+            ["/transport"],
+        ),
     ]
     if size == 100:
         turns += [
-            ("Add a status line like '1 of 4 stays confirmed', and how many of our nights are locked in "
-             "by confirmed bookings.", members("/trip", "status_line nights_locked_in")),
-            ("Contacts: our driver Youssef, +212 661 204 318, Khadija, the Fes guide, +212 662 118 090, and "
-             "Atlas Stays support at help@atlasstays.example. Packing: a scarf for the desert, a headlamp, "
-             "modest layers for the medinas, a cash belt, sunscreen and motion-sickness tablets.",
-             ["/contacts", "/packing"]),
-            ("Day by day: land in Marrakech and Jemaa el-Fnaa at dusk; Bahia Palace and the souks; Jardin "
-             "Majorelle and a hammam in the evening; the drive over the Atlas to the dunes; a sunrise camel "
-             "trek and an afternoon in camp; the drive to Fes; the medina with Khadija; the tanneries and the "
-             "Bou Inania madrasa; the CTM bus to Chefchaouen; and a blue city walk with sunset at the Spanish "
-             "mosque.", ["/days"]),
+            (
+                "Add a status line like '1 of 4 stays confirmed', and how many of our nights are locked in "
+                "by confirmed bookings.",
+                members("/trip", "status_line nights_locked_in"),
+            ),
+            (
+                "Contacts: our driver Youssef, +212 661 204 318, Khadija, the Fes guide, +212 662 118 090, and "
+                "Atlas Stays support at help@atlasstays.example. Packing: a scarf for the desert, a headlamp, "
+                "modest layers for the medinas, a cash belt, sunscreen and motion-sickness tablets.",
+                ["/contacts", "/packing"],
+            ),
+            (
+                "Day by day: land in Marrakech and Jemaa el-Fnaa at dusk; Bahia Palace and the souks; Jardin "
+                "Majorelle and a hammam in the evening; the drive over the Atlas to the dunes; a sunrise camel "
+                "trek and an afternoon in camp; the drive to Fes; the medina with Khadija; the tanneries and the "
+                "Bou Inania madrasa; the CTM bus to Chefchaouen; and a blue city walk with sunset at the Spanish "
+                "mosque.",
+                ["/days"],
+            ),
         ]
     return turns
 
@@ -1002,7 +1461,7 @@ SCENARIOS = [
         conversation=headcount_conversation,
         revision=headcount_revision,
         notes="Per-person prices multiply by the headcount; the apartment, taxi and group tours are flat "
-              "prices and stay (distractors).",
+        "prices and stay (distractors).",
     ),
     Scenario(
         id="travel-hotel-swap",
@@ -1014,7 +1473,7 @@ SCENARIOS = [
         conversation=swap_conversation,
         revision=swap_revision,
         notes="The new hotel's data comes as reference; room cost is rate x nights and the breakfast budget "
-              "depends on whether breakfast is included. The Osaka hotel is a distractor.",
+        "depends on whether breakfast is included. The Osaka hotel is a distractor.",
     ),
     Scenario(
         id="travel-drop-excursion",
@@ -1026,7 +1485,7 @@ SCENARIOS = [
         conversation=ring_conversation,
         revision=ring_revision,
         notes="Removing one activity: the day's tour list loses its id, the per-day spend and the totals drop; "
-              "the other tour booked the same day stays.",
+        "the other tour booked the same day stays.",
     ),
     Scenario(
         id="travel-child-fares",
@@ -1038,7 +1497,7 @@ SCENARIOS = [
         conversation=fares_conversation,
         revision=fares_revision,
         notes="Age threshold: 'under 12' rates (flights, breakfast, pizza class, gelato) flip to adult; "
-              "'under 18', '6 to 17' and '12 and under' rates are distractors that do not change.",
+        "'under 18', '6 to 17' and '12 and under' rates are distractors that do not change.",
     ),
     Scenario(
         id="travel-shift-departure",
@@ -1050,7 +1509,7 @@ SCENARIOS = [
         conversation=shift_conversation,
         revision=shift_revision,
         notes="Stays, car, deadlines, day plan and pet sitter are offsets from the departure date; the Tattoo, "
-              "the birthday dinner and the insurance deadline are absolute dates and stay.",
+        "the birthday dinner and the insurance deadline are absolute dates and stay.",
     ),
     Scenario(
         id="travel-riad-confirmed",
@@ -1062,6 +1521,6 @@ SCENARIOS = [
         conversation=riad_conversation,
         revision=riad_revision,
         notes="On hold -> confirmed moves deposit, balance, hold date and cancellation date together, plus the "
-              "payment totals and the checklist; the other bookings still on hold are distractors.",
+        "payment totals and the checklist; the other bookings still on hold are distractors.",
     ),
 ]
