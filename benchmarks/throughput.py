@@ -8,7 +8,7 @@
 
 For each split and each worker count it runs ``python -m pytest --revprop-method=all ...``
 (9 methods, k=5, the 5 paper seeds) against a FakeServerProcess on 127.0.0.1 that answers with
-the oracle (``pytest_revprop.oracle:respond``), holds every request ``--latency`` seconds and
+the oracle (``pytest_revprop.testing.responder:respond``), holds every request ``--latency`` seconds and
 works on at most ``--slots`` requests at once (the rest queue, as in a vLLM batch). Then:
 
 - cold run (empty cache): distinct requests the server received against the protocol's floor
@@ -52,7 +52,7 @@ from typing import Any
 import psutil
 
 from pytest_revprop.cases import BENCHMARK_DIR, load_cases
-from pytest_revprop.fakeserver import FakeServerProcess
+from pytest_revprop.testing.fakeserver import FakeServerProcess
 
 HERE = Path(__file__).resolve().parent
 PHASES_PLUGIN = "revprop_bench_phases"
@@ -417,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = {
         "latency_s": cfg.latency,
         "slots": cfg.slots,
-        "responder": "pytest_revprop.oracle:respond",
+        "responder": "pytest_revprop.testing.responder:respond",
     }
     rows = []
     try:

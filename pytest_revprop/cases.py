@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .jsonutil import (
+from pytest_revprop.jsonutil import (
     MISSING,
     child_pointer,
     is_finite_json,
@@ -25,7 +25,7 @@ from .jsonutil import (
     loads_strict,
     split_pointer,
 )
-from .patching import PatchError, apply_operations, diff
+from pytest_revprop.patching import PatchError, apply_operations, diff
 
 __all__ = [
     "BENCHMARK_DIR",

@@ -10,7 +10,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from .errors import UserError
+from pytest_revprop.errors import UserError
 
 # command -> ("module:function", one-line help). Each function takes argv and returns an exit code.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -18,19 +18,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("pytest_revprop.commands:score_main", "score one raw model reply against one case"),
     "merge": ("pytest_revprop.commands:merge_main", "combine sample replies as or/and/maj/med do"),
     "cases": (
-        "pytest_revprop.benchmark:cases_main",
+        "pytest_revprop.authoring.build:cases_main",
         "build the shipped benchmark, or print case statistics",
     ),
     "serve": (
-        "pytest_revprop.serve:serve_main",
+        "pytest_revprop.servers.serve:serve_main",
         "start (or print) the vLLM server command for a model preset",
     ),
     "report": (
-        "pytest_revprop.figures:report_main",
+        "pytest_revprop.reporting.figures:report_main",
         "figures, tables and an HTML sample browser from results.json",
     ),
     "compare": (
-        "pytest_revprop.compare:compare_main",
+        "pytest_revprop.reporting.compare:compare_main",
         "compare two results.json files (paired McNemar test)",
     ),
 }
@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_usage())
         return 0 if args else 2
     if args[0] == "--version":
-        from . import __version__
+        from pytest_revprop import __version__
 
         print(f"revprop {__version__}")
         return 0

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .cases import Case, CaseError, load_case, load_cases
-from .errors import UserError
+from pytest_revprop.cases import Case, CaseError, load_case, load_cases
+from pytest_revprop.errors import UserError
 
 MAX_REPLY_BYTES = 16 * 1024 * 1024
 
@@ -72,7 +72,7 @@ def score_main(argv: Sequence[str]) -> int:
     parser.add_argument("reply", metavar="REPLY", help="a text file with the model's raw reply")
     parser.add_argument("--details", action="store_true", help="include reason and findings")
     args = parser.parse_args(argv)
-    from .scoring import score_reply
+    from pytest_revprop.scoring import score_reply
 
     case = _case(args.case)
     score = score_reply(case, read_reply(args.reply)).to_dict()
@@ -92,8 +92,8 @@ def merge_main(argv: Sequence[str]) -> int:
     parser.add_argument("case", metavar="CASE")
     parser.add_argument("replies", nargs="+", metavar="REPLY")
     args = parser.parse_args(argv)
-    from .merge import merge_patches
-    from .scoring import InvalidReply, extract_patch
+    from pytest_revprop.merge import merge_patches
+    from pytest_revprop.scoring import InvalidReply, extract_patch
 
     case = _case(args.case)
     patches: list[list[dict[str, Any]] | None] = []

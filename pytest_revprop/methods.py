@@ -16,13 +16,19 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .cases import Case
-from .client import CallFailed, Reply, Request
-from .jsonutil import json_equal
-from .merge import merge_patches, sample_artifacts
-from .patching import PatchError, apply_operations, check_operations, copy_json, diff
-from .prompts import Prompts, default_prompts
-from .scoring import InvalidReply, Score, extract_patch, literal_gold_patch, score_patch
+from pytest_revprop.cases import Case
+from pytest_revprop.jsonutil import json_equal
+from pytest_revprop.llm.client import CallFailed, Reply, Request
+from pytest_revprop.merge import merge_patches, sample_artifacts
+from pytest_revprop.patching import PatchError, apply_operations, check_operations, copy_json, diff
+from pytest_revprop.prompts import Prompts, default_prompts
+from pytest_revprop.scoring import (
+    InvalidReply,
+    Score,
+    extract_patch,
+    literal_gold_patch,
+    score_patch,
+)
 
 METHODS = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select")
 SINGLE = ("j", "h", "j+h")

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import jsonpatch
 import jsonpointer
 
-from .jsonutil import MISSING, child_pointer, json_equal, split_pointer
+from pytest_revprop.jsonutil import MISSING, child_pointer, json_equal, split_pointer
 
 OPS_WITH_VALUE = frozenset({"add", "replace", "test"})
 OPS_WITH_FROM = frozenset({"move", "copy"})

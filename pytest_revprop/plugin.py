@@ -13,10 +13,7 @@ from typing import Any
 
 import pytest
 
-from .errors import UserError
-
-REGRESSION_EXIT = 6
-"""Exit status of a session whose results regress against the baseline."""
+from pytest_revprop.errors import UserError
 
 METHOD_CHOICES = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select", "all")
 DEFAULT_SEEDS = "0,42,84,126,168"
@@ -268,7 +265,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if config.getoption("revprop_update_baseline") and not config.getoption("revprop_baseline"):
         raise pytest.UsageError("--revprop-update-baseline needs --revprop-baseline=FILE")
-    from .pytest_items import RevpropSession
+    from pytest_revprop.session import RevpropSession
 
     try:
         session = RevpropSession.from_config(config)

@@ -15,8 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .cases import Case
-from .errors import UserError
+from pytest_revprop.cases import Case
+from pytest_revprop.errors import UserError
 
 TEMPLATE_NAMES = (
     "system", "revise", "context_conversation", "context_artifact", "context_reference",

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cases import Case
-from .client import Client, Reply, RetryPolicy
-from .methods import (
+from pytest_revprop.cases import Case
+from pytest_revprop.llm.client import Client, Reply, RetryPolicy
+from pytest_revprop.llm.presets import ModelConfig
+from pytest_revprop.methods import (
     K_METHODS,
     METHODS,
     MIN_K,
@@ -37,9 +38,8 @@ from .methods import (
     reference_ask,
     run_method,
 )
-from .models import ModelConfig
-from .prompts import Prompts
-from .scoring import Score
+from pytest_revprop.prompts import Prompts
+from pytest_revprop.scoring import Score
 
 PAPER_SEEDS = (0, 42, 84, 126, 168)
 CANCEL_GRACE_S = 2.0

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .jsonutil import (
+from pytest_revprop.jsonutil import (
     MISSING,
     StrictJSONError,
     child_pointer,
@@ -21,10 +21,10 @@ from .jsonutil import (
     resolve,
     split_pointer,
 )
-from .patching import PatchError, apply_operations, check_operations
+from pytest_revprop.patching import PatchError, apply_operations, check_operations
 
 if TYPE_CHECKING:
-    from .cases import Case, GoldOp
+    from pytest_revprop.cases import Case, GoldOp
 
 __all__ = [
     "ABSENT",

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.client import RetryPolicy
-from pytest_revprop.fakeserver import FakeServer, FakeServerProcess
+from pytest_revprop.llm.client import RetryPolicy
+from pytest_revprop.testing.fakeserver import FakeServer, FakeServerProcess
 
 
 @pytest.fixture

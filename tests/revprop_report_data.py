@@ -11,8 +11,8 @@ import json
 from typing import Any
 
 from pytest_revprop.cases import Case
+from pytest_revprop.reporting.stats import mean_std
 from pytest_revprop.scoring import score_patch
-from pytest_revprop.stats import mean_std
 
 MODELS = ["m-small", "m-large"]
 SEEDS = [0, 42]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.authoring import (
+from pytest_revprop.authoring.scenario import (
     CASE_FIELDS,
     Revision,
     Scenario,

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop import benchmark
-from pytest_revprop.authoring import DOMAINS, FORBIDDEN_WORDS, PATTERNS, SIZES
-from pytest_revprop.benchmark import (
+from pytest_revprop.authoring import build as benchmark
+from pytest_revprop.authoring.build import (
     BuildResult,
     build_all,
     cases_main,
@@ -22,6 +21,7 @@ from pytest_revprop.benchmark import (
     propagation_buckets,
     write_files,
 )
+from pytest_revprop.authoring.scenario import DOMAINS, FORBIDDEN_WORDS, PATTERNS, SIZES
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.scoring import score_patch

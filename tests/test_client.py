@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.client import (
+from pytest_revprop.llm.client import (
     CallFailed,
     Client,
     PrioritySlots,
@@ -28,8 +28,8 @@ from pytest_revprop.client import (
     load_litellm,
     redact,
 )
-from pytest_revprop.fakeserver import FakeServer
-from pytest_revprop.models import ModelConfig, resolve_model
+from pytest_revprop.llm.presets import ModelConfig, resolve_model
+from pytest_revprop.testing.fakeserver import FakeServer
 
 DIGEST_REPLY = {"content": "answer seed={seed} digest={digest}"}
 PLANTED_KEY = "sk-planted-9f8e7d6c5b4a3210"
@@ -110,7 +110,7 @@ def test_key_ignores_replica_order_and_extra_body_spelling() -> None:
     one = Request.build(fake_model(["http://a/v1", "http://b/v1"]), ask("x"), seed=3)
     two = Request.build(fake_model(["http://b/v1", "http://a/v1"]), ask("x"), seed=3)
     assert one.cache_key() == two.cache_key()
-    from pytest_revprop.models import freeze_extra_body
+    from pytest_revprop.llm.presets import freeze_extra_body
 
     first = freeze_extra_body({"a": 1, "b": {"y": 2, "x": 1}})
     second = freeze_extra_body({"b": {"x": 1, "y": 2}, "a": 1})
@@ -220,8 +220,8 @@ def test_length_cut_reply_is_cached(fake_server: Callable[..., FakeServer], tmp_
 WORKER = r"""
 import asyncio, json, sys, time
 from pathlib import Path
-from pytest_revprop.client import Client, load_litellm
-from pytest_revprop.models import resolve_model
+from pytest_revprop.llm.client import Client, load_litellm
+from pytest_revprop.llm.presets import resolve_model
 
 base, cache, barrier, me, order = sys.argv[1:6]
 load_litellm()

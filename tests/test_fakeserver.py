@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.fakeserver import (
+from pytest_revprop.testing.fakeserver import (
     FakeServer,
     FakeServerProcess,
     get_json,

@@ -12,7 +12,7 @@ from revprop_report_data import CASES, make_results, make_samples
 
 from pytest_revprop import cli
 from pytest_revprop.errors import UserError
-from pytest_revprop.figures import (
+from pytest_revprop.reporting.figures import (
     load_samples,
     plot_completion_by_method,
     plot_cost_vs_completion,

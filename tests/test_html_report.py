@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from revprop_report_data import CASES, EVIL, make_results, make_samples
 
-from pytest_revprop import html_report
-from pytest_revprop.html_report import (
+from pytest_revprop.reporting import html as html_report
+from pytest_revprop.reporting.html import (
     MAX_REASONING_CHARS,
     build_payload,
     sample_outcome,

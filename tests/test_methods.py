@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from _cases import invoice_case
 
-from pytest_revprop.client import Client
-from pytest_revprop.fakeserver import FakeServer
+from pytest_revprop.llm.client import Client
+from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.methods import METHODS, client_ask, parse_selection, reference_ask, run_method
-from pytest_revprop.models import ModelConfig
 from pytest_revprop.prompts import Prompts, default_prompts
 from pytest_revprop.runner import ItemSpec, Runner, RunSettings, item_specs
+from pytest_revprop.testing.fakeserver import FakeServer
 
 CASE = invoice_case()
 GOLD = json.dumps(CASE.gold_patch[:3])

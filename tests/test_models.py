@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.models import (
+from pytest_revprop.llm.presets import (
     EMBEDDED_MAX_TOKENS,
     PRESETS,
     ModelConfig,
@@ -235,7 +235,7 @@ def test_modelconfig_defaults_are_those_of_a_plain_litellm_model() -> None:
 
 def test_importing_models_and_client_does_not_import_litellm() -> None:
     code = (
-        "import sys, pytest_revprop.models, pytest_revprop.client, pytest_revprop.fakeserver; "
+        "import sys, pytest_revprop.llm.presets, pytest_revprop.llm.client, pytest_revprop.testing.fakeserver; "
         "assert 'litellm' not in sys.modules and 'aiohttp' not in sys.modules, 'heavy import'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

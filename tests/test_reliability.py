@@ -29,16 +29,16 @@ import pytest
 from _cases import invoice_case, write_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
-from pytest_revprop.client import TRANSPORT_ENV, Client, Reply, ResponseCache, canonical_json
-from pytest_revprop.fakeserver import FakeServer
+from pytest_revprop.llm.client import TRANSPORT_ENV, Client, Reply, ResponseCache, canonical_json
+from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.methods import run_method
-from pytest_revprop.models import resolve_model
-from pytest_revprop.oracle import respond
 from pytest_revprop.prompts import default_prompts
-from pytest_revprop.report import RESULT_KEYS
+from pytest_revprop.reporting.aggregate import RESULT_KEYS
 from pytest_revprop.runner import ItemSpec, result_record
+from pytest_revprop.testing.fakeserver import FakeServer
+from pytest_revprop.testing.responder import respond
 
-ORACLE = "pytest_revprop.oracle:respond"
+ORACLE = "pytest_revprop.testing.responder:respond"
 MODEL = "openai/fake"
 # The shipped dev cases of size 10 x (j+h, med at k=3) x seeds 0,1: four items per case, and four
 # distinct calls per case (seeds 0-3; j+h at seed s is med's first sample at seed s).

@@ -19,9 +19,9 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.errors import UserError
-from pytest_revprop.models import EMBEDDED_MAX_TOKENS, PRESETS, resolve_model
+from pytest_revprop.llm.presets import EMBEDDED_MAX_TOKENS, PRESETS, resolve_model
 from pytest_revprop.prompts import default_prompts
-from pytest_revprop.serve import (
+from pytest_revprop.servers.serve import (
     DEFAULT_PROMPT_TOKENS,
     PROMPT_MARGIN,
     EmbeddedServer,
@@ -397,7 +397,7 @@ def test_check_servers_passes_for_a_live_server(
 
 
 def test_check_servers_accepts_the_fake_server() -> None:
-    fakeserver = pytest.importorskip("pytest_revprop.fakeserver")
+    fakeserver = pytest.importorskip("pytest_revprop.testing.fakeserver")
     with fakeserver.FakeServer() as server:
         check_servers([server.base_url])
 

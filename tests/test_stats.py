@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.stats import SampleKey, mcnemar_exact, mean_std, pair_outcomes
+from pytest_revprop.reporting.stats import SampleKey, mcnemar_exact, mean_std, pair_outcomes
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pytest_revprop.authoring import Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
 
 DOMAIN = "data_pipeline"
 

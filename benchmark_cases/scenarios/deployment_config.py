@@ -11,7 +11,7 @@ import datetime as dt
 import math
 from typing import Any
 
-from pytest_revprop.authoring import Revision, Scenario, Turn, money, regex
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, money, regex
 
 DOMAIN = "deployment_config"
 CPU_USD_PER_VCPU_MONTH = 20

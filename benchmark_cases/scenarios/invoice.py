@@ -12,7 +12,15 @@ import datetime as _dt
 import math
 from typing import Any
 
-from pytest_revprop.authoring import Override, Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.scenario import (
+    Override,
+    Revision,
+    Scenario,
+    Turn,
+    add_days,
+    money,
+    regex,
+)
 
 DOMAIN = "invoice"
 

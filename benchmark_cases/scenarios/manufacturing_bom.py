@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_revprop.authoring import Revision, Scenario, Turn, add_days, money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money
 
 DOMAIN = "manufacturing_bom"
 

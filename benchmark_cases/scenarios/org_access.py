@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_revprop.authoring import Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
 
 DOMAIN = "org_access"
 

@@ -10,7 +10,7 @@ import datetime as dt
 import math
 from typing import Any
 
-from pytest_revprop.authoring import Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
 
 from .travel_itinerary import CLEARED, each, members
 

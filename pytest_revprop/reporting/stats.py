@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .errors import UserError
+from pytest_revprop.errors import UserError
 
 __all__ = [
     "DEFAULT_ALPHA",

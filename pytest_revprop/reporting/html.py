@@ -24,10 +24,10 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import UserError
+from pytest_revprop.errors import UserError
 
 if TYPE_CHECKING:
-    from .figures import Table
+    from pytest_revprop.reporting.figures import Table
 
 __all__ = [
     "MAX_CONTENT_CHARS",
@@ -155,7 +155,7 @@ def _plain_gold(case: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _applied(artifact: Any, patch: Any) -> tuple[Any, str | None]:
     """(artifact after ``patch``, None) or (None, why it does not apply)."""
-    from .scoring import InvalidReply, apply_patch
+    from pytest_revprop.scoring import InvalidReply, apply_patch
 
     if not isinstance(patch, list):
         return None, "no patch"
@@ -241,7 +241,11 @@ def _script_json(payload: Any) -> str:
 
 
 def _static(name: str) -> str:
-    return resources.files("pytest_revprop").joinpath(f"static/{name}").read_text(encoding="utf-8")
+    return (
+        resources.files("pytest_revprop.reporting")
+        .joinpath(f"static/{name}")
+        .read_text(encoding="utf-8")
+    )
 
 
 def _csp_hash(text: str) -> str:
@@ -296,7 +300,7 @@ def write_html(
 ) -> Path:
     """Write the report to ``out`` and return it. Figures and tables are rendered from
     ``results`` unless given (write_report passes the ones it has already made)."""
-    from .figures import check_results, render_figures, report_tables
+    from pytest_revprop.reporting.figures import check_results, render_figures, report_tables
 
     check_results(results)
     if figures is None:

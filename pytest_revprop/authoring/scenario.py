@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cases import CASE_FIELDS, Case, CaseError
-from .errors import UserError
-from .jsonutil import (
+from pytest_revprop.cases import CASE_FIELDS, Case, CaseError
+from pytest_revprop.errors import UserError
+from pytest_revprop.jsonutil import (
     MISSING,
     child_pointer,
     iter_leaves,
@@ -31,8 +31,8 @@ from .jsonutil import (
     resolve,
     split_pointer,
 )
-from .patching import PatchError, apply_operations
-from .scoring import score_patch
+from pytest_revprop.patching import PatchError, apply_operations
+from pytest_revprop.scoring import score_patch
 
 __all__ = [
     "CASE_FIELDS", "DOMAINS", "PATTERNS", "SIZES", "Override", "Revision", "Scenario", "ScenarioError",

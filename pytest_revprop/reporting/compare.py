@@ -11,9 +11,15 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import UserError
-from .figures import load_results
-from .stats import DEFAULT_ALPHA, PairedComparison, PairGroup, SampleKey, pair_outcomes
+from pytest_revprop.errors import UserError
+from pytest_revprop.reporting.figures import load_results
+from pytest_revprop.reporting.stats import (
+    DEFAULT_ALPHA,
+    PairedComparison,
+    PairGroup,
+    SampleKey,
+    pair_outcomes,
+)
 
 __all__ = ["compare_main", "render_markdown", "render_text", "verdict"]
 

@@ -1,6 +1,6 @@
 """A scripted "model" for the fake server: it recognises the case in a revision prompt and
 answers deterministically, varying its answer by seed so that every method has something
-to combine. Tests and benchmarks use it as ``responder="pytest_revprop.oracle:respond"``.
+to combine. Tests and benchmarks use it as ``responder="pytest_revprop.testing.responder:respond"``.
 
 Per (case, seed, context) it answers, by a fixed hash: the gold patch (about 60%), only the
 direct edit (20%), the gold patch plus an unforced edit (10%), or prose with no patch (10%).
@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from .cases import BENCHMARK_DIR, Case, load_cases
-from .prompts import default_prompts
-from .scoring import literal_gold_patch
+from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
+from pytest_revprop.prompts import default_prompts
+from pytest_revprop.scoring import literal_gold_patch
 
 ORACLE_CASES_ENV = "REVPROP_ORACLE_CASES"
 

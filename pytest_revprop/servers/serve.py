@@ -38,11 +38,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .errors import UserError
+from pytest_revprop.errors import UserError
 
 if TYPE_CHECKING:
-    from .cases import Case
-    from .models import ModelConfig
+    from pytest_revprop.cases import Case
+    from pytest_revprop.llm.presets import ModelConfig
 
 # ---------------------------------------------------------------------------------------------
 # Health checks
@@ -494,7 +494,7 @@ def case_prompt_tokens(case: Case, k: int = 5) -> int:
     counted too and the larger of the two taken. Calls with more than ``k`` rounds, or
     prompts from a user's template folder, can be larger.
     """
-    from .prompts import default_prompts
+    from pytest_revprop.prompts import default_prompts
 
     prompts = default_prompts()
     patch = [{"op": g.op, "path": g.path, "value": g.value} for g in case.gold]
@@ -523,7 +523,7 @@ def shipped_prompt_tokens(cases_path: Path | None = None) -> int:
 
     Falls back to :data:`DEFAULT_PROMPT_TOKENS` when no case loads.
     """
-    from .cases import BENCHMARK_DIR, load_cases
+    from pytest_revprop.cases import BENCHMARK_DIR, load_cases
 
     path = cases_path if cases_path is not None else BENCHMARK_DIR
     if cases_path is not None and not path.exists():
@@ -540,7 +540,7 @@ def vllm_model(name: str) -> ModelConfig:
     is guessed from its name. The hosted API model, the embedded model and the reference
     solvers are refused.
     """
-    from .models import load_config, resolve_model
+    from pytest_revprop.llm.presets import load_config, resolve_model
 
     bare = name.removeprefix("hosted_vllm/")
     config = resolve_model(bare, overrides=load_config(Path.cwd()))
@@ -622,7 +622,7 @@ def vllm_command(
 
 def pytest_command(model: ModelConfig, *, host: str, port: int) -> list[str]:
     """The pytest invocation that evaluates ``model`` on the server ``vllm_command`` starts."""
-    from .models import PRESETS
+    from pytest_revprop.llm.presets import PRESETS
 
     name = model.name if model.name in PRESETS else model.litellm_model
     client_host = "127.0.0.1" if host in {"0.0.0.0", "::", ""} else host

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from .errors import UserError
-from .stats import GroupKey, mean_std
+from pytest_revprop.errors import UserError
+from pytest_revprop.reporting.stats import GroupKey, mean_std
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -153,7 +153,7 @@ def load_samples(path: Path | str) -> list[dict[str, Any]]:
 
 def load_case_dicts(path: Path | str) -> dict[str, dict[str, Any]]:
     """Case id -> case JSON (file format) for every valid case file under ``path``."""
-    from .cases import load_cases
+    from pytest_revprop.cases import load_cases
 
     case_set = load_cases([path])
     if not case_set.cases:
@@ -765,7 +765,7 @@ def write_report(
     ``samples`` are samples.jsonl records (the result records are used when None, without
     replies); ``cases`` maps case id -> case JSON for the sample browser. Returns the paths written.
     """
-    from .html_report import write_html
+    from pytest_revprop.reporting.html import write_html
 
     check_results(results)
     out_dir = Path(out_dir)
@@ -797,7 +797,7 @@ def write_report(
 
 def _default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Cases named by the run's meta.cases_path, else the shipped benchmark; {} if unusable."""
-    from .cases import BENCHMARK_DIR
+    from pytest_revprop.cases import BENCHMARK_DIR
 
     named = results.get("meta", {}).get("cases_path")
     path = Path(named) if isinstance(named, str) and named else BENCHMARK_DIR

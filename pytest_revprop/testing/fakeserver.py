@@ -11,7 +11,7 @@ In process::
 
 As a subprocess (for tests that kill a process)::
 
-    python -m pytest_revprop.fakeserver --port 0 --config CONFIG.json
+    python -m pytest_revprop.testing.fakeserver --port 0 --config CONFIG.json
     # prints "READY http://127.0.0.1:PORT/v1" once it accepts connections
 
 Options (keyword arguments, or keys of the config JSON):
@@ -435,7 +435,7 @@ def post_json(url: str, body: Any, timeout: float = 30.0) -> Any:
 
 
 class FakeServerProcess:
-    """The fake server in a child process (``python -m pytest_revprop.fakeserver``).
+    """The fake server in a child process (``python -m pytest_revprop.testing.fakeserver``).
 
     For tests that kill or restart processes; options are those of FakeServer.
     """
@@ -453,7 +453,7 @@ class FakeServerProcess:
 
     def start(self) -> FakeServerProcess:
         self.config_path.write_text(json.dumps(self.options), encoding="utf-8")
-        command = [sys.executable, "-m", "pytest_revprop.fakeserver", "--port", "0"]
+        command = [sys.executable, "-m", "pytest_revprop.testing.fakeserver", "--port", "0"]
         with self.log_path.open("w", encoding="utf-8") as log:
             self.process = subprocess.Popen(
                 [*command, "--config", str(self.config_path)],
@@ -535,7 +535,7 @@ async def _serve_forever(options: Mapping[str, Any], host: str, port: int) -> No
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_revprop.fakeserver")
+    parser = argparse.ArgumentParser(prog="python -m pytest_revprop.testing.fakeserver")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--config", type=Path, default=None, help="JSON file of FakeServer options")

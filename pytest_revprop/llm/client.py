@@ -33,7 +33,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.models import ModelConfig
+from pytest_revprop.llm.presets import ModelConfig
 
 log = logging.getLogger(__name__)
 

@@ -17,11 +17,18 @@ from typing import Any
 
 import pytest
 
-from .cases import BENCHMARK_DIR, Case, load_cases
-from .errors import UserError
-from .models import ModelConfig, load_config, resolve_model
-from .plugin import REGRESSION_EXIT
-from .runner import ItemSpec, Runner, RunSettings, expand_methods, item_specs, worker_share
+from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
+from pytest_revprop.errors import UserError
+from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.runner import (
+    ItemSpec,
+    Runner,
+    RunSettings,
+    expand_methods,
+    item_specs,
+    worker_share,
+)
+from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 RECORD_ATTR = "revprop_record"
 GC_THRESHOLD = (20_000, 20, 20)
@@ -168,8 +175,8 @@ class RevpropSession:
         if len({m.name for m in models}) != len(models):
             raise UserError("the same model is named twice in --revprop-model")
         cases = select_cases(opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"))
-        from .client import RetryPolicy
-        from .prompts import Prompts
+        from pytest_revprop.llm.client import RetryPolicy
+        from pytest_revprop.prompts import Prompts
 
         retry = RetryPolicy(
             max_attempts=opt("revprop_retries"),
@@ -232,7 +239,7 @@ class RevpropSession:
         started = []
         for model in self.models:
             if model.kind == "embedded" and not model.api_bases:
-                from .serve import embedded_server_for
+                from pytest_revprop.servers.serve import embedded_server_for
 
                 server = embedded_server_for(model)
                 self.servers.append(server)
@@ -244,7 +251,7 @@ class RevpropSession:
     def _check_servers(self) -> None:
         urls = sorted({url for m in self.models if m.kind != "reference" for url in m.api_bases})
         if urls:
-            from .serve import check_servers
+            from pytest_revprop.servers.serve import check_servers
 
             check_servers(urls)
 
@@ -362,7 +369,7 @@ class RevpropSession:
         records = list(self.records.values())
         if not records:
             return
-        from . import report
+        from pytest_revprop.reporting import aggregate as report
 
         meta = {
             "cases_path": str(self.config.getoption("revprop_cases") or BENCHMARK_DIR),
@@ -413,7 +420,7 @@ class RevpropSession:
         self, doc: dict[str, Any], records: Sequence[dict[str, Any]], out_dir: Path
     ) -> None:
         try:
-            from .figures import write_report
+            from pytest_revprop.reporting.figures import write_report
 
             cases = {c.id: c.to_dict() for c in self.cases}
             for path in write_report(doc, out_dir, samples=list(records), cases=cases):
@@ -458,7 +465,12 @@ class RevpropSession:
     ) -> None:
         if self.is_worker or not self.records:
             return
-        from .report import relative_rows, summarize, table_rows, text_table
+        from pytest_revprop.reporting.aggregate import (
+            relative_rows,
+            summarize,
+            table_rows,
+            text_table,
+        )
 
         summary = summarize(self.records.values())
         tr = terminalreporter

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .errors import UserError
-from .stats import INFRASTRUCTURE_ERRORS, mean_std, pair_outcomes
+from pytest_revprop import __version__
+from pytest_revprop.errors import UserError
+from pytest_revprop.reporting.stats import INFRASTRUCTURE_ERRORS, mean_std, pair_outcomes
 
 RESULT_KEYS = (
     "case", "model", "method", "k", "seed", "completed", "valid", "error",

@@ -22,8 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .authoring import SIZES, Scenario, ScenarioError, build_case, dump_case
-from .errors import UserError
+from pytest_revprop.authoring.scenario import (
+    SIZES,
+    Scenario,
+    ScenarioError,
+    build_case,
+    dump_case,
+)
+from pytest_revprop.errors import UserError
 
 SCENARIO_PACKAGE = "pytest_revprop.benchmark_cases.scenarios"
 DEV_COUNT = 10
@@ -67,7 +73,7 @@ def discover(package: str | None = None, broken: list[str] | None = None) -> lis
 
 def benchmark_dir() -> Path:
     try:
-        from .cases import BENCHMARK_DIR
+        from pytest_revprop.cases import BENCHMARK_DIR
     except ImportError:
         return Path(__file__).resolve().parent.parent / "benchmark_cases"
     return Path(BENCHMARK_DIR)
@@ -413,7 +419,7 @@ def _check_command(names: Sequence[str]) -> int:
 
 
 def _stats_command(paths: Sequence[Path], as_json: bool) -> int:
-    from .cases import load_cases
+    from pytest_revprop.cases import load_cases
 
     for path in paths:
         if not path.exists():

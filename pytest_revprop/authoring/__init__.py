@@ -1,0 +1,1 @@
+"""Making cases: the scenario authoring layer, the gold diff and the `revprop cases` command."""

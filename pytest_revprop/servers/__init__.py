@@ -1,0 +1,2 @@
+"""Where model calls go: server health checks, the embedded llama.cpp server and the
+`revprop serve` command for vLLM."""
