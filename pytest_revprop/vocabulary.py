@@ -1,6 +1,136 @@
-"""The protocol's names and the interface's constants, in one place (imports nothing of ours)."""
+"""The protocol's names, their ``Literal`` types, the result record and the exit codes.
+
+Every other module takes these names from here instead of restating them. This module
+imports nothing of ours (and nothing outside the standard library), so any module may use it.
+See docs/protocol.md for what each name means.
+"""
 
 from __future__ import annotations
 
-REGRESSION_EXIT = 6
-"""Exit status of a run whose results regress against the baseline (plugin and `revprop compare`)."""
+from typing import Any, Final, Literal, TypedDict, get_args
+
+# --------------------------------------------------------------------------- methods
+
+MethodName = Literal["j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select"]
+METHODS: Final[tuple[MethodName, ...]] = get_args(MethodName)
+"""The nine built-in methods of the protocol, in the order reports list them."""
+SINGLE_CALL_METHODS: Final[tuple[MethodName, ...]] = ("j", "h", "j+h")
+MERGE_RULES: Final[tuple[MethodName, ...]] = ("or", "and", "maj", "med")
+"""The parallel methods that combine their samples by a rule (``select`` asks the model)."""
+K_METHODS: Final[tuple[MethodName, ...]] = ("reflect", *MERGE_RULES, "select")
+"""Methods whose number of calls is k."""
+MIN_K: Final[dict[str, int]] = {"select": 3}
+"""Select needs two samples to choose between plus the selection call."""
+BASELINE_METHOD: Final = "j+h"
+"""The method every gain, cost multiple and latency multiple is relative to."""
+
+# --------------------------------------------------------------------------- seeds and sizes
+
+PAPER_SEEDS: Final[tuple[int, ...]] = (0, 42, 84, 126, 168)
+"""The five base seeds of a run (one run per seed)."""
+DEFAULT_K: Final = 5
+BENCHMARK_SIZES: Final[tuple[int, ...]] = (10, 50, 100)
+"""Leaf counts of the shipped benchmark's three cases per scenario."""
+
+# --------------------------------------------------------------------------- cases
+
+Domain = Literal[
+    "travel_itinerary",
+    "invoice",
+    "shopping_cart",
+    "project_schedule",
+    "course_plan",
+    "data_pipeline",
+    "deployment_config",
+    "org_access",
+    "manufacturing_bom",
+]
+DOMAINS: Final[tuple[Domain, ...]] = get_args(Domain)
+"""The shipped benchmark's domains (user-made case sets may use others)."""
+Pattern = Literal[
+    "arithmetic", "substitution", "add_remove", "threshold", "temporal", "status_flip"
+]
+PATTERNS: Final[tuple[Pattern, ...]] = get_args(Pattern)
+Split = Literal["dev", "test"]
+SPLITS: Final[tuple[Split, ...]] = get_args(Split)
+Matcher = Literal["strict", "regex_match", "any", "ref_equal"]
+MATCHERS: Final[tuple[Matcher, ...]] = get_args(Matcher)
+OpKind = Literal["direct", "cascade"]
+"""A gold operation is named by the request (direct) or forced by a dependency (cascade)."""
+OP_KINDS: Final[tuple[OpKind, ...]] = get_args(OpKind)
+AnnotationStatus = Literal["draft", "annotated", "reviewed"]
+ANNOTATION_STATUSES: Final[tuple[AnnotationStatus, ...]] = get_args(AnnotationStatus)
+
+# --------------------------------------------------------------------------- outcomes
+
+FailureKind = Literal["miss", "over_edit", "wrong_value"]
+"""Where a valid reply went wrong, place by place."""
+FAILURE_KINDS: Final[tuple[FailureKind, ...]] = get_args(FailureKind)
+OUTCOME_COLUMNS: Final[tuple[str, ...]] = (*FAILURE_KINDS, "invalid")
+"""The failure categories reports count: the three kinds plus invalid replies."""
+InvalidReason = Literal["no_patch", "not_a_patch", "apply_error"]
+"""Why a reply is invalid (scoring)."""
+INVALID_REASONS: Final[tuple[InvalidReason, ...]] = get_args(InvalidReason)
+ResultError = Literal["no_patch", "not_a_patch", "apply_error", "truncated", "call_failed"]
+"""A result's ``error``: an invalid reply, a reply cut off at the output limit, or a call that
+failed after its retries (an infrastructure error, left out of completion rates)."""
+INFRASTRUCTURE_ERRORS: Final[frozenset[str]] = frozenset({"call_failed"})
+
+CallRole = Literal["sample", "select", "reflect"]
+"""What a model call is for inside a method."""
+CALL_ROLES: Final[tuple[CallRole, ...]] = get_args(CallRole)
+
+# --------------------------------------------------------------------------- records
+
+
+class ResultRow(TypedDict):
+    """One result of results.json: the fields the interface fixes."""
+
+    case: str
+    model: str
+    method: str
+    k: int
+    seed: int
+    completed: bool
+    valid: bool
+    error: str | None
+    miss: int
+    over_edit: int
+    wrong_value: int
+    cost_usd: float
+    latency_s: float
+    calls: int
+    patch: list[dict[str, Any]] | None
+
+
+class ResultRecord(ResultRow):
+    """One item's record as it travels from the runner to the reports (builtin types only, so
+    that it crosses xdist): the result row plus what the reports and the browser need."""
+
+    reason: str | None
+    findings: list[dict[str, Any]]
+    selection_fallback: bool | None
+    domain: str
+    pattern: str
+    size: int
+    split: str
+    request: str
+    replies: list[dict[str, Any]]
+
+
+FIXED_RESULT_KEYS: Final[tuple[str, ...]] = tuple(ResultRow.__annotations__)
+"""The keys of a result row that the interface fixes, in the order results.json writes them."""
+SAMPLE_ONLY_KEYS: Final[tuple[str, ...]] = ("request", "replies")
+"""Record keys that go to samples.jsonl but not to results.json."""
+RESULT_KEYS: Final[tuple[str, ...]] = tuple(
+    key for key in ResultRecord.__annotations__ if key not in SAMPLE_ONLY_KEYS
+)
+"""The keys of a results.json row: the fixed ones, then the project's additions."""
+
+# --------------------------------------------------------------------------- exit codes
+
+REGRESSION_EXIT: Final = 6
+"""Exit status of a run whose results regress against the baseline: the plugin's gate and
+``revprop compare --fail-on-regression`` both use it."""
+USAGE_EXIT: Final = 2
+"""Exit status of a `revprop` command given unusable input (a one-line error)."""
