@@ -1,4 +1,4 @@
-"""serve.py: the vLLM command, `revprop serve`, server health checks, the embedded server."""
+"""servers/: the vLLM command, `revprop serve`, server health checks, the embedded server."""
 
 from __future__ import annotations
 
@@ -21,15 +21,17 @@ from pytest_revprop.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import EMBEDDED_MAX_TOKENS, PRESETS, resolve_model
 from pytest_revprop.prompts import default_prompts
-from pytest_revprop.servers.serve import (
-    DEFAULT_PROMPT_TOKENS,
-    PROMPT_MARGIN,
+from pytest_revprop.servers.embedded import (
     EmbeddedServer,
     EmbeddedServerError,
-    case_prompt_tokens,
-    check_servers,
     embedded_model_path,
     embedded_server_for,
+)
+from pytest_revprop.servers.health import check_servers
+from pytest_revprop.servers.vllm import (
+    DEFAULT_PROMPT_TOKENS,
+    PROMPT_MARGIN,
+    case_prompt_tokens,
     reasoning_parser_for,
     serve_main,
     shipped_prompt_tokens,
