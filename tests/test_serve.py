@@ -325,7 +325,7 @@ def test_serve_rejects_a_bad_option_value(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit) as exc:
         serve_main(["gpt-oss-20b", "--tensor-parallel-size", "0"])
     assert exc.value.code == 2
-    assert "expected a positive integer, got '0'" in capsys.readouterr().err
+    assert "GPUs per replica must be >= 1, got 0" in capsys.readouterr().err
 
 
 def test_revprop_cli_dispatches_serve(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.options import parse_gpus_per_replica, parse_port, parse_replicas
 
 if TYPE_CHECKING:
     from pytest_revprop.cases import Case
@@ -234,23 +235,6 @@ def pytest_command(model: ModelConfig, *, host: str, port: int) -> list[str]:
     ]
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _port(text: str) -> int:
-    value = _positive_int(text)
-    if value > 65535:
-        raise argparse.ArgumentTypeError(f"port must be at most 65535, got {text!r}")
-    return value
-
-
 def _serve_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="revprop serve",
@@ -263,15 +247,15 @@ def _serve_parser() -> argparse.ArgumentParser:
         "model", metavar="MODEL", help="preset (e.g. gpt-oss-20b, qwen3.5-9b) or Hugging Face id"
     )
     parser.add_argument(
-        "--tensor-parallel-size", "-tp", type=_positive_int, default=None, metavar="N",
+        "--tensor-parallel-size", "-tp", type=parse_gpus_per_replica, default=None, metavar="N",
         help="GPUs per model replica (default: 4 for qwen3.5-122b-a10b, else 1)",
     )  # fmt: skip
     parser.add_argument(
-        "--data-parallel-size", "-dp", type=_positive_int, default=1, metavar="N",
+        "--data-parallel-size", "-dp", type=parse_replicas, default=1, metavar="N",
         help="model replicas (default: 1)",
     )  # fmt: skip
     parser.add_argument(
-        "--port", type=_port, default=8000, help="port to listen on (default: 8000)"
+        "--port", type=parse_port, default=8000, help="port to listen on (default: 8000)"
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: 0.0.0.0)")
     parser.add_argument(
