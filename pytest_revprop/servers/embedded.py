@@ -36,17 +36,15 @@ EMBEDDED_ALIAS = "smollm2-135m"
 EMBEDDED_N_CTX = 16384
 """Context window of the embedded server (prompt plus output tokens).
 
-Measured with SmolLM2's tokenizer and the shipped prompt templates: a ``j+h`` prompt takes
-at most 1.3K tokens for a 10-leaf case, 3.1K for a 50-leaf one and 5.2K for a 100-leaf
-one, so ``j``, ``h``, ``j+h`` and every parallel sample fit, with the
-``models.EMBEDDED_MAX_TOKENS`` (1024) output tokens, inside the 8192 tokens SmolLM2 was
-trained on. ``reflect`` grows the chat by the model's patch and the revised artifact each
-round (about 2.1K tokens a round for a 100-leaf case), so its fifth call reaches about
-14K tokens (17K if every patch used all 1024 tokens), and ``select`` lists the candidate
-patches. 16384 lets those calls run, past the trained length and so at lower quality,
-instead of failing with HTTP 400; a prompt that leaves less than ``max_tokens`` of room
-gets the room left (llama-cpp-python shrinks ``max_tokens``). The cost is memory only: the
-KV cache takes about 23 KB a token (377 MB), and a call pays for the tokens it uses.
+``j``, ``h``, ``j+h`` and the parallel samples, with ``presets.EMBEDDED_MAX_TOKENS`` output
+tokens, fit inside the 8192 tokens SmolLM2 was trained on for every shipped case
+(``tests/test_serve.py`` checks it with SmolLM2's tokenizer). ``reflect`` grows the chat by
+the model's patch and the revised artifact each round, and ``select`` lists the candidate
+patches, so their later calls go past the trained length: the window is large enough that
+they run, at lower quality, instead of failing with HTTP 400. A prompt that leaves less than
+``max_tokens`` of room gets the room left (llama-cpp-python shrinks ``max_tokens``). The
+window costs memory only: the KV cache grows with the tokens a call uses. The token counts
+and memory behind this size are in ``benchmarks/README.md``.
 """
 
 EMBEDDED_THREADS = 2
@@ -156,8 +154,8 @@ class EmbeddedServer:
         """The command line that runs the server (model path and port must be known).
 
         ``--logits_all False``: the server's default keeps the logits of every prompt
-        token (n_ctx x 49152 floats, 3 GB at 16K context) for prompt logprobs, which the
-        protocol never asks for; without them the server takes about 0.7 GB.
+        token (n_ctx times the vocabulary) for prompt logprobs, which the protocol never asks
+        for and which would take several times the memory of the model and its KV cache.
         """
         if self.model_path is None or self.port is None:
             raise RuntimeError("model path and port are chosen by start()")
@@ -287,8 +285,7 @@ def _server_env() -> dict[str, str]:
     """The server's environment: OpenMP threads sleep instead of spinning while they wait.
 
     llama.cpp's OpenMP threads busy-wait by default; on a small machine that also runs the
-    test workers, spinning threads steal the cores the other thread needs (measured on
-    2 cores under load: generation at 3-7 tokens/s spinning, 16-21 sleeping).
+    test workers, spinning threads steal the cores the other thread needs.
     """
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
