@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "build the shipped benchmark, or print case statistics",
     ),
     "serve": (
-        "pytest_revprop.servers.serve:serve_main",
+        "pytest_revprop.servers.vllm:serve_main",
         "start (or print) the vLLM server command for a model preset",
     ),
     "report": (

@@ -1,7 +1,8 @@
-"""pytest glue: options, items, xdist hand-off, summary, reports and exit status.
+"""pytest glue, the thin half: the ``--revprop-*`` options and the hooks that start a run.
 
-Everything else lives in the core modules (runner, methods, report, ...). Without
-``--revprop-model`` this plugin adds nothing to a pytest run.
+Option values are parsed by :mod:`pytest_revprop.options`; the per-run plugin object, the
+items, the summary, the reports and the exit status live in :mod:`pytest_revprop.session`.
+Without ``--revprop-model`` this plugin adds nothing to a pytest run.
 """
 
 from __future__ import annotations
@@ -14,86 +15,24 @@ from typing import Any
 import pytest
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.options import (
+    METHOD_CHOICES,
+    parse_api_bases,
+    parse_concurrency,
+    parse_existing_dir,
+    parse_existing_path,
+    parse_k_values,
+    parse_max_drop,
+    parse_methods,
+    parse_models,
+    parse_retries,
+    parse_seconds,
+    parse_seeds,
+    parse_sizes,
+    parse_split,
+)
 
-METHOD_CHOICES = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select", "all")
 DEFAULT_SEEDS = "0,42,84,126,168"
-
-
-# ------------------------------------------------------------------------------ option types
-
-
-def _csv(value: str) -> list[str]:
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    if not items:
-        raise argparse.ArgumentTypeError("expected a comma-separated list")
-    return items
-
-
-def _methods(value: str) -> list[str]:
-    items = _csv(value)
-    bad = [m for m in items if m not in METHOD_CHOICES]
-    if bad:
-        raise argparse.ArgumentTypeError(
-            f"unknown method {bad[0]!r} (choose from {', '.join(METHOD_CHOICES)})"
-        )
-    return items
-
-
-def _ints(value: str, minimum: int, what: str) -> list[int]:
-    out = []
-    for item in _csv(value):
-        try:
-            number = int(item)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{what} must be whole numbers, got {item!r}"
-            ) from None
-        if number < minimum:
-            raise argparse.ArgumentTypeError(f"{what} must be >= {minimum}, got {number}")
-        out.append(number)
-    return out
-
-
-def _k_values(value: str) -> list[int]:
-    return _ints(value, 1, "k")
-
-
-def _seeds(value: str) -> list[int]:
-    return _ints(value, 0, "seeds")
-
-
-def _positive(value: str) -> int:
-    return _ints(value, 1, "the value")[0]
-
-
-def _existing_path(value: str) -> Path:
-    path = Path(value)
-    if not path.exists():
-        raise argparse.ArgumentTypeError(f"no such file or folder: {value}")
-    return path
-
-
-def _existing_dir(value: str) -> Path:
-    path = _existing_path(value)
-    if not path.is_dir():
-        raise argparse.ArgumentTypeError(f"not a folder: {value}")
-    return path
-
-
-def _nonneg_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return number
-
-
-def _split(value: str) -> str:
-    if value not in {"dev", "test", "all"}:
-        raise argparse.ArgumentTypeError(f"split must be dev, test or all, got {value!r}")
-    return value
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -101,57 +40,59 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add = group.addoption
     add(
         "--revprop-model",
-        type=_csv,
+        type=parse_models,
         default=None,
         metavar="MODEL[,MODEL...]",
         help="model preset(s) or litellm model string(s) to evaluate; without it the plugin does nothing",
     )
     add(
         "--revprop-method",
-        type=_methods,
+        type=parse_methods,
         default=["j+h"],
         metavar="METHOD[,METHOD...]",
         help=f"revision method(s): {', '.join(METHOD_CHOICES)} (default: j+h)",
     )
     add(
         "--revprop-k",
-        type=_k_values,
+        type=parse_k_values,
         default=[5],
         metavar="K[,K...]",
         help="calls per method for reflect/or/and/maj/med/select; several values sweep k (default: 5)",
     )
     add(
         "--revprop-seeds",
-        type=_seeds,
-        default=_seeds(DEFAULT_SEEDS),
+        type=parse_seeds,
+        default=parse_seeds(DEFAULT_SEEDS),
         metavar="S[,S...]",
         help=f"base seeds, one run each (default: {DEFAULT_SEEDS})",
     )
-    add("--revprop-split", type=_split, default="test", help="dev, test or all (default: test)")
+    add(
+        "--revprop-split", type=parse_split, default="test", help="dev, test or all (default: test)"
+    )
     add(
         "--revprop-sizes",
-        type=_k_values,
+        type=parse_sizes,
         default=None,
         metavar="N[,N...]",
         help="only cases of these artifact sizes, e.g. 10,50 (default: all)",
     )
     add(
         "--revprop-cases",
-        type=_existing_path,
+        type=parse_existing_path,
         default=None,
         metavar="PATH",
         help="case file or folder (default: the shipped benchmark)",
     )
     add(
         "--revprop-api-base",
-        type=_csv,
+        type=parse_api_bases,
         default=None,
         metavar="URL[,URL...]",
         help="OpenAI-compatible server(s); several URLs are replicas of one model (default: the preset's)",
     )
     add(
         "--revprop-concurrency",
-        type=_positive,
+        type=parse_concurrency,
         default=32,
         metavar="N",
         help="model requests in flight per process (default: 32)",
@@ -182,7 +123,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     add(
         "--revprop-prompts",
-        type=_existing_dir,
+        type=parse_existing_dir,
         default=None,
         metavar="DIR",
         help="folder of prompt templates overriding the shipped ones, file by file",
@@ -195,21 +136,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     add(
         "--revprop-retries",
-        type=_positive,
+        type=parse_retries,
         default=5,
         metavar="N",
         help="attempts per model call before it counts as failed (default: 5)",
     )
     add(
         "--revprop-timeout",
-        type=_nonneg_float,
+        type=parse_seconds,
         default=None,
         metavar="S",
         help="seconds per attempt (default: sized to the output limit)",
     )
     add(
         "--revprop-retry-delay",
-        type=_nonneg_float,
+        type=parse_seconds,
         default=0.5,
         metavar="S",
         help="first wait before a retry, doubled each attempt, with jitter; a 429's Retry-After wins (default: 0.5)",
@@ -237,7 +178,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     add(
         "--revprop-max-drop",
-        type=_nonneg_float,
+        type=parse_max_drop,
         default=2.0,
         metavar="POINTS",
         help="completion-rate drop, in points, that the gate tolerates (default: 2)",

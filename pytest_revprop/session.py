@@ -239,7 +239,7 @@ class RevpropSession:
         started = []
         for model in self.models:
             if model.kind == "embedded" and not model.api_bases:
-                from pytest_revprop.servers.serve import embedded_server_for
+                from pytest_revprop.servers.embedded import embedded_server_for
 
                 server = embedded_server_for(model)
                 self.servers.append(server)
@@ -251,7 +251,7 @@ class RevpropSession:
     def _check_servers(self) -> None:
         urls = sorted({url for m in self.models if m.kind != "reference" for url in m.api_bases})
         if urls:
-            from pytest_revprop.servers.serve import check_servers
+            from pytest_revprop.servers.health import check_servers
 
             check_servers(urls)
 

@@ -122,4 +122,4 @@ def test_a_negative_max_drop_is_a_usage_error(
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["compare", str(a), str(b), "--max-drop", "-1"])
     assert exit_info.value.code == 2
-    assert "argument --max-drop: must be >= 0" in capsys.readouterr().err
+    assert "argument --max-drop: max drop must be >= 0, got -1" in capsys.readouterr().err

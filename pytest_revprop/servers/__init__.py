@@ -1,2 +1,2 @@
-"""Where model calls go: server health checks, the embedded llama.cpp server and the
-`revprop serve` command for vLLM."""
+"""Where model calls go: server health checks (``health``), the embedded llama.cpp server
+(``embedded``) and the ``revprop serve`` command for vLLM (``vllm``)."""
