@@ -16,19 +16,13 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.llm.client import (
-    CallFailed,
-    Client,
-    PrioritySlots,
-    Reply,
-    Request,
-    ResponseCache,
-    RetryPolicy,
-    is_retryable,
-    load_litellm,
-    redact,
-)
+from pytest_revprop.llm.cache import ResponseCache
+from pytest_revprop.llm.client import Client, PrioritySlots
+from pytest_revprop.llm.failures import is_retryable
+from pytest_revprop.llm.litellm_setup import load_litellm
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
+from pytest_revprop.llm.redact import redact
+from pytest_revprop.llm.types import CallFailed, Reply, Request, RetryPolicy
 from pytest_revprop.testing.fakeserver import FakeServer
 
 DIGEST_REPLY = {"content": "answer seed={seed} digest={digest}"}
@@ -220,7 +214,8 @@ def test_length_cut_reply_is_cached(fake_server: Callable[..., FakeServer], tmp_
 WORKER = r"""
 import asyncio, json, sys, time
 from pathlib import Path
-from pytest_revprop.llm.client import Client, load_litellm
+from pytest_revprop.llm.client import Client
+from pytest_revprop.llm.litellm_setup import load_litellm
 from pytest_revprop.llm.presets import resolve_model
 
 base, cache, barrier, me, order = sys.argv[1:6]
