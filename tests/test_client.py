@@ -145,7 +145,7 @@ def test_rerun_is_served_from_the_cache_with_zero_requests(
     rerun_client = Client(model, cache_dir=tmp_path)
     second = run_all(rerun_client, requests)
     assert srv.stats()["count"] == 8
-    assert rerun_client.requests_sent == 0 and rerun_client.cache_hits == 8
+    assert rerun_client.stats.requests_sent == 0 and rerun_client.stats.cache_hits == 8
     for old, new in zip(first, second, strict=True):
         assert new.cached
         assert dataclasses.replace(new, cached=False) == old  # same latency, usage and cost
@@ -160,7 +160,7 @@ def test_cached_hit_is_fast(fake_server: Callable[..., FakeServer], tmp_path: Pa
     started = time.perf_counter()
     run_all(client, requests)
     per_hit = (time.perf_counter() - started) / len(requests)
-    assert client.cache_hits == 50
+    assert client.stats.cache_hits == 50
     assert per_hit < 0.02
 
 
@@ -342,8 +342,8 @@ def test_in_flight_requests_are_bounded(
     requests = [client.make_request(ask(f"q{i}"), seed=i) for i in range(24)]
     run_all(client, requests)
     assert srv.stats()["peak_in_flight"] == expected
-    assert client.peak_in_flight == concurrency
-    assert client.in_flight == 0
+    assert client.stats.peak_in_flight == concurrency
+    assert client.stats.in_flight == 0
 
 
 def test_waiting_requests_are_served_by_priority_then_fifo(

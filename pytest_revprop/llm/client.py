@@ -149,25 +149,9 @@ class Client:
         register_prices(litellm, self.model)
         return litellm
 
-    # convenience views of the stats
-    @property
-    def requests_sent(self) -> int:
-        return self.stats.requests_sent
-
-    @property
-    def cache_hits(self) -> int:
-        return self.stats.cache_hits
-
-    @property
-    def peak_in_flight(self) -> int:
-        return self.stats.peak_in_flight
-
-    @property
-    def in_flight(self) -> int:
-        return self.stats.in_flight
-
     @property
     def attempt_timeout_s(self) -> float:
+        """Seconds one attempt may take: the retry policy's, or else the model's."""
         return self.retry.attempt_timeout_s or self.model.attempt_timeout_s
 
     @property
@@ -178,6 +162,7 @@ class Client:
     def make_request(
         self, messages: Sequence[Mapping[str, str]], seed: int, structured: bool = False
     ) -> Request:
+        """A request of this client's model; ``structured`` asks for the patch as JSON output."""
         return Request.build(
             self.model, messages, seed, STRUCTURED_RESPONSE_FORMAT if structured else None
         )
