@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from pytest_revprop.cases import Case
 from pytest_revprop.jsonutil import json_equal
-from pytest_revprop.llm.client import CallFailed, Reply, Request
+from pytest_revprop.llm.types import CallFailed, Reply, Request
 from pytest_revprop.merge import merge_patches, sample_artifacts
 from pytest_revprop.patching import PatchError, apply_operations, check_operations, copy_json, diff
 from pytest_revprop.prompts import Prompts, default_prompts

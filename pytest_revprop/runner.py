@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop.cases import Case
-from pytest_revprop.llm.client import Client, Reply, RetryPolicy
+from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
+from pytest_revprop.llm.types import Reply, RetryPolicy
 from pytest_revprop.methods import (
     K_METHODS,
     METHODS,

@@ -175,7 +175,7 @@ class RevpropSession:
         if len({m.name for m in models}) != len(models):
             raise UserError("the same model is named twice in --revprop-model")
         cases = select_cases(opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"))
-        from pytest_revprop.llm.client import RetryPolicy
+        from pytest_revprop.llm.types import RetryPolicy
         from pytest_revprop.prompts import Prompts
 
         retry = RetryPolicy(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.llm.client import RetryPolicy
+from pytest_revprop.llm.types import RetryPolicy
 from pytest_revprop.testing.fakeserver import FakeServer, FakeServerProcess
 
 

@@ -16,19 +16,13 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.llm.client import (
-    CallFailed,
-    Client,
-    PrioritySlots,
-    Reply,
-    Request,
-    ResponseCache,
-    RetryPolicy,
-    is_retryable,
-    load_litellm,
-    redact,
-)
+from pytest_revprop.llm.cache import ResponseCache
+from pytest_revprop.llm.client import Client, PrioritySlots
+from pytest_revprop.llm.failures import is_retryable
+from pytest_revprop.llm.litellm_setup import load_litellm
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
+from pytest_revprop.llm.redact import redact
+from pytest_revprop.llm.types import CallFailed, Reply, Request, RetryPolicy
 from pytest_revprop.testing.fakeserver import FakeServer
 
 DIGEST_REPLY = {"content": "answer seed={seed} digest={digest}"}
@@ -151,7 +145,7 @@ def test_rerun_is_served_from_the_cache_with_zero_requests(
     rerun_client = Client(model, cache_dir=tmp_path)
     second = run_all(rerun_client, requests)
     assert srv.stats()["count"] == 8
-    assert rerun_client.requests_sent == 0 and rerun_client.cache_hits == 8
+    assert rerun_client.stats.requests_sent == 0 and rerun_client.stats.cache_hits == 8
     for old, new in zip(first, second, strict=True):
         assert new.cached
         assert dataclasses.replace(new, cached=False) == old  # same latency, usage and cost
@@ -166,7 +160,7 @@ def test_cached_hit_is_fast(fake_server: Callable[..., FakeServer], tmp_path: Pa
     started = time.perf_counter()
     run_all(client, requests)
     per_hit = (time.perf_counter() - started) / len(requests)
-    assert client.cache_hits == 50
+    assert client.stats.cache_hits == 50
     assert per_hit < 0.02
 
 
@@ -220,7 +214,8 @@ def test_length_cut_reply_is_cached(fake_server: Callable[..., FakeServer], tmp_
 WORKER = r"""
 import asyncio, json, sys, time
 from pathlib import Path
-from pytest_revprop.llm.client import Client, load_litellm
+from pytest_revprop.llm.client import Client
+from pytest_revprop.llm.litellm_setup import load_litellm
 from pytest_revprop.llm.presets import resolve_model
 
 base, cache, barrier, me, order = sys.argv[1:6]
@@ -347,8 +342,8 @@ def test_in_flight_requests_are_bounded(
     requests = [client.make_request(ask(f"q{i}"), seed=i) for i in range(24)]
     run_all(client, requests)
     assert srv.stats()["peak_in_flight"] == expected
-    assert client.peak_in_flight == concurrency
-    assert client.in_flight == 0
+    assert client.stats.peak_in_flight == concurrency
+    assert client.stats.in_flight == 0
 
 
 def test_waiting_requests_are_served_by_priority_then_fifo(

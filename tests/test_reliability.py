@@ -29,8 +29,11 @@ import pytest
 from _cases import invoice_case, write_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
-from pytest_revprop.llm.client import TRANSPORT_ENV, Client, Reply, ResponseCache, canonical_json
+from pytest_revprop.llm.cache import ResponseCache
+from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import resolve_model
+from pytest_revprop.llm.transports import TRANSPORT_ENV
+from pytest_revprop.llm.types import Reply, canonical_json
 from pytest_revprop.methods import run_method
 from pytest_revprop.prompts import default_prompts
 from pytest_revprop.reporting.aggregate import RESULT_KEYS

@@ -17,8 +17,9 @@ from _cases import invoice_case
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pytest_revprop.llm.client import TRANSPORT_ENV, Client
+from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
+from pytest_revprop.llm.transports import TRANSPORT_ENV
 from pytest_revprop.methods import METHODS
 from pytest_revprop.patching import PatchError, _apply_plain, _NotPlain, _Patch, apply_operations
 from pytest_revprop.runner import (

@@ -1,265 +1,55 @@
-"""Model calls through litellm, with everything an evaluation run needs around them.
+"""The client: ``Client.complete(request)`` is the one path of every model call.
 
-One path for every call: ``Client.complete(request)``. Around the HTTP call (litellm's
-``acompletion``; or, only when asked for with ``transport="direct"``, a plain POST to a
-self-hosted OpenAI-compatible server, which costs a tenth of the CPU: see DirectTransport) it adds a content-addressed response cache (the only thing that makes reruns reproducible: servers
-are not deterministic under batching), in-process de-duplication of identical requests,
-cross-process claims so xdist workers never make the same call twice, a priority-ordered
-concurrency bound, replica routing, retries, and usage/cost/latency accounting.
+Around the HTTP call (litellm's ``acompletion``, or with ``transport="direct"`` a plain POST to
+a self-hosted OpenAI-compatible server: ``llm/transports.py``) it adds the content-addressed
+response cache (the only thing that makes reruns reproducible: servers are not deterministic
+under batching), in-process de-duplication of identical requests, cross-process claims so
+xdist workers never make the same call twice, a priority-ordered concurrency bound, replica
+routing, retries, and usage/cost/latency accounting.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import hashlib
 import heapq
-import importlib
 import itertools
-import json
 import logging
 import os
-import random
-import re
-import socket
-import tempfile
-import threading
 import time
-import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_revprop.llm.cache import ResponseCache
+from pytest_revprop.llm.failures import describe, is_retryable, retry_after_s
+from pytest_revprop.llm.litellm_setup import load_litellm, register_prices, warm_up_litellm
 from pytest_revprop.llm.presets import ModelConfig
+from pytest_revprop.llm.redact import redact, remember_secret
+from pytest_revprop.llm.responses import parse_response
+from pytest_revprop.llm.transports import (
+    TRANSPORT_ENV,
+    TRANSPORTS,
+    DirectTransport,
+    api_key_for,
+    direct_body,
+    direct_headers,
+    is_direct,
+    litellm_kwargs,
+)
+from pytest_revprop.llm.types import (
+    STRUCTURED_RESPONSE_FORMAT,
+    CallFailed,
+    ClientStats,
+    Reply,
+    Request,
+    RetryPolicy,
+)
 
 log = logging.getLogger(__name__)
 
-CACHE_VERSION = 1
-NOT_RETRIED_4XX_EXCEPT = (408, 409, 429)
 KEY_MEMO_SIZE = 4096
 """Cache keys a Client remembers (requests in flight at once, and their repeats)."""
-
-STRUCTURED_RESPONSE_FORMAT: dict[str, Any] = {
-    "type": "json_schema",
-    "json_schema": {
-        "name": "revision_patch",
-        "schema": {
-            "type": "object",
-            "properties": {
-                "patch": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "op": {"type": "string"},
-                            "path": {"type": "string"},
-                            "from": {"type": "string"},
-                            "value": {},
-                        },
-                        "required": ["op", "path"],
-                    },
-                }
-            },
-            "required": ["patch"],
-        },
-    },
-}
-
-
-def canonical_json(value: Any) -> str:
-    """The one JSON spelling used for cache keys: sorted keys, no whitespace."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-# --- secrets -------------------------------------------------------------------------------
-
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD")
-_SECRET_PATTERNS = (
-    re.compile(r"Bearer\s+[^\s'\",;]+", re.IGNORECASE),
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{3,}"),
-)
-
-
-_KNOWN_SECRETS: set[str] = set()
-
-
-def remember_secret(value: str | None) -> None:
-    """Have ``redact`` hide ``value`` too (an API key read from a variable of any name)."""
-    if value and len(value) >= 8:
-        _KNOWN_SECRETS.add(value)
-
-
-def redact(text: str) -> str:
-    """``text`` with secret env values, remembered keys, bearer tokens and ``sk-...`` keys
-    replaced by ``***``."""
-    named = (v for k, v in os.environ.items() if len(v) >= 8 and _SECRET_NAME.search(k.upper()))
-    secrets = sorted({*named, *_KNOWN_SECRETS}, key=len, reverse=True)
-    for value in secrets:
-        text = text.replace(value, "***")
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub("***", text)
-    return text
-
-
-def one_line(text: str, limit: int = 400) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
-class CallFailed(Exception):
-    """A model call that did not produce a reply after its retries (or a fatal 4xx)."""
-
-    def __init__(self, reason: str) -> None:
-        self.reason = one_line(redact(reason))
-        super().__init__(self.reason)
-
-
-# --- requests and replies ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Request:
-    """One chat completion request: every field that can change the answer, and no secret."""
-
-    litellm_model: str
-    messages: tuple[tuple[str, str], ...]
-    seed: int
-    served_name: str | None = None
-    api_bases: tuple[str, ...] = ()
-    temperature: float | None = None
-    max_tokens: int = 32768
-    reasoning_effort: str | None = None
-    extra_body: tuple[tuple[str, str], ...] = ()
-    response_format: str | None = None
-
-    @classmethod
-    def build(
-        cls,
-        model: ModelConfig,
-        messages: Sequence[Mapping[str, str]],
-        seed: int,
-        response_format: Mapping[str, Any] | None = None,
-    ) -> Request:
-        """A request for ``model``; ``messages`` are ``{"role": ..., "content": ...}`` dicts."""
-        return cls(
-            litellm_model=model.litellm_model,
-            messages=tuple((str(m["role"]), str(m["content"])) for m in messages),
-            seed=int(seed),
-            served_name=model.served_name,
-            api_bases=model.api_bases,
-            temperature=model.temperature,
-            max_tokens=model.max_tokens,
-            reasoning_effort=model.reasoning_effort,
-            extra_body=model.extra_body,
-            response_format=None if response_format is None else canonical_json(response_format),
-        )
-
-    def message_dicts(self) -> list[dict[str, str]]:
-        return [{"role": role, "content": content} for role, content in self.messages]
-
-    def key_material(self) -> dict[str, Any]:
-        return {
-            "version": CACHE_VERSION,
-            "litellm_model": self.litellm_model,
-            "served_name": self.served_name,
-            "api_bases": sorted(self.api_bases),
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "reasoning_effort": self.reasoning_effort,
-            "extra_body": {k: json.loads(v) for k, v in self.extra_body},
-            "response_format": None
-            if self.response_format is None
-            else json.loads(self.response_format),
-            "seed": self.seed,
-            "messages": self.message_dicts(),
-        }
-
-    def cache_key(self) -> str:
-        return hashlib.sha256(canonical_json(self.key_material()).encode("utf-8")).hexdigest()
-
-
-@dataclass
-class Reply:
-    content: str
-    reasoning: str | None = None
-    finish_reason: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-    latency_s: float = 0.0
-    cost_usd: float = 0.0
-    cached: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        # Not dataclasses.asdict: every item's record holds its replies, and asdict's deep
-        # copy of these flat fields is most of the cost.
-        return {name: getattr(self, name) for name in _REPLY_FIELDS}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Reply:
-        reasoning = data.get("reasoning")
-        finish = data.get("finish_reason")
-        return cls(
-            content=str(data["content"]),
-            reasoning=None if reasoning is None else str(reasoning),
-            finish_reason=None if finish is None else str(finish),
-            input_tokens=int(data.get("input_tokens", 0)),
-            output_tokens=int(data.get("output_tokens", 0)),
-            reasoning_tokens=int(data.get("reasoning_tokens", 0)),
-            latency_s=float(data.get("latency_s", 0.0)),
-            cost_usd=float(data.get("cost_usd", 0.0)),
-            cached=bool(data.get("cached", False)),
-        )
-
-
-_REPLY_FIELDS = tuple(f.name for f in dataclasses.fields(Reply))
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how patiently a failed attempt is retried.
-
-    ``attempt_timeout_s`` overrides the model's per-attempt timeout when set.
-    """
-
-    max_attempts: int = 5
-    base_delay: float = 0.5
-    max_delay: float = 30.0
-    jitter: float = 0.5
-    attempt_timeout_s: float | None = None
-
-    def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_delay)
-        base = min(self.base_delay * 2.0 ** (attempt - 1), self.max_delay)
-        return float(base * (1.0 - self.jitter * random.random()))
-
-
-@dataclass
-class ClientStats:
-    """Counters of one Client. ``requests_sent`` counts HTTP attempts (retries included);
-    ``calls`` the successful ones; ``dedup_joins`` requests answered by an identical one in
-    flight; ``claim_waits`` waits for another process's call to the same request."""
-
-    requests_sent: int = 0
-    calls: int = 0
-    retries: int = 0
-    failures: int = 0
-    cache_hits: int = 0
-    dedup_joins: int = 0
-    claim_waits: int = 0
-    in_flight: int = 0
-    peak_in_flight: int = 0
-
-    def to_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
-
-
-# --- scheduling ----------------------------------------------------------------------------
 
 
 class PrioritySlots:
@@ -299,438 +89,6 @@ class PrioritySlots:
                 waiter.set_result(None)
                 return
         self.in_use -= 1
-
-
-# --- the response cache --------------------------------------------------------------------
-
-_HOST = socket.gethostname()
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        import psutil
-
-        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
-    except Exception:
-        return True
-
-
-class ResponseCache:
-    """Content-addressed reply files ``<dir>/<key[:2]>/<key>.json`` plus ``.claim`` files.
-
-    Writes are atomic (temp file + ``os.replace``), so readers in other processes see a
-    whole file or none; anything unreadable counts as a miss and is overwritten.
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
-
-    def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
-
-    def claim_path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.claim"
-
-    def _shard(self, key: str) -> Path:
-        shard = self.root / key[:2]
-        if not shard.is_dir():
-            for folder in (self.root, shard):
-                with contextlib.suppress(FileExistsError):
-                    folder.mkdir(mode=0o700, parents=True)
-        return shard
-
-    def read(self, key: str) -> Reply | None:
-        try:
-            data = json.loads(self.path(key).read_text(encoding="utf-8"))
-            if data.get("version") != CACHE_VERSION or data.get("key") != key:
-                return None
-            return Reply.from_dict(data["reply"])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None
-
-    def write(self, key: str, request: Request, reply: Reply) -> None:
-        record = {
-            "version": CACHE_VERSION,
-            "key": key,
-            "request": request.key_material(),
-            "reply": {**reply.to_dict(), "cached": False},
-            "created": time.time(),
-        }
-        shard = self._shard(key)
-        fd, tmp = tempfile.mkstemp(dir=shard, prefix=f".{key[:16]}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                # compact: json's C encoder (indented output takes its pure-Python path, 5x slower)
-                handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
-            os.replace(tmp, self.path(key))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-
-    def try_claim(self, key: str) -> bool:
-        """Create ``<key>.claim`` exclusively; False when another holder has it."""
-        path = self.claim_path(key)
-        self._shard(key)
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        except FileExistsError:
-            return False
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"pid": os.getpid(), "host": _HOST, "time": time.time()}))
-        return True
-
-    def touch_claim(self, key: str) -> None:
-        with contextlib.suppress(OSError):
-            os.utime(self.claim_path(key))
-
-    def release_claim(self, key: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.claim_path(key))
-
-    def claim_state(self, key: str, ttl_s: float) -> str:
-        """``"none"``, ``"live"`` or ``"stale"`` (holder dead, or silent for ``ttl_s``)."""
-        path = self.claim_path(key)
-        try:
-            age = time.time() - path.stat().st_mtime
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return "none"
-        except OSError:
-            return "live"
-        if age > ttl_s:
-            return "stale"
-        try:
-            holder = json.loads(text)
-            pid, host = int(holder["pid"]), str(holder["host"])
-        except (ValueError, KeyError, TypeError):
-            return "stale" if age > 5.0 else "live"
-        if host == _HOST and not _pid_alive(pid):
-            return "stale"
-        return "live"
-
-    def break_claim(self, key: str) -> None:
-        self.release_claim(key)
-
-
-# --- litellm -------------------------------------------------------------------------------
-
-_LITELLM: Any = None
-_LITELLM_LOCK = threading.Lock()
-_PRICED: set[str] = set()
-
-
-def load_litellm() -> Any:
-    """Import litellm once, offline and quiet (no cost-map download, no telemetry, no retries).
-
-    The import takes seconds of CPU; a run does it before its first call is scheduled
-    (``Client.prepare``), as part of its start-up."""
-    global _LITELLM
-    with _LITELLM_LOCK:
-        if _LITELLM is None:
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            os.environ.setdefault("LITELLM_TELEMETRY", "False")
-            litellm: Any = importlib.import_module("litellm")
-            litellm.suppress_debug_info = True
-            litellm.telemetry = False
-            litellm.num_retries = 0
-            litellm.set_verbose = False
-            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
-                logging.getLogger(name).setLevel(logging.WARNING)
-            _LITELLM = litellm
-        return _LITELLM
-
-
-def register_prices(litellm: Any, model: ModelConfig) -> None:
-    """Give litellm our prices for a model its cost map does not know (a self-hosted one).
-
-    litellm prices every response it returns, whatever the caller needs; for a model it does
-    not know, it searches its whole map for similar names on every call. With an entry for the
-    exact name the lookup is one dict access (3.5 against 3.9 ms of CPU per litellm call here,
-    median of five runs), and litellm's own figure equals ours (run costs always come from
-    ``ModelConfig.cost_usd``).
-    Known models keep litellm's entry."""
-    name = model.litellm_model
-    with _LITELLM_LOCK:
-        if name in _PRICED or not name:
-            return
-        _PRICED.add(name)
-        try:
-            litellm.get_model_info(model=name)
-            return  # litellm knows it (e.g. openai/gpt-5.4-mini)
-        except Exception:  # litellm raises a plain Exception for a model it has not mapped
-            pass
-        price_in, price_out = model.price_in / 1e6, model.price_out / 1e6
-        entry = {
-            "litellm_provider": model.provider or "openai",
-            "mode": "chat",
-            "input_cost_per_token": price_in,
-            "output_cost_per_token": price_out,
-            # our prices bill cached prompt tokens like others (cost_usd has no cache rate)
-            "cache_read_input_token_cost": price_in,
-            "cache_creation_input_token_cost": price_in,
-        }
-        litellm.register_model({name: entry})
-
-
-_WARMED: set[str] = set()
-
-
-def warm_up_litellm(litellm: Any, model: ModelConfig) -> None:
-    """One offline call (litellm's ``mock_response``: no request leaves the process) with
-    warnings ignored, so that the one-off work of litellm's call path happens here: modules it
-    imports on the first call, and validators pydantic builds for them. Those emit warnings
-    (pydantic's notes on litellm's own types) that a user's ``-W error`` would otherwise turn
-    into a failure of every real call."""
-    provider = model.provider or "openai"
-    with _LITELLM_LOCK:
-        if provider in _WARMED:
-            return
-        _WARMED.add(provider)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with contextlib.suppress(Exception):  # a warm-up only: the real call reports problems
-            litellm.completion(
-                model=f"{provider}/revprop-warm-up",
-                messages=[{"role": "user", "content": "warm-up"}],
-                mock_response="[]",
-                api_base="http://127.0.0.1:9/v1",
-                api_key="EMPTY",
-                num_retries=0,
-            )
-
-
-class MalformedResponse(Exception):
-    """The server answered, but not with a usable chat completion."""
-
-
-# --- self-hosted OpenAI-compatible servers, without litellm --------------------------------
-
-DIRECT_PROVIDERS = ("hosted_vllm", "openai")
-TRANSPORT_ENV = "REVPROP_TRANSPORT"
-"""``litellm`` (the default: every call through litellm, as in production) or ``direct``
-(opt-in: self-hosted OpenAI-compatible servers get a plain POST, see DirectTransport)."""
-TRANSPORTS = ("litellm", "direct")
-
-
-def is_local_url(url: str) -> bool:
-    """True for a loopback or private address, ``localhost``, or a host name without dots."""
-    import ipaddress
-    import urllib.parse
-
-    host = urllib.parse.urlsplit(url).hostname or ""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host == "localhost" or (bool(host) and "." not in host)
-    return address.is_loopback or address.is_private
-
-
-class APIStatusError(Exception):
-    """An error status from an OpenAI-compatible server, with what retries look at."""
-
-    def __init__(self, status_code: int, message: str, headers: Mapping[str, str]) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-        self.headers = dict(headers)
-
-
-def _error_message(status: int, text: str) -> str:
-    with contextlib.suppress(ValueError, TypeError, AttributeError):
-        error = json.loads(text).get("error")
-        message = error.get("message") if isinstance(error, Mapping) else error
-        if message:
-            return str(message)
-    return text.strip() or f"status {status}"
-
-
-class DirectTransport:
-    """Chat completions posted straight to a self-hosted OpenAI-compatible server (vLLM,
-    llama.cpp, the fake server) with aiohttp.
-
-    litellm's bookkeeping around each call (cost maps, logging objects, response metadata)
-    costs about 5 ms of CPU per call against 0.3 ms here (measured on loopback), which capped
-    one process at about 150 calls a second, below what a vLLM batch takes. The request body
-    is the one litellm sends for these providers. One connection pool per event loop; it is
-    closed whenever no request is in flight, so nothing outlives ``asyncio.run``.
-    """
-
-    def __init__(self) -> None:
-        self._session: Any = None
-        self._users = 0
-        self._proxies: dict[str, str | None] = {}
-
-    def _proxy(self, url: str) -> str | None:
-        """The proxy the environment names for ``url`` (looked up once per URL: aiohttp's own
-        ``trust_env`` looks it up in a thread on every request)."""
-        if url not in self._proxies:
-            import urllib.parse
-            import urllib.request
-
-            parts = urllib.parse.urlsplit(url)
-            bypass = urllib.request.proxy_bypass(parts.hostname or "")
-            self._proxies[url] = None if bypass else urllib.request.getproxies().get(parts.scheme)
-        return self._proxies[url]
-
-    async def post(
-        self, url: str, body: Mapping[str, Any], headers: Mapping[str, str], timeout: float
-    ) -> Any:
-        """The decoded JSON answer; APIStatusError for an error status, MalformedResponse for
-        a body that is not JSON; aiohttp's errors for a broken connection."""
-        import aiohttp
-
-        if self._session is None:
-            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-        session = self._session
-        self._users += 1
-        try:
-            async with session.post(
-                url, json=body, headers=headers, proxy=self._proxy(url),
-                timeout=aiohttp.ClientTimeout(total=timeout),
-            ) as response:  # fmt: skip
-                text = await response.text()
-                if response.status >= 400:
-                    raise APIStatusError(
-                        response.status, _error_message(response.status, text), response.headers
-                    )
-            try:
-                return json.loads(text)
-            except ValueError:
-                raise MalformedResponse(f"not JSON: {one_line(text, 80)}") from None
-        finally:
-            self._users -= 1
-            if self._users == 0 and self._session is session:
-                self._session = None
-                await session.close()
-
-
-def _field(obj: Any, name: str) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    value = getattr(obj, name, None)
-    if value is None:
-        extra = getattr(obj, "provider_specific_fields", None)
-        if isinstance(extra, Mapping):
-            value = extra.get(name)
-    return value
-
-
-def _as_int(value: Any) -> int:
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError, OverflowError):
-        return 0
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _text(value: Any) -> str:
-    """``value`` as text that can be written as UTF-8: a lone surrogate (a JSON ``\\ud800``
-    escape, which no valid UTF-8 can carry) becomes U+FFFD."""
-    return _LONE_SURROGATE.sub("\ufffd", str(value))
-
-
-def parse_response(response: Any, latency_s: float, model: ModelConfig) -> Reply:
-    """A Reply from a litellm ModelResponse; MalformedResponse if it has no message."""
-    choices = _field(response, "choices")
-    if not choices:
-        raise MalformedResponse("response has no choices")
-    choice = choices[0]
-    message = _field(choice, "message")
-    if message is None:
-        raise MalformedResponse("response choice has no message")
-    content = _field(message, "content")
-    reasoning = _field(message, "reasoning_content") or _field(message, "reasoning")
-    usage = _field(response, "usage")
-    details = _field(usage, "completion_tokens_details")
-    input_tokens = _as_int(_field(usage, "prompt_tokens"))
-    output_tokens = _as_int(_field(usage, "completion_tokens"))
-    return Reply(
-        content="" if content is None else _text(content),
-        reasoning=None if not reasoning else _text(reasoning),
-        finish_reason=_field(choice, "finish_reason"),
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        reasoning_tokens=_as_int(_field(details, "reasoning_tokens")),
-        latency_s=latency_s,
-        cost_usd=model.cost_usd(input_tokens, output_tokens),
-        cached=False,
-    )
-
-
-def _header(headers: Any, name: str) -> str | None:
-    if headers is None:
-        return None
-    with contextlib.suppress(Exception):
-        for key, value in dict(headers).items():
-            if str(key).lower() == name:
-                return str(value)
-    return None
-
-
-def retry_after_s(exc: BaseException) -> float | None:
-    """Seconds from a Retry-After (or retry-after-ms) header carried by the exception."""
-    sources = [
-        getattr(exc, "litellm_response_headers", None),
-        getattr(exc, "headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-    ]
-    for headers in sources:
-        millis = _header(headers, "retry-after-ms")
-        if millis is not None:
-            with contextlib.suppress(ValueError):
-                return float(millis) / 1000.0
-        value = _header(headers, "retry-after")
-        if value is None:
-            continue
-        with contextlib.suppress(ValueError):
-            return float(value)
-        with contextlib.suppress(TypeError, ValueError, IndexError):
-            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    return None
-
-
-def status_of(exc: BaseException) -> int | None:
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int):
-        return status
-    status = getattr(getattr(exc, "response", None), "status_code", None)
-    return status if isinstance(status, int) else None
-
-
-def is_retryable(exc: BaseException) -> bool:
-    """Everything but a client error (4xx other than 408/409/429) is worth another attempt."""
-    if isinstance(
-        exc, Warning
-    ):  # a warning the user's filters turn into an error: no attempt will differ
-        return False
-    status = status_of(exc)
-    if isinstance(exc, MalformedResponse | TimeoutError) or status is None:
-        return True
-    return not (400 <= status < 500 and status not in NOT_RETRIED_4XX_EXCEPT)
-
-
-_LITELLM_PREFIX = re.compile(r"^(litellm\.\w+: )?(\w+: )?")
-
-
-def describe(exc: BaseException) -> str:
-    """``HTTP 503 ServiceUnavailableError: message``, redacted, on one line."""
-    status = status_of(exc)
-    prefix = f"HTTP {status} " if status else ""
-    text = _LITELLM_PREFIX.sub("", one_line(str(exc))) or "no message"
-    return one_line(redact(f"{prefix}{type(exc).__name__}: {text}"), 300)
-
-
-# --- the client ----------------------------------------------------------------------------
 
 
 class Client:
@@ -791,25 +149,9 @@ class Client:
         register_prices(litellm, self.model)
         return litellm
 
-    # convenience views of the stats
-    @property
-    def requests_sent(self) -> int:
-        return self.stats.requests_sent
-
-    @property
-    def cache_hits(self) -> int:
-        return self.stats.cache_hits
-
-    @property
-    def peak_in_flight(self) -> int:
-        return self.stats.peak_in_flight
-
-    @property
-    def in_flight(self) -> int:
-        return self.stats.in_flight
-
     @property
     def attempt_timeout_s(self) -> float:
+        """Seconds one attempt may take: the retry policy's, or else the model's."""
         return self.retry.attempt_timeout_s or self.model.attempt_timeout_s
 
     @property
@@ -820,6 +162,7 @@ class Client:
     def make_request(
         self, messages: Sequence[Mapping[str, str]], seed: int, structured: bool = False
     ) -> Request:
+        """A request of this client's model; ``structured`` asks for the patch as JSON output."""
         return Request.build(
             self.model, messages, seed, STRUCTURED_RESPONSE_FORMAT if structured else None
         )
@@ -930,7 +273,7 @@ class Client:
                 return self._cached(key)
             if state == "stale":
                 log.warning("breaking a stale claim on cache entry %s", key[:12])
-                self.cache.break_claim(key)
+                self.cache.release_claim(key)
                 return None
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 0.5)
@@ -951,87 +294,26 @@ class Client:
         now = time.monotonic()
         return any(b not in failed and self._down_until.get(b, 0.0) <= now for b in bases)
 
-    def _api_key(self, base: str | None) -> str | None:
-        key = self.model.api_key()
-        if (
-            key is None
-            and base
-            and self.model.api_key_env is None
-            and self.model.provider == "openai"
-            and not os.environ.get("OPENAI_API_KEY")
-        ):
-            return "EMPTY"
-        return key
-
-    @staticmethod
-    def _generation(request: Request) -> dict[str, Any]:
-        """The messages and generation settings of a request, as both transports send them."""
-        settings: dict[str, Any] = {
-            "messages": request.message_dicts(),
-            "seed": request.seed,
-            "max_tokens": request.max_tokens,
-        }
-        if request.temperature is not None:
-            settings["temperature"] = request.temperature
-        if request.reasoning_effort is not None:
-            settings["reasoning_effort"] = request.reasoning_effort
-        if request.response_format is not None:
-            settings["response_format"] = json.loads(request.response_format)
-        return settings
-
-    def _kwargs(self, request: Request, base: str | None) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "model": request.litellm_model,
-            **self._generation(request),
-            "timeout": self.attempt_timeout_s,
-            "num_retries": 0,
-            "max_retries": 0,
-        }
-        if base:
-            kwargs["api_base"] = base
-        if request.extra_body:
-            kwargs["extra_body"] = {k: json.loads(v) for k, v in request.extra_body}
-        api_key = self._api_key(base)
-        if api_key:
-            kwargs["api_key"] = api_key
-        return kwargs
-
     def _direct(self, base: str | None) -> bool:
-        """Whether calls to ``base`` skip litellm: a self-hosted OpenAI-compatible server, that
-        is a ``hosted_vllm/`` model, or an ``openai/`` one served on this machine or network
-        (litellm adapts some OpenAI models' parameters, which a proxy to them may need)."""
-        if base is None or self.model.hosted or self.transport != "direct":
-            return False
-        provider = self.model.provider
-        return provider == "hosted_vllm" or (provider in DIRECT_PROVIDERS and is_local_url(base))
-
-    def _direct_body(self, request: Request) -> dict[str, Any]:
-        """The body litellm sends to such a server: the model name without its provider prefix,
-        and the generation settings (extra_body merged in at the top level)."""
-        body: dict[str, Any] = {
-            "model": request.litellm_model.partition("/")[2],
-            **self._generation(request),
-        }
-        body.update({k: json.loads(v) for k, v in request.extra_body})
-        return body
+        """Whether calls to ``base`` skip litellm (``transports.is_direct``)."""
+        return is_direct(self.model, self.transport, base)
 
     async def _attempt(self, request: Request, base: str | None) -> Reply:
         if self._direct(base):
             assert base is not None
-            api_key = self._api_key(base) or (
-                os.environ.get("OPENAI_API_KEY") if self.model.provider == "openai" else None
-            )
-            headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+            headers = direct_headers(self.model, base)
             started = time.monotonic()
             call = self._transport.post(
                 base.rstrip("/") + "/chat/completions",
-                self._direct_body(request),
+                direct_body(request),
                 headers,
                 self.attempt_timeout_s,
             )
         else:
             litellm = self._litellm()
-            kwargs = self._kwargs(request, base)
+            kwargs = litellm_kwargs(
+                request, base, self.attempt_timeout_s, api_key_for(self.model, base)
+            )
             started = time.monotonic()
             call = litellm.acompletion(**kwargs)
         response = await asyncio.wait_for(call, timeout=self.attempt_timeout_s + 5.0)

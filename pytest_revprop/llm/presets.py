@@ -1,7 +1,7 @@
 """Model presets, prices and the ``[tool.revprop]`` configuration.
 
 Nothing here talks to a network or imports a heavy library: a ``ModelConfig`` is plain,
-hashable data that ``client.py`` turns into calls.
+hashable data that the client (``llm/client.py``) turns into calls.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class ModelConfig:
         return head if sep else ""
 
     def extra_body_dict(self) -> dict[str, Any]:
-        return {key: json.loads(text) for key, text in self.extra_body}
+        return thaw_extra_body(self.extra_body)
 
     def api_key(self) -> str | None:
         """The key from ``api_key_env`` at call time (None when unset or not configured)."""
@@ -90,6 +90,11 @@ def freeze_extra_body(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, str
         (str(key), json.dumps(value, sort_keys=True, separators=(",", ":")))
         for key, value in sorted(mapping.items())
     )
+
+
+def thaw_extra_body(pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """The ``extra_body`` mapping that ``freeze_extra_body`` froze into ``pairs``."""
+    return {key: json.loads(text) for key, text in pairs}
 
 
 def _vllm_preset(
@@ -155,7 +160,6 @@ PRESETS: dict[str, ModelConfig] = {
     "direct-only": _reference("direct-only"),
 }
 ALIASES: dict[str, str] = {"qwen3.5-122b": "qwen3.5-122b-a10b"}
-EMBEDDED_DEFAULT = "smollm2-135m"
 
 
 def preset_names() -> list[str]:

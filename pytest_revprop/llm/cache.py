@@ -1,0 +1,128 @@
+"""The response cache: one reply file per request, content-addressed by the request's cache
+key, and the ``.claim`` files by which processes sharing the cache agree that only one of them
+makes a given call."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import tempfile
+import time
+from pathlib import Path
+
+from pytest_revprop.llm.types import CACHE_VERSION, Reply, Request
+
+_HOST = socket.gethostname()
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        import psutil
+
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except Exception:
+        return True
+
+
+class ResponseCache:
+    """Content-addressed reply files ``<dir>/<key[:2]>/<key>.json`` plus ``.claim`` files.
+
+    Writes are atomic (temp file + ``os.replace``), so readers in other processes see a
+    whole file or none; anything unreadable counts as a miss and is overwritten.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def claim_path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.claim"
+
+    def _shard(self, key: str) -> Path:
+        shard = self.root / key[:2]
+        if not shard.is_dir():
+            for folder in (self.root, shard):
+                with contextlib.suppress(FileExistsError):
+                    folder.mkdir(mode=0o700, parents=True)
+        return shard
+
+    def read(self, key: str) -> Reply | None:
+        try:
+            data = json.loads(self.path(key).read_text(encoding="utf-8"))
+            if data.get("version") != CACHE_VERSION or data.get("key") != key:
+                return None
+            return Reply.from_dict(data["reply"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def write(self, key: str, request: Request, reply: Reply) -> None:
+        record = {
+            "version": CACHE_VERSION,
+            "key": key,
+            "request": request.key_material(),
+            "reply": {**reply.to_dict(), "cached": False},
+            "created": time.time(),
+        }
+        shard = self._shard(key)
+        fd, tmp = tempfile.mkstemp(dir=shard, prefix=f".{key[:16]}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                # compact, so that json's C encoder writes it (indented output is pure Python)
+                handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+            os.replace(tmp, self.path(key))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def try_claim(self, key: str) -> bool:
+        """Create ``<key>.claim`` exclusively; False when another holder has it."""
+        path = self.claim_path(key)
+        self._shard(key)
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps({"pid": os.getpid(), "host": _HOST, "time": time.time()}))
+        return True
+
+    def touch_claim(self, key: str) -> None:
+        with contextlib.suppress(OSError):
+            os.utime(self.claim_path(key))
+
+    def release_claim(self, key: str) -> None:
+        """Remove ``<key>.claim``, whoever holds it (its holder, or a breaker of a stale one)."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.claim_path(key))
+
+    def claim_state(self, key: str, ttl_s: float) -> str:
+        """``"none"``, ``"live"`` or ``"stale"`` (holder dead, or silent for ``ttl_s``)."""
+        path = self.claim_path(key)
+        try:
+            age = time.time() - path.stat().st_mtime
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return "none"
+        except OSError:
+            return "live"
+        if age > ttl_s:
+            return "stale"
+        try:
+            holder = json.loads(text)
+            pid, host = int(holder["pid"]), str(holder["host"])
+        except (ValueError, KeyError, TypeError):
+            return "stale" if age > 5.0 else "live"
+        if host == _HOST and not _pid_alive(pid):
+            return "stale"
+        return "live"
