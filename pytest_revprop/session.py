@@ -424,7 +424,7 @@ class RevpropSession:
         self, doc: dict[str, Any], records: Sequence[dict[str, Any]], out_dir: Path
     ) -> None:
         try:
-            from pytest_revprop.reporting.figures import write_report
+            from pytest_revprop.reporting.report_command import write_report
 
             cases = {c.id: c.to_dict() for c in self.cases}
             for path in write_report(doc, out_dir, samples=list(records), cases=cases):
