@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "start (or print) the vLLM server command for a model preset",
     ),
     "report": (
-        "pytest_revprop.reporting.figures:report_main",
+        "pytest_revprop.reporting.report_command:report_main",
         "figures, tables and an HTML sample browser from results.json",
     ),
     "compare": (

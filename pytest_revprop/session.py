@@ -13,7 +13,7 @@ import gc
 import os
 from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -29,6 +29,9 @@ from pytest_revprop.runner import (
     worker_share,
 )
 from pytest_revprop.vocabulary import REGRESSION_EXIT
+
+if TYPE_CHECKING:
+    from pytest_revprop.reporting.gate import GateResult
 
 RECORD_ATTR = "revprop_record"
 GC_THRESHOLD = (20_000, 20, 20)
@@ -153,7 +156,7 @@ class RevpropSession:
         self.runner: Runner | None = None
         self.records: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.servers: list[Any] = []
-        self.gate_result: dict[str, Any] | None = None
+        self.gate_result: GateResult | None = None
         self.report_error: str | None = None
         self.exit_override: int | None = None
         self.is_worker = hasattr(config, "workerinput")
@@ -369,7 +372,8 @@ class RevpropSession:
         records = list(self.records.values())
         if not records:
             return
-        from pytest_revprop.reporting import aggregate as report
+        from pytest_revprop.reporting.aggregate import write_reports
+        from pytest_revprop.reporting.gate import gate, read_baseline, write_baseline
 
         meta = {
             "cases_path": str(self.config.getoption("revprop_cases") or BENCHMARK_DIR),
@@ -382,18 +386,18 @@ class RevpropSession:
             "seeds": list(self.settings.seeds),
         }
         out_dir = Path(self.config.getoption("revprop_report"))
-        doc = report.write_reports(out_dir, records, meta)
+        doc = write_reports(out_dir, records, meta)
         self._junit_properties(doc)
         if self.config.getoption("revprop_figures"):
             self._figures(doc, records, out_dir)
         baseline = self.config.getoption("revprop_baseline")
         if baseline is not None:
             if self.config.getoption("revprop_update_baseline"):
-                report.write_baseline(baseline, doc)
+                write_baseline(baseline, doc)
             else:
                 try:
-                    self.gate_result = report.gate(
-                        report.read_results(baseline),
+                    self.gate_result = gate(
+                        read_baseline(baseline),
                         doc["results"],
                         self.config.getoption("revprop_max_drop"),
                     )
@@ -420,7 +424,7 @@ class RevpropSession:
         self, doc: dict[str, Any], records: Sequence[dict[str, Any]], out_dir: Path
     ) -> None:
         try:
-            from pytest_revprop.reporting.figures import write_report
+            from pytest_revprop.reporting.report_command import write_report
 
             cases = {c.id: c.to_dict() for c in self.cases}
             for path in write_report(doc, out_dir, samples=list(records), cases=cases):
@@ -465,12 +469,8 @@ class RevpropSession:
     ) -> None:
         if self.is_worker or not self.records:
             return
-        from pytest_revprop.reporting.aggregate import (
-            relative_rows,
-            summarize,
-            table_rows,
-            text_table,
-        )
+        from pytest_revprop.reporting.aggregate import relative_rows, summarize, table_rows
+        from pytest_revprop.reporting.tables import text_table
 
         summary = summarize(self.records.values())
         tr = terminalreporter

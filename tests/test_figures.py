@@ -13,13 +13,13 @@ from revprop_report_data import CASES, make_results, make_samples
 from pytest_revprop import cli
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.figures import (
-    load_samples,
     plot_completion_by_method,
     plot_cost_vs_completion,
     plot_failure_composition,
-    report_tables,
-    write_report,
 )
+from pytest_revprop.reporting.report_command import write_report
+from pytest_revprop.reporting.report_tables import report_tables
+from pytest_revprop.reporting.results import load_samples
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
-"""Aggregation of result records, results.json / samples.jsonl / Markdown, the terminal table,
-and the baseline gate. No pytest here; the plugin calls these at the end of a session.
+"""Aggregation of result records and the files a run writes: results.json, samples.jsonl and
+summary.md, plus the cells of the summary tables (summary.md and the terminal summary).
+No pytest here; the session calls these at the end of a run.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop import __version__
-from pytest_revprop.errors import UserError
-from pytest_revprop.reporting.stats import INFRASTRUCTURE_ERRORS, mean_std, pair_outcomes
+from pytest_revprop.reporting.relative import relative_to_jh
+from pytest_revprop.reporting.stats import INFRASTRUCTURE_ERRORS, mean_std
+from pytest_revprop.reporting.tables import markdown_table
 
 RESULT_KEYS = (
     "case", "model", "method", "k", "seed", "completed", "valid", "error",
@@ -27,6 +29,13 @@ METHOD_ORDER = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select")
 
 def _order(method: str) -> int:
     return METHOD_ORDER.index(method) if method in METHOD_ORDER else len(METHOD_ORDER)
+
+
+def _in_file_order(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Records in the order results.json and samples.jsonl list them."""
+    return sorted(
+        records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"])
+    )
 
 
 def summarize(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -70,38 +79,11 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def relative_to_jh(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per method: gain over j+h (points), cost and latency multiples, cost-effectiveness."""
-    base = {(r["model"]): r for r in rows if r["method"] == "j+h"}
-    out = []
-    for row in rows:
-        ref = base.get(row["model"])
-        if ref is None or row["method"] == "j+h":
-            continue
-        gain = 100 * (row["completion_rate"] - ref["completion_rate"])
-        cost_x = row["cost_usd"] / ref["cost_usd"] if ref["cost_usd"] > 0 else None
-        lat_x = row["latency_s"] / ref["latency_s"] if ref["latency_s"] > 0 else None
-        effectiveness = gain / (cost_x - 1) if cost_x is not None and cost_x > 1 else None
-        out.append(
-            {
-                "model": row["model"],
-                "method": row["method"],
-                "k": row["k"],
-                "gain_points": gain,
-                "cost_multiple": cost_x,
-                "latency_multiple": lat_x,
-                "cost_effectiveness": effectiveness,
-            }
-        )
-    return out
-
-
 def results_document(
     records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]
 ) -> dict[str, Any]:
-    ordered = sorted(
-        records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"])
-    )
+    """The results.json document: meta (with version and creation time), summary, results."""
+    ordered = _in_file_order(records)
     return {
         "meta": {
             "version": __version__,
@@ -137,9 +119,7 @@ def write_reports(
     _write_private(out_dir / "results.json", json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
     lines = [
         json.dumps({k: r.get(k) for k in (*RESULT_KEYS, "request", "replies")}, ensure_ascii=False)
-        for r in sorted(
-            records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"])
-        )
+        for r in _in_file_order(records)
     ]
     _write_private(out_dir / "samples.jsonl", "\n".join(lines) + ("\n" if lines else ""))
     _write_private(out_dir / "summary.md", markdown_summary(doc))
@@ -154,6 +134,7 @@ def _pct(value: float) -> str:
 
 
 def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the summary table (the terminal summary and summary.md)."""
     header = [
         "model",
         "method",
@@ -191,6 +172,7 @@ def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[li
 
 
 def relative_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the relative-to-j+h table (the terminal summary and summary.md)."""
     header = ["model", "method", "k", "gain pts", "cost x", "latency x", "cost-effectiveness"]
 
     def fmt(value: float | None, spec: str) -> str:
@@ -198,36 +180,21 @@ def relative_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
 
     rows = [
         [
-            r["model"],
-            r["method"],
-            str(r["k"]),
-            f"{r['gain_points']:+.1f}",
-            fmt(r["cost_multiple"], ".2f"),
-            fmt(r["latency_multiple"], ".2f"),
-            fmt(r["cost_effectiveness"], ".2f"),
+            key.model,
+            key.method,
+            str(key.k),
+            f"{rel.gain_points:+.1f}",
+            fmt(rel.cost_multiple, ".2f"),
+            fmt(rel.latency_multiple, ".2f"),
+            fmt(rel.cost_effectiveness, ".2f"),
         ]
-        for r in relative_to_jh(summary)
+        for key, rel in relative_to_jh(summary)
     ]
     return header, rows
 
 
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [
-        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
-    ]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    return "\n".join(lines)
-
-
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(c.strip() for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def markdown_summary(doc: Mapping[str, Any]) -> str:
+    """summary.md: the summary table, the table relative to j+h and the first failed samples."""
     meta = doc.get("meta", {})
     parts = [
         "# RevPropBench results",
@@ -235,11 +202,11 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
         f"Split `{meta.get('split')}`, seeds {meta.get('seeds')}, k {meta.get('k_values')}, "
         f"{len(doc['results'])} samples.",
         "",
-        markdown_table(*table_rows(doc["summary"])),
+        markdown_table(*table_rows(doc["summary"]), tight_rule=True),
     ]
     header, rows = relative_rows(doc["summary"])
     if rows:
-        parts += ["", "## Relative to j+h", "", markdown_table(header, rows)]
+        parts += ["", "## Relative to j+h", "", markdown_table(header, rows, tight_rule=True)]
     failed = [r for r in doc["results"] if not r["completed"]]
     if failed:
         parts += ["", "## Failed samples (first 50)", ""]
@@ -252,40 +219,3 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
                 f"- `{r['case']}` {r['model']} {r['method']} k{r['k']} s{r['seed']}: {what}"
             )
     return "\n".join(parts) + "\n"
-
-
-# ------------------------------------------------------------------------------ baseline
-
-
-def write_baseline(path: Path, doc: Mapping[str, Any]) -> None:
-    keep = ("case", "model", "method", "k", "seed", "completed", "valid", "error")
-    baseline = {
-        "meta": doc.get("meta", {}),
-        "summary": doc["summary"],
-        "results": [{k: r.get(k) for k in keep} for r in doc["results"]],
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(baseline, indent=1) + "\n", encoding="utf-8")
-
-
-def read_results(path: Path) -> dict[str, Any]:
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"results file {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UserError(f"results file {path}: not a readable JSON document ({exc})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
-        raise UserError(f"results file {path}: has no 'results' list")
-    return doc
-
-
-def gate(
-    baseline: Mapping[str, Any], records: Sequence[Mapping[str, Any]], max_drop: float
-) -> dict[str, Any]:
-    """Compare with a baseline: regressions (drop > max_drop points AND McNemar p < 0.05) and
-    improvements, with the samples that flipped."""
-    comparison = pair_outcomes(baseline["results"], list(records))
-    regressions = comparison.regressions(max_drop)
-    improvements = [g for g in comparison.groups if g.delta > max_drop and g.p_value < 0.05]
-    return {"comparison": comparison, "regressions": regressions, "improvements": improvements}

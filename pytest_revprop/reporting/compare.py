@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pytest_revprop.errors import UserError
 from pytest_revprop.options import parse_alpha, parse_max_drop
-from pytest_revprop.reporting.figures import load_results
+from pytest_revprop.reporting.results import load_results
 from pytest_revprop.reporting.stats import (
     DEFAULT_ALPHA,
     PairedComparison,
@@ -21,6 +21,7 @@ from pytest_revprop.reporting.stats import (
     SampleKey,
     pair_outcomes,
 )
+from pytest_revprop.reporting.tables import markdown_table, text_table
 
 __all__ = ["compare_main", "render_markdown", "render_text", "verdict"]
 
@@ -125,14 +126,11 @@ def render_markdown(
         "",
         _rule(max_drop, alpha),
         "",
-        "| " + " | ".join(HEADER) + " |",
-        "|" + "|".join(" --- " for _ in HEADER) + "|",
+        markdown_table(HEADER, [_cells(g, max_drop, alpha) for g in comparison.groups]),
+        "",
+        f"**{_summary_line(comparison, max_drop, alpha)}**",
+        "",
     ]
-    lines += [
-        "| " + " | ".join(cell(c) for c in _cells(g, max_drop, alpha)) + " |"
-        for g in comparison.groups
-    ]
-    lines += ["", f"**{_summary_line(comparison, max_drop, alpha)}**", ""]
     flips = _flips(comparison)
     if flips:
         lines += [
@@ -155,15 +153,13 @@ def render_text(
     alpha: float = DEFAULT_ALPHA,
 ) -> str:
     """The same content as aligned plain text for a terminal."""
-    rows = [HEADER, *(_cells(g, max_drop, alpha) for g in comparison.groups)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
-    table = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    rows = [_cells(g, max_drop, alpha) for g in comparison.groups]
     lines = [
         f"A = {a_name}",
         f"B = {b_name}",
         _rule(max_drop, alpha),
         "",
-        *table,
+        text_table(HEADER, rows, rule=False, trim=True),
         "",
         _summary_line(comparison, max_drop, alpha),
     ]

@@ -22,12 +22,14 @@ import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_revprop.errors import UserError
-
-if TYPE_CHECKING:
-    from pytest_revprop.reporting.figures import Table
+from pytest_revprop.reporting.figures import render_figures
+from pytest_revprop.reporting.report_tables import report_tables
+from pytest_revprop.reporting.results import check_results
+from pytest_revprop.reporting.stats import INFRASTRUCTURE_ERRORS
+from pytest_revprop.reporting.tables import Table
 
 __all__ = [
     "MAX_CONTENT_CHARS",
@@ -49,7 +51,6 @@ OVER_BUDGET = "[not embedded: the report's reasoning budget is spent; see sample
 _MARKER = re.compile(r"\{\{[A-Z]+\}\}")
 """Template markers, replaced in one pass so inserted text is never scanned for markers again."""
 OUTCOMES = ("completed", "failed", "invalid", "error")
-INFRASTRUCTURE_ERRORS = frozenset({"call_failed"})
 SAMPLE_FIELDS = (
     "case",
     "model",
@@ -300,8 +301,6 @@ def write_html(
 ) -> Path:
     """Write the report to ``out`` and return it. Figures and tables are rendered from
     ``results`` unless given (write_report passes the ones it has already made)."""
-    from pytest_revprop.reporting.figures import check_results, render_figures, report_tables
-
     check_results(results)
     if figures is None:
         figures, _, notes = render_figures(results)

@@ -1,0 +1,151 @@
+"""The report folder and the ``revprop report`` command.
+
+``write_report`` writes the figures (PNG with their data as CSV), report.md and the
+self-contained report.html into a folder; the session calls it at the end of a run and
+``revprop report RESULTS.json`` calls it on any run's results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_revprop.errors import UserError
+from pytest_revprop.reporting.figures import FIGURE_FILES, render_figures
+from pytest_revprop.reporting.html import write_html
+from pytest_revprop.reporting.report_tables import report_tables
+from pytest_revprop.reporting.results import check_results, load_results, load_samples
+from pytest_revprop.reporting.tables import Table
+
+__all__ = ["load_case_dicts", "report_main", "write_report"]
+
+
+def load_case_dicts(path: Path | str) -> dict[str, dict[str, Any]]:
+    """Case id -> case JSON (file format) for every valid case file under ``path``."""
+    from pytest_revprop.cases import load_cases
+
+    case_set = load_cases([path])
+    if not case_set.cases:
+        first = f" ({case_set.errors[0]})" if case_set.errors else ""
+        raise UserError(f"cases {path}: no valid case files{first}")
+    return {case.id: case.to_dict() for case in case_set.cases}
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(
+            handle, fieldnames=list(rows[0]) if rows else ["model", "method", "k"]
+        )
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _report_markdown(
+    results: Mapping[str, Any], tables: list[Table], pngs: Mapping[str, bytes], notes: list[str]
+) -> str:
+    meta = results.get("meta", {})
+    parts = ["# RevProp report", ""]
+    facts = [
+        f"{name}: {meta[name]}"
+        for name in ("version", "created", "split", "cases_path")
+        if meta.get(name)
+    ]
+    if facts:
+        parts += ["; ".join(str(f) for f in facts), ""]
+    parts += [f"![{name}]({FIGURE_FILES[name]})" for name in pngs]
+    parts.append("")
+    parts += [table.to_markdown() for table in tables]
+    if notes:
+        parts += ["## Notes", "", *(f"- {n}" for n in notes), ""]
+    return "\n".join(parts)
+
+
+def write_report(
+    results: dict[str, Any],
+    out_dir: Path,
+    *,
+    samples: list[dict[str, Any]] | None = None,
+    cases: dict[str, dict[str, Any]] | None = None,
+) -> list[Path]:
+    """Write figures (PNG + CSV), report.md and the self-contained report.html into ``out_dir``.
+
+    ``samples`` are samples.jsonl records (the result records are used when None, without
+    replies); ``cases`` maps case id -> case JSON for the sample browser. Returns the paths written.
+    """
+    check_results(results)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    pngs, data, notes = render_figures(results)
+    written: list[Path] = []
+    for name, png in pngs.items():
+        png_path = out_dir / FIGURE_FILES[name]
+        png_path.write_bytes(png)
+        csv_path = png_path.with_suffix(".csv")
+        _write_csv(csv_path, data[name])
+        written += [png_path, csv_path]
+    tables = report_tables(results)
+    markdown_path = out_dir / "report.md"
+    markdown_path.write_text(_report_markdown(results, tables, pngs, notes), encoding="utf-8")
+    written.append(markdown_path)
+    html_path = write_html(
+        results,
+        samples if samples is not None else results["results"],
+        cases or {},
+        out_dir / "report.html",
+        figures=pngs,
+        tables=tables,
+        notes=notes,
+    )
+    written.append(html_path)
+    return written
+
+
+def _default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Cases named by the run's meta.cases_path, else the shipped benchmark; {} if unusable."""
+    from pytest_revprop.cases import BENCHMARK_DIR
+
+    named = results.get("meta", {}).get("cases_path")
+    path = Path(named) if isinstance(named, str) and named else BENCHMARK_DIR
+    if not path.exists():
+        return {}
+    try:
+        return load_case_dicts(path)
+    except UserError:
+        return {}
+
+
+def report_main(argv: Sequence[str]) -> int:
+    """``revprop report RESULTS.json [--out DIR] [--cases PATH] [--samples FILE]``."""
+    parser = argparse.ArgumentParser(
+        prog="revprop report",
+        description="Figures, tables and a self-contained HTML sample browser from a results.json.",
+    )
+    parser.add_argument("results", type=Path, help="results.json written by --revprop-report")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output folder (default: the folder of RESULTS.json)"
+    )
+    parser.add_argument(
+        "--cases",
+        type=Path,
+        default=None,
+        help="case files or folder for the sample browser "
+        "(default: the run's cases_path, else the shipped benchmark)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=Path,
+        default=None,
+        help="samples.jsonl with the raw replies (default: samples.jsonl beside RESULTS.json, if any)",
+    )
+    args = parser.parse_args(list(argv))
+    results = load_results(args.results)
+    samples_path = args.samples or args.results.parent / "samples.jsonl"
+    samples = load_samples(samples_path) if args.samples or samples_path.is_file() else None
+    cases = load_case_dicts(args.cases) if args.cases else _default_cases(results)
+    written = write_report(results, args.out or args.results.parent, samples=samples, cases=cases)
+    for path in written:
+        print(path)
+    return 0

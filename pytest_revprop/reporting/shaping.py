@@ -1,0 +1,185 @@
+"""From a results document to the rows the report's figures and tables show.
+
+Completion rates, their std and the failure totals come from the summary rows; cost,
+latency and calls per sample are the means over the result records of each (model, method,
+k). Models are listed in the run's order, methods in the protocol's order. Where a figure
+shows one row per (model, method), it is the one at the largest k (the run's main k).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_revprop.reporting.aggregate import METHOD_ORDER
+from pytest_revprop.reporting.results import is_number
+from pytest_revprop.reporting.stats import GroupKey, mean_std
+
+__all__ = [
+    "FAILURE_KINDS",
+    "SINGLE_CALL_METHODS",
+    "Usage",
+    "completion_rows",
+    "completion_std",
+    "cost_curve_rows",
+    "count_of",
+    "failure_rows",
+    "k_of",
+    "method_rank",
+    "multi_k_values",
+    "ordered_methods",
+    "run_models",
+    "usage_by_group",
+]
+
+SINGLE_CALL_METHODS = frozenset({"j", "h", "j+h"})
+FAILURE_KINDS = ("miss", "over_edit", "wrong_value", "invalid")
+
+Row = Mapping[str, Any]
+
+
+def method_rank(method: str) -> tuple[int, str]:
+    """Sort key: the protocol's methods in their order, then any other method by name."""
+    return (
+        (METHOD_ORDER.index(method), "") if method in METHOD_ORDER else (len(METHOD_ORDER), method)
+    )
+
+
+def _ordered(values: Iterable[str], preferred: Sequence[Any] = ()) -> list[str]:
+    """Distinct values: those named in ``preferred`` first (in its order), then by appearance."""
+    seen = list(dict.fromkeys(values))
+    first = [v for v in preferred if v in seen]
+    return first + [v for v in seen if v not in first]
+
+
+def run_models(results: Mapping[str, Any]) -> list[str]:
+    """The run's models: in the order of meta.models, then as the summary first names them."""
+    preferred = results.get("meta", {}).get("models") or []
+    return _ordered((str(r["model"]) for r in results["summary"]), preferred)
+
+
+def ordered_methods(rows: Iterable[Row]) -> list[str]:
+    """The distinct methods of ``rows``, in ``method_rank`` order."""
+    return sorted({str(r["method"]) for r in rows}, key=method_rank)
+
+
+def k_of(row: Row) -> int:
+    """The row's k; 1 when it has none (or not an integer)."""
+    k = row.get("k")
+    return k if isinstance(k, int) and not isinstance(k, bool) else 1
+
+
+def _primary_rows(summary: Iterable[Row]) -> dict[tuple[str, str], Row]:
+    """One summary row per (model, method): the one with the largest k (the run's main k)."""
+    chosen: dict[tuple[str, str], Row] = {}
+    for row in summary:
+        key = (str(row["model"]), str(row["method"]))
+        if key not in chosen or k_of(row) > k_of(chosen[key]):
+            chosen[key] = row
+    return chosen
+
+
+def completion_std(row: Row) -> float:
+    """The summary row's std over seeds; from its rates by seed when it has no std; else 0."""
+    std = row.get("completion_std")
+    if is_number(std):
+        return float(std)
+    by_seed = row.get("completion_by_seed")
+    if isinstance(by_seed, dict) and by_seed:
+        return mean_std(float(v) for v in by_seed.values())[1]
+    return 0.0
+
+
+def count_of(row: Row, name: str) -> int:
+    """The row's count ``name``; 0 when it is missing or not a number."""
+    value = row.get(name)
+    return int(value) if is_number(value) else 0
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Means per result record of one (model, method, k)."""
+
+    cost_usd: float | None
+    latency_s: float | None
+    calls: float | None
+
+
+def _mean_of(records: Sequence[Row], name: str) -> float | None:
+    values = [float(r[name]) for r in records if is_number(r.get(name))]
+    return mean_std(values)[0] if values else None
+
+
+def usage_by_group(results: Iterable[Row]) -> dict[GroupKey, Usage]:
+    """Mean cost, latency and calls per result record, by (model, method, k)."""
+    groups: dict[GroupKey, list[Row]] = {}
+    for record in results:
+        key = GroupKey(str(record["model"]), str(record["method"]), k_of(record))
+        groups.setdefault(key, []).append(record)
+    return {
+        key: Usage(_mean_of(rows, "cost_usd"), _mean_of(rows, "latency_s"), _mean_of(rows, "calls"))
+        for key, rows in groups.items()
+    }
+
+
+def completion_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Data of Figure 4: one row per (model, method) at the run's main k."""
+    primary = _primary_rows(results["summary"])
+    return [
+        {
+            "model": model,
+            "method": method,
+            "k": k_of(primary[model, method]),
+            "completion_rate": float(primary[model, method]["completion_rate"]),
+            "completion_std": completion_std(primary[model, method]),
+            "runs": primary[model, method].get("runs"),
+        }
+        for model in run_models(results)
+        for method in ordered_methods(primary.values())
+        if (model, method) in primary
+    ]
+
+
+def failure_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Data of Figure 5: failure totals per (model, method) at the run's main k."""
+    primary = _primary_rows(results["summary"])
+    return [
+        {
+            "model": model,
+            "method": method,
+            "k": k_of(primary[model, method]),
+            **{kind: count_of(primary[model, method], kind) for kind in FAILURE_KINDS},
+        }
+        for model in run_models(results)
+        for method in ordered_methods(primary.values())
+        if (model, method) in primary
+    ]
+
+
+def cost_curve_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Data of Figure 6: every summary row with its mean cost, latency and calls per sample."""
+    usage = usage_by_group(results["results"])
+    rows: list[dict[str, Any]] = []
+    for row in sorted(results["summary"], key=lambda r: (method_rank(str(r["method"])), k_of(r))):
+        key = GroupKey(str(row["model"]), str(row["method"]), k_of(row))
+        use = usage.get(key, Usage(None, None, None))
+        rows.append(
+            {
+                "model": key.model,
+                "method": key.method,
+                "k": key.k,
+                "calls": use.calls,
+                "cost_usd": use.cost_usd,
+                "latency_s": use.latency_s,
+                "completion_rate": float(row["completion_rate"]),
+            }
+        )
+    models = run_models(results)
+    rows.sort(key=lambda r: models.index(r["model"]))
+    return rows
+
+
+def multi_k_values(results: Mapping[str, Any]) -> list[int]:
+    """The k values at which multi-call methods ran."""
+    return sorted({k_of(r) for r in results["summary"] if r["method"] not in SINGLE_CALL_METHODS})
