@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_revprop.authoring import build as benchmark
+from pytest_revprop.authoring.assembly import FORBIDDEN_WORDS
 from pytest_revprop.authoring.build import (
     BuildResult,
     build_all,
@@ -21,7 +22,7 @@ from pytest_revprop.authoring.build import (
     propagation_buckets,
     write_files,
 )
-from pytest_revprop.authoring.scenario import DOMAINS, FORBIDDEN_WORDS, PATTERNS, SIZES
+from pytest_revprop.authoring.scenario import DOMAINS, PATTERNS, SIZES
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.scoring import score_patch

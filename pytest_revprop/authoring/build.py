@@ -22,13 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.authoring.scenario import (
-    SIZES,
-    Scenario,
-    ScenarioError,
-    build_case,
-    dump_case,
-)
+from pytest_revprop.authoring.assembly import build_case, dump_case
+from pytest_revprop.authoring.scenario import SIZES, Scenario, ScenarioError
 from pytest_revprop.errors import UserError
 
 SCENARIO_PACKAGE = "pytest_revprop.benchmark_cases.scenarios"
