@@ -170,6 +170,7 @@ def stale_files(out: Path, files: Mapping[str, str]) -> list[Path]:
 
 
 def differences(out: Path, files: Mapping[str, str]) -> list[str]:
+    """How ``out`` differs from ``files``: ``missing:``, ``differs:`` and ``stale:`` lines."""
     diffs = []
     for rel, text in sorted(files.items()):
         path = out / rel
