@@ -57,6 +57,8 @@ def _benchmark_dir() -> Path:
 
 BENCHMARK_DIR = _benchmark_dir()
 """The shipped benchmark (the package ``pytest_revprop.benchmark_cases``)."""
+SPLIT_FILE = "split.json"
+"""A benchmark folder's committed dev/test split: never a case file."""
 
 
 class CaseError(Exception):
@@ -339,7 +341,8 @@ def load_case(path: Path | str) -> Case:
 
 
 def iter_case_files(paths: Sequence[Path | str]) -> list[Path]:
-    """Case files named by ``paths``: files as given, folders searched recursively for *.json."""
+    """Case files named by ``paths``: files as given, folders searched recursively for *.json
+    (except the split file)."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -347,7 +350,9 @@ def iter_case_files(paths: Sequence[Path | str]) -> list[Path]:
             found: list[Path] = []
             for root, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
-                found.extend(Path(root) / n for n in names if n.endswith(".json"))
+                found.extend(
+                    Path(root) / n for n in names if n.endswith(".json") and n != SPLIT_FILE
+                )
             files.extend(sorted(found))
         else:
             files.append(path)

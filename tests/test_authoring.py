@@ -1,43 +1,48 @@
-"""The scenario authoring layer: gold diffs, conversation plumbing, build-time rules."""
+"""The scenario authoring layer: the gold patch, conversation plumbing, build-time rules, helpers."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from pytest_revprop.authoring.assembly import build_case, conversation_ops, dump_case
+from pytest_revprop.authoring.gold import gold_patch
+from pytest_revprop.authoring.helpers import (
+    add_days,
+    all_of,
+    all_of_lazy,
+    days_between,
+    each,
+    leaf_breakdown,
+    leaf_count,
+    members,
+    money,
+)
 from pytest_revprop.authoring.scenario import (
-    CASE_FIELDS,
     Revision,
     Scenario,
     ScenarioError,
     Turn,
-    add_days,
     any_value,
-    conversation_ops,
-    days_between,
-    diff,
-    dump_case,
-    leaf_breakdown,
-    leaf_count,
-    money,
     optional,
     ref_equal,
     regex,
 )
-from pytest_revprop.cases import Case
+from pytest_revprop.cases import CASE_FIELDS, Case
 from pytest_revprop.patching import apply_operations
 from pytest_revprop.scoring import score_patch
 
-# --------------------------------------------------------------------------- diff
+# --------------------------------------------------------------------------- the gold patch
 
 
-def test_diff_replaces_changed_leaves_and_adds_removes_members() -> None:
+def test_gold_patch_replaces_changed_leaves_and_adds_removes_members() -> None:
     a = {"x": 1, "y": {"z": "old", "gone": True}, "same": [1, 2]}
     b = {"x": 2, "y": {"z": "new", "fresh": None}, "same": [1, 2]}
-    assert diff(a, b) == [
+    assert gold_patch(a, b) == [
         {"op": "replace", "path": "/x", "value": 2},
         {"op": "replace", "path": "/y/z", "value": "new"},
         {"op": "remove", "path": "/y/gone"},
@@ -45,19 +50,19 @@ def test_diff_replaces_changed_leaves_and_adds_removes_members() -> None:
     ]
 
 
-def test_diff_treats_1_and_1_0_as_equal_but_not_true_and_1() -> None:
-    assert diff({"a": 1}, {"a": 1.0}) == []
-    assert diff({"a": 1}, {"a": True}) == [{"op": "replace", "path": "/a", "value": True}]
+def test_gold_patch_treats_1_and_1_0_as_equal_but_not_true_and_1() -> None:
+    assert gold_patch({"a": 1}, {"a": 1.0}) == []
+    assert gold_patch({"a": 1}, {"a": True}) == [{"op": "replace", "path": "/a", "value": True}]
 
 
 def _steps(names: list[str]) -> list[dict[str, Any]]:
     return [{"name": n, "order": i + 1} for i, n in enumerate(names)]
 
 
-def test_diff_removal_in_the_middle_is_one_remove_then_shifted_replacements() -> None:
+def test_gold_patch_removal_in_the_middle_is_one_remove_then_shifted_replacements() -> None:
     a = {"steps": _steps(["plan", "build", "test", "ship"])}
     b = {"steps": _steps(["plan", "test", "ship"])}
-    ops = diff(a, b)
+    ops = gold_patch(a, b)
     assert ops == [
         {"op": "remove", "path": "/steps/1"},
         {"op": "replace", "path": "/steps/1/order", "value": 2},
@@ -66,10 +71,10 @@ def test_diff_removal_in_the_middle_is_one_remove_then_shifted_replacements() ->
     assert apply_operations(a, ops) == b
 
 
-def test_diff_insertion_in_the_middle_is_one_add_at_its_final_index() -> None:
+def test_gold_patch_insertion_in_the_middle_is_one_add_at_its_final_index() -> None:
     a = {"steps": _steps(["plan", "test", "ship"])}
     b = {"steps": _steps(["plan", "review", "test", "ship"])}
-    ops = diff(a, b)
+    ops = gold_patch(a, b)
     assert ops == [
         {"op": "add", "path": "/steps/1", "value": {"name": "review", "order": 2}},
         {"op": "replace", "path": "/steps/2/order", "value": 3},
@@ -78,8 +83,8 @@ def test_diff_insertion_in_the_middle_is_one_add_at_its_final_index() -> None:
     assert apply_operations(a, ops) == b
 
 
-def test_diff_of_a_replaced_list_of_strings_prefers_appending() -> None:
-    ops = diff({"g": ["a", "b"]}, {"g": ["x", "y", "z"]})
+def test_gold_patch_of_a_replaced_list_of_strings_prefers_appending() -> None:
+    ops = gold_patch({"g": ["a", "b"]}, {"g": ["x", "y", "z"]})
     assert ops == [
         {"op": "add", "path": "/g/2", "value": "z"},
         {"op": "replace", "path": "/g/0", "value": "x"},
@@ -87,10 +92,10 @@ def test_diff_of_a_replaced_list_of_strings_prefers_appending() -> None:
     ]
 
 
-def test_diff_handles_several_insertions_and_removals_in_order() -> None:
+def test_gold_patch_handles_several_insertions_and_removals_in_order() -> None:
     a = {"r": ["a", "b", "c", "d", "e"]}
     b = {"r": ["b", "x", "d", "y", "z"]}
-    assert apply_operations(a, diff(a, b)) == b
+    assert apply_operations(a, gold_patch(a, b)) == b
 
 
 # --------------------------------------------------------------------------- conversation
@@ -192,7 +197,7 @@ def _toy(**changes: Any) -> Scenario:
 
 
 def test_build_produces_the_case_format_with_kinds_matchers_and_reference() -> None:
-    case = _toy().build(10)
+    case = build_case(_toy(), 10)
     assert list(case) == list(CASE_FIELDS)
     assert case["id"] == "org-toy-seats/10"
     assert (case["size"], case["split"], case["reference"], case["notes"]) == (
@@ -223,10 +228,10 @@ def test_build_produces_the_case_format_with_kinds_matchers_and_reference() -> N
 
 
 def test_dump_case_is_deterministic_utf8_in_field_order() -> None:
-    case = _toy().build(10)
+    case = build_case(_toy(), 10)
     shuffled = dict(reversed(list(case.items())))
     text = dump_case(shuffled)
-    assert text == dump_case(_toy().build(10))
+    assert text == dump_case(build_case(_toy(), 10))
     assert text.startswith('{\n  "id": "org-toy-seats/10",\n  "scenario"')
     assert text.endswith("}\n")
     assert json.loads(dump_case({**case, "notes": "café"}))["notes"] == "café"
@@ -258,7 +263,7 @@ def _with_revision(**rev: Any) -> Scenario:
         (_with_revision(request="Set the seats key to 6."), "request uses the word 'key'"),
         (_with_revision(request="Update the JSON: 6 seats."), "request uses the word 'JSON'"),
         (_with_revision(mutate=lambda q: None), "the revision changes nothing"),
-        (_with_revision(direct="/tool"), "direct path /tool is not in the gold diff"),
+        (_with_revision(direct="/tool"), "direct path /tool is not in the gold patch"),
         (
             _with_revision(overrides={"/tool": optional()}),
             "override for a path the gold does not change: /tool",
@@ -279,7 +284,7 @@ def test_build_rejects_broken_scenarios_naming_scenario_and_size(
     scenario: Scenario, message: str
 ) -> None:
     with pytest.raises(ScenarioError) as info:
-        scenario.build(10)
+        build_case(scenario, 10)
     assert message in str(info.value)
     assert str(info.value).startswith("scenario ")
 
@@ -298,7 +303,7 @@ def test_build_rejects_a_dependent_stated_before_the_edited_input() -> None:
     with pytest.raises(
         ScenarioError, match="cascade /cost_usd is added in turn 0, before the edited value"
     ):
-        _toy(conversation=conversation).build(10)
+        build_case(_toy(conversation=conversation), 10)
 
 
 def test_build_rejects_a_forbidden_word_in_a_user_turn() -> None:
@@ -312,7 +317,7 @@ def test_build_rejects_a_forbidden_word_in_a_user_turn() -> None:
         ]
 
     with pytest.raises(ScenarioError, match="turn 0 uses the word 'field'"):
-        _toy(conversation=conversation).build(10)
+        build_case(_toy(conversation=conversation), 10)
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -341,3 +346,30 @@ def test_date_and_money_helpers(
     func: Callable[..., Any], args: tuple[Any, ...], expected: Any
 ) -> None:
     assert func(*args) == expected
+
+
+def test_members_and_each_name_pointers_in_order() -> None:
+    assert members("/car", "company pickup_date") == ["/car/company", "/car/pickup_date"]
+    assert each("/stays", 2, "name nights") == [
+        "/stays/0/name",
+        "/stays/0/nights",
+        "/stays/1/name",
+        "/stays/1/nights",
+    ]
+
+
+def test_all_of_needs_every_pattern_in_any_order_across_lines_ignoring_case() -> None:
+    pattern = all_of("gion garden inn", r"\b14:00")
+    assert pattern == r"(?is)^(?=.*gion garden inn)(?=.*\b14:00)"
+    assert re.search(pattern, "Check in at 14:00\nat the Gion Garden Inn")
+    assert not re.search(pattern, "Gion Garden Inn, check in at 15:00")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["FSC-1187 for Ridgeway Holdings", "ridgeway holdings\nref fsc-1187", "FSC-1187 only", ""],
+)
+def test_all_of_lazy_is_another_spelling_that_passes_the_same_texts(text: str) -> None:
+    words = ("FSC-1187", "ridgeway holdings")
+    assert all_of_lazy(*words) == "(?is)^(?=.*?FSC-1187)(?=.*?ridgeway holdings)"
+    assert bool(re.search(all_of_lazy(*words), text)) == bool(re.search(all_of(*words), text))

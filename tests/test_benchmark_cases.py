@@ -2,34 +2,35 @@
 
 from __future__ import annotations
 
+import ast
 import json
-import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _scenarios import scenario_package
 
-from pytest_revprop.authoring import build as benchmark
+from pytest_revprop.authoring.assembly import FORBIDDEN_WORDS
 from pytest_revprop.authoring.build import (
     BuildResult,
     build_all,
     cases_main,
-    choose_dev,
     differences,
     discover,
-    propagation_buckets,
     write_files,
 )
-from pytest_revprop.authoring.scenario import DOMAINS, FORBIDDEN_WORDS, PATTERNS, SIZES
-from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
+from pytest_revprop.authoring.checkout import cases_folder, find_checkout
+from pytest_revprop.authoring.scenario import DOMAINS, PATTERNS, SIZES
+from pytest_revprop.authoring.split import propagation_buckets, read_split
+from pytest_revprop.cases import BENCHMARK_DIR, SPLIT_FILE, Case, iter_case_files, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.scoring import score_patch
 
 
 @pytest.fixture(scope="module")
 def fresh() -> BuildResult:
-    return build_all(discover())
+    return build_all(discover(), read_split(BENCHMARK_DIR))
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,7 @@ def test_every_scenario_builds(fresh: BuildResult) -> None:
 
 
 def test_committed_files_equal_a_fresh_build(fresh: BuildResult) -> None:
-    assert differences(BENCHMARK_DIR, fresh.files) == []
+    assert differences(BENCHMARK_DIR, {**fresh.files, SPLIT_FILE: fresh.split_file}) == []
 
 
 def test_every_scenario_has_all_three_sizes_with_matching_ids(shipped: list[Case]) -> None:
@@ -115,6 +116,30 @@ def test_users_never_say_key_field_or_json(shipped: list[Case]) -> None:
             assert not FORBIDDEN_WORDS.search(text), (case.id, text)
 
 
+AUTHORING_IMPORTS = {"pytest_revprop.authoring.helpers", "pytest_revprop.authoring.scenario"}
+
+
+@pytest.mark.parametrize(
+    "module", sorted(p.name for p in (BENCHMARK_DIR / "scenarios").glob("[!_]*.py"))
+)
+def test_scenario_modules_import_only_the_authoring_layer_and_end_with_a_scenarios_list(
+    module: str,
+) -> None:
+    tree = ast.parse((BENCHMARK_DIR / "scenarios" / module).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{module} imports a sibling"
+            name = node.module or ""
+            assert not name.startswith("pytest_revprop") or name in AUTHORING_IMPORTS, name
+        elif isinstance(node, ast.Import):
+            assert not any(a.name.startswith("pytest_revprop") for a in node.names), module
+    last = tree.body[-1]
+    assert isinstance(last, ast.Assign) and ast.unparse(last.targets[0]) == "SCENARIOS"
+    assert isinstance(last.value, ast.List) and last.value.elts
+    for item in last.value.elts:
+        assert isinstance(item, ast.Call) and ast.unparse(item.func) == "Scenario", module
+
+
 def test_split_is_per_scenario_with_ten_balanced_dev_scenarios(shipped: list[Case]) -> None:
     scenarios = _by_scenario(shipped)
     splits = {s: {c.split for c in sizes.values()} for s, sizes in scenarios.items()}
@@ -132,49 +157,17 @@ def test_split_is_per_scenario_with_ten_balanced_dev_scenarios(shipped: list[Cas
     assert sorted(Counter(buckets[s] for s in dev).values()) == [3, 3, 4]
 
 
-# --------------------------------------------------------------------------- split machinery
+def test_split_json_holds_every_scenario_in_order_as_its_case_files_say(
+    shipped: list[Case],
+) -> None:
+    committed = read_split(BENCHMARK_DIR)
+    assert list(committed) == sorted(committed)
+    assert committed == {c.scenario: c.split for c in shipped}
+    assert json.loads((BENCHMARK_DIR / SPLIT_FILE).read_text())["drawn"].startswith("Drawn by")
 
 
-def _attributes(n: int, domains: int = 9, patterns: int = 6) -> dict[str, dict[str, str]]:
-    return {
-        f"s{i:02d}": {
-            "domain": f"d{i % domains}",
-            "pattern": f"p{(i // domains) % patterns}",
-            "bucket": ("low", "mid", "high")[i * 3 // n],
-        }
-        for i in range(n)
-    }
-
-
-def test_choose_dev_is_deterministic_and_balanced() -> None:
-    attrs = _attributes(50)
-    first, again = choose_dev(attrs), choose_dev(attrs)
-    assert first == again
-    assert first.violations == 0 and len(first.dev) == 10
-    for name, lo, hi in (("domain", 1, 2), ("pattern", 1, 2), ("bucket", 3, 4)):
-        counts = Counter(attrs[s][name] for s in first.dev)
-        assert len(counts) == len({a[name] for a in attrs.values()}), name
-        assert lo <= min(counts.values()) and max(counts.values()) <= hi, name
-
-
-def test_choose_dev_scales_to_a_partial_set_and_skips_tiny_ones() -> None:
-    assert choose_dev(_attributes(9)).dev == ()
-    partial = choose_dev(_attributes(20, domains=4, patterns=3))
-    assert len(partial.dev) == 10 and partial.violations == 0
-    counts = Counter(_attributes(20, domains=4, patterns=3)[s]["domain"] for s in partial.dev)
-    assert sorted(counts.values()) == [2, 2, 3, 3]
-
-
-def test_propagation_buckets_are_rank_terciles_with_ties_broken_by_id() -> None:
-    counts = {"a": 5, "b": 1, "c": 5, "d": 9, "e": 2, "f": 7}
-    assert propagation_buckets(counts) == {
-        "b": "low",
-        "e": "low",
-        "a": "mid",
-        "c": "mid",
-        "f": "high",
-        "d": "high",
-    }
+def test_the_split_file_is_never_read_as_a_case() -> None:
+    assert BENCHMARK_DIR / SPLIT_FILE not in iter_case_files([BENCHMARK_DIR])
 
 
 # --------------------------------------------------------------------------- files and commands
@@ -201,20 +194,18 @@ def test_write_files_removes_stale_generated_folders_but_nothing_else(tmp_path: 
     assert write_files(tmp_path, files) == (0, 0)
 
 
+ORG = "from pytest_revprop.benchmark_cases.scenarios.org_access import SCENARIOS\n"
+
+
 @pytest.fixture
 def org_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A scenario package holding just the org_access examples (independent of other modules)."""
-    name = "scenarios_" + re.sub(r"\W", "_", tmp_path.name)  # unique: imports are cached per name
-    package = tmp_path / name
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "org.py").write_text(
-        "from pytest_revprop.benchmark_cases.scenarios.org_access import SCENARIOS\n"
+    package = scenario_package(
+        tmp_path,
+        monkeypatch,
+        {"org": ORG, "_helpers": "raise RuntimeError('private modules are not imported')\n"},
     )
-    (package / "_helpers.py").write_text("raise RuntimeError('private modules are not imported')\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(benchmark, "SCENARIO_PACKAGE", name)
-    return name
+    return package.name
 
 
 def test_build_and_check_commands_round_trip(
@@ -224,7 +215,8 @@ def test_build_and_check_commands_round_trip(
     assert cases_main(["build", "--check", "--out", str(out)]) == 1
     assert "missing: org-role-change/10.json" in capsys.readouterr().out
     assert cases_main(["build", "--out", str(out)]) == 0
-    assert len(list(out.rglob("*.json"))) == 15
+    assert len(list(out.glob("*/*.json"))) == 15
+    assert read_split(out) == {s.id: "test" for s in discover()}
     assert cases_main(["build", "--check", "--out", str(out)]) == 0
     target = out / "org-role-change" / "50.json"
     target.write_text(target.read_text().replace('"size"', '"size" ', 1))
@@ -247,6 +239,12 @@ def test_discover_rejects_duplicate_ids_and_broken_modules(org_only: str, tmp_pa
         UserError, match=f"scenario module {org_only}.broken does not import: ModuleNotFoundError"
     ):
         discover()
+    (tmp_path / org_only / "broken.py").unlink()
+    (tmp_path / org_only / "unlisted.py").write_text("SCENARIO = None\n")
+    with pytest.raises(
+        UserError, match=f"scenario module {org_only}.unlisted has no list SCENARIOS"
+    ):
+        discover()
 
 
 def test_check_command_reports_broken_modules_only_when_they_are_asked_for(
@@ -265,7 +263,7 @@ def test_check_command_reports_broken_modules_only_when_they_are_asked_for(
     with pytest.raises(UserError, match="shaky does not import"):
         cases_main(["build", "--out", str(tmp_path / "out")])
     assert cases_main(["build", "--keep-going", "--out", str(tmp_path / "out")]) == 1
-    assert len(list((tmp_path / "out").rglob("*.json"))) == 15
+    assert len(list((tmp_path / "out").glob("*/*.json"))) == 15
 
 
 def test_check_command_reports_each_matching_scenario(
@@ -276,6 +274,65 @@ def test_check_command_reports_each_matching_scenario(
     assert "ok   org-role-change" in out and "1 ok, 0 failed" in out
     with pytest.raises(UserError, match="no scenario matches nothing-like-this"):
         cases_main(["check", "nothing-like-this"])
+
+
+# --------------------------------------------------------------------------- where the build writes
+
+
+def _checkout(root: Path, name: str = "pytest_revprop") -> Path:
+    """A folder that looks like a checkout of the project named ``name``."""
+    (root / "benchmark_cases" / "scenarios").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(f'[project]\nname = "{name}"\n')
+    return root / "benchmark_cases"
+
+
+def test_the_checkout_is_found_from_any_folder_inside_it(tmp_path: Path) -> None:
+    cases = _checkout(tmp_path / "repo")
+    assert find_checkout(cases / "scenarios") == cases
+    assert find_checkout(tmp_path / "repo") == cases
+    assert find_checkout(tmp_path) is None
+    assert find_checkout(_checkout(tmp_path / "other", name="someone-else") / "scenarios") is None
+
+
+def test_build_writes_into_the_checkout_of_the_working_folder(
+    org_only: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = _checkout(tmp_path / "repo")
+    (cases / "scenarios").rmdir()
+    (cases / "scenarios").symlink_to(tmp_path / org_only)  # its programs are the imported ones
+    monkeypatch.chdir(cases)
+    assert cases_main(["build"]) == 0
+    assert len(list(cases.glob("*/*.json"))) == 15 and (cases / SPLIT_FILE).is_file()
+    assert cases_main(["build", "--check"]) == 0
+
+
+def test_build_refuses_a_checkout_whose_scenario_programs_are_not_the_imported_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = _checkout(tmp_path / "repo")
+    monkeypatch.chdir(cases)
+    with pytest.raises(UserError, match="not this checkout's: install it with `pip install -e"):
+        cases_folder(None, True, BENCHMARK_DIR / "scenarios")
+    assert cases_folder(None, True, cases / "scenarios") == cases
+
+
+def test_outside_a_checkout_build_needs_out_and_check_reads_the_shipped_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UserError, match=r"no pytest-revprop checkout at or above .*give --out DIR"):
+        cases_main(["build"])
+    assert cases_folder(None, False, BENCHMARK_DIR / "scenarios") == BENCHMARK_DIR
+
+
+@pytest.mark.parametrize("installed", ["site-packages", "dist-packages"])
+def test_build_refuses_to_write_into_an_installed_package(tmp_path: Path, installed: str) -> None:
+    out = tmp_path / "lib" / installed / "pytest_revprop" / "benchmark_cases"
+    with pytest.raises(UserError, match="refusing to write into an installed package"):
+        cases_main(["build", "--out", str(out)])
+    with pytest.raises(UserError, match="refusing to write into an installed package"):
+        cases_main(["split", "--redraw", "--out", str(out)])
+    assert not out.exists()
 
 
 def test_stats_counts_cases_and_gold_ops(

@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.helpers import add_days, all_of, money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
 
 DOMAIN = "course_plan"
 
@@ -816,7 +817,7 @@ def book_revision(p: dict[str, Any]) -> Revision:
     }
     overrides = {}
     if size == 100:
-        overrides["/syllabus_note"] = regex(r"(?is)^(?=.*practical start)(?=.*2nd)(?=.*\$?64)")
+        overrides["/syllabus_note"] = regex(all_of("practical start", "2nd", r"\$?64"))
     return Revision(
         request="I'm switching the required book to Statistics: A Practical Start by Lena Ortiz. Its details "
         "are below.",

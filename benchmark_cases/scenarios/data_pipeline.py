@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.helpers import add_days, money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
 
 DOMAIN = "data_pipeline"
 
@@ -343,22 +344,6 @@ def volume_revision(p: dict[str, Any]) -> Revision:
     )
 
 
-RAW_VOLUME_COSTS = Scenario(
-    id="pipeline-raw-volume-costs",
-    domain=DOMAIN,
-    pattern="arithmetic",
-    theme="Changing the daily raw volume recomputes clean and retained volumes, workers and every cost line",
-    params=volume_params,
-    compute=volume_compute,
-    conversation=volume_conversation,
-    revision=volume_revision,
-    notes="Tests a formula chain stated only in the conversation: clean = 75% of raw, compute $0.50 per "
-    "raw GB x 30 days, storage $0.02/GB-month on 90 days of clean output, monthly total. Larger "
-    "sizes add workers, aggregate volume, budget headroom, a description, stage inputs and a team "
-    "roll-up; the one-time backfill and the other team pipeline must stay.",
-)
-
-
 # =========================================================================== pipeline-warehouse-swap
 # Substitution: the destination changes; its catalog profile is copied in and every stage,
 # check and table that follows the destination picks up the new values.
@@ -643,22 +628,6 @@ def warehouse_revision(p: dict[str, Any]) -> Revision:
     )
 
 
-WAREHOUSE_SWAP = Scenario(
-    id="pipeline-warehouse-swap",
-    domain=DOMAIN,
-    pattern="substitution",
-    theme="Switching the load destination copies in its catalog profile and repoints stages, checks and tables",
-    params=warehouse_params,
-    compute=warehouse_compute,
-    conversation=warehouse_conversation,
-    revision=warehouse_revision,
-    notes="Tests substitution of the destination: every profile attribute comes from the attached "
-    "catalog profile. Larger sizes add stages, checks, tables, lineage and a description that "
-    "follow 'the destination', while the GCS archive and the other pipelines on bq-analytics are "
-    "stated to stay.",
-)
-
-
 # =========================================================================== pipeline-drop-dedupe-stage
 # Add/remove: a stage is removed from a strictly sequential run; the next stage relinks to the
 # removed stage's predecessor, later stages start earlier, and the run summary shrinks.
@@ -877,22 +846,6 @@ def dedupe_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(stages=[s for s in q["stages"] if s != "dedupe"]),
         direct=f"/stages/{index}",
     )
-
-
-DROP_DEDUPE_STAGE = Scenario(
-    id="pipeline-drop-dedupe-stage",
-    domain=DOMAIN,
-    pattern="add_remove",
-    theme="Removing a stage from a sequential run relinks its successor and pulls every later time earlier",
-    params=dedupe_params,
-    compute=dedupe_compute,
-    conversation=dedupe_conversation,
-    revision=dedupe_revision,
-    notes="Tests removal from a strictly sequential stage list: total run time and finish time shrink "
-    "by the removed 20 minutes. Larger sizes add the successor's relink to the removed stage's "
-    "predecessor, earlier start/end times, and the dashboard refresh and partner export set "
-    "relative to the finish; the 06:00 SLA and weekly rollup stay.",
-)
 
 
 # =========================================================================== pipeline-executor-quota-cap
@@ -1143,23 +1096,6 @@ def quota_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(input_gb=250),
         direct=f"{job}/input_gb",
     )
-
-
-EXECUTOR_QUOTA_CAP = Scenario(
-    id="pipeline-executor-quota-cap",
-    domain=DOMAIN,
-    pattern="threshold",
-    theme="Growing a job's input past what the executor quota covers clamps executors, lengthens the run "
-    "and raises the quota alert",
-    params=quota_params,
-    compute=quota_compute,
-    conversation=quota_conversation,
-    revision=quota_revision,
-    notes="Tests a clamp: ceil(250/25) = 10 executors exceeds the quota of 8, so executors stay at 8, "
-    "the run takes 75 instead of 60 minutes, the cost recomputes and the quota alert turns on. "
-    "Larger sizes add the chained export, dashboard refresh, window end, monthly cost and quota "
-    "count; jobs under the quota stay.",
-)
 
 
 # =========================================================================== pipeline-cutover-date-shift
@@ -1419,22 +1355,6 @@ def cutover_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(cutover="2025-03-24"),
         direct="/cutover_date",
     )
-
-
-CUTOVER_DATE_SHIFT = Scenario(
-    id="pipeline-cutover-date-shift",
-    domain=DOMAIN,
-    pattern="temporal",
-    theme="Moving the migration cutover shifts every date planned relative to it; fixed dates stay",
-    params=cutover_params,
-    compute=cutover_compute,
-    conversation=cutover_conversation,
-    revision=cutover_revision,
-    notes="Tests offset dates: every milestone planned in days from the cutover shifts by 14 days while "
-    "a date given as fixed (the audit) stays. Larger sizes add the announcement, each dataset's "
-    "history end (day before the backfill), checkpoints and on-call coverage, plus more fixed "
-    "dates that must stay.",
-)
 
 
 # =========================================================================== pipeline-promote-to-production
@@ -1743,26 +1663,90 @@ def promote_revision(p: dict[str, Any]) -> Revision:
     )
 
 
-PROMOTE_TO_PRODUCTION = Scenario(
-    id="pipeline-promote-to-production",
-    domain=DOMAIN,
-    pattern="status_flip",
-    theme="Promoting the pipeline to production moves every environment-governed setting to its production value",
-    params=promote_params,
-    compute=promote_compute,
-    conversation=promote_conversation,
-    revision=promote_revision,
-    notes="Tests a status flip: the user listed staging and production values up front, so dataset, "
-    "alert route, retries and sample switch together with the environment. Larger sizes add table "
-    "targets, workers, SLA tier, retention, blocking and visibility (and cluster, account, "
-    "secrets, dashboards); timeout, schedule, seed and owners stay.",
-)
-
 SCENARIOS = [
-    RAW_VOLUME_COSTS,
-    WAREHOUSE_SWAP,
-    DROP_DEDUPE_STAGE,
-    EXECUTOR_QUOTA_CAP,
-    CUTOVER_DATE_SHIFT,
-    PROMOTE_TO_PRODUCTION,
+    Scenario(
+        id="pipeline-raw-volume-costs",
+        domain=DOMAIN,
+        pattern="arithmetic",
+        theme="Changing the daily raw volume recomputes clean and retained volumes, workers and every cost line",
+        params=volume_params,
+        compute=volume_compute,
+        conversation=volume_conversation,
+        revision=volume_revision,
+        notes="Tests a formula chain stated only in the conversation: clean = 75% of raw, compute $0.50 per "
+        "raw GB x 30 days, storage $0.02/GB-month on 90 days of clean output, monthly total. Larger "
+        "sizes add workers, aggregate volume, budget headroom, a description, stage inputs and a team "
+        "roll-up; the one-time backfill and the other team pipeline must stay.",
+    ),
+    Scenario(
+        id="pipeline-warehouse-swap",
+        domain=DOMAIN,
+        pattern="substitution",
+        theme="Switching the load destination copies in its catalog profile and repoints stages, checks and tables",
+        params=warehouse_params,
+        compute=warehouse_compute,
+        conversation=warehouse_conversation,
+        revision=warehouse_revision,
+        notes="Tests substitution of the destination: every profile attribute comes from the attached "
+        "catalog profile. Larger sizes add stages, checks, tables, lineage and a description that "
+        "follow 'the destination', while the GCS archive and the other pipelines on bq-analytics are "
+        "stated to stay.",
+    ),
+    Scenario(
+        id="pipeline-drop-dedupe-stage",
+        domain=DOMAIN,
+        pattern="add_remove",
+        theme="Removing a stage from a sequential run relinks its successor and pulls every later time earlier",
+        params=dedupe_params,
+        compute=dedupe_compute,
+        conversation=dedupe_conversation,
+        revision=dedupe_revision,
+        notes="Tests removal from a strictly sequential stage list: total run time and finish time shrink "
+        "by the removed 20 minutes. Larger sizes add the successor's relink to the removed stage's "
+        "predecessor, earlier start/end times, and the dashboard refresh and partner export set "
+        "relative to the finish; the 06:00 SLA and weekly rollup stay.",
+    ),
+    Scenario(
+        id="pipeline-executor-quota-cap",
+        domain=DOMAIN,
+        pattern="threshold",
+        theme="Growing a job's input past what the executor quota covers clamps executors, lengthens the run "
+        "and raises the quota alert",
+        params=quota_params,
+        compute=quota_compute,
+        conversation=quota_conversation,
+        revision=quota_revision,
+        notes="Tests a clamp: ceil(250/25) = 10 executors exceeds the quota of 8, so executors stay at 8, "
+        "the run takes 75 instead of 60 minutes, the cost recomputes and the quota alert turns on. "
+        "Larger sizes add the chained export, dashboard refresh, window end, monthly cost and quota "
+        "count; jobs under the quota stay.",
+    ),
+    Scenario(
+        id="pipeline-cutover-date-shift",
+        domain=DOMAIN,
+        pattern="temporal",
+        theme="Moving the migration cutover shifts every date planned relative to it; fixed dates stay",
+        params=cutover_params,
+        compute=cutover_compute,
+        conversation=cutover_conversation,
+        revision=cutover_revision,
+        notes="Tests offset dates: every milestone planned in days from the cutover shifts by 14 days while "
+        "a date given as fixed (the audit) stays. Larger sizes add the announcement, each dataset's "
+        "history end (day before the backfill), checkpoints and on-call coverage, plus more fixed "
+        "dates that must stay.",
+    ),
+    Scenario(
+        id="pipeline-promote-to-production",
+        domain=DOMAIN,
+        pattern="status_flip",
+        theme="Promoting the pipeline to production moves every environment-governed setting to its production value",
+        params=promote_params,
+        compute=promote_compute,
+        conversation=promote_conversation,
+        revision=promote_revision,
+        notes="Tests a status flip: the user listed staging and production values up front, so dataset, "
+        "alert route, retries and sample switch together with the environment. Larger sizes add table "
+        "targets, workers, SLA tier, retention, blocking and visibility (and cluster, account, "
+        "secrets, dashboards); timeout, schedule, seed and owners stay.",
+    ),
 ]

@@ -11,7 +11,8 @@ import datetime as dt
 import math
 from typing import Any
 
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, money, regex
+from pytest_revprop.authoring.helpers import money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
 
 DOMAIN = "deployment_config"
 CPU_USD_PER_VCPU_MONTH = 20
@@ -339,22 +340,6 @@ def memory_revision(p: dict[str, Any]) -> Revision:
     )
 
 
-POD_MEMORY_SIZING = Scenario(
-    id="deploy-pod-memory-sizing",
-    domain=DOMAIN,
-    pattern="arithmetic",
-    theme="Raising a pod's memory request recomputes its limit, heap, namespace totals, quota, cost and nodes",
-    params=memory_params,
-    compute=memory_compute,
-    conversation=memory_conversation,
-    revision=memory_revision,
-    notes="Tests a formula chain: limit = 2 x request, heap = 75% of the limit, namespace total = "
-    "replicas x request, cost at $20/vCPU-month and $4/GiB-month. Larger sizes add the Java "
-    "options, limits total, quota (requests x 1.25), a canary sized like orders-api and the node "
-    "count; the worker, scheduler and CPU figures stay.",
-)
-
-
 # =========================================================================== deploy-staging-region-move
 # Substitution: staging moves to another AWS region; everything region-specific comes from that
 # region's profile, and every image, hostname and path built from it follows.
@@ -599,21 +584,6 @@ def region_revision(p: dict[str, Any]) -> Revision:
     )
 
 
-STAGING_REGION_MOVE = Scenario(
-    id="deploy-staging-region-move",
-    domain=DOMAIN,
-    pattern="substitution",
-    theme="Moving staging to another region copies in the region profile and rebuilds images, hostnames and paths",
-    params=region_params,
-    compute=region_compute,
-    conversation=region_conversation,
-    revision=region_revision,
-    notes="Tests substitution of the region: registry, KMS alias, artifact bucket, zones (and DNS "
-    "suffix) come from the attached profile. Larger sizes add images, hostnames, the CI target, "
-    "subnets and the state path built from them, while production stays in eu-west-1.",
-)
-
-
 # =========================================================================== deploy-remove-reporting-service
 # Add/remove: a service leaves the stack; totals and cost shrink, and its route, dashboard panel
 # and alert policy go with it.
@@ -826,22 +796,6 @@ def stack_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(services=[s for s in q["services"] if s != "reporting"]),
         direct=f"/services/{STACK_PLANS[p['size']].index('reporting')}",
     )
-
-
-REMOVE_REPORTING_SERVICE = Scenario(
-    id="deploy-remove-reporting-service",
-    domain=DOMAIN,
-    pattern="add_remove",
-    theme="Removing a service from the stack shrinks the totals and cost and drops its route, panel and alert policy",
-    params=stack_params,
-    compute=stack_compute,
-    conversation=stack_conversation,
-    revision=stack_revision,
-    notes="Tests removal of a list element: CPU total and service count are aggregates over the "
-    "remaining services. Larger sizes add memory, cost and budget headroom, and the service's "
-    "ingress route, dashboard panel and alert policy (one per service) go too; other services and "
-    "routes stay.",
-)
 
 
 # =========================================================================== deploy-db-volume-threshold
@@ -1108,22 +1062,6 @@ def volume_tier_revision(p: dict[str, Any]) -> Revision:
     )
 
 
-DB_VOLUME_THRESHOLD = Scenario(
-    id="deploy-db-volume-threshold",
-    domain=DOMAIN,
-    pattern="threshold",
-    theme="Growing the database volume past 1,000 GB switches it to io2 with new IOPS, price, monitoring and alerting",
-    params=volume_tier_params,
-    compute=volume_tier_compute,
-    conversation=volume_tier_conversation,
-    revision=volume_tier_revision,
-    notes="Tests a threshold crossing: 1,200 GB is at least 1,000 GB, so the primary moves from gp3 to "
-    "io2 with 6,000 IOPS and the io2 price. Larger sizes add the monitoring interval, free-space "
-    "alarm, alert route, total cost and headroom; the 500 GB replica stays gp3 and the 1,000 GB "
-    "replica was already io2.",
-)
-
-
 # =========================================================================== deploy-maintenance-window-shift
 # Temporal: the maintenance window opens later; every run-book time given relative to the opening
 # moves by the same 90 minutes (crossing midnight), while absolutely given times stay.
@@ -1370,22 +1308,6 @@ def window_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(start="2025-06-14T23:30:00Z"),
         direct="/window/start",
     )
-
-
-MAINTENANCE_WINDOW_SHIFT = Scenario(
-    id="deploy-maintenance-window-shift",
-    domain=DOMAIN,
-    pattern="temporal",
-    theme="Opening the maintenance window later shifts every run-book time set relative to it, across midnight",
-    params=window_params,
-    compute=window_compute,
-    conversation=window_conversation,
-    revision=window_revision,
-    notes="Tests relative times: the window end and every run-book step move 90 minutes later, some "
-    "onto 2025-06-15, while the approval time stays. Larger sizes add the customer notice and "
-    "reminder, deploy freeze, all-clear and watch period, plus more absolutely given times that "
-    "must stay.",
-)
 
 
 # =========================================================================== deploy-prod-change-freeze
@@ -1644,26 +1566,88 @@ def freeze_revision(p: dict[str, Any]) -> Revision:
     )
 
 
-PROD_CHANGE_FREEZE = Scenario(
-    id="deploy-prod-change-freeze",
-    domain=DOMAIN,
-    pattern="status_flip",
-    theme="Freezing production flips auto-deploy, approvals, allowed changes, banner and every service's auto-promotion",
-    params=freeze_params,
-    compute=freeze_compute,
-    conversation=freeze_conversation,
-    revision=freeze_revision,
-    notes="Tests a status flip: the user defined the open and frozen settings up front, so auto-deploy, "
-    "approvals and allowed change types move together with the status. Larger sizes add the "
-    "approver group, banner, per-service auto-promotion and flag/migration gates; staging stays "
-    "open and deploy windows are untouched.",
-)
-
 SCENARIOS = [
-    POD_MEMORY_SIZING,
-    STAGING_REGION_MOVE,
-    REMOVE_REPORTING_SERVICE,
-    DB_VOLUME_THRESHOLD,
-    MAINTENANCE_WINDOW_SHIFT,
-    PROD_CHANGE_FREEZE,
+    Scenario(
+        id="deploy-pod-memory-sizing",
+        domain=DOMAIN,
+        pattern="arithmetic",
+        theme="Raising a pod's memory request recomputes its limit, heap, namespace totals, quota, cost and nodes",
+        params=memory_params,
+        compute=memory_compute,
+        conversation=memory_conversation,
+        revision=memory_revision,
+        notes="Tests a formula chain: limit = 2 x request, heap = 75% of the limit, namespace total = "
+        "replicas x request, cost at $20/vCPU-month and $4/GiB-month. Larger sizes add the Java "
+        "options, limits total, quota (requests x 1.25), a canary sized like orders-api and the node "
+        "count; the worker, scheduler and CPU figures stay.",
+    ),
+    Scenario(
+        id="deploy-staging-region-move",
+        domain=DOMAIN,
+        pattern="substitution",
+        theme="Moving staging to another region copies in the region profile and rebuilds images, hostnames and paths",
+        params=region_params,
+        compute=region_compute,
+        conversation=region_conversation,
+        revision=region_revision,
+        notes="Tests substitution of the region: registry, KMS alias, artifact bucket, zones (and DNS "
+        "suffix) come from the attached profile. Larger sizes add images, hostnames, the CI target, "
+        "subnets and the state path built from them, while production stays in eu-west-1.",
+    ),
+    Scenario(
+        id="deploy-remove-reporting-service",
+        domain=DOMAIN,
+        pattern="add_remove",
+        theme="Removing a service from the stack shrinks the totals and cost and drops its route, panel and alert policy",
+        params=stack_params,
+        compute=stack_compute,
+        conversation=stack_conversation,
+        revision=stack_revision,
+        notes="Tests removal of a list element: CPU total and service count are aggregates over the "
+        "remaining services. Larger sizes add memory, cost and budget headroom, and the service's "
+        "ingress route, dashboard panel and alert policy (one per service) go too; other services and "
+        "routes stay.",
+    ),
+    Scenario(
+        id="deploy-db-volume-threshold",
+        domain=DOMAIN,
+        pattern="threshold",
+        theme="Growing the database volume past 1,000 GB switches it to io2 with new IOPS, price, monitoring and alerting",
+        params=volume_tier_params,
+        compute=volume_tier_compute,
+        conversation=volume_tier_conversation,
+        revision=volume_tier_revision,
+        notes="Tests a threshold crossing: 1,200 GB is at least 1,000 GB, so the primary moves from gp3 to "
+        "io2 with 6,000 IOPS and the io2 price. Larger sizes add the monitoring interval, free-space "
+        "alarm, alert route, total cost and headroom; the 500 GB replica stays gp3 and the 1,000 GB "
+        "replica was already io2.",
+    ),
+    Scenario(
+        id="deploy-maintenance-window-shift",
+        domain=DOMAIN,
+        pattern="temporal",
+        theme="Opening the maintenance window later shifts every run-book time set relative to it, across midnight",
+        params=window_params,
+        compute=window_compute,
+        conversation=window_conversation,
+        revision=window_revision,
+        notes="Tests relative times: the window end and every run-book step move 90 minutes later, some "
+        "onto 2025-06-15, while the approval time stays. Larger sizes add the customer notice and "
+        "reminder, deploy freeze, all-clear and watch period, plus more absolutely given times that "
+        "must stay.",
+    ),
+    Scenario(
+        id="deploy-prod-change-freeze",
+        domain=DOMAIN,
+        pattern="status_flip",
+        theme="Freezing production flips auto-deploy, approvals, allowed changes, banner and every service's auto-promotion",
+        params=freeze_params,
+        compute=freeze_compute,
+        conversation=freeze_conversation,
+        revision=freeze_revision,
+        notes="Tests a status flip: the user defined the open and frozen settings up front, so auto-deploy, "
+        "approvals and allowed change types move together with the status. Larger sizes add the "
+        "approver group, banner, per-service auto-promotion and flag/migration gates; staging stays "
+        "open and deploy windows are untouched.",
+    ),
 ]

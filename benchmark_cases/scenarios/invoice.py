@@ -8,65 +8,20 @@ the gold patch of each revision is the difference between two runs of the same p
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from typing import Any
 
-from pytest_revprop.authoring.scenario import (
-    Override,
-    Revision,
-    Scenario,
-    Turn,
+from pytest_revprop.authoring.helpers import (
+    CLEARED_OR_NONE,
     add_days,
+    all_of_lazy,
+    date_regex,
     money,
-    regex,
+    money_regex,
 )
+from pytest_revprop.authoring.scenario import Override, Revision, Scenario, Turn, regex
 
 DOMAIN = "invoice"
-
-_MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
-
-
-def money_regex(amount: float) -> str:
-    """A pattern for ``amount`` as people write it: optional thousands commas, optional ``.00``."""
-    whole, cents = f"{amount:.2f}".split(".")
-    groups: list[str] = []
-    while len(whole) > 3:
-        groups.insert(0, whole[-3:])
-        whole = whole[:-3]
-    body = ",?".join([whole, *groups])
-    tail = r"(\.00)?" if cents == "00" else rf"\.{cents}"
-    return rf"(?<![\d.,]){body}{tail}(?![\d])"
-
-
-def date_regex(iso: str) -> str:
-    """A pattern (to use case-insensitively) for an ISO date written as ``2025-07-01``, ``July 1``,
-    ``1 July`` or ``7/1/``."""
-    d = _dt.date.fromisoformat(iso)
-    mon = _MONTHS[d.month - 1][:3]
-    return (
-        rf"({iso}|\b{mon}[a-z]*\.? 0?{d.day}(?!\d)|(?<!\d)0?{d.day}(st|nd|rd|th)? {mon}"
-        rf"|(?<!\d)0?{d.month}/0?{d.day}/)"
-    )
-
-
-def all_of(*patterns: str) -> str:
-    """A case-insensitive regex requiring every pattern somewhere in the text, in any order."""
-    return "(?is)^" + "".join(f"(?=.*?{p})" for p in patterns)
-
 
 # --------------------------------------------------------------------------- invoice-workshop-hours
 # Arithmetic: a line's quantity feeds its amount, the subtotal, the discount, the tax, the
@@ -658,8 +613,8 @@ def bill_to_revision(p: dict[str, Any]) -> Revision:
     reference = {"name": name, **{k: new[k] for k in wanted}}
     overrides: dict[str, Override] = {}
     if size == 100:
-        overrides["/email/subject"] = regex(all_of("FSC-1187", "ridgeway holdings"))
-        overrides["/email/cover_note"] = regex(all_of(r"\btom\b", "HPO-20931"))
+        overrides["/email/subject"] = regex(all_of_lazy("FSC-1187", "ridgeway holdings"))
+        overrides["/email/cover_note"] = regex(all_of_lazy(r"\btom\b", "HPO-20931"))
     return Revision(
         request="Their finance team just told me the parent company pays for this. Please bill it to "
         "Ridgeway Holdings plc instead; their details are attached.",
@@ -1434,7 +1389,7 @@ def photo_revision(p: dict[str, Any]) -> Revision:
     overrides: dict[str, Override] = {}
     if p["size"] == 100:
         overrides["/payment_note"] = regex(
-            all_of(date_regex(add_days(new_issue, 21)), date_regex(add_days(new_issue, 7)))
+            all_of_lazy(date_regex(add_days(new_issue, 21)), date_regex(add_days(new_issue, 7)))
         )
     return Revision(
         request="I'm holding the invoice for a week. Date it June 10, 2025 instead of June 3.",
@@ -1460,7 +1415,6 @@ PLUMB_LINES: list[tuple[str, float]] = [
 PLUMB_DEPOSIT = 1500.0
 UNPAID_FOOTER = "Payment due by 2025-02-28. Thank you for your business."
 PAID_FOOTER = "Paid in full. Thank you!"
-NO_DATE = r"(?i)^(null|none|)$"  # a cleared date: null, or an empty / "none" string
 
 
 def paid_params(size: int) -> dict[str, Any]:
@@ -1743,7 +1697,7 @@ def paid_revision(p: dict[str, Any]) -> Revision:
         direct="/status",
         overrides={
             "/footer": regex(r"(?i)paid in full"),
-            "/next_reminder" if p["size"] == 10 else "/reminders/next_date": regex(NO_DATE),
+            "/next_reminder" if p["size"] == 10 else "/reminders/next_date": regex(CLEARED_OR_NONE),
         },
     )
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money
+from pytest_revprop.authoring.helpers import add_days, money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn
 
 DOMAIN = "manufacturing_bom"
 

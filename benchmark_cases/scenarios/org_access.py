@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.helpers import add_days, money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
 
 DOMAIN = "org_access"
 

@@ -10,7 +10,8 @@ import datetime as dt
 import math
 from typing import Any
 
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.helpers import add_days, all_of, money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
 
 DOMAIN = "project_schedule"
 
@@ -865,7 +866,7 @@ def drop_revision(p: dict[str, Any]) -> Revision:
     if p["size"] == 100:
         after = drop_compute(dict(p, dropped=["T2"]))
         launch = after["milestones"][2]["date"]
-        overrides["/summary"] = regex(rf"(?is)^(?=.*\b{len(after['tasks'])} tasks\b)(?=.*{launch})")
+        overrides["/summary"] = regex(all_of(rf"\b{len(after['tasks'])} tasks\b", launch))
     return Revision(
         request="Take the security review out of the plan; the platform team already covered it.",
         mutate=lambda q: q.update(dropped=["T2"]),
@@ -1632,7 +1633,10 @@ def hold_revision(p: dict[str, Any]) -> Revision:
     if p["size"] == 100:
         after = hold_compute(dict(p, held=["Mobile app"]))["totals"]
         overrides["/status_line"] = regex(
-            rf"(?is)^(?=.*\b{after['active_workstreams']} active)(?=.*\b{after['weekly_contractor_hours']}\b)"
+            all_of(
+                rf"\b{after['active_workstreams']} active",
+                rf"\b{after['weekly_contractor_hours']}\b",
+            )
         )
     return Revision(
         request="Put the mobile app workstream on hold until the funding decision comes through.",

@@ -10,9 +10,8 @@ import datetime as dt
 import math
 from typing import Any
 
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
-
-from .travel_itinerary import CLEARED, each, members
+from pytest_revprop.authoring.helpers import CLEARED, add_days, each, members, money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
 
 DOMAIN = "shopping_cart"
 

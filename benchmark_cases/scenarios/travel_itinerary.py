@@ -9,27 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, add_days, money, regex
+from pytest_revprop.authoring.helpers import CLEARED, add_days, all_of, each, members, money
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
 
 DOMAIN = "travel_itinerary"
-CLEARED = r"^(null)?$"  # a cleared date: null (or an empty string)
-
-
-def members(prefix: str, names: str) -> list[str]:
-    """Pointers to the named members of an object: ``members("/car", "company pickup_date")``."""
-    return [f"{prefix}/{name}" for name in names.split()]
-
-
-def each(prefix: str, count: int, names: str) -> list[str]:
-    """Pointers to the named members of the first ``count`` elements of an array."""
-    return [p for i in range(count) for p in members(f"{prefix}/{i}", names)]
-
-
-def all_of(*words: str) -> str:
-    """A case-insensitive regex requiring every one of ``words``, in any order."""
-    return "(?is)^" + "".join(f"(?=.*{w})" for w in words)
-
-
 # --------------------------------------------------------------------------- travel-group-headcount
 # Arithmetic: the number of travelers feeds every per-person cost, the totals and the bookings.
 

@@ -1,1 +1,2 @@
-"""Making cases: the scenario authoring layer, the gold diff and the `revprop cases` command."""
+"""Making cases: scenario declarations, their helpers, the gold patch, case assembly, the
+frozen dev/test split and the `revprop cases` command."""

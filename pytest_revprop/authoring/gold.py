@@ -1,0 +1,225 @@
+"""The gold patch of a revision: what changes between the artifact and its recomputed self.
+
+The gold is never written by hand: the artifact is computed twice, before and after the
+revision's edit of the inputs, and :func:`gold_patch` lists the changes as an ordered
+add/remove/replace patch (array elements aligned by content, so one insertion is one ``add``).
+:func:`literal_gold` puts the direct op first; :func:`gold_ops` marks each op direct or cascade
+and applies the revision's matchers, checking each against the computed value.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_revprop.authoring.scenario import Override, Revision, ScenarioError
+from pytest_revprop.jsonutil import MISSING, child_pointer, json_equal, resolve
+from pytest_revprop.patching import PatchError, apply_operations
+
+
+def _is_leaf(value: Any) -> bool:
+    return not isinstance(value, dict | list)
+
+
+def gold_patch(a: Any, b: Any, path: str = "") -> list[dict[str, Any]]:
+    """The literal gold patch taking the artifact ``a`` to the revised artifact ``b``.
+
+    Changed leaves become ``replace``; object members that appear or disappear become
+    ``add``/``remove``; when an array changes length, the inserted/removed elements come
+    first (removals from the back, then insertions in ascending order), followed by the
+    changes inside kept elements at their post-change indices.
+    """
+    ops: list[dict[str, Any]] = []
+    _patch_into(a, b, path, ops)
+    return ops
+
+
+def _patch_into(a: Any, b: Any, path: str, ops: list[dict[str, Any]]) -> None:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k, v in a.items():
+            sub = child_pointer(path, k)
+            if k in b:
+                _patch_into(v, b[k], sub, ops)
+            else:
+                ops.append({"op": "remove", "path": sub})
+        for k, v in b.items():
+            if k not in a:
+                ops.append({"op": "add", "path": child_pointer(path, k), "value": copy.deepcopy(v)})
+    elif isinstance(a, list) and isinstance(b, list):
+        _patch_lists(a, b, path, ops)
+    elif not json_equal(a, b):
+        ops.append({"op": "replace", "path": path, "value": copy.deepcopy(b)})
+
+
+def _patch_lists(a: list[Any], b: list[Any], path: str, ops: list[dict[str, Any]]) -> None:
+    if len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _patch_into(x, y, f"{path}/{i}", ops)
+        return
+    pairs = _align(a, b)
+    kept_old = {i for i, _ in pairs}
+    kept_new = {j for _, j in pairs}
+    for i in sorted(set(range(len(a))) - kept_old, reverse=True):
+        ops.append({"op": "remove", "path": f"{path}/{i}"})
+    for j in sorted(set(range(len(b))) - kept_new):
+        ops.append({"op": "add", "path": f"{path}/{j}", "value": copy.deepcopy(b[j])})
+    for i, j in pairs:
+        _patch_into(a[i], b[j], f"{path}/{j}", ops)
+
+
+def _cost(a: Any, b: Any) -> tuple[int, int]:
+    """How unlike two elements are: changed text/structure first (names are identities,
+    numbers are usually derived), then the number of changed places."""
+    ops = gold_patch(a, b)
+    identity = sum(
+        1
+        for op in ops
+        if op["op"] != "replace" or not isinstance(op["value"], int | float | bool | None)
+    )
+    return identity, len(ops)
+
+
+def _align(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
+    """Pairs (old index, new index) of kept elements; unpaired ones are removed/inserted."""
+    keys_a = [json.dumps(x, sort_keys=True) for x in a]
+    keys_b = [json.dumps(x, sort_keys=True) for x in b]
+    pairs: list[tuple[int, int]] = []
+    matcher = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
+            pairs += list(zip(range(i1, i2), range(j1, j2), strict=True))
+        elif tag == "replace":
+            pairs += _pair_block(a, b, list(range(i1, i2)), list(range(j1, j2)))
+    return pairs
+
+
+def _pair_block(
+    a: list[Any], b: list[Any], old: list[int], new: list[int]
+) -> list[tuple[int, int]]:
+    """Pair a block of unequal length, dropping from the longer side the elements whose
+    removal makes the in-order pairing cheapest (greedily, one at a time; ties: the last)."""
+    old, new = list(old), list(new)
+    while len(old) != len(new):
+        longer_is_old = len(old) > len(new)
+        longer, shorter = (old, new) if longer_is_old else (new, old)
+        best: tuple[tuple[int, int], int] | None = None
+        for pos in range(len(longer)):
+            rest = longer[:pos] + longer[pos + 1 :]
+            costs = [
+                _cost(a[x], b[y]) if longer_is_old else _cost(a[y], b[x])
+                for x, y in zip(rest, shorter, strict=False)
+            ]
+            cost = (sum(c[0] for c in costs), sum(c[1] for c in costs))
+            if best is None or cost <= best[0]:
+                best = (cost, pos)
+        assert best is not None
+        del longer[best[1]]
+    return list(zip(old, new, strict=True))
+
+
+# --------------------------------------------------------------------------- ordering, kinds, matchers
+
+
+def literal_gold(a: Any, b: Any, direct: Sequence[str], where: str) -> list[dict[str, Any]]:
+    """The gold patch a -> b with the direct ops first whenever that still applies to b."""
+    ops = gold_patch(a, b)
+    if not ops:
+        raise ScenarioError(f"{where}: the revision changes nothing in the artifact")
+    paths = [op["path"] for op in ops]
+    for d in direct:
+        if d not in paths:
+            raise ScenarioError(
+                f"{where}: the direct path {d} is not in the gold patch (gold paths: {', '.join(paths[:10])})"
+            )
+    front = [op for op in ops if op["path"] in direct] + [
+        op for op in ops if op["path"] not in direct
+    ]
+    for candidate in (front, ops):
+        try:
+            if json_equal(apply_operations(a, candidate), b):
+                return candidate
+        except PatchError:
+            continue
+    raise ScenarioError(
+        f"{where}: internal error: the gold patch does not reproduce the revised artifact"
+    )
+
+
+def gold_ops(
+    literal: list[dict[str, Any]], rev: Revision, new_artifact: Any, where: str
+) -> list[dict[str, Any]]:
+    """The case's gold: ``literal`` with each op's kind, and the revision's matchers applied."""
+    direct = set(rev.direct_paths())
+    by_path = {op["path"] for op in literal}
+    unknown = [p for p in rev.overrides if p not in by_path]
+    if unknown:
+        raise ScenarioError(
+            f"{where}: override for a path the gold does not change: {', '.join(unknown)}"
+        )
+    gold = []
+    for op in literal:
+        path = op["path"]
+        if path in direct:
+            _check_direct(op, where)
+        out: dict[str, Any] = {"op": op["op"], "path": path}
+        ov = rev.overrides.get(path, Override())
+        if op["op"] != "remove":
+            out["value"] = op["value"] if ov.match == "strict" else ov.value
+        out["kind"] = "direct" if path in direct else "cascade"
+        if ov.match != "strict":
+            _check_matcher(ov, op, new_artifact, where)
+            out["match"] = ov.match
+        if ov.optional:
+            out["optional"] = True
+        gold.append(out)
+    if not any(op["kind"] == "cascade" and not op.get("optional") for op in gold):
+        raise ScenarioError(
+            f"{where}: the revision cascades into nothing (no non-optional cascade op)"
+        )
+    return gold
+
+
+def _check_direct(op: Mapping[str, Any], where: str) -> None:
+    parent = op["path"].rsplit("/", 1)[-1]
+    if op["op"] == "replace" and not _is_leaf(op["value"]):
+        raise ScenarioError(
+            f"{where}: the direct edit {op['path']} replaces a whole object/array; name one leaf"
+        )
+    if op["op"] in {"add", "remove"} and not parent.isdigit():
+        raise ScenarioError(
+            f"{where}: the direct edit {op['path']} adds/removes a member, not an array element"
+        )
+
+
+def _check_matcher(ov: Override, op: Mapping[str, Any], new_artifact: Any, where: str) -> None:
+    path = op["path"]
+    if op["op"] == "remove":
+        raise ScenarioError(f"{where}: {path} is removed; a matcher makes no sense there")
+    if ov.match == "regex_match":
+        if not isinstance(ov.value, str):
+            raise ScenarioError(f"{where}: regex for {path} must be a string")
+        try:
+            found = re.search(
+                ov.value, op["value"] if isinstance(op["value"], str) else json.dumps(op["value"])
+            )
+        except re.error as exc:
+            raise ScenarioError(f"{where}: bad regex for {path}: {exc}") from None
+        if not found:
+            raise ScenarioError(
+                f"{where}: regex {ov.value!r} for {path} does not match the computed value {op['value']!r}"
+            )
+    elif ov.match == "ref_equal":
+        if not isinstance(ov.value, str) or resolve(new_artifact, ov.value) is MISSING:
+            raise ScenarioError(
+                f"{where}: ref_equal target {ov.value!r} for {path} is not in the revised artifact"
+            )
+        if not json_equal(resolve(new_artifact, ov.value), op["value"]):
+            raise ScenarioError(
+                f"{where}: ref_equal target {ov.value} does not hold the value of {path}"
+            )
+    elif ov.match != "any":
+        raise ScenarioError(f"{where}: unknown matcher {ov.match!r} for {path}")
