@@ -137,9 +137,9 @@ def _all_invalid(run: MethodRun, answers: Sequence[_Answer]) -> MethodRun:
 
 class SharedWork:
     """Work that the items of one run share: the parallel rules of one case and seed merge
-    the same samples, so each sample's artifact is computed once (a third of a warm run's
-    CPU otherwise). Artifacts handed out are read, never changed. Recent entries only: the
-    rules of one case and seed merge at about the same time."""
+    the same samples, so each sample's artifact is computed once. Artifacts handed out are
+    read, never changed. Recent entries only: the rules of one case and seed merge at about
+    the same time."""
 
     def __init__(self, size: int = 256) -> None:
         self.size = size
