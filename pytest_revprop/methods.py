@@ -1,4 +1,5 @@
-"""The nine revision methods of protocol.md, as small async functions over one ``ask`` callable.
+"""The nine revision methods of docs/protocol.md, as small async functions over one ``ask``
+callable.
 
 Every method returns a ``MethodRun``: the final patch (or why there is none), the calls it
 made with their usage, and its cost (the sum) and latency (the critical path: parallel calls

@@ -1,4 +1,8 @@
-"""RFC 6902 application (through the jsonpatch library) and diffs between artifacts."""
+"""RFC 6902 application (through the jsonpatch library) and diffs between artifacts.
+
+Replies are applied with the full RFC 6902 semantics of docs/protocol.md (all six operations,
+in order; ``test`` with JSON equality).
+"""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ calls overlap their work and no call is made twice. A test item then only waits 
 result. An xdist worker cannot know which items it will be handed: it makes the calls of its
 share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
 across workers) and runs each item it is handed on demand, that item's calls first.
+docs/architecture.md describes this flow; docs/interfaces.md the records' fields.
 """
 
 from __future__ import annotations
