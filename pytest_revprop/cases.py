@@ -1,4 +1,4 @@
-"""Case files: the data model, schema validation and every loading rule of case-format.md.
+"""Case files: the data model, schema validation and every loading rule of docs/case-format.md.
 
 A broken file becomes a ``CaseError`` naming the file, the rule and the JSON Pointer where it
 broke; the other files of a folder still load.

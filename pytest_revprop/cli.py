@@ -2,6 +2,7 @@
 
 Each subcommand lives in the module that owns its job and is imported only when it runs,
 so ``revprop validate`` and ``revprop score`` start without loading litellm or matplotlib.
+docs/interfaces.md lists every command, its output and its exit statuses.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""`revprop validate`, `revprop score` and `revprop merge` (fast: no litellm on this path)."""
+"""`revprop validate`, `revprop score` and `revprop merge` (fast: no litellm on this path).
+
+Their arguments, outputs and exit statuses are fixed by docs/interfaces.md.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """JSON helpers shared by the core: strict parsing, JSON equality, JSON Pointers, leaves.
 
 Everything here treats documents as plain JSON (dict, list, str, int, float, bool, None).
+JSON equality is the one docs/protocol.md defines for scoring.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Combining parallel samples as protocol.md's rule-based methods do, on artifacts.
+"""Combining parallel samples as the rule-based methods of docs/protocol.md do, on artifacts.
 
 ``or`` / ``and`` / ``maj`` merge unit by unit; ``med`` returns the medoid sample whole.
 Invalid samples (patch None or a patch that does not apply) propose no change in or/and/maj

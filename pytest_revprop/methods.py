@@ -1,4 +1,5 @@
-"""The nine revision methods of protocol.md, as small async functions over one ``ask`` callable.
+"""The nine revision methods of docs/protocol.md, as small async functions over one ``ask``
+callable.
 
 Every method returns a ``MethodRun``: the final patch (or why there is none), the calls it
 made with their usage, and its cost (the sum) and latency (the critical path: parallel calls
@@ -137,9 +138,9 @@ def _all_invalid(run: MethodRun, answers: Sequence[_Answer]) -> MethodRun:
 
 class SharedWork:
     """Work that the items of one run share: the parallel rules of one case and seed merge
-    the same samples, so each sample's artifact is computed once (a third of a warm run's
-    CPU otherwise). Artifacts handed out are read, never changed. Recent entries only: the
-    rules of one case and seed merge at about the same time."""
+    the same samples, so each sample's artifact is computed once. Artifacts handed out are
+    read, never changed. Recent entries only: the rules of one case and seed merge at about
+    the same time."""
 
     def __init__(self, size: int = 256) -> None:
         self.size = size

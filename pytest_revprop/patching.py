@@ -1,4 +1,8 @@
-"""RFC 6902 application (through the jsonpatch library) and diffs between artifacts."""
+"""RFC 6902 application (through the jsonpatch library) and diffs between artifacts.
+
+Replies are applied with the full RFC 6902 semantics of docs/protocol.md (all six operations,
+in order; ``test`` with JSON equality).
+"""
 
 from __future__ import annotations
 
@@ -72,8 +76,8 @@ def check_operations(patch: Any) -> list[dict[str, Any]]:
 
 
 def copy_json(value: Any) -> Any:
-    """A deep copy of a JSON document (dicts, lists, immutable leaves); several times faster
-    than ``copy.deepcopy``, which the scoring and merging of every item would otherwise pay."""
+    """A deep copy of a JSON document (dicts, lists, immutable leaves), without the
+    bookkeeping of ``copy.deepcopy``, which the scoring and merging of every item would pay."""
     if isinstance(value, dict):
         return {key: copy_json(item) for key, item in value.items()}
     if isinstance(value, list):

@@ -2,6 +2,7 @@
 the rendering of a case into chat messages for each kind of call.
 
 Templates use ``string.Template`` placeholders (``$name``); a literal dollar is ``$$``.
+docs/protocol.md (Prompts) says what each kind of call sends.
 """
 
 from __future__ import annotations

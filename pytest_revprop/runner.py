@@ -7,6 +7,7 @@ calls overlap their work and no call is made twice. A test item then only waits 
 result. An xdist worker cannot know which items it will be handed: it makes the calls of its
 share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
 across workers) and runs each item it is handed on demand, that item's calls first.
+docs/architecture.md describes this flow; docs/interfaces.md the records' fields.
 """
 
 from __future__ import annotations
@@ -200,9 +201,9 @@ class Runner:
     ``start(specs)`` schedules items for ``result``. ``prefetch(specs)`` starts method runs
     (their calls) for items another process may end up reporting: ``result`` then reuses the
     run, or starts one with its calls ahead of everything queued. The event loop only makes
-    calls and combines replies; scoring and record building (a third of the CPU work) happen
-    in the thread that asks, so the loop answers the network promptly and keeps the server's
-    slots busy. Scores are shared by items with the same final patch.
+    calls and combines replies; scoring and record building happen in the thread that asks,
+    so the loop answers the network promptly and keeps the server's slots busy. Scores are
+    shared by items with the same final patch.
     """
 
     def __init__(
@@ -288,7 +289,7 @@ class Runner:
         return score
 
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
-        """Do the clients' one-off work (importing litellm: seconds of CPU) before the first
+        """Do the clients' one-off work (importing litellm) before the first
         call is scheduled, as part of start-up, for the models that have calls to make: a
         warm rerun makes none and never imports litellm. Looks up each (case, context, seed)
         first call once per run, until one is missing from the cache."""

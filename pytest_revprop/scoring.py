@@ -1,5 +1,5 @@
 """Scoring one reply: patch extraction, RFC 6902 application, matchers, completion, and the
-element-level failure decomposition (miss / over edit / wrong value) of protocol.md.
+element-level failure decomposition (miss / over edit / wrong value) of docs/protocol.md.
 """
 
 from __future__ import annotations
