@@ -44,7 +44,6 @@ CASE_FIELDS = (
     "id", "scenario", "domain", "pattern", "size", "split", "theme",
     "conversation", "artifact", "request", "reference", "gold", "notes",
 )  # fmt: skip
-MATCHERS = ("strict", "regex_match", "any", "ref_equal")
 
 
 def _benchmark_dir() -> Path:

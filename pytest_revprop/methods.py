@@ -30,14 +30,7 @@ from pytest_revprop.scoring import (
     literal_gold_patch,
     score_patch,
 )
-
-METHODS = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select")
-SINGLE = ("j", "h", "j+h")
-PARALLEL = ("or", "and", "maj", "med")
-K_METHODS = ("reflect", *PARALLEL, "select")
-"""Methods whose number of calls is k."""
-MIN_K = {"select": 3}
-"""Select needs at least two samples to choose between plus the selection call."""
+from pytest_revprop.vocabulary import K_METHODS, MERGE_RULES, MIN_K, SINGLE_CALL_METHODS
 
 Message = dict[str, str]
 
@@ -285,9 +278,9 @@ async def run_method(
     shared with the other items of a run (see SharedWork)."""
     prompts = prompts or default_prompts()
     try:
-        if method in SINGLE:
+        if method in SINGLE_CALL_METHODS:
             return await _single(ask, prompts, case, method, seed)
-        if method in PARALLEL:
+        if method in MERGE_RULES:
             return await _parallel(ask, prompts, case, method, k, seed, shared)
         if method == "select":
             if k < MIN_K["select"]:
@@ -300,10 +293,6 @@ async def run_method(
             method, k if method in K_METHODS else 1, seed, error="call_failed", reason=exc.reason
         )
     raise ValueError(f"unknown method {method!r}")
-
-
-def calls_of(method: str, k: int) -> int:
-    return k if method in K_METHODS else 1
 
 
 # ------------------------------------------------------------------------------ askers

@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-METHOD_CHOICES = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select", "all")
-SPLIT_CHOICES = ("dev", "test", "all")
+from pytest_revprop.vocabulary import METHODS, SPLITS
+
+METHOD_CHOICES = (*METHODS, "all")
+SPLIT_CHOICES = (*SPLITS, "all")
 MAX_PORT = 65535
 
 

@@ -27,12 +27,7 @@ from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
 from pytest_revprop.methods import (
-    K_METHODS,
-    METHODS,
-    MIN_K,
-    PARALLEL,
     REFERENCE_SOLVERS,
-    SINGLE,
     Ask,
     MethodRun,
     SharedWork,
@@ -42,8 +37,15 @@ from pytest_revprop.methods import (
 )
 from pytest_revprop.prompts import Prompts
 from pytest_revprop.scoring import Score
+from pytest_revprop.vocabulary import (
+    K_METHODS,
+    MERGE_RULES,
+    METHODS,
+    MIN_K,
+    PAPER_SEEDS,
+    SINGLE_CALL_METHODS,
+)
 
-PAPER_SEEDS = (0, 42, 84, 126, 168)
 CANCEL_GRACE_S = 2.0
 """How long cancelled work may take to unwind when a run stops."""
 
@@ -121,14 +123,14 @@ def calls_cover(specs: Sequence[ItemSpec]) -> list[ItemSpec]:
     first_rule: dict[tuple[str, str, int, int], str] = {}
     sampled: set[tuple[str, str, int]] = set()
     for s in specs:
-        if s.method in PARALLEL:
+        if s.method in MERGE_RULES:
             first_rule.setdefault((s.case, s.model, s.k, s.seed), s.method)
-        if s.method in ("reflect", *PARALLEL):
+        if s.method in ("reflect", *MERGE_RULES):
             sampled.add((s.case, s.model, s.seed))
     return [
         s
         for s in specs
-        if not (s.method in PARALLEL and first_rule[(s.case, s.model, s.k, s.seed)] != s.method)
+        if not (s.method in MERGE_RULES and first_rule[(s.case, s.model, s.k, s.seed)] != s.method)
         and not (s.method == "j+h" and (s.case, s.model, s.seed) in sampled)
     ]
 
@@ -301,7 +303,7 @@ class Runner:
                 first = (
                     name,
                     spec.case,
-                    spec.method if spec.method in SINGLE else "j+h",
+                    spec.method if spec.method in SINGLE_CALL_METHODS else "j+h",
                     spec.seed,
                 )
                 if spec.model != name or first in seen:
@@ -358,7 +360,7 @@ class Runner:
         client = self.clients.get(spec.model)
         if client is None or client.cache is None:
             return False
-        context = spec.method if spec.method in SINGLE else "j+h"
+        context = spec.method if spec.method in SINGLE_CALL_METHODS else "j+h"
         messages = self.prompts.revision_messages(self.cases[spec.case], context)
         request = client.make_request(messages, spec.seed, self.settings.structured)
         return client.cache.path(request.cache_key()).exists()

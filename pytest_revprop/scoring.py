@@ -4,7 +4,6 @@ element-level failure decomposition (miss / over edit / wrong value) of docs/pro
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -499,10 +498,6 @@ def score_reply(case: Case, text: str) -> Score:
     except InvalidReply as exc:
         return Score.invalid(exc)
     return score_patch(case, patch)
-
-
-def patch_to_text(patch: list[dict[str, Any]]) -> str:
-    return json.dumps(patch, ensure_ascii=False)
 
 
 # ---------------------------------------------------------------------------- literal gold

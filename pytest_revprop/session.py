@@ -28,7 +28,7 @@ from pytest_revprop.runner import (
     item_specs,
     worker_share,
 )
-from pytest_revprop.vocabulary import REGRESSION_EXIT
+from pytest_revprop.vocabulary import BENCHMARK_SIZES, DOMAINS, PATTERNS, REGRESSION_EXIT, SPLITS
 
 if TYPE_CHECKING:
     from pytest_revprop.reporting.gate import GateResult
@@ -37,10 +37,12 @@ RECORD_ATTR = "revprop_record"
 GC_THRESHOLD = (20_000, 20, 20)
 """Collector thresholds while the runner works (Python's defaults: 700, 10, 10)."""
 KNOWN_MARKERS = (
-    "travel_itinerary", "invoice", "shopping_cart", "project_schedule", "course_plan", "data_pipeline",
-    "deployment_config", "org_access", "manufacturing_bom", "arithmetic", "substitution", "add_remove",
-    "threshold", "temporal", "status_flip", "dev", "test", "size10", "size50", "size100",
-)  # fmt: skip
+    *DOMAINS,
+    *PATTERNS,
+    *SPLITS,
+    *(f"size{size}" for size in BENCHMARK_SIZES),
+)
+"""Markers declared in every run, so that `-m` on them never warns (the run adds its own)."""
 
 
 class CallFailedError(Exception):

@@ -36,10 +36,10 @@ from pytest_revprop.llm.transports import TRANSPORT_ENV
 from pytest_revprop.llm.types import Reply, canonical_json
 from pytest_revprop.methods import run_method
 from pytest_revprop.prompts import default_prompts
-from pytest_revprop.reporting.aggregate import RESULT_KEYS
 from pytest_revprop.runner import ItemSpec, result_record
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import respond
+from pytest_revprop.vocabulary import RESULT_KEYS
 
 ORACLE = "pytest_revprop.testing.responder:respond"
 MODEL = "openai/fake"

@@ -10,7 +10,6 @@ import pytest
 from _scenarios import SHIPPED, scenario_package
 
 from pytest_revprop.authoring.build import cases_main
-from pytest_revprop.authoring.scenario import SIZES
 from pytest_revprop.authoring.split import (
     choose_dev,
     frozen_split,
@@ -23,6 +22,7 @@ from pytest_revprop.authoring.split import (
 )
 from pytest_revprop.cases import BENCHMARK_DIR, SPLIT_FILE, load_cases
 from pytest_revprop.errors import UserError
+from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 
 
 def _attributes(n: int, domains: int = 9, patterns: int = 6) -> dict[str, dict[str, str]]:

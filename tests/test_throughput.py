@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
 from pytest_revprop.llm.transports import TRANSPORT_ENV
-from pytest_revprop.methods import METHODS
 from pytest_revprop.patching import PatchError, _apply_plain, _NotPlain, _Patch, apply_operations
 from pytest_revprop.runner import (
     ItemSpec,
@@ -31,6 +30,7 @@ from pytest_revprop.runner import (
     worker_share,
 )
 from pytest_revprop.testing.fakeserver import FakeServer
+from pytest_revprop.vocabulary import METHODS
 
 
 def _benchmark_module() -> Any:

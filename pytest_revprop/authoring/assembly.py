@@ -16,7 +16,6 @@ from typing import Any
 from pytest_revprop.authoring.gold import gold_ops, literal_gold
 from pytest_revprop.authoring.helpers import leaf_breakdown
 from pytest_revprop.authoring.scenario import (
-    PATTERNS,
     Params,
     Scenario,
     ScenarioError,
@@ -34,6 +33,7 @@ from pytest_revprop.jsonutil import (
 )
 from pytest_revprop.patching import PatchError, apply_operations
 from pytest_revprop.scoring import score_patch
+from pytest_revprop.vocabulary import PATTERNS
 
 FORBIDDEN_WORDS = re.compile(r"\b(keys?|fields?|json)\b", re.IGNORECASE)
 """Words users never say: a request or user turn holding one fails the build."""

@@ -22,7 +22,7 @@ from typing import Any
 from pytest_revprop.authoring.assembly import build_case, dump_case
 from pytest_revprop.authoring.checkout import cases_folder
 from pytest_revprop.authoring.counts import stats_command
-from pytest_revprop.authoring.scenario import SIZES, Scenario, ScenarioError
+from pytest_revprop.authoring.scenario import Scenario, ScenarioError
 from pytest_revprop.authoring.split import (
     Split,
     frozen_split,
@@ -34,6 +34,7 @@ from pytest_revprop.authoring.split import (
 )
 from pytest_revprop.cases import SPLIT_FILE
 from pytest_revprop.errors import UserError
+from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 
 SCENARIO_PACKAGE = "pytest_revprop.benchmark_cases.scenarios"
 _CASE_FILE = re.compile(r"^\d+\.json$")

@@ -16,27 +16,6 @@ from typing import Any
 
 from pytest_revprop.errors import UserError
 
-SIZES: tuple[int, ...] = (10, 50, 100)
-DOMAINS: tuple[str, ...] = (
-    "travel_itinerary",
-    "invoice",
-    "shopping_cart",
-    "project_schedule",
-    "course_plan",
-    "data_pipeline",
-    "deployment_config",
-    "org_access",
-    "manufacturing_bom",
-)
-PATTERNS: tuple[str, ...] = (
-    "arithmetic",
-    "substitution",
-    "add_remove",
-    "threshold",
-    "temporal",
-    "status_flip",
-)
-
 Params = Any
 Turn = tuple[str, Sequence[str]]
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from pytest_revprop.cases import SPLIT_FILE
 from pytest_revprop.errors import UserError
+from pytest_revprop.vocabulary import SPLITS
 
 DEV_COUNT = 10
 SPLIT_SEED = 42
@@ -29,7 +30,6 @@ DRAWN = (
     " that balances dev by domain, pattern and propagation size; a scenario added later goes"
     " to test. Edit only through that command."
 )
-SPLITS = ("dev", "test")
 
 
 # --------------------------------------------------------------------------- the file

@@ -15,20 +15,13 @@ from typing import Any
 
 from pytest_revprop import __version__
 from pytest_revprop.reporting.relative import relative_to_jh
-from pytest_revprop.reporting.stats import INFRASTRUCTURE_ERRORS, mean_std
+from pytest_revprop.reporting.stats import mean_std
 from pytest_revprop.reporting.tables import markdown_table
-
-RESULT_KEYS = (
-    "case", "model", "method", "k", "seed", "completed", "valid", "error",
-    "miss", "over_edit", "wrong_value", "cost_usd", "latency_s", "calls", "patch",
-    "reason", "findings", "selection_fallback", "domain", "pattern", "size", "split",
-)  # fmt: skip
-"""Keys of a results.json row (the per-sample JSONL adds "request" and "replies")."""
-METHOD_ORDER = ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select")
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, METHODS, RESULT_KEYS, SAMPLE_ONLY_KEYS
 
 
 def _order(method: str) -> int:
-    return METHOD_ORDER.index(method) if method in METHOD_ORDER else len(METHOD_ORDER)
+    return METHODS.index(method) if method in METHODS else len(METHODS)
 
 
 def _in_file_order(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -118,7 +111,7 @@ def write_reports(
     doc = results_document(records, meta)
     _write_private(out_dir / "results.json", json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
     lines = [
-        json.dumps({k: r.get(k) for k in (*RESULT_KEYS, "request", "replies")}, ensure_ascii=False)
+        json.dumps({k: r.get(k) for k in (*RESULT_KEYS, *SAMPLE_ONLY_KEYS)}, ensure_ascii=False)
         for r in _in_file_order(records)
     ]
     _write_private(out_dir / "samples.jsonl", "\n".join(lines) + ("\n" if lines else ""))

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_revprop.reporting.relative import REFERENCE_METHOD
 from pytest_revprop.reporting.shaping import (
-    FAILURE_KINDS,
     SINGLE_CALL_METHODS,
     completion_rows,
     cost_curve_rows,
@@ -28,6 +27,7 @@ from pytest_revprop.reporting.shaping import (
     ordered_methods,
     run_models,
 )
+from pytest_revprop.vocabulary import OUTCOME_COLUMNS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -71,7 +71,7 @@ def _new_figure(width: float, height: float) -> Figure:
 
 
 _MARKERS = ("o", "o", "o", "s", "^", "v", "P", "o", "D")
-"""Per method (METHOD_ORDER). Curves shrink in the order drawn, so curves that coincide stay visible."""
+"""Per method (vocabulary.METHODS). Curves shrink in the order drawn, so curves that coincide stay visible."""
 _METHOD_PALETTE = (0, 1, 2, 3, 4, 5, 6, 8, 9)
 """tab10 entries for the nine methods, without its grey (grey means "invalid" in Figure 5)."""
 
@@ -150,7 +150,7 @@ def plot_failure_composition(results: Mapping[str, Any]) -> Figure:
         mine = [r for r in rows if r["model"] == model]
         methods = [r["method"] for r in mine]
         bottom = [0] * len(mine)
-        for kind in FAILURE_KINDS:
+        for kind in OUTCOME_COLUMNS:
             heights = [r[kind] for r in mine]
             ax.bar(
                 methods,
@@ -170,7 +170,7 @@ def plot_failure_composition(results: Mapping[str, Any]) -> Figure:
         axes[index // n_cols][index % n_cols].set_visible(False)
     handles, labels = axes[0][0].get_legend_handles_labels()
     figure.legend(
-        handles, labels, loc="outside upper center", ncols=len(FAILURE_KINDS), frameon=False
+        handles, labels, loc="outside upper center", ncols=len(OUTCOME_COLUMNS), frameon=False
     )
     return figure
 

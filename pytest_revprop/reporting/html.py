@@ -28,8 +28,8 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.figures import render_figures
 from pytest_revprop.reporting.report_tables import report_tables
 from pytest_revprop.reporting.results import check_results
-from pytest_revprop.reporting.stats import INFRASTRUCTURE_ERRORS
 from pytest_revprop.reporting.tables import Table
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
 
 __all__ = [
     "MAX_CONTENT_CHARS",
@@ -50,7 +50,6 @@ REASONING_BUDGET_CHARS = 40_000_000
 OVER_BUDGET = "[not embedded: the report's reasoning budget is spent; see samples.jsonl]"
 _MARKER = re.compile(r"\{\{[A-Z]+\}\}")
 """Template markers, replaced in one pass so inserted text is never scanned for markers again."""
-OUTCOMES = ("completed", "failed", "invalid", "error")
 SAMPLE_FIELDS = (
     "case",
     "model",

@@ -12,7 +12,6 @@ from typing import Any
 
 from pytest_revprop.reporting.relative import REFERENCE_METHOD, Measures, Relative, relative_to
 from pytest_revprop.reporting.shaping import (
-    FAILURE_KINDS,
     SINGLE_CALL_METHODS,
     Usage,
     completion_rows,
@@ -26,6 +25,7 @@ from pytest_revprop.reporting.shaping import (
 )
 from pytest_revprop.reporting.stats import GroupKey
 from pytest_revprop.reporting.tables import Table
+from pytest_revprop.vocabulary import OUTCOME_COLUMNS
 
 __all__ = ["report_tables"]
 
@@ -56,7 +56,7 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
                 str(r.get("n_cases", "")),
                 str(r.get("runs", "")),
                 f"{_pct(float(r['completion_rate']))} ± {_pct(completion_std(r))}",
-                *(str(count_of(r, kind)) for kind in FAILURE_KINDS),
+                *(str(count_of(r, kind)) for kind in OUTCOME_COLUMNS),
                 str(count_of(r, "errors")),
                 _fmt(use.cost_usd, "{:.6f}"),
                 _fmt(use.latency_s, "{:.2f}"),

@@ -12,12 +12,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_revprop.reporting.aggregate import METHOD_ORDER
 from pytest_revprop.reporting.results import is_number
 from pytest_revprop.reporting.stats import GroupKey, mean_std
+from pytest_revprop.vocabulary import METHODS, OUTCOME_COLUMNS
 
 __all__ = [
-    "FAILURE_KINDS",
     "SINGLE_CALL_METHODS",
     "Usage",
     "completion_rows",
@@ -34,16 +33,13 @@ __all__ = [
 ]
 
 SINGLE_CALL_METHODS = frozenset({"j", "h", "j+h"})
-FAILURE_KINDS = ("miss", "over_edit", "wrong_value", "invalid")
 
 Row = Mapping[str, Any]
 
 
 def method_rank(method: str) -> tuple[int, str]:
     """Sort key: the protocol's methods in their order, then any other method by name."""
-    return (
-        (METHOD_ORDER.index(method), "") if method in METHOD_ORDER else (len(METHOD_ORDER), method)
-    )
+    return (METHODS.index(method), "") if method in METHODS else (len(METHODS), method)
 
 
 def _ordered(values: Iterable[str], preferred: Sequence[Any] = ()) -> list[str]:
@@ -149,7 +145,7 @@ def failure_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
             "model": model,
             "method": method,
             "k": k_of(primary[model, method]),
-            **{kind: count_of(primary[model, method], kind) for kind in FAILURE_KINDS},
+            **{kind: count_of(primary[model, method], kind) for kind in OUTCOME_COLUMNS},
         }
         for model in run_models(results)
         for method in ordered_methods(primary.values())

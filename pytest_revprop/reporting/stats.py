@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
 
 __all__ = [
     "DEFAULT_ALPHA",
-    "INFRASTRUCTURE_ERRORS",
     "GroupKey",
     "PairGroup",
     "PairedComparison",
@@ -28,7 +28,6 @@ __all__ = [
 DEFAULT_ALPHA = 0.05
 """Significance level of the regression rule (delta < -max_drop AND p < alpha)."""
 
-INFRASTRUCTURE_ERRORS = frozenset({"call_failed"})
 """Result errors that say nothing about the model; a pair holding one is left out."""
 
 
