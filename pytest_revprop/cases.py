@@ -26,6 +26,7 @@ from pytest_revprop.jsonutil import (
     split_pointer,
 )
 from pytest_revprop.patching import PatchError, apply_operations, diff
+from pytest_revprop.vocabulary import Matcher, OpKind
 
 __all__ = [
     "BENCHMARK_DIR",
@@ -86,8 +87,8 @@ class GoldOp:
     op: str
     path: str
     value: Any
-    kind: str
-    match: str = "strict"
+    kind: OpKind
+    match: Matcher = "strict"
     optional: bool = False
 
     def to_dict(self) -> dict[str, Any]:

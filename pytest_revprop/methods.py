@@ -30,7 +30,7 @@ from pytest_revprop.scoring import (
     literal_gold_patch,
     score_patch,
 )
-from pytest_revprop.vocabulary import K_METHODS, MERGE_RULES, MIN_K, SINGLE_CALL_METHODS
+from pytest_revprop.vocabulary import K_METHODS, MERGE_RULES, MIN_K, SINGLE_CALL_METHODS, CallRole
 
 Message = dict[str, str]
 
@@ -51,7 +51,7 @@ Ask = Callable[[list[Message], int, str, int], Awaitable[Reply]]
 
 @dataclass
 class Call:
-    role: str  # "sample" | "select" | "reflect"
+    role: CallRole
     seed: int
     reply: Reply
 

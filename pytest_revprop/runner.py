@@ -20,7 +20,6 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pytest_revprop.cases import Case
 from pytest_revprop.llm.client import Client
@@ -44,6 +43,7 @@ from pytest_revprop.vocabulary import (
     MIN_K,
     PAPER_SEEDS,
     SINGLE_CALL_METHODS,
+    ResultRecord,
 )
 
 CANCEL_GRACE_S = 2.0
@@ -145,7 +145,7 @@ def worker_share(specs: Sequence[ItemSpec], index: int, count: int) -> list[Item
 
 def result_record(
     case: Case, spec: ItemSpec, run: MethodRun, score: Score | None = None
-) -> dict[str, Any]:
+) -> ResultRecord:
     """The plain-data record of one item (results.json row plus what reports need);
     ``score`` is ``run.score(case)`` when the caller has it already."""
     score = run.score(case) if score is None else score
@@ -228,7 +228,7 @@ class Runner:
             if m.kind != "reference"
         }
         self._futures: dict[ItemSpec, concurrent.futures.Future[MethodRun]] = {}
-        self._records: dict[ItemSpec, dict[str, Any]] = {}
+        self._records: dict[ItemSpec, ResultRecord] = {}
         self._runs: dict[ItemSpec, asyncio.Future[MethodRun]] = {}
         self._scores: dict[tuple[str, str], Score] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -274,7 +274,7 @@ class Runner:
     async def _run(self, spec: ItemSpec, boost: int = 0) -> MethodRun:
         return await self._method_run(spec, boost)
 
-    def _record(self, spec: ItemSpec, run: MethodRun) -> dict[str, Any]:
+    def _record(self, spec: ItemSpec, run: MethodRun) -> ResultRecord:
         record = self._records.get(spec)
         if record is None:
             case = self.cases[spec.case]
@@ -365,12 +365,12 @@ class Runner:
         request = client.make_request(messages, spec.seed, self.settings.structured)
         return client.cache.path(request.cache_key()).exists()
 
-    def result(self, spec: ItemSpec, timeout: float | None = None) -> dict[str, Any]:
+    def result(self, spec: ItemSpec, timeout: float | None = None) -> ResultRecord:
         if spec not in self._futures:
             self.start([spec], boost=URGENT)
         return self._record(spec, self._futures[spec].result(timeout))
 
-    def done(self) -> list[dict[str, Any]]:
+    def done(self) -> list[ResultRecord]:
         """Records of every finished item (in spec order)."""
         return [
             self._record(spec, f.result())
@@ -404,7 +404,7 @@ class Runner:
     def stats(self) -> dict[str, dict[str, int]]:
         return {name: client.stats.to_dict() for name, client in self.clients.items()}
 
-    def run_all(self, specs: Sequence[ItemSpec]) -> list[dict[str, Any]]:
+    def run_all(self, specs: Sequence[ItemSpec]) -> list[ResultRecord]:
         """Run specs to completion (library use, benchmarks); records in spec order."""
         self.start(specs)
         return [self.result(s) for s in specs]

@@ -21,6 +21,7 @@ from pytest_revprop.jsonutil import (
     split_pointer,
 )
 from pytest_revprop.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.vocabulary import FailureKind, OpKind
 
 if TYPE_CHECKING:
     from pytest_revprop.cases import Case, GoldOp
@@ -59,11 +60,12 @@ class InvalidReply(Exception):
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str  # "miss" | "over_edit" | "wrong_value"
+    kind: FailureKind
     path: str
     expected: Any
     got: Any
-    gold_kind: str | None = None  # "direct" | "cascade" for governed units
+    gold_kind: OpKind | None = None
+    """Whether the gold op that governs the place is direct or cascade (None: no gold op)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -440,7 +442,7 @@ class _Judge:
                 continue
             if self.agree(p, e, unit):
                 continue
-            kind = (
+            kind: OpKind = (
                 "direct" if any(g.op.kind == "direct" for g in self.governing(unit)) else "cascade"
             )
             expected = _describe_expected(e, unit, self.special.get(unit))

@@ -28,7 +28,14 @@ from pytest_revprop.runner import (
     item_specs,
     worker_share,
 )
-from pytest_revprop.vocabulary import BENCHMARK_SIZES, DOMAINS, PATTERNS, REGRESSION_EXIT, SPLITS
+from pytest_revprop.vocabulary import (
+    BENCHMARK_SIZES,
+    DOMAINS,
+    PATTERNS,
+    REGRESSION_EXIT,
+    SPLITS,
+    ResultRecord,
+)
 
 if TYPE_CHECKING:
     from pytest_revprop.reporting.gate import GateResult
@@ -60,7 +67,7 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def describe_failure(record: dict[str, Any]) -> str:
+def describe_failure(record: ResultRecord) -> str:
     """A failure a person can act on: the request, then what went wrong where."""
     lines = [f"request: {record.get('request', '')}"]
     if not record["valid"]:
@@ -96,7 +103,7 @@ class RevpropItem(pytest.Item):
         self.spec = spec
         self.case = case
         self.owner = runner_owner
-        self.record: dict[str, Any] | None = None
+        self.record: ResultRecord | None = None
         for marker in ("revprop", case.domain, case.pattern, case.split, f"size{case.size}"):
             self.add_marker(marker)
 
@@ -156,7 +163,7 @@ class RevpropSession:
         self.settings = settings
         self.specs = item_specs(cases, models, settings)
         self.runner: Runner | None = None
-        self.records: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.records: dict[tuple[Any, ...], ResultRecord] = {}
         self.servers: list[Any] = []
         self.gate_result: GateResult | None = None
         self.report_error: str | None = None
@@ -330,7 +337,7 @@ class RevpropSession:
             gc.unfreeze()
             self._frozen = False
 
-    def result(self, spec: ItemSpec) -> dict[str, Any]:
+    def result(self, spec: ItemSpec) -> ResultRecord:
         if self.runner is None:
             self.runner = Runner(self.cases, self.models, self.settings)
         return self.runner.result(spec)
@@ -352,7 +359,7 @@ class RevpropSession:
         if record is not None and not self.is_worker:
             self.records[_record_key(record)] = record
 
-    def _add_finished(self, records: Sequence[dict[str, Any]]) -> None:
+    def _add_finished(self, records: Sequence[ResultRecord]) -> None:
         """On Ctrl-C, add the items that finished in the background but were not reported yet,
         so the reports keep every finished result."""
         for record in records:
@@ -422,9 +429,7 @@ class RevpropSession:
         if self.exit_override is not None:
             session.exitstatus = self.exit_override
 
-    def _figures(
-        self, doc: dict[str, Any], records: Sequence[dict[str, Any]], out_dir: Path
-    ) -> None:
+    def _figures(self, doc: dict[str, Any], records: Sequence[ResultRecord], out_dir: Path) -> None:
         try:
             from pytest_revprop.reporting.report_command import write_report
 
@@ -526,7 +531,7 @@ class RevpropSession:
             )
 
 
-def _record_key(record: dict[str, Any]) -> tuple[Any, ...]:
+def _record_key(record: ResultRecord) -> tuple[Any, ...]:
     return (record["case"], record["model"], record["method"], record["k"], record["seed"])
 
 

@@ -290,7 +290,7 @@ def _meta_line(meta: Mapping[str, Any]) -> str:
 
 def write_html(
     results: dict[str, Any],
-    samples: list[dict[str, Any]],
+    samples: Sequence[Mapping[str, Any]],
     cases: dict[str, dict[str, Any]],
     out: Path,
     *,

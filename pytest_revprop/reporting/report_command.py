@@ -67,7 +67,7 @@ def write_report(
     results: dict[str, Any],
     out_dir: Path,
     *,
-    samples: list[dict[str, Any]] | None = None,
+    samples: Sequence[Mapping[str, Any]] | None = None,
     cases: dict[str, dict[str, Any]] | None = None,
 ) -> list[Path]:
     """Write figures (PNG + CSV), report.md and the self-contained report.html into ``out_dir``.
