@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _cases import invoice_case
+from handmade_cases import invoice_case
 
 from pytest_revprop.cases import case_schema, load_case, load_cases
 

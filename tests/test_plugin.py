@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from _cases import invoice_case, travel_case, write_cases
+from handmade_cases import invoice_case, travel_case, write_cases
 
 XDIST = [[], ["-n", "2"]]
 XDIST_IDS = ["single", "xdist"]

@@ -6,7 +6,7 @@ import json
 import time
 
 import pytest
-from _cases import invoice_case, make_case
+from handmade_cases import invoice_case, make_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cases import invoice_case
+from handmade_cases import invoice_case
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 

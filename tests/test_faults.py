@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cases import invoice_case, write_cases
+from handmade_cases import invoice_case, write_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.llm.client import TRANSPORT_ENV, Client, Reply, ResponseCache, canonical_json
