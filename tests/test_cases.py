@@ -73,13 +73,13 @@ def test_each_broken_rule_is_named_with_its_pointer(
         ("[" * 50_000, "json"),
     ],
 )
-def test_unparseable_files(tmp_path: Path, content: str, rule: str) -> None:
+def test_unparseable_files_break_the_json_rule(tmp_path: Path, content: str, rule: str) -> None:
     _write(tmp_path, "x.json", content)
     (error,) = load_cases([tmp_path]).errors
     assert error.rule == rule
 
 
-def test_invalid_utf8_and_missing_paths(tmp_path: Path) -> None:
+def test_invalid_utf8_and_missing_paths_break_their_own_rules(tmp_path: Path) -> None:
     (tmp_path / "x.json").write_bytes(b'{"id": "\xff"}')
     errors = load_cases([tmp_path, tmp_path / "nope"]).errors
     assert sorted(e.rule for e in errors) == ["exists", "utf-8"]

@@ -205,7 +205,7 @@ def test_all_invalid_samples_give_an_invalid_answer(
     )
 
 
-def test_parse_selection() -> None:
+def test_a_selection_answer_names_one_attempt_in_range_or_none() -> None:
     assert [
         parse_selection(t, 3) for t in ["2", " 3\n", "Attempt 1", "#2.", "4", "0", "2 or 3", "two"]
     ] == [1, 2, 0, 1, None, None, None, None]

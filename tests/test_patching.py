@@ -60,7 +60,7 @@ def test_the_plain_path_applies_exactly_what_jsonpatch_applies(
     assert json.dumps(got) == json.dumps(expected)
 
 
-def test_apply_operations_leaves_its_inputs_alone_and_words_errors_as_before() -> None:
+def test_apply_operations_leaves_its_inputs_alone_and_words_errors_as_jsonpatch_does() -> None:
     doc: dict[str, Any] = {"items": [{"qty": 1}], "total": 5}
     patch: list[dict[str, Any]] = [
         {"op": "replace", "path": "/items/0/qty", "value": {"n": 2}},

@@ -71,7 +71,7 @@ def test_help_shows_the_group_with_defaults(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)
-def test_collection_ids_and_markers(
+def test_item_ids_name_model_method_k_and_seed_and_markers_and_keywords_select_items(
     pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
 ) -> None:
     result = _run(
