@@ -196,6 +196,7 @@ def test_handles_200_concurrent_connections(fake_server: Callable[..., FakeServe
     assert elapsed < 5.0
 
 
+@pytest.mark.slow
 def test_subprocess_mode_prints_ready_and_serves(
     fake_server_process: Callable[..., FakeServerProcess],
 ) -> None:

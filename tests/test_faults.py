@@ -38,6 +38,8 @@ from pytest_revprop.runner import ItemSpec, result_record
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import respond
 
+pytestmark = pytest.mark.slow
+
 RESPONDER = "pytest_revprop.testing.responder:respond"
 MODEL = "openai/fake"
 # The shipped dev cases of size 10 x (j+h, med at k=3) x seeds 0,1: four items per case, and four

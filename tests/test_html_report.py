@@ -162,6 +162,7 @@ def _pick(page: Any, **filters: str) -> None:
         page.select_option(f"#filter-{name}", filters.get(name, ""))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
 def test_the_report_lists_and_filters_samples_in_a_real_headless_browser(report: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from handmade_cases import invoice_case, travel_case, write_cases
 
+pytestmark = pytest.mark.slow
+
 XDIST = [[], ["-n", "2"]]
 XDIST_IDS = ["single", "xdist"]
 
