@@ -315,7 +315,8 @@ json_values = st.recursive(
 @given(st.text(max_size=300))
 def test_scoring_never_raises_on_arbitrary_text(text: str) -> None:
     score = score_reply(invoice_case(), text)
-    assert score.valid or score.error in {"no_patch", "not_a_patch", "apply_error"}
+    invalid = {(False, category) for category in ("no_patch", "not_a_patch", "apply_error")}
+    assert (score.valid, score.error) in {(True, None)} | invalid
 
 
 @settings(max_examples=200, deadline=None)
