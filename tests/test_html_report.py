@@ -59,7 +59,7 @@ def _data_element(page: str) -> str:
         ({"completed": False, "valid": False, "error": "call_failed"}, "error"),
     ],
 )
-def test_sample_outcome(record: dict[str, Any], outcome: str) -> None:
+def test_each_sample_record_gets_one_outcome(record: dict[str, Any], outcome: str) -> None:
     assert sample_outcome(record) == outcome
 
 
@@ -162,8 +162,9 @@ def _pick(page: Any, **filters: str) -> None:
         page.select_option(f"#filter-{name}", filters.get(name, ""))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
-def test_report_in_a_real_headless_browser(report: Path) -> None:
+def test_the_report_lists_and_filters_samples_in_a_real_headless_browser(report: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     url = report.as_uri()
     requests: list[str] = []

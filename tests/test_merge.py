@@ -1,4 +1,4 @@
-"""Merge rules of protocol.md with three samples, including an invalid one and ties."""
+"""Merge rules of docs/protocol.md with three samples, including an invalid one and ties."""
 
 from __future__ import annotations
 

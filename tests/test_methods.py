@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cases import invoice_case
+from handmade_cases import invoice_case
 
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
@@ -133,7 +133,6 @@ def test_parallel_methods_sample_seeds_s_to_s_plus_k_minus_1(
 
 def test_med_picks_among_valid_samples_only(scripted: FakeServer, tmp_path: Path) -> None:
     run = _run(scripted, "med", tmp_path, k=3)
-    assert run.patch in (json.loads(GOLD), json.loads(DIRECT))
     assert run.patch == json.loads(GOLD)  # two valid samples tie; the earliest wins
 
 
@@ -206,7 +205,7 @@ def test_all_invalid_samples_give_an_invalid_answer(
     )
 
 
-def test_parse_selection() -> None:
+def test_a_selection_answer_names_one_attempt_in_range_or_none() -> None:
     assert [
         parse_selection(t, 3) for t in ["2", " 3\n", "Attempt 1", "#2.", "4", "0", "2 or 3", "two"]
     ] == [1, 2, 0, 1, None, None, None, None]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from _cases import invoice_case, travel_case
+from handmade_cases import invoice_case, travel_case
 
 from pytest_revprop.errors import UserError
 from pytest_revprop.prompts import Prompts, default_prompts

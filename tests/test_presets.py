@@ -233,6 +233,7 @@ def test_modelconfig_defaults_are_those_of_a_plain_litellm_model() -> None:
     assert (model.kind, model.provider, model.api_key()) == ("litellm", "hosted_vllm", None)
 
 
+@pytest.mark.slow
 def test_importing_models_and_client_does_not_import_litellm() -> None:
     code = (
         "import sys, pytest_revprop.llm.presets, pytest_revprop.llm.client, pytest_revprop.testing.fakeserver; "

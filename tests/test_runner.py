@@ -1,5 +1,7 @@
-"""Throughput machinery: the plain patch path, the direct transport, call cover and worker
-shares, on-demand items ahead of prefetched ones, and the benchmark's arithmetic."""
+"""The runner's scheduling: which calls a worker makes ahead and which cases it takes, prefetched
+runs equal to started ones, on-demand items ahead of prefetched calls, litellm prepared only
+when calls remain, a leaving worker finishing its calls in flight; and the yardstick the
+throughput benchmark holds the runner to (the protocol's call floor, the slot-bound ideal)."""
 
 from __future__ import annotations
 
@@ -13,14 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cases import invoice_case
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from handmade_cases import invoice_case
 
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
-from pytest_revprop.llm.transports import TRANSPORT_ENV
-from pytest_revprop.patching import PatchError, _apply_plain, _NotPlain, _Patch, apply_operations
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -47,130 +45,7 @@ CASE = invoice_case()
 SEEDS = [0, 42]
 
 
-# --- applying patches --------------------------------------------------------------------------
-
-KEYS = st.sampled_from(["a", "b", "-", "0", "01", "x/y", "t~1"])
-LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["s", ""]))
-DOCS = st.recursive(
-    LEAVES,
-    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(KEYS, kids, max_size=3),
-    max_leaves=8,
-)
-TOKENS = st.sampled_from(["a", "b", "-", "0", "1", "2", "01", "x~1y", "t~01", "~2"])
-PATHS = st.lists(TOKENS, max_size=3).map(lambda tokens: "".join("/" + t for t in tokens))
-OPS = st.builds(
-    lambda op, path, value, source: {"op": op, "path": path, "value": value, "from": source},
-    st.sampled_from(["add", "replace", "remove", "test", "move", "copy"]), PATHS, DOCS, PATHS,
-)  # fmt: skip
-
-
-def _op(op: str, path: str, value: Any = 0) -> dict[str, Any]:
-    return {"op": op, "path": path, "value": value}
-
-
-@settings(max_examples=400, deadline=None)
-@given(doc=DOCS, patch=st.lists(OPS, max_size=3))
-@example(doc=[1], patch=[_op("replace", "/1")])
-@example(doc=[1], patch=[_op("remove", "/1")])
-@example(doc=[1], patch=[_op("add", "/1")])
-@example(doc=[1], patch=[_op("add", "/2")])
-@example(doc=[1], patch=[_op("add", "/-")])
-@example(doc=[1], patch=[_op("add", "/01")])
-@example(doc={"-": 1}, patch=[_op("replace", "/-")])
-@example(doc={"-": 1}, patch=[_op("add", "/-")])
-@example(doc={"a": [1]}, patch=[_op("replace", "/a/0"), _op("remove", "/a/0"), _op("add", "/a/0")])
-def test_the_plain_path_applies_exactly_what_jsonpatch_applies(
-    doc: Any, patch: list[dict[str, Any]]
-) -> None:
-    """Whenever the fast path applies a patch, jsonpatch gives the same document (member order
-    included); whenever jsonpatch refuses one, the fast path hands it over."""
-    try:
-        expected: Any = _Patch(json.loads(json.dumps(patch))).apply(
-            json.loads(json.dumps(doc)), in_place=True
-        )
-    except Exception:
-        expected = PatchError
-    try:
-        got: Any = _apply_plain(json.loads(json.dumps(doc)), json.loads(json.dumps(patch)))
-    except _NotPlain:
-        return
-    assert expected is not PatchError
-    assert json.dumps(got) == json.dumps(expected)
-
-
-def test_apply_operations_leaves_its_inputs_alone_and_words_errors_as_before() -> None:
-    doc: dict[str, Any] = {"items": [{"qty": 1}], "total": 5}
-    patch: list[dict[str, Any]] = [
-        {"op": "replace", "path": "/items/0/qty", "value": {"n": 2}},
-        {"op": "remove", "path": "/total"},
-    ]
-    result = apply_operations(doc, patch)
-    assert result == {"items": [{"qty": {"n": 2}}]}
-    assert doc == {"items": [{"qty": 1}], "total": 5}
-    result["items"][0]["qty"]["n"] = 3
-    assert patch[0]["value"] == {"n": 2}
-    with pytest.raises(PatchError, match="can't replace a non-existent object 'nope'"):
-        apply_operations(doc, [{"op": "replace", "path": "/nope", "value": 1}])
-
-
-# --- transports --------------------------------------------------------------------------------
-
-
-@pytest.mark.filterwarnings("ignore::UserWarning")  # pydantic, while litellm is imported
-@pytest.mark.parametrize("provider", ["openai", "hosted_vllm"])
-def test_the_direct_transport_sends_and_reads_what_litellm_does(
-    fake_server: Callable[..., FakeServer], monkeypatch: pytest.MonkeyPatch, provider: str
-) -> None:
-    reply = {
-        "content": "[] {seed}",
-        "reasoning": "think " * 8,
-        "reasoning_field": "reasoning_content",
-    }
-    results = {}
-    for transport in ("direct", "litellm"):
-        monkeypatch.setenv(TRANSPORT_ENV, transport)
-        srv = fake_server(default=reply)
-        model = resolve_model(f"{provider}/served/m", api_bases=[srv.base_url]).replace(
-            temperature=0.6, max_tokens=128, reasoning_effort="low", extra_body=(("top_k", "20"),),
-            price_in=2.0, price_out=10.0,
-        )  # fmt: skip
-        client = Client(model, cache_dir=None)
-        request = client.make_request(
-            [{"role": "user", "content": "x" * 40}], seed=7, structured=True
-        )
-        got = asyncio.run(client.complete(request)).to_dict()
-        got.pop("latency_s")
-        results[transport] = (srv.stats()["requests"], got)
-    assert results["direct"] == results["litellm"]
-    assert results["direct"][1]["content"] == "[] 7"
-
-
-@pytest.mark.parametrize(
-    ("model", "base", "direct"),
-    [
-        ("openai/fake", "http://127.0.0.1:9/v1", True),
-        ("openai/fake", "http://10.1.2.3:8000/v1", True),
-        ("openai/fake", "http://gpu-box:8000/v1", True),
-        ("openai/gpt-5", "https://proxy.example.com/v1", False),
-        ("hosted_vllm/Qwen/Qwen3.5-9B", "https://vllm.example.com/v1", True),
-        ("gpt-5.4-mini", "http://127.0.0.1:9/v1", False),
-    ],
-)
-def test_with_the_direct_transport_self_hosted_servers_skip_litellm_and_other_apis_do_not(
-    model: str, base: str, direct: bool
-) -> None:
-    client = Client(
-        resolve_model(model).replace(api_bases=(base,)), cache_dir=None, transport="direct"
-    )
-    assert client._direct(base) is direct
-
-
-def test_litellm_is_the_default_transport(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(TRANSPORT_ENV, raising=False)
-    client = Client(
-        resolve_model("openai/fake").replace(api_bases=("http://127.0.0.1:9/v1",)), cache_dir=None
-    )
-    assert client.transport == "litellm" and not client._direct("http://127.0.0.1:9/v1")
+# --- a worker leaving while others go on ---------------------------------------------------------
 
 
 def test_a_leaving_process_finishes_its_requests_in_flight_and_sends_no_more(
@@ -319,7 +194,7 @@ def test_litellm_is_prepared_before_the_first_call_only_when_there_are_calls_to_
     assert server.stats()["count"] == 2 * 2  # j and j+h, per seed, each once
 
 
-# --- the benchmark's arithmetic ----------------------------------------------------------------
+# --- the yardstick of benchmarks/throughput.py ----------------------------------------------------
 
 
 def test_the_protocol_floor_is_60_calls_per_case_and_the_ideal_is_slot_bound() -> None:

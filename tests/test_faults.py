@@ -1,9 +1,9 @@
-"""Issue 8 end to end: the real plugin in a pytest subprocess against fake servers on 127.0.0.1.
+"""Faults end to end: the real plugin in a pytest subprocess against fake servers on 127.0.0.1.
 
 Server faults, a server that never recovers, SIGKILL and Ctrl-C mid-run, hostile replies,
-hostile case ids, planted API keys and file modes. The oracle answers each request the same
-way every time, so the reference outcome of every item is the methods fed its answers directly;
-every faulty or interrupted run must end with exactly those results (latency aside).
+hostile case ids, planted API keys and file modes. The scripted responder answers each request
+the same way every time, so the reference outcome of every item is the methods fed its answers
+directly; every faulty or interrupted run must end with exactly those results (latency aside).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cases import invoice_case, write_cases
+from handmade_cases import invoice_case, write_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.llm.cache import ResponseCache
@@ -41,7 +41,9 @@ from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import respond
 from pytest_revprop.vocabulary import RESULT_KEYS
 
-ORACLE = "pytest_revprop.testing.responder:respond"
+pytestmark = pytest.mark.slow
+
+RESPONDER = "pytest_revprop.testing.responder:respond"
 MODEL = "openai/fake"
 # The shipped dev cases of size 10 x (j+h, med at k=3) x seeds 0,1: four items per case, and four
 # distinct calls per case (seeds 0-3; j+h at seed s is med's first sample at seed s).
@@ -195,18 +197,18 @@ def dev_cases() -> list[Case]:
     )
 
 
-def oracle_reply(messages: list[dict[str, str]], seed: int) -> Reply:
+def responder_reply(messages: list[dict[str, str]], seed: int) -> Reply:
     answer = respond({"messages": messages, "seed": seed})
     return Reply(content=answer["content"], reasoning=answer.get("reasoning"), finish_reason="stop")
 
 
 @pytest.fixture(scope="module")
 def clean() -> dict[tuple[Any, ...], dict[str, Any]]:
-    """The reference outcome of every SELECTION item: the methods fed the oracle's answers
+    """The reference outcome of every SELECTION item: the methods fed the responder's answers
     directly (no server, no client), i.e. what a flawless run must record."""
 
     async def ask(messages: list[dict[str, str]], seed: int, purpose: str, priority: int) -> Reply:
-        return oracle_reply(messages, seed)
+        return responder_reply(messages, seed)
 
     async def run_all() -> list[dict[str, Any]]:
         records = []
@@ -225,9 +227,8 @@ def clean() -> dict[tuple[Any, ...], dict[str, Any]]:
         return records
 
     rows = asyncio.run(run_all())
-    assert len(rows) == 4 * len(dev_cases()) and 0 < sum(r["completed"] for r in rows) < len(
-        rows
-    )  # the oracle errs at times
+    assert len(rows) == 4 * len(dev_cases())
+    assert 0 < sum(r["completed"] for r in rows) < len(rows)  # the responder errs at times
     return outcomes(rows)
 
 
@@ -244,7 +245,7 @@ def test_faulty_server_gives_the_clean_results(
         "retry_after_s": 0.05,
         "hang_s": 10,
     }
-    with FakeServer(responder=ORACLE, faults=faults) as server:
+    with FakeServer(responder=RESPONDER, faults=faults) as server:
         run = run_pytest(
             tmp_path,
             f"--revprop-model={MODEL}",
@@ -256,15 +257,13 @@ def test_faulty_server_gives_the_clean_results(
         )
         faulted = fault_count(server)
         statuses = server.stats()["statuses"]
-    assert run.returncode == 1, run.stdout[
-        -3000:
-    ]  # the oracle's wrong answers fail; nothing errors
+    # the responder's wrong answers fail; nothing errors
+    assert run.returncode == 1, run.stdout[-3000:]
     assert "errors" not in counts(run)
     assert outcomes(results(tmp_path)) == clean
     assert faulted >= 5 and len(set(statuses) - {"200"}) >= 3, statuses
-    assert (
-        retries(run) >= faulted
-    )  # a retry per injected fault (and per attempt slowed past the timeout)
+    # a retry per injected fault (and per attempt slowed past the timeout)
+    assert retries(run) >= faulted
 
 
 def test_warnings_as_errors_leave_the_calls_alone(
@@ -272,18 +271,17 @@ def test_warnings_as_errors_leave_the_calls_alone(
 ) -> None:
     """``-W error`` (common in CI) turns every warning into an exception, also the notes pydantic
     emits while litellm builds validators on its first call: they once failed every call."""
-    with FakeServer(responder=ORACLE) as server:
+    with FakeServer(responder=RESPONDER) as server:
         run = run_pytest(tmp_path, "-W", "error", f"--revprop-model={MODEL}", f"--revprop-api-base={server.base_url}",
                          *SELECTION, *FAST_RETRIES, env=_env(**TRANSPORTS["litellm"]))  # fmt: skip
-    assert run.returncode == 1, run.stdout[
-        -3000:
-    ]  # the oracle's wrong answers fail; nothing errors
+    # the responder's wrong answers fail; nothing errors
+    assert run.returncode == 1, run.stdout[-3000:]
     assert "errors" not in counts(run) and retries(run) == 0
     assert outcomes(results(tmp_path)) == clean
 
 
 def seed_cache(cache_dir: Path, base_url: str, seeds: Sequence[int]) -> int:
-    """Cache the oracle's answers to the j+h revision prompts at ``seeds``, as a finished run
+    """Cache the responder's answers to the j+h revision prompts at ``seeds``, as a finished run
     against ``base_url`` would have; returns how many entries were written."""
     client = Client(resolve_model(MODEL, api_bases=[base_url]), cache_dir=cache_dir)
     assert client.cache is not None
@@ -292,7 +290,7 @@ def seed_cache(cache_dir: Path, base_url: str, seeds: Sequence[int]) -> int:
         messages = default_prompts().revision_messages(case, "j+h")
         for seed in seeds:
             request = client.make_request(messages, seed)
-            client.cache.write(request.cache_key(), request, oracle_reply(messages, seed))
+            client.cache.write(request.cache_key(), request, responder_reply(messages, seed))
             written += 1
     return written
 
@@ -300,7 +298,7 @@ def seed_cache(cache_dir: Path, base_url: str, seeds: Sequence[int]) -> int:
 def test_a_server_that_never_recovers_gives_errors_and_a_rerun_completes_them(
     tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]
 ) -> None:
-    with FakeServer(responder=ORACLE, faults={"always_fail": "503"}) as down:
+    with FakeServer(responder=RESPONDER, faults={"always_fail": "503"}) as down:
         port, url = down.port, down.base_url
         # An earlier run answered every call at seeds 0-2: all seed-0 items and j+h at seed 1.
         n = len(dev_cases())
@@ -335,7 +333,8 @@ def test_a_server_that_never_recovers_gives_errors_and_a_rerun_completes_them(
     )
     assert len(cache_entries(tmp_path / "cache")) == 3 * n  # nothing cached for the failed calls
 
-    with FakeServer(responder=ORACLE, port=port) as back:  # the server restarts at the same address
+    # the server restarts at the same address
+    with FakeServer(responder=RESPONDER, port=port) as back:
         rerun = run_pytest(
             tmp_path,
             f"--revprop-model={MODEL}",
@@ -357,7 +356,7 @@ def test_sigkill_mid_run_loses_no_finished_call_and_the_rerun_finishes_the_rest(
     tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]
 ) -> None:
     cache = tmp_path / "cache"
-    with FakeServer(responder=ORACLE, latency_s=0.1) as server:
+    with FakeServer(responder=RESPONDER, latency_s=0.1) as server:
         args = [
             f"--revprop-model={MODEL}",
             f"--revprop-api-base={server.base_url}",
@@ -377,22 +376,19 @@ def test_sigkill_mid_run_loses_no_finished_call_and_the_rerun_finishes_the_rest(
         again = received(server)
     assert rerun.returncode == 1, rerun.stdout[-3000:]
     assert not set(again) & answered  # no finished call is made twice
-    assert (
-        len(again) == len(set(again)) == len(clean) - len(answered)
-    )  # as many items as distinct calls
+    # as many items as distinct calls
+    assert len(again) == len(set(again)) == len(clean) - len(answered)
     assert outcomes(results(tmp_path)) == clean
-    assert not list(
-        cache.rglob("*.claim")
-    )  # the dead run's claims were broken, the rerun's released
+    # the dead run's claims were broken, the rerun's released
+    assert not list(cache.rglob("*.claim"))
 
 
 def test_ctrl_c_stops_promptly_and_reports_what_finished(
     tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]
 ) -> None:
     cache = tmp_path / "cache"
-    with FakeServer(
-        responder=ORACLE, latency_s=1.0
-    ) as server:  # two calls a second: a whole run takes 20 s
+    # two calls a second: a whole run takes 20 s
+    with FakeServer(responder=RESPONDER, latency_s=1.0) as server:
         run = start_pytest(
             tmp_path,
             f"--revprop-model={MODEL}",
@@ -497,9 +493,8 @@ def test_hostile_replies_get_clear_categories_in_bounded_time(tmp_path: Path) ->
         )
         elapsed = time.monotonic() - started
     assert elapsed < 120
-    assert counts(run) == {"failed": 8}, run.stdout[
-        -3000:
-    ]  # model outcomes are failures, not errors
+    # model outcomes are failures, not errors
+    assert counts(run) == {"failed": 8}, run.stdout[-3000:]
     rows = {r["seed"]: r for r in results(tmp_path)}
     got = {seed: (r["error"], r["valid"]) for seed, r in rows.items()}
     assert got == {
@@ -551,9 +546,8 @@ def test_a_body_that_is_not_utf8_is_a_call_failure_and_is_not_cached(tmp_path: P
 # ------------------------------------------------------------------------------ secrets, modes, ids
 
 OPENAI_KEY = "sk-plant-0c9a5e7b1d3f4a2e"
-ODD_VAR = (
-    "MY_LLM_CREDENTIAL"  # a name redaction cannot guess: the configured key must still be hidden
-)
+# a name redaction cannot guess: the configured key must still be hidden
+ODD_VAR = "MY_LLM_CREDENTIAL"
 ODD_SECRET = "plant-cred-7e1f0b2c9d8a"
 HOSTILE_IDS = [
     "../../escaped/10",
@@ -607,15 +601,12 @@ def test_keys_never_leak_files_are_private_and_hostile_ids_write_nothing_outside
             "--revprop-seeds=0", *FAST_RETRIES, "--log-level=DEBUG", "-rA", "-v", f"--junitxml={run_dir / 'junit.xml'}",
             env=_env(OPENAI_API_KEY=OPENAI_KEY, **{ODD_VAR: ODD_SECRET}, **TRANSPORTS[transport]), figures=True,
         )  # fmt: skip
-        assert (
-            good.stats()["count"] == 1
-        )  # the cases differ only in their ids: one cache entry serves all
-    assert {OPENAI_KEY, ODD_SECRET} <= set(
-        _EchoHandler.seen
-    )  # both keys were sent, and echoed back
-    assert counts(run) == {"failed": len(HOSTILE_IDS), "errors": 2 * len(HOSTILE_IDS)}, run.stdout[
-        -3000:
-    ]
+        # the cases differ only in their ids: one cache entry serves all
+        assert good.stats()["count"] == 1
+    # both keys were sent, and echoed back
+    assert {OPENAI_KEY, ODD_SECRET} <= set(_EchoHandler.seen)
+    expected = {"failed": len(HOSTILE_IDS), "errors": 2 * len(HOSTILE_IDS)}
+    assert counts(run) == expected, run.stdout[-3000:]
     rows = results(run_dir)
     assert {r["case"] for r in rows} == set(HOSTILE_IDS)
     assert all(
@@ -624,9 +615,8 @@ def test_keys_never_leak_files_are_private_and_hostile_ids_write_nothing_outside
 
     written = {p for p in tmp_path.rglob("*")} - before
     allowed = (run_dir / "report", run_dir / "cache", run_dir / "junit.xml")
-    assert written and all(any(p == a or a in p.parents for a in allowed) for p in written), sorted(
-        written
-    )
+    outside = [p for p in written if not any(p == a or a in p.parents for a in allowed)]
+    assert written and outside == [], sorted(outside)
     assert {p.name for p in (run_dir / "report").iterdir()} >= {
         "results.json",
         "samples.jsonl",
