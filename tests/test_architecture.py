@@ -1,0 +1,93 @@
+"""The package's shape, as docs/architecture.md states it: no import cycles (lazy imports
+included), pytest only in the glue, the vocabulary free of our imports, modules a newcomer can
+hold in mind."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest_revprop
+
+PACKAGE_DIR = Path(pytest_revprop.__file__).parent
+PYTEST_GLUE = {"pytest_revprop.plugin", "pytest_revprop.session"}
+MAX_MODULE_LINES = 600
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE_DIR.rglob("*.py"))}
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module this file imports, at the top or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _internal_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(path) & modules.keys() - {name} for name, path in modules.items()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for dep in sorted(graph[node]):
+            if state.get(dep) == 1:
+                return [*stack[stack.index(dep) :], dep]
+            if dep not in state and (found := visit(dep)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_cycles_lazy_imports_included() -> None:
+    graph = _internal_graph()
+    # A package's __init__ is imported with each of its modules; count that edge too.
+    for name in graph:
+        parent = name.rpartition(".")[0]
+        if parent in graph and not name.endswith("__init__"):
+            graph[name] = graph[name] | {parent} - {name}
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_only_the_pytest_glue_imports_pytest() -> None:
+    importers = {
+        name
+        for name, path in _modules().items()
+        if any(m == "pytest" or m.startswith(("pytest.", "_pytest")) for m in _imports(path))
+    }
+    assert importers == PYTEST_GLUE
+
+
+def test_the_vocabulary_imports_nothing_of_ours() -> None:
+    imports = _imports(_modules()["pytest_revprop.vocabulary"])
+    assert not {m for m in imports if m.startswith("pytest_revprop")}
+
+
+def test_every_module_says_its_job_and_stays_short() -> None:
+    for name, path in _modules().items():
+        text = path.read_text(encoding="utf-8")
+        assert ast.get_docstring(ast.parse(text)), f"{name} has no docstring"
+        assert text.count("\n") <= MAX_MODULE_LINES, f"{name} has {text.count(chr(10))} lines"
