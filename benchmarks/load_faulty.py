@@ -5,7 +5,7 @@
 
 Two real pytest sessions (``python -m pytest --revprop-method=all``: 9 methods, k=5, the 5 paper
 seeds; 5,400 items on the test split), each with an empty cache, against a FakeServerProcess
-on 127.0.0.1 that answers with the oracle (``pytest_revprop.testing.responder:respond``):
+on 127.0.0.1 that answers with the scripted responder (``pytest_revprop.testing.responder:respond``):
 
 - clean: a healthy server;
 - faulty: the same server, but ``--fraction`` of all first attempts fail with one of ``--kinds``
