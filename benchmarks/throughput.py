@@ -8,7 +8,7 @@
 
 For each split and each worker count it runs ``python -m pytest --revprop-method=all ...``
 (9 methods, k=5, the 5 paper seeds) against a FakeServerProcess on 127.0.0.1 that answers with
-the oracle (``pytest_revprop.testing.responder:respond``), holds every request ``--latency`` seconds and
+the scripted responder (``pytest_revprop.testing.responder:respond``), holds every request ``--latency`` seconds and
 works on at most ``--slots`` requests at once (the rest queue, as in a vLLM batch). Then:
 
 - cold run (empty cache): distinct requests the server received against the protocol's floor
