@@ -95,8 +95,8 @@ def merge_main(argv: Sequence[str]) -> int:
     parser.add_argument("case", metavar="CASE")
     parser.add_argument("replies", nargs="+", metavar="REPLY")
     args = parser.parse_args(argv)
+    from pytest_revprop.extraction import InvalidReply, extract_patch
     from pytest_revprop.merge import merge_patches
-    from pytest_revprop.scoring import InvalidReply, extract_patch
 
     case = _case(args.case)
     patches: list[list[dict[str, Any]] | None] = []

@@ -18,18 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pytest_revprop.cases import Case
+from pytest_revprop.extraction import InvalidReply, extract_patch
 from pytest_revprop.jsonutil import json_equal
 from pytest_revprop.llm.types import CallFailed, Reply, Request
 from pytest_revprop.merge import merge_patches, sample_artifacts
 from pytest_revprop.patching import PatchError, apply_operations, check_operations, copy_json, diff
 from pytest_revprop.prompts import Prompts, default_prompts
-from pytest_revprop.scoring import (
-    InvalidReply,
-    Score,
-    extract_patch,
-    literal_gold_patch,
-    score_patch,
-)
+from pytest_revprop.scoring import Score, literal_gold_patch, score_patch
 from pytest_revprop.vocabulary import K_METHODS, MERGE_RULES, MIN_K, SINGLE_CALL_METHODS, CallRole
 
 Message = dict[str, str]

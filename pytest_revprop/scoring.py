@@ -1,4 +1,4 @@
-"""Scoring one reply: patch extraction, RFC 6902 application, matchers, completion, and the
+"""Scoring one reply: RFC 6902 application (the patch comes from extraction.py), matchers, completion, and the
 element-level failure decomposition (miss / over edit / wrong value) of docs/protocol.md.
 """
 
@@ -8,15 +8,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_revprop.extraction import InvalidReply, extract_patch
 from pytest_revprop.jsonutil import (
     MISSING,
-    StrictJSONError,
     child_pointer,
     dumps_compact,
     is_within,
     json_equal,
-    loads_strict,
-    raw_decode_strict,
     resolve,
     split_pointer,
 )
@@ -29,33 +27,17 @@ if TYPE_CHECKING:
 __all__ = [
     "ABSENT",
     "Finding",
-    "InvalidReply",
     "Score",
     "apply_patch",
     "expected_artifact",
-    "extract_patch",
     "json_equal",
     "score_patch",
     "score_reply",
 ]
 
-MAX_REPLY_CHARS = 2_000_000
-"""Replies beyond this are not searched for a patch (a 32K-token reply is ~150K chars)."""
-MAX_DECODE_ATTEMPTS = 2_000
 REGEX_TIMEOUT_S = 0.5
 ABSENT: dict[str, bool] = {"$absent": True}
 """How a place that does not exist appears in findings (expected or got)."""
-
-_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
-
-
-class InvalidReply(Exception):
-    """A reply that yields no usable patch: ``category`` is no_patch, not_a_patch or apply_error."""
-
-    def __init__(self, category: str, reason: str) -> None:
-        self.category = category
-        self.reason = reason
-        super().__init__(f"{category}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -105,99 +87,6 @@ class Score:
             "reason": self.reason,
             "findings": [f.to_dict() for f in self.findings],
         }
-
-
-# ---------------------------------------------------------------------------- extraction
-
-
-def _as_candidate(value: Any) -> list[Any] | None:
-    if isinstance(value, list):
-        return value
-    if isinstance(value, dict) and isinstance(value.get("patch"), list):
-        patch: list[Any] = value["patch"]
-        return patch
-    return None
-
-
-def _looks_like_ops(patch: list[Any]) -> bool:
-    return all(isinstance(op, dict) for op in patch)
-
-
-def _fenced_candidates(text: str, rejected: list[str]) -> list[list[Any]]:
-    """Fenced blocks that parse as candidates; strict-JSON refusals (NaN, duplicate members,
-    deep nesting) are appended to ``rejected``."""
-    found = []
-    for match in _FENCE.finditer(text):
-        try:
-            value = loads_strict(match.group(1).strip())
-        except StrictJSONError as exc:
-            rejected.append(str(exc))
-            continue
-        except ValueError:
-            continue
-        candidate = _as_candidate(value)
-        if candidate is not None:
-            found.append(candidate)
-    return found
-
-
-def _inline_candidates(text: str, rejected: list[str]) -> list[list[Any]]:
-    """JSON arrays / {"patch": [...]} values in reading order (bounded work); strict-JSON
-    refusals are appended to ``rejected``."""
-    found: list[list[Any]] = []
-    attempts = 0
-    index = 0
-    length = len(text)
-    while index < length and attempts < MAX_DECODE_ATTEMPTS:
-        brace = text.find("{", index)
-        bracket = text.find("[", index)
-        starts = [s for s in (brace, bracket) if s != -1]
-        if not starts:
-            break
-        start = min(starts)
-        attempts += 1
-        try:
-            value, end = raw_decode_strict(text, start)
-        except StrictJSONError as exc:
-            rejected.append(str(exc))
-            index = start + 1
-            continue
-        except ValueError:
-            index = start + 1
-            continue
-        candidate = _as_candidate(value)
-        if candidate is not None:
-            found.append(candidate)
-            if _looks_like_ops(candidate):
-                break
-        index = end
-    return found
-
-
-def extract_patch(text: str) -> list[dict[str, Any]]:
-    """The patch in a raw reply: the last fenced block that parses as a patch, else the first
-    JSON value in the text that does. Raises InvalidReply (no_patch / not_a_patch)."""
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidReply("no_patch", "the reply is empty")
-    if len(text) > MAX_REPLY_CHARS:
-        raise InvalidReply(
-            "no_patch",
-            f"the reply is {len(text)} characters; not searched beyond {MAX_REPLY_CHARS}",
-        )
-    rejected: list[str] = []
-    fenced = _fenced_candidates(text, rejected)
-    inline = [] if any(_looks_like_ops(c) for c in fenced) else _inline_candidates(text, rejected)
-    ranked = [c for c in reversed(fenced) if _looks_like_ops(c)] + [
-        c for c in inline if _looks_like_ops(c)
-    ]
-    chosen = ranked[0] if ranked else (fenced[-1] if fenced else inline[0] if inline else None)
-    if chosen is None:
-        why = f" (JSON refused: {rejected[0]})" if rejected else ""
-        raise InvalidReply("no_patch", f"no JSON array of operations found in the reply{why}")
-    try:
-        return check_operations(chosen)
-    except PatchError as exc:
-        raise InvalidReply("not_a_patch", str(exc)) from None
 
 
 def apply_patch(doc: Any, patch: list[dict[str, Any]]) -> Any:

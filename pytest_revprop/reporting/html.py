@@ -155,7 +155,8 @@ def _plain_gold(case: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _applied(artifact: Any, patch: Any) -> tuple[Any, str | None]:
     """(artifact after ``patch``, None) or (None, why it does not apply)."""
-    from pytest_revprop.scoring import InvalidReply, apply_patch
+    from pytest_revprop.extraction import InvalidReply
+    from pytest_revprop.scoring import apply_patch
 
     if not isinstance(patch, list):
         return None, "no patch"
