@@ -28,6 +28,7 @@ from pytest_revprop.jsonutil import (
 from pytest_revprop.patching import PatchError, apply_operations, diff
 
 __all__ = [
+    "ANNOTATION_FIELD",
     "BENCHMARK_DIR",
     "Case",
     "CaseError",
@@ -44,6 +45,8 @@ CASE_FIELDS = (
     "id", "scenario", "domain", "pattern", "size", "split", "theme",
     "conversation", "artifact", "request", "reference", "gold", "notes",
 )  # fmt: skip
+ANNOTATION_FIELD = "annotation"
+"""The optional last field: who made and checked the gold (never read by scoring)."""
 MATCHERS = ("strict", "regex_match", "any", "ref_equal")
 
 
@@ -116,6 +119,8 @@ class Case:
     reference: Any
     gold: list[GoldOp]
     notes: str = ""
+    annotation: dict[str, Any] | None = field(default=None, compare=False)
+    """Status, history and draft provenance (case-format.md); ``None`` when the file has none."""
     source: Path | None = field(default=None, compare=False)
 
     @classmethod
@@ -147,13 +152,15 @@ class Case:
                 for g in data["gold"]
             ],
             notes=data.get("notes", ""),
+            annotation=data.get(ANNOTATION_FIELD),
             source=Path(source) if source is not None else None,
         )
         _check_rules(case, name)
         return case
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The case as file data: every field of CASE_FIELDS, then ``annotation`` if it has one."""
+        out: dict[str, Any] = {
             "id": self.id,
             "scenario": self.scenario,
             "domain": self.domain,
@@ -168,6 +175,9 @@ class Case:
             "gold": [g.to_dict() for g in self.gold],
             "notes": self.notes,
         }
+        if self.annotation is not None:
+            out[ANNOTATION_FIELD] = self.annotation
+        return out
 
     @property
     def gold_patch(self) -> list[dict[str, Any]]:
