@@ -20,7 +20,14 @@ from typing import Any
 
 from pytest_revprop.authoring.annotate.store import openable
 from pytest_revprop.cases import Case, CaseError, case_schema
-from pytest_revprop.jsonutil import MISSING, is_within, iter_leaves, json_equal, resolve
+from pytest_revprop.jsonutil import (
+    MISSING,
+    is_within,
+    iter_leaves,
+    json_equal,
+    loads_strict,
+    resolve,
+)
 from pytest_revprop.patching import PatchError, apply_operations, check_operations
 from pytest_revprop.scoring import _regex_passes as regex_passes
 from pytest_revprop.scoring import literal_gold_patch, regex_example, score_patch
@@ -35,6 +42,7 @@ class Report:
     messages: list[dict[str, str]] = field(default_factory=list)
     expected: Any = None
     marks: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
     removed: list[dict[str, Any]] = field(default_factory=list)
     moved: dict[str, str | None] = field(default_factory=dict)
     gold_completes: bool | None = None
@@ -57,6 +65,7 @@ class Report:
             "messages": self.messages,
             "expected": self.expected,
             "marks": self.marks,
+            "labels": self.labels,
             "removed": self.removed,
             "moved": self.moved,
             "gold_completes": self.gold_completes,
@@ -64,9 +73,21 @@ class Report:
         }
 
 
+def example_value(text: str) -> Any:
+    """The value an example typed in the editor stands for: JSON when it parses, else text."""
+    try:
+        return loads_strict(text)
+    except ValueError:
+        return text
+
+
 def check_case(data: Any, examples: dict[int, Any] | None = None) -> Report:
     """Every message about case ``data``, and the preview. ``examples`` maps a gold index to
-    the value a ``regex_match`` op stands for (the editor keeps it; the file does not)."""
+    the value a ``regex_match`` op stands for (the editor keeps it; the file does not), as
+    typed (see ``example_value``)."""
+    examples = {
+        i: example_value(v) if isinstance(v, str) else v for i, v in (examples or {}).items()
+    }
     report = Report()
     why_not = openable(data)
     if why_not is not None:
@@ -76,7 +97,8 @@ def check_case(data: Any, examples: dict[int, Any] | None = None) -> Report:
     gold: list[dict[str, Any]] = data["gold"]
     _replay(data["artifact"], gold, report)
     if report.valid:
-        _op_messages(data["artifact"], gold, examples or {}, report)
+        _op_messages(data["artifact"], gold, examples, report)
+        _preview(data["artifact"], gold, examples, report)
     try:
         case = Case.from_dict(data)
     except CaseError as exc:
@@ -158,11 +180,60 @@ def _shifted(path: str, parent: str, index: int, delta: int) -> str | None:
     return path
 
 
-def _replay(artifact: Any, gold: list[dict[str, Any]], report: Report) -> None:
+def _shifted_keys(places: dict[str, str], parent: str, index: int, delta: int) -> dict[str, str]:
+    return {
+        new: value
+        for path, value in places.items()
+        if (new := _shifted(path, parent, index, delta)) is not None
+    }
+
+
+def _label(op: dict[str, Any]) -> str | None:
+    """How the scorer judges the place an op sets, when not by strict equality."""
+    match = op.get("match", "strict")
+    words = {
+        "regex_match": f"must match {op.get('value')}",
+        "ref_equal": f"must equal the value at {op.get('value')}",
+        "any": "any value",
+    }.get(match)
+    if op.get("optional"):
+        words = f"{words}; optional" if words else "optional: unchanged also passes"
+    return words
+
+
+def _preview(
+    artifact: Any, gold: list[dict[str, Any]], examples: dict[int, Any], report: Report
+) -> None:
+    """The preview shows the value each matcher op stands for: the annotator's example or an
+    example string for a pattern, the referenced value for ref_equal; and each matcher."""
+    shown = []
+    for index, op in enumerate(gold):
+        value: Any = op.get("value")
+        if op.get("match") == "regex_match":
+            example = examples.get(index)
+            value = regex_example(value) or value if example is None else example
+        elif op.get("match") == "ref_equal":
+            target = resolve(report.expected, value)
+            value = value if target is MISSING else target
+        shown.append({**op, "value": value} if "value" in op else op)
+    preview = Report()
+    _replay(artifact, shown, preview, labels=[_label(op) for op in gold])
+    report.expected, report.marks, report.labels = preview.expected, preview.marks, preview.labels
+    report.removed, report.moved = preview.removed, preview.moved
+
+
+def _replay(
+    artifact: Any,
+    gold: list[dict[str, Any]],
+    report: Report,
+    labels: list[str | None] | None = None,
+) -> None:
     """Apply the gold op by op: each op that does not apply gets its message (and is
-    skipped); the others give the expected artifact and its marks."""
+    skipped); the others give the expected artifact and its marks (and ``labels``, one per
+    op, at the place each op sets)."""
     state = artifact
     marks: dict[str, str] = {}
+    places: dict[str, str] = {}
     moved: dict[str, str | None] = {path: path for path, _ in iter_leaves(artifact)}
     for index, op in enumerate(gold):
         plain = _plain(op)
@@ -175,11 +246,8 @@ def _replay(artifact: Any, gold: list[dict[str, Any]], report: Report) -> None:
         if target is not None:
             parent, position = target
             delta = 1 if plain["op"] == "add" else -1
-            marks = {
-                new: mark
-                for path, mark in marks.items()
-                if (new := _shifted(path, parent, position, delta)) is not None
-            }
+            marks = _shifted_keys(marks, parent, position, delta)
+            places = _shifted_keys(places, parent, position, delta)
             moved = {
                 a: None if e is None else _shifted(e, parent, position, delta)
                 for a, e in moved.items()
@@ -192,6 +260,11 @@ def _replay(artifact: Any, gold: list[dict[str, Any]], report: Report) -> None:
                 )
         else:
             _mark_place(state, plain, marks, report)
+        set_at = f"{target[0]}/{target[1]}" if target is not None else plain["path"]
+        places = {p: v for p, v in places.items() if not is_within(p, set_at)}
+        label = labels[index] if labels else None
+        if label and plain["op"] != "remove":
+            places[set_at] = label
         moved = {
             a: e if e is None or resolve(after, e) is not MISSING else None
             for a, e in moved.items()
@@ -199,6 +272,7 @@ def _replay(artifact: Any, gold: list[dict[str, Any]], report: Report) -> None:
         state = after
     report.expected = state
     report.marks = marks
+    report.labels = places
     report.moved = {a: e for a, e in moved.items() if e != a}
 
 

@@ -78,7 +78,8 @@ export class Assist {
     const rows = p.ops.map((op, i) => this.row(op, i, gold.some((g) => sameOp(g, op))));
     this.list.append(el("ol", { class: "proposal-ops" }, rows));
     if (p.ops.length > 1) {
-      this.list.append(el("button", { type: "button", id: "accept-all", onclick: () => this.acceptAll() }, "Accept all remaining"));
+      const remaining = p.ops.some((op) => !gold.some((g) => sameOp(g, op)));
+      this.list.append(el("button", { type: "button", id: "accept-all", disabled: !remaining, onclick: () => this.acceptAll() }, "Accept all remaining"));
     }
   }
 
@@ -89,11 +90,11 @@ export class Assist {
       op.kind = kind.value;
     });
     const value = op.op === "remove" ? "" : ` = ${shortText(op.value, 120)}`;
-    const accept = el("button", { type: "button", class: "accept", disabled: inGold || op.accepted,
-      onclick: () => this.acceptOne(index) }, inGold || op.accepted ? "in gold" : "Accept");
+    const accept = el("button", { type: "button", class: "accept", disabled: inGold,
+      onclick: () => this.acceptOne(index) }, inGold ? "in gold" : "Accept");
     const why = el("button", { type: "button", class: "why", onclick: () => this.openQuestion(index) }, "Ask why");
-    return el("li", { class: `proposed${inGold || op.accepted ? " accepted" : ""}`, dataset: { index: String(index) } },
-      el("code", {}, `${op.op} ${op.path}${value}`), " ", kind, " ", accept, " ", why);
+    return el("li", { class: `proposed${inGold ? " accepted" : ""}`, dataset: { index: String(index) } },
+      el("code", {}, `${index + 1}. ${op.op} ${op.path}${value}`), kind, accept, why);
   }
 
   acceptOne(index) {
@@ -101,16 +102,33 @@ export class Assist {
     const gold = { op: op.op, path: op.path };
     if (op.op !== "remove") gold.value = op.value;
     gold.kind = op.kind;
-    op.accepted = true;
-    this.accept(gold);
-    this.render();
+    this.accept(gold, this.position(index));
+  }
+
+  // Where an accepted op goes in the gold: after the ops the model wrote before it, so the
+  // gold keeps the model's order (later paths may rely on earlier inserts and removals).
+  position(index) {
+    const gold = this.getData().gold || [];
+    const at = (op) => gold.findIndex((g) => sameOp(g, op));
+    for (let j = index - 1; j >= 0; j--) {
+      const found = at(this.proposal.ops[j]);
+      if (found >= 0) return found + 1;
+    }
+    for (let j = index + 1; j < this.proposal.ops.length; j++) {
+      const found = at(this.proposal.ops[j]);
+      if (found >= 0) return found;
+    }
+    return null;
   }
 
   acceptAll() {
     this.proposal.ops.forEach((op, i) => {
-      const inGold = (this.getData().gold || []).some((g) => sameOp(g, op));
-      if (!op.accepted && !inGold) this.acceptOne(i);
+      if (!(this.getData().gold || []).some((g) => sameOp(g, op))) this.acceptOne(i);
     });
+  }
+
+  refresh() {
+    if (this.proposal && !this.proposal.error) this.render();
   }
 
   openQuestion(index) {

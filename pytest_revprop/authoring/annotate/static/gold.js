@@ -158,9 +158,14 @@ export class GoldEditor {
       pathInput,
       op.op === "remove" ? null : valueInput,
       op.op === "remove" ? null : typeLabel,
+    );
+    const meta = el(
+      "div",
+      { class: "op-meta" },
       kindSelect,
       matchSelect,
       el("label", { class: "optional" }, optional, " optional"),
+      el("span", { class: "spacer" }),
       button("↑", "move up", () => this.move(index, index - 1), index === 0),
       button("↓", "move down", () => this.move(index, index + 1), index === count - 1),
       button("✕", "delete", () => this.remove(index)),
@@ -189,6 +194,7 @@ export class GoldEditor {
       "div",
       { class: "op", dataset: { index: String(index), kind: op.kind || "" } },
       line,
+      meta,
       ...extra,
       el("ul", { class: "msgs" }),
     );
@@ -210,10 +216,13 @@ export class GoldEditor {
     this.changed(true);
   }
 
-  add(op, focus = "value") {
-    this.data.gold.push(op);
+  add(op, focus = "value", at = null) {
+    const gold = this.data.gold;
+    const index = at === null || at > gold.length ? gold.length : at;
+    gold.splice(index, 0, op);
+    if (index < gold.length - 1) this.reindexFlags((i) => (i >= index ? i + 1 : i));
     this.changed(true);
-    const row = this.container.lastElementChild;
+    const row = this.container.children[index];
     const field = row?.querySelector(`[data-field="${focus}"]`) || row?.querySelector('[data-field="path"]');
     field?.focus();
     row?.scrollIntoView({ block: "nearest" });

@@ -48,6 +48,7 @@ function persist() {
 
 function changed() {
   persist();
+  assist.refresh();
   setSaveState("", "");
   scheduleCheck();
   updateButtons();
@@ -253,7 +254,7 @@ function showMessages(messages) {
 
 function showPreview(report) {
   const cur = state.current;
-  renderTree($("#preview"), report.expected ?? cur.data.artifact, { marks: report.marks || {} });
+  renderTree($("#preview"), report.expected ?? cur.data.artifact, { marks: report.marks || {}, labels: report.labels || {} });
   const removed = clear($("#removed"));
   for (const r of report.removed || []) {
     removed.append(el("li", { class: "mark-removed", dataset: { path: r.path } }, el("span", { class: "key" }, r.path), ": ", el("del", {}, shortText(r.value, 160))));
@@ -282,7 +283,11 @@ function updateButtons() {
   const errors = (state.check?.messages || []).filter((m) => m.level === "error").length;
   const ready = cur && state.check && !state.checkPending && errors === 0;
   $("#save").disabled = !(ready && (dirty || statusOf(cur.disk) === "draft"));
-  $("#review").disabled = !(ready && !contentDirty && statusOf(cur.disk) !== "draft");
+  const editors = (cur?.disk?.annotation?.history || []).filter((h) => h.action === "edited");
+  const lastEditor = editors.length ? editors[editors.length - 1].annotator : null;
+  const self = lastEditor !== null && lastEditor === $("#annotator").value.trim();
+  $("#review").disabled = !(ready && !contentDirty && statusOf(cur.disk) !== "draft" && !self);
+  $("#review").title = self ? "a review is a second person's check: you edited this case last" : "";
   $("#discard").disabled = !dirty;
   $("#save").title = errors ? `fix the ${errors} error(s) first` : "";
 }
@@ -364,7 +369,7 @@ const sidebar = new Sidebar({
 });
 const assist = new Assist($("#assist"), {
   getData: () => state.current?.data,
-  accept: (op) => gold.add(op, "kind"),
+  accept: (op, at) => gold.add(op, "kind", at),
   modelInput: $("#model"),
   seedInput: $("#seed"),
 });
@@ -377,7 +382,10 @@ $("#add-op").addEventListener("click", () => {
 $("#save").addEventListener("click", () => save("edited"));
 $("#review").addEventListener("click", () => save("reviewed"));
 $("#discard").addEventListener("click", discard);
-$("#annotator").addEventListener("input", (event) => drafts.remember("annotator", event.target.value));
+$("#annotator").addEventListener("input", (event) => {
+  drafts.remember("annotator", event.target.value);
+  updateButtons();
+});
 $("#model").addEventListener("input", (event) => drafts.remember("model", event.target.value));
 
 document.addEventListener("keydown", (event) => {

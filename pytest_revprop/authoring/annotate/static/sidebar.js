@@ -80,7 +80,7 @@ export class Sidebar {
       el(
         "div",
         { class: "case-line" },
-        el("span", { class: "case-id" }, entry.id || entry.path),
+        el("span", { class: "case-id" }, entry.id || entry.file.replace(/^\d+\//, "")),
         unsaved ? el("span", { class: "unsaved", title: "unsaved changes" }, "●") : null,
       ),
       el(

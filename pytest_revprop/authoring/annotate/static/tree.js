@@ -1,7 +1,8 @@
 // A JSON document as a collapsible tree: objects and arrays are <details> elements (keyboard
 // operable as they are), leaves are lines. Each node carries its JSON Pointer in data-path.
-// Options: marks (pointer -> "changed" | "added"), onPick(pointer, value) adds a button to
-// each leaf and each array element ("start an operation here").
+// Options: marks (pointer -> "changed" | "added"), labels (pointer -> how the place is judged),
+// onPick(pointer, value) adds a button to each leaf and each array element ("start an
+// operation here").
 
 import { el } from "./dom.js";
 
@@ -41,6 +42,7 @@ function node(key, value, path, options, inArray) {
   const mark = options.marks[path];
   const classes = ["node", mark ? `mark-${mark}` : ""].join(" ").trim();
   const label = key === null ? null : el("span", { class: inArray ? "key index" : "key" }, String(key));
+  const judged = options.labels[path] ? el("span", { class: "judged" }, options.labels[path]) : null;
   if (type !== "object" && type !== "array") {
     return el(
       "div",
@@ -48,6 +50,7 @@ function node(key, value, path, options, inArray) {
       label,
       label ? el("span", { class: "colon" }, ": ") : null,
       el("span", { class: `val ${type}` }, leafText(value)),
+      judged,
       options.onPick ? pickButton(path, value, options.onPick, "edit") : null,
     );
   }
@@ -61,6 +64,7 @@ function node(key, value, path, options, inArray) {
       {},
       label,
       el("span", { class: "muted" }, ` ${size}`),
+      judged,
       options.onPick && inArray ? pickButton(path, value, options.onPick, "remove or edit") : null,
     ),
     ...entries.map(([k, v]) => node(k, v, pointerChild(path, k), options, type === "array")),
@@ -69,6 +73,6 @@ function node(key, value, path, options, inArray) {
 }
 
 export function renderTree(container, value, options = {}) {
-  const settings = { marks: {}, onPick: null, ...options };
+  const settings = { marks: {}, labels: {}, onPick: null, ...options };
   container.replaceChildren(node(null, value, "", settings, false));
 }
