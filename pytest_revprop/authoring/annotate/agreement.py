@@ -26,6 +26,7 @@ from pytest_revprop.patching import apply_operations
 from pytest_revprop.scoring import literal_gold_patch, score_patch
 
 SAME, EQUIVALENT, DISAGREE = "same", "equivalent", "disagree"
+SHOWN_FIRST = (DISAGREE, EQUIVALENT, SAME)
 
 
 @dataclass
@@ -56,6 +57,11 @@ class Agreement:
 
     def counts(self) -> Counter[str]:
         return Counter(p.verdict for p in self.pairings)
+
+    def shown(self) -> list[Pairing]:
+        """The pairings a report lists: every one that is not simply the same, worst first."""
+        listed = [p for p in self.pairings if p.verdict != SAME or p.note]
+        return sorted(listed, key=lambda p: SHOWN_FIRST.index(p.verdict))
 
 
 def canonical_value(value: Any) -> Any:
@@ -162,9 +168,7 @@ def _headline(report: Agreement) -> str:
 def render_text(report: Agreement, names: Sequence[str]) -> str:
     name_a, name_b = names
     lines = [f"A = {name_a}", f"B = {name_b}", _headline(report)]
-    for p in report.pairings:
-        if p.verdict == SAME and not p.note:
-            continue
+    for p in report.shown():
         lines.append(f"{p.verdict:<10} {p.case}" + (f" ({p.note})" if p.note else ""))
         lines += [f"  only in A: {t}" for t in p.only_a]
         lines += [f"  only in B: {t}" for t in p.only_b]
@@ -186,7 +190,7 @@ def render_markdown(report: Agreement, names: Sequence[str]) -> str:
         "",
         f"A = `{name_a}`, B = `{name_b}`. {_headline(report).removeprefix('agreement: ')}.",
     ]
-    shown = [p for p in report.pairings if p.verdict != SAME or p.note]
+    shown = report.shown()
     if shown:
         lines += [
             "",

@@ -100,20 +100,29 @@ def case_status(data: Any) -> str:
 
 
 def openable(data: Any) -> str | None:
-    """Why the editor cannot open ``data`` (None: it can). The editor needs everything but
-    the gold to follow the case format, and the gold to be a list of objects; whatever else
-    is wrong in the gold is what annotators fix."""
+    """Why the editor cannot open ``data`` (None: it can). The editor needs the shapes it
+    shows: an id, the conversation's turns, the artifact, the request and the gold as a list
+    of operations. Whatever else is wrong is reported field by field, for annotators to fix."""
     if not isinstance(data, dict):
         return "the file does not hold a JSON object"
-    gold = data.get("gold")
-    if not isinstance(gold, list) or not all(isinstance(op, dict) for op in gold):
-        return "the gold is not a list of operations"
-    context = {k: v for k, v in data.items() if k != ANNOTATION_FIELD} | {"gold": []}
-    try:
-        Case.from_dict(context)
-    except CaseError as exc:
-        return _describe(exc)
-    return None
+    turns = data.get("conversation")
+    shapes = {
+        "id": isinstance(data.get("id"), str),
+        "conversation": isinstance(turns, list)
+        and all(
+            isinstance(t, dict)
+            and isinstance(t.get("user"), str)
+            and isinstance(t.get("assistant"), list)
+            and all(isinstance(op, dict) for op in t["assistant"])
+            for t in turns
+        ),
+        "artifact": isinstance(data.get("artifact"), dict),
+        "request": isinstance(data.get("request"), str),
+        "gold": isinstance(data.get("gold"), list)
+        and all(isinstance(op, dict) for op in data["gold"]),
+    }
+    broken = [name for name, ok in shapes.items() if not ok]
+    return f"missing or malformed: {', '.join(broken)}" if broken else None
 
 
 def _describe(exc: CaseError) -> str:
