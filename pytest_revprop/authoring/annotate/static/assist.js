@@ -11,8 +11,8 @@ function sameOp(a, b) {
 }
 
 export class Assist {
-  constructor(root, { getData, accept, modelInput, seedInput }) {
-    Object.assign(this, { root, getData, accept, modelInput, seedInput });
+  constructor(root, { getFile, getData, accept, modelInput, seedInput }) {
+    Object.assign(this, { root, getFile, getData, accept, modelInput, seedInput });
     this.proposal = null;
     this.asking = null;
     this.status = root.querySelector("#assist-state");
@@ -50,7 +50,7 @@ export class Assist {
     button.disabled = true;
     this.reset();
     this.status.textContent = `asking ${model}…`;
-    const reply = await api.propose(this.getData(), model, this.seed());
+    const reply = await api.propose(this.getFile(), this.getData(), model, this.seed());
     button.disabled = false;
     if (!reply.ok) {
       this.status.textContent = reply.body.error || "the proposal failed";

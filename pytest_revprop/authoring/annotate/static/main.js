@@ -368,6 +368,7 @@ const sidebar = new Sidebar({
   isUnsaved: (file) => drafts.has(file),
 });
 const assist = new Assist($("#assist"), {
+  getFile: () => state.current?.file,
   getData: () => state.current?.data,
   accept: (op, at) => gold.add(op, "kind", at),
   modelInput: $("#model"),
