@@ -120,7 +120,7 @@ class Case:
     gold: list[GoldOp]
     notes: str = ""
     annotation: dict[str, Any] | None = field(default=None, compare=False)
-    """Status, history and draft provenance (case-format.md); ``None`` when the file has none."""
+    """Status, history and draft provenance (docs/case-format.md); None when the file has none."""
     source: Path | None = field(default=None, compare=False)
 
     @classmethod
