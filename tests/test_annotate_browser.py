@@ -390,8 +390,15 @@ def test_a_proposal_is_accepted_op_by_op_and_questioned(
             "/license/seats",
             "/license/monthly_cost_usd",
         ]
+        page.click('#gold .op[data-index="2"] button[title="move up"]')  # reorder
+        paths = page.eval_on_selector_all(
+            '#gold [data-field="path"]', "els => els.map(e => e.value)"
+        )
+        assert paths[1:3] == ["/headcount", "/members/0/backup"]
+        page.click('#gold .op[data-index="1"] button[title="move down"]')
         b.settle()
         assert page.locator("#general-messages li.error").count() == 0
+        assert page.is_disabled("#discard")  # back to the saved gold exactly
         b.shot(tmp_path / "annotate-proposal.png")
         assert b.problems == [] and b.outside == []
 

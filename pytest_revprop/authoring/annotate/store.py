@@ -205,7 +205,10 @@ class CaseStore:
         """A case file as the editor gets it: hash, data (None when not JSON) and, when it
         breaks a loading rule, the error; ``openable`` is None or why it cannot be edited."""
         path = self.resolve(key)
-        raw = path.read_bytes() if path.stat().st_size <= MAX_CASE_BYTES else None
+        try:
+            raw = path.read_bytes() if path.stat().st_size <= MAX_CASE_BYTES else None
+        except OSError as exc:
+            raise NotFound(f"{key}: cannot be read ({exc.strerror or exc})") from None
         entry: dict[str, Any] = {
             "file": key,
             "path": self.display_path(key),
@@ -236,7 +239,7 @@ class CaseStore:
     def summary(self, key: str) -> dict[str, Any]:
         try:
             entry = self.read(key)
-        except (PathRefused, NotFound, OSError) as exc:
+        except (PathRefused, NotFound) as exc:
             return {"file": key, "path": key, "error": str(exc), "openable": str(exc)}
         data = entry.pop("data")
         fields = data if isinstance(data, dict) else {}

@@ -38,10 +38,6 @@ export function option(value, label = value, selected = false) {
   return node;
 }
 
-export function jsonText(value) {
-  return JSON.stringify(value);
-}
-
 export function shortText(value, limit = 80) {
   const text = typeof value === "string" ? value : JSON.stringify(value);
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;

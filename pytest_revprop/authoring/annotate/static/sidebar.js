@@ -3,7 +3,6 @@
 
 import { clear, el } from "./dom.js";
 
-const STATUSES = ["draft", "annotated", "reviewed"];
 
 function statusOf(entry) {
   return entry.openable ? "error" : entry.status || "annotated";
@@ -134,4 +133,3 @@ export class Sidebar {
   }
 }
 
-export { STATUSES };
