@@ -63,6 +63,8 @@ SECURITY_HEADERS = {
 }
 SAFE_METHODS = ("GET", "HEAD")
 MAX_BODY_BYTES = 2 * MAX_CASE_BYTES + 1024 * 1024
+SHUTDOWN_S = 2.0
+"""How long Ctrl-C waits for requests in flight (a save is atomic whenever it stops)."""
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 STORE: web.AppKey[CaseStore] = web.AppKey("store", CaseStore)
@@ -271,7 +273,9 @@ async def serve(
     open_browser: bool,
 ) -> None:
     """Serve on 127.0.0.1:``port`` until interrupted (Ctrl-C or SIGTERM)."""
-    runner = web.AppRunner(make_app(store, assistant, settings), access_log=None)
+    runner = web.AppRunner(
+        make_app(store, assistant, settings), access_log=None, shutdown_timeout=SHUTDOWN_S
+    )
     await runner.setup()
     try:
         site = web.TCPSite(runner, HOST, port)
