@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -29,12 +29,14 @@ from pytest_revprop.patching import PatchError, apply_operations, diff
 from pytest_revprop.vocabulary import Matcher, OpKind
 
 __all__ = [
+    "ANNOTATION_FIELD",
     "BENCHMARK_DIR",
     "Case",
     "CaseError",
     "CaseSet",
     "GoldOp",
     "Turn",
+    "dump_case",
     "leaf_count",
     "load_case",
     "load_cases",
@@ -45,6 +47,8 @@ CASE_FIELDS = (
     "id", "scenario", "domain", "pattern", "size", "split", "theme",
     "conversation", "artifact", "request", "reference", "gold", "notes",
 )  # fmt: skip
+ANNOTATION_FIELD = "annotation"
+"""The optional last field: who made and checked the gold (never read by scoring)."""
 
 
 def _benchmark_dir() -> Path:
@@ -118,6 +122,8 @@ class Case:
     reference: Any
     gold: list[GoldOp]
     notes: str = ""
+    annotation: dict[str, Any] | None = field(default=None, compare=False)
+    """Status, history and draft provenance (docs/case-format.md); None when the file has none."""
     source: Path | None = field(default=None, compare=False)
 
     @classmethod
@@ -149,13 +155,15 @@ class Case:
                 for g in data["gold"]
             ],
             notes=data.get("notes", ""),
+            annotation=data.get(ANNOTATION_FIELD),
             source=Path(source) if source is not None else None,
         )
         _check_rules(case, name)
         return case
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The case as file data: every field of CASE_FIELDS, then ``annotation`` if it has one."""
+        out: dict[str, Any] = {
             "id": self.id,
             "scenario": self.scenario,
             "domain": self.domain,
@@ -170,6 +178,9 @@ class Case:
             "gold": [g.to_dict() for g in self.gold],
             "notes": self.notes,
         }
+        if self.annotation is not None:
+            out[ANNOTATION_FIELD] = self.annotation
+        return out
 
     @property
     def gold_patch(self) -> list[dict[str, Any]]:
@@ -389,3 +400,13 @@ def load_cases(paths: Sequence[Path | str]) -> CaseSet:
 
 
 __all__ += ["MISSING", "case_schema", "iter_case_files"]
+
+
+def dump_case(case: Mapping[str, Any]) -> str:
+    """The file text of a case, the one writer of the format: fixed field order
+    (``annotation`` last, when present), 2-space indent, UTF-8, final newline, so that
+    rewriting a file changes only what changed."""
+    ordered = {k: case[k] for k in CASE_FIELDS}
+    if case.get(ANNOTATION_FIELD) is not None:
+        ordered[ANNOTATION_FIELD] = case[ANNOTATION_FIELD]
+    return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"

@@ -22,6 +22,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pytest_revprop.authoring.build:cases_main",
         "build the shipped benchmark, or print case statistics",
     ),
+    "annotate": (
+        "pytest_revprop.authoring.annotate.command:annotate_main",
+        "annotate case files in a local web app; --agreement compares two annotators",
+    ),
     "serve": (
         "pytest_revprop.servers.vllm:serve_main",
         "start (or print) the vLLM server command for a model preset",

@@ -97,6 +97,14 @@ def parse_port(text: str) -> int:
     return port
 
 
+def parse_local_port(text: str) -> int:
+    """A port for a server of our own on 127.0.0.1: 0 (any free port) to 65535."""
+    port = _whole_number(text, "port", minimum=0)
+    if port > MAX_PORT:
+        raise argparse.ArgumentTypeError(f"port must be <= {MAX_PORT}, got {port}")
+    return port
+
+
 # ------------------------------------------------------------------------------ numbers
 
 

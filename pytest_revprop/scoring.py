@@ -205,7 +205,7 @@ def _gold_places(case: Case) -> list[_GoldPlace]:
 # ---------------------------------------------------------------------------- judging
 
 
-def _regex_passes(pattern: str, value: Any) -> bool:
+def regex_passes(pattern: str, value: Any) -> bool:
     import regex
 
     subject = value if isinstance(value, str) else dumps_compact(value)
@@ -257,7 +257,7 @@ class _Judge:
             if op.match == "any":
                 return p is not MISSING
             if op.match == "regex_match":
-                return p is not MISSING and _regex_passes(op.value, p)
+                return p is not MISSING and regex_passes(op.value, p)
             if op.match == "ref_equal":
                 return p is not MISSING and json_equal(p, resolve(self.p, op.value))
         if isinstance(p, dict) and isinstance(e, dict):
@@ -460,7 +460,7 @@ def regex_example(pattern: str) -> str | None:
         example = walk(parsed)
     except (RecursionError, StopIteration, ValueError, TypeError):
         return None
-    return example if _regex_passes(pattern, example) else None
+    return example if regex_passes(pattern, example) else None
 
 
 def literal_gold_patch(case: Case) -> list[dict[str, Any]] | None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.authoring.assembly import build_case, conversation_ops, dump_case
+from pytest_revprop.authoring.assembly import build_case, conversation_ops
 from pytest_revprop.authoring.gold import gold_patch
 from pytest_revprop.authoring.helpers import (
     add_days,
@@ -32,7 +32,7 @@ from pytest_revprop.authoring.scenario import (
     ref_equal,
     regex,
 )
-from pytest_revprop.cases import CASE_FIELDS, Case
+from pytest_revprop.cases import CASE_FIELDS, Case, dump_case
 from pytest_revprop.patching import apply_operations
 from pytest_revprop.scoring import score_patch
 

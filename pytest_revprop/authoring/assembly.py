@@ -21,7 +21,7 @@ from pytest_revprop.authoring.scenario import (
     ScenarioError,
     Turn,
 )
-from pytest_revprop.cases import CASE_FIELDS, Case, CaseError
+from pytest_revprop.cases import Case, CaseError
 from pytest_revprop.jsonutil import (
     MISSING,
     iter_leaves,
@@ -172,12 +172,6 @@ def _check_scoring(case: dict[str, Any], literal: list[dict[str, Any]], where: s
     direct = [op for op, g in zip(literal, case["gold"], strict=True) if g["kind"] == "direct"]
     if score_patch(parsed, direct).completed:
         raise ScenarioError(f"{where}: the direct edit alone already completes the case")
-
-
-def dump_case(case: Mapping[str, Any]) -> str:
-    """The file text of a case: fixed field order, 2-space indent, UTF-8, final newline."""
-    ordered = {k: case[k] for k in CASE_FIELDS}
-    return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
 
 
 # --------------------------------------------------------------------------- conversation

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.authoring.assembly import build_case, dump_case
+from pytest_revprop.authoring.assembly import build_case
 from pytest_revprop.authoring.checkout import cases_folder
 from pytest_revprop.authoring.counts import stats_command
 from pytest_revprop.authoring.scenario import Scenario, ScenarioError
@@ -32,7 +32,7 @@ from pytest_revprop.authoring.split import (
     scenario_attributes,
     split_text,
 )
-from pytest_revprop.cases import SPLIT_FILE
+from pytest_revprop.cases import SPLIT_FILE, dump_case
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 

@@ -1,0 +1,7 @@
+"""`revprop annotate`: the annotation web app over folders of case files, and `--agreement`.
+
+``store`` reads and writes the case files (path rules, atomic saves, conflicts), ``checks``
+validates an edited case with the project's loader and scorer, ``assist`` asks a model for a
+tentative gold patch, ``agreement`` compares two annotators' golds, ``app`` is the aiohttp
+application and ``command`` the command line. Only ``app`` imports aiohttp.
+"""

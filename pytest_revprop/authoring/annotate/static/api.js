@@ -1,0 +1,31 @@
+// The server's JSON API. Every call answers {ok, status, body}; nothing here throws on HTTP errors.
+
+async function call(method, url, payload) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (payload !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(payload);
+  }
+  try {
+    const response = await fetch(url, init);
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      body = { error: `the server answered HTTP ${response.status}` };
+    }
+    return { ok: response.ok, status: response.status, body };
+  } catch (error) {
+    return { ok: false, status: 0, body: { error: `the server cannot be reached (${error.message})` } };
+  }
+}
+
+export const api = {
+  session: () => call("GET", "/api/session"),
+  cases: () => call("GET", "/api/cases"),
+  read: (file) => call("GET", `/api/case?file=${encodeURIComponent(file)}`),
+  check: (data, examples) => call("POST", "/api/check", { data, examples }),
+  save: (payload) => call("POST", "/api/save", payload),
+  propose: (file, data, model, seed) => call("POST", "/api/propose", { file, data, model, seed }),
+  ask: (payload) => call("POST", "/api/ask", payload),
+};

@@ -1,0 +1,387 @@
+"""The case files an annotation session may read and write, and how it writes them.
+
+Rules:
+- A file is named by a key ``"<root index>/<path relative to that root>"``. A key resolves
+  only to a ``*.json`` file whose real path (symlinks followed) lies inside the real path of
+  the folder it was given under (or is the file given); ``..``, hidden names, absolute paths
+  and backslashes are refused before the file system is touched.
+- A save is atomic: the new text goes to a temporary file beside the case, is flushed to
+  disk, then renamed over the case, so a crash at any moment leaves either the old file or
+  the new one. The text is the project's one case writer's (``dump_case``).
+- A save names the content hash (SHA-256 of the bytes) of the version it edits; when the
+  file on disk has another hash, nothing is written and the caller gets both versions.
+- A save takes the request, the gold, the notes and ``annotation.notes`` from the editor;
+  every other field stays as it is on disk. The session owns the annotation's status and
+  history: a save appends one history entry (annotator, UTC time to the second, action,
+  optional note). ``edited`` makes the status ``annotated``; ``reviewed`` makes it
+  ``reviewed``, records that the saved gold was checked as it is (no other change), and is
+  refused on a draft and to the person who edited it last.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import secrets
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pytest_revprop.cases import (
+    ANNOTATION_FIELD,
+    MAX_CASE_BYTES,
+    Case,
+    CaseError,
+    dump_case,
+    iter_case_files,
+)
+from pytest_revprop.errors import UserError
+from pytest_revprop.jsonutil import json_equal, loads_strict
+
+EDITABLE = ("request", "gold", "notes")
+"""The fields a save takes from the editor; the others (conversation, artifact, ...) stay as
+on disk, number forms included."""
+ACTIONS = ("edited", "reviewed")
+"""What a save records (``drafted`` and ``imported`` are written by other tools)."""
+MAX_KEY_CHARS = 4096
+MAX_NAME_CHARS = 100
+
+
+class PathRefused(Exception):
+    """A key that names no file this session may touch."""
+
+
+class NotFound(Exception):
+    """A key that follows the rules but names no existing case file."""
+
+
+class SaveRefused(Exception):
+    """A save that would break a rule; nothing was written."""
+
+
+class Conflict(Exception):
+    """The file changed on disk since the version the save edits; nothing was written."""
+
+    def __init__(self, disk: dict[str, Any]) -> None:
+        super().__init__("the file changed on disk since it was opened")
+        self.disk = disk
+
+
+@dataclass(frozen=True)
+class Root:
+    """One path from the command line: a folder of case files, or one case file."""
+
+    label: str
+    real: Path
+    is_file: bool
+
+    @property
+    def folder(self) -> Path:
+        return self.real.parent if self.is_file else self.real
+
+
+def content_hash(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def utc_now() -> str:
+    """The current time as the annotation history writes it: ``2026-11-30T21:05:00Z``."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def case_status(data: Any) -> str:
+    """The annotation status of case data; a case without ``annotation`` counts as annotated."""
+    annotation = data.get(ANNOTATION_FIELD) if isinstance(data, dict) else None
+    status = annotation.get("status") if isinstance(annotation, dict) else None
+    return status if isinstance(status, str) else "annotated"
+
+
+def openable(data: Any) -> str | None:
+    """Why the editor cannot open ``data`` (None: it can). The editor needs the shapes it
+    shows: an id, the conversation's turns, the artifact, the request and the gold as a list
+    of operations. Whatever else is wrong is reported field by field, for annotators to fix."""
+    if not isinstance(data, dict):
+        return "the file does not hold a JSON object"
+    turns = data.get("conversation")
+    shapes = {
+        "id": isinstance(data.get("id"), str),
+        "conversation": isinstance(turns, list)
+        and all(
+            isinstance(t, dict)
+            and isinstance(t.get("user"), str)
+            and isinstance(t.get("assistant"), list)
+            and all(isinstance(op, dict) for op in t["assistant"])
+            for t in turns
+        ),
+        "artifact": isinstance(data.get("artifact"), dict),
+        "request": isinstance(data.get("request"), str),
+        "gold": isinstance(data.get("gold"), list)
+        and all(isinstance(op, dict) for op in data["gold"]),
+    }
+    broken = [name for name, ok in shapes.items() if not ok]
+    return f"missing or malformed: {', '.join(broken)}" if broken else None
+
+
+def _describe(exc: CaseError) -> str:
+    return f"{exc.rule} at {exc.pointer or '(root)'}: {exc.message}"
+
+
+class CaseStore:
+    """The case files under the paths an annotation session was started with."""
+
+    def __init__(self, paths: Sequence[Path | str]) -> None:
+        if not paths:
+            raise UserError("name at least one folder of case files (or case file)")
+        roots = []
+        for raw in paths:
+            path = Path(raw)
+            if not path.exists():
+                raise UserError(f"{raw}: no such file or folder")
+            if path.is_file() and path.suffix != ".json":
+                raise UserError(f"{raw}: not a case file (*.json) or a folder")
+            roots.append(Root(str(raw), path.resolve(), path.is_file()))
+        self.roots = roots
+        self._lock = threading.Lock()
+
+    # ---------------------------------------------------------------------- names
+
+    def files(self) -> list[str]:
+        """Every case file's key, folder by folder, in path order."""
+        out = []
+        for index, root in enumerate(self.roots):
+            files = [root.real] if root.is_file else iter_case_files([root.real])
+            for file in files:
+                out.append(f"{index}/{file.relative_to(root.folder).as_posix()}")
+        return out
+
+    def resolve(self, key: Any) -> Path:
+        """The real path a key names; raises PathRefused or NotFound."""
+        root, relative = self._split(key)
+        candidate = root.folder.joinpath(*relative.parts)
+        try:
+            real = candidate.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise NotFound(f"{key}: no such case file") from None
+        inside = real == root.real if root.is_file else real.is_relative_to(root.real)
+        if not inside:
+            raise PathRefused(f"{key}: the file's real path is outside the folder it was given in")
+        if not real.is_file():
+            raise NotFound(f"{key}: not a file")
+        return real
+
+    def _split(self, key: Any) -> tuple[Root, PurePosixPath]:
+        if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
+            raise PathRefused("a file key is a non-empty string")
+        if "\\" in key or "\x00" in key:
+            raise PathRefused(f"{key!r}: backslashes and NUL are not allowed")
+        head, _, tail = key.partition("/")
+        if not head.isdigit() or int(head) >= len(self.roots):
+            raise PathRefused(f"{key}: no such folder")
+        relative = PurePosixPath(tail)
+        if (
+            not tail
+            or relative.is_absolute()
+            or any(part in ("", ".", "..") or part.startswith(".") for part in tail.split("/"))
+        ):
+            raise PathRefused(f"{key}: only plain relative paths inside the folder")
+        if relative.suffix != ".json":
+            raise PathRefused(f"{key}: only case files (*.json)")
+        root = self.roots[int(head)]
+        if root.is_file and relative != PurePosixPath(root.real.name):
+            raise PathRefused(f"{key}: only the case file given")
+        return root, relative
+
+    def display_path(self, key: str) -> str:
+        """The key as the annotator knows it: the path given, then the file inside it."""
+        root, relative = self._split(key)
+        return root.label if root.is_file else str(Path(root.label) / relative)
+
+    # ---------------------------------------------------------------------- reading
+
+    def read(self, key: str) -> dict[str, Any]:
+        """A case file as the editor gets it: hash, data (None when not JSON) and, when it
+        breaks a loading rule, the error; ``openable`` is None or why it cannot be edited."""
+        path = self.resolve(key)
+        try:
+            raw = path.read_bytes() if path.stat().st_size <= MAX_CASE_BYTES else None
+        except OSError as exc:
+            raise NotFound(f"{key}: cannot be read ({exc.strerror or exc})") from None
+        entry: dict[str, Any] = {
+            "file": key,
+            "path": self.display_path(key),
+            "hash": content_hash(raw) if raw is not None else None,
+            "data": None,
+            "error": None,
+            "openable": None,
+        }
+        if raw is None:
+            entry["error"] = entry["openable"] = f"readable: larger than {MAX_CASE_BYTES} bytes"
+            return entry
+        try:
+            entry["data"] = loads_strict(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            entry["error"] = entry["openable"] = f"json: {' '.join(str(exc).split())[:200]}"
+            return entry
+        try:
+            Case.from_dict(entry["data"])
+        except CaseError as exc:
+            entry["error"] = _describe(exc)
+            entry["openable"] = openable(entry["data"])
+        return entry
+
+    def listing(self) -> list[dict[str, Any]]:
+        """One sidebar entry per case file; a broken file is listed with its error."""
+        return [self.summary(key) for key in self.files()]
+
+    def summary(self, key: str) -> dict[str, Any]:
+        try:
+            entry = self.read(key)
+        except (PathRefused, NotFound) as exc:
+            return {"file": key, "path": key, "error": str(exc), "openable": str(exc)}
+        data = entry.pop("data")
+        fields = data if isinstance(data, dict) else {}
+        gold = fields.get("gold")
+        return entry | {
+            "id": fields.get("id"),
+            "status": case_status(fields),
+            "domain": fields.get("domain"),
+            "pattern": fields.get("pattern"),
+            "size": fields.get("size"),
+            "split": fields.get("split"),
+            "ops": len(gold) if isinstance(gold, list) else None,
+            "request": fields.get("request") if isinstance(fields.get("request"), str) else None,
+        }
+
+    # ---------------------------------------------------------------------- saving
+
+    def save(
+        self,
+        key: str,
+        data: Any,
+        *,
+        base_hash: str,
+        annotator: str,
+        action: str = "edited",
+        note: str = "",
+    ) -> dict[str, Any]:
+        """Write ``data`` over the file if it is still at ``base_hash``; returns the new
+        ``read`` entry. Raises Conflict, SaveRefused, PathRefused or NotFound."""
+        annotator = " ".join(str(annotator).split())
+        if not annotator:
+            raise SaveRefused("enter your name before saving: the history records who saved")
+        if len(annotator) > MAX_NAME_CHARS:
+            raise SaveRefused(f"a name has at most {MAX_NAME_CHARS} characters")
+        if action not in ACTIONS:
+            raise SaveRefused(f"unknown action {action!r} (choose from {', '.join(ACTIONS)})")
+        if not isinstance(data, dict):
+            raise SaveRefused("the case is not a JSON object")
+        with self._lock:
+            path = self.resolve(key)
+            current = self.read(key)
+            if current["hash"] != base_hash:
+                raise Conflict(current)
+            disk = current["data"]
+            if current["openable"] is not None or not isinstance(disk, dict):
+                raise SaveRefused(f"the file on disk cannot be edited here: {current['openable']}")
+            merged = disk | {k: data[k] for k in EDITABLE if k in data}
+            merged["gold"] = kept_number_forms(merged["gold"], disk.get("gold"))
+            annotation = _next_annotation(disk, merged, annotator, action, note, data)
+            merged.pop(ANNOTATION_FIELD, None)
+            try:
+                case = Case.from_dict(merged | {ANNOTATION_FIELD: annotation})
+            except CaseError as exc:
+                raise SaveRefused(f"the case breaks a rule: {_describe(exc)}") from None
+            write_atomically(path, dump_case(case.to_dict()).encode("utf-8"))
+            return self.read(key)
+
+
+def _content(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != ANNOTATION_FIELD}
+
+
+def kept_number_forms(gold: Any, old: Any) -> Any:
+    """``gold`` with each value that equals the value of the same operation (op and path) in
+    ``old`` taken from ``old``, so that 1190.0 stays 1190.0 after a browser read it as 1190."""
+    if not isinstance(gold, list) or not isinstance(old, list):
+        return gold
+    before = {(o.get("op"), o.get("path")): o for o in old if isinstance(o, dict) and "value" in o}
+    out = []
+    for op in gold:
+        same = before.get((op.get("op"), op.get("path"))) if isinstance(op, dict) else None
+        if same is not None and "value" in op and json_equal(op["value"], same["value"]):
+            op = {**op, "value": same["value"]}
+        out.append(op)
+    return out
+
+
+def _next_annotation(
+    disk: dict[str, Any],
+    merged: dict[str, Any],
+    annotator: str,
+    action: str,
+    note: str,
+    sent: dict[str, Any],
+) -> dict[str, Any]:
+    old = disk.get(ANNOTATION_FIELD)
+    old = old if isinstance(old, dict) else {}
+    history = [dict(h) for h in old.get("history", []) if isinstance(h, dict)]
+    if action == "reviewed":
+        if case_status(disk) == "draft":
+            raise SaveRefused("a draft needs a person's annotation first: save it, then review")
+        if not json_equal(_content(merged), _content(disk)):
+            raise SaveRefused(
+                "save your edits first: a review records that the saved gold is right"
+            )
+        editors = [h.get("annotator") for h in history if h.get("action") == "edited"]
+        if editors and editors[-1] == annotator:
+            raise SaveRefused(
+                f"{annotator} edited this case last; a review is a second person's check"
+            )
+    entry = {"annotator": annotator, "time": utc_now(), "action": action}
+    if note.strip():
+        entry["note"] = note.strip()
+    new: dict[str, Any] = {
+        "status": "reviewed" if action == "reviewed" else "annotated",
+        "history": [*history, entry],
+    }
+    sent_annotation = sent.get(ANNOTATION_FIELD)
+    notes = sent_annotation.get("notes") if isinstance(sent_annotation, dict) else old.get("notes")
+    if isinstance(notes, str) and notes:
+        new["notes"] = notes
+    if "draft" in old:
+        new["draft"] = old["draft"]
+    return new
+
+
+def write_atomically(path: Path, raw: bytes) -> None:
+    """Replace ``path`` by ``raw`` so that a crash leaves the old file or the new, never a mix."""
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(raw)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (where the platform allows opening a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,419 @@
+"""`revprop annotate` in a real browser: Playwright driving Debian's Chromium against the
+command run as a server process. Screenshots are kept in each test's tmp folder."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _annotate import AnnotateProcess, copy_cases
+
+from pytest_revprop.cases import BENCHMARK_DIR, dump_case, load_case
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+INVOICE = "invoice-workshop-hours/10"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
+    ),
+]
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return copy_cases(tmp_path / "cases")
+
+
+@pytest.fixture
+def server(folder: Path, tmp_path: Path) -> Iterator[AnnotateProcess]:
+    with AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path) as srv:
+        yield srv
+
+
+class Browser:
+    """One page, with every console problem and every request that leaves the server."""
+
+    def __init__(self, page: Any, url: str, expect: Any) -> None:
+        self.page = page
+        self.expect = expect
+        self.url = url
+        self.problems: list[str] = []
+        self.outside: list[str] = []
+        self.expected_statuses: set[int] = set()
+        page.on("request", self._request)
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+
+    def _console(self, message: Any) -> None:
+        """Every warning and error, but Chromium's note of an HTTP status the test expects."""
+        if message.type not in {"error", "warning"}:
+            return
+        status = re.search(r"Failed to load resource: .* status of (\d+)", message.text)
+        if status is None or int(status.group(1)) not in self.expected_statuses:
+            self.problems.append(f"console {message.type}: {message.text}")
+
+    def _request(self, request: Any) -> None:
+        if not request.url.startswith(self.url):
+            self.outside.append(request.url)
+
+    def open(self, case_id: str | None = None) -> None:
+        self.page.goto(self.url)
+        self.page.wait_for_selector(".case-item")
+        if case_id is not None:
+            self.page.click(f'.case-item:has(.case-id:text-is("{case_id}"))')
+            self.expect(self.page.locator("#case-id")).to_have_text(case_id)
+            self.settle()
+
+    def saved(self) -> None:
+        """Wait for the page to say the save went through."""
+        self.expect(self.page.locator("#save-state")).to_have_text(re.compile("^Saved"))
+
+    def settle(self) -> None:
+        """Wait until the page's last check of the case has come back."""
+        self.page.wait_for_timeout(200)
+        self.page.wait_for_load_state("networkidle")
+
+    def op(self, index: int, field: str) -> Any:
+        return self.page.locator(f'#gold .op[data-index="{index}"] [data-field="{field}"]')
+
+    def messages(self, pointer: str) -> list[str]:
+        texts: list[str] = self.page.eval_on_selector_all(
+            f'[data-pointer="{pointer}"]', "els => els.map(e => e.textContent)"
+        )
+        return texts
+
+    def shot(self, path: Path) -> None:
+        self.page.screenshot(path=str(path), full_page=True)
+
+
+@contextmanager
+def browser(url: str) -> Iterator[Browser]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = chromium.new_page(viewport={"width": 1500, "height": 1000})
+            page.set_default_timeout(20_000)
+            yield Browser(page, url, sync_api.expect)
+        finally:
+            chromium.close()
+
+
+def _on_disk(folder: Path, case_id: str) -> Any:
+    return load_case(folder / f"{case_id}.json")
+
+
+def test_an_annotator_edits_checks_and_saves_a_gold(
+    server: AnnotateProcess, folder: Path, tmp_path: Path
+) -> None:
+    path = folder / f"{INVOICE}.json"
+    with browser(server.url) as b:
+        page = b.page
+        b.open()
+        assert page.text_content("#case-count") == "3 of 3 cases"
+        assert page.locator(".case-item .badge.annotated").count() == 3
+        b.open(INVOICE)
+        assert page.locator("#gold .op").count() == 5
+        assert page.locator('#preview [data-path="/total"].mark-changed').count() == 1
+        assert "tests propagation" in page.text_content("#verdicts")
+
+        b.op(1, "value").fill("1191")  # edit a value: the preview follows
+        b.settle()
+        assert "1191" in page.text_content('#preview [data-path="/lines/0/amount"]')
+        b.op(2, "kind").select_option("direct")  # change a kind
+        b.op(3, "optional").check()  # mark an op optional
+        b.op(4, "match").select_option("regex_match")  # change a matcher
+        assert b.op(4, "value").input_value() == r"1285\.2"
+        assert b.op(4, "example").input_value() == "1285.2"
+        b.op(4, "value").fill(r"^12\d\d\.2$")
+        b.settle()
+        b.op(4, "value").fill(r"^99")
+        b.settle()
+        assert any(
+            "does not match the value it stands for" in t for t in b.messages("/gold/4/value")
+        )
+        b.op(4, "value").fill(r"^1285\.")
+        b.settle()
+        assert b.messages("/gold/4/value") == []
+
+        page.click('#artifact [data-path="/client"] .pick')  # add an op from the tree
+        assert page.locator("#gold .op").count() == 6
+        assert b.op(5, "path").input_value() == "/client"
+        assert b.op(5, "value").input_value() == "Harbor Lane Bakery"
+        assert b.op(5, "kind").input_value() == "cascade"
+        b.settle()
+        assert any("changes nothing" in t for t in b.messages("/gold/5/value"))
+        b.op(5, "value").fill("Harbor Lane Bakery Ltd")
+        b.settle()
+        assert b.messages("/gold/5/value") == []
+        assert page.locator('#preview [data-path="/client"].mark-changed').count() == 1
+        page.click('#gold .op[data-index="2"] button[title="delete"]')  # delete one (/subtotal)
+        assert page.locator("#gold .op").count() == 5
+
+        b.op(1, "path").fill("/lines/3/amount")  # a bad path shows its error
+        b.settle()
+        errors = b.messages("/gold/1/path")
+        assert errors and "does not apply" in errors[0]
+        assert b.op(1, "path").get_attribute("aria-invalid") == "true"
+        assert page.is_disabled("#save")
+        b.op(1, "path").fill("/lines/0/amount")  # and it goes when fixed
+        b.settle()
+        assert b.messages("/gold/1/path") == []
+        assert page.is_enabled("#save")
+
+        page.fill("#history-note", "amount and client by hand")
+        page.click("#save")
+        assert "Enter your name" in page.text_content("#save-state")
+        page.fill("#annotator", "alice")
+        page.click("#save")
+        b.saved()
+        b.settle()
+        assert page.text_content("#case-status") == "annotated"
+        assert page.is_disabled("#save") and page.is_disabled("#discard")
+        b.shot(tmp_path / "annotate-saved.png")
+        assert b.problems == [] and b.outside == []
+
+    case = _on_disk(folder, INVOICE)
+    assert [(g.path, g.kind, g.match, g.optional) for g in case.gold] == [
+        ("/lines/0/quantity", "direct", "strict", False),
+        ("/lines/0/amount", "cascade", "strict", False),
+        ("/tax", "cascade", "strict", True),
+        ("/total", "cascade", "regex_match", False),
+        ("/client", "cascade", "strict", False),
+    ]
+    assert case.gold[1].value == 1191 and case.gold[3].value == r"^1285\."
+    assert case.gold[4].value == "Harbor Lane Bakery Ltd"
+    assert case.annotation is not None
+    [entry] = case.annotation["history"]
+    assert (entry["annotator"], entry["action"], entry["note"]) == (
+        "alice",
+        "edited",
+        "amount and client by hand",
+    )
+    assert path.read_text(encoding="utf-8") == dump_case(case.to_dict())
+    validate = subprocess.run(
+        [sys.executable, "-m", "pytest_revprop.cli", "validate", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert validate.returncode == 0, validate.stdout + validate.stderr
+
+
+def test_an_unsaved_change_survives_a_reload(
+    server: AnnotateProcess, folder: Path, tmp_path: Path
+) -> None:
+    before = (folder / f"{INVOICE}.json").read_bytes()
+    with browser(server.url) as b:
+        page = b.page
+        b.open(INVOICE)
+        page.fill("#request", "Please bill 14 hours for the workshop.")
+        b.op(0, "value").fill("15")
+        page.reload()
+        page.wait_for_selector("#gold .op")
+        b.settle()
+        assert page.text_content("#case-id") == INVOICE
+        assert page.input_value("#request") == "Please bill 14 hours for the workshop."
+        assert b.op(0, "value").input_value() == "15"
+        assert "unsaved changes are restored" in page.text_content("#notice")
+        assert page.locator(".case-item[aria-selected=true] .unsaved").count() == 1
+        page.select_option("#filter-status", "unsaved")
+        assert page.text_content("#case-count") == "1 of 3 cases"
+        b.shot(tmp_path / "annotate-restored.png")
+        page.click("#discard")
+        b.settle()
+        assert b.op(0, "value").input_value() == "14"
+        assert page.text_content("#case-count") == "0 of 3 cases"
+        assert b.problems == [] and b.outside == []
+    assert (folder / f"{INVOICE}.json").read_bytes() == before
+
+
+def _change_on_disk(folder: Path, **changes: Any) -> None:
+    path = folder / f"{INVOICE}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for key, value in changes.items():
+        if key == "optional_op":
+            data["gold"][value]["optional"] = True
+        else:
+            data[key] = value
+    path.write_text(dump_case(data), encoding="utf-8")
+
+
+def test_a_file_changed_on_disk_is_never_overwritten_silently(
+    server: AnnotateProcess, folder: Path, tmp_path: Path
+) -> None:
+    with browser(server.url) as b:
+        b.expected_statuses.add(409)  # the answer to a stale save
+        page = b.page
+        b.open(INVOICE)
+        page.fill("#annotator", "alice")
+        b.op(1, "value").fill("1200")
+        b.settle()
+        _change_on_disk(folder, optional_op=4, theme="edited elsewhere")
+        page.click("#save")
+        page.wait_for_selector("#conflict[open]")
+        theirs, mine = page.locator(".conflict-side").all()
+        assert "optional" in theirs.text_content() and "1200" in mine.text_content()
+        assert page.locator(".conflict-ops li.differs").count() == 4
+        b.shot(tmp_path / "annotate-conflict.png")
+        page.click("#take-theirs")
+        b.settle()
+        assert b.op(4, "optional").is_checked() and b.op(1, "value").input_value() == "1190"
+        assert page.is_disabled("#discard")
+
+        b.op(0, "value").fill("16")  # a second round: keep mine this time
+        b.settle()
+        _change_on_disk(folder, theme="edited elsewhere again")
+        page.click("#save")
+        page.wait_for_selector("#conflict[open]")
+        page.click("#decide-later")
+        assert "Not saved" in page.text_content("#save-state")
+        page.click("#save")
+        page.wait_for_selector("#conflict[open]")
+        page.click("#keep-mine")
+        b.saved()
+        assert b.problems == [] and b.outside == []
+    case = _on_disk(folder, INVOICE)
+    assert case.gold[0].value == 16 and case.gold[4].optional
+    assert case.theme == "edited elsewhere again"
+
+
+def test_the_keyboard_reaches_every_case_and_broken_files_are_listed(
+    folder: Path, tmp_path: Path
+) -> None:
+    (folder / "broken.json").write_text('{"id": "half a case"', encoding="utf-8")
+    with (
+        AnnotateProcess(
+            [str(folder), "--port", "0", "--model", "gold", "--annotator", "bob"], cwd=tmp_path
+        ) as srv,
+        browser(srv.url) as b,
+    ):
+        page = b.page
+        b.open()
+        assert page.text_content("#case-count") == "4 of 4 cases"
+        broken = page.locator(".case-item.status-error")
+        assert broken.count() == 1 and "json:" in broken.text_content()
+        page.focus("#case-list")
+        ids = []
+        for key in ("ArrowDown", "ArrowDown", "ArrowDown", "ArrowDown", "Home", "End"):
+            page.keyboard.press(key)
+            b.settle()
+            ids.append(page.text_content("#case-id"))
+        assert ids[0] == "broken.json" or ids[0].endswith("broken.json")
+        assert ids[1:] == [
+            INVOICE,
+            "org-remove-member/10",
+            "travel-shift-departure/10",
+            ids[0],
+            "travel-shift-departure/10",
+        ]
+        page.keyboard.press("Home")
+        b.settle()
+        assert "cannot be edited here" in page.text_content("#case-error")
+        page.keyboard.press("/")
+        page.keyboard.type("org remove")
+        assert page.text_content("#case-count") == "1 of 4 cases"
+        page.keyboard.press("Escape")
+        page.fill("#filter-text", "")
+        page.keyboard.press("Alt+ArrowDown")
+        b.settle()
+        assert page.text_content("#case-id") == INVOICE
+        page.focus('#artifact [data-path="/currency"] .pick')
+        page.keyboard.press("Enter")
+        assert b.op(5, "path").input_value() == "/currency"
+        page.keyboard.type('"EUR"')
+        page.keyboard.press("Control+a")  # select the value field's text, replace it
+        page.keyboard.type("EUR")
+        b.settle()
+        page.keyboard.press("Control+s")
+        b.saved()
+        assert page.input_value("#annotator") == "bob"
+        b.shot(tmp_path / "annotate-keyboard.png")
+        assert b.problems == [] and b.outside == []
+    case = _on_disk(folder, INVOICE)
+    assert case.gold[-1].path == "/currency" and case.gold[-1].value == "EUR"
+
+
+def test_a_proposal_is_accepted_op_by_op_and_questioned(
+    server: AnnotateProcess, folder: Path, tmp_path: Path
+) -> None:
+    with browser(server.url) as b:
+        page = b.page
+        b.open("org-remove-member/10")
+        page.click("#propose")  # the gold solver proposes the case's gold
+        page.wait_for_selector(".proposal-ops li")
+        assert page.locator(".proposal-ops li").count() == 5
+        assert page.locator(".proposal-ops li.accepted").count() == 5  # all in the gold
+        for _ in range(3):
+            page.click('#gold .op[data-index="0"] button[title="delete"]')
+        assert page.locator("#gold .op").count() == 2
+        assert page.locator(".proposal-ops li.accepted").count() == 2
+        kinds = page.eval_on_selector_all(".proposed-kind", "els => els.map(e => e.value)")
+        assert kinds == ["direct", "cascade", "cascade", "cascade", "cascade"]
+        page.click('.proposal-ops li[data-index="0"] .accept')
+        assert page.locator("#gold .op").count() == 3
+        assert (
+            b.op(0, "kind").input_value() == "direct"
+            and b.op(0, "path").input_value() == "/members/1"
+        )
+        page.click('.proposal-ops li[data-index="1"] .why')
+        page.click("#ask")
+        page.wait_for_selector("#answer .answer-text, #answer .error-text")
+        assert "reference solver" in page.text_content("#answer")
+        page.click("#accept-all")
+        paths = page.eval_on_selector_all(
+            '#gold [data-field="path"]', "els => els.map(e => e.value)"
+        )
+        assert paths == [  # accepted ops take the model's order
+            "/members/1",
+            "/members/0/backup",
+            "/headcount",
+            "/license/seats",
+            "/license/monthly_cost_usd",
+        ]
+        page.click('#gold .op[data-index="2"] button[title="move up"]')  # reorder
+        paths = page.eval_on_selector_all(
+            '#gold [data-field="path"]', "els => els.map(e => e.value)"
+        )
+        assert paths[1:3] == ["/headcount", "/members/0/backup"]
+        page.click('#gold .op[data-index="1"] button[title="move down"]')
+        b.settle()
+        assert page.locator("#general-messages li.error").count() == 0
+        assert page.is_disabled("#discard")  # back to the saved gold exactly
+        b.shot(tmp_path / "annotate-proposal.png")
+        assert b.problems == [] and b.outside == []
+
+
+def test_the_whole_shipped_benchmark_opens(tmp_path: Path) -> None:
+    with (
+        AnnotateProcess(
+            [str(BENCHMARK_DIR), "--port", "0", "--model", "gold"], cwd=tmp_path
+        ) as srv,
+        browser(srv.url) as b,
+    ):
+        b.page.goto(srv.url)
+        b.expect(b.page.locator("#case-count")).to_have_text("150 of 150 cases", timeout=60_000)
+        import time
+
+        seconds = time.perf_counter() - srv.started_at
+        (tmp_path / "open-150.txt").write_text(f"{seconds:.2f}\n", encoding="utf-8")
+        assert b.page.locator(".case-item .badge.error").count() == 0
+        assert b.problems == [] and b.outside == []
