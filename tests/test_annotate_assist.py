@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cases import invoice_case
+from handmade_cases import invoice_case
 
 from pytest_revprop.authoring.annotate.assist import Assistant
 from pytest_revprop.cases import BENCHMARK_DIR

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _annotate import AnnotateProcess, copy_cases
+from annotate_helpers import AnnotateProcess, copy_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, dump_case, load_case
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cases import invoice_case
+from handmade_cases import invoice_case
 
 from pytest_revprop.authoring.annotate.checks import check_case
 from pytest_revprop.authoring.annotate.kinds import guess_kinds

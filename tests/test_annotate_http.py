@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _annotate import DEV_CASES, AnnotateProcess, copy_cases, with_client
+from annotate_helpers import DEV_CASES, AnnotateProcess, copy_cases, with_client
 
 from pytest_revprop.authoring.annotate.app import CSP, make_app
 from pytest_revprop.authoring.annotate.assist import Assistant

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cases import invoice_case
+from handmade_cases import invoice_case
 
 from pytest_revprop.cases import Case, CaseError, dump_case, load_case
 from pytest_revprop.scoring import score_patch
