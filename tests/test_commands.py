@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from handmade_cases import invoice_case, write_cases
 
+from pytest_revprop.cli import COMMANDS
+
 pytestmark = pytest.mark.slow
 
 
@@ -81,8 +83,7 @@ def test_validate_score_and_merge_print_their_verdicts_as_json(tmp_path: Path) -
         (
             ("frobnicate",),
             2,
-            "revprop: unknown command 'frobnicate' (choose from validate, score, merge, cases, "
-            "serve, report, compare)",
+            f"revprop: unknown command 'frobnicate' (choose from {', '.join(COMMANDS)})",
         ),
     ],
 )
