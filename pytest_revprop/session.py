@@ -19,6 +19,7 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
+from pytest_revprop.interruption import STOPPING_NOTE, SigintShield, collect_handovers, hand_over
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.runner import (
     ItemSpec,
@@ -172,6 +173,10 @@ class RevpropSession:
         self._gc_threshold: tuple[int, ...] | None = None
         self._frozen = False
         config.add_cleanup(self._gc_unfreeze)
+        self.worker_nodes: list[Any] = []
+        """The controller's xdist workers (``WorkerController``), for their hand-over."""
+        self._shield = SigintShield(self._note)
+        config.add_cleanup(self._shield.remove)  # also when the session never started
 
     # ------------------------------------------------------------------ building
 
@@ -419,6 +424,48 @@ class RevpropSession:
                     self.exit_override = REGRESSION_EXIT
                 elif exitstatus == pytest.ExitCode.TESTS_FAILED and not errors:
                     self.exit_override = pytest.ExitCode.OK
+
+    # ------------------------------------------------------------------ interruption
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        if isinstance(excinfo.value, KeyboardInterrupt):
+            self._interrupted()
+
+    def _interrupted(self) -> None:
+        """From the first Ctrl-C until the reports are written, a second one only prints a
+        note (interruption.py)."""
+        if self._shield.install() and not self.is_worker:
+            self._note(STOPPING_NOTE)
+
+    def _note(self, text: str) -> None:
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and not self.is_worker:
+            reporter.write_line(text, yellow=True)
+            reporter.flush()
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_sessionfinish")
+    def pytest_sessionfinish_interrupted(
+        self, session: pytest.Session, exitstatus: int
+    ) -> Generator[None, None, None]:
+        """Around the whole session finish (reports, terminal summary) after a Ctrl-C: shield it
+        from a second one; in an xdist controller, first take the items the workers finished."""
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            self._interrupted()
+            if self.worker_nodes:
+                self._add_finished(collect_handovers(self.worker_nodes))
+        try:
+            return (yield)
+        finally:
+            self._shield.remove()
+
+    @pytest.hookimpl(trylast=True, specname="pytest_sessionfinish")
+    def pytest_sessionfinish_hand_over(self, session: pytest.Session, exitstatus: int) -> None:
+        """An interrupted xdist worker hands every item it finished to the controller (the
+        reports hook, which runs first, has closed its runner)."""
+        output = getattr(self.config, "workeroutput", None)
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        if isinstance(output, dict) and interrupted and self.runner is not None:
+            hand_over(output, self.runner.done())
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(
