@@ -34,6 +34,8 @@ def read_reply(path: str) -> str:
     not a regular file but can be read as a stream (a pipe, e.g. bash's ``<(cmd)``, which
     passes ``/dev/fd/N``) is read to its end. Raises UserError."""
     if path == STDIN:
+        if sys.stdin is None:
+            raise UserError("reply on stdin: there is no standard input")
         return _decode("reply on stdin", _read_limited(sys.stdin.buffer, "reply on stdin"))
     label = f"reply file {path}"
     file = Path(path)
