@@ -35,10 +35,11 @@ SECOND_NOTE = "revprop: still writing the reports; press Ctrl-C again to abandon
 class SigintShield:
     """While installed (main thread only), Ctrl-C does not raise at once: the first press calls
     ``note`` with ``SECOND_NOTE``, the next one removes the shield and raises
-    KeyboardInterrupt. ``install`` and ``remove`` may be called more than once."""
+    KeyboardInterrupt. ``install`` notes ``STOPPING_NOTE``; ``install`` and ``remove`` may be
+    called more than once. Without ``note`` (an xdist worker: no terminal) nothing is shown."""
 
-    def __init__(self, note: Callable[[str], None]) -> None:
-        self._note = note
+    def __init__(self, note: Callable[[str], None] | None) -> None:
+        self._note = note or (lambda text: None)
         self._previous: Any = None
         self._installed = False
         self.deferred = 0
@@ -52,6 +53,7 @@ class SigintShield:
         self._previous = signal.default_int_handler if previous is None else previous
         signal.signal(signal.SIGINT, self._handle)
         self._installed = True
+        self._note(STOPPING_NOTE)
         return True
 
     def remove(self) -> None:
@@ -65,6 +67,18 @@ class SigintShield:
             self.remove()
             raise KeyboardInterrupt
         self._note(SECOND_NOTE)
+
+
+def terminal_note(config: Any) -> Callable[[str], None]:
+    """A function that writes a line to pytest's terminal at once (when it has one)."""
+
+    def note(text: str) -> None:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(text, yellow=True)
+            reporter.flush()
+
+    return note
 
 
 def hand_over(output: dict[str, Any], records: Iterable[ResultRecord]) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
-from pytest_revprop.interruption import STOPPING_NOTE, SigintShield, collect_handovers, hand_over
+from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.runner import (
     ItemSpec,
@@ -173,9 +173,8 @@ class RevpropSession:
         self._gc_threshold: tuple[int, ...] | None = None
         self._frozen = False
         config.add_cleanup(self._gc_unfreeze)
-        self.worker_nodes: list[Any] = []
-        """The controller's xdist workers (``WorkerController``), for their hand-over."""
-        self._shield = SigintShield(self._note)
+        self.worker_nodes: list[Any] = []  # an xdist controller's workers, for the hand-over
+        self._shield = SigintShield(None if self.is_worker else terminal_note(config))
         config.add_cleanup(self._shield.remove)  # also when the session never started
 
     # ------------------------------------------------------------------ building
@@ -429,30 +428,17 @@ class RevpropSession:
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         if isinstance(excinfo.value, KeyboardInterrupt):
-            self._interrupted()
-
-    def _interrupted(self) -> None:
-        """From the first Ctrl-C until the reports are written, a second one only prints a
-        note (interruption.py)."""
-        if self._shield.install() and not self.is_worker:
-            self._note(STOPPING_NOTE)
-
-    def _note(self, text: str) -> None:
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None and not self.is_worker:
-            reporter.write_line(text, yellow=True)
-            reporter.flush()
+            self._shield.install()  # a second Ctrl-C waits for the reports (interruption.py)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_sessionfinish")
     def pytest_sessionfinish_interrupted(
         self, session: pytest.Session, exitstatus: int
     ) -> Generator[None, None, None]:
-        """Around the whole session finish (reports, terminal summary) after a Ctrl-C: shield it
-        from a second one; in an xdist controller, first take the items the workers finished."""
+        """Around the whole finish after a Ctrl-C: the shield; an xdist controller first takes
+        the items its workers finished."""
         if exitstatus == pytest.ExitCode.INTERRUPTED:
-            self._interrupted()
-            if self.worker_nodes:
-                self._add_finished(collect_handovers(self.worker_nodes))
+            self._shield.install()
+            self._add_finished(collect_handovers(self.worker_nodes) if self.worker_nodes else [])
         try:
             return (yield)
         finally:
@@ -460,11 +446,9 @@ class RevpropSession:
 
     @pytest.hookimpl(trylast=True, specname="pytest_sessionfinish")
     def pytest_sessionfinish_hand_over(self, session: pytest.Session, exitstatus: int) -> None:
-        """An interrupted xdist worker hands every item it finished to the controller (the
-        reports hook, which runs first, has closed its runner)."""
+        """An interrupted xdist worker hands the items it finished to the controller."""
         output = getattr(self.config, "workeroutput", None)
-        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-        if isinstance(output, dict) and interrupted and self.runner is not None:
+        if exitstatus == pytest.ExitCode.INTERRUPTED and output is not None and self.runner:
             hand_over(output, self.runner.done())
 
     @pytest.hookimpl(wrapper=True)
