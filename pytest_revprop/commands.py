@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pytest_revprop.cases import Case, CaseError, load_case, load_cases
 from pytest_revprop.errors import UserError
@@ -25,21 +25,48 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"{message} (see 'revprop {self.prog.split()[-1]} --help')")
 
 
+STDIN = "-"
+"""The REPLY argument that reads the reply from standard input."""
+
+
 def read_reply(path: str) -> str:
-    """A reply text file: UTF-8 text, not binary, not huge. Raises UserError."""
+    """A reply: UTF-8 text, not binary, not huge. ``-`` reads standard input; a path that is
+    not a regular file but can be read as a stream (a pipe, e.g. bash's ``<(cmd)``, which
+    passes ``/dev/fd/N``) is read to its end. Raises UserError."""
+    if path == STDIN:
+        if sys.stdin is None:
+            raise UserError("reply on stdin: there is no standard input")
+        return _decode("reply on stdin", _read_limited(sys.stdin.buffer, "reply on stdin"))
+    label = f"reply file {path}"
     file = Path(path)
-    if not file.is_file():
-        raise UserError(f"reply file {path}: no such file")
-    size = file.stat().st_size
-    if size > MAX_REPLY_BYTES:
-        raise UserError(f"reply file {path}: {size} bytes is too large (limit {MAX_REPLY_BYTES})")
-    raw = file.read_bytes()
+    if file.is_file():
+        size = file.stat().st_size
+        if size > MAX_REPLY_BYTES:
+            raise UserError(f"{label}: {size} bytes is too large (limit {MAX_REPLY_BYTES})")
+        return _decode(label, file.read_bytes())
+    if not file.exists() or file.is_dir():
+        raise UserError(f"{label}: no such file")
+    try:
+        with file.open("rb") as stream:
+            return _decode(label, _read_limited(stream, label))
+    except OSError as exc:
+        raise UserError(f"{label}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _read_limited(stream: BinaryIO, label: str) -> bytes:
+    raw = stream.read(MAX_REPLY_BYTES + 1)
+    if len(raw) > MAX_REPLY_BYTES:
+        raise UserError(f"{label}: more than {MAX_REPLY_BYTES} bytes is too large")
+    return raw
+
+
+def _decode(label: str, raw: bytes) -> str:
     if b"\x00" in raw:
-        raise UserError(f"reply file {path}: binary content (NUL bytes), expected a text reply")
+        raise UserError(f"{label}: binary content (NUL bytes), expected a text reply")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UserError(f"reply file {path}: not UTF-8 text (byte {exc.start})") from None
+        raise UserError(f"{label}: not UTF-8 text (byte {exc.start})") from None
 
 
 def _case(path: str) -> Case:
@@ -72,7 +99,9 @@ def score_main(argv: Sequence[str]) -> int:
         prog="revprop score", description="Score one raw model reply against one case."
     )
     parser.add_argument("case", metavar="CASE")
-    parser.add_argument("reply", metavar="REPLY", help="a text file with the model's raw reply")
+    parser.add_argument(
+        "reply", metavar="REPLY", help="a text file with the model's raw reply ('-': stdin)"
+    )
     parser.add_argument("--details", action="store_true", help="include reason and findings")
     args = parser.parse_args(argv)
     from pytest_revprop.scoring import score_reply
@@ -93,8 +122,12 @@ def merge_main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--rule", required=True, choices=["or", "and", "maj", "med"])
     parser.add_argument("case", metavar="CASE")
-    parser.add_argument("replies", nargs="+", metavar="REPLY")
+    parser.add_argument(
+        "replies", nargs="+", metavar="REPLY", help="text files with raw replies ('-': stdin, once)"
+    )
     args = parser.parse_args(argv)
+    if args.replies.count(STDIN) > 1:
+        raise UserError("stdin holds one reply: give '-' at most once")
     from pytest_revprop.extraction import InvalidReply, extract_patch
     from pytest_revprop.merge import merge_patches
 

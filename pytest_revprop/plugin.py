@@ -226,6 +226,9 @@ class _XdistHooks:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput["revprop_api_bases"] = self.session.worker_api_bases()
 
+    def pytest_testnodeready(self, node: Any) -> None:
+        self.session.worker_nodes.append(node)  # for the hand-over after a Ctrl-C
+
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """A benchmark run collects only its own items, unless --revprop-with-tests."""

@@ -371,11 +371,15 @@ class Runner:
         return self._record(spec, self._futures[spec].result(timeout))
 
     def done(self) -> list[ResultRecord]:
-        """Records of every finished item (in spec order)."""
+        """Records of every item whose method run finished (in spec order): the items asked
+        for or started, and those whose calls ``prefetch`` made ahead. Call it after
+        ``close``: the loop no longer changes the runs."""
+        runs: dict[ItemSpec, asyncio.Future[MethodRun] | concurrent.futures.Future[MethodRun]]
+        runs = {**dict(self._runs), **self._futures}
         return [
-            self._record(spec, f.result())
-            for spec, f in sorted(self._futures.items())
-            if f.done() and not f.cancelled() and f.exception() is None
+            self._record(spec, run.result())
+            for spec, run in sorted(runs.items())
+            if run.done() and not run.cancelled() and run.exception() is None
         ]
 
     def close(self, *, finish_in_flight: bool = False) -> None:

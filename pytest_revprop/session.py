@@ -19,6 +19,7 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
+from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.runner import (
     ItemSpec,
@@ -172,6 +173,9 @@ class RevpropSession:
         self._gc_threshold: tuple[int, ...] | None = None
         self._frozen = False
         config.add_cleanup(self._gc_unfreeze)
+        self.worker_nodes: list[Any] = []  # an xdist controller's workers, for the hand-over
+        self._shield = SigintShield(None if self.is_worker else terminal_note(config))
+        config.add_cleanup(self._shield.remove)  # also when the session never started
 
     # ------------------------------------------------------------------ building
 
@@ -419,6 +423,33 @@ class RevpropSession:
                     self.exit_override = REGRESSION_EXIT
                 elif exitstatus == pytest.ExitCode.TESTS_FAILED and not errors:
                     self.exit_override = pytest.ExitCode.OK
+
+    # ------------------------------------------------------------------ interruption
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        if isinstance(excinfo.value, KeyboardInterrupt):
+            self._shield.install()  # a second Ctrl-C waits for the reports (interruption.py)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_sessionfinish")
+    def pytest_sessionfinish_interrupted(
+        self, session: pytest.Session, exitstatus: int
+    ) -> Generator[None, None, None]:
+        """Around the whole finish after a Ctrl-C: the shield; an xdist controller first takes
+        the items its workers finished."""
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            self._shield.install()
+            self._add_finished(collect_handovers(self.worker_nodes) if self.worker_nodes else [])
+        try:
+            return (yield)
+        finally:
+            self._shield.remove()
+
+    @pytest.hookimpl(trylast=True, specname="pytest_sessionfinish")
+    def pytest_sessionfinish_hand_over(self, session: pytest.Session, exitstatus: int) -> None:
+        """An interrupted xdist worker hands the items it finished to the controller."""
+        output = getattr(self.config, "workeroutput", None)
+        if exitstatus == pytest.ExitCode.INTERRUPTED and output is not None and self.runner:
+            hand_over(output, self.runner.done())
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(

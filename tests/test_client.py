@@ -7,6 +7,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.llm.cache import ResponseCache
+from pytest_revprop.llm.cache import STALE_TMP_S, ResponseCache
 from pytest_revprop.llm.client import Client, PrioritySlots
 from pytest_revprop.llm.failures import is_retryable
 from pytest_revprop.llm.litellm_setup import load_litellm
@@ -197,6 +198,68 @@ def test_corrupt_cache_file_is_a_miss_and_is_rewritten(
     reply = asyncio.run(client.complete(request))
     assert not reply.cached and srv.stats()["count"] == 1
     assert json.loads(path.read_text())["reply"]["content"] == reply.content
+
+
+def test_an_existing_cache_folder_open_to_others_is_made_private_when_opened(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "cache"
+    (root / "ab").mkdir(parents=True)
+    (root / "ab" / "abc.json").write_text("{}")
+    root.chmod(0o755)
+    ResponseCache(root)
+    assert (root.stat().st_mode & 0o777) == 0o700
+    assert (root / "ab" / "abc.json").read_text() == "{}"
+
+
+KILLED_WRITER = r"""
+import os, signal, sys
+from pathlib import Path
+from pytest_revprop.llm.cache import ResponseCache
+from pytest_revprop.llm.presets import resolve_model
+from pytest_revprop.llm.types import Reply, Request
+
+root, seed = Path(sys.argv[1]), int(sys.argv[2])
+model = resolve_model("openai/fake", api_bases=["http://127.0.0.1:9/v1"])
+request = Request.build(model, [{"role": "user", "content": "x"}], seed=seed)
+cache = ResponseCache(root)
+os.replace = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # killed before the rename
+cache.write(request.cache_key(), request, Reply(content="[]"))
+"""
+
+
+def _killed_mid_write(root: Path, seed: int) -> Path:
+    """The temporary file a writer killed between writing and renaming leaves behind."""
+    before = set(root.rglob("*.tmp"))
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_WRITER, str(root), str(seed)], capture_output=True, timeout=60
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    (left,) = set(root.rglob("*.tmp")) - before
+    return left
+
+
+@pytest.mark.slow
+def test_temporary_files_of_writers_killed_mid_write_are_removed_once_stale(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "cache"
+    model = fake_model(["http://127.0.0.1:9/v1"])
+    kept = Request.build(model, ask("kept"), seed=0)
+    ResponseCache(root).write(kept.cache_key(), kept, Reply(content="[]"))
+    stale, fresh = _killed_mid_write(root, 1), _killed_mid_write(root, 2)
+    assert stale.read_text(encoding="utf-8").startswith('{"version"')
+    shard = stale.parent
+    foreign = [shard / "notes.tmp", shard / ".abc.tmp", root / f".{stale.name[1:]}"]
+    for path in foreign:
+        path.write_text("not ours")
+    long_ago = time.time() - STALE_TMP_S - 60
+    for path in (stale, *foreign):
+        os.utime(path, (long_ago, long_ago))
+    ResponseCache(root)
+    assert not stale.exists()
+    assert fresh.exists() and all(path.exists() for path in foreign)
+    assert ResponseCache(root).read(kept.cache_key()) == Reply(content="[]")
 
 
 def test_length_cut_reply_is_cached(fake_server: Callable[..., FakeServer], tmp_path: Path) -> None:

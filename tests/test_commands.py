@@ -4,6 +4,7 @@ process, reading files, printing JSON, failing in one line with an exit status."
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,18 @@ pytestmark = pytest.mark.slow
 def _revprop(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest_revprop.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _bash(script: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``script`` run by bash, with ``revprop`` standing for this interpreter's command."""
+    revprop = f"{shlex.quote(sys.executable)} -m pytest_revprop.cli"
+    return subprocess.run(
+        ["bash", "-c", script.replace("revprop ", f"{revprop} ")],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=60,
@@ -65,6 +78,37 @@ def test_validate_score_and_merge_print_their_verdicts_as_json(tmp_path: Path) -
     assert med == {"artifact": None, "patch": None, "chosen": None}
 
 
+def test_a_reply_on_stdin_scores_and_merges_as_from_its_file(tmp_path: Path) -> None:
+    case = str(_case_file(tmp_path))
+    gold_text = json.dumps(invoice_case().gold_patch[:3])
+    gold = str(_reply_file(tmp_path, "gold.txt", gold_text))
+    noop = str(_reply_file(tmp_path, "noop.txt", "[]"))
+    for args in (["score", case], ["score", "--details", case], ["merge", "--rule", "maj", case]):
+        from_files = _revprop(*args, *([noop, gold, noop] if "merge" in args else [gold]))
+        piped = subprocess.run(
+            [sys.executable, "-m", "pytest_revprop.cli", *args,
+             *([noop, "-", noop] if "merge" in args else ["-"])],
+            input=gold_text, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert from_files.returncode == piped.returncode == 0, piped.stderr
+        assert from_files.stdout == piped.stdout and from_files.stdout.strip()
+
+
+def test_a_process_substitution_is_read_as_its_file_would_be(tmp_path: Path) -> None:
+    case = shlex.quote(str(_case_file(tmp_path)))
+    gold = shlex.quote(
+        str(_reply_file(tmp_path, "gold.txt", json.dumps(invoice_case().gold_patch[:3])))
+    )
+    noop = shlex.quote(str(_reply_file(tmp_path, "noop.txt", "[]")))
+    score = _bash(f"revprop score {case} <(cat {gold})")
+    merge = _bash(f"revprop merge --rule maj {case} <(cat {noop}) <(cat {gold}) {gold}")
+    assert (score.returncode, merge.returncode) == (0, 0), score.stderr + merge.stderr
+    assert score.stdout == _bash(f"revprop score {case} {gold}").stdout
+    assert json.loads(score.stdout)["completed"] is True
+    assert merge.stdout == _bash(f"revprop merge --rule maj {case} {noop} {gold} {gold}").stdout
+    assert json.loads(merge.stdout)["chosen"] == 1
+
+
 @pytest.mark.parametrize(
     ("args", "status", "stderr"),
     [
@@ -79,6 +123,11 @@ def test_validate_score_and_merge_print_their_verdicts_as_json(tmp_path: Path) -
             2,
             "revprop merge: error: argument --rule: invalid choice: 'xor' (choose from 'or', "
             "'and', 'maj', 'med') (see 'revprop merge --help')",
+        ),
+        (
+            ("merge", "--rule", "or", "case.json", "-", "-"),
+            2,
+            "revprop merge: error: stdin holds one reply: give '-' at most once",
         ),
         (
             ("frobnicate",),
@@ -100,6 +149,11 @@ def test_binary_replies_broken_cases_and_empty_folders_are_refused(tmp_path: Pat
     binary.write_bytes(b"\x00\x01\x02")
     result = _revprop("score", str(case), str(binary))
     assert result.returncode == 2 and "binary" in result.stderr and "Traceback" not in result.stderr
+    piped = _bash(f"revprop score {shlex.quote(str(case))} - < {shlex.quote(str(binary))}")
+    assert piped.returncode == 2
+    assert piped.stderr.splitlines() == [
+        "revprop score: error: reply on stdin: binary content (NUL bytes), expected a text reply"
+    ]
     broken = _reply_file(tmp_path, "b.json", json.dumps({"id": 1}))
     result = _revprop("score", str(broken), str(binary))
     assert result.returncode == 2 and "schema" in result.stderr

@@ -29,6 +29,7 @@ import pytest
 from handmade_cases import invoice_case, write_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
+from pytest_revprop.interruption import HANDOVER_WAIT_S, SECOND_NOTE, STOPPING_NOTE
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import resolve_model
@@ -107,14 +108,28 @@ def run_pytest(
     )
 
 
-def start_pytest(run_dir: Path, *args: str) -> subprocess.Popen[str]:
-    """A run in the background whose Ctrl-C behaves as at a terminal (SIGINT not ignored)."""
+def _as_at_a_terminal() -> None:
+    """In the child: SIGINT not ignored, and a process group of its own, as a terminal's
+    foreground job has (a Ctrl-C there reaches every process of the group: xdist's workers too)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.setpgid(0, 0)
+
+
+def start_pytest(run_dir: Path, *args: str, figures: bool = False) -> subprocess.Popen[str]:
+    """A run in the background whose Ctrl-C (``ctrl_c``) behaves as at a terminal."""
     run_dir.mkdir(parents=True, exist_ok=True)
+    flags = [] if figures else ["--no-revprop-figures"]
     with (run_dir / "output.txt").open("w") as out:
         return subprocess.Popen(
-            _command(run_dir, "--no-revprop-figures", *args), cwd=run_dir, env=_env(), stdout=out,
-            stderr=subprocess.STDOUT, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            _command(run_dir, *flags, *args), cwd=run_dir, env=_env(), stdout=out,
+            stderr=subprocess.STDOUT, text=True, preexec_fn=_as_at_a_terminal,
         )  # fmt: skip
+
+
+def ctrl_c(process: subprocess.Popen[str]) -> None:
+    """SIGINT to the run's process group, as a Ctrl-C at a terminal sends it."""
+    with contextlib.suppress(ProcessLookupError):  # the run has ended
+        os.killpg(process.pid, signal.SIGINT)
 
 
 def items_answered_by(answered: set[tuple[str, int]]) -> set[tuple[Any, ...]]:
@@ -200,6 +215,34 @@ def dev_cases() -> list[Case]:
 def responder_reply(messages: list[dict[str, str]], seed: int) -> Reply:
     answer = respond({"messages": messages, "seed": seed})
     return Reply(content=answer["content"], reasoning=answer.get("reasoning"), finish_reason="stop")
+
+
+class _TinyHandler(BaseHTTPRequestHandler):
+    """An OpenAI-compatible server for what the fake server cannot send (its bodies are JSON)."""
+
+    def do_GET(self) -> None:
+        self._send(200, b'{"object": "list", "data": [{"id": "fake"}]}')
+
+    def _send(self, status: int, data: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def tiny_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -400,7 +443,7 @@ def test_ctrl_c_stops_promptly_and_reports_what_finished(
             _wait_for(lambda: len(cache_entries(cache)) >= 4, run)
             finished = items_answered_by(cached_requests(cache))
         finally:
-            run.send_signal(signal.SIGINT)
+            ctrl_c(run)
             interrupted = time.monotonic()
             run.wait(60)
         stop_s = time.monotonic() - interrupted
@@ -419,24 +462,103 @@ def test_ctrl_c_stops_promptly_and_reports_what_finished(
     assert not list(cache.rglob("*.claim")) and not list(cache.rglob("*.tmp"))
 
 
+def test_a_second_ctrl_c_while_stopping_still_gets_the_reports_written(
+    tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]
+) -> None:
+    cache, output = tmp_path / "cache", tmp_path / "output.txt"
+    with FakeServer(responder=RESPONDER, latency_s=1.0) as server:
+        run = start_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={server.base_url}",
+            *SELECTION,
+            *THROTTLED,
+            figures=True,  # writing the figures and report.html keeps the run busy a while
+        )
+        try:
+            _wait_for(lambda: len(cache_entries(cache)) >= 4, run)
+            finished = items_answered_by(cached_requests(cache))
+            ctrl_c(run)
+            _wait_for(lambda: STOPPING_NOTE in output.read_text(), run)
+        finally:
+            ctrl_c(run)
+            run.wait(60)
+    text = output.read_text()
+    assert run.returncode == pytest.ExitCode.INTERRUPTED, text[-3000:]
+    assert SECOND_NOTE in text and "revprop summary" in text, text[-3000:]
+    assert (tmp_path / "report" / "report.html").is_file()
+    rows = results(tmp_path)
+    assert f"interrupted; the reports hold the {len(rows)} items that finished" in text
+    assert finished and finished <= set(outcomes(rows))
+    assert all(clean[k] == v for k, v in outcomes(rows).items())
+
+
+class _HoldingHandler(_TinyHandler):
+    """The scripted responder after ``LATENCY_S``, except that requests whose messages contain
+    one of ``held`` get no answer at all (they are held until ``release`` is set)."""
+
+    LATENCY_S = 0.3
+    held: tuple[str, ...] = ()
+    release = threading.Event()
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        text = "".join(str(m.get("content") or "") for m in body["messages"])
+        if any(marker in text for marker in self.held):
+            self.release.wait(300)
+            return  # released when the test ends: nobody waits for an answer any more
+        time.sleep(self.LATENCY_S)
+        answer = respond(body)
+        message = {"role": "assistant", "content": answer["content"]}
+        if answer.get("reasoning"):
+            message["reasoning_content"] = answer["reasoning"]
+        choice = {"index": 0, "message": message, "finish_reason": "stop"}
+        data = {"id": "x", "object": "chat.completion", "created": 0, "model": "fake"}
+        self._send(200, json.dumps({**data, "choices": [choice]}).encode())
+
+
+def test_ctrl_c_under_xdist_keeps_the_items_workers_finished_but_never_reported(
+    tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]
+) -> None:
+    """Each worker is handed the first cases first; their calls get no answer, so no item is
+    ever reported, while each worker makes the calls of its share of the other cases ahead
+    (the med runs, whose samples include the j+h calls). After Ctrl-C, the reports hold
+    exactly those finished med items."""
+    cache = tmp_path / "cache"
+    in_run_order = sorted(dev_cases(), key=lambda c: (c.scenario, c.size, c.id))
+    held, answered = in_run_order[:2], in_run_order[2:]
+    _HoldingHandler.held = tuple(c.request for c in held)
+    _HoldingHandler.release = threading.Event()
+    with tiny_server(_HoldingHandler) as url:
+        run = start_pytest(
+            tmp_path, f"--revprop-model={MODEL}", f"--revprop-api-base={url}", *SELECTION,
+            "--revprop-concurrency=8", "--revprop-timeout=300", *FAST_RETRIES, "-n", "2", "-v",
+        )  # fmt: skip
+        try:
+            _wait_for(lambda: len(cache_entries(cache)) >= 4 * len(answered), run)
+            time.sleep(1.0)  # the last replies reach their method runs
+            ctrl_c(run)
+            interrupted = time.time()
+            run.wait(60)
+        finally:
+            _HoldingHandler.release.set()
+            if run.poll() is None:
+                run.kill()
+    output = (tmp_path / "output.txt").read_text()
+    assert run.returncode == pytest.ExitCode.INTERRUPTED, output[-3000:]
+    assert " PASSED " not in output and " FAILED " not in output  # no item was reported
+    rows = results(tmp_path)
+    expected = {(c.id, MODEL, "med", 3, seed) for c in answered for seed in (0, 1)}
+    assert set(outcomes(rows)) == expected, output[-3000:]
+    assert all(clean[k] == v for k, v in outcomes(rows).items())
+    assert f"interrupted; the reports hold the {len(expected)} items that finished" in output
+    # written without waiting out HANDOVER_WAIT_S: every worker had handed its items over
+    written_s = (tmp_path / "report" / "results.json").stat().st_mtime - interrupted
+    assert written_s < HANDOVER_WAIT_S, written_s
+    assert not list(cache.rglob("*.claim")) and not list(cache.rglob("*.tmp"))
+
+
 # ------------------------------------------------------------------------------ hostile replies
-
-
-class _TinyHandler(BaseHTTPRequestHandler):
-    """An OpenAI-compatible server for what the fake server cannot send (its bodies are JSON)."""
-
-    def do_GET(self) -> None:
-        self._send(200, b'{"object": "list", "data": [{"id": "fake"}]}')
-
-    def _send(self, status: int, data: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 class _BadBytesHandler(_TinyHandler):
@@ -450,17 +572,6 @@ class _BadBytesHandler(_TinyHandler):
             b'{"id": "x", "object": "chat.completion", "created": 0, "model": "fake", "choices": '
             b'[{"index": 0, "message": ' + message + b', "finish_reason": "stop"}]}',
         )
-
-
-@contextlib.contextmanager
-def tiny_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 NESTED = "[" * 100_000 + "]" * 100_000

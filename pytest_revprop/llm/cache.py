@@ -1,13 +1,15 @@
 """The response cache: one reply file per request, content-addressed by the request's cache
 key, and the ``.claim`` files by which processes sharing the cache agree that only one of them
-makes a given call."""
+makes a given call. Opening a cache keeps it private and tidy (see ``ResponseCache``)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
 import socket
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -15,6 +17,11 @@ from pathlib import Path
 from pytest_revprop.llm.types import CACHE_VERSION, Reply, Request
 
 _HOST = socket.gethostname()
+STALE_TMP_S = 600.0
+"""A temporary file this old is a leftover of a writer that died (a write takes milliseconds)."""
+_SHARD = re.compile(r"[0-9a-f]{2}")
+_TMP = re.compile(r"\.([0-9a-f]{16})\.[a-z0-9_]+\.tmp")
+"""The temporary files ``write`` makes: ``.<key[:16]>.<random>.tmp`` (``tempfile.mkstemp``)."""
 
 
 def _pid_alive(pid: int) -> bool:
@@ -32,15 +39,62 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
+def _scan(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError:
+        return []
+
+
 class ResponseCache:
     """Content-addressed reply files ``<dir>/<key[:2]>/<key>.json`` plus ``.claim`` files.
 
     Writes are atomic (temp file + ``os.replace``), so readers in other processes see a
     whole file or none; anything unreadable counts as a miss and is overwritten.
+
+    Opening an existing cache folder (constructing this) makes it private again when group or
+    others have access and it belongs to the user (folders made here are 0700 from the start),
+    and removes the temporary files of its writers that were killed mid-write: only files of
+    ``write``'s naming pattern in the shard folders, and only those older than
+    ``STALE_TMP_S`` (a live writer's file is never that old).
     """
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._make_private()
+        self.remove_stale_temporaries()
+
+    def _make_private(self) -> None:
+        try:
+            info = self.root.stat()
+        except OSError:
+            return
+        getuid = getattr(os, "getuid", None)
+        mine = getuid is not None and info.st_uid == getuid()
+        if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o077 and mine:
+            with contextlib.suppress(OSError):
+                os.chmod(self.root, stat.S_IMODE(info.st_mode) & ~0o077)
+
+    def remove_stale_temporaries(self, max_age_s: float = STALE_TMP_S) -> int:
+        """Delete ``write``'s temporary files older than ``max_age_s``; returns how many."""
+        cutoff = time.time() - max_age_s
+        removed = 0
+        for shard in _scan(self.root):
+            if not (_SHARD.fullmatch(shard.name) and shard.is_dir(follow_symlinks=False)):
+                continue
+            for entry in _scan(Path(shard.path)):
+                match = _TMP.fullmatch(entry.name)
+                if not match or not match.group(1).startswith(shard.name):
+                    continue
+                with contextlib.suppress(OSError):
+                    if (
+                        entry.is_file(follow_symlinks=False)
+                        and entry.stat(follow_symlinks=False).st_mtime < cutoff
+                    ):
+                        os.unlink(entry.path)
+                        removed += 1
+        return removed
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
