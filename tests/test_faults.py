@@ -96,7 +96,7 @@ def run_pytest(
     run_dir: Path, *args: str, env: dict[str, str] | None = None, figures: bool = False
 ) -> subprocess.CompletedProcess[str]:
     run_dir.mkdir(parents=True, exist_ok=True)
-    flags = [] if figures else ["--no-revprop-figures"]
+    flags = [] if figures else ["--revprop-no-figures"]
     return subprocess.run(
         _command(run_dir, *flags, *args),
         cwd=run_dir,
@@ -112,7 +112,7 @@ def start_pytest(run_dir: Path, *args: str) -> subprocess.Popen[str]:
     run_dir.mkdir(parents=True, exist_ok=True)
     with (run_dir / "output.txt").open("w") as out:
         return subprocess.Popen(
-            _command(run_dir, "--no-revprop-figures", *args), cwd=run_dir, env=_env(), stdout=out,
+            _command(run_dir, "--revprop-no-figures", *args), cwd=run_dir, env=_env(), stdout=out,
             stderr=subprocess.STDOUT, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )  # fmt: skip
 
