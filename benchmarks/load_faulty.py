@@ -61,7 +61,7 @@ def _run_session(run_dir: Path, base_url: str, args: argparse.Namespace) -> dict
         sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--rootdir={run_dir}",
         f"--revprop-model={MODEL}", f"--revprop-api-base={base_url}", "--revprop-method=all",
         f"--revprop-split={args.split}", f"--revprop-cache={run_dir / 'cache'}",
-        f"--revprop-report={run_dir / 'report'}", "--no-revprop-figures",
+        f"--revprop-report={run_dir / 'report'}", "--revprop-no-figures",
         f"--revprop-retries={args.retries}", f"--revprop-retry-delay={args.retry_delay}",
         f"--revprop-timeout={args.timeout}", f"--revprop-concurrency={args.concurrency}",
     ]  # fmt: skip

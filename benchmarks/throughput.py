@@ -244,7 +244,7 @@ def revprop_args(
         f"--revprop-model={cfg.model}", f"--revprop-api-base={url}", "--revprop-method=all",
         f"--revprop-split={split}", f"--revprop-cache={cache}", f"--revprop-report={report}",
         f"--revprop-concurrency={cfg.concurrency}", f"--revprop-transport={cfg.transport}", "-q",
-        "--revprop-figures" if cfg.figures else "--no-revprop-figures",
+        "--revprop-figures" if cfg.figures else "--revprop-no-figures",
     ]  # fmt: skip
     return [*args, "-n", str(workers)] if workers else args
 

@@ -1,4 +1,5 @@
-"""Value parsers for command-line options, shared by the pytest plugin and the ``revprop`` commands.
+"""Options: the value parsers shared by the pytest plugin and the ``revprop`` commands, and the
+plugin's ``--revprop-*`` options with their ini keys.
 
 Each ``parse_*`` function is an argparse ``type=``: it returns the parsed value, or raises
 :class:`argparse.ArgumentTypeError` with a message that names the value it parses and says
@@ -6,14 +7,24 @@ what is wrong with it, which argparse and pytest print as a one-line usage error
 option's name. Each function is named after what it parses, so that options that take the
 same kind of value share one parser, and options that take different ones never share a
 message.
+
+Every plugin option has an ini key, its name with underscores (``--revprop-model``:
+``revprop_model``), so that ``[tool.pytest.ini_options]`` or ``pytest.ini`` can pin it.
+:func:`option_value` is the one reader of an option: the command line wins, then the ini
+file, then the default. An ini value goes through the option's own parser, and its errors
+name the key and the file instead of the option. An empty ini value counts as unset.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
-from pytest_revprop.vocabulary import METHODS, SPLITS
+from pytest_revprop.errors import UserError
+from pytest_revprop.vocabulary import DEFAULT_K, METHODS, PAPER_SEEDS, SPLITS, TRANSPORTS
 
 METHOD_CHOICES = (*METHODS, "all")
 SPLIT_CHOICES = (*SPLITS, "all")
@@ -48,6 +59,15 @@ def parse_split(text: str) -> str:
     """The benchmark split: one of :data:`SPLIT_CHOICES`."""
     if text not in SPLIT_CHOICES:
         raise argparse.ArgumentTypeError(f"split must be dev, test or all, got {text!r}")
+    return text
+
+
+def parse_transport(text: str) -> str:
+    """How model calls reach the server: one of :data:`~pytest_revprop.vocabulary.TRANSPORTS`."""
+    if text not in TRANSPORTS:
+        raise argparse.ArgumentTypeError(
+            f"transport must be {' or '.join(TRANSPORTS)}, got {text!r}"
+        )
     return text
 
 
@@ -129,6 +149,13 @@ def parse_alpha(text: str) -> float:
 # ------------------------------------------------------------------------------ paths
 
 
+def parse_path(text: str) -> Path:
+    """A file or folder that need not exist yet (it is written)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("path must not be empty")
+    return Path(text)
+
+
 def parse_existing_path(text: str) -> Path:
     """A file or folder that exists."""
     path = Path(text)
@@ -178,3 +205,240 @@ def _number(text: str, what: str, *, minimum: float | None = None) -> float:
     if minimum is not None and not number >= minimum:  # "not >=" also refuses nan
         raise argparse.ArgumentTypeError(f"{what} must be >= {minimum:g}, got {text}")
     return number
+
+
+# ------------------------------------------------------------------------------ plugin options
+
+
+@dataclass(frozen=True)
+class PluginOption:
+    """One ``--revprop-*`` option of the pytest plugin. ``name`` is both its argparse dest and
+    its ini key; ``parse`` is None for a flag (on the command line: present or not; in the ini
+    file: true or false). A ``path`` given in the ini file is relative to that file's folder."""
+
+    name: str
+    help: str
+    parse: Callable[[str], Any] | None = None
+    default: Any = None
+    metavar: str | None = None
+    path: bool = False
+
+    @property
+    def flag(self) -> str:
+        """The option's command-line spelling."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def is_flag(self) -> bool:
+        return self.parse is None
+
+
+PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
+    PluginOption(
+        "revprop_model",
+        "model preset(s) or litellm model string(s) to evaluate; without it the plugin does nothing",
+        parse_models,
+        metavar="MODEL[,MODEL...]",
+    ),
+    PluginOption(
+        "revprop_method",
+        f"revision method(s): {', '.join(METHOD_CHOICES)} (default: j+h)",
+        parse_methods,
+        default=["j+h"],
+        metavar="METHOD[,METHOD...]",
+    ),
+    PluginOption(
+        "revprop_k",
+        f"calls per method for reflect/or/and/maj/med/select; several values sweep k (default: {DEFAULT_K})",
+        parse_k_values,
+        default=[DEFAULT_K],
+        metavar="K[,K...]",
+    ),
+    PluginOption(
+        "revprop_seeds",
+        f"base seeds, one run each (default: {','.join(map(str, PAPER_SEEDS))})",
+        parse_seeds,
+        default=list(PAPER_SEEDS),
+        metavar="S[,S...]",
+    ),
+    PluginOption(
+        "revprop_split",
+        "dev, test or all (default: test)",
+        parse_split,
+        default="test",
+        metavar="SPLIT",
+    ),
+    PluginOption(
+        "revprop_sizes",
+        "only cases of these artifact sizes, e.g. 10,50 (default: all)",
+        parse_sizes,
+        metavar="N[,N...]",
+    ),
+    PluginOption(
+        "revprop_cases",
+        "case file or folder (default: the shipped RevPropBench cases)",
+        parse_existing_path,
+        metavar="PATH",
+        path=True,
+    ),
+    PluginOption(
+        "revprop_api_base",
+        "OpenAI-compatible server(s); several URLs are replicas of one model (default: the preset's)",
+        parse_api_bases,
+        metavar="URL[,URL...]",
+    ),
+    PluginOption(
+        "revprop_concurrency",
+        "model requests in flight per process (default: 32)",
+        parse_concurrency,
+        default=32,
+        metavar="N",
+    ),
+    PluginOption(
+        "revprop_cache",
+        "response cache folder, shared by all processes (default: .revprop-cache)",
+        parse_path,
+        default=Path(".revprop-cache"),
+        metavar="DIR",
+        path=True,
+    ),
+    PluginOption(
+        "revprop_no_cache", "do not read or write the response cache (reruns will differ)"
+    ),
+    PluginOption(
+        "revprop_report",
+        "folder for results.json, samples.jsonl, summary.md and figures (default: reports)",
+        parse_path,
+        default=Path("reports"),
+        metavar="DIR",
+        path=True,
+    ),
+    PluginOption(
+        "revprop_no_figures",
+        "do not write the figures and the HTML report at the end of the run (default: write them)",
+    ),
+    PluginOption(
+        "revprop_prompts",
+        "folder of prompt templates overriding the shipped ones, file by file",
+        parse_existing_dir,
+        metavar="DIR",
+        path=True,
+    ),
+    PluginOption(
+        "revprop_structured",
+        "ask the server to constrain replies to a JSON Patch (structured output)",
+    ),
+    PluginOption(
+        "revprop_retries",
+        "attempts per model call before it counts as failed (default: 5)",
+        parse_retries,
+        default=5,
+        metavar="N",
+    ),
+    PluginOption(
+        "revprop_timeout",
+        "seconds per attempt (default: sized to the output limit)",
+        parse_seconds,
+        metavar="S",
+    ),
+    PluginOption(
+        "revprop_retry_delay",
+        "first wait before a retry, doubled each attempt, with jitter; a 429's Retry-After wins (default: 0.5)",
+        parse_seconds,
+        default=0.5,
+        metavar="S",
+    ),
+    PluginOption(
+        "revprop_transport",
+        "how calls reach the server: litellm (default, as in production), or direct: a plain "
+        "POST to a self-hosted OpenAI-compatible server, a tenth of litellm's CPU per call "
+        "(default: $REVPROP_TRANSPORT, else litellm)",
+        parse_transport,
+        metavar="{" + ",".join(TRANSPORTS) + "}",
+    ),
+    PluginOption(
+        "revprop_baseline",
+        "compare with this baseline and fail (exit 6) on a significant regression",
+        parse_path,
+        metavar="FILE",
+        path=True,
+    ),
+    PluginOption(
+        "revprop_update_baseline",
+        "write the run's outcomes to the baseline file instead of comparing",
+    ),
+    PluginOption(
+        "revprop_max_drop",
+        "completion-rate drop, in points, that the gate tolerates (default: 2)",
+        parse_max_drop,
+        default=2.0,
+        metavar="POINTS",
+    ),
+    PluginOption(
+        "revprop_with_tests",
+        "also collect the project's ordinary tests (default: only the evaluation items)",
+    ),
+)
+OPTIONS_BY_NAME: dict[str, PluginOption] = {option.name: option for option in PLUGIN_OPTIONS}
+
+
+class OptionSource(Protocol):
+    """What :func:`option_value` reads: a ``pytest.Config`` (this module does not import pytest).
+    Options are declared with ``default=None`` and ini keys with ``default=None``, so that None
+    means "not given"."""
+
+    def getoption(self, name: str) -> Any: ...
+
+    def getini(self, name: str) -> Any: ...
+
+    @property
+    def inipath(self) -> Path | None: ...
+
+
+def option_value(config: OptionSource, name: str) -> Any:
+    """The value in effect of the plugin option ``name`` (its dest, e.g. ``revprop_model``): the
+    command line's, else the ini file's (parsed by the option's parser), else the default.
+
+    Raises :class:`UserError` naming the ini key and its file when the ini value is unusable."""
+    option = OPTIONS_BY_NAME[name]
+    given = config.getoption(name)
+    if given is not None:
+        return given
+    try:
+        raw = config.getini(name)
+    except ValueError as exc:  # pytest's reading of a flag: "invalid truth value 'maybe'"
+        got = str(exc).rsplit(" ", 1)[-1]
+        raise UserError(f"{_ini_label(config, name)}: must be true or false, got {got}") from None
+    except TypeError as exc:  # a native TOML value of the wrong type ([tool.pytest], pytest 9)
+        detail = str(exc)[str(exc).find("expects") :]
+        raise UserError(f"{_ini_label(config, name)}: {detail}") from None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return False if option.is_flag else option.default
+    if option.parse is None:
+        return bool(raw)
+    text = ",".join(map(str, raw)) if isinstance(raw, list) else str(raw).strip()
+    if option.path:
+        text = str(_ini_folder(config) / text)
+    try:
+        return option.parse(text)
+    except argparse.ArgumentTypeError as exc:
+        raise UserError(f"{_ini_label(config, name)}: {exc}") from None
+
+
+def option_label(config: OptionSource, name: str) -> str:
+    """Where the value of option ``name`` comes from, for messages: ``--revprop-model``, or
+    ``revprop_model in pytest.ini`` when the command line did not give it."""
+    if config.getoption(name) is not None or config.getini(name) in (None, ""):
+        return OPTIONS_BY_NAME[name].flag
+    return _ini_label(config, name)
+
+
+def _ini_label(config: OptionSource, name: str) -> str:
+    overrides = config.getoption("override_ini") or ()
+    if any(item.split("=", 1)[0].strip() == name for item in overrides):
+        return f"-o {name}"
+    return f"{name} in {config.inipath.name if config.inipath else 'the ini file'}"
+
+
+def _ini_folder(config: OptionSource) -> Path:
+    return config.inipath.parent if config.inipath is not None else Path.cwd()

@@ -21,6 +21,7 @@ from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.options import option_label, option_value
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -181,7 +182,9 @@ class RevpropSession:
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> RevpropSession:
-        opt = config.getoption
+        def opt(name: str) -> Any:
+            return option_value(config, name)
+
         overrides = load_config(Path(str(config.rootpath)))
         api_bases = opt("revprop_api_base") or ()
         models = [
@@ -189,7 +192,9 @@ class RevpropSession:
             for name in opt("revprop_model")
         ]
         if len({m.name for m in models}) != len(models):
-            raise UserError("the same model is named twice in --revprop-model")
+            raise UserError(
+                f"the same model is named twice in {option_label(config, 'revprop_model')}"
+            )
         cases = select_cases(opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"))
         from pytest_revprop.llm.types import RetryPolicy
         from pytest_revprop.prompts import Prompts
@@ -401,7 +406,7 @@ class RevpropSession:
         out_dir = Path(self.config.getoption("revprop_report"))
         doc = write_reports(out_dir, records, meta)
         self._junit_properties(doc)
-        if self.config.getoption("revprop_figures"):
+        if not self.config.getoption("revprop_no_figures"):
             self._figures(doc, records, out_dir)
         baseline = self.config.getoption("revprop_baseline")
         if baseline is not None:

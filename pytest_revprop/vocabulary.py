@@ -80,6 +80,10 @@ CallRole = Literal["sample", "select", "reflect"]
 """What a model call is for inside a method."""
 CALL_ROLES: Final[tuple[CallRole, ...]] = get_args(CallRole)
 
+Transport = Literal["litellm", "direct"]
+"""How a call reaches the server: through litellm, or posted directly (self-hosted only)."""
+TRANSPORTS: Final[tuple[Transport, ...]] = get_args(Transport)
+
 # --------------------------------------------------------------------------- records
 
 

@@ -97,7 +97,7 @@ def run_pytest(
     run_dir: Path, *args: str, env: dict[str, str] | None = None, figures: bool = False
 ) -> subprocess.CompletedProcess[str]:
     run_dir.mkdir(parents=True, exist_ok=True)
-    flags = [] if figures else ["--no-revprop-figures"]
+    flags = [] if figures else ["--revprop-no-figures"]
     return subprocess.run(
         _command(run_dir, *flags, *args),
         cwd=run_dir,
@@ -118,7 +118,7 @@ def _as_at_a_terminal() -> None:
 def start_pytest(run_dir: Path, *args: str, figures: bool = False) -> subprocess.Popen[str]:
     """A run in the background whose Ctrl-C (``ctrl_c``) behaves as at a terminal."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    flags = [] if figures else ["--no-revprop-figures"]
+    flags = [] if figures else ["--revprop-no-figures"]
     with (run_dir / "output.txt").open("w") as out:
         return subprocess.Popen(
             _command(run_dir, *flags, *args), cwd=run_dir, env=_env(), stdout=out,

@@ -3,12 +3,18 @@ JUnit, the baseline gate, and identical results with and without xdist."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import re
+import shutil
 import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from handmade_cases import invoice_case, travel_case, write_cases
+
+from pytest_revprop.options import PLUGIN_OPTIONS
 
 pytestmark = pytest.mark.slow
 
@@ -21,10 +27,12 @@ def cases_dir(tmp_path: Path) -> Path:
     return write_cases(tmp_path / "cases", [invoice_case(), travel_case()])
 
 
-def _run(pytester: pytest.Pytester, cases_dir: Path, *args: str) -> pytest.RunResult:
+def _run(
+    pytester: pytest.Pytester, cases_dir: Path, *args: str, figures: str = "--revprop-no-figures"
+) -> pytest.RunResult:
     return pytester.runpytest_subprocess(
         f"--revprop-cases={cases_dir}", "--revprop-split=all", f"--revprop-cache={pytester.path / 'cache'}",
-        f"--revprop-report={pytester.path / 'reports'}", "--no-revprop-figures", *args,
+        f"--revprop-report={pytester.path / 'reports'}", figures, *args,
     )  # fmt: skip
 
 
@@ -59,11 +67,68 @@ def test_unknown_model_is_a_usage_error(pytester: pytest.Pytester, cases_dir: Pa
     result.stderr.fnmatch_lines(["*unknown model 'nonsense'*"])
 
 
-def test_without_a_model_the_plugin_adds_nothing(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile("def test_plain():\n    assert True\n")
-    result = pytester.runpytest_subprocess()
-    result.assert_outcomes(passed=1)
-    assert "revprop summary" not in result.stdout.str()
+def _files(folder: Path) -> set[str]:
+    """Everything under ``folder`` but pytester's own temporary folders."""
+    paths = (path.relative_to(folder) for path in folder.rglob("*"))
+    return {str(path) for path in paths if not path.parts[0].startswith("runpytest-")}
+
+
+def _same_run(result: pytest.RunResult) -> list[str]:
+    """A run's output without what differs between two identical runs (timings) and pytest's
+    list of loaded plugins, which names every installed plugin."""
+    lines = [line for line in result.outlines if not line.startswith("plugins:")]
+    return [re.sub(r"in \d+\.\d+s", "in Ns", line) for line in lines]
+
+
+def test_without_a_model_the_plugin_adds_no_output_no_files_and_no_environment(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LITELLM_LOCAL_MODEL_COST_MAP", raising=False)
+    pytester.makepyfile(
+        "import os\n\n"
+        "def test_plain():\n"
+        "    assert 'LITELLM_LOCAL_MODEL_COST_MAP' not in os.environ\n"
+    )
+    before = _files(pytester.path)
+    without = pytester.runpytest_subprocess("-p", "no:revprop")
+    made_without = _files(pytester.path) - before
+    for name in made_without:
+        path = pytester.path / name
+        if path.exists() and path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    loaded = pytester.runpytest_subprocess()
+    loaded.assert_outcomes(passed=1)  # and the plugin set no environment variable
+    assert _same_run(loaded) == _same_run(without)
+    assert loaded.errlines == without.errlines
+    assert _files(pytester.path) - before == made_without
+    assert not (pytester.path / ".revprop-cache").exists()
+    assert not (pytester.path / "reports").exists()
+    markers = pytester.runpytest_subprocess("--markers")
+    assert (
+        markers.outlines == pytester.runpytest_subprocess("--markers", "-p", "no:revprop").outlines
+    )
+
+
+def test_help_adds_only_the_revprop_group_and_its_ini_keys(pytester: pytest.Pytester) -> None:
+    loaded, without = (
+        [
+            re.sub(r"\d{8}_\d{6}", "DATE_TIME", line) for line in result.outlines
+        ]  # pytest-benchmark's
+        for result in (
+            pytester.runpytest_subprocess("--help"),
+            pytester.runpytest_subprocess("--help", "-p", "no:revprop"),
+        )
+    )
+    start = loaded.index("revision-propagation evaluation (RevPropBench):")
+    group = set(loaded[start : loaded.index("", start) + 1])  # with its blank line
+    ini_key = re.compile(r"\s+(revprop_\w+ \((string|bool)\):)?\s*(default for --revprop-[\w-]+)?")
+    added = Counter(loaded) - Counter(without)
+    assert not Counter(without) - Counter(loaded)  # nothing of pytest's or others' changed
+    outside = [line for line in added if line not in group and not ini_key.fullmatch(line)]
+    assert outside == []
+    assert sum(1 for line in added if line.startswith("  revprop_")) == len(PLUGIN_OPTIONS)
 
 
 def test_help_shows_the_group_with_defaults(pytester: pytest.Pytester) -> None:
@@ -71,6 +136,123 @@ def test_help_shows_the_group_with_defaults(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         ["*revision-propagation evaluation*", "*--revprop-k=K*", "*sweep k (default: 5)*"]
     )
+    result.stdout.fnmatch_lines(["*revprop_model (string):*", "*default for --revprop-model*"])
+    assert "--no-revprop-figures" not in result.stdout.str()  # the deprecated alias is hidden
+
+
+def test_the_plugin_runs_without_xdist(pytester: pytest.Pytester, cases_dir: Path) -> None:
+    result = _run(
+        pytester, cases_dir, "--revprop-model=gold", "--revprop-seeds=0", "-p", "no:xdist"
+    )
+    result.assert_outcomes(passed=2)
+    assert len(_results(pytester)["results"]) == 2
+
+
+# --- options from the ini file -----------------------------------------------------------------
+
+
+@pytest.fixture
+def project_cases(pytester: pytest.Pytester) -> Path:
+    """The two hand-made cases in the project's own ``cases/`` folder, beside its ini file."""
+    return write_cases(pytester.path / "cases", [invoice_case(), travel_case()])
+
+
+INI_RUN = """
+revprop_model = gold
+revprop_cases = cases
+revprop_split = all
+revprop_seeds = 0,1
+revprop_cache = cache
+revprop_report = out
+revprop_no_figures = true
+"""
+
+
+@pytest.mark.parametrize("ini_file", ["pytest.ini", "pyproject.toml"])
+def test_revprop_model_in_the_ini_file_runs_the_benchmark_with_the_ini_settings(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, project_cases: Path, ini_file: str
+) -> None:
+    if ini_file == "pytest.ini":
+        pytester.makefile(".ini", pytest="[pytest]" + INI_RUN)
+    else:  # TOML strings, and a list for a comma-separated option
+        pairs = [line.split(" = ") for line in INI_RUN.strip().splitlines()]
+        toml = "\n".join(f'{key} = "{value}"' for key, value in pairs)
+        toml = toml.replace('revprop_seeds = "0,1"', "revprop_seeds = ['0', '1']")
+        pytester.makepyprojecttoml("[tool.pytest.ini_options]\n" + toml)
+    pytester.makepyfile("def test_plain():\n    assert False\n")  # not collected in a run
+    monkeypatch.chdir(pytester.mkdir("sub"))  # relative paths are the ini file's folder's
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=4)  # two cases, two seeds, gold
+    cache = pytester.path / "cache"
+    result.stdout.fnmatch_lines(
+        [f"revprop: models gold; methods j+h; *seeds 0,1; 2 cases (all)*cache {cache}"]
+    )
+    doc = json.loads((pytester.path / "out" / "results.json").read_text())
+    assert {(r["case"], r["seed"]) for r in doc["results"]} == {
+        (case, seed) for case in ("unit/10", "travel-shift/10") for seed in (0, 1)
+    }
+    assert not (pytester.path / "out" / "report.html").exists()
+    assert not (pytester.path / "sub" / "out").exists()
+
+
+def test_the_command_line_overrides_the_ini_file(
+    pytester: pytest.Pytester, project_cases: Path
+) -> None:
+    pytester.makefile(".ini", pytest="[pytest]" + INI_RUN)
+    pytester.makepyfile("def test_plain():\n    assert True\n")
+    noop = pytester.runpytest_subprocess("--revprop-model=noop", "--revprop-seeds=0")
+    noop.assert_outcomes(failed=2)
+    assert {
+        r["model"]
+        for r in json.loads((pytester.path / "out" / "results.json").read_text())["results"]
+    } == {"noop"}
+    off = pytester.runpytest_subprocess("-o", "revprop_model=")  # an empty value: plugin off
+    off.assert_outcomes(passed=1)
+    # a flag the ini file sets is turned off on the command line by its positive spelling
+    figures = pytester.runpytest_subprocess("--revprop-figures", "--revprop-seeds=0", "-q")
+    figures.assert_outcomes(passed=2)
+    assert (pytester.path / "out" / "report.html").exists()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("revprop_sizes = 0", "revprop_sizes in pytest.ini: sizes must be >= 1, got 0"),
+        ("revprop_k = 5,x", "revprop_k in pytest.ini: k must be whole numbers, got 'x'"),
+        ("revprop_split = train", "revprop_split in pytest.ini: split must be dev, test or all, got 'train'"),
+        ("revprop_no_cache = maybe", "revprop_no_cache in pytest.ini: must be true or false, got 'maybe'"),
+        ("revprop_cases = nowhere", "revprop_cases in pytest.ini: no such file or folder: */nowhere"),
+        ("revprop_update_baseline = true", "revprop_update_baseline in pytest.ini needs a baseline file: *"),
+    ],
+)  # fmt: skip
+def test_a_bad_ini_value_is_a_one_line_usage_error_naming_the_key(
+    pytester: pytest.Pytester, line: str, message: str
+) -> None:
+    pytester.makefile(".ini", pytest=f"[pytest]\nrevprop_model = gold\n{line}\n")
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [error] = [text for text in result.errlines if text.strip()]
+    assert fnmatch.fnmatch(error, f"ERROR: {message}"), error
+    assert result.outlines == []
+
+
+def test_the_deprecated_no_figures_spelling_still_works_and_warns_once(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    seeds = "--revprop-seeds=0"
+    old = _run(pytester, cases_dir, "--revprop-model=gold", seeds, figures="--no-revprop-figures")
+    old.assert_outcomes(passed=2, warnings=1)
+    assert (
+        old.stdout.str().count(
+            "PytestDeprecationWarning: --no-revprop-figures is deprecated and will be removed in "
+            "pytest-revprop 0.2; use --revprop-no-figures"
+        )
+        == 1
+    )
+    assert not (pytester.path / "reports" / "report.html").exists()
+    new = _run(pytester, cases_dir, "--revprop-model=gold", seeds)
+    new.assert_outcomes(passed=2)
+    assert "PytestDeprecationWarning" not in new.stdout.str()
 
 
 @pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)

@@ -18,12 +18,12 @@ from pytest_revprop.llm.presets import ModelConfig, thaw_extra_body
 from pytest_revprop.llm.redact import one_line
 from pytest_revprop.llm.responses import MalformedResponse
 from pytest_revprop.llm.types import Request
+from pytest_revprop.vocabulary import TRANSPORTS as TRANSPORTS
 
 DIRECT_PROVIDERS = ("hosted_vllm", "openai")
 TRANSPORT_ENV = "REVPROP_TRANSPORT"
 """``litellm`` (the default: every call through litellm, as in production) or ``direct``
 (opt-in: self-hosted OpenAI-compatible servers get a plain POST, see DirectTransport)."""
-TRANSPORTS = ("litellm", "direct")
 
 
 def is_local_url(url: str) -> bool:
