@@ -29,6 +29,7 @@ from pytest_revprop.patching import PatchError, apply_operations, diff
 from pytest_revprop.vocabulary import Matcher, OpKind
 
 __all__ = [
+    "ANNOTATION_FIELD",
     "BENCHMARK_DIR",
     "Case",
     "CaseError",
@@ -45,6 +46,8 @@ CASE_FIELDS = (
     "id", "scenario", "domain", "pattern", "size", "split", "theme",
     "conversation", "artifact", "request", "reference", "gold", "notes",
 )  # fmt: skip
+ANNOTATION_FIELD = "annotation"
+"""The optional last field: who made and checked the gold (never read by scoring)."""
 
 
 def _benchmark_dir() -> Path:

@@ -21,7 +21,7 @@ from pytest_revprop.authoring.scenario import (
     ScenarioError,
     Turn,
 )
-from pytest_revprop.cases import CASE_FIELDS, Case, CaseError
+from pytest_revprop.cases import ANNOTATION_FIELD, CASE_FIELDS, Case, CaseError
 from pytest_revprop.jsonutil import (
     MISSING,
     iter_leaves,
@@ -175,8 +175,11 @@ def _check_scoring(case: dict[str, Any], literal: list[dict[str, Any]], where: s
 
 
 def dump_case(case: Mapping[str, Any]) -> str:
-    """The file text of a case: fixed field order, 2-space indent, UTF-8, final newline."""
+    """The file text of a case: fixed field order (``annotation`` last, when present),
+    2-space indent, UTF-8, final newline."""
     ordered = {k: case[k] for k in CASE_FIELDS}
+    if case.get(ANNOTATION_FIELD) is not None:
+        ordered[ANNOTATION_FIELD] = case[ANNOTATION_FIELD]
     return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
 
 
