@@ -22,6 +22,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pytest_revprop.authoring.build:cases_main",
         "build the shipped benchmark, or print case statistics",
     ),
+    "synth": (
+        "pytest_revprop.authoring.synth.command:synth_main",
+        "draft cases with a model from scenario cards, or reword existing cases",
+    ),
     "serve": (
         "pytest_revprop.servers.vllm:serve_main",
         "start (or print) the vLLM server command for a model preset",
