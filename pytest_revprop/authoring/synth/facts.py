@@ -37,7 +37,7 @@ _DAY_MONTH = re.compile(
     r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?(?:,?\s+(?P<y>\d{4})\b)?"
 )
 _TIME = re.compile(
-    r"\b(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s*(?P<ampm>[ap])\.?m\.?(?![a-z])"
+    r"\b(?P<h>\d{1,2})(?::(?P<min>\d{2}))?\s*(?P<ampm>[ap])(?:\.m\.|m\b)"
     r"|\b(?P<h24>\d{1,2}):(?P<min24>\d{2})\b",
     re.IGNORECASE,
 )
@@ -49,13 +49,18 @@ _WORD = re.compile(r"[A-Za-z]+")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:['’][a-z]+)?\b")
 _OPENERS = (
     "a", "an", "and", "also", "after", "as", "at", "before", "but", "can", "could", "each",
-    "every", "for", "great", "hello", "hi", "if", "in", "it", "its", "let", "let's", "make",
-    "my", "next", "no", "now", "of", "ok", "okay", "on", "our", "please", "put", "set", "so",
-    "that", "the", "then", "these", "they", "this", "those", "to", "we", "what", "when",
-    "where", "which", "with", "yes", "you", "your",
+    "every", "for", "great", "hello", "hi", "if", "in", "it", "its", "let", "let's", "my",
+    "next", "no", "now", "of", "ok", "okay", "on", "our", "please", "so", "that", "the", "then",
+    "these", "they", "this", "those", "to", "we", "what", "when", "where", "which", "with",
+    "yes", "you", "your",
+    # requests start with a verb, often right before a name ("Bill Acme for ...")
+    "add", "bill", "book", "bump", "change", "charge", "create", "cut", "drop", "give",
+    "include", "increase", "invoice", "keep", "list", "lower", "make", "mark", "move", "note",
+    "plan", "push", "put", "raise", "record", "reduce", "remove", "schedule", "send", "set",
+    "switch", "take", "update", "use",
 )  # fmt: skip
 SENTENCE_OPENERS = frozenset(_OPENERS)
-"""Words that start sentences: at a sentence start they are never read as names."""
+"""Words that start sentences (and requests): there, they are never read as names."""
 _SENTENCE_END = re.compile(r"[.!?:;\n\"“(]\s*$")
 
 

@@ -136,6 +136,8 @@ async def card_draft(
         return Outcome(case_id, "draft", path, tally, len(written.turns))
     except FAILURES as exc:
         status, step, reasons = _failure(exc)
+        if _not_started(status, tally):
+            return Outcome(case_id, status, None, tally, reason=f"not started: {reasons[0]}")
         return _reject(card, case_id, written, settings, tally, seed, status, step, reasons)
 
 
@@ -156,6 +158,11 @@ def _failure(exc: Exception) -> tuple[Status, str, list[str]]:
     if isinstance(exc, CallFailed):
         return "failed", "call", [f"a model call failed: {exc.reason}"]
     raise exc
+
+
+def _not_started(status: Status, tally: Tally) -> bool:
+    """A draft the budget stopped before its first call: nothing to keep, no file."""
+    return status == "stopped" and tally.calls == 0
 
 
 def _context(card: Card, case_id: str, written: Written, settings: Settings, seed: int) -> Case:
@@ -289,6 +296,8 @@ async def paraphrase_draft(
         return Outcome(new_id, "draft", path, tally)
     except FAILURES as exc:
         status, step, reasons = _failure(exc)
+        if _not_started(status, tally):
+            return Outcome(new_id, status, None, tally, reason=f"not started: {reasons[0]}")
         record = rejected_record(
             case_id=new_id,
             step=step,
