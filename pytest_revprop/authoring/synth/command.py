@@ -21,12 +21,13 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from pytest_revprop.authoring.synth.asking import Budget
+from pytest_revprop.authoring.synth.asking import Budget, Event
 from pytest_revprop.authoring.synth.cards import EXAMPLE_CARDS, Card, example_card_text, load_card
 from pytest_revprop.authoring.synth.generate import check_templates
 from pytest_revprop.authoring.synth.gold_draft import GOLD_RULES
+from pytest_revprop.authoring.synth.paraphrase import results_as_sources, variant_sources
 from pytest_revprop.authoring.synth.pipeline import (
     Outcome,
     Role,
@@ -34,13 +35,20 @@ from pytest_revprop.authoring.synth.pipeline import (
     card_draft,
     paraphrase_draft,
 )
-from pytest_revprop.cases import iter_case_files, load_cases
+from pytest_revprop.cases import load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.options import parse_api_bases, parse_concurrency, parse_retries, parse_seconds
 from pytest_revprop.prompts import Prompts
 
+if TYPE_CHECKING:
+    from pytest_revprop.llm.client import Client
+    from pytest_revprop.llm.presets import ModelConfig
+    from pytest_revprop.servers.embedded import EmbeddedServer
+
 DEFAULT_OUT = Path("synth-drafts")
 DEFAULT_CACHE = Path(".revprop-cache")
+EMBEDDED_PORT = 28135
+"""Where synth starts the embedded llama.cpp server when the port is free (see _stable_port)."""
 
 
 def _count(minimum: int) -> Callable[[str], int]:
@@ -205,7 +213,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a line per step and per failed check, not only per draft",
     )
-    return parser  # fmt: skip
+    return parser
 
 
 def synth_main(argv: Sequence[str]) -> int:
@@ -226,7 +234,8 @@ def synth_main(argv: Sequence[str]) -> int:
     return _run(args, prompts, jobs)
 
 
-Job = tuple[str, Callable[[Settings, Budget, Callable[[str], None] | None], Awaitable[Outcome]]]
+Job = tuple[str, Callable[[Settings, Budget, Event | None], Awaitable[Outcome]]]
+"""A draft to make: its name, and the coroutine function that makes it."""
 
 
 def _card_jobs(args: argparse.Namespace) -> list[Job]:
@@ -273,7 +282,7 @@ def _case_jobs(args: argparse.Namespace) -> list[Job]:
 # ------------------------------------------------------------------------------ models
 
 
-def _model(name: str, args: argparse.Namespace, servers: list[Any]) -> Any:
+def _model(name: str, args: argparse.Namespace, servers: list[EmbeddedServer]) -> ModelConfig:
     from pytest_revprop.llm.presets import load_config, resolve_model
 
     model = resolve_model(name, api_bases=args.api_base, overrides=load_config(Path.cwd()))
@@ -285,6 +294,7 @@ def _model(name: str, args: argparse.Namespace, servers: list[Any]) -> Any:
         from pytest_revprop.servers.embedded import embedded_server_for
 
         server = embedded_server_for(model)
+        server.port = _stable_port()
         servers.append(server)
         server.start()
         model = model.replace(api_bases=(server.base_url,))
@@ -295,7 +305,27 @@ def _model(name: str, args: argparse.Namespace, servers: list[Any]) -> Any:
     return model
 
 
-def _client(model: Any, args: argparse.Namespace) -> Any:
+def _stable_port() -> int | None:
+    """The embedded server's port: always the same one when it is free, because the server's
+    URL is part of every cache key, and a new port would make a rerun miss the cache."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            # as the server binds: connections of an earlier run in TIME_WAIT do not block it
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1", EMBEDDED_PORT))
+    except OSError:
+        print(
+            f"note: port {EMBEDDED_PORT} is busy; the embedded server takes another, so a "
+            "later run will not find these calls in the cache",
+            file=sys.stderr,
+        )
+        return None
+    return EMBEDDED_PORT
+
+
+def _client(model: ModelConfig, args: argparse.Namespace) -> Client:
     from pytest_revprop.llm.client import Client
     from pytest_revprop.llm.types import RetryPolicy
 
@@ -310,7 +340,7 @@ def _client(model: Any, args: argparse.Namespace) -> Any:
     return client
 
 
-def _roles(args: argparse.Namespace, servers: list[Any]) -> tuple[Role, Role]:
+def _roles(args: argparse.Namespace, servers: list[EmbeddedServer]) -> tuple[Role, Role]:
     writer_model = _model(args.model, args, servers)
     writer = Role(_client(writer_model, args), args.model)
     if not args.gold_model or args.gold_model == args.model:
@@ -323,7 +353,7 @@ def _roles(args: argparse.Namespace, servers: list[Any]) -> tuple[Role, Role]:
 
 
 def _run(args: argparse.Namespace, prompts: Prompts, jobs: list[Job]) -> int:
-    servers: list[Any] = []
+    servers: list[EmbeddedServer] = []
     try:
         writer, gold = _roles(args, servers)
         settings = Settings(
@@ -349,7 +379,9 @@ async def _all(
 ) -> list[Outcome]:
     done: list[Outcome] = []
 
-    async def one(name: str, job: Callable[..., Awaitable[Outcome]]) -> Outcome:
+    async def one(
+        name: str, job: Callable[[Settings, Budget, Event | None], Awaitable[Outcome]]
+    ) -> Outcome:
         def event(line: str) -> None:
             print(f"  {name}: {line}", flush=True)
 
@@ -402,43 +434,15 @@ def _summary(outcomes: list[Outcome], budget: Budget, out: Path) -> str:
 
 def _source_ids(args: argparse.Namespace) -> int:
     """Write the results file with each variant's rows renamed to its source's id."""
-    from pytest_revprop.jsonutil import loads_strict
     from pytest_revprop.reporting.results import load_results
 
-    sources: dict[str, str] = {}
-    for path in iter_case_files(args.paths):
-        try:
-            data = loads_strict(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise UserError(f"{path}: cannot read a case ({exc.__class__.__name__})") from None
-        source = (
-            (((data.get("annotation") or {}).get("draft") or {}).get("source"))
-            if isinstance(data, dict)
-            else None
-        )
-        if not isinstance(source, str):
-            continue
-        if args.variant is not None and not str(data.get("id", "")).endswith(f"-p{args.variant}"):
-            continue
-        if source in sources.values():
-            raise UserError(f"two variants of {source}: choose one with --variant N")
-        sources[str(data["id"])] = source
-    if not sources:
-        raise UserError(
-            f"no reworded variant (annotation.draft.source) under {', '.join(args.paths) or 'no path'}"
-        )
-    results = load_results(args.source_ids)
-    rows = [
-        row | {"case": sources[row["case"]]} for row in results["results"] if row["case"] in sources
-    ]
-    if not rows:
-        raise UserError(f"{args.source_ids} holds no result of these variants")
-    text = json.dumps(results | {"results": rows}, indent=2, ensure_ascii=False) + "\n"
+    sources = variant_sources(args.paths, args.variant)
+    renamed = results_as_sources(load_results(args.source_ids), sources, str(args.source_ids))
+    text = json.dumps(renamed, indent=2, ensure_ascii=False) + "\n"
     if args.out is None:
         sys.stdout.write(text)
-    else:
-        args.out.write_text(text, encoding="utf-8")
-        print(
-            f"{len(rows)} results of {len(sources)} variants, renamed to their sources, in {args.out}"
-        )
+        return 0
+    args.out.write_text(text, encoding="utf-8")
+    rows = len(renamed["results"])
+    print(f"{rows} results of {len(sources)} variants, renamed to their sources, in {args.out}")
     return 0

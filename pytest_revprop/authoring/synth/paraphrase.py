@@ -7,15 +7,22 @@ never says key, field or JSON; it still states every number, date, time, identif
 of the original text (``facts``); it states no number the original does not; and at least
 one text of the case changed. The variant keeps the artifact, the assistant patches and the
 gold, gets a new id (``<source id>-p<N>``) and names its source in ``annotation.draft``.
+
+To run originals and variants side by side, the results of a run on the variants are renamed
+to their sources' ids (``results_as_sources``), so ``revprop compare`` pairs them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pytest_revprop.authoring.assembly import FORBIDDEN_WORDS
 from pytest_revprop.authoring.synth.facts import added_numbers, missing_facts
-from pytest_revprop.cases import Case
+from pytest_revprop.cases import Case, iter_case_files
+from pytest_revprop.errors import UserError
+from pytest_revprop.jsonutil import loads_strict
 from pytest_revprop.prompts import Prompts
 
 MAX_REASONS = 5
@@ -101,3 +108,51 @@ def variant_data(case: Case, number: int, turns: list[str], request: str) -> dic
     provenance = f"Reworded by revprop synth from {case.id}: same facts, artifact and gold."
     data["notes"] = f"{data['notes']} {provenance}".strip()
     return data
+
+
+# ------------------------------------------------------------------------------ side by side
+
+
+def variant_sources(paths: Sequence[str | Path], variant: int | None = None) -> dict[str, str]:
+    """Variant id -> source id, for the reworded variants (``annotation.draft.source``) among
+    the case files under ``paths``; with ``variant``, only variant number ``variant`` of each
+    source. UserError when a source has two variants, or when there is none."""
+    sources: dict[str, str] = {}
+    for path in iter_case_files(list(paths)):
+        try:
+            data = loads_strict(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise UserError(f"{path}: cannot read a case ({exc.__class__.__name__})") from None
+        source = _source_of(data)
+        if source is None:
+            continue
+        if variant is not None and not str(data.get("id", "")).endswith(f"-p{variant}"):
+            continue
+        if source in sources.values():
+            raise UserError(f"two variants of {source}: choose one with --variant N")
+        sources[str(data["id"])] = source
+    if not sources:
+        where = ", ".join(map(str, paths)) or "no path"
+        raise UserError(f"no reworded variant (annotation.draft.source) under {where}")
+    return sources
+
+
+def _source_of(data: Any) -> str | None:
+    note = data.get("annotation") if isinstance(data, dict) else None
+    draft = note.get("draft") if isinstance(note, dict) else None
+    source = draft.get("source") if isinstance(draft, dict) else None
+    return source if isinstance(source, str) else None
+
+
+def results_as_sources(
+    results: dict[str, Any], sources: Mapping[str, str], name: str = "results"
+) -> dict[str, Any]:
+    """``results`` (a results.json document) keeping only the rows of the variants in
+    ``sources``, each renamed to its source's id: ``revprop compare`` then pairs a run on the
+    originals with a run on the variants. UserError when no row is left."""
+    rows = [
+        row | {"case": sources[row["case"]]} for row in results["results"] if row["case"] in sources
+    ]
+    if not rows:
+        raise UserError(f"{name} holds no result of these variants")
+    return results | {"results": rows}
