@@ -293,7 +293,7 @@ async def paraphrase_draft(
             extra={"writer_seed": seed, "checks_failed": tally.checks_failed},
         )
         path = write_case(settings.out, data)
-        return Outcome(new_id, "draft", path, tally)
+        return Outcome(new_id, "draft", path, tally, len(turns))
     except FAILURES as exc:
         status, step, reasons = _failure(exc)
         if _not_started(status, tally):
