@@ -11,5 +11,6 @@ Modules, in the order a draft flows through them:
 - ``gold_draft``: the tentative gold from several samples merged by the project's methods;
 - ``drafts``: the draft case with its ``annotation`` object, and the rejected-draft record;
 - ``facts`` and ``paraphrase``: reworded variants and their mechanical fact check;
+- ``pipeline``: one draft from start to file (a card's case, or a reworded variant);
 - ``command``: the command line, the models and servers, progress lines and exit status.
 """

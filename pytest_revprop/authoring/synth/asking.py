@@ -92,14 +92,11 @@ class StepOutcome(Generic[T]):
 class Asker:
     """The calls of one draft to one model: cached client calls, budget, tally, seed."""
 
-    def __init__(
-        self, client: Completer, budget: Budget, tally: Tally, *, seed: int, role: str
-    ) -> None:
+    def __init__(self, client: Completer, budget: Budget, tally: Tally, *, seed: int) -> None:
         self.client = client
         self.budget = budget
         self.tally = tally
         self.seed = seed
-        self.role = role
 
     async def reply(self, messages: Sequence[Message], seed: int | None = None) -> Reply:
         """The model's reply to ``messages`` (at the draft's seed unless given)."""

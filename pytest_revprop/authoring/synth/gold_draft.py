@@ -84,10 +84,11 @@ async def draft_gold(
             [f"the {rule} of {k} gold samples does not make the requested change {edit}"]
         )
     samples = sample_artifacts(base, [_patch_of(c.reply) for c in run.calls if c.role == "sample"])
-    places = _places(base, run.patch)
+    patch = plain_operations(base, run.patch, merged)
+    places = _places(base, patch)
     kinds, flags = _kinds(places, edit, base)
     flags += _disagreements(places, merged, samples, k, kinds)
-    gold = [op | {"kind": kind} for op, kind in zip(run.patch, kinds, strict=True)]
+    gold = [op | {"kind": kind} for op, kind in zip(patch, kinds, strict=True)]
     draft = GoldDraft(
         gold=gold,
         flags=sorted(flags, key=lambda f: f["gold"]),
@@ -102,6 +103,20 @@ async def draft_gold(
             "forces, or did not agree on it"
         )
     return draft
+
+
+def plain_operations(base: Any, patch: list[dict[str, Any]], merged: Any) -> list[dict[str, Any]]:
+    """``patch`` as gold operations can be: only ``add``/``remove``/``replace`` with their
+    ``path`` and ``value`` (``test`` operations dropped); a patch that moves or copies is
+    replaced by the plain difference from ``base`` to ``merged``."""
+    ops = [op for op in patch if op["op"] != "test"]
+    if any(op["op"] not in ("add", "remove", "replace") for op in ops):
+        return diff(base, merged)
+    return [
+        {"op": op["op"], "path": op["path"]}
+        | ({} if op["op"] == "remove" else {"value": op["value"]})
+        for op in ops
+    ]
 
 
 def _applied(base: Any, patch: list[dict[str, Any]]) -> Any:

@@ -10,7 +10,7 @@ nothing made is lost; a rerun answers the steps already made from the cache.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -92,53 +92,37 @@ async def card_draft(
     card: Card, number: int, settings: Settings, budget: Budget, event: Event | None = None
 ) -> Outcome:
     """Draft ``number`` of ``card``: writer seed ``number - 1``; its file is always written."""
-    case_id = card_case_id(card, number)
-    tally = Tally()
-    seed = number - 1
-    writer = Asker(settings.writer.client, budget, tally, seed=seed, role="writer")
-    written = Written()
-    models = {"writer": settings.writer.name, "gold": settings.gold.name}
-    gold: GoldDraft | None = None
+    draft = _CardDraft(card, number, settings)
+    writer = Asker(settings.writer.client, budget, draft.tally, seed=draft.seed)
     try:
         await write_turns(
             card,
             writer,
             settings.prompts,
             max_reasks=settings.max_reasks,
-            written=written,
+            written=draft.written,
             event=event,
         )
-        assert written.request is not None
-        context = _context(card, case_id, written, settings, seed)
-        gold_asker = Asker(
-            settings.gold.client, budget, tally, seed=settings.gold_seed, role="gold"
-        )
+        context = draft.context()
+        request = draft.written.request
+        assert request is not None
+        gold_asker = Asker(settings.gold.client, budget, draft.tally, seed=settings.gold_seed)
         gold = await draft_gold(
             context,
-            written.request.edit,
+            request.edit,
             gold_asker.method_ask(),
             rule=settings.gold_rule,
             k=settings.gold_k,
             seed=settings.gold_seed,
             prompts=settings.prompts,
         )
-        note = annotation(
-            models=models,
-            seeds=gold.seeds,
-            cost_usd=tally.cost_usd,
-            card=card.label,
-            source=None,
-            flags=gold.flags,
-            notes=_gold_notes(gold, settings),
-            extra=_extra(written, gold, seed, tally),
-        )
-        path = write_case(settings.out, case_data(context, gold.gold, note))
-        return Outcome(case_id, "draft", path, tally, len(written.turns))
+        path = write_case(settings.out, case_data(context, gold.gold, draft.annotation(gold)))
+        return Outcome(draft.id, "draft", path, draft.tally, len(draft.written.turns))
     except FAILURES as exc:
         status, step, reasons = _failure(exc)
-        if _not_started(status, tally):
-            return Outcome(case_id, status, None, tally, reason=f"not started: {reasons[0]}")
-        return _reject(card, case_id, written, settings, tally, seed, status, step, reasons)
+        if _not_started(status, draft.tally):
+            return Outcome(draft.id, status, None, draft.tally, reason=f"not started: {reasons[0]}")
+        return draft.rejected(status, step, reasons)
 
 
 FAILURES = (Rejected, GoldFailed, CaseError, BudgetReached, CallFailed)
@@ -165,32 +149,113 @@ def _not_started(status: Status, tally: Tally) -> bool:
     return status == "stopped" and tally.calls == 0
 
 
-def _context(card: Card, case_id: str, written: Written, settings: Settings, seed: int) -> Case:
-    assert written.request is not None
-    return context_case(
-        case_id=case_id,
-        scenario=card.id,
-        domain=card.domain,
-        pattern=card.pattern,
-        split=card.split,
-        theme=card.theme,
-        conversation=written.conversation(),
-        artifact=written.artifact,
-        request=written.request.request,
-        notes=_case_notes(card, written, settings, seed),
-    )
+@dataclass
+class _CardDraft:
+    """One draft of a card as it is being made: what the writer accepted, and its calls."""
 
+    card: Card
+    number: int
+    settings: Settings
+    tally: Tally = field(default_factory=Tally)
+    written: Written = field(default_factory=Written)
 
-def _case_notes(card: Card, written: Written, settings: Settings, seed: int) -> str:
-    rules = "; ".join(
-        f"{d.path} from {', '.join(d.sources)}" + (f" ({d.rule})" if d.rule else "")
-        for d in written.dependencies
-    )
-    return (
-        f"Drafted by revprop synth from the card {card.label} (writer {settings.writer.name}, "
-        f"seed {seed}; gold: {settings.gold_rule} of {settings.gold_k} {settings.gold.name} "
-        f"samples). Dependencies the writer declared: {rules or 'none'}."
-    )
+    @property
+    def id(self) -> str:
+        return card_case_id(self.card, self.number)
+
+    @property
+    def seed(self) -> int:
+        return self.number - 1
+
+    @property
+    def models(self) -> dict[str, str]:
+        return {"writer": self.settings.writer.name, "gold": self.settings.gold.name}
+
+    def context(self) -> Case:
+        """The finished draft as a case without gold (what the gold model is shown)."""
+        card, written = self.card, self.written
+        assert written.request is not None
+        return context_case(
+            case_id=self.id,
+            scenario=card.id,
+            domain=card.domain,
+            pattern=card.pattern,
+            split=card.split,
+            theme=card.theme,
+            conversation=written.conversation(),
+            artifact=written.artifact,
+            request=written.request.request,
+            notes=self.case_notes(),
+        )
+
+    def case_notes(self) -> str:
+        settings = self.settings
+        rules = "; ".join(
+            f"{d.path} from {', '.join(d.sources)}" + (f" ({d.rule})" if d.rule else "")
+            for d in self.written.dependencies
+        )
+        return (
+            f"Drafted by revprop synth from the card {self.card.label} (writer "
+            f"{settings.writer.name}, seed {self.seed}; gold: {settings.gold_rule} of "
+            f"{settings.gold_k} {settings.gold.name} samples). "
+            f"Dependencies the writer declared: {rules or 'none'}."
+        )
+
+    def annotation(self, gold: GoldDraft) -> dict[str, Any]:
+        """The draft case's ``annotation``: models, gold seeds, cost, flags, provenance."""
+        return annotation(
+            models=self.models,
+            seeds=gold.seeds,
+            cost_usd=self.tally.cost_usd,
+            card=self.card.label,
+            source=None,
+            flags=gold.flags,
+            notes=_gold_notes(gold, self.settings),
+            extra={
+                "writer_seed": self.seed,
+                "gold_rule": gold.rule,
+                "checks_failed": self.tally.checks_failed,
+                "calls": self.tally.calls,
+                "dependencies": [d.to_dict() for d in self.written.dependencies],
+                "left_out": gold.left_out,
+            },
+        )
+
+    def rejected(self, status: Status, step: str, reasons: list[str]) -> Outcome:
+        """Write the rejected record (what was accepted, every failed attempt)."""
+        written = self.written
+        made = {
+            "card": self.card.label,
+            "conversation": written.conversation(),
+            "artifact": written.artifact,
+            "dependencies": [d.to_dict() for d in written.dependencies],
+            "request": None if written.request is None else written.request.request,
+            "edit": None if written.request is None else written.request.edit,
+        }
+        note = annotation(
+            models=self.models,
+            seeds=[self.seed],
+            cost_usd=self.tally.cost_usd,
+            card=self.card.label,
+            source=None,
+            extra={
+                "writer_seed": self.seed,
+                "checks_failed": self.tally.checks_failed,
+                "calls": self.tally.calls,
+            },
+        )
+        record = rejected_record(
+            case_id=self.id,
+            step=step,
+            reasons=reasons,
+            made=made,
+            attempts=[a.to_dict() for a in written.attempts],
+            note=note,
+        )
+        path = write_rejected(self.settings.out, self.id, record)
+        return Outcome(
+            self.id, status, path, self.tally, len(written.turns), f"{step}: {reasons[0]}"
+        )
 
 
 def _gold_notes(gold: GoldDraft, settings: Settings) -> str:
@@ -207,56 +272,6 @@ def _gold_notes(gold: GoldDraft, settings: Settings) -> str:
     return " ".join(parts)
 
 
-def _extra(written: Written, gold: GoldDraft, seed: int, tally: Tally) -> dict[str, Any]:
-    return {
-        "writer_seed": seed,
-        "gold_rule": gold.rule,
-        "checks_failed": tally.checks_failed,
-        "calls": tally.calls,
-        "dependencies": [d.to_dict() for d in written.dependencies],
-        "left_out": gold.left_out,
-    }
-
-
-def _reject(
-    card: Card,
-    case_id: str,
-    written: Written,
-    settings: Settings,
-    tally: Tally,
-    seed: int,
-    status: Status,
-    step: str,
-    reasons: list[str],
-) -> Outcome:
-    made = {
-        "card": card.label,
-        "conversation": written.conversation(),
-        "artifact": written.artifact,
-        "dependencies": [d.to_dict() for d in written.dependencies],
-        "request": None if written.request is None else written.request.request,
-        "edit": None if written.request is None else written.request.edit,
-    }
-    note = annotation(
-        models={"writer": settings.writer.name, "gold": settings.gold.name},
-        seeds=[seed],
-        cost_usd=tally.cost_usd,
-        card=card.label,
-        source=None,
-        extra={"writer_seed": seed, "checks_failed": tally.checks_failed, "calls": tally.calls},
-    )
-    record = rejected_record(
-        case_id=case_id,
-        step=step,
-        reasons=reasons,
-        made=made,
-        attempts=[a.to_dict() for a in written.attempts],
-        note=note,
-    )
-    path = write_rejected(settings.out, case_id, record)
-    return Outcome(case_id, status, path, tally, len(written.turns), f"{step}: {reasons[0]}")
-
-
 async def paraphrase_draft(
     case: Case, number: int, settings: Settings, budget: Budget, event: Event | None = None
 ) -> Outcome:
@@ -264,7 +279,7 @@ async def paraphrase_draft(
     new_id = variant_id(case, number)
     tally = Tally()
     seed = number - 1
-    writer = Asker(settings.writer.client, budget, tally, seed=seed, role="writer")
+    writer = Asker(settings.writer.client, budget, tally, seed=seed)
     attempts: list[Attempt] = []
     note_args: dict[str, Any] = {
         "models": {"writer": settings.writer.name},
