@@ -11,7 +11,10 @@ in a run (so the calls are the run's calls, and share its cache). On top of the 
   artifact holds, at the operation's place, what the merged artifact holds there; an invalid
   sample agrees with nothing) is flagged with how many made it;
 - **left out**: changes some valid samples proposed that the merge did not take, with how
-  many samples proposed each, for the annotator to look at.
+  many samples proposed each (most first, ties in sample order), for the annotator;
+- **plain operations**: gold operations keep only ``op``, ``path`` and ``value``; ``test``
+  operations are dropped, and a patch that moves or copies becomes the plain difference
+  between the document and the merged one.
 
 The draft is refused (not flagged) when no sample gave a patch that applies, or when the
 merged patch does not make the requested change.
