@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_writer import ScriptedWriter
+from scripted_writer import TURNS, ScriptedWriter
 
 from pytest_revprop.authoring.synth.cards import EXAMPLE_CARDS, example_card_text, parse_card
 from pytest_revprop.cases import load_case, load_cases
@@ -64,6 +64,26 @@ def test_a_run_prints_a_line_per_draft_and_exits_0_when_all_are_drafts(
     )
     assert "1 draft(s), 0 rejected, 0 stopped, 0 failed" in out
     assert load_case(project / "drafts" / "invoice-discount" / "10-1.json").size == 10
+
+
+def test_verbose_prints_a_line_per_turn_with_checks_failed_and_cost_so_far(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    writer = ScriptedWriter({"turn 2": ["not an object", TURNS[2]]})
+    assert _synth(fake_server(responder=writer), "cards", "-v") == 0
+    lines = capsys.readouterr().out.splitlines()
+    steps = [line for line in lines if line.startswith("  invoice-discount: ")]
+    assert [line.split(" · ")[0] for line in steps] == [
+        "  invoice-discount: turn 1: 2 of 10 leaves",
+        "  invoice-discount: turn 2: check failed (1 of 3): the reply holds no JSON object: "
+        "answer with one JSON object",
+        "  invoice-discount: turn 2: 5 of 10 leaves",
+        "  invoice-discount: turn 3: 7 of 10 leaves",
+        "  invoice-discount: turn 4: 10 of 10 leaves",
+    ]
+    assert steps[2].split(" · ")[1] == "checks failed 1"
+    costs = [float(line.rsplit("$", 1)[1]) for line in steps]
+    assert costs == sorted(costs) and costs[0] > 0
 
 
 def test_rerunning_resumes_from_the_cache_with_zero_requests(

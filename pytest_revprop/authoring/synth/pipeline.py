@@ -101,7 +101,7 @@ async def card_draft(
             settings.prompts,
             max_reasks=settings.max_reasks,
             written=draft.written,
-            event=event,
+            event=_with_tally(event, draft.tally),
         )
         context = draft.context()
         request = draft.written.request
@@ -142,6 +142,17 @@ def _failure(exc: Exception) -> tuple[Status, str, list[str]]:
     if isinstance(exc, CallFailed):
         return "failed", "call", [f"a model call failed: {exc.reason}"]
     raise exc
+
+
+def _with_tally(event: Event | None, tally: Tally) -> Event | None:
+    """``event`` with the draft's failed checks and cost so far appended to each line."""
+    if event is None:
+        return None
+
+    def report(line: str) -> None:
+        event(f"{line} · checks failed {tally.checks_failed} · cost ${tally.cost_usd:.4f}")
+
+    return report
 
 
 def _not_started(status: Status, tally: Tally) -> bool:
@@ -296,7 +307,7 @@ async def paraphrase_draft(
             prompts=settings.prompts,
             max_reasks=settings.max_reasks,
             attempts=attempts,
-            event=event,
+            event=_with_tally(event, tally),
         )
         if outcome.value is None:
             raise Rejected("rewording", outcome.reasons)
