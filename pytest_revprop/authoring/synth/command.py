@@ -37,6 +37,7 @@ from pytest_revprop.authoring.synth.pipeline import (
 )
 from pytest_revprop.cases import load_cases
 from pytest_revprop.errors import UserError
+from pytest_revprop.llm.transports import TRANSPORTS
 from pytest_revprop.options import parse_api_bases, parse_concurrency, parse_retries, parse_seconds
 from pytest_revprop.prompts import Prompts
 
@@ -204,7 +205,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add(
         "--transport",
-        choices=("litellm", "direct"),
+        choices=TRANSPORTS,
         help="how calls are sent (default: $REVPROP_TRANSPORT, else litellm)",
     )
     add(
