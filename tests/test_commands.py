@@ -82,7 +82,7 @@ def test_validate_score_and_merge_print_their_verdicts_as_json(tmp_path: Path) -
             ("frobnicate",),
             2,
             "revprop: unknown command 'frobnicate' (choose from validate, score, merge, cases, "
-            "serve, report, compare)",
+            "synth, serve, report, compare)",
         ),
     ],
 )
