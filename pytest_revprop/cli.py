@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pytest_revprop.authoring.annotate.command:annotate_main",
         "annotate case files in a local web app; --agreement compares two annotators",
     ),
+    "synth": (
+        "pytest_revprop.authoring.synth.command:synth_main",
+        "draft cases with a model from scenario cards, or reword existing cases",
+    ),
     "serve": (
         "pytest_revprop.servers.vllm:serve_main",
         "start (or print) the vLLM server command for a model preset",

@@ -1,0 +1,150 @@
+"""Asking the model one step of a draft: through the project's client, within the budget,
+re-asked with the reason a bounded number of times.
+
+Every call goes through ``llm.client.Client`` (the response cache, de-duplication, retries,
+the concurrency bound, cost), so rerunning a synth resumes from the cache: the chat of a
+draft is rebuilt from cached replies, and only steps never answered are sent. The budget
+counts what this run spends on calls that were not cached; it is checked before each call,
+so calls already in flight finish (a run may end a few calls past it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pytest_revprop.authoring.synth.replies import NoObject, reply_object
+from pytest_revprop.llm.types import Reply
+from pytest_revprop.methods import Ask, Completer
+from pytest_revprop.prompts import Prompts
+
+T = TypeVar("T")
+Message = dict[str, str]
+Check = Callable[[dict[str, Any]], tuple[T | None, list[str]]]
+"""A step's check: the reply's JSON object -> (the step's value, or None; the reasons)."""
+Event = Callable[[str], None]
+"""Where a draft reports what it is doing (a progress line)."""
+
+REASK_TEMPLATE = "synth_reask"
+
+
+class BudgetReached(Exception):
+    """The run has spent its ``--max-cost``: no new call is made."""
+
+
+@dataclass
+class Budget:
+    """What the run may spend on new calls (None: no limit) and has spent so far."""
+
+    limit_usd: float | None = None
+    spent_usd: float = 0.0
+
+    def check(self) -> None:
+        if self.limit_usd is not None and self.spent_usd >= self.limit_usd:
+            raise BudgetReached(
+                f"the --max-cost budget of ${self.limit_usd:.4f} is spent "
+                f"(${self.spent_usd:.4f} on new calls)"
+            )
+
+    def add(self, reply: Reply) -> None:
+        if not reply.cached:
+            self.spent_usd += reply.cost_usd
+
+
+@dataclass
+class Tally:
+    """One draft's calls: their cost as if made alone (cached replies priced again), how
+    many were answered from the cache, and the checks that failed."""
+
+    cost_usd: float = 0.0
+    calls: int = 0
+    cached: int = 0
+    checks_failed: int = 0
+
+    def add(self, reply: Reply) -> None:
+        self.cost_usd += reply.cost_usd
+        self.calls += 1
+        self.cached += int(reply.cached)
+
+
+@dataclass
+class Attempt:
+    """A reply that failed its step's check, kept for the rejected-draft record."""
+
+    step: str
+    reply: str
+    reasons: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "reasons": self.reasons, "reply": self.reply}
+
+
+@dataclass
+class StepOutcome(Generic[T]):
+    """A step's accepted value and reply, or (value None) the reasons of its last attempt."""
+
+    value: T | None
+    reply: str = ""
+    reasons: list[str] = field(default_factory=list)
+
+
+class Asker:
+    """The calls of one draft to one model: cached client calls, budget, tally, seed."""
+
+    def __init__(self, client: Completer, budget: Budget, tally: Tally, *, seed: int) -> None:
+        self.client = client
+        self.budget = budget
+        self.tally = tally
+        self.seed = seed
+
+    async def reply(self, messages: Sequence[Message], seed: int | None = None) -> Reply:
+        """The model's reply to ``messages`` (at the draft's seed unless given)."""
+        self.budget.check()
+        request = self.client.make_request(list(messages), self.seed if seed is None else seed)
+        reply = await self.client.complete(request)
+        self.budget.add(reply)
+        self.tally.add(reply)
+        return reply
+
+    def method_ask(self) -> Ask:
+        """This asker as the ``ask`` callable of ``pytest_revprop.methods``."""
+
+        async def ask(messages: list[Message], seed: int, purpose: str, priority: int) -> Reply:
+            return await self.reply(messages, seed)
+
+        return ask
+
+
+async def checked_step(
+    asker: Asker,
+    messages: Sequence[Message],
+    check: Check[T],
+    *,
+    step: str,
+    prompts: Prompts,
+    max_reasks: int,
+    attempts: list[Attempt],
+    event: Event | None = None,
+) -> StepOutcome[T]:
+    """Ask ``messages``; while the reply fails ``check`` and re-asks remain, send the failed
+    reply back with the reasons (``synth_reask`` template) and ask again. Each failed attempt
+    is appended to ``attempts`` and counted in the tally."""
+    chat = list(messages)
+    reasons: list[str] = []
+    for attempt in range(max_reasks + 1):
+        reply = await asker.reply(chat)
+        try:
+            value, reasons = check(reply_object(reply))
+        except NoObject as exc:
+            value, reasons = None, [str(exc)]
+        if value is not None and not reasons:
+            return StepOutcome(value, reply.content)
+        asker.tally.checks_failed += 1
+        attempts.append(Attempt(step, reply.content, reasons))
+        if event is not None:
+            event(f"{step}: check failed ({attempt + 1} of {max_reasks + 1}): {reasons[0]}")
+        reask = prompts.render(REASK_TEMPLATE, reasons="\n".join(f"- {r}" for r in reasons))
+        chat = [*messages, {"role": "assistant", "content": reply.content}]
+        chat.append({"role": "user", "content": reask})
+    return StepOutcome(None, reasons=reasons)

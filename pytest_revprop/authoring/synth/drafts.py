@@ -1,0 +1,165 @@
+"""What a draft becomes on disk: a case file with its ``annotation`` object, or a rejected
+record with its reasons.
+
+A draft case is written by the project's one case writer (``assembly.dump_case``) to
+``OUT/<id>.json`` only after it passes every loading rule; its ``annotation`` says
+``status: draft``, with one ``drafted`` history entry and the ``draft`` provenance
+(generator, card, models, seeds, cost, source, flags; ``docs/case-format.md``). A rejected
+draft is never dropped: ``OUT/__rejected__/<id>.json`` keeps what was made, the step that
+failed, its reasons and every failed attempt. The loader skips folders named ``__...``, so
+``OUT`` stays a folder of valid cases. Writing one kind removes a stale file of the other.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_revprop import __version__
+from pytest_revprop.cases import ANNOTATION_FIELD, Case, Turn, dump_case
+from pytest_revprop.jsonutil import leaf_count
+
+GENERATOR = f"revprop synth {__version__}"
+ANNOTATOR = "synth"
+REJECTED_FOLDER = "__rejected__"
+"""Where rejected drafts go, inside the output folder (skipped by the case loader)."""
+
+
+def utc_now() -> str:
+    """The time as the annotation history writes it: ISO 8601, UTC, seconds, ``Z``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def annotation(
+    *,
+    models: Mapping[str, str],
+    seeds: Sequence[int],
+    cost_usd: float,
+    card: str | None,
+    source: str | None,
+    flags: Sequence[Mapping[str, Any]] = (),
+    notes: str = "",
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``annotation`` object of a model-made case (``status: draft``)."""
+    draft = {
+        "generator": GENERATOR,
+        "card": card,
+        "models": dict(models),
+        "seeds": list(seeds),
+        "cost_usd": round(max(cost_usd, 0.0), 8),
+        "source": source,
+        "flags": [dict(f) for f in flags],
+        **(extra or {}),
+    }
+    out: dict[str, Any] = {
+        "status": "draft",
+        "history": [{"annotator": ANNOTATOR, "time": utc_now(), "action": "drafted"}],
+    }
+    if notes:
+        out["notes"] = notes
+    out["draft"] = draft
+    return out
+
+
+def context_case(
+    *,
+    case_id: str,
+    scenario: str,
+    domain: str,
+    pattern: str,
+    split: str,
+    theme: str,
+    conversation: Sequence[Mapping[str, Any]],
+    artifact: Any,
+    request: str,
+    notes: str = "",
+) -> Case:
+    """The draft as a case without gold: what a gold model is shown."""
+    return Case(
+        id=case_id,
+        scenario=scenario,
+        domain=domain,
+        pattern=pattern,
+        size=leaf_count(artifact),
+        split=split,
+        theme=theme,
+        conversation=[Turn(str(t["user"]), list(t["assistant"])) for t in conversation],
+        artifact=artifact,
+        request=request,
+        reference=None,
+        gold=[],
+        notes=notes,
+    )
+
+
+def case_data(
+    case: Case, gold: Sequence[Mapping[str, Any]], note: dict[str, Any]
+) -> dict[str, Any]:
+    """The file data of ``case`` with ``gold`` and the annotation ``note``."""
+    data = case.to_dict() | {"gold": [dict(op) for op in gold]}
+    data[ANNOTATION_FIELD] = note
+    return data
+
+
+def file_for(out: Path, case_id: str, rejected: bool = False) -> Path:
+    """``OUT/<id>.json`` (or under ``__rejected__``), each part of the id made a safe name."""
+    parts = [re.sub(r"[^A-Za-z0-9._~+-]", "_", part) for part in case_id.split("/")]
+    parts = [part if part.strip(".") else part.replace(".", "_") or "_" for part in parts]
+    parts[-1] += ".json"
+    return out.joinpath(REJECTED_FOLDER, *parts) if rejected else out.joinpath(*parts)
+
+
+def write_case(out: Path, data: Mapping[str, Any]) -> Path:
+    """Write a draft case (it must pass the loading rules: raises CaseError otherwise)."""
+    text = dump_case(data)
+    Case.from_dict(json.loads(text), source=str(file_for(out, str(data["id"]))))
+    path = file_for(out, str(data["id"]))
+    _write(path, text)
+    file_for(out, str(data["id"]), rejected=True).unlink(missing_ok=True)
+    return path
+
+
+def write_rejected(out: Path, case_id: str, record: Mapping[str, Any]) -> Path:
+    """Write a rejected draft's record; a draft case of the same id is removed."""
+    path = file_for(out, case_id, rejected=True)
+    _write(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    file_for(out, case_id).unlink(missing_ok=True)
+    return path
+
+
+def rejected_record(
+    *,
+    case_id: str,
+    step: str,
+    reasons: Sequence[str],
+    made: Mapping[str, Any],
+    attempts: Sequence[Mapping[str, Any]],
+    note: dict[str, Any],
+) -> dict[str, Any]:
+    """A rejected draft: which step failed and why, what was made, every failed attempt."""
+    return {
+        "id": case_id,
+        "rejected": {"step": step, "reasons": list(reasons)},
+        **made,
+        "attempts": list(attempts),
+        ANNOTATION_FIELD: note,
+    }
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

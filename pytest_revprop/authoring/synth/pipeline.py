@@ -1,0 +1,336 @@
+"""One draft from start to file: a card's case (writer, tentative gold, case file), or one
+reworded variant of an existing case.
+
+Each ends in an ``Outcome`` and a file, whatever happens: ``draft`` (a valid case file),
+``rejected`` (a step failed its checks after the re-asks, the gold could not be drafted, or
+the case broke a loading rule), ``stopped`` (the budget ran out before the draft was done)
+or ``failed`` (a model call failed for good). All but ``draft`` write the rejected record, so
+nothing made is lost; a rerun answers the steps already made from the cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pytest_revprop.authoring.synth.asking import (
+    Asker,
+    Attempt,
+    Budget,
+    BudgetReached,
+    Event,
+    Tally,
+    checked_step,
+)
+from pytest_revprop.authoring.synth.cards import Card
+from pytest_revprop.authoring.synth.drafts import (
+    annotation,
+    case_data,
+    context_case,
+    rejected_record,
+    write_case,
+    write_rejected,
+)
+from pytest_revprop.authoring.synth.generate import Rejected, Written
+from pytest_revprop.authoring.synth.generate import write_case as write_turns
+from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed, draft_gold
+from pytest_revprop.authoring.synth.paraphrase import (
+    check_paraphrase,
+    paraphrase_messages,
+    variant_data,
+    variant_id,
+)
+from pytest_revprop.cases import Case, CaseError
+from pytest_revprop.llm.types import CallFailed
+from pytest_revprop.methods import Completer
+from pytest_revprop.prompts import Prompts
+
+Status = Literal["draft", "rejected", "stopped", "failed"]
+
+
+@dataclass(frozen=True)
+class Role:
+    """A model in a role: its client and the name drafts record."""
+
+    client: Completer
+    name: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every draft of a run shares."""
+
+    out: Path
+    prompts: Prompts
+    writer: Role
+    gold: Role
+    max_reasks: int = 2
+    gold_rule: str = "maj"
+    gold_k: int = 3
+    gold_seed: int = 0
+
+
+@dataclass
+class Outcome:
+    """How one draft ended, for its progress line and the exit status."""
+
+    id: str
+    status: Status
+    path: Path | None
+    tally: Tally
+    turns: int = 0
+    reason: str = ""
+
+
+def card_case_id(card: Card, number: int) -> str:
+    """The id of draft ``number`` (1-based) of ``card``."""
+    return f"{card.id}/{card.size}-{number}"
+
+
+async def card_draft(
+    card: Card, number: int, settings: Settings, budget: Budget, event: Event | None = None
+) -> Outcome:
+    """Draft ``number`` of ``card``: writer seed ``number - 1``; its file is always written."""
+    draft = _CardDraft(card, number, settings)
+    writer = Asker(settings.writer.client, budget, draft.tally, seed=draft.seed)
+    try:
+        await write_turns(
+            card,
+            writer,
+            settings.prompts,
+            max_reasks=settings.max_reasks,
+            written=draft.written,
+            event=_with_tally(event, draft.tally),
+        )
+        context = draft.context()
+        request = draft.written.request
+        assert request is not None
+        gold_asker = Asker(settings.gold.client, budget, draft.tally, seed=settings.gold_seed)
+        gold = await draft_gold(
+            context,
+            request.edit,
+            gold_asker.method_ask(),
+            rule=settings.gold_rule,
+            k=settings.gold_k,
+            seed=settings.gold_seed,
+            prompts=settings.prompts,
+        )
+        path = write_case(settings.out, case_data(context, gold.gold, draft.annotation(gold)))
+        return Outcome(draft.id, "draft", path, draft.tally, len(draft.written.turns))
+    except FAILURES as exc:
+        status, step, reasons = _failure(exc)
+        if _not_started(status, draft.tally):
+            return Outcome(draft.id, status, None, draft.tally, reason=f"not started: {reasons[0]}")
+        return draft.rejected(status, step, reasons)
+
+
+FAILURES = (Rejected, GoldFailed, CaseError, BudgetReached, CallFailed)
+"""How a draft can end without a case: each is recorded, never raised to the command."""
+
+
+def _failure(exc: Exception) -> tuple[Status, str, list[str]]:
+    """The status, the step and the reasons of a draft that ended with ``exc``."""
+    if isinstance(exc, Rejected):
+        return "rejected", exc.step, exc.reasons
+    if isinstance(exc, GoldFailed):
+        return "rejected", "gold", exc.reasons
+    if isinstance(exc, CaseError):
+        return "rejected", "case", [str(exc)]
+    if isinstance(exc, BudgetReached):
+        return "stopped", "budget", [str(exc)]
+    if isinstance(exc, CallFailed):
+        return "failed", "call", [f"a model call failed: {exc.reason}"]
+    raise exc
+
+
+def _with_tally(event: Event | None, tally: Tally) -> Event | None:
+    """``event`` with the draft's failed checks and cost so far appended to each line."""
+    if event is None:
+        return None
+
+    def report(line: str) -> None:
+        event(f"{line} · checks failed {tally.checks_failed} · cost ${tally.cost_usd:.4f}")
+
+    return report
+
+
+def _not_started(status: Status, tally: Tally) -> bool:
+    """A draft the budget stopped before its first call: nothing to keep, no file."""
+    return status == "stopped" and tally.calls == 0
+
+
+@dataclass
+class _CardDraft:
+    """One draft of a card as it is being made: what the writer accepted, and its calls."""
+
+    card: Card
+    number: int
+    settings: Settings
+    tally: Tally = field(default_factory=Tally)
+    written: Written = field(default_factory=Written)
+
+    @property
+    def id(self) -> str:
+        return card_case_id(self.card, self.number)
+
+    @property
+    def seed(self) -> int:
+        return self.number - 1
+
+    @property
+    def models(self) -> dict[str, str]:
+        return {"writer": self.settings.writer.name, "gold": self.settings.gold.name}
+
+    def context(self) -> Case:
+        """The finished draft as a case without gold (what the gold model is shown)."""
+        card, written = self.card, self.written
+        assert written.request is not None
+        return context_case(
+            case_id=self.id,
+            scenario=card.id,
+            domain=card.domain,
+            pattern=card.pattern,
+            split=card.split,
+            theme=card.theme,
+            conversation=written.conversation(),
+            artifact=written.artifact,
+            request=written.request.request,
+            notes=self.case_notes(),
+        )
+
+    def case_notes(self) -> str:
+        settings = self.settings
+        rules = "; ".join(
+            f"{d.path} from {', '.join(d.sources)}" + (f" ({d.rule})" if d.rule else "")
+            for d in self.written.dependencies
+        )
+        return (
+            f"Drafted by revprop synth from the card {self.card.label} (writer "
+            f"{settings.writer.name}, seed {self.seed}; gold: {settings.gold_rule} of "
+            f"{settings.gold_k} {settings.gold.name} samples). "
+            f"Dependencies the writer declared: {rules or 'none'}."
+        )
+
+    def annotation(self, gold: GoldDraft) -> dict[str, Any]:
+        """The draft case's ``annotation``: models, gold seeds, cost, flags, provenance."""
+        return annotation(
+            models=self.models,
+            seeds=gold.seeds,
+            cost_usd=self.tally.cost_usd,
+            card=self.card.label,
+            source=None,
+            flags=gold.flags,
+            notes=_gold_notes(gold, self.settings),
+            extra={
+                "writer_seed": self.seed,
+                "gold_rule": gold.rule,
+                "checks_failed": self.tally.checks_failed,
+                "calls": self.tally.calls,
+                "dependencies": [d.to_dict() for d in self.written.dependencies],
+                "left_out": gold.left_out,
+            },
+        )
+
+    def rejected(self, status: Status, step: str, reasons: list[str]) -> Outcome:
+        """Write the rejected record (what was accepted, every failed attempt)."""
+        written = self.written
+        made = {
+            "card": self.card.label,
+            "conversation": written.conversation(),
+            "artifact": written.artifact,
+            "dependencies": [d.to_dict() for d in written.dependencies],
+            "request": None if written.request is None else written.request.request,
+            "edit": None if written.request is None else written.request.edit,
+        }
+        note = annotation(
+            models=self.models,
+            seeds=[self.seed],
+            cost_usd=self.tally.cost_usd,
+            card=self.card.label,
+            source=None,
+            extra={
+                "writer_seed": self.seed,
+                "checks_failed": self.tally.checks_failed,
+                "calls": self.tally.calls,
+            },
+        )
+        record = rejected_record(
+            case_id=self.id,
+            step=step,
+            reasons=reasons,
+            made=made,
+            attempts=[a.to_dict() for a in written.attempts],
+            note=note,
+        )
+        path = write_rejected(self.settings.out, self.id, record)
+        return Outcome(
+            self.id, status, path, self.tally, len(written.turns), f"{step}: {reasons[0]}"
+        )
+
+
+def _gold_notes(gold: GoldDraft, settings: Settings) -> str:
+    parts = [
+        f"Tentative gold: {gold.rule} of {len(gold.seeds)} j+h samples of {settings.gold.name} "
+        f"({gold.valid_samples} valid); check every operation, the flagged ones first."
+    ]
+    if gold.left_out:
+        shown = ", ".join(
+            f"{e['path']} ({e['samples']} of {len(gold.seeds)})" for e in gold.left_out[:5]
+        )
+        parts.append(f"Changes some samples proposed but the merge left out: {shown}.")
+    parts += [note[0].upper() + note[1:] + "." for note in gold.notes]
+    return " ".join(parts)
+
+
+async def paraphrase_draft(
+    case: Case, number: int, settings: Settings, budget: Budget, event: Event | None = None
+) -> Outcome:
+    """Reworded variant ``number`` of ``case`` (writer seed ``number - 1``)."""
+    new_id = variant_id(case, number)
+    tally = Tally()
+    seed = number - 1
+    writer = Asker(settings.writer.client, budget, tally, seed=seed)
+    attempts: list[Attempt] = []
+    note_args: dict[str, Any] = {
+        "models": {"writer": settings.writer.name},
+        "seeds": [seed],
+        "card": None,
+        "source": case.id,
+    }
+    try:
+        outcome = await checked_step(
+            writer,
+            paraphrase_messages(case, settings.prompts),
+            lambda reply: check_paraphrase(reply, case),
+            step="rewording",
+            prompts=settings.prompts,
+            max_reasks=settings.max_reasks,
+            attempts=attempts,
+            event=_with_tally(event, tally),
+        )
+        if outcome.value is None:
+            raise Rejected("rewording", outcome.reasons)
+        turns, request = outcome.value
+        data = variant_data(case, number, turns, request)
+        data["annotation"] = annotation(
+            **note_args,
+            cost_usd=tally.cost_usd,
+            extra={"writer_seed": seed, "checks_failed": tally.checks_failed},
+        )
+        path = write_case(settings.out, data)
+        return Outcome(new_id, "draft", path, tally, len(turns))
+    except FAILURES as exc:
+        status, step, reasons = _failure(exc)
+        if _not_started(status, tally):
+            return Outcome(new_id, status, None, tally, reason=f"not started: {reasons[0]}")
+        record = rejected_record(
+            case_id=new_id,
+            step=step,
+            reasons=reasons,
+            made={"source": case.id},
+            attempts=[a.to_dict() for a in attempts],
+            note=annotation(**note_args, cost_usd=tally.cost_usd),
+        )
+        path = write_rejected(settings.out, new_id, record)
+        return Outcome(new_id, status, path, tally, reason=f"{step}: {reasons[0]}")
