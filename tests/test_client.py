@@ -112,6 +112,20 @@ def test_key_ignores_replica_order_and_extra_body_spelling() -> None:
     assert first == second
 
 
+def test_embedded_calls_are_keyed_by_the_embedded_server_not_its_port() -> None:
+    embedded = resolve_model("smollm2-135m")
+    on_one_port = Request.build(
+        embedded.replace(api_bases=("http://127.0.0.1:40001/v1",)), ask("x"), 0
+    )
+    on_another = Request.build(
+        embedded.replace(api_bases=("http://127.0.0.1:40002/v1",)), ask("x"), 0
+    )
+    assert on_one_port.cache_key() == on_another.cache_key()
+    assert on_one_port.api_bases != on_another.api_bases  # routing still uses the real URL
+    served_elsewhere = fake_model(["http://127.0.0.1:40001/v1"])
+    assert Request.build(served_elsewhere, ask("x"), 0).cache_key() != on_one_port.cache_key()
+
+
 def test_api_key_is_not_in_the_key_and_a_new_key_still_hits(
     fake_server: Callable[..., FakeServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

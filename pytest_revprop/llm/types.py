@@ -62,6 +62,10 @@ class CallFailed(Exception):
         super().__init__(self.reason)
 
 
+EMBEDDED_KEY_BASE = "embedded-llama.cpp"
+"""What the cache key holds in place of the embedded server's URL."""
+
+
 @dataclass(frozen=True)
 class Request:
     """One chat completion request: every field that can change the answer, and no secret."""
@@ -76,6 +80,9 @@ class Request:
     reasoning_effort: str | None = None
     extra_body: tuple[tuple[str, str], ...] = ()
     response_format: str | None = None
+    embedded: bool = False
+    """Served by the embedded llama.cpp server: its URL (a fresh loopback port each run) is
+    routing only, so the cache key names the embedded server instead (the weights are pinned)."""
 
     @classmethod
     def build(
@@ -97,6 +104,7 @@ class Request:
             reasoning_effort=model.reasoning_effort,
             extra_body=model.extra_body,
             response_format=None if response_format is None else canonical_json(response_format),
+            embedded=model.kind == "embedded",
         )
 
     def message_dicts(self) -> list[dict[str, str]]:
@@ -108,7 +116,7 @@ class Request:
             "version": CACHE_VERSION,
             "litellm_model": self.litellm_model,
             "served_name": self.served_name,
-            "api_bases": sorted(self.api_bases),
+            "api_bases": [EMBEDDED_KEY_BASE] if self.embedded else sorted(self.api_bases),
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "reasoning_effort": self.reasoning_effort,

@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 
 DEFAULT_OUT = Path("synth-drafts")
 DEFAULT_CACHE = Path(".revprop-cache")
-EMBEDDED_PORT = 28135
-"""Where synth starts the embedded llama.cpp server when the port is free (see _stable_port)."""
 
 
 def _count(minimum: int) -> Callable[[str], int]:
@@ -295,7 +293,6 @@ def _model(name: str, args: argparse.Namespace, servers: list[EmbeddedServer]) -
         from pytest_revprop.servers.embedded import embedded_server_for
 
         server = embedded_server_for(model)
-        server.port = _stable_port()
         servers.append(server)
         server.start()
         model = model.replace(api_bases=(server.base_url,))
@@ -304,26 +301,6 @@ def _model(name: str, args: argparse.Namespace, servers: list[EmbeddedServer]) -
 
         check_servers(list(model.api_bases))
     return model
-
-
-def _stable_port() -> int | None:
-    """The embedded server's port: always the same one when it is free, because the server's
-    URL is part of every cache key, and a new port would make a rerun miss the cache."""
-    import socket
-
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            # as the server binds: connections of an earlier run in TIME_WAIT do not block it
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind(("127.0.0.1", EMBEDDED_PORT))
-    except OSError:
-        print(
-            f"note: port {EMBEDDED_PORT} is busy; the embedded server takes another, so a "
-            "later run will not find these calls in the cache",
-            file=sys.stderr,
-        )
-        return None
-    return EMBEDDED_PORT
 
 
 def _client(model: ModelConfig, args: argparse.Namespace) -> Client:
