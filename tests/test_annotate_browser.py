@@ -417,3 +417,58 @@ def test_the_whole_shipped_benchmark_opens(tmp_path: Path) -> None:
         (tmp_path / "open-150.txt").write_text(f"{seconds:.2f}\n", encoding="utf-8")
         assert b.page.locator(".case-item .badge.error").count() == 0
         assert b.problems == [] and b.outside == []
+
+
+def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
+    fake_server: Any, tmp_path: Path
+) -> None:
+    """The two tools meet in the middle: a draft `revprop synth` wrote from the scripted
+    server opens in the annotation tool with its flags, and saving it records the annotator."""
+    import asyncio
+
+    from scripted_writer import ScriptedWriter, model
+
+    from pytest_revprop.authoring.synth.asking import Budget
+    from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
+    from pytest_revprop.authoring.synth.pipeline import Role, Settings, card_draft
+    from pytest_revprop.llm.client import Client
+    from pytest_revprop.prompts import Prompts
+
+    server = fake_server(responder=ScriptedWriter())
+    client = Client(model(server.base_url), cache_dir=tmp_path / "cache", concurrency=4)
+    drafts = tmp_path / "drafts"
+    settings = Settings(
+        out=drafts,
+        prompts=Prompts(),
+        writer=Role(client, "fake"),
+        gold=Role(client, "fake-gold"),
+        max_reasks=2,
+        gold_rule="maj",
+    )
+    card = parse_card(example_card_text("invoice-discount"), Path("cards/invoice-discount.toml"))
+    outcome = asyncio.run(card_draft(card, 1, settings, Budget()))
+    assert outcome.status == "draft" and outcome.path is not None
+    draft_id = load_case(outcome.path).id
+    with (
+        AnnotateProcess(
+            [str(drafts), "--port", "0", "--model", "gold", "--annotator", "carol"], cwd=tmp_path
+        ) as srv,
+        browser(srv.url) as b,
+    ):
+        page = b.page
+        b.open()
+        item = page.locator(f'.case-item:has(.case-id:text-is("{draft_id}"))')
+        assert item.get_attribute("data-status") == "draft"
+        b.open(draft_id)
+        assert page.text_content("#case-status") == "draft"
+        assert page.locator('[data-pointer^="/gold"]').count() == 0  # the draft checks clean
+        b.shot(tmp_path / "annotate-synth-draft.png")
+        page.keyboard.press("Control+s")
+        b.saved()
+        assert page.text_content("#case-status") == "annotated"
+        assert b.problems == [] and b.outside == []
+    saved = load_case(outcome.path)
+    assert saved.annotation is not None
+    assert [h["action"] for h in saved.annotation["history"]][-1] == "edited"
+    assert saved.annotation["history"][-1]["annotator"] == "carol"
+    assert saved.annotation["draft"]["models"]  # the drafting record survives the save
