@@ -134,3 +134,9 @@ REGRESSION_EXIT: Final = 6
 ``revprop compare --fail-on-regression`` both use it."""
 USAGE_EXIT: Final = 2
 """Exit status of a `revprop` command given unusable input (a one-line error)."""
+PYTEST_USAGE_EXIT: Final = 4
+"""pytest's usage error (``pytest.ExitCode.USAGE_ERROR``): a run stopped by a one-line error,
+or a baseline gate that could compare nothing."""
+PYTEST_UNFINISHED_EXITS: Final[frozenset[int]] = frozenset({2, 3, 4, 5})
+"""pytest's interrupted, internal error, usage error and no-tests statuses: the run itself did
+not go as asked, and the gate's verdict never replaces them."""
