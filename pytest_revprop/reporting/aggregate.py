@@ -103,19 +103,24 @@ def _write_private(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+REPORT_FILES = ("results.json", "samples.jsonl", "summary.md")
+"""The files ``write_reports`` writes, in that order."""
+
+
 def write_reports(
     out_dir: Path, records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]
 ) -> dict[str, Any]:
     """results.json, samples.jsonl and summary.md under ``out_dir``; returns the results document."""
     private_dir(out_dir)
+    results_path, samples_path, summary_path = (out_dir / name for name in REPORT_FILES)
     doc = results_document(records, meta)
-    _write_private(out_dir / "results.json", json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+    _write_private(results_path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
     lines = [
         json.dumps({k: r.get(k) for k in (*RESULT_KEYS, *SAMPLE_ONLY_KEYS)}, ensure_ascii=False)
         for r in _in_file_order(records)
     ]
-    _write_private(out_dir / "samples.jsonl", "\n".join(lines) + ("\n" if lines else ""))
-    _write_private(out_dir / "summary.md", markdown_summary(doc))
+    _write_private(samples_path, "\n".join(lines) + ("\n" if lines else ""))
+    _write_private(summary_path, markdown_summary(doc))
     return doc
 
 
