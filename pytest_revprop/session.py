@@ -5,11 +5,17 @@ is given. It turns options into core objects (cases, models, a Runner), makes on
 (case, model, method, k, seed), collects each item's plain-data record from the reports (so
 xdist workers hand results to the controller as builtin data), and at the end writes the
 reports, prints the summary and applies the baseline gate.
+
+The exit status is combined with what pytest and other plugins set, never overwritten
+(docs/interfaces.md, "Exit codes"): under a baseline only the items' own model failures ("not
+completed") are taken out of pytest's failure count, and the gate's verdict is folded into the
+final status by ``combined_exit_status``.
 """
 
 from __future__ import annotations
 
 import gc
+import json
 import os
 from collections.abc import Generator, Sequence
 from pathlib import Path
@@ -32,6 +38,7 @@ from pytest_revprop.vocabulary import (
     BENCHMARK_SIZES,
     DOMAINS,
     PATTERNS,
+    PYTEST_USAGE_EXIT,
     REGRESSION_EXIT,
     SPLITS,
     ResultRecord,
@@ -41,6 +48,12 @@ if TYPE_CHECKING:
     from pytest_revprop.reporting.gate import GateResult
 
 RECORD_ATTR = "revprop_record"
+NOT_COMPLETED_ATTR = "revprop_not_completed"
+"""Set on the call report of an item whose sample did not complete: the only failure that a
+baseline gate may waive (a call error, or any other test's failure, never is)."""
+JUNIT_CLASSNAME = "revprop.{model}.{method}-k{k}"
+"""The JUnit ``classname`` of an item: CI viewers group testcases by it (and split it at the
+last dot into package and class); the testcase ``name`` is the item's node id."""
 GC_THRESHOLD = (20_000, 20, 20)
 """Collector thresholds while the runner works (Python's defaults: 700, 10, 10)."""
 KNOWN_MARKERS = (
@@ -119,6 +132,8 @@ class RevpropItem(pytest.Item):
             raise RevpropFailure(describe_failure(self.record))
 
     def _properties(self) -> None:
+        """The record's outcome as JUnit properties, with JSON-style values (``true``,
+        ``null``, numbers as JSON writes them; strings as they are)."""
         assert self.record is not None
         for key in (
             "completed",
@@ -131,7 +146,9 @@ class RevpropItem(pytest.Item):
             "latency_s",
             "calls",
         ):
-            self.user_properties.append((f"revprop_{key}", self.record[key]))
+            value = self.record[key]
+            text = value if isinstance(value, str) else json.dumps(value)
+            self.user_properties.append((f"revprop_{key}", text))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, RevpropFailure | CallFailedError):
@@ -165,9 +182,18 @@ class RevpropSession:
         self.runner: Runner | None = None
         self.records: dict[tuple[Any, ...], ResultRecord] = {}
         self.servers: list[Any] = []
+        self.baseline: dict[str, Any] | None = None
+        """The baseline to compare with (read and checked at configure), None when not comparing."""
         self.gate_result: GateResult | None = None
+        self.gate_error: str | None = None
+        self.gate_status: int | None = None
+        """REGRESSION_EXIT or USAGE_ERROR, folded into the session's exit status at the end."""
+        self.not_completed = 0
+        """Items whose sample did not complete, counted on the controller."""
         self.report_error: str | None = None
-        self.exit_override: int | None = None
+        self.written: list[Path] = []
+        self.baseline_written: Path | None = None
+        self._specs_by_node: dict[str, ItemSpec] | None = None
         self.is_worker = hasattr(config, "workerinput")
         self._gc_threshold: tuple[int, ...] | None = None
         self._frozen = False
@@ -214,15 +240,27 @@ class RevpropSession:
             config.addinivalue_line(
                 "markers", f"size{size}: cases whose artifact has {size} leaves"
             )
-        return cls(config, cases, models, settings)
+        session = cls(config, cases, models, settings)
+        comparing = opt("revprop_baseline") is not None and not opt("revprop_update_baseline")
+        if comparing and not session.is_worker:
+            from pytest_revprop.reporting.gate import groups_of, read_comparable_baseline
+
+            planned = groups_of(
+                {"model": s.model, "method": s.method, "k": s.k} for s in session.specs
+            )
+            session.baseline = read_comparable_baseline(opt("revprop_baseline"), planned)
+        return session
 
     def header(self) -> str:
-        s = self.settings
-        return (
-            f"revprop: models {', '.join(m.name for m in self.models)}; methods {', '.join(s.methods)}; "
-            f"k {','.join(map(str, s.k_values))}; seeds {','.join(map(str, s.seeds))}; "
-            f"{len(self.cases)} cases ({self.config.getoption('revprop_split')}); {len(self.specs)} items; "
-            f"cache {s.cache_dir or 'off'}"
+        from pytest_revprop.reporting.header import run_header
+
+        return run_header(
+            self.models,
+            self.settings,
+            split=self.config.getoption("revprop_split"),
+            cases_path=self.config.getoption("revprop_cases") or BENCHMARK_DIR,
+            n_cases=len(self.cases),
+            n_items=len(self.specs),
         )
 
     def worker_api_bases(self) -> dict[str, list[str]]:
@@ -352,12 +390,53 @@ class RevpropSession:
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
         if isinstance(item, RevpropItem) and item.record is not None and wanted:
             setattr(report, RECORD_ATTR, item.record)
+            if call.excinfo is not None and isinstance(call.excinfo.value, RevpropFailure):
+                setattr(report, NOT_COMPLETED_ATTR, True)
         return report
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep the record and count the model's failures (the controller sees every report,
+        xdist's too); name our JUnit testcases before junitxml opens them."""
+        if self.is_worker:
+            return
         record = getattr(report, RECORD_ATTR, None)
-        if record is not None and not self.is_worker:
+        if record is not None:
             self.records[_record_key(record)] = record
+        if getattr(report, NOT_COMPLETED_ATTR, False) and report.failed:
+            self.not_completed += 1
+        self._junit_names(report)
+
+    def _junit_names(self, report: pytest.TestReport) -> None:
+        from _pytest.junitxml import xml_key
+
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None or not (report.when == "call" or report.failed):
+            return  # junitxml opens a testcase for a call or a failure only
+        spec = self._spec_of(report.nodeid)
+        if spec is None:
+            return
+        # junitxml keeps attributes set before it records a report (record_xml_attribute's way)
+        reporter = xml.node_reporter(report)
+        reporter.add_attribute(
+            "classname", JUNIT_CLASSNAME.format(model=spec.model, method=spec.method, k=spec.k)
+        )
+        reporter.add_attribute("name", report.nodeid)
+
+    def _spec_of(self, nodeid: str) -> ItemSpec | None:
+        if self._specs_by_node is None:
+            self._specs_by_node = {spec.node_name(): spec for spec in self.specs}
+        return self._specs_by_node.get(nodeid)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
+        """Under a baseline the gate decides about the model's failures: pytest's failure
+        count, from which it derives the exit status that every plugin then sees and combines
+        with, keeps every other failure and error but not the items that did not complete."""
+        result = yield
+        if self.baseline is not None:
+            session.testsfailed = max(0, session.testsfailed - self.not_completed)
+        return result
 
     def _add_finished(self, records: Sequence[ResultRecord]) -> None:
         """On Ctrl-C, add the items that finished in the background but were not reported yet,
@@ -381,8 +460,8 @@ class RevpropSession:
         records = list(self.records.values())
         if not records:
             return
-        from pytest_revprop.reporting.aggregate import write_reports
-        from pytest_revprop.reporting.gate import gate, read_baseline, write_baseline
+        from pytest_revprop.reporting.aggregate import REPORT_FILES, write_reports
+        from pytest_revprop.reporting.gate import gate, write_baseline
 
         meta = {
             "cases_path": str(self.config.getoption("revprop_cases") or BENCHMARK_DIR),
@@ -396,38 +475,39 @@ class RevpropSession:
         }
         out_dir = Path(self.config.getoption("revprop_report"))
         doc = write_reports(out_dir, records, meta)
+        self.written = [out_dir / name for name in REPORT_FILES]
         self._junit_properties(doc)
         if self.config.getoption("revprop_figures"):
             self._figures(doc, records, out_dir)
-        baseline = self.config.getoption("revprop_baseline")
-        if baseline is not None:
-            if self.config.getoption("revprop_update_baseline"):
-                write_baseline(baseline, doc)
-            else:
-                try:
-                    self.gate_result = gate(
-                        read_baseline(baseline),
-                        doc["results"],
-                        self.config.getoption("revprop_max_drop"),
-                    )
-                except UserError as exc:
-                    self.report_error = str(exc)
-                    self.exit_override = pytest.ExitCode.USAGE_ERROR
-                    return
-                errors = any(r.get("error") == "call_failed" for r in records)
-                if self.gate_result["regressions"]:
-                    self.exit_override = REGRESSION_EXIT
-                elif exitstatus == pytest.ExitCode.TESTS_FAILED and not errors:
-                    self.exit_override = pytest.ExitCode.OK
+        if self.config.getoption("revprop_update_baseline"):
+            self.baseline_written = self.config.getoption("revprop_baseline")
+            write_baseline(self.config.getoption("revprop_baseline"), doc)
+        elif self.baseline is not None:
+            try:
+                self.gate_result = gate(
+                    self.baseline,
+                    doc["results"],
+                    self.config.getoption("revprop_max_drop"),
+                    name=str(self.config.getoption("revprop_baseline")),
+                )
+            except UserError as exc:
+                self.gate_error = str(exc)
+                self.gate_status = PYTEST_USAGE_EXIT
+                return
+            if self.gate_result["regressions"]:
+                self.gate_status = REGRESSION_EXIT
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(
         self, session: pytest.Session, exitstatus: int
     ) -> Generator[None, None, None]:
-        """Set the gate's exit status after every other plugin (some OR in their own bits)."""
+        """Fold the gate's verdict into the exit status after every other plugin has set or
+        OR-ed in its own."""
         yield
-        if self.exit_override is not None:
-            session.exitstatus = self.exit_override
+        if self.gate_status is not None:
+            from pytest_revprop.reporting.gate import combined_exit_status
+
+            session.exitstatus = combined_exit_status(session.exitstatus, self.gate_status)
 
     def _figures(self, doc: dict[str, Any], records: Sequence[ResultRecord], out_dir: Path) -> None:
         try:
@@ -436,6 +516,7 @@ class RevpropSession:
             cases = {c.id: c.to_dict() for c in self.cases}
             for path in write_report(doc, out_dir, samples=list(records), cases=cases):
                 path.chmod(0o600)  # like results.json: the report folder is the user's only
+                self.written.append(path)
         except Exception as exc:  # figures must never cost the user their results
             self.report_error = f"figures/HTML report not written: {type(exc).__name__}: {exc}"
 
@@ -490,9 +571,11 @@ class RevpropSession:
                 "relative to j+h (gain in points; cost-effectiveness = gain / (cost multiple - 1)):"
             )
             tr.write_line(text_table(header, rows))
-        tr.write_line(
-            f"reports: {self.config.getoption('revprop_report')}/results.json, samples.jsonl, summary.md"
-        )
+        if self.written:
+            first, *rest = self.written
+            tr.write_line(f"reports: {first}" + "".join(f", {path.name}" for path in rest))
+        if self.baseline_written is not None:
+            tr.write_line(f"baseline written: {self.baseline_written}")
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             tr.write_line(
                 f"revprop: interrupted; the reports hold the {len(self.records)} items that finished",
@@ -503,30 +586,23 @@ class RevpropSession:
                 tr.write_line(f"calls {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
         if self.report_error:
             tr.write_line(f"revprop: {self.report_error}", yellow=True)
-        if self.gate_result is not None:
+        if self.gate_result is not None or self.gate_error is not None:
             self._print_gate(tr)
 
     def _print_gate(self, tr: Any) -> None:
-        assert self.gate_result is not None
-        max_drop = self.config.getoption("revprop_max_drop")
+        from pytest_revprop.reporting.gate import gate_lines
+
         tr.section("revprop baseline gate")
-        for group in self.gate_result["comparison"].groups:
-            tag = (
-                "REGRESSION"
-                if group in self.gate_result["regressions"]
-                else ("improved" if group in self.gate_result["improvements"] else "ok")
-            )
-            tr.write_line(
-                f"{tag:<10} {group.model} {group.method} k{group.k}: {100 * group.base_rate:.1f}% -> "
-                f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
-            )
-            if tag != "ok":
-                flipped = group.regressed if tag == "REGRESSION" else group.improved
-                for sample in flipped[:20]:
-                    tr.write_line(f"    {sample.case} seed {sample.seed}")
+        if self.gate_error is not None:
+            tr.write_line(f"revprop: {self.gate_error}", red=True)
+            return
+        assert self.gate_result is not None
+        for line in gate_lines(self.gate_result):
+            tr.write_line(line)
         if self.gate_result["regressions"]:
+            max_drop = self.config.getoption("revprop_max_drop")
             tr.write_line(
-                f"revprop: regression beyond {max_drop} points with p < 0.05: exit status 6",
+                f"revprop: regression beyond {max_drop} points with p < 0.05: exit status {REGRESSION_EXIT}",
                 red=True,
             )
 
@@ -554,4 +630,9 @@ def select_cases(path: Path | None, split: str, sizes: Sequence[int] | None) -> 
     return sorted(cases, key=lambda c: (c.scenario, c.size, c.id))
 
 
-__all__ = ["RevpropItem", "RevpropSession", "describe_failure", "select_cases"]
+__all__ = [
+    "RevpropItem",
+    "RevpropSession",
+    "describe_failure",
+    "select_cases",
+]
