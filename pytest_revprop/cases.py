@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pytest_revprop.errors import UserError
 from pytest_revprop.jsonutil import (
     MISSING,
     child_pointer,
@@ -40,6 +41,7 @@ __all__ = [
     "leaf_count",
     "load_case",
     "load_cases",
+    "select_cases",
 ]
 
 MAX_CASE_BYTES = 20 * 1024 * 1024
@@ -410,3 +412,22 @@ def dump_case(case: Mapping[str, Any]) -> str:
     if case.get(ANNOTATION_FIELD) is not None:
         ordered[ANNOTATION_FIELD] = case[ANNOTATION_FIELD]
     return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
+
+
+def select_cases(path: Path | None, split: str, sizes: Sequence[int] | None) -> list[Case]:
+    """Cases for a run: all files under ``path`` (default: the shipped benchmark), then the split
+    and size filters. A broken file stops the run with its error (no silent partial set)."""
+    loaded = load_cases([path or BENCHMARK_DIR])
+    if loaded.errors:
+        shown = "; ".join(str(e) for e in loaded.errors[:3])
+        more = f" (and {len(loaded.errors) - 3} more)" if len(loaded.errors) > 3 else ""
+        raise UserError(f"broken case file(s): {shown}{more}")
+    cases = [c for c in loaded.cases if split == "all" or c.split == split]
+    if sizes:
+        cases = [c for c in cases if c.size in sizes]
+    if not cases:
+        raise UserError(
+            f"no cases under {path or BENCHMARK_DIR} for split {split!r}"
+            + (f" and sizes {list(sizes)}" if sizes else "")
+        )
+    return sorted(cases, key=lambda c: (c.scenario, c.size, c.id))

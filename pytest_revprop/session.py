@@ -5,11 +5,16 @@ is given. It turns options into core objects (cases, models, a Runner), makes on
 (case, model, method, k, seed), collects each item's plain-data record from the reports (so
 xdist workers hand results to the controller as builtin data), and at the end writes the
 reports, prints the summary and applies the baseline gate.
+
+The exit status is combined with what pytest and other plugins set, never overwritten
+(docs/interfaces.md, "Exit codes"): under a baseline only the items' own model failures ("not
+completed") are taken out of pytest's failure count, and the gate's verdict is folded into the
+final status by ``combined_exit_status``.
 """
 
 from __future__ import annotations
 
-import gc
+import json
 import os
 from collections.abc import Generator, Sequence
 from pathlib import Path
@@ -17,11 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
+from pytest_revprop.cases import BENCHMARK_DIR, Case, select_cases
 from pytest_revprop.errors import UserError
+from pytest_revprop.gc_tuning import RunCollector
 from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.options import option_label, option_value
+from pytest_revprop.reporting.item_text import describe_failure
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -31,11 +38,9 @@ from pytest_revprop.runner import (
     worker_share,
 )
 from pytest_revprop.vocabulary import (
-    BENCHMARK_SIZES,
-    DOMAINS,
-    PATTERNS,
+    BENCHMARK_MARKERS,
+    PYTEST_USAGE_EXIT,
     REGRESSION_EXIT,
-    SPLITS,
     ResultRecord,
 )
 
@@ -43,15 +48,12 @@ if TYPE_CHECKING:
     from pytest_revprop.reporting.gate import GateResult
 
 RECORD_ATTR = "revprop_record"
-GC_THRESHOLD = (20_000, 20, 20)
-"""Collector thresholds while the runner works (Python's defaults: 700, 10, 10)."""
-KNOWN_MARKERS = (
-    *DOMAINS,
-    *PATTERNS,
-    *SPLITS,
-    *(f"size{size}" for size in BENCHMARK_SIZES),
-)
-"""Markers declared in every run, so that `-m` on them never warns (the run adds its own)."""
+NOT_COMPLETED_ATTR = "revprop_not_completed"
+"""Set on the call report of an item whose sample did not complete: the only failure that a
+baseline gate may waive (a call error, or any other test's failure, never is)."""
+JUNIT_CLASSNAME = "revprop.{model}.{method}-k{k}"
+"""The JUnit ``classname`` of an item: CI viewers group testcases by it (and split it at the
+last dot into package and class); the testcase ``name`` is the item's node id."""
 
 
 class CallFailedError(Exception):
@@ -60,41 +62,6 @@ class CallFailedError(Exception):
 
 class RevpropFailure(Exception):
     """The model's answer did not complete the sample."""
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    import json
-
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def describe_failure(record: ResultRecord) -> str:
-    """A failure a person can act on: the request, then what went wrong where."""
-    lines = [f"request: {record.get('request', '')}"]
-    if not record["valid"]:
-        lines.append(f"invalid reply ({record['error']}): {record.get('reason')}")
-    else:
-        lines.append(
-            f"miss {record['miss']}, over edit {record['over_edit']}, wrong value {record['wrong_value']}"
-        )
-        for finding in record.get("findings", [])[:30]:
-            kind = finding["kind"].replace("_", " ")
-            gold = f" [{finding['gold_kind']}]" if finding.get("gold_kind") else ""
-            lines.append(
-                f"  {kind:<11} {finding['path']}{gold}: expected {_short(finding['expected'])}, got {_short(finding['got'])}"
-            )
-        extra = len(record.get("findings", [])) - 30
-        if extra > 0:
-            lines.append(f"  ... and {extra} more")
-    if record.get("selection_fallback"):
-        lines.append(
-            "note: the selection answer was not a single candidate number; fell back to the first"
-        )
-    lines.append(
-        f"calls {record['calls']}, cost ${record['cost_usd']:.5f}, latency {record['latency_s']:.2f}s"
-    )
-    return "\n".join(lines)
 
 
 class RevpropItem(pytest.Item):
@@ -121,6 +88,8 @@ class RevpropItem(pytest.Item):
             raise RevpropFailure(describe_failure(self.record))
 
     def _properties(self) -> None:
+        """The record's outcome as JUnit properties, with JSON-style values (``true``,
+        ``null``, numbers as JSON writes them; strings as they are)."""
         assert self.record is not None
         for key in (
             "completed",
@@ -133,7 +102,9 @@ class RevpropItem(pytest.Item):
             "latency_s",
             "calls",
         ):
-            self.user_properties.append((f"revprop_{key}", self.record[key]))
+            value = self.record[key]
+            text = value if isinstance(value, str) else json.dumps(value)
+            self.user_properties.append((f"revprop_{key}", text))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, RevpropFailure | CallFailedError):
@@ -167,13 +138,21 @@ class RevpropSession:
         self.runner: Runner | None = None
         self.records: dict[tuple[Any, ...], ResultRecord] = {}
         self.servers: list[Any] = []
+        self.baseline: dict[str, Any] | None = None
+        """The baseline to compare with (read and checked at configure), None when not comparing."""
         self.gate_result: GateResult | None = None
+        self.gate_error: str | None = None
+        self.gate_status: int | None = None
+        """REGRESSION_EXIT or USAGE_ERROR, folded into the session's exit status at the end."""
+        self.not_completed = 0
+        """Items whose sample did not complete, counted on the controller."""
         self.report_error: str | None = None
-        self.exit_override: int | None = None
+        self.written: list[Path] = []
+        self.baseline_written: Path | None = None
+        self._specs_by_node: dict[str, ItemSpec] | None = None
         self.is_worker = hasattr(config, "workerinput")
-        self._gc_threshold: tuple[int, ...] | None = None
-        self._frozen = False
-        config.add_cleanup(self._gc_unfreeze)
+        self.collector = RunCollector()
+        config.add_cleanup(self.collector.unfreeze)  # registered first, so it runs last
         self.worker_nodes: list[Any] = []  # an xdist controller's workers, for the hand-over
         self._shield = SigintShield(None if self.is_worker else terminal_note(config))
         config.add_cleanup(self._shield.remove)  # also when the session never started
@@ -217,21 +196,33 @@ class RevpropSession:
         )
         for name in {c.domain for c in cases} | {c.pattern for c in cases}:
             config.addinivalue_line("markers", f"{name}: RevPropBench cases of {name}")
-        for name in KNOWN_MARKERS:
+        for name in BENCHMARK_MARKERS:
             config.addinivalue_line("markers", f"{name}: RevPropBench selection marker")
         for size in {c.size for c in cases}:
             config.addinivalue_line(
                 "markers", f"size{size}: cases whose artifact has {size} leaves"
             )
-        return cls(config, cases, models, settings)
+        session = cls(config, cases, models, settings)
+        comparing = opt("revprop_baseline") is not None and not opt("revprop_update_baseline")
+        if comparing and not session.is_worker:
+            from pytest_revprop.reporting.gate import groups_of, read_comparable_baseline
+
+            planned = groups_of(
+                {"model": s.model, "method": s.method, "k": s.k} for s in session.specs
+            )
+            session.baseline = read_comparable_baseline(opt("revprop_baseline"), planned)
+        return session
 
     def header(self) -> str:
-        s = self.settings
-        return (
-            f"revprop: models {', '.join(m.name for m in self.models)}; methods {', '.join(s.methods)}; "
-            f"k {','.join(map(str, s.k_values))}; seeds {','.join(map(str, s.seeds))}; "
-            f"{len(self.cases)} cases ({self.config.getoption('revprop_split')}); {len(self.specs)} items; "
-            f"cache {s.cache_dir or 'off'}"
+        from pytest_revprop.reporting.header import run_header
+
+        return run_header(
+            self.models,
+            self.settings,
+            split=self.config.getoption("revprop_split"),
+            cases_path=self.config.getoption("revprop_cases") or BENCHMARK_DIR,
+            n_cases=len(self.cases),
+            n_items=len(self.specs),
         )
 
     def worker_api_bases(self) -> dict[str, list[str]]:
@@ -318,33 +309,7 @@ class RevpropSession:
             self.runner.prefetch(worker_share(specs, index, count))
         else:
             self.runner.start(specs)
-        self._gc_for_run()  # after start: litellm, imported there, lives as long as the session
-
-    def _gc_for_run(self) -> None:
-        """A run allocates many short-lived containers while its live results pile up, and
-        with the default settings the collector spent a fifth of a warm run re-scanning them:
-        freeze what lives for the whole session and collect young objects less often, until
-        the session ends."""
-        self._gc_threshold = gc.get_threshold()
-        gc.freeze()
-        gc.set_threshold(
-            *(max(old, new) for old, new in zip(self._gc_threshold, GC_THRESHOLD, strict=False))
-        )
-
-    def _gc_restore(self) -> None:
-        """Collect as usual again; what was frozen stays frozen until ``_gc_unfreeze``."""
-        if self._gc_threshold is not None:
-            gc.set_threshold(*self._gc_threshold)
-            self._gc_threshold = None
-            self._frozen = True
-
-    def _gc_unfreeze(self) -> None:
-        """The last cleanup of the session (registered at configure, cleanups run last in
-        first out): pytest's own cleanup collects five times over to find unraisable
-        exceptions, two seconds with litellm loaded if the whole heap were unfrozen."""
-        if self._frozen:
-            gc.unfreeze()
-            self._frozen = False
+        self.collector.start()  # after start: litellm, imported there, lives as long as the session
 
     def result(self, spec: ItemSpec) -> ResultRecord:
         if self.runner is None:
@@ -361,12 +326,53 @@ class RevpropSession:
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
         if isinstance(item, RevpropItem) and item.record is not None and wanted:
             setattr(report, RECORD_ATTR, item.record)
+            if call.excinfo is not None and isinstance(call.excinfo.value, RevpropFailure):
+                setattr(report, NOT_COMPLETED_ATTR, True)
         return report
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep the record and count the model's failures (the controller sees every report,
+        xdist's too); name our JUnit testcases before junitxml opens them."""
+        if self.is_worker:
+            return
         record = getattr(report, RECORD_ATTR, None)
-        if record is not None and not self.is_worker:
+        if record is not None:
             self.records[_record_key(record)] = record
+        if getattr(report, NOT_COMPLETED_ATTR, False) and report.failed:
+            self.not_completed += 1
+        self._junit_names(report)
+
+    def _junit_names(self, report: pytest.TestReport) -> None:
+        from _pytest.junitxml import xml_key
+
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None or not (report.when == "call" or report.failed):
+            return  # junitxml opens a testcase for a call or a failure only
+        spec = self._spec_of(report.nodeid)
+        if spec is None:
+            return
+        # junitxml keeps attributes set before it records a report (record_xml_attribute's way)
+        reporter = xml.node_reporter(report)
+        reporter.add_attribute(
+            "classname", JUNIT_CLASSNAME.format(model=spec.model, method=spec.method, k=spec.k)
+        )
+        reporter.add_attribute("name", report.nodeid)
+
+    def _spec_of(self, nodeid: str) -> ItemSpec | None:
+        if self._specs_by_node is None:
+            self._specs_by_node = {spec.node_name(): spec for spec in self.specs}
+        return self._specs_by_node.get(nodeid)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
+        """Under a baseline the gate decides about the model's failures: pytest's failure
+        count, from which it derives the exit status that every plugin then sees and combines
+        with, keeps every other failure and error but not the items that did not complete."""
+        result = yield
+        if self.baseline is not None:
+            session.testsfailed = max(0, session.testsfailed - self.not_completed)
+        return result
 
     def _add_finished(self, records: Sequence[ResultRecord]) -> None:
         """On Ctrl-C, add the items that finished in the background but were not reported yet,
@@ -381,7 +387,7 @@ class RevpropSession:
             self.runner.close(
                 finish_in_flight=self.is_worker and exitstatus != pytest.ExitCode.INTERRUPTED
             )
-        self._gc_restore()
+        self.collector.restore()
         self._stop_servers()
         if self.is_worker or self.config.option.collectonly:
             return
@@ -390,8 +396,8 @@ class RevpropSession:
         records = list(self.records.values())
         if not records:
             return
-        from pytest_revprop.reporting.aggregate import write_reports
-        from pytest_revprop.reporting.gate import gate, read_baseline, write_baseline
+        from pytest_revprop.reporting.aggregate import REPORT_FILES, write_reports
+        from pytest_revprop.reporting.gate import gate, write_baseline
 
         meta = {
             "cases_path": str(self.config.getoption("revprop_cases") or BENCHMARK_DIR),
@@ -405,29 +411,27 @@ class RevpropSession:
         }
         out_dir = Path(self.config.getoption("revprop_report"))
         doc = write_reports(out_dir, records, meta)
+        self.written = [out_dir / name for name in REPORT_FILES]
         self._junit_properties(doc)
         if not self.config.getoption("revprop_no_figures"):
             self._figures(doc, records, out_dir)
-        baseline = self.config.getoption("revprop_baseline")
-        if baseline is not None:
-            if self.config.getoption("revprop_update_baseline"):
-                write_baseline(baseline, doc)
-            else:
-                try:
-                    self.gate_result = gate(
-                        read_baseline(baseline),
-                        doc["results"],
-                        self.config.getoption("revprop_max_drop"),
-                    )
-                except UserError as exc:
-                    self.report_error = str(exc)
-                    self.exit_override = pytest.ExitCode.USAGE_ERROR
-                    return
-                errors = any(r.get("error") == "call_failed" for r in records)
-                if self.gate_result["regressions"]:
-                    self.exit_override = REGRESSION_EXIT
-                elif exitstatus == pytest.ExitCode.TESTS_FAILED and not errors:
-                    self.exit_override = pytest.ExitCode.OK
+        if self.config.getoption("revprop_update_baseline"):
+            self.baseline_written = self.config.getoption("revprop_baseline")
+            write_baseline(self.config.getoption("revprop_baseline"), doc)
+        elif self.baseline is not None:
+            try:
+                self.gate_result = gate(
+                    self.baseline,
+                    doc["results"],
+                    self.config.getoption("revprop_max_drop"),
+                    name=str(self.config.getoption("revprop_baseline")),
+                )
+            except UserError as exc:
+                self.gate_error = str(exc)
+                self.gate_status = PYTEST_USAGE_EXIT
+                return
+            if self.gate_result["regressions"]:
+                self.gate_status = REGRESSION_EXIT
 
     # ------------------------------------------------------------------ interruption
 
@@ -460,10 +464,13 @@ class RevpropSession:
     def pytest_sessionfinish(
         self, session: pytest.Session, exitstatus: int
     ) -> Generator[None, None, None]:
-        """Set the gate's exit status after every other plugin (some OR in their own bits)."""
+        """Fold the gate's verdict into the exit status after every other plugin has set or
+        OR-ed in its own."""
         yield
-        if self.exit_override is not None:
-            session.exitstatus = self.exit_override
+        if self.gate_status is not None:
+            from pytest_revprop.reporting.gate import combined_exit_status
+
+            session.exitstatus = combined_exit_status(session.exitstatus, self.gate_status)
 
     def _figures(self, doc: dict[str, Any], records: Sequence[ResultRecord], out_dir: Path) -> None:
         try:
@@ -472,6 +479,7 @@ class RevpropSession:
             cases = {c.id: c.to_dict() for c in self.cases}
             for path in write_report(doc, out_dir, samples=list(records), cases=cases):
                 path.chmod(0o600)  # like results.json: the report folder is the user's only
+                self.written.append(path)
         except Exception as exc:  # figures must never cost the user their results
             self.report_error = f"figures/HTML report not written: {type(exc).__name__}: {exc}"
 
@@ -512,23 +520,16 @@ class RevpropSession:
     ) -> None:
         if self.is_worker or not self.records:
             return
-        from pytest_revprop.reporting.aggregate import relative_rows, summarize, table_rows
-        from pytest_revprop.reporting.tables import text_table
+        from pytest_revprop.reporting.aggregate import summary_text
 
-        summary = summarize(self.records.values())
         tr = terminalreporter
         tr.section("revprop summary")
-        tr.write_line(text_table(*table_rows(summary)))
-        header, rows = relative_rows(summary)
-        if rows:
-            tr.write_line("")
-            tr.write_line(
-                "relative to j+h (gain in points; cost-effectiveness = gain / (cost multiple - 1)):"
-            )
-            tr.write_line(text_table(header, rows))
-        tr.write_line(
-            f"reports: {self.config.getoption('revprop_report')}/results.json, samples.jsonl, summary.md"
-        )
+        tr.write_line(summary_text(self.records.values()))
+        if self.written:
+            first, *rest = self.written
+            tr.write_line(f"reports: {first}" + "".join(f", {path.name}" for path in rest))
+        if self.baseline_written is not None:
+            tr.write_line(f"baseline written: {self.baseline_written}")
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             tr.write_line(
                 f"revprop: interrupted; the reports hold the {len(self.records)} items that finished",
@@ -539,30 +540,23 @@ class RevpropSession:
                 tr.write_line(f"calls {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
         if self.report_error:
             tr.write_line(f"revprop: {self.report_error}", yellow=True)
-        if self.gate_result is not None:
+        if self.gate_result is not None or self.gate_error is not None:
             self._print_gate(tr)
 
     def _print_gate(self, tr: Any) -> None:
-        assert self.gate_result is not None
-        max_drop = self.config.getoption("revprop_max_drop")
+        from pytest_revprop.reporting.gate import gate_lines
+
         tr.section("revprop baseline gate")
-        for group in self.gate_result["comparison"].groups:
-            tag = (
-                "REGRESSION"
-                if group in self.gate_result["regressions"]
-                else ("improved" if group in self.gate_result["improvements"] else "ok")
-            )
-            tr.write_line(
-                f"{tag:<10} {group.model} {group.method} k{group.k}: {100 * group.base_rate:.1f}% -> "
-                f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
-            )
-            if tag != "ok":
-                flipped = group.regressed if tag == "REGRESSION" else group.improved
-                for sample in flipped[:20]:
-                    tr.write_line(f"    {sample.case} seed {sample.seed}")
+        if self.gate_error is not None:
+            tr.write_line(f"revprop: {self.gate_error}", red=True)
+            return
+        assert self.gate_result is not None
+        for line in gate_lines(self.gate_result):
+            tr.write_line(line)
         if self.gate_result["regressions"]:
+            max_drop = self.config.getoption("revprop_max_drop")
             tr.write_line(
-                f"revprop: regression beyond {max_drop} points with p < 0.05: exit status 6",
+                f"revprop: regression beyond {max_drop} points with p < 0.05: exit status {REGRESSION_EXIT}",
                 red=True,
             )
 
@@ -571,23 +565,7 @@ def _record_key(record: ResultRecord) -> tuple[Any, ...]:
     return (record["case"], record["model"], record["method"], record["k"], record["seed"])
 
 
-def select_cases(path: Path | None, split: str, sizes: Sequence[int] | None) -> list[Case]:
-    """Cases for a run: all files under ``path`` (default: the shipped benchmark), then the split
-    and size filters. A broken file stops the run with its error (no silent partial set)."""
-    loaded = load_cases([path or BENCHMARK_DIR])
-    if loaded.errors:
-        shown = "; ".join(str(e) for e in loaded.errors[:3])
-        more = f" (and {len(loaded.errors) - 3} more)" if len(loaded.errors) > 3 else ""
-        raise UserError(f"broken case file(s): {shown}{more}")
-    cases = [c for c in loaded.cases if split == "all" or c.split == split]
-    if sizes:
-        cases = [c for c in cases if c.size in sizes]
-    if not cases:
-        raise UserError(
-            f"no cases under {path or BENCHMARK_DIR} for split {split!r}"
-            + (f" and sizes {list(sizes)}" if sizes else "")
-        )
-    return sorted(cases, key=lambda c: (c.scenario, c.size, c.id))
-
-
-__all__ = ["RevpropItem", "RevpropSession", "describe_failure", "select_cases"]
+__all__ = [
+    "RevpropItem",
+    "RevpropSession",
+]

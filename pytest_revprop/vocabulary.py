@@ -61,6 +61,14 @@ OP_KINDS: Final[tuple[OpKind, ...]] = get_args(OpKind)
 AnnotationStatus = Literal["draft", "annotated", "reviewed"]
 ANNOTATION_STATUSES: Final[tuple[AnnotationStatus, ...]] = get_args(AnnotationStatus)
 
+BENCHMARK_MARKERS: Final[tuple[str, ...]] = (
+    *DOMAINS,
+    *PATTERNS,
+    *SPLITS,
+    *(f"size{size}" for size in BENCHMARK_SIZES),
+)
+"""Markers every run declares, so that `-m` on them never warns (a run adds its own too)."""
+
 # --------------------------------------------------------------------------- outcomes
 
 FailureKind = Literal["miss", "over_edit", "wrong_value"]
@@ -138,3 +146,9 @@ REGRESSION_EXIT: Final = 6
 ``revprop compare --fail-on-regression`` both use it."""
 USAGE_EXIT: Final = 2
 """Exit status of a `revprop` command given unusable input (a one-line error)."""
+PYTEST_USAGE_EXIT: Final = 4
+"""pytest's usage error (``pytest.ExitCode.USAGE_ERROR``): a run stopped by a one-line error,
+or a baseline gate that could compare nothing."""
+PYTEST_UNFINISHED_EXITS: Final[frozenset[int]] = frozenset({2, 3, 4, 5})
+"""pytest's interrupted, internal error, usage error and no-tests statuses: the run itself did
+not go as asked, and the gate's verdict never replaces them."""

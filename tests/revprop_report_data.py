@@ -273,7 +273,7 @@ def make_results() -> dict[str, Any]:
             "created": "2026-01-01T00:00:00Z",
             "cases_path": None,
             "split": "test",
-            "models": MODELS,
+            "models": {m: {"litellm_model": f"openai/{m}", "kind": "litellm"} for m in MODELS},
             "methods": ["j+h", "med", "select"],
             "k_values": [3, 5],
             "seeds": SEEDS,

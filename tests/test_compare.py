@@ -9,6 +9,7 @@ import pytest
 from revprop_report_data import make_results
 
 from pytest_revprop import cli
+from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 
 def _record(
@@ -65,16 +66,26 @@ def test_markdown_comparison_names_the_regression_and_the_flips(
     assert "<details><summary>Samples that flipped (16)</summary>" in out
 
 
-def test_fail_on_regression_sets_the_exit_status(
+def test_fail_on_regression_exits_with_the_gates_regression_code(
     runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     a, b = runs
-    assert cli.main(["compare", str(a), str(b), "--fail-on-regression"]) == 1
+    assert cli.main(["compare", str(a), str(b), "--fail-on-regression"]) == REGRESSION_EXIT == 6
     assert "1 regression: m · med k=3." in capsys.readouterr().out
     # the other direction improves; and a drop no larger than --max-drop is tolerated
     assert cli.main(["compare", str(b), str(a), "--fail-on-regression"]) == 0
     assert cli.main(["compare", str(a), str(b), "--fail-on-regression", "--max-drop", "100"]) == 0
     assert cli.main(["compare", str(a), str(b), "--fail-on-regression", "--alpha", "0.001"]) == 0
+
+
+def test_help_states_the_regression_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["compare", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert (
+        f"--fail-on-regression exit {REGRESSION_EXIT} when any (model, method, k) regressed"
+        in help_text
+    )
 
 
 def test_unchanged_runs_list_no_flips_and_count_unpaired_results(

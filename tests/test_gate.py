@@ -10,16 +10,35 @@ from typing import Any
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.reporting.gate import gate, read_baseline, write_baseline
+from pytest_revprop.reporting.gate import (
+    combined_exit_status,
+    describe_groups,
+    gate,
+    gate_lines,
+    groups_of,
+    read_baseline,
+    write_baseline,
+)
+from pytest_revprop.reporting.stats import GroupKey
+from pytest_revprop.vocabulary import PYTEST_UNFINISHED_EXITS, PYTEST_USAGE_EXIT, REGRESSION_EXIT
 
 
-def _record(case: str, completed: bool, *, error: str | None = None) -> dict[str, Any]:
+def _record(
+    case: str,
+    completed: bool,
+    *,
+    error: str | None = None,
+    model: str = "m",
+    method: str = "med",
+    k: int = 3,
+    seed: int = 0,
+) -> dict[str, Any]:
     return {
         "case": case,
-        "model": "m",
-        "method": "med",
-        "k": 3,
-        "seed": 0,
+        "model": model,
+        "method": method,
+        "k": k,
+        "seed": seed,
         "completed": completed,
         "valid": True,
         "error": error,
@@ -112,3 +131,107 @@ def test_a_baseline_needs_results_but_no_summary(tmp_path: Path) -> None:
     path.write_text("{oops")
     with pytest.raises(UserError, match=r"base\.json: not JSON"):
         read_baseline(path)
+
+
+def test_a_baseline_sharing_no_model_method_k_is_refused_naming_both_sides() -> None:
+    baseline = {"results": [_record("c0", True, model="gold", method="j+h", k=1)]}
+    run = [_record("c0", False, model="noop", method="j+h", k=1), _record("c0", False)]
+    with pytest.raises(UserError) as error:
+        gate(baseline, run, max_drop=2.0, name="base.json")
+    assert str(error.value) == (
+        "the baseline base.json shares no (model, method, k) with this run: "
+        "the baseline holds gold j+h k1; this run holds m med k3, noop j+h k1"
+    )
+
+
+def test_shared_groups_without_a_common_case_and_seed_are_refused() -> None:
+    baseline = {"results": [_record(f"c{i}", True) for i in range(3)]}
+    run = [_record(f"c{i}", True, seed=1) for i in range(3)]
+    with pytest.raises(
+        UserError,
+        match=r"pairs no sample with this run: both hold m med k3, but no \(case, seed\) in common",
+    ):
+        gate(baseline, run, max_drop=2.0)
+
+
+def test_pairs_all_left_out_for_failed_calls_are_no_usage_error() -> None:
+    # the failed calls fail the run already; the gate has nothing to add
+    baseline, new = _runs(3, 0)
+    for record in new:
+        record["error"] = "call_failed"
+    result = gate(baseline, new, max_drop=2.0)
+    assert result["comparison"].groups == [] and result["comparison"].skipped == 3
+    assert result["unpaired"] == [GroupKey("m", "med", 3)]
+
+
+def test_a_partial_overlap_lists_each_group_not_compared_and_why() -> None:
+    baseline = {
+        "results": [
+            _record("c0", True),
+            _record("c0", True, method="select", k=5),
+            _record("c0", True, method="j+h", k=1),
+        ]
+    }
+    run = [
+        _record("c0", True),
+        _record("c0", True, model="x"),
+        _record("c1", True, method="j+h", k=1),  # a case the baseline does not hold
+    ]
+    result = gate(baseline, run, max_drop=2.0)
+    assert [g.key for g in result["comparison"].groups] == [GroupKey("m", "med", 3)]
+    assert gate_lines(result) == [
+        "ok         m med k3: 100.0% -> 100.0% (+0.0 pts, flips 0 down / 0 up, p=1)",
+        "not compared (only in this run): x med k3",
+        "not compared (only in the baseline): m select k5",
+        "not compared (no pair of the same case and seed without a failed call): m j+h k1",
+    ]
+
+
+def test_the_gate_section_lists_a_regressions_flipped_samples() -> None:
+    baseline, new = _runs(10, 10)
+    lines = gate_lines(gate(baseline, new, max_drop=2.0), flipped_listed=2)
+    assert lines == [
+        "REGRESSION m med k3: 100.0% -> 0.0% (-100.0 pts, flips 10 down / 0 up, p=0.00195)",
+        "    c0 seed 0",
+        "    c1 seed 0",
+    ]
+
+
+def test_group_lists_name_the_first_eight_then_count_the_rest() -> None:
+    groups = groups_of(_record("c0", True, k=k) for k in range(10, 0, -1))
+    assert groups[0] == GroupKey("m", "med", 1)  # sorted by k as a number
+    assert describe_groups(groups) == (
+        "m med k1, m med k2, m med k3, m med k4, m med k5, m med k6, m med k7, m med k8 and 2 more"
+    )
+    assert describe_groups([]) == "nothing"
+
+
+@pytest.mark.parametrize(
+    ("status", "gate_status", "combined"),
+    [
+        (0, REGRESSION_EXIT, 6),  # a regression alone
+        (1, REGRESSION_EXIT, 7),  # and a failed test, or another plugin's failure bit
+        (16, REGRESSION_EXIT, 22),  # another plugin's own bit survives
+        (2, REGRESSION_EXIT, 2),  # interrupted, internal error, usage error, no tests: stand
+        (3, REGRESSION_EXIT, 3),
+        (4, REGRESSION_EXIT, 4),
+        (5, REGRESSION_EXIT, 5),
+        (0, PYTEST_USAGE_EXIT, 4),  # a gate that compared nothing is a usage error
+        (1, PYTEST_USAGE_EXIT, 4),
+        (2, PYTEST_USAGE_EXIT, 2),
+    ],
+)
+def test_the_gates_verdict_is_combined_with_the_status_never_overwriting_it(
+    status: int, gate_status: int, combined: int
+) -> None:
+    assert combined_exit_status(status, gate_status) == combined
+
+
+def test_the_pytest_statuses_the_gate_knows_are_pytests_own() -> None:
+    assert PYTEST_USAGE_EXIT == pytest.ExitCode.USAGE_ERROR
+    assert {
+        pytest.ExitCode.INTERRUPTED,
+        pytest.ExitCode.INTERNAL_ERROR,
+        pytest.ExitCode.USAGE_ERROR,
+        pytest.ExitCode.NO_TESTS_COLLECTED,
+    } == PYTEST_UNFINISHED_EXITS

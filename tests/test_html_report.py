@@ -83,6 +83,38 @@ def test_the_page_can_fetch_nothing(report: Path) -> None:
     assert 'src="data:image/png;base64,' in page
 
 
+def _page_head(page: str) -> str:
+    match = re.search(r'<p class="meta">(.*?)</p>', page)
+    assert match is not None
+    return match.group(1)
+
+
+def test_the_header_names_each_model_with_what_it_calls_not_a_python_dict(report: Path) -> None:
+    head = _page_head(report.read_text())
+    assert "models: m-small (openai/m-small), m-large (openai/m-large) · " in head
+    assert "{" not in head and "&#x27;" not in head
+
+
+@pytest.mark.parametrize(
+    ("models", "shown"),
+    [
+        ({"gold": {"litellm_model": "", "kind": "reference"}}, "gold (reference)"),
+        ({"m": {"litellm_model": "m", "kind": "litellm"}}, "m"),
+        (
+            {"tiny": {"litellm_model": "openai/tiny", "kind": "embedded"}},
+            "tiny (openai/tiny, embedded)",
+        ),
+        (["a", "b"], "a, b"),
+    ],
+)
+def test_each_form_of_meta_models_reads_as_names_with_their_model_and_kind(
+    results: dict[str, Any], tmp_path: Path, models: Any, shown: str
+) -> None:
+    doc = {**results, "meta": {**results["meta"], "models": models}}
+    page = write_html(doc, [], {}, tmp_path / "report.html", figures={}, tables=[]).read_text()
+    assert f"models: {shown} · methods: " in _page_head(page)
+
+
 def test_payload_shares_cases_texts_and_artifacts(results: dict[str, Any]) -> None:
     samples = make_samples(results)
     payload = build_payload(results, samples, CASES)
@@ -191,6 +223,8 @@ def test_the_report_lists_and_filters_samples_in_a_real_headless_browser(report:
             page.on("dialog", on_dialog)
             page.goto(url)
 
+            head = page.text_content(".page-head .meta") or ""
+            assert "models: m-small (openai/m-small), m-large (openai/m-large)" in head
             assert page.text_content("#sample-count") == "40 of 40 samples"
             assert page.locator(".sample-item").count() == 40
             _pick(page, model="m-small")

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import platform
 import re
 import shutil
+import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from handmade_cases import invoice_case, travel_case, write_cases
 
+from pytest_revprop import __version__, cli
 from pytest_revprop.options import PLUGIN_OPTIONS
+from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 pytestmark = pytest.mark.slow
 
@@ -185,7 +190,9 @@ def test_revprop_model_in_the_ini_file_runs_the_benchmark_with_the_ini_settings(
     result.assert_outcomes(passed=4)  # two cases, two seeds, gold
     cache = pytester.path / "cache"
     result.stdout.fnmatch_lines(
-        [f"revprop: models gold; methods j+h; *seeds 0,1; 2 cases (all)*cache {cache}"]
+        [
+            f"revprop run: methods j+h; k 5; seeds 0,1; split all: 2 cases from *; 4 items; cache {cache}"
+        ]
     )
     doc = json.loads((pytester.path / "out" / "results.json").read_text())
     assert {(r["case"], r["seed"]) for r in doc["results"]} == {
@@ -414,65 +421,260 @@ def pytest_unconfigure(config):
     assert (pytester.path / "phase-reports.txt").read_text() == "6"
 
 
-def test_junit_carries_item_properties_and_run_rates(
-    pytester: pytest.Pytester, cases_dir: Path
+def _junit_cases(xml: Path) -> dict[str, dict[str, Any]]:
+    """Each testcase the way JUnit consumers read it: Jenkins and GitLab group by classname
+    (Jenkins: package and class split at its last dot) and show the name; properties are
+    name/value pairs."""
+    root = ET.parse(xml).getroot()
+    cases = {}
+    for case in root.iter("testcase"):
+        classname = case.get("classname", "")
+        package, _, cls = classname.rpartition(".")
+        cases[case.get("name", "")] = {
+            "classname": classname,
+            "package": package,
+            "class": cls,
+            "outcome": next((child.tag for child in case if child.tag != "properties"), "passed"),
+            "properties": {p.get("name"): p.get("value") for p in case.iter("property")},
+        }
+    return cases
+
+
+@pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)
+def test_junit_names_each_item_by_model_method_k_with_json_style_properties(
+    pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
 ) -> None:
     xml = pytester.path / "junit.xml"
-    _run(
-        pytester, cases_dir, "--revprop-model=direct-only", "--revprop-seeds=0", f"--junitxml={xml}"
-    )
+    _run(pytester, cases_dir, "--revprop-model=direct-only,gold", "--revprop-method=j+h,med",
+         "--revprop-seeds=0", f"--junitxml={xml}", *xdist)  # fmt: skip
+    cases = _junit_cases(xml)
+    assert len(cases) == 8
+    item = cases["unit/10[direct-only-j+h-k1-s0]"]
+    assert (item["classname"], item["package"], item["class"], item["outcome"]) == (
+        "revprop.direct-only.j+h-k1", "revprop.direct-only", "j+h-k1", "failure",
+    )  # fmt: skip
+    assert cases["unit/10[gold-med-k5-s0]"]["classname"] == "revprop.gold.med-k5"
+    assert item["properties"] == {
+        "revprop_completed": "false",
+        "revprop_valid": "true",
+        "revprop_error": "null",
+        "revprop_miss": "2",
+        "revprop_over_edit": "0",
+        "revprop_wrong_value": "0",
+        "revprop_cost_usd": "0.0",
+        "revprop_latency_s": "0.0",
+        "revprop_calls": "1",
+    }
+    values = [json.loads(v) for case in cases.values() for v in case["properties"].values()]
+    assert {type(v) for v in values} == {bool, int, float, type(None)}
     root = ET.parse(xml).getroot()
-    cases = root.findall(".//testcase")
-    assert len(cases) == 2
-    props = {p.get("name"): p.get("value") for p in cases[0].findall("./properties/property")}
-    assert (
-        props["revprop_completed"] == "False"
-        and props["revprop_miss"] == "2"
-        and "revprop_cost_usd" in props
-    )
     suite = {p.get("name"): p.get("value") for p in root.findall("./testsuite/properties/property")}
     assert suite["revprop_completion_rate[direct-only|j+h|k1]"] == "0.0000"
+
+
+def test_junit_leaves_ordinary_tests_named_as_pytest_names_them(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    pytester.makepyfile(test_user="def test_plain():\n    assert True\n")
+    xml = pytester.path / "junit.xml"
+    _run(pytester, cases_dir, "--revprop-model=gold", "--revprop-seeds=0", "--revprop-with-tests",
+         f"--junitxml={xml}")  # fmt: skip
+    plain = _junit_cases(xml)["test_plain"]
+    assert plain["classname"] == "test_user"
+
+
+def _baseline(pytester: pytest.Pytester, cases_dir: Path, seeds: str, model: str = "noop") -> Path:
+    """A baseline in which gold completed every sample, renamed to ``model``'s: ``model``'s
+    items then pair with it (noop: every pair flips to failed)."""
+    baseline = pytester.path / "baseline.json"
+    written = _run(pytester, cases_dir, "--revprop-model=gold", f"--revprop-seeds={seeds}",
+                   f"--revprop-baseline={baseline}", "--revprop-update-baseline")  # fmt: skip
+    assert written.ret == 0
+    written.stdout.fnmatch_lines([f"baseline written: {baseline}"])
+    doc = json.loads(baseline.read_text())
+    for r in doc["results"]:
+        r["model"] = model
+    baseline.write_text(json.dumps(doc))
+    return baseline
 
 
 def test_baseline_gate_passes_then_fails_on_a_regression(
     pytester: pytest.Pytester, cases_dir: Path
 ) -> None:
-    baseline = pytester.path / "baseline.json"
     seeds = "--revprop-seeds=0,1,2,3"
-    written = _run(
-        pytester,
-        cases_dir,
-        "--revprop-model=gold",
-        seeds,
-        f"--revprop-baseline={baseline}",
-        "--revprop-update-baseline",
-    )
-    assert written.ret == 0 and baseline.exists()
+    baseline = _baseline(pytester, cases_dir, "0,1,2,3", model="gold")
     same = _run(
         pytester, cases_dir, "--revprop-model=gold", seeds, f"--revprop-baseline={baseline}"
     )
     assert same.ret == 0
     same.stdout.fnmatch_lines(["*baseline gate*", "*ok*gold j+h k1: 100.0% -> 100.0%*"])
-    # noop is not the baseline's model: nothing pairs, so no regression, and with a baseline
-    # the gate decides the exit status, not the failed items
-    other = _run(
-        pytester, cases_dir, "--revprop-model=noop", seeds, f"--revprop-baseline={baseline}"
-    )
-    other.assert_outcomes(failed=8)
-    assert other.ret == pytest.ExitCode.OK
-    # The baseline's results renamed to noop's: every sample pairs, and flips to failed.
-    doc = json.loads(baseline.read_text())
-    for r in doc["results"]:
-        r["model"] = "noop"
-    baseline.write_text(json.dumps(doc))
+    baseline = _baseline(pytester, cases_dir, "0,1,2,3")
     regressed = _run(
         pytester, cases_dir, "--revprop-model=noop", seeds, f"--revprop-baseline={baseline}"
     )
-    assert regressed.ret == 6
+    assert regressed.ret == REGRESSION_EXIT
     regressed.stdout.fnmatch_lines(
-        ["*REGRESSION*noop j+h k1: 100.0% -> 0.0%*flips 8 down*", "*unit/10 seed 0*"]
+        [
+            "*REGRESSION*noop j+h k1: 100.0% -> 0.0%*flips 8 down*",
+            "*unit/10 seed 0*",
+            f"*regression beyond 2.0 points with p < 0.05: exit status {REGRESSION_EXIT}",
+        ]
     )
     assert "Traceback" not in regressed.stdout.str() + regressed.stderr.str()
+
+
+def test_the_plugin_and_revprop_compare_exit_with_the_same_regression_code(
+    pytester: pytest.Pytester, cases_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    baseline = _baseline(pytester, cases_dir, "0,1,2,3")
+    plugin = _run(pytester, cases_dir, "--revprop-model=noop", "--revprop-seeds=0,1,2,3",
+                  f"--revprop-baseline={baseline}")  # fmt: skip
+    results = pytester.path / "reports" / "results.json"
+    compare = cli.main(["compare", str(baseline), str(results), "--fail-on-regression"])
+    assert plugin.ret == compare == REGRESSION_EXIT
+    assert "1 regression: noop · j+h k=1." in capsys.readouterr().out
+
+
+def test_both_help_texts_state_the_regression_exit_code(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--help")
+    assert f"fail (exit {REGRESSION_EXIT}) on a significant regression" in " ".join(
+        result.stdout.str().split()
+    )
+    compare = pytester.run(sys.executable, "-m", "pytest_revprop.cli", "compare", "--help")
+    assert f"exit {REGRESSION_EXIT} when any (model, method, k) regressed" in " ".join(
+        compare.stdout.str().split()
+    )
+
+
+@pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)
+def test_under_a_baseline_model_failures_are_waived_but_a_failing_ordinary_test_is_not(
+    pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
+) -> None:
+    # one seed: two samples flip, p = 0.5, no regression; the gate passes
+    baseline = _baseline(pytester, cases_dir, "0")
+    args = ["--revprop-model=noop", "--revprop-seeds=0", f"--revprop-baseline={baseline}", *xdist]
+    waived = _run(pytester, cases_dir, *args)
+    waived.assert_outcomes(failed=2)
+    assert waived.ret == pytest.ExitCode.OK
+    pytester.makepyfile(test_red="def test_x():\n    assert False\n")
+    red = _run(pytester, cases_dir, *args, "--revprop-with-tests")
+    red.assert_outcomes(failed=3)
+    assert red.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_under_a_baseline_a_failed_model_call_still_fails_the_run(
+    pytester: pytest.Pytester, cases_dir: Path, fake_server: Any
+) -> None:
+    server = fake_server(faults={"always_fail": "500"})
+    baseline = _baseline(pytester, cases_dir, "0", model="hosted_vllm/m")
+    result = _run(pytester, cases_dir, "--revprop-model=hosted_vllm/m", "--revprop-transport=direct",
+                  f"--revprop-api-base={server.base_url}", "--revprop-seeds=0", "--revprop-retries=1",
+                  f"--revprop-baseline={baseline}")  # fmt: skip
+    result.assert_outcomes(errors=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize(
+    ("seeds", "status"),
+    [("0", 1 | 16), ("0,1,2,3", REGRESSION_EXIT | 1 | 16)],
+    ids=["pass", "regression"],
+)
+def test_other_plugins_exit_status_bits_survive_the_gate(
+    pytester: pytest.Pytester, cases_dir: Path, seeds: str, status: int
+) -> None:
+    baseline = _baseline(pytester, cases_dir, seeds)
+    pytester.makeconftest(
+        """
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session, exitstatus):
+    session.exitstatus |= 1  # as syrupy does for unused snapshots
+
+class Late:
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session, exitstatus):
+        session.exitstatus |= 16
+
+def pytest_configure(config):
+    config.pluginmanager.register(Late(), "late-bit")
+"""
+    )
+    result = _run(pytester, cases_dir, "--revprop-model=noop", f"--revprop-seeds={seeds}",
+                  f"--revprop-baseline={baseline}")  # fmt: skip
+    assert result.ret == status
+
+
+def test_a_gate_whose_baseline_shares_no_group_with_the_run_stops_it_in_one_line(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    baseline = _baseline(pytester, cases_dir, "0", model="gold")
+    result = _run(pytester, cases_dir, "--revprop-model=noop", "--revprop-method=j+h,med",
+                  f"--revprop-baseline={baseline}", "-n", "2")  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines[0] == (
+        f"ERROR: the baseline {baseline} shares no (model, method, k) with this run: "
+        "the baseline holds gold j+h k1; this run holds noop j+h k1, noop med k5"
+    )
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
+
+
+def test_a_gate_names_the_groups_it_did_not_compare_and_refuses_when_none_is_left(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    baseline = _baseline(pytester, cases_dir, "0")
+    args = ["--revprop-model=noop", "--revprop-method=j+h,med", "--revprop-seeds=0",
+            f"--revprop-baseline={baseline}"]  # fmt: skip
+    partial = _run(pytester, cases_dir, *args)
+    assert partial.ret == pytest.ExitCode.OK
+    partial.stdout.fnmatch_lines(
+        ["*ok*noop j+h k1: 100.0% -> 0.0%*", "not compared (only in this run): noop med k5"]
+    )
+    # -k leaves only the group the baseline lacks: the gate compares nothing
+    nothing_left = _run(pytester, cases_dir, *args, "-k", "med")
+    assert nothing_left.ret == pytest.ExitCode.USAGE_ERROR
+    nothing_left.stdout.fnmatch_lines(
+        [
+            "*revprop baseline gate*",
+            f"revprop: the baseline {baseline} shares no (model, method, k) with this run: "
+            "the baseline holds noop j+h k1; this run holds noop med k5",
+        ]
+    )
+
+
+def test_the_header_names_versions_models_with_their_servers_and_the_run(
+    pytester: pytest.Pytester, cases_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REVPROP_TEST_TOKEN", "s3cret-value")
+    result = _run(pytester, cases_dir, "--revprop-model=gold,hosted_vllm/org/m",
+                  "--revprop-api-base=http://u:s3cret-value@127.0.0.1:9/v1,http://127.0.0.1:10/v1",
+                  "--revprop-seeds=0,42", "--collect-only")  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            f"revprop: pytest-revprop {__version__}, litellm *, Python {platform.python_version()}",
+            "revprop model gold: reference solver (no model calls)",
+            "revprop model hosted_vllm/org/m: hosted_vllm/org/m at http://u:***@127.0.0.1:9/v1, http://127.0.0.1:10/v1",
+            f"revprop run: methods j+h; k 5; seeds 0,42; split all: 2 cases from {cases_dir}; 8 items; cache {pytester.path / 'cache'}",
+        ]
+    )
+    assert "s3cret-value" not in result.stdout.str()
+
+
+def test_the_reports_line_lists_every_file_written(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    result = pytester.runpytest_subprocess(
+        f"--revprop-cases={cases_dir}", "--revprop-split=all", "--revprop-model=gold",
+        "--revprop-method=j+h,med", "--revprop-seeds=0", f"--revprop-cache={pytester.path / 'cache'}",
+        "--revprop-report=out",
+    )  # fmt: skip
+    (line,) = [line for line in result.stdout.lines if line.startswith("reports: ")]
+    first, *rest = line.removeprefix("reports: ").split(", ")
+    assert first == "out/results.json"
+    listed = ["results.json", *rest]
+    assert sorted(listed) == sorted(p.name for p in (pytester.path / "out").iterdir())
+    assert {"samples.jsonl", "summary.md", "report.md", "report.html"} <= set(listed)
+    assert {"completion_by_method.png", "completion_by_method.csv"} <= set(listed)
 
 
 def test_k_sweep_evaluates_parallel_methods_at_each_k_sharing_samples(

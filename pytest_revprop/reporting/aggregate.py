@@ -16,7 +16,7 @@ from typing import Any
 from pytest_revprop import __version__
 from pytest_revprop.reporting.relative import relative_to_jh
 from pytest_revprop.reporting.stats import mean_std
-from pytest_revprop.reporting.tables import markdown_table
+from pytest_revprop.reporting.tables import markdown_table, text_table
 from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, METHODS, RESULT_KEYS, SAMPLE_ONLY_KEYS
 
 
@@ -103,19 +103,24 @@ def _write_private(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+REPORT_FILES = ("results.json", "samples.jsonl", "summary.md")
+"""The files ``write_reports`` writes, in that order."""
+
+
 def write_reports(
     out_dir: Path, records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]
 ) -> dict[str, Any]:
     """results.json, samples.jsonl and summary.md under ``out_dir``; returns the results document."""
     private_dir(out_dir)
+    results_path, samples_path, summary_path = (out_dir / name for name in REPORT_FILES)
     doc = results_document(records, meta)
-    _write_private(out_dir / "results.json", json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+    _write_private(results_path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
     lines = [
         json.dumps({k: r.get(k) for k in (*RESULT_KEYS, *SAMPLE_ONLY_KEYS)}, ensure_ascii=False)
         for r in _in_file_order(records)
     ]
-    _write_private(out_dir / "samples.jsonl", "\n".join(lines) + ("\n" if lines else ""))
-    _write_private(out_dir / "summary.md", markdown_summary(doc))
+    _write_private(samples_path, "\n".join(lines) + ("\n" if lines else ""))
+    _write_private(summary_path, markdown_summary(doc))
     return doc
 
 
@@ -212,3 +217,18 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
                 f"- `{r['case']}` {r['model']} {r['method']} k{r['k']} s{r['seed']}: {what}"
             )
     return "\n".join(parts) + "\n"
+
+
+def summary_text(records: Iterable[Mapping[str, Any]]) -> str:
+    """The terminal summary: the table per (model, method, k), then, when j+h ran, each
+    method relative to it."""
+    summary = summarize(records)
+    parts = [text_table(*table_rows(summary))]
+    header, rows = relative_rows(summary)
+    if rows:
+        parts += [
+            "",
+            "relative to j+h (gain in points; cost-effectiveness = gain / (cost multiple - 1)):",
+            text_table(header, rows),
+        ]
+    return "\n".join(parts)

@@ -3,6 +3,7 @@ from run A to run B, with the paired exact McNemar test and the samples that fli
 
 A group is a regression when its rate fell by more than ``--max-drop`` points AND p < alpha
 (the same rule as the plugin's ``--revprop-baseline`` gate, both from ``stats.PairGroup``).
+``--fail-on-regression`` then exits with the gate's code, ``vocabulary.REGRESSION_EXIT``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pytest_revprop.reporting.stats import (
     pair_outcomes,
 )
 from pytest_revprop.reporting.tables import markdown_table, text_table
+from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 __all__ = ["compare_main", "render_markdown", "render_text", "verdict"]
 
@@ -200,7 +202,8 @@ def compare_main(argv: Sequence[str]) -> int:
     parser.add_argument(
         "--fail-on-regression",
         action="store_true",
-        help="exit 1 when any (model, method, k) regressed",
+        help=f"exit {REGRESSION_EXIT} when any (model, method, k) regressed, as the plugin's "
+        "--revprop-baseline gate does",
     )
     args = parser.parse_args(list(argv))
     base, new = load_results(args.a), load_results(args.b)
@@ -211,4 +214,5 @@ def compare_main(argv: Sequence[str]) -> int:
         )
     render = render_markdown if args.markdown else render_text
     print(render(comparison, str(args.a), str(args.b), args.max_drop, args.alpha), end="")
-    return 1 if args.fail_on_regression and comparison.regressions(args.max_drop, args.alpha) else 0
+    regressed = comparison.regressions(args.max_drop, args.alpha)
+    return REGRESSION_EXIT if args.fail_on_regression and regressed else 0

@@ -1,32 +1,59 @@
 """The baseline gate (``--revprop-baseline``): pair a run with a committed baseline and name
-the regressions and improvements; and the baseline file itself (``--revprop-update-baseline``).
+the regressions, the improvements and the groups it could not compare; and the baseline file
+itself (``--revprop-update-baseline``).
 
 A (model, method, k) regressed when its completion rate fell by more than ``max_drop``
 points AND the paired exact McNemar p < 0.05; it improved under the mirror rule. Pairs where
 a model call failed are left out (``stats.pair_outcomes``). ``revprop compare`` applies the
 same rule through the same ``stats.PairGroup``.
+
+A gate that can compare nothing is a usage error, never a silent pass: a baseline that shares
+no (model, method, k) with the run, or shares groups but no (case, seed) to pair. A pair left
+out for a failed call is not that: the failed call already fails the run.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
+from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.results import load_results
-from pytest_revprop.reporting.stats import PairedComparison, PairGroup, pair_outcomes
+from pytest_revprop.reporting.stats import GroupKey, PairedComparison, PairGroup, pair_outcomes
+from pytest_revprop.vocabulary import PYTEST_UNFINISHED_EXITS, REGRESSION_EXIT
 
-__all__ = ["BASELINE_KEYS", "GateResult", "gate", "read_baseline", "write_baseline"]
+__all__ = [
+    "BASELINE_KEYS",
+    "GateResult",
+    "check_overlap",
+    "combined_exit_status",
+    "describe_groups",
+    "gate",
+    "gate_lines",
+    "groups_of",
+    "read_baseline",
+    "read_comparable_baseline",
+    "write_baseline",
+]
 
 BASELINE_KEYS = ("case", "model", "method", "k", "seed", "completed", "valid", "error")
 """What a baseline keeps of each result record: enough to pair and compare outcomes."""
+LISTED_GROUPS = 8
+"""Groups a message names before it says how many more there are."""
 
 
 class GateResult(TypedDict):
     comparison: PairedComparison
     regressions: list[PairGroup]
     improvements: list[PairGroup]
+    run_only: list[GroupKey]
+    """The run's groups that the baseline does not hold."""
+    baseline_only: list[GroupKey]
+    """The baseline's groups that the run does not hold."""
+    unpaired: list[GroupKey]
+    """Groups both hold that paired no sample (other cases or seeds, or only failed calls)."""
 
 
 def write_baseline(path: Path, doc: Mapping[str, Any]) -> None:
@@ -45,14 +72,113 @@ def read_baseline(path: Path) -> dict[str, Any]:
     return load_results(path, with_summary=False)
 
 
+def read_comparable_baseline(path: Path, run_groups: Sequence[GroupKey]) -> dict[str, Any]:
+    """The baseline at ``path``, read before any item runs; UserError (a usage error) when it
+    cannot be read or shares no (model, method, k) with ``run_groups``, the run's items."""
+    baseline = read_baseline(path)
+    check_overlap(str(path), groups_of(baseline["results"]), run_groups)
+    return baseline
+
+
+def groups_of(results: Iterable[Mapping[str, Any]]) -> list[GroupKey]:
+    """The distinct (model, method, k) of result records, sorted."""
+    keys = {GroupKey(str(r.get("model")), str(r.get("method")), r.get("k")) for r in results}
+    return sorted(keys, key=lambda g: (g.model, g.method, g.k is None, g.k or 0))
+
+
+def describe_groups(groups: Sequence[GroupKey]) -> str:
+    """``gold j+h k1, gold med k5`` (the first ``LISTED_GROUPS``, then how many more)."""
+    if not groups:
+        return "nothing"
+    names = [f"{g.model} {g.method}" + ("" if g.k is None else f" k{g.k}") for g in groups]
+    more = len(names) - LISTED_GROUPS
+    return ", ".join(names[:LISTED_GROUPS]) + (f" and {more} more" if more > 0 else "")
+
+
+def check_overlap(
+    name: str, baseline_groups: Sequence[GroupKey], run_groups: Sequence[GroupKey]
+) -> None:
+    """Raise UserError, naming both sides, when the baseline ``name`` and the run share no
+    (model, method, k): such a gate would compare nothing."""
+    if not set(baseline_groups) & set(run_groups):
+        raise UserError(
+            f"the baseline {name} shares no (model, method, k) with this run: the baseline "
+            f"holds {describe_groups(baseline_groups)}; this run holds {describe_groups(run_groups)}"
+        )
+
+
 def gate(
-    baseline: Mapping[str, Any], records: Sequence[Mapping[str, Any]], max_drop: float
+    baseline: Mapping[str, Any],
+    records: Sequence[Mapping[str, Any]],
+    max_drop: float,
+    *,
+    name: str = "file",
 ) -> GateResult:
     """Compare ``records`` with the baseline's results: the paired comparison, its
-    regressions and its improvements, each group holding the samples that flipped."""
+    regressions and improvements (each group holding the samples that flipped) and the groups
+    not compared. Raises UserError, naming the baseline ``name``, when nothing can be compared."""
+    base_groups, run_groups = groups_of(baseline["results"]), groups_of(records)
+    check_overlap(name, base_groups, run_groups)
     comparison = pair_outcomes(baseline["results"], list(records))
+    in_base, in_run = set(base_groups), set(run_groups)
+    if not comparison.groups and not comparison.skipped:
+        shared = [g for g in run_groups if g in in_base]
+        raise UserError(
+            f"the baseline {name} pairs no sample with this run: both hold "
+            f"{describe_groups(shared)}, but no (case, seed) in common"
+        )
+    compared = {g.key for g in comparison.groups}
     return {
         "comparison": comparison,
         "regressions": comparison.regressions(max_drop),
         "improvements": [g for g in comparison.groups if g.is_improvement(max_drop)],
+        "run_only": [g for g in run_groups if g not in in_base],
+        "baseline_only": [g for g in base_groups if g not in in_run],
+        "unpaired": [g for g in run_groups if g in in_base and g not in compared],
     }
+
+
+def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
+    """The terminal's gate section: per compared group its verdict (``REGRESSION``,
+    ``improved``, ``ok``), the rates, the change, the flips and p, with the first
+    ``flipped_listed`` flipped samples under a regression or an improvement; then one line per
+    kind of group not compared."""
+    lines = []
+    for group in result["comparison"].groups:
+        tag = (
+            "REGRESSION"
+            if group in result["regressions"]
+            else ("improved" if group in result["improvements"] else "ok")
+        )
+        lines.append(
+            f"{tag:<10} {group.model} {group.method} k{group.k}: {100 * group.base_rate:.1f}% -> "
+            f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
+        )
+        if tag != "ok":
+            flipped = group.regressed if tag == "REGRESSION" else group.improved
+            lines += [
+                f"    {sample.case} seed {sample.seed}" for sample in flipped[:flipped_listed]
+            ]
+    for groups, why in (
+        (result["run_only"], "only in this run"),
+        (result["baseline_only"], "only in the baseline"),
+        (result["unpaired"], "no pair of the same case and seed without a failed call"),
+    ):
+        if groups:
+            lines.append(f"not compared ({why}): {describe_groups(groups)}")
+    return lines
+
+
+def combined_exit_status(status: int, gate_status: int) -> int:
+    """The session's exit status once the gate has spoken (docs/interfaces.md, "Exit codes").
+
+    pytest's 2 to 5 stand. A regression ORs ``REGRESSION_EXIT`` (6) into any other status, so
+    the bits pytest and other plugins set survive: 0 -> 6, and 1 (a failed test, or a plugin's
+    failure bit, as syrupy ORs in) -> 7. Any other verdict (a gate that could compare nothing:
+    a usage error, 4) replaces the status.
+    """
+    if status in PYTEST_UNFINISHED_EXITS:
+        return status
+    if gate_status == REGRESSION_EXIT:
+        return status | REGRESSION_EXIT
+    return gate_status

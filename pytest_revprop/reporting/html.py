@@ -36,6 +36,7 @@ __all__ = [
     "MAX_REASONING_CHARS",
     "REASONING_BUDGET_CHARS",
     "build_payload",
+    "model_text",
     "sample_outcome",
     "write_html",
 ]
@@ -279,12 +280,34 @@ def _figure_html(name: str, png: bytes) -> str:
     )
 
 
+def model_text(name: str, info: Any) -> str:
+    """One model of ``meta.models`` as a person reads it: ``gpt-oss-20b
+    (hosted_vllm/openai/gpt-oss-20b)``, ``gold (reference)``: the litellm model when it is not
+    the name, and the kind when it is not the default ``litellm``."""
+    if not isinstance(info, Mapping):
+        return name
+    parts = [
+        str(value)
+        for value, plain in ((info.get("litellm_model"), name), (info.get("kind"), "litellm"))
+        if value and value != plain
+    ]
+    return f"{name} ({', '.join(parts)})" if parts else name
+
+
+def _meta_value(value: Any) -> str:
+    if isinstance(value, Mapping):  # meta.models: name -> {"litellm_model", "kind"}
+        return ", ".join(model_text(str(name), info) for name, info in value.items())
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
 def _meta_line(meta: Mapping[str, Any]) -> str:
     names = ("version", "created", "split", "cases_path", "models", "methods", "k_values", "seeds")
     facts = [
-        f"{name}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+        f"{name}: {_meta_value(v)}"
         for name in names
-        if (v := meta.get(name)) not in (None, "", [])
+        if (v := meta.get(name)) not in (None, "", [], {})
     ]
     return html.escape(" · ".join(facts))
 

@@ -1,0 +1,69 @@
+"""The run header pytest prints above the items: the versions, each model with the model
+string it calls and where, then the methods, k, seeds, split, cases, items and cache.
+
+Every line goes through ``llm.redact``, so a key written into an API base never shows.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_revprop import __version__
+from pytest_revprop.llm.redact import redact
+
+if TYPE_CHECKING:
+    from pytest_revprop.llm.presets import ModelConfig
+    from pytest_revprop.runner import RunSettings
+
+__all__ = ["model_line", "run_header", "versions_line"]
+
+
+def versions_line() -> str:
+    """``pytest-revprop 0.1.0, litellm 1.80.0, Python 3.11.7`` (litellm: the installed
+    distribution's version, read without importing it)."""
+    try:
+        litellm = f"litellm {metadata.version('litellm')}"
+    except metadata.PackageNotFoundError:
+        litellm = "litellm not installed"
+    return f"pytest-revprop {__version__}, {litellm}, Python {platform.python_version()}"
+
+
+def model_line(model: ModelConfig) -> str:
+    """What a model name stands for: a reference solver, or the litellm model string it calls
+    and the API base(s) the calls go to."""
+    if model.kind == "reference":
+        return f"{model.name}: reference solver (no model calls)"
+    target = model.litellm_model or model.name
+    if model.api_bases:
+        where = ", ".join(model.api_bases)
+    elif model.kind == "embedded":
+        where = "a llama.cpp server started for the run"
+    else:
+        where = "the provider's default API base"
+    embedded = " (embedded llama.cpp)" if model.kind == "embedded" and model.api_bases else ""
+    return f"{model.name}: {target} at {where}{embedded}"
+
+
+def run_header(
+    models: Sequence[ModelConfig],
+    settings: RunSettings,
+    *,
+    split: str,
+    cases_path: Path | str,
+    n_cases: int,
+    n_items: int,
+) -> str:
+    """The header's lines, joined by newlines."""
+    lines = [
+        f"revprop: {versions_line()}",
+        *(f"revprop model {model_line(m)}" for m in models),
+        f"revprop run: methods {', '.join(settings.methods)}; "
+        f"k {','.join(map(str, settings.k_values))}; seeds {','.join(map(str, settings.seeds))}; "
+        f"split {split}: {n_cases} cases from {cases_path}; {n_items} items; "
+        f"cache {settings.cache_dir or 'off'}",
+    ]
+    return redact("\n".join(lines))
