@@ -50,7 +50,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=parse_methods,
         default=["j+h"],
         metavar="METHOD[,METHOD...]",
-        help=f"revision method(s): {', '.join(METHOD_CHOICES)} (default: j+h)",
+        help=f"revision method(s): {', '.join(METHOD_CHOICES)}, or one registered through the "
+        "pytest_revprop_methods hook (default: j+h)",
     )
     add(
         "--revprop-k",
@@ -239,6 +240,21 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         return None
     session = config.pluginmanager.get_plugin("revprop-session")
     return None if session is None else str(session.header())
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The plugin's own hooks (hookspecs.py): methods, model presets and results."""
+    from pytest_revprop import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_revprop_methods(register: Any) -> None:
+    """The built-in methods, registered first through the same hook as everyone's."""
+    from pytest_revprop.registry import register_builtins
+
+    register_builtins(register)
 
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -19,18 +19,19 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
-from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.llm.presets import ModelConfig, PresetRegistry, load_config, resolve_model
+from pytest_revprop.registry import MethodRegistry
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
     RunSettings,
-    expand_methods,
     item_specs,
     worker_share,
 )
 from pytest_revprop.vocabulary import (
     BENCHMARK_SIZES,
     DOMAINS,
+    INFRASTRUCTURE_ERRORS,
     PATTERNS,
     REGRESSION_EXIT,
     SPLITS,
@@ -85,6 +86,11 @@ def describe_failure(record: ResultRecord) -> str:
         extra = len(record.get("findings", [])) - 30
         if extra > 0:
             lines.append(f"  ... and {extra} more")
+    if record.get("map_valid") is not None:
+        lines.append(
+            f"dependency map: {record.get('map_edges')} edges, {record.get('map_dropped')} pointers dropped"
+            + ("" if record["map_valid"] else " (unusable: revised without it)")
+        )
     if record.get("selection_fallback"):
         lines.append(
             "note: the selection answer was not a single candidate number; fell back to the first"
@@ -110,8 +116,8 @@ class RevpropItem(pytest.Item):
     def setup(self) -> None:
         self.record = self.owner.result(self.spec)
         self._properties()
-        if self.record["error"] == "call_failed":
-            raise CallFailedError(self.record.get("reason") or "model call failed")
+        if self.record["error"] in INFRASTRUCTURE_ERRORS:
+            raise CallFailedError(self.record.get("reason") or str(self.record["error"]))
 
     def runtest(self) -> None:
         assert self.record is not None
@@ -135,11 +141,10 @@ class RevpropItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, RevpropFailure | CallFailedError):
-            head = (
-                "model call failed"
-                if isinstance(excinfo.value, CallFailedError)
-                else "not completed"
-            )
+            head = "not completed"
+            if isinstance(excinfo.value, CallFailedError):
+                failed = self.record is not None and self.record["error"] == "method_failed"
+                head = "method failed" if failed else "model call failed"
             return f"{self.spec.case} [{self.spec.label()}]: {head}\n{excinfo.value}"
         return str(super().repr_failure(excinfo))
 
@@ -180,8 +185,11 @@ class RevpropSession:
         opt = config.getoption
         overrides = load_config(Path(str(config.rootpath)))
         api_bases = opt("revprop_api_base") or ()
+        registry, presets = registered(config)
         models = [
-            resolve_model(name, api_bases=api_bases, overrides=overrides)
+            resolve_model(
+                name, api_bases=api_bases, overrides=overrides, registered=presets.presets
+            )
             for name in opt("revprop_model")
         ]
         if len({m.name for m in models}) != len(models):
@@ -196,7 +204,7 @@ class RevpropSession:
             attempt_timeout_s=opt("revprop_timeout"),
         )
         settings = RunSettings(
-            methods=expand_methods(opt("revprop_method")),
+            methods=registry.expand(opt("revprop_method")),
             k_values=opt("revprop_k"),
             seeds=opt("revprop_seeds"),
             cache_dir=None if opt("revprop_no_cache") else Path(opt("revprop_cache")),
@@ -205,6 +213,7 @@ class RevpropSession:
             prompts=Prompts(opt("revprop_prompts")),
             retry=retry,
             transport=opt("revprop_transport"),
+            registry=registry,
         )
         for name in {c.domain for c in cases} | {c.pattern for c in cases}:
             config.addinivalue_line("markers", f"{name}: RevPropBench cases of {name}")
@@ -306,7 +315,7 @@ class RevpropSession:
             # from being made twice) and runs the items it is handed on demand, calls first.
             index = int(str(os.environ.get("PYTEST_XDIST_WORKER", "gw0"))[2:] or 0)
             count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-            self.runner.prefetch(worker_share(specs, index, count))
+            self.runner.prefetch(worker_share(specs, index, count, self.settings.registry))
         else:
             self.runner.start(specs)
         self._gc_for_run()  # after start: litellm, imported there, lives as long as the session
@@ -391,11 +400,17 @@ class RevpropSession:
                 m.name: {"litellm_model": m.litellm_model, "kind": m.kind} for m in self.models
             },
             "methods": list(self.settings.methods),
+            "method_info": {
+                name: info
+                for name, info in self.settings.registry.info().items()
+                if name in self.settings.methods
+            },
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
         }
         out_dir = Path(self.config.getoption("revprop_report"))
         doc = write_reports(out_dir, records, meta)
+        self._results_hook(doc, records)
         self._junit_properties(doc)
         if self.config.getoption("revprop_figures"):
             self._figures(doc, records, out_dir)
@@ -414,7 +429,7 @@ class RevpropSession:
                     self.report_error = str(exc)
                     self.exit_override = pytest.ExitCode.USAGE_ERROR
                     return
-                errors = any(r.get("error") == "call_failed" for r in records)
+                errors = any(r.get("error") in INFRASTRUCTURE_ERRORS for r in records)
                 if self.gate_result["regressions"]:
                     self.exit_override = REGRESSION_EXIT
                 elif exitstatus == pytest.ExitCode.TESTS_FAILED and not errors:
@@ -438,6 +453,16 @@ class RevpropSession:
                 path.chmod(0o600)  # like results.json: the report folder is the user's only
         except Exception as exc:  # figures must never cost the user their results
             self.report_error = f"figures/HTML report not written: {type(exc).__name__}: {exc}"
+
+    def _results_hook(self, doc: dict[str, Any], records: Sequence[ResultRecord]) -> None:
+        """Hand the run's results to ``pytest_revprop_results`` implementations, once; one
+        that raises is reported and costs no result."""
+        try:
+            self.config.hook.pytest_revprop_results(
+                summary=doc["summary"], records=[dict(r) for r in records], config=self.config
+            )
+        except Exception as exc:
+            self.report_error = f"pytest_revprop_results failed: {type(exc).__name__}: {exc}"
 
     def _junit_properties(self, doc: dict[str, Any]) -> None:
         from _pytest.junitxml import xml_key
@@ -529,6 +554,27 @@ class RevpropSession:
                 f"revprop: regression beyond {max_drop} points with p < 0.05: exit status 6",
                 red=True,
             )
+
+
+def registered(config: pytest.Config) -> tuple[MethodRegistry, PresetRegistry]:
+    """The methods and model presets registered through the hooks (built-ins first). A
+    registration that fails is a UserError naming the plugin or conftest.py it came from."""
+    methods, presets = MethodRegistry(), PresetRegistry()
+    for hook, register in (
+        (config.hook.pytest_revprop_methods, methods),
+        (config.hook.pytest_revprop_models, presets),
+    ):
+        for impl in reversed(hook.get_hookimpls()):  # pluggy's calling order
+            where = impl.plugin_name
+            try:
+                impl.function(**{name: register for name in impl.argnames})
+            except UserError as exc:
+                raise UserError(f"{hook.name} in {where}: {exc}") from None
+            except Exception as exc:
+                raise UserError(
+                    f"{hook.name} in {where} raised {type(exc).__name__}: {exc}"
+                ) from None
+    return methods, presets
 
 
 def _record_key(record: ResultRecord) -> tuple[Any, ...]:
