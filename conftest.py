@@ -1,5 +1,5 @@
 """The repository's root conftest.py: what tests/ and benchmarks/ share, and the worked
-example of registering a revision method (docs/interfaces.md, "Your own method").
+example of registering a revision method (docs/hooks.md, "Your own method").
 
 The example, ``jh-med``, asks for the three single-context revisions of a case at the base
 seed (artifact only, conversation only, both) and keeps the medoid: the one that disagrees
