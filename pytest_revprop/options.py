@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pytest_revprop.vocabulary import BUILTIN_METHODS, SPLITS
 
-METHOD_CHOICES = (*BUILTIN_METHODS, "all")
+METHOD_CHOICES = (*BUILTIN_METHODS, "all", "paper")
 """The built-in method names and ``all``; a run also knows the methods registered through
 the ``pytest_revprop_methods`` hook, and checks names against all of them."""
 METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")

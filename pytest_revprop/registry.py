@@ -38,7 +38,13 @@ from pytest_revprop.methods import (
     select,
 )
 from pytest_revprop.prompts import Prompts, default_prompts
-from pytest_revprop.vocabulary import BUILTIN_METHODS, DEP_METHOD, MERGE_RULES, SINGLE_CALL_METHODS
+from pytest_revprop.vocabulary import (
+    BUILTIN_METHODS,
+    DEP_METHOD,
+    MERGE_RULES,
+    METHODS,
+    SINGLE_CALL_METHODS,
+)
 
 MethodFunction = Callable[[MethodContext], Awaitable[object]]
 """A method: an async function of its context returning a patch, an Answer or an Outcome."""
@@ -47,7 +53,8 @@ FirstCall = Callable[[Prompts, Case], list[Message]]
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 """A method name: letters, digits and ``_ . + -`` (it goes into item ids and option values)."""
-RESERVED = frozenset({"all"})
+RESERVED = frozenset({"all", "paper"})
+"""Names that stand for a set of methods: every registered one, the paper's nine."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,8 @@ class MethodSpec:
         """Raise UserError naming the method when the spec cannot be run."""
         if not isinstance(self.name, str) or not NAME.match(self.name) or self.name in RESERVED:
             raise UserError(
-                f"method name {self.name!r}: use letters, digits and _ . + - (and not 'all')"
+                f"method name {self.name!r}: use letters, digits and _ . + - "
+                "(and not 'all' or 'paper')"
             )
         if not inspect.iscoroutinefunction(self.run):
             raise UserError(
@@ -130,14 +138,15 @@ class MethodRegistry:
         return spec
 
     def choices(self) -> tuple[str, ...]:
-        return (*self._specs, "all")
+        return (*self._specs, "all", "paper")
 
     def expand(self, names: Iterable[str]) -> list[str]:
-        """Method names in the given order, ``all`` standing for every registered method;
-        each once. An unknown name is a UserError."""
+        """Method names in the given order, ``all`` standing for every registered method and
+        ``paper`` for the paper's nine; each once. An unknown name is a UserError."""
         out: list[str] = []
         for name in names:
-            for one in self.names() if name == "all" else [self.get(name).name]:
+            group = {"all": self.names(), "paper": METHODS}.get(name)
+            for one in group if group is not None else [self.get(name).name]:
                 if one not in out:
                     out.append(one)
         return out

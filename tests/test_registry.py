@@ -119,7 +119,7 @@ def test_the_gate_compares_a_registered_method_with_its_baseline(
         (
             "async def mine(ctx):\n    return []\n\n"
             "def pytest_revprop_methods(register):\n    register('all', mine)\n",
-            "*method name 'all': use letters, digits and _ . + - (and not 'all')*",
+            "*method name 'all': use letters, digits and _ . + - (and not 'all' or 'paper')*",
         ),
     ],
     ids=["clash", "not-async", "hook-raises", "reserved-name"],
@@ -141,7 +141,7 @@ def test_an_unknown_method_names_the_registered_ones(
     result = _run(pytester, cases_dir, "--revprop-model=gold", "--revprop-method=fast")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*unknown method 'fast' (choose from j, h, *, select, dep, jh-med, all)*"]
+        ["*unknown method 'fast' (choose from j, h, *, select, dep, jh-med, all, paper)*"]
     )
 
 
