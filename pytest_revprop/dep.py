@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_revprop.jsonutil import MISSING, loads_strict, resolve
+from pytest_revprop.jsonutil import MISSING, loads_strict, raw_decode_strict, resolve
 from pytest_revprop.methods import Answer, MethodContext, Outcome
 
 MAP_ROLE = "map"
@@ -49,7 +49,8 @@ class DependencyMap:
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
-    """The JSON object of a reply: the whole reply, a fenced block, or the outermost braces."""
+    """The JSON object of a reply: the whole reply, a fenced block, the outermost braces, or
+    the first object the reply holds (the first that parses, in that order)."""
     candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
@@ -61,6 +62,12 @@ def _json_object(text: str) -> dict[str, Any] | None:
             continue
         if isinstance(value, dict):
             return value
+    if start >= 0:
+        try:
+            value, _ = raw_decode_strict(text, start)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
     return None
 
 

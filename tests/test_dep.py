@@ -65,6 +65,12 @@ def scripted(fake_server: Callable[..., FakeServer]) -> FakeServer:
     return fake_server(rules=rules, default={"content": GOLD}, latency_s=0.01)
 
 
+def test_the_first_object_of_a_reply_is_read_when_more_follow() -> None:
+    reply = 'Here: {"/total": ["/lines/0/amount"]}, {"/memo": ["/lines/0/qty"]} and more'
+    checked = check_map(reply, CASE.artifact)
+    assert list(checked.entries) == ["/total"] and checked.edges == 1
+
+
 def test_the_map_keeps_pointers_of_the_artifact_and_counts_the_others() -> None:
     checked = check_map("```json\n" + json.dumps(GOOD_MAP) + "\n```", CASE.artifact)
     assert checked.entries == {
