@@ -6,6 +6,7 @@ results.json, the gate; each kind of bad registration; model presets registered 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
@@ -82,14 +83,24 @@ def pytest_revprop_methods(register):
 """
 
 
-def test_the_gate_compares_a_registered_method_with_its_baseline(
+def test_a_registered_method_reaches_junit_figures_html_and_the_gate(
     pytester: pytest.Pytester, cases_dir: Path
 ) -> None:
     pytester.makeconftest(ROOT_CONFTEST.read_text())
     baseline = pytester.path / "baseline.json"
     args = ["--revprop-model=gold", "--revprop-method=jh-med", "--revprop-seeds=0,1,2,3",
             f"--revprop-baseline={baseline}"]  # fmt: skip
-    assert _run(pytester, cases_dir, *args, "--revprop-update-baseline").ret == 0
+    xml = pytester.path / "junit.xml"
+    written = _run(pytester, cases_dir, *args, "--revprop-update-baseline", "--revprop-figures",
+                   f"--junitxml={xml}")  # fmt: skip
+    assert written.ret == 0
+    suite = ET.parse(xml).getroot().find("./testsuite/properties")
+    assert suite is not None
+    names = {p.get("name"): p.get("value") for p in suite.findall("property")}
+    assert names["revprop_completion_rate[gold|jh-med|k1]"] == "1.0000"
+    figure_data = (pytester.path / "reports" / "completion_by_method.csv").read_text()
+    assert "gold,jh-med,1," in figure_data
+    assert '"jh-med"' in (pytester.path / "reports" / "report.html").read_text()
     same = _run(pytester, cases_dir, *args)
     assert same.ret == 0
     same.stdout.fnmatch_lines(["*ok*gold jh-med k1: 100.0% -> 100.0%*"])
