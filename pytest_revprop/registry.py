@@ -24,6 +24,7 @@ from typing import Any
 from pytest_revprop.cases import Case
 from pytest_revprop.dep import dep
 from pytest_revprop.errors import UserError
+from pytest_revprop.llm.presets import PresetRegistry
 from pytest_revprop.llm.types import CallFailed
 from pytest_revprop.methods import (
     Ask,
@@ -229,6 +230,29 @@ def builtin_registry() -> MethodRegistry:
     registry = MethodRegistry()
     register_builtins(registry.register)
     return registry
+
+
+def registered_through(hook: Any) -> tuple[MethodRegistry, PresetRegistry]:
+    """The methods and model presets registered through the ``pytest_revprop_methods`` and
+    ``pytest_revprop_models`` implementations of ``hook`` (pytest's ``config.hook``), each
+    called in pluggy's order (the plugin's built-ins first). A registration that fails is a
+    UserError naming the plugin or conftest.py it came from."""
+    methods, presets = MethodRegistry(), PresetRegistry()
+    callers: list[tuple[Any, object]] = [
+        (hook.pytest_revprop_methods, methods),
+        (hook.pytest_revprop_models, presets),
+    ]
+    for caller, register in callers:
+        for impl in reversed(caller.get_hookimpls()):
+            try:
+                impl.function(**{name: register for name in impl.argnames})
+            except UserError as exc:
+                raise UserError(f"{caller.name} in {impl.plugin_name}: {exc}") from None
+            except Exception as exc:
+                raise UserError(
+                    f"{caller.name} in {impl.plugin_name} raised {type(exc).__name__}: {exc}"
+                ) from None
+    return methods, presets
 
 
 # ------------------------------------------------------------------------------ running

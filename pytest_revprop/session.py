@@ -19,8 +19,8 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
-from pytest_revprop.llm.presets import ModelConfig, PresetRegistry, load_config, resolve_model
-from pytest_revprop.registry import MethodRegistry
+from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.registry import registered_through
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -116,8 +116,10 @@ class RevpropItem(pytest.Item):
     def setup(self) -> None:
         self.record = self.owner.result(self.spec)
         self._properties()
-        if self.record["error"] in INFRASTRUCTURE_ERRORS:
-            raise CallFailedError(self.record.get("reason") or str(self.record["error"]))
+        error = self.record["error"]
+        if error in INFRASTRUCTURE_ERRORS:
+            head = "method failed" if error == "method_failed" else "model call failed"
+            raise CallFailedError(f"{head}: {self.record.get('reason')}")
 
     def runtest(self) -> None:
         assert self.record is not None
@@ -141,10 +143,11 @@ class RevpropItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, RevpropFailure | CallFailedError):
-            head = "not completed"
-            if isinstance(excinfo.value, CallFailedError):
-                failed = self.record is not None and self.record["error"] == "method_failed"
-                head = "method failed" if failed else "model call failed"
+            head = (
+                "model call failed"
+                if isinstance(excinfo.value, CallFailedError)
+                else "not completed"
+            )
             return f"{self.spec.case} [{self.spec.label()}]: {head}\n{excinfo.value}"
         return str(super().repr_failure(excinfo))
 
@@ -185,7 +188,7 @@ class RevpropSession:
         opt = config.getoption
         overrides = load_config(Path(str(config.rootpath)))
         api_bases = opt("revprop_api_base") or ()
-        registry, presets = registered(config)
+        registry, presets = registered_through(config.hook)
         models = [
             resolve_model(
                 name, api_bases=api_bases, overrides=overrides, registered=presets.presets
@@ -554,27 +557,6 @@ class RevpropSession:
                 f"revprop: regression beyond {max_drop} points with p < 0.05: exit status 6",
                 red=True,
             )
-
-
-def registered(config: pytest.Config) -> tuple[MethodRegistry, PresetRegistry]:
-    """The methods and model presets registered through the hooks (built-ins first). A
-    registration that fails is a UserError naming the plugin or conftest.py it came from."""
-    methods, presets = MethodRegistry(), PresetRegistry()
-    for hook, register in (
-        (config.hook.pytest_revprop_methods, methods),
-        (config.hook.pytest_revprop_models, presets),
-    ):
-        for impl in reversed(hook.get_hookimpls()):  # pluggy's calling order
-            where = impl.plugin_name
-            try:
-                impl.function(**{name: register for name in impl.argnames})
-            except UserError as exc:
-                raise UserError(f"{hook.name} in {where}: {exc}") from None
-            except Exception as exc:
-                raise UserError(
-                    f"{hook.name} in {where} raised {type(exc).__name__}: {exc}"
-                ) from None
-    return methods, presets
 
 
 def _record_key(record: ResultRecord) -> tuple[Any, ...]:
