@@ -3,7 +3,7 @@
     python benchmarks/load_faulty.py [--split test] [--fraction 0.3] [--kinds 429,503,reset]
                                      [--transport default|litellm] [--workers N] [--keep DIR] [--json FILE]
 
-Two real pytest sessions (``python -m pytest --revprop-method=all``: 9 methods, k=5, the 5 paper
+Two real pytest sessions (``python -m pytest --revprop-method=paper``: 9 methods, k=5, the 5 paper
 seeds; 5,400 items on the test split), each with an empty cache, against a FakeServerProcess
 on 127.0.0.1 that answers with the scripted responder (``pytest_revprop.testing.responder:respond``):
 
@@ -59,7 +59,7 @@ def _run_session(run_dir: Path, base_url: str, args: argparse.Namespace) -> dict
     run_dir.mkdir(parents=True, exist_ok=True)
     command = [
         sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--rootdir={run_dir}",
-        f"--revprop-model={MODEL}", f"--revprop-api-base={base_url}", "--revprop-method=all",
+        f"--revprop-model={MODEL}", f"--revprop-api-base={base_url}", "--revprop-method=paper",
         f"--revprop-split={args.split}", f"--revprop-cache={run_dir / 'cache'}",
         f"--revprop-report={run_dir / 'report'}", "--revprop-no-figures",
         f"--revprop-retries={args.retries}", f"--revprop-retry-delay={args.retry_delay}",

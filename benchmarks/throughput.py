@@ -6,7 +6,7 @@
                                     [--figures] [--keep DIR]
                                     [--json FILE]
 
-For each split and each worker count it runs ``python -m pytest --revprop-method=all ...``
+For each split and each worker count it runs ``python -m pytest --revprop-method=paper ...``
 (9 methods, k=5, the 5 paper seeds) against a FakeServerProcess on 127.0.0.1 that answers with
 the scripted responder (``pytest_revprop.testing.responder:respond``), holds every request ``--latency`` seconds and
 works on at most ``--slots`` requests at once (the rest queue, as in a vLLM batch). Then:
@@ -241,7 +241,7 @@ def revprop_args(
     cfg: Config, url: str, split: str, cache: Path, report: Path, workers: int
 ) -> list[str]:
     args = [
-        f"--revprop-model={cfg.model}", f"--revprop-api-base={url}", "--revprop-method=all",
+        f"--revprop-model={cfg.model}", f"--revprop-api-base={url}", "--revprop-method=paper",
         f"--revprop-split={split}", f"--revprop-cache={cache}", f"--revprop-report={report}",
         f"--revprop-concurrency={cfg.concurrency}", f"--revprop-transport={cfg.transport}", "-q",
         "--revprop-figures" if cfg.figures else "--revprop-no-figures",

@@ -1,33 +1,42 @@
-"""The nine revision methods of docs/protocol.md, as small async functions over one ``ask``
-callable.
+"""The revision methods of docs/protocol.md, written against one small interface.
 
-Every method returns a ``MethodRun``: the final patch (or why there is none), the calls it
-made with their usage, and its cost (the sum) and latency (the critical path: parallel calls
-count as the slowest, sequential calls add up). Seeds follow the protocol exactly, so the
-``j+h`` call at seed s is the first sample of every parallel method and the cache shares it.
+A method is an async function of one :class:`MethodContext`: it asks the model through the
+context (``ask``, ``revise``, ``samples``), turns replies into patches (``answer``), combines
+them (``merge``, ``gather``) and returns its final patch or the reason there is none (a patch,
+an :class:`Answer` or an :class:`Outcome`). The nine built-in methods below use nothing
+else, and neither does any method a ``conftest.py`` registers (``registry.py``).
+
+The context records every call in the order it was made, with its usage; a run's cost is the
+sum of its calls' costs and its latency the critical path: calls awaited one after another
+add up, calls run together through ``gather`` (or ``samples``) count as the slowest. Seeds
+follow the protocol exactly, so the ``j+h`` call at seed s is the first sample of every
+parallel method and the cache shares it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pytest_revprop.cases import Case
 from pytest_revprop.extraction import InvalidReply, extract_patch
-from pytest_revprop.jsonutil import json_equal
-from pytest_revprop.llm.types import CallFailed, Reply, Request
+from pytest_revprop.jsonutil import is_finite_json, json_equal
+from pytest_revprop.llm.types import Reply, Request
 from pytest_revprop.merge import merge_patches, sample_artifacts
 from pytest_revprop.patching import PatchError, apply_operations, check_operations, copy_json, diff
-from pytest_revprop.prompts import Prompts, default_prompts
+from pytest_revprop.prompts import Prompts
 from pytest_revprop.scoring import Score, literal_gold_patch, score_patch
-from pytest_revprop.vocabulary import K_METHODS, MERGE_RULES, MIN_K, SINGLE_CALL_METHODS, CallRole
+from pytest_revprop.vocabulary import INVALID_REASONS, CallRole
 
 Message = dict[str, str]
+Patch = list[dict[str, Any]]
+T = TypeVar("T")
 
 
 class Completer(Protocol):
@@ -40,8 +49,11 @@ class Completer(Protocol):
     async def complete(self, request: Request, *, priority: int = 0) -> Reply: ...
 
 
-# ask(messages, seed, purpose, priority) -> Reply ; purpose: "revise" | "select" | "reflect"
+# ask(messages, seed, purpose, priority) -> Reply ; purpose: "revise" | "select" | "reflect" | "map"
 Ask = Callable[[list[Message], int, str, int], Awaitable[Reply]]
+
+PURPOSE_OF_ROLE: dict[str, str] = {"sample": "revise", "select": "select", "reflect": "reflect"}
+"""The ``purpose`` an Ask is told for each call role (a role not listed is its own purpose)."""
 
 
 @dataclass
@@ -55,16 +67,39 @@ class Call:
 
 
 @dataclass
+class Outcome:
+    """What a method returns: its final patch, or why there is none (``error`` is one of the
+    invalid categories or ``truncated``), and the notes the result record carries."""
+
+    patch: Patch | None = None
+    error: str | None = None
+    reason: str | None = None
+    selection_fallback: bool | None = None
+    map_valid: bool | None = None
+    map_edges: int | None = None
+    map_dropped: int | None = None
+
+
+OUTCOME_ERRORS = (*INVALID_REASONS, "truncated")
+"""The errors a method may return (the infrastructure errors are the runner's to give)."""
+NOTE_FIELDS = ("selection_fallback", "map_valid", "map_edges", "map_dropped")
+"""The Outcome fields that travel to the result record as they are."""
+
+
+@dataclass
 class MethodRun:
     method: str
     k: int
     seed: int
-    patch: list[dict[str, Any]] | None = None
-    error: str | None = None  # an invalid category, "truncated" or "call_failed"
+    patch: Patch | None = None
+    error: str | None = None  # an invalid category, "truncated", "call_failed", "method_failed"
     reason: str | None = None
     calls: list[Call] = field(default_factory=list)
     latency_s: float = 0.0
     selection_fallback: bool | None = None
+    map_valid: bool | None = None
+    map_edges: int | None = None
+    map_dropped: int | None = None
 
     @property
     def cost_usd(self) -> float:
@@ -76,12 +111,12 @@ class MethodRun:
         return score_patch(case, self.patch)
 
 
-class _Answer:
+class Answer:
     """One reply turned into a patch, or the reason it yields none."""
 
     def __init__(self, reply: Reply) -> None:
         self.reply = reply
-        self.patch: list[dict[str, Any]] | None = None
+        self.patch: Patch | None = None
         self.error: str | None = None
         self.reason: str | None = None
         if reply.finish_reason == "length":
@@ -90,9 +125,12 @@ class _Answer:
         patch, self.error, self.reason = _extracted(reply.content)
         self.patch = None if patch is None else copy_json(patch)
 
+    def outcome(self) -> Outcome:
+        return Outcome(self.patch, self.error, self.reason)
+
 
 @functools.lru_cache(maxsize=4096)
-def _extracted(content: str) -> tuple[list[dict[str, Any]] | None, str | None, str | None]:
+def _extracted(content: str) -> tuple[Patch | None, str | None, str | None]:
     """The patch in a reply, or why there is none; remembered, as the items of a run read
     the same replies many times (callers copy the patch)."""
     try:
@@ -101,27 +139,12 @@ def _extracted(content: str) -> tuple[list[dict[str, Any]] | None, str | None, s
         return None, exc.category, exc.reason
 
 
-async def _single(ask: Ask, prompts: Prompts, case: Case, context: str, seed: int) -> MethodRun:
-    reply = await ask(prompts.revision_messages(case, context), seed, "revise", 0)
-    answer = _Answer(reply)
-    run = MethodRun(
-        context, 1, seed, calls=[Call("sample", seed, reply)], latency_s=reply.latency_s
-    )
-    run.patch, run.error, run.reason = answer.patch, answer.error, answer.reason
-    return run
-
-
-async def _samples(ask: Ask, prompts: Prompts, case: Case, seed: int, n: int) -> list[_Answer]:
-    messages = prompts.revision_messages(case, "j+h")
-    replies = await asyncio.gather(*(ask(messages, seed + i, "revise", 0) for i in range(n)))
-    return [_Answer(r) for r in replies]
-
-
-def _all_invalid(run: MethodRun, answers: Sequence[_Answer]) -> MethodRun:
+def all_invalid(answers: Sequence[Answer]) -> Outcome:
+    """The outcome of a method whose every sample is invalid: the first sample's error."""
     first = answers[0]
-    run.error = first.error
-    run.reason = f"all {len(answers)} samples invalid; the first: {first.reason}"
-    return run
+    return Outcome(
+        error=first.error, reason=f"all {len(answers)} samples invalid; the first: {first.reason}"
+    )
 
 
 class SharedWork:
@@ -134,9 +157,7 @@ class SharedWork:
         self.size = size
         self._artifacts: dict[tuple[str, str], Any] = {}
 
-    def sample_artifacts(
-        self, case: Case, patches: Sequence[list[dict[str, Any]] | None]
-    ) -> list[Any]:
+    def sample_artifacts(self, case: Case, patches: Sequence[Patch | None]) -> list[Any]:
         out = []
         for patch in patches:
             key = (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False))
@@ -150,23 +171,162 @@ class SharedWork:
 
 
 _UNSET = object()
+_CLOCK: contextvars.ContextVar[float] = contextvars.ContextVar("revprop_clock", default=0.0)
+"""Model time on the critical path so far, in the task running a method (or a branch of it)."""
 
 
-async def _parallel(
-    ask: Ask, prompts: Prompts, case: Case, rule: str, k: int, seed: int, shared: SharedWork | None
-) -> MethodRun:
-    answers = await _samples(ask, prompts, case, seed, k)
-    run = MethodRun(
-        rule, k, seed, calls=[Call("sample", seed + i, a.reply) for i, a in enumerate(answers)]
-    )
-    run.latency_s = max(a.reply.latency_s for a in answers)
-    patches = [a.patch for a in answers]
-    artifacts = None if shared is None else shared.sample_artifacts(case, patches)
-    merged = merge_patches(case.artifact, patches, rule, artifacts=artifacts)
-    if merged.patch is None:
-        return _all_invalid(run, answers)
-    run.patch = merged.patch
-    return run
+class MethodContext:
+    """Everything a method may use: the case, k, the base seed, the prompts, and the model
+    (through ``ask``), plus the merge rules. One context per method run."""
+
+    def __init__(
+        self,
+        method: str,
+        case: Case,
+        ask: Ask,
+        *,
+        k: int,
+        seed: int,
+        prompts: Prompts,
+        shared: SharedWork | None = None,
+    ) -> None:
+        self.method = method
+        self.case = case
+        self.k = k
+        self.seed = seed
+        self.prompts = prompts
+        self.shared = shared
+        self._ask = ask
+        self._calls: list[Call | None] = []
+        self._latest = 0.0
+
+    @property
+    def calls(self) -> list[Call]:
+        """The calls answered so far, in the order they were made."""
+        return [c for c in self._calls if c is not None]
+
+    @property
+    def latency_s(self) -> float:
+        """The critical path of the calls made so far."""
+        return self._latest
+
+    async def perform(self, method: Callable[[MethodContext], Awaitable[T]]) -> T:
+        """Run ``method`` on this context, its critical path starting at zero."""
+        token = _CLOCK.set(0.0)
+        try:
+            return await method(self)
+        finally:
+            _CLOCK.reset(token)
+
+    async def ask(
+        self,
+        messages: list[Message],
+        *,
+        seed: int | None = None,
+        role: str = "sample",
+        priority: int = 0,
+    ) -> Reply:
+        """Ask the model once (cached and de-duplicated like every call) at ``seed`` (default:
+        the base seed). ``role`` names the call in the record (``sample`` for a revision)."""
+        seed = self.seed if seed is None else seed
+        slot = len(self._calls)
+        self._calls.append(None)
+        start = _CLOCK.get()
+        reply = await self._ask(messages, seed, PURPOSE_OF_ROLE.get(role, role), priority)
+        self._calls[slot] = Call(role, seed, reply)  # type: ignore[arg-type]
+        end = start + reply.latency_s
+        _CLOCK.set(end)
+        self._latest = max(self._latest, end)
+        return reply
+
+    async def revise(
+        self, context: str = "j+h", *, seed: int | None = None, priority: int = 0
+    ) -> Answer:
+        """One revision call with the built-in prompt of ``context`` (``j``, ``h`` or ``j+h``)."""
+        messages = self.prompts.revision_messages(self.case, context)
+        return Answer(await self.ask(messages, seed=seed, priority=priority))
+
+    async def samples(self, n: int, *, context: str = "j+h") -> list[Answer]:
+        """``n`` revision calls in parallel at seeds s, s+1, ..., s+n-1 (the protocol's samples)."""
+        messages = self.prompts.revision_messages(self.case, context)
+        replies = await self.gather(*(self.ask(messages, seed=self.seed + i) for i in range(n)))
+        return [Answer(r) for r in replies]
+
+    async def gather(self, *calls: Awaitable[T]) -> list[T]:
+        """Await ``calls`` together; on the critical path they count as the slowest."""
+        start = _CLOCK.get()
+
+        async def branch(call: Awaitable[T]) -> tuple[T, float]:
+            result = await call
+            return result, _CLOCK.get()
+
+        done = await asyncio.gather(*(branch(c) for c in calls))
+        _CLOCK.set(max((end for _, end in done), default=start))
+        return [result for result, _ in done]
+
+    @staticmethod
+    def answer(reply: Reply) -> Answer:
+        """A reply turned into a patch, or the reason it yields none."""
+        return Answer(reply)
+
+    def merge(self, answers: Sequence[Answer], rule: str) -> Outcome:
+        """The samples combined by ``or``, ``and``, ``maj`` or ``med`` (merge.py)."""
+        patches = [a.patch for a in answers]
+        shared = self.shared
+        artifacts = None if shared is None else shared.sample_artifacts(self.case, patches)
+        merged = merge_patches(self.case.artifact, patches, rule, artifacts=artifacts)
+        if merged.patch is None:
+            return all_invalid(answers)
+        return Outcome(merged.patch)
+
+    def finish(self, outcome: Outcome) -> MethodRun:
+        """The method run of this context, ending with ``outcome``."""
+        run = MethodRun(self.method, self.k, self.seed, outcome.patch, outcome.error)
+        run.reason, run.calls, run.latency_s = outcome.reason, self.calls, self.latency_s
+        for name in NOTE_FIELDS:
+            setattr(run, name, getattr(outcome, name))
+        return run
+
+
+def as_outcome(value: object) -> Outcome | None:
+    """A method's return value as an Outcome, or None when it is none of a patch, an Answer
+    or an Outcome (or its patch is not a list of JSON objects, or its error is unknown)."""
+    if isinstance(value, Answer):
+        value = value.outcome()
+    elif isinstance(value, list):
+        value = Outcome(value)
+    if not isinstance(value, Outcome):
+        return None
+    if value.patch is not None:
+        patch_ok = all(isinstance(op, dict) for op in value.patch) and is_finite_json(value.patch)
+        return value if patch_ok else None
+    if value.error is None:
+        value.error = "no_patch"
+        value.reason = value.reason or "the method gave no patch"
+    return value if value.error in OUTCOME_ERRORS else None
+
+
+# ------------------------------------------------------------------------------ the nine
+
+
+def revision_in(context: str) -> Callable[[MethodContext], Awaitable[Answer]]:
+    """The single-call method of ``context``: one revision call at the base seed."""
+
+    async def single(ctx: MethodContext) -> Answer:
+        return await ctx.revise(context)
+
+    single.__name__ = f"revision_in_{context}"
+    return single
+
+
+def merged_by(rule: str) -> Callable[[MethodContext], Awaitable[Outcome]]:
+    """The parallel method of ``rule``: k samples of j+h, merged."""
+
+    async def parallel(ctx: MethodContext) -> Outcome:
+        return ctx.merge(await ctx.samples(ctx.k), rule)
+
+    parallel.__name__ = f"merged_by_{rule}"
+    return parallel
 
 
 SELECTION_ANSWER = re.compile(r"^\W*(?:attempt|candidate|option)?\s*#?\s*(\d+)\W*$", re.IGNORECASE)
@@ -181,39 +341,29 @@ def parse_selection(text: str, n_candidates: int) -> int | None:
     return number - 1 if 1 <= number <= n_candidates else None
 
 
-async def _select(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> MethodRun:
-    answers = await _samples(ask, prompts, case, seed, k - 1)
-    run = MethodRun(
-        "select", k, seed, calls=[Call("sample", seed + i, a.reply) for i, a in enumerate(answers)]
-    )
-    sampling_latency = max(a.reply.latency_s for a in answers)
+async def select(ctx: MethodContext) -> Outcome:
+    """k-1 samples, then the model picks one of the valid ones (the first when its answer is
+    not a candidate number)."""
+    answers = await ctx.samples(ctx.k - 1)
     candidates = [a for a in answers if a.patch is not None]
     if not candidates:
-        run.latency_s = sampling_latency
-        return _all_invalid(run, answers)
-    messages = prompts.selection_messages(case, [c.patch or [] for c in candidates])
-    reply = await ask(messages, seed, "select", 1)
-    run.calls.append(Call("select", seed, reply))
-    run.latency_s = sampling_latency + reply.latency_s
+        return all_invalid(answers)
+    messages = ctx.prompts.selection_messages(ctx.case, [c.patch or [] for c in candidates])
+    reply = await ctx.ask(messages, role="select", priority=1)
     index = (
         None if reply.finish_reason == "length" else parse_selection(reply.content, len(candidates))
     )
-    run.selection_fallback = index is None
-    run.patch = candidates[0 if index is None else index].patch
-    return run
-
-
-async def _reflect(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> MethodRun:
-    messages = prompts.revision_messages(case, "j+h")
-    first = _Answer(await ask(messages, seed, "revise", 0))
-    run = MethodRun(
-        "reflect",
-        k,
-        seed,
-        calls=[Call("sample", seed, first.reply)],
-        latency_s=first.reply.latency_s,
+    return Outcome(
+        candidates[0 if index is None else index].patch, selection_fallback=index is None
     )
-    artifact = case.artifact
+
+
+async def reflect(ctx: MethodContext) -> Outcome:
+    """One j+h revision, then k-1 rounds that show the model the patched document."""
+    messages = ctx.prompts.revision_messages(ctx.case, "j+h")
+    first = Answer(await ctx.ask(messages))
+    last_reply = first.reply
+    artifact = ctx.case.artifact
     any_valid = False
     if first.patch is not None:
         try:
@@ -221,15 +371,14 @@ async def _reflect(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) ->
             any_valid = True
         except PatchError:
             pass
-    for round_ in range(1, k):
+    for round_ in range(1, ctx.k):
         messages = [
             *messages,
-            {"role": "assistant", "content": run.calls[-1].reply.content},
-            prompts.reflection_message(artifact),
+            {"role": "assistant", "content": last_reply.content},
+            ctx.prompts.reflection_message(artifact),
         ]
-        correction = _Answer(await ask(messages, seed, "reflect", round_))
-        run.calls.append(Call("reflect", seed, correction.reply))
-        run.latency_s += correction.reply.latency_s
+        correction = Answer(await ctx.ask(messages, role="reflect", priority=round_))
+        last_reply = correction.reply
         if correction.patch is None:
             continue
         try:
@@ -238,68 +387,30 @@ async def _reflect(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) ->
         except PatchError:
             continue
     if not any_valid:
-        run.patch, run.error, run.reason = first.patch, first.error, first.reason
-        return run
-    if (
-        first.patch is not None
-        and _artifact_of(case, first.patch) is not None
-        and json_equal(_artifact_of(case, first.patch), artifact)
-    ):
-        run.patch = first.patch
-    else:
-        run.patch = diff(case.artifact, artifact)
-    return run
+        return first.outcome()
+    first_artifact = None if first.patch is None else _artifact_of(ctx.case, first.patch)
+    if first_artifact is not None and json_equal(first_artifact, artifact):
+        return Outcome(first.patch)
+    return Outcome(diff(ctx.case.artifact, artifact))
 
 
-def _artifact_of(case: Case, patch: list[dict[str, Any]]) -> Any:
+def _artifact_of(case: Case, patch: Patch) -> Any:
     try:
         return apply_operations(case.artifact, check_operations(patch))
     except PatchError:
         return None
 
 
-async def run_method(
-    method: str,
-    case: Case,
-    ask: Ask,
-    *,
-    k: int,
-    seed: int,
-    prompts: Prompts | None = None,
-    shared: SharedWork | None = None,
-) -> MethodRun:
-    """Run one method on one case at base seed ``seed``. A call that fails for good gives a run
-    with ``error="call_failed"`` (an infrastructure error, not the model's). ``shared``: work
-    shared with the other items of a run (see SharedWork)."""
-    prompts = prompts or default_prompts()
-    try:
-        if method in SINGLE_CALL_METHODS:
-            return await _single(ask, prompts, case, method, seed)
-        if method in MERGE_RULES:
-            return await _parallel(ask, prompts, case, method, k, seed, shared)
-        if method == "select":
-            if k < MIN_K["select"]:
-                raise ValueError("select needs k >= 3")
-            return await _select(ask, prompts, case, k, seed)
-        if method == "reflect":
-            return await _reflect(ask, prompts, case, k, seed)
-    except CallFailed as exc:
-        return MethodRun(
-            method, k if method in K_METHODS else 1, seed, error="call_failed", reason=exc.reason
-        )
-    raise ValueError(f"unknown method {method!r}")
-
-
 # ------------------------------------------------------------------------------ askers
 
 
 def client_ask(completer: Completer, *, structured: bool = False) -> Ask:
-    """An Ask that sends every call through ``completer`` (a Client): cached, de-duplicated."""
+    """An Ask that sends every call through ``completer`` (a Client): cached, de-duplicated.
+    ``structured`` asks for a patch object in every call but the dependency map's."""
 
     async def ask(messages: list[Message], seed: int, purpose: str, priority: int) -> Reply:
-        return await completer.complete(
-            completer.make_request(messages, seed, structured), priority=priority
-        )
+        request = completer.make_request(messages, seed, structured and purpose != "map")
+        return await completer.complete(request, priority=priority)
 
     return ask
 
@@ -310,16 +421,18 @@ REFERENCE_SOLVERS = ("gold", "noop", "direct-only")
 def reference_ask(case: Case, solver: str) -> Ask:
     """An Ask that answers without any network call: the gold patch, ``[]``, or the direct ops.
 
-    Selection calls answer ``1``; reflection rounds answer ``[]``.
+    Selection calls answer ``1``; reflection rounds answer ``[]``; a dependency-map call
+    answers ``{}`` (no map); any other purpose gets the patch.
     """
     if solver not in REFERENCE_SOLVERS:
         raise ValueError(f"unknown reference solver {solver!r}")
     literal = literal_gold_patch(case) or case.gold_patch
     direct = [op for op, gold in zip(literal, case.gold, strict=True) if gold.kind == "direct"]
     patch = {"gold": literal, "noop": [], "direct-only": direct}[solver]
+    answers = {"revise": json.dumps(patch), "select": "1", "reflect": "[]", "map": "{}"}
 
     async def ask(messages: list[Message], seed: int, purpose: str, priority: int) -> Reply:
-        content = {"revise": json.dumps(patch), "select": "1", "reflect": "[]"}[purpose]
+        content = answers.get(purpose, answers["revise"])
         return Reply(content=content, finish_reason="stop")
 
     return ask

@@ -18,15 +18,19 @@ name the key and the file instead of the option. An empty ini value counts as un
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.vocabulary import DEFAULT_K, METHODS, PAPER_SEEDS, SPLITS, TRANSPORTS
+from pytest_revprop.vocabulary import BUILTIN_METHODS, DEFAULT_K, PAPER_SEEDS, SPLITS, TRANSPORTS
 
-METHOD_CHOICES = (*METHODS, "all")
+METHOD_CHOICES = (*BUILTIN_METHODS, "all", "paper")
+"""The built-in method names and ``all``; a run also knows the methods registered through
+the ``pytest_revprop_methods`` hook, and checks names against all of them."""
+METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 SPLIT_CHOICES = (*SPLITS, "all")
 MAX_PORT = 65535
 
@@ -45,12 +49,13 @@ def parse_api_bases(text: str) -> list[str]:
 
 
 def parse_methods(text: str) -> list[str]:
-    """Revision methods, comma-separated, each one of :data:`METHOD_CHOICES`."""
+    """Revision method names, comma-separated (letters, digits and ``_ . + -``). Whether each
+    is a method is known only once the registered methods are (the run checks it)."""
     methods = _names(text, "methods")
-    unknown = [m for m in methods if m not in METHOD_CHOICES]
-    if unknown:
+    bad = [m for m in methods if not METHOD_NAME.match(m)]
+    if bad:
         raise argparse.ArgumentTypeError(
-            f"unknown method {unknown[0]!r} (choose from {', '.join(METHOD_CHOICES)})"
+            f"method names use letters, digits and _ . + -, got {bad[0]!r}"
         )
     return methods
 
@@ -242,7 +247,8 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
     ),
     PluginOption(
         "revprop_method",
-        f"revision method(s): {', '.join(METHOD_CHOICES)} (default: j+h)",
+        f"revision method(s): {', '.join(METHOD_CHOICES)}, or one registered through the "
+        "pytest_revprop_methods hook (default: j+h)",
         parse_methods,
         default=["j+h"],
         metavar="METHOD[,METHOD...]",

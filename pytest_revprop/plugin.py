@@ -145,3 +145,18 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         return None
     session = config.pluginmanager.get_plugin("revprop-session")
     return None if session is None else str(session.header())
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """The plugin's own hooks (hookspecs.py): methods, model presets and results."""
+    from pytest_revprop import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_revprop_methods(register: Any) -> None:
+    """The built-in methods, registered first through the same hook as everyone's."""
+    from pytest_revprop.registry import register_builtins
+
+    register_builtins(register)

@@ -22,6 +22,7 @@ from pytest_revprop.errors import UserError
 TEMPLATE_NAMES = (
     "system", "revise", "context_conversation", "context_artifact", "context_reference",
     "turn", "select_system", "select", "candidate", "reflect",
+    "dep_map_system", "dep_map", "context_dependencies",
 )  # fmt: skip
 CONTEXTS = {"j": ("artifact",), "h": ("conversation",), "j+h": ("conversation", "artifact")}
 
@@ -74,8 +75,8 @@ class Prompts:
             for i, turn in enumerate(case.conversation, start=1)
         )
 
-    def revision_user_prompt(self, case: Case, context: str) -> str:
-        """The user message for a revision call with context ``j``, ``h`` or ``j+h``."""
+    def context_sections(self, case: Case, context: str) -> list[str]:
+        """The context sections of a revision prompt with context ``j``, ``h`` or ``j+h``."""
         if context not in CONTEXTS:
             raise ValueError(f"unknown context {context!r}")
         sections = []
@@ -88,6 +89,11 @@ class Prompts:
                 sections.append(self.render("context_artifact", artifact=_json(case.artifact)))
         if case.reference is not None:
             sections.append(self.render("context_reference", reference=_json(case.reference)))
+        return sections
+
+    def revision_user_prompt(self, case: Case, context: str) -> str:
+        """The user message for a revision call with context ``j``, ``h`` or ``j+h``."""
+        sections = self.context_sections(case, context)
         return self.render("revise", context="\n\n".join(sections), request=case.request)
 
     def revision_messages(self, case: Case, context: str) -> list[Message]:
@@ -113,6 +119,31 @@ class Prompts:
                     candidates=listed,
                 ),
             },
+        ]
+
+    def dependency_map_messages(self, case: Case) -> list[Message]:
+        """The first call of ``dep``: the conversation and the artifact, asking for the
+        dependency map as one JSON object."""
+        context = "\n\n".join(self.context_sections(case, "j+h"))
+        return [
+            {"role": "system", "content": self.render("dep_map_system")},
+            {
+                "role": "user",
+                "content": self.render("dep_map", context=context, request=case.request),
+            },
+        ]
+
+    def mapped_revision_messages(self, case: Case, dependencies: str) -> list[Message]:
+        """The second call of ``dep``: the j+h revision with the checked map (rendered by the
+        caller, one dependent leaf a line) added after the other context sections."""
+        sections = [
+            *self.context_sections(case, "j+h"),
+            self.render("context_dependencies", dependencies=dependencies),
+        ]
+        user = self.render("revise", context="\n\n".join(sections), request=case.request)
+        return [
+            {"role": "system", "content": self.render("system")},
+            {"role": "user", "content": user},
         ]
 
     def reflection_message(self, artifact: Any) -> Message:

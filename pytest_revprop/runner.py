@@ -32,19 +32,11 @@ from pytest_revprop.methods import (
     SharedWork,
     client_ask,
     reference_ask,
-    run_method,
 )
 from pytest_revprop.prompts import Prompts
+from pytest_revprop.registry import MethodRegistry, builtin_registry, run_method
 from pytest_revprop.scoring import Score
-from pytest_revprop.vocabulary import (
-    K_METHODS,
-    MERGE_RULES,
-    METHODS,
-    MIN_K,
-    PAPER_SEEDS,
-    SINGLE_CALL_METHODS,
-    ResultRecord,
-)
+from pytest_revprop.vocabulary import PAPER_SEEDS, ResultRecord
 
 CANCEL_GRACE_S = 2.0
 """How long cancelled work may take to unwind when a run stops."""
@@ -84,63 +76,73 @@ class RunSettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     transport: str | None = None
     """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
+    registry: MethodRegistry = field(default_factory=builtin_registry)
+    """Where method names are looked up (under pytest: filled through the hook)."""
 
 
-def expand_methods(methods: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for method in methods:
-        for name in METHODS if method == "all" else [method]:
-            if name not in out:
-                out.append(name)
-    return out
+def expand_methods(methods: Iterable[str], registry: MethodRegistry | None = None) -> list[str]:
+    """Method names, ``all`` standing for every registered method; unknown: UserError."""
+    return (registry or builtin_registry()).expand(methods)
 
 
 def item_specs(
     cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings
 ) -> list[ItemSpec]:
-    """All items in a stable order: case, model, method, k, seed. Methods whose calls do not
-    depend on k (j, h, j+h) get k=1; select is skipped below its minimum k."""
+    """All items in a stable order: case, model, method, k, seed. Methods that do not use k
+    (j, h, j+h, dep) get k=1; a method is skipped below its minimum k (select: 3)."""
+    methods = [settings.registry.get(name) for name in settings.methods]
     specs = []
     for case in cases:
         for model in models:
-            for method in settings.methods:
-                ks = sorted(set(settings.k_values)) if method in K_METHODS else [1]
+            for method_spec in methods:
+                method = method_spec.name
+                ks = sorted(set(settings.k_values)) if method_spec.uses_k else [1]
                 for k in ks:
-                    if k < MIN_K.get(method, 1):
+                    if k < method_spec.min_k:
                         continue
                     for seed in settings.seeds:
                         specs.append(ItemSpec(case.id, model.name, method, k, seed))
     return specs
 
 
-def calls_cover(specs: Sequence[ItemSpec]) -> list[ItemSpec]:
+def calls_cover(
+    specs: Sequence[ItemSpec], registry: MethodRegistry | None = None
+) -> list[ItemSpec]:
     """The specs whose calls include every call of ``specs`` (for making calls ahead).
 
-    Seeds follow the protocol, so per case, model and base seed: the parallel rules of one k
-    make the same calls; the ``j+h`` call is the first sample of ``reflect`` and of every
-    parallel rule; ``j``, ``h``, ``reflect`` and ``select`` make calls of their own.
+    From what each method declares (registry.MethodSpec), per case, model and base seed:
+    methods of one call group make the same calls at one k (the parallel rules), so one of
+    them is kept; a method that another one ``includes`` (``j+h``: the first sample of
+    ``reflect`` and of every parallel rule) is dropped; every other method is kept.
     """
-    first_rule: dict[tuple[str, str, int, int], str] = {}
-    sampled: set[tuple[str, str, int]] = set()
+    registry = registry or builtin_registry()
+    first_of_group: dict[tuple[str, str, str, int, int], str] = {}
+    included: set[tuple[str, str, str, int]] = set()
     for s in specs:
-        if s.method in MERGE_RULES:
-            first_rule.setdefault((s.case, s.model, s.k, s.seed), s.method)
-        if s.method in ("reflect", *MERGE_RULES):
-            sampled.add((s.case, s.model, s.seed))
-    return [
-        s
-        for s in specs
-        if not (s.method in MERGE_RULES and first_rule[(s.case, s.model, s.k, s.seed)] != s.method)
-        and not (s.method == "j+h" and (s.case, s.model, s.seed) in sampled)
-    ]
+        method = registry.get(s.method)
+        if method.call_group is not None:
+            first_of_group.setdefault((s.case, s.model, method.call_group, s.k, s.seed), s.method)
+        for name in method.includes:
+            included.add((s.case, s.model, name, s.seed))
+    kept = []
+    for s in specs:
+        group = registry.get(s.method).call_group
+        if group is not None and first_of_group[(s.case, s.model, group, s.k, s.seed)] != s.method:
+            continue
+        if (s.case, s.model, s.method, s.seed) in included:
+            continue
+        kept.append(s)
+    return kept
 
 
-def worker_share(specs: Sequence[ItemSpec], index: int, count: int) -> list[ItemSpec]:
+def worker_share(
+    specs: Sequence[ItemSpec], index: int, count: int, registry: MethodRegistry | None = None
+) -> list[ItemSpec]:
     """The specs whose calls xdist worker ``index`` of ``count`` makes ahead: every
     ``count``-th case (cases cost about the same), reduced by ``calls_cover``."""
     cases = list(dict.fromkeys(s.case for s in specs))
     mine = set(cases[index % max(count, 1) :: max(count, 1)])
-    return calls_cover([s for s in specs if s.case in mine])
+    return calls_cover([s for s in specs if s.case in mine], registry)
 
 
 def result_record(
@@ -168,6 +170,9 @@ def result_record(
         "reason": score.reason,
         "findings": [f.to_dict() for f in score.findings],
         "selection_fallback": run.selection_fallback,
+        "map_valid": run.map_valid,
+        "map_edges": run.map_edges,
+        "map_dropped": run.map_dropped,
         "domain": case.domain,
         "pattern": case.pattern,
         "size": case.size,
@@ -234,7 +239,7 @@ class Runner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._prepared: set[str] = set()
-        self._first_calls_checked: set[tuple[str, str, str, int]] = set()
+        self._first_calls_checked: set[tuple[str, str, object, int]] = set()
 
     def _ask(self, case: Case, model: ModelConfig, boost: int) -> Ask:
         if model.kind == "reference":
@@ -259,7 +264,7 @@ class Runner:
             ask = self._ask(case, self.models[spec.model], boost)
             run = asyncio.ensure_future(
                 run_method(
-                    spec.method,
+                    self.settings.registry.get(spec.method),
                     case,
                     ask,
                     k=spec.k,
@@ -293,8 +298,8 @@ class Runner:
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
         """Do the clients' one-off work (importing litellm) before the first
         call is scheduled, as part of start-up, for the models that have calls to make: a
-        warm rerun makes none and never imports litellm. Looks up each (case, context, seed)
-        first call once per run, until one is missing from the cache."""
+        warm rerun makes none and never imports litellm. Looks up each distinct first call
+        (methods that declare the same one share it) once per run, until one is missing."""
         for name, client in self.clients.items():
             if name in self._prepared:
                 continue
@@ -303,7 +308,7 @@ class Runner:
                 first = (
                     name,
                     spec.case,
-                    spec.method if spec.method in SINGLE_CALL_METHODS else "j+h",
+                    self.settings.registry.get(spec.method).first_call,
                     spec.seed,
                 )
                 if spec.model != name or first in seen:
@@ -355,13 +360,13 @@ class Runner:
         self._ensure_loop().call_soon_threadsafe(begin)
 
     def _first_call_cached(self, spec: ItemSpec) -> bool:
-        """Whether the cache holds the first call of ``spec``: the revision prompt in its own
-        context for j and h, else the j+h prompt, at the base seed (see methods)."""
+        """Whether the cache holds the first call of ``spec`` at its base seed, as its method
+        declares it (registry.MethodSpec.first_call); False when it declares none."""
         client = self.clients.get(spec.model)
-        if client is None or client.cache is None:
+        first_call = self.settings.registry.get(spec.method).first_call
+        if client is None or client.cache is None or first_call is None:
             return False
-        context = spec.method if spec.method in SINGLE_CALL_METHODS else "j+h"
-        messages = self.prompts.revision_messages(self.cases[spec.case], context)
+        messages = first_call(self.prompts, self.cases[spec.case])
         request = client.make_request(messages, spec.seed, self.settings.structured)
         return client.cache.path(request.cache_key()).exists()
 

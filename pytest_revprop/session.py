@@ -28,17 +28,18 @@ from pytest_revprop.gc_tuning import RunCollector
 from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.options import option_label, option_value
+from pytest_revprop.registry import registered_through
 from pytest_revprop.reporting.item_text import describe_failure
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
     RunSettings,
-    expand_methods,
     item_specs,
     worker_share,
 )
 from pytest_revprop.vocabulary import (
     BENCHMARK_MARKERS,
+    INFRASTRUCTURE_ERRORS,
     PYTEST_USAGE_EXIT,
     REGRESSION_EXIT,
     ResultRecord,
@@ -79,8 +80,10 @@ class RevpropItem(pytest.Item):
     def setup(self) -> None:
         self.record = self.owner.result(self.spec)
         self._properties()
-        if self.record["error"] == "call_failed":
-            raise CallFailedError(self.record.get("reason") or "model call failed")
+        error = self.record["error"]
+        if error in INFRASTRUCTURE_ERRORS:
+            head = "method failed" if error == "method_failed" else "model call failed"
+            raise CallFailedError(f"{head}: {self.record.get('reason')}")
 
     def runtest(self) -> None:
         assert self.record is not None
@@ -166,8 +169,11 @@ class RevpropSession:
 
         overrides = load_config(Path(str(config.rootpath)))
         api_bases = opt("revprop_api_base") or ()
+        registry, presets = registered_through(config.hook)
         models = [
-            resolve_model(name, api_bases=api_bases, overrides=overrides)
+            resolve_model(
+                name, api_bases=api_bases, overrides=overrides, registered=presets.presets
+            )
             for name in opt("revprop_model")
         ]
         if len({m.name for m in models}) != len(models):
@@ -184,7 +190,7 @@ class RevpropSession:
             attempt_timeout_s=opt("revprop_timeout"),
         )
         settings = RunSettings(
-            methods=expand_methods(opt("revprop_method")),
+            methods=registry.expand(opt("revprop_method")),
             k_values=opt("revprop_k"),
             seeds=opt("revprop_seeds"),
             cache_dir=None if opt("revprop_no_cache") else Path(opt("revprop_cache")),
@@ -193,6 +199,7 @@ class RevpropSession:
             prompts=Prompts(opt("revprop_prompts")),
             retry=retry,
             transport=opt("revprop_transport"),
+            registry=registry,
         )
         for name in {c.domain for c in cases} | {c.pattern for c in cases}:
             config.addinivalue_line("markers", f"{name}: RevPropBench cases of {name}")
@@ -306,7 +313,7 @@ class RevpropSession:
             # from being made twice) and runs the items it is handed on demand, calls first.
             index = int(str(os.environ.get("PYTEST_XDIST_WORKER", "gw0"))[2:] or 0)
             count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-            self.runner.prefetch(worker_share(specs, index, count))
+            self.runner.prefetch(worker_share(specs, index, count, self.settings.registry))
         else:
             self.runner.start(specs)
         self.collector.start()  # after start: litellm, imported there, lives as long as the session
@@ -406,12 +413,18 @@ class RevpropSession:
                 m.name: {"litellm_model": m.litellm_model, "kind": m.kind} for m in self.models
             },
             "methods": list(self.settings.methods),
+            "method_info": {
+                name: info
+                for name, info in self.settings.registry.info().items()
+                if name in self.settings.methods
+            },
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
         }
         out_dir = Path(self.config.getoption("revprop_report"))
         doc = write_reports(out_dir, records, meta)
         self.written = [out_dir / name for name in REPORT_FILES]
+        self._results_hook(doc, records)
         self._junit_properties(doc)
         if not self.config.getoption("revprop_no_figures"):
             self._figures(doc, records, out_dir)
@@ -482,6 +495,16 @@ class RevpropSession:
                 self.written.append(path)
         except Exception as exc:  # figures must never cost the user their results
             self.report_error = f"figures/HTML report not written: {type(exc).__name__}: {exc}"
+
+    def _results_hook(self, doc: dict[str, Any], records: Sequence[ResultRecord]) -> None:
+        """Hand the run's results to ``pytest_revprop_results`` implementations, once; one
+        that raises is reported and costs no result."""
+        try:
+            self.config.hook.pytest_revprop_results(
+                summary=doc["summary"], records=[dict(r) for r in records], config=self.config
+            )
+        except Exception as exc:
+            self.report_error = f"pytest_revprop_results failed: {type(exc).__name__}: {exc}"
 
     def _junit_properties(self, doc: dict[str, Any]) -> None:
         from _pytest.junitxml import xml_key

@@ -13,7 +13,11 @@ from typing import Any, Final, Literal, TypedDict, get_args
 
 MethodName = Literal["j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select"]
 METHODS: Final[tuple[MethodName, ...]] = get_args(MethodName)
-"""The nine built-in methods of the protocol, in the order reports list them."""
+"""The nine methods of the protocol (the paper's), in the order reports list them."""
+DEP_METHOD: Final = "dep"
+"""The tenth built-in method (beyond the paper): the dependency map first, then j+h with it."""
+BUILTIN_METHODS: Final[tuple[str, ...]] = (*METHODS, DEP_METHOD)
+"""Every built-in method, in the order reports list them; registered methods follow by name."""
 SINGLE_CALL_METHODS: Final[tuple[MethodName, ...]] = ("j", "h", "j+h")
 MERGE_RULES: Final[tuple[MethodName, ...]] = ("or", "and", "maj", "med")
 """The parallel methods that combine their samples by a rule (``select`` asks the model)."""
@@ -79,12 +83,16 @@ OUTCOME_COLUMNS: Final[tuple[str, ...]] = (*FAILURE_KINDS, "invalid")
 InvalidReason = Literal["no_patch", "not_a_patch", "apply_error"]
 """Why a reply is invalid (scoring)."""
 INVALID_REASONS: Final[tuple[InvalidReason, ...]] = get_args(InvalidReason)
-ResultError = Literal["no_patch", "not_a_patch", "apply_error", "truncated", "call_failed"]
-"""A result's ``error``: an invalid reply, a reply cut off at the output limit, or a call that
-failed after its retries (an infrastructure error, left out of completion rates)."""
-INFRASTRUCTURE_ERRORS: Final[frozenset[str]] = frozenset({"call_failed"})
+ResultError = Literal[
+    "no_patch", "not_a_patch", "apply_error", "truncated", "call_failed", "method_failed"
+]
+"""A result's ``error``: an invalid reply, a reply cut off at the output limit, a call that
+failed after its retries, or a method whose code failed (raised, returned something that is
+no result, made no call); the last two are infrastructure errors, left out of completion
+rates."""
+INFRASTRUCTURE_ERRORS: Final[frozenset[str]] = frozenset({"call_failed", "method_failed"})
 
-CallRole = Literal["sample", "select", "reflect"]
+CallRole = Literal["sample", "select", "reflect", "map"]
 """What a model call is for inside a method."""
 CALL_ROLES: Final[tuple[CallRole, ...]] = get_args(CallRole)
 
@@ -122,6 +130,12 @@ class ResultRecord(ResultRow):
     reason: str | None
     findings: list[dict[str, Any]]
     selection_fallback: bool | None
+    map_valid: bool | None
+    """dep only: whether the dependency map had a valid edge (else None)."""
+    map_edges: int | None
+    """dep only: the edges of the checked map."""
+    map_dropped: int | None
+    """dep only: the map's pointers dropped as not in the artifact."""
     domain: str
     pattern: str
     size: int

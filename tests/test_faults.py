@@ -35,8 +35,8 @@ from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.llm.transports import TRANSPORT_ENV
 from pytest_revprop.llm.types import Reply, canonical_json
-from pytest_revprop.methods import run_method
 from pytest_revprop.prompts import default_prompts
+from pytest_revprop.registry import run_method
 from pytest_revprop.runner import ItemSpec, result_record
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import respond

@@ -318,7 +318,7 @@ def test_gold_completes_everything_and_results_json_has_the_fixed_shape(
         "--revprop-seeds=0,42",
         *xdist,
     )
-    result.assert_outcomes(passed=2 * 9 * 2)
+    result.assert_outcomes(passed=2 * 10 * 2)  # the nine and dep
     result.stdout.fnmatch_lines(["*revprop summary*", "*gold*select*100.0*"])
     doc = _results(pytester)
     summary_keys = {
@@ -354,16 +354,16 @@ def test_gold_completes_everything_and_results_json_has_the_fixed_shape(
         "calls",
         "patch",
     }
-    assert len(doc["summary"]) == 9 and all(summary_keys <= set(row) for row in doc["summary"])
+    assert len(doc["summary"]) == 10 and all(summary_keys <= set(row) for row in doc["summary"])
     assert all(
         row["completion_rate"] == 1.0 and row["runs"] == 2 and row["n_cases"] == 2
         for row in doc["summary"]
     )
-    assert len(doc["results"]) == 36 and all(result_keys <= set(r) for r in doc["results"])
+    assert len(doc["results"]) == 40 and all(result_keys <= set(r) for r in doc["results"])
     select = next(r for r in doc["summary"] if r["method"] == "select")
     assert select["calls"] == 2 * 2 * 5  # k-1 samples + 1 selection, per item
     samples = (pytester.path / "reports" / "samples.jsonl").read_text().splitlines()
-    assert len(samples) == 36 and "replies" in json.loads(samples[0])
+    assert len(samples) == 40 and "replies" in json.loads(samples[0])
     assert (
         (pytester.path / "reports" / "summary.md").read_text().startswith("# RevPropBench results")
     )

@@ -33,6 +33,15 @@ def test_reflection_prompt(snapshot) -> None:
     assert default_prompts().reflection_message({"total": 38.0}) == snapshot
 
 
+def test_dependency_map_prompt(snapshot) -> None:
+    assert default_prompts().dependency_map_messages(invoice_case()) == snapshot
+
+
+def test_revision_prompt_with_the_dependency_map(snapshot) -> None:
+    dependencies = "- /total <- /lines/0/amount, /lines/1/amount: sum of amounts"
+    assert default_prompts().mapped_revision_messages(invoice_case(), dependencies) == snapshot
+
+
 def test_broken_user_template_is_a_clear_error(tmp_path) -> None:
     (tmp_path / "system.md").write_text("Costs $ 5 per $item")
     with pytest.raises(UserError, match=r"system\.md"):

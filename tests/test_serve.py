@@ -307,7 +307,8 @@ def test_serve_without_vllm_installed_says_how_to_install(
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         "revprop serve: error: vllm is not installed (not on PATH): "
-        "install it on a GPU machine with `pip install vllm` (see docs.vllm.ai)"
+        'install it on a GPU machine with `pip install "pytest-revprop[vllm]"` '
+        "(vLLM >=0.17,<0.34; see docs.vllm.ai)"
     ]
 
 
@@ -588,3 +589,13 @@ def test_embedded_server_start_is_bounded_in_time(tmp_path: Path) -> None:
     with pytest.raises(EmbeddedServerError, match="did not answer within 0 s"):
         server.start()
     assert not server.running
+
+
+def test_the_vllm_extra_brings_the_range_serve_is_written_for() -> None:
+    import tomllib
+
+    from pytest_revprop.servers.vllm import VLLM_RANGE
+
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    extras = tomllib.loads(pyproject.read_text())["project"]["optional-dependencies"]
+    assert extras["vllm"] == [f"vllm{VLLM_RANGE}"]

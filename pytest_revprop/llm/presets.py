@@ -305,18 +305,40 @@ def _split_overrides(
     return fields, dict(overrides.get("models", {})), dict(overrides.get("prices", {})), source
 
 
+class PresetRegistry:
+    """Model presets registered through the ``pytest_revprop_models`` hook."""
+
+    def __init__(self) -> None:
+        self.presets: dict[str, ModelConfig] = {}
+
+    def register(self, config: ModelConfig) -> ModelConfig:
+        """Add ``config`` under its name; a shipped preset's name or one taken already is a
+        UserError naming it."""
+        if not isinstance(config, ModelConfig):
+            raise UserError(f"register a ModelConfig, not {type(config).__name__}")
+        name = config.name
+        if name in PRESETS or name in ALIASES or name in self.presets:
+            raise UserError(f"model preset {name!r} is already registered")
+        self.presets[name] = config
+        return config
+
+    __call__ = register
+
+
 def resolve_model(
     name: str,
     *,
     api_bases: Sequence[str] = (),
     overrides: Mapping[str, Any] | None = None,
+    registered: Mapping[str, ModelConfig] | None = None,
 ) -> ModelConfig:
     """The ModelConfig for a preset name, a configured model, or a raw litellm model string.
 
     ``overrides`` is the table from ``load_config`` (its ``models`` and ``prices`` sections
     apply) and may also carry ModelConfig field names, applied last. ``api_bases`` (the
     ``--revprop-api-base`` option) replaces the model's servers, except for hosted-API
-    presets such as gpt-5.4-mini, and is ignored by the reference solvers.
+    presets such as gpt-5.4-mini, and is ignored by the reference solvers. ``registered``:
+    presets registered through the hook (PresetRegistry.presets), after the shipped ones.
     """
     name = name.strip()
     if not name:
@@ -326,6 +348,8 @@ def resolve_model(
     configured = dict(models.get(name, models.get(canonical, {})))
     if canonical in PRESETS:
         config = PRESETS[canonical]
+    elif registered and name in registered:
+        config = registered[name]
     elif configured:
         config = ModelConfig(name=name, litellm_model=str(configured.get("litellm_model", name)))
     elif "/" in name:

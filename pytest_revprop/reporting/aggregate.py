@@ -15,13 +15,10 @@ from typing import Any
 
 from pytest_revprop import __version__
 from pytest_revprop.reporting.relative import relative_to_jh
+from pytest_revprop.reporting.shaping import method_rank as _order
 from pytest_revprop.reporting.stats import mean_std
 from pytest_revprop.reporting.tables import markdown_table, text_table
-from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, METHODS, RESULT_KEYS, SAMPLE_ONLY_KEYS
-
-
-def _order(method: str) -> int:
-    return METHODS.index(method) if method in METHODS else len(METHODS)
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, RESULT_KEYS, SAMPLE_ONLY_KEYS
 
 
 def _in_file_order(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

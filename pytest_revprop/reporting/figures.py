@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_revprop.reporting.relative import REFERENCE_METHOD
 from pytest_revprop.reporting.shaping import (
-    SINGLE_CALL_METHODS,
     completion_rows,
     cost_curve_rows,
     failure_rows,
+    fixed_k_methods,
     method_rank,
     multi_k_values,
     ordered_methods,
@@ -79,8 +79,16 @@ _METHOD_PALETTE = (0, 1, 2, 3, 4, 5, 6, 8, 9)
 def _method_colors(methods: Sequence[str]) -> dict[str, Any]:
     from matplotlib import colormaps
 
-    palette = colormaps["tab10"]
-    return {m: palette(_METHOD_PALETTE[method_rank(m)[0] % len(_METHOD_PALETTE)]) for m in methods}
+    palette, extra = colormaps["tab10"], colormaps["Dark2"]
+    colors = {}
+    others = [m for m in methods if method_rank(m)[0] >= len(_METHOD_PALETTE)]
+    for m in methods:
+        rank = method_rank(m)[0]
+        if rank < len(_METHOD_PALETTE):
+            colors[m] = palette(_METHOD_PALETTE[rank])
+        else:  # dep and registered methods
+            colors[m] = extra(others.index(m) % extra.N)
+    return colors
 
 
 def plot_completion_by_method(results: Mapping[str, Any]) -> Figure:
@@ -177,7 +185,7 @@ def plot_failure_composition(results: Mapping[str, Any]) -> Figure:
 
 def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
     """Figure 6: per model, one curve per multi-call method over its k values (labelled by k),
-    with j / h / j+h as single markers. None when fewer than two k values ran.
+    with the methods that do not use k (j, h, j+h, dep) as single markers. None when fewer than two k values ran.
 
     The x axis is the mean cost per sample; when no cost is known at all (no prices), it is
     the mean number of calls per sample instead.
@@ -195,12 +203,13 @@ def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
     for index, model in enumerate(models):
         ax = axes[index // n_cols][index % n_cols]
         mine = [r for r in rows if r["model"] == model and r[x_name] is not None]
+        fixed = fixed_k_methods(results)
         drawn = -1
         for method in ordered_methods(mine):
             points = sorted((r for r in mine if r["method"] == method), key=lambda r: r["k"])
             xs = [r[x_name] for r in points]
             ys = [100 * r["completion_rate"] for r in points]
-            if method in SINGLE_CALL_METHODS:
+            if method in fixed:
                 marker = "*" if method == REFERENCE_METHOD else "D"
                 ax.plot(
                     xs[:1],

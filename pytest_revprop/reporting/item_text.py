@@ -35,6 +35,11 @@ def describe_failure(record: ResultRecord) -> str:
         extra = len(record.get("findings", [])) - MAX_FINDINGS_SHOWN
         if extra > 0:
             lines.append(f"  ... and {extra} more")
+    if record.get("map_valid") is not None:
+        lines.append(
+            f"dependency map: {record.get('map_edges')} edges, {record.get('map_dropped')} pointers dropped"
+            + ("" if record["map_valid"] else " (unusable: revised without it)")
+        )
     if record.get("selection_fallback"):
         lines.append(
             "note: the selection answer was not a single candidate number; fell back to the first"

@@ -12,7 +12,6 @@ from typing import Any
 
 from pytest_revprop.reporting.relative import REFERENCE_METHOD, Measures, Relative, relative_to
 from pytest_revprop.reporting.shaping import (
-    SINGLE_CALL_METHODS,
     Usage,
     completion_rows,
     completion_std,
@@ -21,6 +20,7 @@ from pytest_revprop.reporting.shaping import (
     method_rank,
     ordered_methods,
     run_models,
+    single_call_methods,
     usage_by_group,
 )
 from pytest_revprop.reporting.stats import GroupKey
@@ -119,12 +119,9 @@ def _completion_matrix(results: Mapping[str, Any]) -> Table:
 
 
 def _ratio_columns(results: Mapping[str, Any]) -> list[tuple[str, int]]:
+    single = single_call_methods(results)
     return sorted(
-        {
-            (str(r["method"]), k_of(r))
-            for r in results["summary"]
-            if r["method"] not in SINGLE_CALL_METHODS
-        },
+        {(str(r["method"]), k_of(r)) for r in results["summary"] if r["method"] not in single},
         key=lambda mk: (method_rank(mk[0]), mk[1]),
     )
 

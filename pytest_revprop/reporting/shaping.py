@@ -14,32 +14,55 @@ from typing import Any
 
 from pytest_revprop.reporting.results import is_number
 from pytest_revprop.reporting.stats import GroupKey, mean_std
-from pytest_revprop.vocabulary import METHODS, OUTCOME_COLUMNS
+from pytest_revprop.vocabulary import BUILTIN_METHODS, OUTCOME_COLUMNS, SINGLE_CALL_METHODS
 
 __all__ = [
-    "SINGLE_CALL_METHODS",
     "Usage",
     "completion_rows",
     "completion_std",
     "cost_curve_rows",
     "count_of",
     "failure_rows",
+    "fixed_k_methods",
     "k_of",
     "method_rank",
     "multi_k_values",
     "ordered_methods",
     "run_models",
+    "single_call_methods",
     "usage_by_group",
 ]
-
-SINGLE_CALL_METHODS = frozenset({"j", "h", "j+h"})
 
 Row = Mapping[str, Any]
 
 
 def method_rank(method: str) -> tuple[int, str]:
-    """Sort key: the protocol's methods in their order, then any other method by name."""
-    return (METHODS.index(method), "") if method in METHODS else (len(METHODS), method)
+    """Sort key: the built-in methods in their order (the protocol's nine, then dep), then
+    any registered method by name."""
+    if method in BUILTIN_METHODS:
+        return (BUILTIN_METHODS.index(method), "")
+    return (len(BUILTIN_METHODS), method)
+
+
+def fixed_k_methods(results: Mapping[str, Any]) -> set[str]:
+    """The methods of a run that do not use k, as its ``meta.method_info`` says; for a file
+    without it (written before methods could be registered), the protocol's j, h and j+h."""
+    info = results.get("meta", {}).get("method_info")
+    if not isinstance(info, Mapping):
+        return set(SINGLE_CALL_METHODS)
+    return {str(m) for m, i in info.items() if isinstance(i, Mapping) and not i.get("uses_k")}
+
+
+def single_call_methods(results: Mapping[str, Any]) -> set[str]:
+    """The methods that do not use k and make at most one call per item (j, h, j+h)."""
+    fixed = fixed_k_methods(results)
+    calls: dict[str, list[int]] = {}
+    for row in results["summary"]:
+        if row["method"] in fixed and is_number(row.get("calls")):
+            counts = calls.setdefault(str(row["method"]), [0, 0])
+            counts[0] += int(row["calls"])
+            counts[1] += int(row.get("n_items") or 0)
+    return {m for m in fixed if m not in calls or calls[m][0] <= calls[m][1]}
 
 
 def _ordered(values: Iterable[str], preferred: Sequence[Any] = ()) -> list[str]:
@@ -178,4 +201,5 @@ def cost_curve_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def multi_k_values(results: Mapping[str, Any]) -> list[int]:
     """The k values at which multi-call methods ran."""
-    return sorted({k_of(r) for r in results["summary"] if r["method"] not in SINGLE_CALL_METHODS})
+    fixed = fixed_k_methods(results)
+    return sorted({k_of(r) for r in results["summary"] if r["method"] not in fixed})

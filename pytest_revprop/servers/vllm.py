@@ -27,7 +27,13 @@ if TYPE_CHECKING:
     from pytest_revprop.cases import Case
     from pytest_revprop.llm.presets import ModelConfig
 
-VLLM_INSTALL_HINT = "install it on a GPU machine with `pip install vllm` (see docs.vllm.ai)"
+VLLM_RANGE = ">=0.17,<0.34"
+"""The vLLM versions ``revprop serve`` is written for (pyproject's ``vllm`` extra): 0.17 is the
+first to serve the Qwen3.5 presets; 0.33 the last reviewed."""
+VLLM_INSTALL_HINT = (
+    'install it on a GPU machine with `pip install "pytest-revprop[vllm]"` '
+    f"(vLLM {VLLM_RANGE}; see docs.vllm.ai)"
+)
 
 CHARS_PER_TOKEN = 3.5
 PROMPT_MARGIN = 1.5

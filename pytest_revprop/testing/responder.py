@@ -4,7 +4,10 @@ to combine. Tests and benchmarks use it as ``responder="pytest_revprop.testing.r
 
 Per (case, seed, context) it answers, by a fixed hash: the gold patch (about 60%), only the
 direct edit (20%), the gold patch plus an unforced edit (10%), or prose with no patch (10%).
-Selection prompts get a candidate number; reflection rounds get ``[]``.
+Selection prompts get a candidate number; reflection rounds get ``[]``. Dependency-map
+prompts (``dep``) get a map built from the gold (each cascade place depends on the direct
+places), by the same kind of hash: with one unknown pointer (about 20%), as prose with no
+map (10%), or as it is.
 The cases come from ``REVPROP_ORACLE_CASES`` (a path), else the shipped benchmark.
 """
 
@@ -75,6 +78,19 @@ def _revision_answer(case: Case, seed: int, context_key: str) -> str:
     return "I am not sure which values should change."
 
 
+def _map_answer(case: Case, seed: int) -> str:
+    gold = literal_gold_patch(case) or case.gold_patch
+    direct = [op["path"] for op, g in zip(gold, case.gold, strict=True) if g.kind == "direct"]
+    cascade = [op["path"] for op, g in zip(gold, case.gold, strict=True) if g.kind == "cascade"]
+    roll = _bucket(case.id, seed, "map")
+    if roll < 10 or not direct or not cascade:
+        return "The total depends on the lines, I think."
+    found = {path: {"depends_on": direct, "rule": "follows from the request"} for path in cascade}
+    if roll < 30:
+        found["/no/such/leaf"] = {"depends_on": direct, "rule": "made up"}
+    return json.dumps(found)
+
+
 def respond(body: dict[str, Any]) -> dict[str, Any]:
     messages = body.get("messages", [])
     seed = int(body.get("seed") or 0)
@@ -82,6 +98,11 @@ def respond(body: dict[str, Any]) -> dict[str, Any]:
     if system == default_prompts().render("select_system"):
         count = _text(messages[-1]).count("\nAttempt ") + _text(messages[-1]).startswith("Attempt ")
         return {"content": str(1 + seed % max(count, 1)), "reasoning": "comparing the attempts"}
+    if system == default_prompts().render("dep_map_system"):
+        mapped = find_case(_text(messages[-1]))
+        if mapped is None:
+            return {"content": "I cannot find the document in your message."}
+        return {"content": _map_answer(mapped, seed), "reasoning": "reading the conversation"}
     if any(m.get("role") == "assistant" for m in messages):
         return {"content": "[]", "reasoning": "nothing definite to fix"}
     user = _text(messages[-1]) if messages else ""

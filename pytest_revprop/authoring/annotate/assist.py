@@ -23,8 +23,9 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.llm.types import CallFailed
-from pytest_revprop.methods import REFERENCE_SOLVERS, Ask, client_ask, reference_ask, run_method
+from pytest_revprop.methods import REFERENCE_SOLVERS, Ask, client_ask, reference_ask
 from pytest_revprop.prompts import Prompts
+from pytest_revprop.registry import run_method
 
 MAX_REPLY_CHARS = 20_000
 MAX_QUESTION_CHARS = 2_000

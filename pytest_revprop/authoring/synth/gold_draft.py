@@ -30,9 +30,10 @@ from pytest_revprop.extraction import InvalidReply, extract_patch
 from pytest_revprop.jsonutil import MISSING, is_within, json_equal, resolve
 from pytest_revprop.llm.types import Reply, canonical_json
 from pytest_revprop.merge import sample_artifacts
-from pytest_revprop.methods import Ask, run_method
+from pytest_revprop.methods import Ask
 from pytest_revprop.patching import PatchError, apply_operations, check_operations, diff
 from pytest_revprop.prompts import Prompts
+from pytest_revprop.registry import run_method
 
 GOLD_RULES = ("maj", "and")
 """The merge rules a draft's gold may use: a change needs most, or all, samples."""

@@ -1,0 +1,137 @@
+"""The method registry and the method interface, without pytest's machinery: names and
+their groups, registration rules, critical-path latency from how a method awaits its calls,
+and the guarded run of a broken method."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from handmade_cases import invoice_case
+
+from pytest_revprop.errors import UserError
+from pytest_revprop.llm.types import Reply
+from pytest_revprop.methods import MethodContext, Outcome
+from pytest_revprop.registry import MethodRegistry, builtin_registry, run_method
+from pytest_revprop.runner import ItemSpec, calls_cover
+from pytest_revprop.scoring import literal_gold_patch
+from pytest_revprop.vocabulary import BUILTIN_METHODS, METHODS
+
+CASE = invoice_case()
+GOLD = literal_gold_patch(CASE) or CASE.gold_patch
+
+
+def _timed_ask(latencies: dict[str, float]) -> Any:
+    """Answers the gold patch; a call's latency is looked up by a word of its prompt."""
+
+    async def ask(messages: list[dict[str, str]], seed: int, purpose: str, priority: int) -> Reply:
+        text = messages[-1]["content"]
+        latency = next((v for k, v in latencies.items() if k in text), 1.0)
+        await asyncio.sleep(0)
+        import json
+
+        return Reply(content=json.dumps(GOLD), finish_reason="stop", latency_s=latency)
+
+    return ask
+
+
+def _registry_with(name: str, function: Any, **kw: Any) -> MethodRegistry:
+    registry = MethodRegistry()
+    for spec in builtin_registry().names():
+        registry.register(builtin_registry().get(spec))
+    registry.register(name, function, **kw)
+    return registry
+
+
+async def _two_then_one(ctx: MethodContext) -> Outcome:
+    first = await ctx.gather(ctx.ask([{"role": "user", "content": "A"}]),
+                             ctx.ask([{"role": "user", "content": "B"}]))  # fmt: skip
+    await ctx.ask([{"role": "user", "content": "C"}])
+    return Outcome(ctx.answer(first[0]).patch)
+
+
+def test_the_built_ins_are_the_nine_then_dep_and_all_and_paper_expand_to_them() -> None:
+    registry = builtin_registry()
+    assert registry.names() == BUILTIN_METHODS == (*METHODS, "dep")
+    assert registry.expand(["all"]) == list(BUILTIN_METHODS)
+    assert registry.expand(["med", "paper"]) == ["med", *[m for m in METHODS if m != "med"]]
+
+
+def test_a_registered_method_joins_all_after_the_built_ins() -> None:
+    registry = _registry_with("mine", _two_then_one)
+    assert registry.expand(["all"])[-2:] == ["dep", "mine"]
+
+
+@pytest.mark.parametrize(
+    ("name", "function", "message"),
+    [
+        ("j+h", _two_then_one, r"method 'j\+h' is already registered as a built-in method"),
+        ("two words", _two_then_one, "method name 'two words'"),
+        ("paper", _two_then_one, "method name 'paper'"),
+        ("sync", lambda ctx: [], "method 'sync': .* is not an async function"),
+    ],
+)
+def test_a_bad_registration_is_a_user_error_naming_the_method(
+    name: str, function: Any, message: str
+) -> None:
+    with pytest.raises(UserError, match=message):
+        _registry_with(name, function)
+
+
+def test_an_unknown_name_lists_the_choices() -> None:
+    with pytest.raises(
+        UserError, match=r"unknown method 'fast' \(choose from j, h, .*, dep, all, paper\)"
+    ):
+        builtin_registry().expand(["fast"])
+
+
+def test_latency_is_the_critical_path_gathered_calls_count_as_the_slowest() -> None:
+    registry = _registry_with("mine", _two_then_one)
+    ask = _timed_ask({"A": 2.0, "B": 5.0, "C": 0.5})
+    run = asyncio.run(run_method("mine", CASE, ask, k=1, seed=3, registry=registry))
+    assert run.latency_s == 5.5
+    assert [c.seed for c in run.calls] == [3, 3, 3] and run.error is None
+    assert run.score(CASE).completed
+
+
+def test_two_runs_awaited_in_one_task_each_start_their_clock_at_zero() -> None:
+    async def both() -> list[float]:
+        ask = _timed_ask({})
+        first = await run_method("reflect", CASE, ask, k=3, seed=0)
+        second = await run_method("j+h", CASE, ask, k=1, seed=0)
+        return [first.latency_s, second.latency_s]
+
+    assert asyncio.run(both()) == [3.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("returned", "reason"),
+    [
+        ("hello", "returned 'hello': not a patch, an Answer or an Outcome"),
+        ([1, 2], r"returned \[1, 2\]: not a patch"),
+        (Outcome(error="bogus"), r"returned Outcome\(.*: not a patch"),
+    ],
+)
+def test_a_method_returning_garbage_fails_with_a_reason_naming_it(
+    returned: Any, reason: str
+) -> None:
+    async def method(ctx: MethodContext) -> Any:
+        await ctx.revise()
+        return returned
+
+    registry = _registry_with("odd", method)
+    run = asyncio.run(run_method("odd", CASE, _timed_ask({}), k=1, seed=0, registry=registry))
+    assert run.error == "method_failed" and run.patch is None
+    assert run.reason is not None and run.reason.startswith("method 'odd' ")
+    import re
+
+    assert re.search(reason, run.reason)
+    assert len(run.calls) == 1  # the calls it made still count for cost
+
+
+def test_calls_cover_keeps_a_registered_method_that_declares_nothing() -> None:
+    registry = _registry_with("mine", _two_then_one)
+    specs = [ItemSpec("c", "m", method, k, 0)
+             for method, k in [("j+h", 1), ("or", 3), ("med", 3), ("mine", 1)]]  # fmt: skip
+    assert [s.method for s in calls_cover(specs, registry)] == ["or", "mine"]
