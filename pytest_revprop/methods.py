@@ -30,7 +30,14 @@ from pytest_revprop.scoring import (
     literal_gold_patch,
     score_patch,
 )
-from pytest_revprop.vocabulary import K_METHODS, MERGE_RULES, MIN_K, SINGLE_CALL_METHODS, CallRole
+from pytest_revprop.vocabulary import (
+    K_METHODS,
+    MERGE_RULES,
+    MIN_K,
+    SINGLE_CALL_METHODS,
+    CallRole,
+    FailedCall,
+)
 
 Message = dict[str, str]
 
@@ -70,6 +77,8 @@ class MethodRun:
     calls: list[Call] = field(default_factory=list)
     latency_s: float = 0.0
     selection_fallback: bool | None = None
+    failed_call: FailedCall | None = None
+    """The call that failed for good, when ``error`` is ``call_failed``."""
 
     @property
     def cost_usd(self) -> float:
@@ -79,6 +88,22 @@ class MethodRun:
         if self.patch is None:
             return Score(completed=False, valid=False, error=self.error, reason=self.reason)
         return score_patch(case, self.patch)
+
+
+_PURPOSES: dict[CallRole, str] = {"sample": "revise", "select": "select", "reflect": "reflect"}
+_PRIORITIES: dict[CallRole, int] = {"sample": 0, "select": 1}
+"""Later calls of a method go first: a selection, and each reflect round by its number."""
+
+
+async def _asked(
+    ask: Ask, messages: list[Message], seed: int, role: CallRole, round_: int | None = None
+) -> Reply:
+    """The reply to one call of a method; a CallFailed names the call (role, seed, round)."""
+    priority = round_ if round_ is not None else _PRIORITIES[role]
+    try:
+        return await ask(messages, seed, _PURPOSES[role], priority)
+    except CallFailed as exc:
+        raise exc.during(role, seed, round_) from None
 
 
 class _Answer:
@@ -107,7 +132,7 @@ def _extracted(content: str) -> tuple[list[dict[str, Any]] | None, str | None, s
 
 
 async def _single(ask: Ask, prompts: Prompts, case: Case, context: str, seed: int) -> MethodRun:
-    reply = await ask(prompts.revision_messages(case, context), seed, "revise", 0)
+    reply = await _asked(ask, prompts.revision_messages(case, context), seed, "sample")
     answer = _Answer(reply)
     run = MethodRun(
         context, 1, seed, calls=[Call("sample", seed, reply)], latency_s=reply.latency_s
@@ -118,7 +143,7 @@ async def _single(ask: Ask, prompts: Prompts, case: Case, context: str, seed: in
 
 async def _samples(ask: Ask, prompts: Prompts, case: Case, seed: int, n: int) -> list[_Answer]:
     messages = prompts.revision_messages(case, "j+h")
-    replies = await asyncio.gather(*(ask(messages, seed + i, "revise", 0) for i in range(n)))
+    replies = await asyncio.gather(*(_asked(ask, messages, seed + i, "sample") for i in range(n)))
     return [_Answer(r) for r in replies]
 
 
@@ -197,7 +222,7 @@ async def _select(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> 
         run.latency_s = sampling_latency
         return _all_invalid(run, answers)
     messages = prompts.selection_messages(case, [c.patch or [] for c in candidates])
-    reply = await ask(messages, seed, "select", 1)
+    reply = await _asked(ask, messages, seed, "select")
     run.calls.append(Call("select", seed, reply))
     run.latency_s = sampling_latency + reply.latency_s
     index = (
@@ -210,7 +235,7 @@ async def _select(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> 
 
 async def _reflect(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) -> MethodRun:
     messages = prompts.revision_messages(case, "j+h")
-    first = _Answer(await ask(messages, seed, "revise", 0))
+    first = _Answer(await _asked(ask, messages, seed, "sample"))
     run = MethodRun(
         "reflect",
         k,
@@ -232,7 +257,7 @@ async def _reflect(ask: Ask, prompts: Prompts, case: Case, k: int, seed: int) ->
             {"role": "assistant", "content": run.calls[-1].reply.content},
             prompts.reflection_message(artifact),
         ]
-        correction = _Answer(await ask(messages, seed, "reflect", round_))
+        correction = _Answer(await _asked(ask, messages, seed, "reflect", round_))
         run.calls.append(Call("reflect", seed, correction.reply))
         run.latency_s += correction.reply.latency_s
         if correction.patch is None:
@@ -290,7 +315,12 @@ async def run_method(
             return await _reflect(ask, prompts, case, k, seed)
     except CallFailed as exc:
         return MethodRun(
-            method, k if method in K_METHODS else 1, seed, error="call_failed", reason=exc.reason
+            method,
+            k if method in K_METHODS else 1,
+            seed,
+            error="call_failed",
+            reason=exc.reason,
+            failed_call=exc.details,
         )
     raise ValueError(f"unknown method {method!r}")
 

@@ -80,6 +80,28 @@ CallRole = Literal["sample", "select", "reflect"]
 """What a model call is for inside a method."""
 CALL_ROLES: Final[tuple[CallRole, ...]] = get_args(CallRole)
 
+
+class FailedCall(TypedDict, total=False):
+    """A model call that failed for good (an item's ``failed_call``), in builtin types.
+
+    ``model`` is the litellm model string and ``url`` the API base of the last attempt (None:
+    the provider's default); ``attempts`` were made (0: not sent, the provider had refused the
+    credentials already); ``retryable`` is False when the failure could not succeed on retry
+    (it was then not retried); ``refused``: the provider refused the credentials; ``error``:
+    the server's last answer, redacted, on one line; ``role``, ``seed`` and ``round`` (reflect
+    rounds only) name the call inside its method."""
+
+    model: str
+    url: str | None
+    attempts: int
+    retryable: bool
+    refused: bool
+    error: str
+    role: CallRole
+    seed: int
+    round: int | None
+
+
 # --------------------------------------------------------------------------- records
 
 
@@ -116,11 +138,12 @@ class ResultRecord(ResultRow):
     split: str
     request: str
     replies: list[dict[str, Any]]
+    failed_call: FailedCall | None
 
 
 FIXED_RESULT_KEYS: Final[tuple[str, ...]] = tuple(ResultRow.__annotations__)
 """The keys of a result row that the interface fixes, in the order results.json writes them."""
-SAMPLE_ONLY_KEYS: Final[tuple[str, ...]] = ("request", "replies")
+SAMPLE_ONLY_KEYS: Final[tuple[str, ...]] = ("request", "replies", "failed_call")
 """Record keys that go to samples.jsonl but not to results.json."""
 RESULT_KEYS: Final[tuple[str, ...]] = tuple(
     key for key in ResultRecord.__annotations__ if key not in SAMPLE_ONLY_KEYS

@@ -18,10 +18,12 @@ import pytest
 
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.client import Client, PrioritySlots
-from pytest_revprop.llm.failures import is_retryable
+from pytest_revprop.llm.credentials import missing_key
+from pytest_revprop.llm.failures import is_refusal, is_retryable
 from pytest_revprop.llm.litellm_setup import load_litellm
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
 from pytest_revprop.llm.redact import redact
+from pytest_revprop.llm.transports import APIStatusError
 from pytest_revprop.llm.types import CallFailed, Reply, Request, RetryPolicy
 from pytest_revprop.testing.fakeserver import FakeServer
 
@@ -520,6 +522,90 @@ def test_client_errors_are_not_retried(
     with pytest.raises(CallFailed, match="HTTP 404"):
         asyncio.run(client.complete(client.make_request(ask("x"), seed=0)))
     assert srv.stats()["count"] == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "retried"),
+    [
+        (400, "bad request", False),
+        (404, "no such model", False),
+        (422, "unprocessable", False),
+        (408, "request timeout", True),
+        (409, "conflict", True),
+        (429, "slow down", True),
+        (500, "internal error", True),
+        (503, "overloaded", True),
+        (500, "1 validation error: Input should be 'text' or 'json_object'", False),
+        (401, "invalid key", False),
+        (403, "forbidden", False),
+        (500, "Missing credentials. Please pass an `api_key`", False),
+    ],
+)
+def test_only_failures_that_a_retry_can_change_are_retried(
+    status: int, message: str, retried: bool
+) -> None:
+    assert is_retryable(APIStatusError(status, message, {})) is retried
+
+
+def test_refused_credentials_are_401_403_and_missing_keys() -> None:
+    assert is_refusal(APIStatusError(401, "Incorrect API key provided", {}))
+    assert is_refusal(APIStatusError(403, "forbidden", {}))
+    assert is_refusal(APIStatusError(500, "OpenAIException - Missing credentials. Please", {}))
+    assert not is_refusal(APIStatusError(400, "bad request", {}))
+    assert not is_refusal(APIStatusError(503, "overloaded", {}))
+    assert not is_refusal(TimeoutError())
+
+
+def test_a_refused_key_ends_its_call_at_once_and_later_calls_are_not_sent(
+    fake_server: Callable[..., FakeServer], fast_retry: RetryPolicy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_PROVIDER_API_KEY", PLANTED_KEY)
+    srv = fake_server(faults={"always_fail": "401"})
+    model = fake_model([srv.base_url], api_key_env="FAKE_PROVIDER_API_KEY")
+    client = Client(model, cache_dir=None, retry=fast_retry)
+    with pytest.raises(CallFailed) as first:
+        asyncio.run(client.complete(client.make_request(ask("x"), seed=0)))
+    with pytest.raises(CallFailed) as later:
+        asyncio.run(client.complete(client.make_request(ask("y"), seed=0)))
+    assert srv.stats()["count"] == 1
+    assert first.value.refused and first.value.details["attempts"] == 1
+    assert later.value.refused and later.value.details["attempts"] == 0
+    assert "not sent" in later.value.reason and "401" in later.value.reason
+    assert PLANTED_KEY not in first.value.reason + later.value.reason
+
+
+def test_a_key_litellm_finds_missing_is_a_refusal_after_one_attempt(
+    monkeypatch: pytest.MonkeyPatch, fast_retry: RetryPolicy
+) -> None:
+    """litellm answers a hosted model without its key with "Missing credentials", as HTTP 500."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    client = Client(resolve_model("openai/revprop-no-key"), cache_dir=None, retry=fast_retry)
+    with pytest.raises(CallFailed, match=r"(?i)credentials|api.?key") as info:
+        asyncio.run(client.complete(client.make_request(ask("x"), seed=0)))
+    assert info.value.refused and info.value.details["attempts"] == 1
+    assert client.stats.requests_sent == 1 and client.stats.retries == 0
+
+
+def test_a_model_misses_its_key_when_its_variable_or_its_hosted_providers_is_unset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MY_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    message = missing_key(resolve_model("gpt-5.4-mini"))
+    assert message is not None and "OPENAI_API_KEY" in message and "\n" not in message
+    assert "OPENAI_API_KEY" in (missing_key(resolve_model("openai/gpt-4o")) or "")
+    assert "ANTHROPIC_API_KEY" in (missing_key(resolve_model("anthropic/claude-x")) or "")
+    keyed = fake_model(["http://127.0.0.1:9/v1"], api_key_env="MY_KEY")
+    assert "MY_KEY" in (missing_key(keyed) or "")
+    # a self-hosted server needs no key unless the model names one; nor does a provider whose
+    # credentials come from elsewhere (a cloud profile), nor a model that makes no call
+    assert missing_key(fake_model(["http://127.0.0.1:9/v1"])) is None
+    assert missing_key(resolve_model("bedrock/anthropic.claude-v2")) is None
+    assert missing_key(resolve_model("gold")) is None
+    assert missing_key(resolve_model("smollm2-135m")) is None
+    monkeypatch.setenv("MY_KEY", PLANTED_KEY)
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED_KEY)
+    assert missing_key(keyed) is None and missing_key(resolve_model("gpt-5.4-mini")) is None
 
 
 def test_a_warning_raised_as_an_error_is_not_retried() -> None:

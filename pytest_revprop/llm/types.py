@@ -17,6 +17,7 @@ from pytest_revprop.llm.redact import one_line, redact
 
 if TYPE_CHECKING:
     from pytest_revprop.llm.presets import ModelConfig
+    from pytest_revprop.vocabulary import CallRole, FailedCall
 
 CACHE_VERSION = 1
 """Part of every cache key and cache record: a new version makes every cached reply a miss."""
@@ -55,11 +56,30 @@ def canonical_json(value: Any) -> str:
 
 
 class CallFailed(Exception):
-    """A model call that did not produce a reply after its retries (or a fatal 4xx)."""
+    """A model call that did not produce a reply after its retries, or that no retry could help.
 
-    def __init__(self, reason: str) -> None:
+    ``reason`` is one redacted line; ``details`` the same facts as builtin data for the item's
+    record (``vocabulary.FailedCall``): the model, the URL, the attempts made, whether the
+    failure could be retried at all, whether the provider refused the credentials, the last
+    error, and, once a method adds them (``during``), the call's role, seed and reflect round.
+    """
+
+    def __init__(self, reason: str, details: FailedCall | None = None) -> None:
         self.reason = one_line(redact(reason))
+        self.details: FailedCall = details or {}
         super().__init__(self.reason)
+
+    @property
+    def refused(self) -> bool:
+        """Whether the provider refused the credentials (no call of the run can succeed)."""
+        return bool(self.details.get("refused"))
+
+    def during(self, role: CallRole, seed: int, round_: int | None = None) -> CallFailed:
+        """This failure as the failure of one call of a method: a new exception (the first is
+        shared by every item that asked the same request)."""
+        call = f"reflect round {round_}" if round_ else f"{role} call"
+        details: FailedCall = {**self.details, "role": role, "seed": seed, "round": round_}
+        return CallFailed(f"{call} at seed {seed}: {self.reason}", details)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ Options (keyword arguments, or keys of the config JSON):
 - ``responder``: ``"module:function"`` taking the request body dict and returning such a dict
   (used instead of the rules);
 - ``faults``: ``{"first_attempt_fail_fraction": 0.3, "kinds": ["429", "503", "reset",
-  "malformed", "hang"], "retry_after_s": 0.1, "always_fail": "503", "hang_s": 5}``;
+  "malformed", "hang"], "retry_after_s": 0.1, "always_fail": "503", "hang_s": 5}``; the
+  kinds are in ``FAULT_KINDS`` (a status code answers with that status);
 - ``model_names``: served model names; a request for another model gets a 404 like vLLM's.
 
 In reply contents, ``{seed}``, ``{model}`` and ``{digest}`` (a short hash of the request's
@@ -52,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 Responder = Callable[[dict[str, Any]], Mapping[str, Any]]
-FAULT_KINDS = ("429", "503", "500", "reset", "malformed", "hang")
+FAULT_KINDS = ("429", "503", "500", "400", "401", "403", "reset", "malformed", "hang")
 
 DEFAULT_REPLY: dict[str, Any] = {"content": "[]", "finish_reason": "stop"}
 
