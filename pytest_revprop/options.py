@@ -33,6 +33,11 @@ def parse_api_bases(text: str) -> list[str]:
     return _names(text, "API bases")
 
 
+def parse_case_ids(text: str) -> list[str]:
+    """Case ids (``SCENARIO/SIZE``, as item names spell them), comma-separated."""
+    return _names(text, "case ids")
+
+
 def parse_methods(text: str) -> list[str]:
     """Revision methods, comma-separated, each one of :data:`METHOD_CHOICES`."""
     methods = _names(text, "methods")

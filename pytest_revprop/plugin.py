@@ -18,6 +18,7 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.options import (
     METHOD_CHOICES,
     parse_api_bases,
+    parse_case_ids,
     parse_concurrency,
     parse_existing_dir,
     parse_existing_path,
@@ -82,6 +83,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="case file or folder (default: the shipped benchmark)",
+    )
+    add(
+        "--revprop-case",
+        type=parse_case_ids,
+        default=None,
+        metavar="ID[,ID...]",
+        help="only these cases, by id (e.g. cart-free-shipping/10), whatever their split and size; "
+        "each failure's report ends with a command line that uses it",
     )
     add(
         "--revprop-api-base",

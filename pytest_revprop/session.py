@@ -20,6 +20,13 @@ import pytest
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.reporting.item import (
+    ItemReport,
+    describe_call_failure,
+    describe_failure,
+    rerun_args,
+    rerun_command,
+)
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -60,41 +67,6 @@ class RevpropFailure(Exception):
     """The model's answer did not complete the sample."""
 
 
-def _short(value: Any, limit: int = 120) -> str:
-    import json
-
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def describe_failure(record: ResultRecord) -> str:
-    """A failure a person can act on: the request, then what went wrong where."""
-    lines = [f"request: {record.get('request', '')}"]
-    if not record["valid"]:
-        lines.append(f"invalid reply ({record['error']}): {record.get('reason')}")
-    else:
-        lines.append(
-            f"miss {record['miss']}, over edit {record['over_edit']}, wrong value {record['wrong_value']}"
-        )
-        for finding in record.get("findings", [])[:30]:
-            kind = finding["kind"].replace("_", " ")
-            gold = f" [{finding['gold_kind']}]" if finding.get("gold_kind") else ""
-            lines.append(
-                f"  {kind:<11} {finding['path']}{gold}: expected {_short(finding['expected'])}, got {_short(finding['got'])}"
-            )
-        extra = len(record.get("findings", [])) - 30
-        if extra > 0:
-            lines.append(f"  ... and {extra} more")
-    if record.get("selection_fallback"):
-        lines.append(
-            "note: the selection answer was not a single candidate number; fell back to the first"
-        )
-    lines.append(
-        f"calls {record['calls']}, cost ${record['cost_usd']:.5f}, latency {record['latency_s']:.2f}s"
-    )
-    return "\n".join(lines)
-
-
 class RevpropItem(pytest.Item):
     def __init__(
         self, *, spec: ItemSpec, case: Case, runner_owner: RevpropSession, **kwargs: Any
@@ -111,7 +83,7 @@ class RevpropItem(pytest.Item):
         self.record = self.owner.result(self.spec)
         self._properties()
         if self.record["error"] == "call_failed":
-            raise CallFailedError(self.record.get("reason") or "model call failed")
+            raise CallFailedError(describe_call_failure(self.record))
 
     def runtest(self) -> None:
         assert self.record is not None
@@ -133,15 +105,19 @@ class RevpropItem(pytest.Item):
         ):
             self.user_properties.append((f"revprop_{key}", self.record[key]))
 
+    def report_text(self, exc: BaseException) -> str | None:
+        """The report of an outcome of ours (a failure or a call failure), ending with the
+        command that reruns this item; None for any other exception."""
+        if self.record is None or not isinstance(exc, RevpropFailure | CallFailedError):
+            return None
+        rerun = rerun_command(self.record, self.owner.rerun_args)
+        if isinstance(exc, CallFailedError):
+            return f"{exc}\n  rerun:    {rerun}"
+        return f"{self.spec.case} [{self.spec.label()}]: not completed\n{exc}\nrerun: {rerun}"
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, RevpropFailure | CallFailedError):
-            head = (
-                "model call failed"
-                if isinstance(excinfo.value, CallFailedError)
-                else "not completed"
-            )
-            return f"{self.spec.case} [{self.spec.label()}]: {head}\n{excinfo.value}"
-        return str(super().repr_failure(excinfo))
+        text = self.report_text(excinfo.value)
+        return text if text is not None else str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path | str, int | None, str]:
         return (self.case.source or self.spec.case, None, self.spec.node_name())
@@ -171,6 +147,7 @@ class RevpropSession:
         self.is_worker = hasattr(config, "workerinput")
         self._gc_threshold: tuple[int, ...] | None = None
         self._frozen = False
+        self.rerun_args = rerun_args([str(arg) for arg in config.invocation_params.args])
         config.add_cleanup(self._gc_unfreeze)
 
     # ------------------------------------------------------------------ building
@@ -186,7 +163,9 @@ class RevpropSession:
         ]
         if len({m.name for m in models}) != len(models):
             raise UserError("the same model is named twice in --revprop-model")
-        cases = select_cases(opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"))
+        cases = select_cases(
+            opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"), opt("revprop_case")
+        )
         from pytest_revprop.llm.types import RetryPolicy
         from pytest_revprop.prompts import Prompts
 
@@ -243,6 +222,7 @@ class RevpropSession:
         try:
             self._start_servers()
             self._check_servers()
+            self._check_credentials()
         except UserError as exc:
             self._stop_servers()
             pytest.exit(f"revprop: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
@@ -266,6 +246,33 @@ class RevpropSession:
             from pytest_revprop.servers.health import check_servers
 
             check_servers(urls)
+
+    def _check_credentials(self) -> None:
+        """Stop before any item when a model with calls to make has no key: its variable is
+        unset. A rerun that the cache answers makes no call and needs no key."""
+        from pytest_revprop.llm.credentials import missing_key
+
+        missing = {m.name: message for m in self.models if (message := missing_key(m))}
+        if not missing:
+            return
+        self.runner = Runner(self.cases, self.models, self.settings)
+        for name, message in missing.items():
+            if self.runner.makes_calls([spec for spec in self.specs if spec.model == name]):
+                raise UserError(message)
+
+    def stop_if_refused(self, record: ResultRecord) -> None:
+        """Stop the run (exit 4, one line naming the key's variable) at the first item whose
+        call the provider refused for its credentials: no later call of that model can
+        succeed (the client sends none). Called where reports arrive: the controller."""
+        failed = record.get("failed_call") or {}
+        if not failed.get("refused"):
+            return
+        from pytest_revprop.llm.credentials import refusal_message
+
+        model = next(m for m in self.models if m.name == record["model"])
+        pytest.exit(
+            f"revprop: {refusal_message(model, failed)}", returncode=pytest.ExitCode.USAGE_ERROR
+        )
 
     def _stop_servers(self) -> None:
         for server in self.servers:
@@ -299,7 +306,8 @@ class RevpropSession:
         if self.config.option.collectonly:
             return
         specs = [item.spec for item in session.items if isinstance(item, RevpropItem)]
-        self.runner = Runner(self.cases, self.models, self.settings)
+        if self.runner is None:  # the credentials check may have made it
+            self.runner = Runner(self.cases, self.models, self.settings)
         if self.is_worker:
             # xdist hands items out as workers free up, so no worker knows its items ahead:
             # each makes the calls of its share of the cases at once (cache claims keep any call
@@ -352,12 +360,17 @@ class RevpropSession:
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
         if isinstance(item, RevpropItem) and item.record is not None and wanted:
             setattr(report, RECORD_ATTR, item.record)
+            # pytest reports an error in setup with its traceback, not through repr_failure
+            text = None if call.excinfo is None else item.report_text(call.excinfo.value)
+            if text is not None:
+                report.longrepr = ItemReport(text)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
         if record is not None and not self.is_worker:
             self.records[_record_key(record)] = record
+            self.stop_if_refused(record)
 
     def _add_finished(self, records: Sequence[ResultRecord]) -> None:
         """On Ctrl-C, add the items that finished in the background but were not reported yet,
@@ -535,14 +548,27 @@ def _record_key(record: ResultRecord) -> tuple[Any, ...]:
     return (record["case"], record["model"], record["method"], record["k"], record["seed"])
 
 
-def select_cases(path: Path | None, split: str, sizes: Sequence[int] | None) -> list[Case]:
+def select_cases(
+    path: Path | None, split: str, sizes: Sequence[int] | None, ids: Sequence[str] | None = None
+) -> list[Case]:
     """Cases for a run: all files under ``path`` (default: the shipped benchmark), then the split
-    and size filters. A broken file stops the run with its error (no silent partial set)."""
+    and size filters, or, when ``ids`` are given, those cases whatever their split and size.
+    A broken file stops the run with its error (no silent partial set), as does an unknown id."""
     loaded = load_cases([path or BENCHMARK_DIR])
     if loaded.errors:
         shown = "; ".join(str(e) for e in loaded.errors[:3])
         more = f" (and {len(loaded.errors) - 3} more)" if len(loaded.errors) > 3 else ""
         raise UserError(f"broken case file(s): {shown}{more}")
+    if ids:
+        by_id = {c.id: c for c in loaded.cases}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise UserError(
+                f"no case {unknown[0]!r} under {path or BENCHMARK_DIR} "
+                "(--revprop-case takes ids such as cart-free-shipping/10)"
+            )
+        chosen = [by_id[i] for i in dict.fromkeys(ids)]
+        return sorted(chosen, key=lambda c: (c.scenario, c.size, c.id))
     cases = [c for c in loaded.cases if split == "all" or c.split == split]
     if sizes:
         cases = [c for c in cases if c.size in sizes]
@@ -554,4 +580,4 @@ def select_cases(path: Path | None, split: str, sizes: Sequence[int] | None) -> 
     return sorted(cases, key=lambda c: (c.scenario, c.size, c.id))
 
 
-__all__ = ["RevpropItem", "RevpropSession", "describe_failure", "select_cases"]
+__all__ = ["RevpropItem", "RevpropSession", "select_cases"]
