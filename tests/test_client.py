@@ -24,7 +24,7 @@ from pytest_revprop.llm.litellm_setup import load_litellm
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
 from pytest_revprop.llm.redact import redact
 from pytest_revprop.llm.transports import APIStatusError
-from pytest_revprop.llm.types import CallFailed, Reply, Request, RetryPolicy
+from pytest_revprop.llm.types import PATCH_SCHEMA, CallFailed, Reply, Request, RetryPolicy
 from pytest_revprop.testing.fakeserver import FakeServer
 
 DIGEST_REPLY = {"content": "answer seed={seed} digest={digest}"}
@@ -469,6 +469,26 @@ def test_request_carries_the_generation_settings(fake_server: Callable[..., Fake
     assert "temperature" not in body and "reasoning_effort" not in body
 
 
+def test_structured_requests_take_the_form_the_models_server_accepts(
+    fake_server: Callable[..., FakeServer], fast_retry: RetryPolicy
+) -> None:
+    """llama.cpp's server takes ``json_object`` with a schema and refuses ``json_schema``: the
+    embedded preset sends the first, other models the second unless configured otherwise."""
+    srv = fake_server(response_formats=["text", "json_object"])
+    embedded = resolve_model("smollm2-135m").replace(api_bases=(srv.base_url,))
+    configured = fake_model([srv.base_url], structured_format="json_object")
+    for model in (embedded, configured):
+        client = Client(model, cache_dir=None, retry=fast_retry)
+        asyncio.run(client.complete(client.make_request(ask("x"), seed=0, structured=True)))
+    vllm = Client(fake_model([srv.base_url]), cache_dir=None, retry=fast_retry)
+    with pytest.raises(CallFailed, match="validation error"):
+        asyncio.run(vllm.complete(vllm.make_request(ask("x"), seed=0, structured=True)))
+    sent = [body["response_format"] for body in srv.stats()["requests"]]
+    assert sent[:2] == [{"type": "json_object", "schema": PATCH_SCHEMA}] * 2
+    assert sent[2]["type"] == "json_schema" and sent[2]["json_schema"]["schema"] == PATCH_SCHEMA
+    assert srv.stats()["statuses"] == {"200": 2, "500": 1}
+
+
 # --- retries and failures --------------------------------------------------------------------
 
 
@@ -554,6 +574,17 @@ def test_refused_credentials_are_401_403_and_missing_keys() -> None:
     assert not is_refusal(APIStatusError(400, "bad request", {}))
     assert not is_refusal(APIStatusError(503, "overloaded", {}))
     assert not is_refusal(TimeoutError())
+
+
+def test_a_validation_error_the_server_states_is_one_attempt_whatever_its_status(
+    fake_server: Callable[..., FakeServer], fast_retry: RetryPolicy
+) -> None:
+    srv = fake_server(response_formats=["text", "json_object"])
+    client = Client(fake_model([srv.base_url]), cache_dir=None, retry=fast_retry)
+    with pytest.raises(CallFailed, match="Input should be 'text' or 'json_object'") as info:
+        asyncio.run(client.complete(client.make_request(ask("x"), seed=0, structured=True)))
+    assert srv.stats()["statuses"] == {"500": 1}
+    assert info.value.details["attempts"] == 1 and info.value.details["retryable"] is False
 
 
 def test_a_refused_key_ends_its_call_at_once_and_later_calls_are_not_sent(

@@ -38,12 +38,12 @@ from pytest_revprop.llm.transports import (
     litellm_kwargs,
 )
 from pytest_revprop.llm.types import (
-    STRUCTURED_RESPONSE_FORMAT,
     CallFailed,
     ClientStats,
     Reply,
     Request,
     RetryPolicy,
+    structured_response_format,
 )
 
 if TYPE_CHECKING:
@@ -167,10 +167,12 @@ class Client:
     def make_request(
         self, messages: Sequence[Mapping[str, str]], seed: int, structured: bool = False
     ) -> Request:
-        """A request of this client's model; ``structured`` asks for the patch as JSON output."""
-        return Request.build(
-            self.model, messages, seed, STRUCTURED_RESPONSE_FORMAT if structured else None
+        """A request of this client's model; ``structured`` asks for the patch as JSON output,
+        in the form the model's server takes (``ModelConfig.structured_form``)."""
+        response_format = (
+            structured_response_format(self.model.structured_form) if structured else None
         )
+        return Request.build(self.model, messages, seed, response_format)
 
     def _bind_loop(self) -> None:
         """Start fresh scheduling state when used from a new event loop (e.g. asyncio.run)."""

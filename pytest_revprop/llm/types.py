@@ -22,32 +22,41 @@ if TYPE_CHECKING:
 CACHE_VERSION = 1
 """Part of every cache key and cache record: a new version makes every cached reply a miss."""
 
-STRUCTURED_RESPONSE_FORMAT: dict[str, Any] = {
-    "type": "json_schema",
-    "json_schema": {
-        "name": "revision_patch",
-        "schema": {
-            "type": "object",
-            "properties": {
-                "patch": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "op": {"type": "string"},
-                            "path": {"type": "string"},
-                            "from": {"type": "string"},
-                            "value": {},
-                        },
-                        "required": ["op", "path"],
-                    },
-                }
+PATCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "patch": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "op": {"enum": ["add", "remove", "replace", "move", "copy", "test"]},
+                    "path": {"type": "string"},
+                    "from": {"type": "string"},
+                    "value": {},
+                },
+                "required": ["op", "path"],
             },
-            "required": ["patch"],
-        },
+        }
     },
+    "required": ["patch"],
 }
-"""The ``response_format`` of a structured-output request: a JSON object holding the patch."""
+"""The JSON schema of a structured-output reply: an object whose ``patch`` is an RFC 6902
+patch (each operation an object with a known ``op`` and a ``path``)."""
+
+
+def structured_response_format(form: str) -> dict[str, Any]:
+    """The ``response_format`` of a structured-output request in the form a server accepts:
+    ``json_schema`` (vLLM, OpenAI) or ``json_object`` with a ``schema`` (llama.cpp's server,
+    which refuses ``json_schema``)."""
+    if form == "json_object":
+        return {"type": "json_object", "schema": PATCH_SCHEMA}
+    if form == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "revision_patch", "schema": PATCH_SCHEMA},
+        }
+    raise ValueError(f"unknown structured output form {form!r}")
 
 
 def canonical_json(value: Any) -> str:
