@@ -22,27 +22,34 @@ if TYPE_CHECKING:
 CACHE_VERSION = 1
 """Part of every cache key and cache record: a new version makes every cached reply a miss."""
 
+
+def _operation(ops: list[str], *members: str) -> dict[str, Any]:
+    """The schema of the patch operations ``ops``, which carry ``op``, ``path`` and ``members``."""
+    properties: dict[str, Any] = {"op": {"enum": ops}, "path": {"type": "string"}}
+    properties.update({name: {"type": "string"} if name == "from" else {} for name in members})
+    return {"type": "object", "properties": properties, "required": ["op", "path", *members]}
+
+
 PATCH_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "patch": {
             "type": "array",
             "items": {
-                "type": "object",
-                "properties": {
-                    "op": {"enum": ["add", "remove", "replace", "move", "copy", "test"]},
-                    "path": {"type": "string"},
-                    "from": {"type": "string"},
-                    "value": {},
-                },
-                "required": ["op", "path"],
+                "anyOf": [
+                    _operation(["remove"]),
+                    _operation(["add", "replace", "test"], "value"),
+                    _operation(["move", "copy"], "from"),
+                ]
             },
         }
     },
     "required": ["patch"],
 }
-"""The JSON schema of a structured-output reply: an object whose ``patch`` is an RFC 6902
-patch (each operation an object with a known ``op`` and a ``path``)."""
+"""The JSON schema of a structured-output reply: an object whose ``patch`` is a list of RFC
+6902 operations, each with the members its ``op`` needs (``value`` for add, replace and test;
+``from`` for move and copy). No ``pattern`` and no ``additionalProperties``: llama.cpp's server
+then ignores the whole schema without a word."""
 
 
 def structured_response_format(form: str) -> dict[str, Any]:
