@@ -9,8 +9,10 @@ reports, prints the summary and applies the baseline gate.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
+import tempfile
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,7 +82,10 @@ class RevpropItem(pytest.Item):
             self.add_marker(marker)
 
     def setup(self) -> None:
-        self.record = self.owner.result(self.spec)
+        try:
+            self.record = self.owner.result(self.spec)
+        except OSError as exc:  # the response cache's folder or disk, a prompt file
+            raise CallFailedError(f"infrastructure error: {type(exc).__name__}: {exc}") from None
         self._properties()
         if self.record["error"] == "call_failed":
             raise CallFailedError(describe_call_failure(self.record))
@@ -108,9 +113,9 @@ class RevpropItem(pytest.Item):
     def report_text(self, exc: BaseException) -> str | None:
         """The report of an outcome of ours (a failure or a call failure), ending with the
         command that reruns this item; None for any other exception."""
-        if self.record is None or not isinstance(exc, RevpropFailure | CallFailedError):
+        if not isinstance(exc, RevpropFailure | CallFailedError):
             return None
-        rerun = rerun_command(self.record, self.owner.rerun_args)
+        rerun = rerun_command(dataclasses.asdict(self.spec), self.owner.rerun_args)
         if isinstance(exc, CallFailedError):
             return f"{exc}\n  rerun:    {rerun}"
         return f"{self.spec.case} [{self.spec.label()}]: not completed\n{exc}\nrerun: {rerun}"
@@ -166,8 +171,13 @@ class RevpropSession:
         cases = select_cases(
             opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"), opt("revprop_case")
         )
+        from pytest_revprop.llm.transports import TRANSPORT_ENV, TRANSPORTS
         from pytest_revprop.llm.types import RetryPolicy
         from pytest_revprop.prompts import Prompts
+
+        from_env = os.environ.get(TRANSPORT_ENV)
+        if opt("revprop_transport") is None and from_env and from_env not in TRANSPORTS:
+            raise UserError(f"{TRANSPORT_ENV}={from_env!r}: choose {' or '.join(TRANSPORTS)}")
 
         retry = RetryPolicy(
             max_attempts=opt("revprop_retries"),
@@ -220,6 +230,7 @@ class RevpropSession:
             ]
             return
         try:
+            self._check_cache()
             self._start_servers()
             self._check_servers()
             self._check_credentials()
@@ -246,6 +257,21 @@ class RevpropSession:
             from pytest_revprop.servers.health import check_servers
 
             check_servers(urls)
+
+    def _check_cache(self) -> None:
+        """Stop before any item when the response cache folder cannot be made or written to
+        (a run whose models all are reference solvers makes no call and leaves it alone)."""
+        folder = self.settings.cache_dir
+        if folder is None or all(m.kind == "reference" for m in self.models):
+            return
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError as exc:
+            raise UserError(
+                f"cannot write the response cache folder {folder}: {exc.strerror or exc}; "
+                "choose another with --revprop-cache=DIR, or pass --revprop-no-cache"
+            ) from None
 
     def _check_credentials(self) -> None:
         """Stop before any item when a model with calls to make has no key: its variable is
@@ -357,13 +383,15 @@ class RevpropSession:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, Any, Any]:
         report = yield
+        if not isinstance(item, RevpropItem):
+            return report
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
-        if isinstance(item, RevpropItem) and item.record is not None and wanted:
+        if item.record is not None and wanted:
             setattr(report, RECORD_ATTR, item.record)
-            # pytest reports an error in setup with its traceback, not through repr_failure
-            text = None if call.excinfo is None else item.report_text(call.excinfo.value)
-            if text is not None:
-                report.longrepr = ItemReport(text)
+        # pytest reports an error in setup with its traceback, not through repr_failure
+        text = None if call.excinfo is None else item.report_text(call.excinfo.value)
+        if text is not None:
+            report.longrepr = ItemReport(text)
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -434,3 +434,40 @@ def test_an_unset_key_stops_the_run_before_any_call_unless_the_cache_answers_eve
     monkeypatch.delenv(KEY_VARIABLE)
     _run(pytester, cases_dir, *args).assert_outcomes(failed=2)  # from the cache, no key needed
     assert server.stats()["count"] == 2
+
+
+def test_a_cache_folder_that_cannot_be_written_stops_the_run_and_one_that_fails_later_errors_briefly(
+    pytester: pytest.Pytester, cases_dir: Path, fake_server: Any
+) -> None:
+    server = fake_server()
+    cache = pytester.path / "cache"  # the folder _run names
+    cache.write_text("a file where the folder should be")
+    args = [
+        "--revprop-model=openai/fake",
+        f"--revprop-api-base={server.base_url}",
+        "--revprop-seeds=0",
+    ]
+    stopped = _run(pytester, cases_dir, *args)
+    assert stopped.ret == pytest.ExitCode.USAGE_ERROR and server.stats()["count"] == 0
+    assert f"cannot write the response cache folder {cache}" in stopped.stderr.str()
+    # the folder is usable at the start, but no reply file can be written in it
+    cache.unlink()
+    cache.mkdir()
+    for shard in range(256):
+        (cache / f"{shard:02x}").write_text("")
+    failed = _run(pytester, cases_dir, *args)
+    failed.assert_outcomes(errors=2)
+    for lines in _error_blocks(failed.stdout.str()).values():
+        assert lines[0].startswith("infrastructure error: NotADirectoryError: ")
+        assert len(lines) == 2 and lines[1].startswith("  rerun:    pytest --revprop-model=")
+    assert "Traceback" not in failed.stdout.str()
+
+
+def test_an_unknown_transport_in_the_environment_is_a_usage_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REVPROP_TRANSPORT", "fast")
+    result = pytester.runpytest_subprocess("--revprop-model=gold")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*REVPROP_TRANSPORT='fast': choose litellm or direct*"])
+    assert "Traceback" not in result.stderr.str()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_revprop.vocabulary import K_METHODS, FailedCall, ResultRecord
@@ -120,18 +120,19 @@ def describe_call_failure(record: ResultRecord, model_name: str | None = None) -
     return "\n".join(lines)
 
 
-def rerun_command(record: ResultRecord, run_args: Sequence[str] = ()) -> str:
-    """The command line that runs exactly this item again, from the folder the run started in:
-    its model, method, k (for the methods that take one), seed and case (``--revprop-case``,
-    which ignores the split and size filters), plus ``run_args``, the run's options that can
-    change an item's result (the session's ``rerun_args``)."""
+def rerun_command(item: Mapping[str, Any], run_args: Sequence[str] = ()) -> str:
+    """The command line that runs exactly one item again, from the folder the run started in:
+    the item's (``case``, ``model``, ``method``, ``k``, ``seed``, as in a record) model,
+    method, k (for the methods that take one), seed and case (``--revprop-case``, which ignores
+    the split and size filters), plus ``run_args``, the run's options that can change an
+    item's result (``rerun_args``)."""
     args = [
         "pytest",
-        f"--revprop-model={record['model']}",
-        f"--revprop-method={record['method']}",
-        *([f"--revprop-k={record['k']}"] if record["method"] in K_METHODS else []),
-        f"--revprop-seeds={record['seed']}",
-        f"--revprop-case={record['case']}",
+        f"--revprop-model={item['model']}",
+        f"--revprop-method={item['method']}",
+        *([f"--revprop-k={item['k']}"] if item["method"] in K_METHODS else []),
+        f"--revprop-seeds={item['seed']}",
+        f"--revprop-case={item['case']}",
         *run_args,
     ]
     return shlex.join(args)
