@@ -383,16 +383,35 @@ class RevpropSession:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, Any, Any]:
         report = yield
-        if not isinstance(item, RevpropItem):
-            return report
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
-        if item.record is not None and wanted:
+        if isinstance(item, RevpropItem) and item.record is not None and wanted:
             setattr(report, RECORD_ATTR, item.record)
-        # pytest reports an error in setup with its traceback, not through repr_failure
-        text = None if call.excinfo is None else item.report_text(call.excinfo.value)
-        if text is not None:
-            report.longrepr = ItemReport(text)
         return report
+
+    @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
+    def pytest_runtest_makereport_ours(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> pytest.TestReport | None:
+        """The report of our items' failures and errors: their few lines (``report_text``).
+        pytest's own would first format the traceback of an error in setup (it does not ask
+        ``repr_failure`` then), thousands of lines to be thrown away, which under xdist at times
+        crashed a worker inside Python's parser."""
+        when = call.when
+        if not isinstance(item, RevpropItem) or call.excinfo is None or when == "collect":
+            return None
+        text = item.report_text(call.excinfo.value)
+        if text is None:
+            return None
+        longrepr: Any = ItemReport(text)
+        sections = [
+            (f"Captured {key} {when}", content)
+            for when, key, content in getattr(item, "_report_sections", [])
+        ]
+        return pytest.TestReport(
+            item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", longrepr,
+            when, sections, call.duration, call.start, call.stop,
+            user_properties=item.user_properties,
+        )  # fmt: skip
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, RECORD_ATTR, None)
