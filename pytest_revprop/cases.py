@@ -414,14 +414,27 @@ def dump_case(case: Mapping[str, Any]) -> str:
     return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
 
 
-def select_cases(path: Path | None, split: str, sizes: Sequence[int] | None) -> list[Case]:
+def select_cases(
+    path: Path | None, split: str, sizes: Sequence[int] | None, ids: Sequence[str] | None = None
+) -> list[Case]:
     """Cases for a run: all files under ``path`` (default: the shipped benchmark), then the split
-    and size filters. A broken file stops the run with its error (no silent partial set)."""
+    and size filters, or, when ``ids`` are given, those cases whatever their split and size.
+    A broken file stops the run with its error (no silent partial set), as does an unknown id."""
     loaded = load_cases([path or BENCHMARK_DIR])
     if loaded.errors:
         shown = "; ".join(str(e) for e in loaded.errors[:3])
         more = f" (and {len(loaded.errors) - 3} more)" if len(loaded.errors) > 3 else ""
         raise UserError(f"broken case file(s): {shown}{more}")
+    if ids:
+        by_id = {c.id: c for c in loaded.cases}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise UserError(
+                f"no case {unknown[0]!r} under {path or BENCHMARK_DIR} "
+                "(--revprop-case takes ids such as cart-free-shipping/10)"
+            )
+        chosen = [by_id[i] for i in dict.fromkeys(ids)]
+        return sorted(chosen, key=lambda c: (c.scenario, c.size, c.id))
     cases = [c for c in loaded.cases if split == "all" or c.split == split]
     if sizes:
         cases = [c for c in cases if c.size in sizes]

@@ -27,12 +27,12 @@ from typing import Any, Protocol, TypeVar
 from pytest_revprop.cases import Case
 from pytest_revprop.extraction import InvalidReply, extract_patch
 from pytest_revprop.jsonutil import is_finite_json, json_equal
-from pytest_revprop.llm.types import Reply, Request
+from pytest_revprop.llm.types import CallFailed, Reply, Request
 from pytest_revprop.merge import merge_patches, sample_artifacts
 from pytest_revprop.patching import PatchError, apply_operations, check_operations, copy_json, diff
 from pytest_revprop.prompts import Prompts
 from pytest_revprop.scoring import Score, literal_gold_patch, score_patch
-from pytest_revprop.vocabulary import INVALID_REASONS, CallRole
+from pytest_revprop.vocabulary import INVALID_REASONS, CallRole, FailedCall
 
 Message = dict[str, str]
 Patch = list[dict[str, Any]]
@@ -100,6 +100,8 @@ class MethodRun:
     map_valid: bool | None = None
     map_edges: int | None = None
     map_dropped: int | None = None
+    failed_call: FailedCall | None = None
+    """The call that failed for good, when ``error`` is ``call_failed``."""
 
     @property
     def cost_usd(self) -> float:
@@ -232,7 +234,10 @@ class MethodContext:
         slot = len(self._calls)
         self._calls.append(None)
         start = _CLOCK.get()
-        reply = await self._ask(messages, seed, PURPOSE_OF_ROLE.get(role, role), priority)
+        try:
+            reply = await self._ask(messages, seed, PURPOSE_OF_ROLE.get(role, role), priority)
+        except CallFailed as exc:  # name the call inside its method (role, seed, reflect round)
+            raise exc.during(role, seed, priority if role == "reflect" else None) from None  # type: ignore[arg-type]
         self._calls[slot] = Call(role, seed, reply)  # type: ignore[arg-type]
         end = start + reply.latency_s
         _CLOCK.set(end)

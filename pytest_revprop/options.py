@@ -48,6 +48,11 @@ def parse_api_bases(text: str) -> list[str]:
     return _names(text, "API bases")
 
 
+def parse_case_ids(text: str) -> list[str]:
+    """Case ids (``SCENARIO/SIZE``, as item names spell them), comma-separated."""
+    return _names(text, "case ids")
+
+
 def parse_methods(text: str) -> list[str]:
     """Revision method names, comma-separated (letters, digits and ``_ . + -``). Whether each
     is a method is known only once the registered methods are (the run checks it)."""
@@ -286,6 +291,13 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
         parse_existing_path,
         metavar="PATH",
         path=True,
+    ),
+    PluginOption(
+        "revprop_case",
+        "only these cases, by id (e.g. cart-free-shipping/10), whatever their split and size; "
+        "each failure's report ends with a command line that uses it",
+        parse_case_ids,
+        metavar="ID[,ID...]",
     ),
     PluginOption(
         "revprop_api_base",

@@ -285,7 +285,9 @@ async def run_method(
     try:
         returned = await ctx.perform(spec.run)
     except CallFailed as exc:
-        return MethodRun(spec.name, k, seed, error="call_failed", reason=exc.reason)
+        return MethodRun(
+            spec.name, k, seed, error="call_failed", reason=exc.reason, failed_call=exc.details
+        )
     except Exception as exc:
         return _failed(ctx, f"raised {type(exc).__name__}: {exc}")
     outcome = as_outcome(returned)

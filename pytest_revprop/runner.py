@@ -179,6 +179,7 @@ def result_record(
         "split": case.split,
         "request": case.request,
         "replies": [c.to_dict() for c in run.calls],
+        "failed_call": run.failed_call,
     }
 
 
@@ -358,6 +359,12 @@ class Runner:
                 self._method_run(spec, 0)
 
         self._ensure_loop().call_soon_threadsafe(begin)
+
+    def makes_calls(self, specs: Sequence[ItemSpec]) -> bool:
+        """Whether some of ``specs`` has a first call the cache does not hold (a call to make)."""
+        return any(
+            spec.model in self.clients and not self._first_call_cached(spec) for spec in specs
+        )
 
     def _first_call_cached(self, spec: ItemSpec) -> bool:
         """Whether the cache holds the first call of ``spec`` at its base seed, as its method

@@ -14,8 +14,10 @@ final status by ``combined_exit_status``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import tempfile
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +31,13 @@ from pytest_revprop.interruption import SigintShield, collect_handovers, hand_ov
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.options import option_label, option_value
 from pytest_revprop.registry import registered_through
-from pytest_revprop.reporting.item_text import describe_failure
+from pytest_revprop.reporting.item import (
+    ItemReport,
+    describe_call_failure,
+    describe_failure,
+    rerun_args,
+    rerun_command,
+)
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -78,12 +86,16 @@ class RevpropItem(pytest.Item):
             self.add_marker(marker)
 
     def setup(self) -> None:
-        self.record = self.owner.result(self.spec)
+        try:
+            self.record = self.owner.result(self.spec)
+        except OSError as exc:  # the response cache's folder or disk, a prompt file
+            raise CallFailedError(f"infrastructure error: {type(exc).__name__}: {exc}") from None
         self._properties()
         error = self.record["error"]
+        if error == "call_failed":
+            raise CallFailedError(describe_call_failure(self.record))
         if error in INFRASTRUCTURE_ERRORS:
-            head = "method failed" if error == "method_failed" else "model call failed"
-            raise CallFailedError(f"{head}: {self.record.get('reason')}")
+            raise CallFailedError(f"method failed: {self.record.get('reason')}")
 
     def runtest(self) -> None:
         assert self.record is not None
@@ -109,15 +121,19 @@ class RevpropItem(pytest.Item):
             text = value if isinstance(value, str) else json.dumps(value)
             self.user_properties.append((f"revprop_{key}", text))
 
+    def report_text(self, exc: BaseException) -> str | None:
+        """The report of an outcome of ours (a failure or a call failure), ending with the
+        command that reruns this item; None for any other exception."""
+        if not isinstance(exc, RevpropFailure | CallFailedError):
+            return None
+        rerun = rerun_command(dataclasses.asdict(self.spec), self.owner.rerun_args)
+        if isinstance(exc, CallFailedError):
+            return f"{exc}\n  rerun:    {rerun}"
+        return f"{self.spec.case} [{self.spec.label()}]: not completed\n{exc}\nrerun: {rerun}"
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, RevpropFailure | CallFailedError):
-            head = (
-                "model call failed"
-                if isinstance(excinfo.value, CallFailedError)
-                else "not completed"
-            )
-            return f"{self.spec.case} [{self.spec.label()}]: {head}\n{excinfo.value}"
-        return str(super().repr_failure(excinfo))
+        text = self.report_text(excinfo.value)
+        return text if text is not None else str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path | str, int | None, str]:
         return (self.case.source or self.spec.case, None, self.spec.node_name())
@@ -159,6 +175,7 @@ class RevpropSession:
         self.worker_nodes: list[Any] = []  # an xdist controller's workers, for the hand-over
         self._shield = SigintShield(None if self.is_worker else terminal_note(config))
         config.add_cleanup(self._shield.remove)  # also when the session never started
+        self.rerun_args = rerun_args([str(arg) for arg in config.invocation_params.args])
 
     # ------------------------------------------------------------------ building
 
@@ -180,9 +197,16 @@ class RevpropSession:
             raise UserError(
                 f"the same model is named twice in {option_label(config, 'revprop_model')}"
             )
-        cases = select_cases(opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"))
+        cases = select_cases(
+            opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"), opt("revprop_case")
+        )
+        from pytest_revprop.llm.transports import TRANSPORT_ENV, TRANSPORTS
         from pytest_revprop.llm.types import RetryPolicy
         from pytest_revprop.prompts import Prompts
+
+        from_env = os.environ.get(TRANSPORT_ENV)
+        if opt("revprop_transport") is None and from_env and from_env not in TRANSPORTS:
+            raise UserError(f"{TRANSPORT_ENV}={from_env!r}: choose {' or '.join(TRANSPORTS)}")
 
         retry = RetryPolicy(
             max_attempts=opt("revprop_retries"),
@@ -248,8 +272,10 @@ class RevpropSession:
             ]
             return
         try:
+            self._check_cache()
             self._start_servers()
             self._check_servers()
+            self._check_credentials()
         except UserError as exc:
             self._stop_servers()
             pytest.exit(f"revprop: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
@@ -273,6 +299,48 @@ class RevpropSession:
             from pytest_revprop.servers.health import check_servers
 
             check_servers(urls)
+
+    def _check_cache(self) -> None:
+        """Stop before any item when the response cache folder cannot be made or written to
+        (a run whose models all are reference solvers makes no call and leaves it alone)."""
+        folder = self.settings.cache_dir
+        if folder is None or all(m.kind == "reference" for m in self.models):
+            return
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError as exc:
+            raise UserError(
+                f"cannot write the response cache folder {folder}: {exc.strerror or exc}; "
+                "choose another with --revprop-cache=DIR, or pass --revprop-no-cache"
+            ) from None
+
+    def _check_credentials(self) -> None:
+        """Stop before any item when a model with calls to make has no key: its variable is
+        unset. A rerun that the cache answers makes no call and needs no key."""
+        from pytest_revprop.llm.credentials import missing_key
+
+        missing = {m.name: message for m in self.models if (message := missing_key(m))}
+        if not missing:
+            return
+        self.runner = Runner(self.cases, self.models, self.settings)
+        for name, message in missing.items():
+            if self.runner.makes_calls([spec for spec in self.specs if spec.model == name]):
+                raise UserError(message)
+
+    def stop_if_refused(self, record: ResultRecord) -> None:
+        """Stop the run (exit 4, one line naming the key's variable) at the first item whose
+        call the provider refused for its credentials: no later call of that model can
+        succeed (the client sends none). Called where reports arrive: the controller."""
+        failed = record.get("failed_call") or {}
+        if not failed.get("refused"):
+            return
+        from pytest_revprop.llm.credentials import refusal_message
+
+        model = next(m for m in self.models if m.name == record["model"])
+        pytest.exit(
+            f"revprop: {refusal_message(model, failed)}", returncode=pytest.ExitCode.USAGE_ERROR
+        )
 
     def _stop_servers(self) -> None:
         for server in self.servers:
@@ -306,7 +374,8 @@ class RevpropSession:
         if self.config.option.collectonly:
             return
         specs = [item.spec for item in session.items if isinstance(item, RevpropItem)]
-        self.runner = Runner(self.cases, self.models, self.settings)
+        if self.runner is None:  # the credentials check may have made it
+            self.runner = Runner(self.cases, self.models, self.settings)
         if self.is_worker:
             # xdist hands items out as workers free up, so no worker knows its items ahead:
             # each makes the calls of its share of the cases at once (cache claims keep any call
@@ -337,6 +406,31 @@ class RevpropSession:
                 setattr(report, NOT_COMPLETED_ATTR, True)
         return report
 
+    @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
+    def pytest_runtest_makereport_ours(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> pytest.TestReport | None:
+        """The report of our items' failures and errors: their few lines (``report_text``).
+        pytest's own would first format the traceback of an error in setup (it does not ask
+        ``repr_failure`` then), thousands of lines to be thrown away, which under xdist at times
+        crashed a worker inside Python's parser."""
+        when = call.when
+        if not isinstance(item, RevpropItem) or call.excinfo is None or when == "collect":
+            return None
+        text = item.report_text(call.excinfo.value)
+        if text is None:
+            return None
+        longrepr: Any = ItemReport(text)
+        sections = [
+            (f"Captured {key} {when}", content)
+            for when, key, content in getattr(item, "_report_sections", [])
+        ]
+        return pytest.TestReport(
+            item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", longrepr,
+            when, sections, call.duration, call.start, call.stop,
+            user_properties=item.user_properties,
+        )  # fmt: skip
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep the record and count the model's failures (the controller sees every report,
@@ -346,6 +440,7 @@ class RevpropSession:
         record = getattr(report, RECORD_ATTR, None)
         if record is not None:
             self.records[_record_key(record)] = record
+            self.stop_if_refused(record)
         if getattr(report, NOT_COMPLETED_ATTR, False) and report.failed:
             self.not_completed += 1
         self._junit_names(report)

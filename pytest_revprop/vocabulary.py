@@ -100,6 +100,28 @@ Transport = Literal["litellm", "direct"]
 """How a call reaches the server: through litellm, or posted directly (self-hosted only)."""
 TRANSPORTS: Final[tuple[Transport, ...]] = get_args(Transport)
 
+
+class FailedCall(TypedDict, total=False):
+    """A model call that failed for good (an item's ``failed_call``), in builtin types.
+
+    ``model`` is the litellm model string and ``url`` the API base of the last attempt (None:
+    the provider's default); ``attempts`` were made (0: not sent, the provider had refused the
+    credentials already); ``retryable`` is False when the failure could not succeed on retry
+    (it was then not retried); ``refused``: the provider refused the credentials; ``error``:
+    the server's last answer, redacted, on one line; ``role``, ``seed`` and ``round`` (reflect
+    rounds only) name the call inside its method."""
+
+    model: str
+    url: str | None
+    attempts: int
+    retryable: bool
+    refused: bool
+    error: str
+    role: CallRole
+    seed: int
+    round: int | None
+
+
 # --------------------------------------------------------------------------- records
 
 
@@ -142,11 +164,12 @@ class ResultRecord(ResultRow):
     split: str
     request: str
     replies: list[dict[str, Any]]
+    failed_call: FailedCall | None
 
 
 FIXED_RESULT_KEYS: Final[tuple[str, ...]] = tuple(ResultRow.__annotations__)
 """The keys of a result row that the interface fixes, in the order results.json writes them."""
-SAMPLE_ONLY_KEYS: Final[tuple[str, ...]] = ("request", "replies")
+SAMPLE_ONLY_KEYS: Final[tuple[str, ...]] = ("request", "replies", "failed_call")
 """Record keys that go to samples.jsonl but not to results.json."""
 RESULT_KEYS: Final[tuple[str, ...]] = tuple(
     key for key in ResultRecord.__annotations__ if key not in SAMPLE_ONLY_KEYS

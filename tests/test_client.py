@@ -19,11 +19,13 @@ import pytest
 
 from pytest_revprop.llm.cache import STALE_TMP_S, ResponseCache
 from pytest_revprop.llm.client import Client, PrioritySlots
-from pytest_revprop.llm.failures import is_retryable
+from pytest_revprop.llm.credentials import missing_key
+from pytest_revprop.llm.failures import is_refusal, is_retryable
 from pytest_revprop.llm.litellm_setup import load_litellm
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
 from pytest_revprop.llm.redact import redact
-from pytest_revprop.llm.types import CallFailed, Reply, Request, RetryPolicy
+from pytest_revprop.llm.transports import APIStatusError
+from pytest_revprop.llm.types import PATCH_SCHEMA, CallFailed, Reply, Request, RetryPolicy
 from pytest_revprop.testing.fakeserver import FakeServer
 
 DIGEST_REPLY = {"content": "answer seed={seed} digest={digest}"}
@@ -544,6 +546,26 @@ def test_request_carries_the_generation_settings(fake_server: Callable[..., Fake
     assert "temperature" not in body and "reasoning_effort" not in body
 
 
+def test_structured_requests_take_the_form_the_models_server_accepts(
+    fake_server: Callable[..., FakeServer], fast_retry: RetryPolicy
+) -> None:
+    """llama.cpp's server takes ``json_object`` with a schema and refuses ``json_schema``: the
+    embedded preset sends the first, other models the second unless configured otherwise."""
+    srv = fake_server(response_formats=["text", "json_object"])
+    embedded = resolve_model("smollm2-135m").replace(api_bases=(srv.base_url,))
+    configured = fake_model([srv.base_url], structured_format="json_object")
+    for model in (embedded, configured):
+        client = Client(model, cache_dir=None, retry=fast_retry)
+        asyncio.run(client.complete(client.make_request(ask("x"), seed=0, structured=True)))
+    vllm = Client(fake_model([srv.base_url]), cache_dir=None, retry=fast_retry)
+    with pytest.raises(CallFailed, match="validation error"):
+        asyncio.run(vllm.complete(vllm.make_request(ask("x"), seed=0, structured=True)))
+    sent = [body["response_format"] for body in srv.stats()["requests"]]
+    assert sent[:2] == [{"type": "json_object", "schema": PATCH_SCHEMA}] * 2
+    assert sent[2]["type"] == "json_schema" and sent[2]["json_schema"]["schema"] == PATCH_SCHEMA
+    assert srv.stats()["statuses"] == {"200": 2, "500": 1}
+
+
 # --- retries and failures --------------------------------------------------------------------
 
 
@@ -597,6 +619,101 @@ def test_client_errors_are_not_retried(
     with pytest.raises(CallFailed, match="HTTP 404"):
         asyncio.run(client.complete(client.make_request(ask("x"), seed=0)))
     assert srv.stats()["count"] == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "retried"),
+    [
+        (400, "bad request", False),
+        (404, "no such model", False),
+        (422, "unprocessable", False),
+        (408, "request timeout", True),
+        (409, "conflict", True),
+        (429, "slow down", True),
+        (500, "internal error", True),
+        (503, "overloaded", True),
+        (500, "1 validation error: Input should be 'text' or 'json_object'", False),
+        (401, "invalid key", False),
+        (403, "forbidden", False),
+        (500, "Missing credentials. Please pass an `api_key`", False),
+    ],
+)
+def test_only_failures_that_a_retry_can_change_are_retried(
+    status: int, message: str, retried: bool
+) -> None:
+    assert is_retryable(APIStatusError(status, message, {})) is retried
+
+
+def test_refused_credentials_are_401_403_and_missing_keys() -> None:
+    assert is_refusal(APIStatusError(401, "Incorrect API key provided", {}))
+    assert is_refusal(APIStatusError(403, "forbidden", {}))
+    assert is_refusal(APIStatusError(500, "OpenAIException - Missing credentials. Please", {}))
+    assert not is_refusal(APIStatusError(400, "bad request", {}))
+    assert not is_refusal(APIStatusError(503, "overloaded", {}))
+    assert not is_refusal(TimeoutError())
+
+
+def test_a_validation_error_the_server_states_is_one_attempt_whatever_its_status(
+    fake_server: Callable[..., FakeServer], fast_retry: RetryPolicy
+) -> None:
+    srv = fake_server(response_formats=["text", "json_object"])
+    client = Client(fake_model([srv.base_url]), cache_dir=None, retry=fast_retry)
+    with pytest.raises(CallFailed, match="Input should be 'text' or 'json_object'") as info:
+        asyncio.run(client.complete(client.make_request(ask("x"), seed=0, structured=True)))
+    assert srv.stats()["statuses"] == {"500": 1}
+    assert info.value.details["attempts"] == 1 and info.value.details["retryable"] is False
+
+
+def test_a_refused_key_ends_its_call_at_once_and_later_calls_are_not_sent(
+    fake_server: Callable[..., FakeServer], fast_retry: RetryPolicy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_PROVIDER_API_KEY", PLANTED_KEY)
+    srv = fake_server(faults={"always_fail": "401"})
+    model = fake_model([srv.base_url], api_key_env="FAKE_PROVIDER_API_KEY")
+    client = Client(model, cache_dir=None, retry=fast_retry)
+    with pytest.raises(CallFailed) as first:
+        asyncio.run(client.complete(client.make_request(ask("x"), seed=0)))
+    with pytest.raises(CallFailed) as later:
+        asyncio.run(client.complete(client.make_request(ask("y"), seed=0)))
+    assert srv.stats()["count"] == 1
+    assert first.value.refused and first.value.details["attempts"] == 1
+    assert later.value.refused and later.value.details["attempts"] == 0
+    assert "not sent" in later.value.reason and "401" in later.value.reason
+    assert PLANTED_KEY not in first.value.reason + later.value.reason
+
+
+def test_a_key_litellm_finds_missing_is_a_refusal_after_one_attempt(
+    monkeypatch: pytest.MonkeyPatch, fast_retry: RetryPolicy
+) -> None:
+    """litellm answers a hosted model without its key with "Missing credentials", as HTTP 500."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    client = Client(resolve_model("openai/revprop-no-key"), cache_dir=None, retry=fast_retry)
+    with pytest.raises(CallFailed, match=r"(?i)credentials|api.?key") as info:
+        asyncio.run(client.complete(client.make_request(ask("x"), seed=0)))
+    assert info.value.refused and info.value.details["attempts"] == 1
+    assert client.stats.requests_sent == 1 and client.stats.retries == 0
+
+
+def test_a_model_misses_its_key_when_its_variable_or_its_hosted_providers_is_unset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MY_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    message = missing_key(resolve_model("gpt-5.4-mini"))
+    assert message is not None and "OPENAI_API_KEY" in message and "\n" not in message
+    assert "OPENAI_API_KEY" in (missing_key(resolve_model("openai/gpt-4o")) or "")
+    assert "ANTHROPIC_API_KEY" in (missing_key(resolve_model("anthropic/claude-x")) or "")
+    keyed = fake_model(["http://127.0.0.1:9/v1"], api_key_env="MY_KEY")
+    assert "MY_KEY" in (missing_key(keyed) or "")
+    # a self-hosted server needs no key unless the model names one; nor does a provider whose
+    # credentials come from elsewhere (a cloud profile), nor a model that makes no call
+    assert missing_key(fake_model(["http://127.0.0.1:9/v1"])) is None
+    assert missing_key(resolve_model("bedrock/anthropic.claude-v2")) is None
+    assert missing_key(resolve_model("gold")) is None
+    assert missing_key(resolve_model("smollm2-135m")) is None
+    monkeypatch.setenv("MY_KEY", PLANTED_KEY)
+    monkeypatch.setenv("OPENAI_API_KEY", PLANTED_KEY)
+    assert missing_key(keyed) is None and missing_key(resolve_model("gpt-5.4-mini")) is None
 
 
 def test_a_warning_raised_as_an_error_is_not_retried() -> None:

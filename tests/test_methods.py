@@ -14,6 +14,7 @@ from handmade_cases import invoice_case
 
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
+from pytest_revprop.llm.types import CallFailed
 from pytest_revprop.methods import client_ask, parse_selection, reference_ask
 from pytest_revprop.prompts import Prompts, default_prompts
 from pytest_revprop.registry import run_method
@@ -287,3 +288,38 @@ def test_structured_output_asks_for_a_patch_object_and_reads_it(
     schema = body["response_format"]["json_schema"]["schema"]
     assert body["response_format"]["type"] == "json_schema" and schema["required"] == ["patch"]
     assert run.score(CASE).completed
+
+
+@pytest.mark.parametrize(
+    ("method", "purpose", "nth", "role", "seed", "round_"),
+    [
+        ("j+h", "revise", 1, "sample", 10, None),
+        ("med", "revise", 3, "sample", 12, None),
+        ("select", "select", 1, "select", 10, None),
+        ("reflect", "reflect", 2, "reflect", 10, 2),
+    ],
+)
+def test_a_call_that_fails_for_good_is_named_by_its_role_seed_and_reflect_round(
+    method: str, purpose: str, nth: int, role: str, seed: int, round_: int | None
+) -> None:
+    """The ``nth`` call of ``purpose`` fails (sample calls are made in seed order)."""
+    gold = reference_ask(CASE, "gold")
+    made: list[str] = []
+
+    async def ask(messages: list[dict[str, str]], seed: int, purpose_: str, priority: int) -> Any:
+        made.append(purpose_)
+        if purpose_ == purpose and made.count(purpose) == nth:
+            raise CallFailed("openai/fake at http://x/v1: HTTP 503", {"attempts": 4, "url": "u"})
+        return await gold(messages, seed, purpose_, priority)
+
+    run = asyncio.run(run_method(method, CASE, ask, k=3, seed=10))
+    assert run.error == "call_failed" and run.patch is None
+    assert run.failed_call == {
+        "attempts": 4,
+        "url": "u",
+        "role": role,
+        "seed": seed,
+        "round": round_,
+    }
+    where = f"reflect round {round_}" if round_ else f"{role} call"
+    assert run.reason == f"{where} at seed {seed}: openai/fake at http://x/v1: HTTP 503"

@@ -7,6 +7,7 @@ import fnmatch
 import json
 import platform
 import re
+import shlex
 import shutil
 import sys
 import xml.etree.ElementTree as ET
@@ -55,6 +56,7 @@ def _results(pytester: pytest.Pytester) -> dict:
         (["--revprop-cases=/no/such/place"], "no such file or folder"),
         (["--revprop-split=train"], "split must be dev, test or all"),
         (["--revprop-concurrency=-3"], ">= 1"),
+        (["--revprop-case=nope/10"], "no case 'nope/10'"),
     ],
 )
 def test_bad_option_values_are_clean_usage_errors(
@@ -692,3 +694,162 @@ def test_k_sweep_evaluates_parallel_methods_at_each_k_sharing_samples(
     result.assert_outcomes(passed=10)
     rows = {(r["method"], r["k"]) for r in _results(pytester)["summary"]}
     assert rows == {("j+h", 1), ("med", 1), ("med", 2), ("med", 3), ("select", 3)}
+
+
+# ------------------------------------------------------------------------------ error reports
+
+ERROR_HEADLINE = re.compile(r"^_+ ERROR at setup of (\S+) _+$", re.MULTILINE)
+KEY_VARIABLE = "REVPROP_TEST_KEY"
+PLANTED_KEY = "sk-planted-0a1b2c3d4e5f6789"
+
+
+def _error_blocks(output: str) -> dict[str, list[str]]:
+    """Each errored item's report in the ERRORS section: node id -> its lines."""
+    section = output.split(" ERRORS ", 1)[1].split("\n=", 1)[0]
+    parts = ERROR_HEADLINE.split(section)[1:]
+    return {
+        node: text.strip("\n").splitlines()
+        for node, text in zip(parts[::2], parts[1::2], strict=True)
+    }
+
+
+def _keyed_model(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml(
+        f'[tool.revprop.models.keyed]\nlitellm_model = "openai/fake"\napi_key_env = "{KEY_VARIABLE}"\n'
+    )
+
+
+@pytest.mark.parametrize("tb", ["auto", "long", "native", "line"])
+def test_an_errored_items_report_is_a_few_lines_with_the_servers_answer_and_a_rerun_command(
+    pytester: pytest.Pytester, cases_dir: Path, fake_server: Any, tb: str
+) -> None:
+    server = fake_server(faults={"always_fail": "503"})
+    result = _run(pytester, cases_dir, "--revprop-model=openai/fake", f"--revprop-api-base={server.base_url}",
+                  "--revprop-method=j+h,reflect", "--revprop-k=2", "--revprop-seeds=0", "--revprop-retries=2",
+                  "--revprop-retry-delay=0.01", f"--tb={tb}")  # fmt: skip
+    result.assert_outcomes(errors=4)
+    output = result.stdout.str()
+    blocks = _error_blocks(output)
+    assert len(blocks) == 4
+    for node, lines in blocks.items():
+        assert 3 <= len(lines) <= 20, lines
+        assert lines[0].startswith("model call failed: HTTP 503 ")
+        assert lines[0].endswith("fault injection: 503")
+        assert f"  model:    openai/fake at {server.base_url}" in lines
+        assert (
+            "  call:     "
+            + ("j+h" if "-j+h-" in node else "reflect, k 2")
+            + ", base seed 0: the sample call at seed 0"
+            in lines
+        )
+        assert "  attempts: 2, all failed (--revprop-retries)" in lines
+        assert lines[-1].startswith("  rerun:    pytest --revprop-model=openai/fake ")
+    assert "Traceback" not in output and "_pytest" not in output and "def setup" not in output
+    # the short summary shows the first line
+    result.stdout.fnmatch_lines(["ERROR *unit/10*j+h* - model call failed: HTTP 503*"])
+
+
+def test_the_rerun_command_of_a_report_runs_exactly_that_item_with_the_same_result(
+    pytester: pytest.Pytester, cases_dir: Path, fake_server: Any
+) -> None:
+    first = _run(pytester, cases_dir, "--revprop-model=noop", "--revprop-method=j+h,med",
+                 "--revprop-k=3", "--revprop-seeds=0,1")  # fmt: skip
+    first.assert_outcomes(failed=8)
+    before = {(r["case"], r["method"], r["seed"]): r for r in _results(pytester)["results"]}
+    commands = re.findall(r"^rerun: (pytest .*)$", first.stdout.str(), re.MULTILINE)
+    assert len(commands) == 8
+    command = next(c for c in commands if "--revprop-method=med" in c and "travel-shift" in c)
+    assert "--revprop-seeds=1" in command or "--revprop-seeds=0" in command
+    again = pytester.runpytest_subprocess(*shlex.split(command)[1:])
+    again.assert_outcomes(failed=1)
+    (row,) = _results(pytester)["results"]
+    assert row["case"] == "travel-shift/10" and row["method"] == "med" and row["k"] == 3
+    same = before[(row["case"], row["method"], row["seed"])]
+    assert {**row, "latency_s": 0} == {**same, "latency_s": 0}
+
+    # an errored item's command reruns it too (the server is still down: an error again)
+    server = fake_server(faults={"always_fail": "503"})
+    errored = _run(pytester, cases_dir, "--revprop-model=openai/fake", f"--revprop-api-base={server.base_url}",
+                   "--revprop-seeds=0", "--revprop-retries=1")  # fmt: skip
+    errored.assert_outcomes(errors=2)
+    rerun = re.findall(r"^  rerun:    (pytest .*)$", errored.stdout.str(), re.MULTILINE)[0]
+    pytester.runpytest_subprocess(*shlex.split(rerun)[1:]).assert_outcomes(errors=1)
+    assert server.stats()["count"] == 3
+
+
+def test_a_provider_that_refuses_the_key_stops_the_run_at_its_first_answer(
+    pytester: pytest.Pytester, cases_dir: Path, fake_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = fake_server(faults={"always_fail": "401"})
+    _keyed_model(pytester)
+    monkeypatch.setenv(KEY_VARIABLE, PLANTED_KEY)
+    result = _run(pytester, cases_dir, "--revprop-model=keyed", f"--revprop-api-base={server.base_url}",
+                  "--revprop-concurrency=1", "--revprop-seeds=0,1")  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert server.stats()["count"] == 1  # one answer, then nothing more is sent
+    output = result.stdout.str() + result.stderr.str()
+    (line,) = [line for line in output.splitlines() if "refused the credentials (" in line]
+    assert KEY_VARIABLE in line and "HTTP 401" in line and server.base_url in line
+    assert PLANTED_KEY not in output and "Traceback" not in output
+
+
+def test_an_unset_key_stops_the_run_before_any_call_unless_the_cache_answers_every_call(
+    pytester: pytest.Pytester, cases_dir: Path, fake_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    hosted = _run(pytester, cases_dir, "--revprop-model=gpt-5.4-mini")
+    assert hosted.ret == pytest.ExitCode.USAGE_ERROR
+    assert "needs an API key in OPENAI_API_KEY, which is not set" in hosted.stderr.str()
+
+    server = fake_server()
+    _keyed_model(pytester)
+    args = ["--revprop-model=keyed", f"--revprop-api-base={server.base_url}", "--revprop-seeds=0"]
+    monkeypatch.delenv(KEY_VARIABLE, raising=False)
+    stopped = _run(pytester, cases_dir, *args)
+    assert stopped.ret == pytest.ExitCode.USAGE_ERROR and server.stats()["count"] == 0
+    assert (
+        f"model keyed needs an API key in {KEY_VARIABLE}, which is not set" in stopped.stderr.str()
+    )
+    assert "collected" not in stopped.stdout.str() and "Traceback" not in stopped.stderr.str()
+    monkeypatch.setenv(KEY_VARIABLE, PLANTED_KEY)
+    _run(pytester, cases_dir, *args).assert_outcomes(failed=2)  # the server answers []
+    monkeypatch.delenv(KEY_VARIABLE)
+    _run(pytester, cases_dir, *args).assert_outcomes(failed=2)  # from the cache, no key needed
+    assert server.stats()["count"] == 2
+
+
+def test_a_cache_folder_that_cannot_be_written_stops_the_run_and_one_that_fails_later_errors_briefly(
+    pytester: pytest.Pytester, cases_dir: Path, fake_server: Any
+) -> None:
+    server = fake_server()
+    cache = pytester.path / "cache"  # the folder _run names
+    cache.write_text("a file where the folder should be")
+    args = [
+        "--revprop-model=openai/fake",
+        f"--revprop-api-base={server.base_url}",
+        "--revprop-seeds=0",
+    ]
+    stopped = _run(pytester, cases_dir, *args)
+    assert stopped.ret == pytest.ExitCode.USAGE_ERROR and server.stats()["count"] == 0
+    assert f"cannot write the response cache folder {cache}" in stopped.stderr.str()
+    # the folder is usable at the start, but no reply file can be written in it
+    cache.unlink()
+    cache.mkdir()
+    for shard in range(256):
+        (cache / f"{shard:02x}").write_text("")
+    failed = _run(pytester, cases_dir, *args)
+    failed.assert_outcomes(errors=2)
+    for lines in _error_blocks(failed.stdout.str()).values():
+        assert lines[0].startswith("infrastructure error: NotADirectoryError: ")
+        assert len(lines) == 2 and lines[1].startswith("  rerun:    pytest --revprop-model=")
+    assert "Traceback" not in failed.stdout.str()
+
+
+def test_an_unknown_transport_in_the_environment_is_a_usage_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REVPROP_TRANSPORT", "fast")
+    result = pytester.runpytest_subprocess("--revprop-model=gold")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*REVPROP_TRANSPORT='fast': choose litellm or direct*"])
+    assert "Traceback" not in result.stderr.str()

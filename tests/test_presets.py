@@ -205,6 +205,7 @@ def test_field_overrides_apply_last() -> None:
         ('[tool.revprop.models."gpt-oss-20b"]\ncolour = 1\n', "colour"),
         ('[tool.revprop.models.x]\napi_bases = ["ftp://a"]\n', "api_bases"),
         ('[tool.revprop.models.x]\nkind = "magic"\n', "kind"),
+        ('[tool.revprop.models.x]\nstructured_format = "json"\n', "structured_format"),
         ('[tool.revprop.prices]\n"gpt-oss-20b" = [1]\n', "prices"),
         ('[tool.revprop.prices]\n"gpt-oss-20b" = { in = -1, out = 1 }\n', "prices"),
         ("[tool.revprop]\nmodels = 3\n", "models"),
@@ -221,6 +222,19 @@ def test_invalid_config_names_the_file_and_the_setting(
     assert str(path) in message
     assert setting in message
     assert "\n" not in message
+
+
+def test_structured_output_form_follows_the_server_kind_unless_configured(tmp_path: Path) -> None:
+    assert resolve_model("smollm2-135m").structured_form == "json_object"  # llama.cpp
+    assert resolve_model("gpt-oss-20b").structured_form == "json_schema"  # vLLM
+    assert resolve_model("gpt-5.4-mini").structured_form == "json_schema"  # OpenAI
+    _write(
+        tmp_path / "revprop.toml",
+        '[models.my-llama]\nlitellm_model = "openai/llama"\nstructured_format = "json_object"\n',
+    )
+    assert resolve_model("my-llama", overrides=load_config(tmp_path)).structured_form == (
+        "json_object"
+    )
 
 
 def test_defined_model_without_litellm_model_defaults_to_its_name() -> None:

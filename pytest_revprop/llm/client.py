@@ -19,10 +19,10 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_revprop.llm.cache import ResponseCache
-from pytest_revprop.llm.failures import describe, is_retryable, retry_after_s
+from pytest_revprop.llm.failures import describe, is_refusal, is_retryable, retry_after_s
 from pytest_revprop.llm.litellm_setup import load_litellm, register_prices, warm_up_litellm
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.redact import redact, remember_secret
@@ -38,13 +38,16 @@ from pytest_revprop.llm.transports import (
     litellm_kwargs,
 )
 from pytest_revprop.llm.types import (
-    STRUCTURED_RESPONSE_FORMAT,
     CallFailed,
     ClientStats,
     Reply,
     Request,
     RetryPolicy,
+    structured_response_format,
 )
+
+if TYPE_CHECKING:
+    from pytest_revprop.vocabulary import FailedCall
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +138,8 @@ class Client:
         self._base_load: dict[str | None, int] = {}
         self._round_robin = itertools.count()
         self._down_until: dict[str, float] = {}
+        self.refusal: CallFailed | None = None
+        """The first answer that refused this model's credentials: later calls are not sent."""
 
     def prepare(self) -> None:
         """Do the one-off work of the first call now, in the calling thread: import litellm,
@@ -162,10 +167,12 @@ class Client:
     def make_request(
         self, messages: Sequence[Mapping[str, str]], seed: int, structured: bool = False
     ) -> Request:
-        """A request of this client's model; ``structured`` asks for the patch as JSON output."""
-        return Request.build(
-            self.model, messages, seed, STRUCTURED_RESPONSE_FORMAT if structured else None
+        """A request of this client's model; ``structured`` asks for the patch as JSON output,
+        in the form the model's server takes (``ModelConfig.structured_form``)."""
+        response_format = (
+            structured_response_format(self.model.structured_form) if structured else None
         )
+        return Request.build(self.model, messages, seed, response_format)
 
     def _bind_loop(self) -> None:
         """Start fresh scheduling state when used from a new event loop (e.g. asyncio.run)."""
@@ -320,18 +327,24 @@ class Client:
         return parse_response(response, time.monotonic() - started, self.model)
 
     async def _call(self, request: Request, priority: int, key: str | None = None) -> Reply:
-        """One reply from the servers, with retries across replicas; CallFailed otherwise."""
+        """One reply from the servers, with retries across replicas; CallFailed otherwise.
+
+        A failure that cannot succeed on retry (``failures.is_retryable``) ends the call at
+        once; a refusal of the credentials also ends every later call of this client unsent.
+        """
         failed: set[str] = set()
         last = "no attempt made"
         wait = 0.0
-        where = request.litellm_model
+        base: str | None = None
         for attempt in range(1, self.retry.max_attempts + 1):
             await self._slots.acquire(priority)
             if self._stopping:
                 self._slots.release()
                 await asyncio.get_running_loop().create_future()  # until the run cancels this call
             base = self._pick_base(request.api_bases, failed)
-            where = f"{request.litellm_model} at {base}" if base else request.litellm_model
+            if self.refusal is not None:
+                self._slots.release()
+                raise self._failed(request, base, 0, self.refusal.details.get("error", ""), False)
             self._begin(base)
             if key is not None and self.cache is not None:
                 self.cache.touch_claim(key)
@@ -340,8 +353,10 @@ class Client:
             except Exception as exc:
                 last = describe(exc)
                 if not is_retryable(exc):
-                    self.stats.failures += 1
-                    raise CallFailed(f"{where}: {last}") from None
+                    failure = self._failed(request, base, attempt, last, False, is_refusal(exc))
+                    if failure.refused and self.refusal is None:
+                        self.refusal = failure
+                    raise failure from None
                 wait = self.retry.delay(attempt, retry_after_s(exc))
                 if base:
                     failed.add(base)
@@ -358,10 +373,38 @@ class Client:
                 self._slots.release()
             if attempt < self.retry.max_attempts:
                 self.stats.retries += 1
+                where = _where(request, base)
                 log.info(redact(f"retrying {where} in {wait:.2f}s after: {last}"))
                 await asyncio.sleep(wait)
+        raise self._failed(request, base, self.retry.max_attempts, last, True)
+
+    def _failed(
+        self,
+        request: Request,
+        base: str | None,
+        attempts: int,
+        last: str,
+        retryable: bool,
+        refused: bool = False,
+    ) -> CallFailed:
+        """The CallFailed of a request whose last attempt (to ``base``) ended with ``last``."""
         self.stats.failures += 1
-        raise CallFailed(f"{where}: gave up after {self.retry.max_attempts} attempts: {last}")
+        where = _where(request, base)
+        if attempts == 0:
+            reason = f"{where}: not sent: the provider refused the credentials: {last}"
+        elif retryable:
+            reason = f"{where}: gave up after {attempts} attempts: {last}"
+        else:
+            reason = f"{where}: {last}"
+        details: FailedCall = {
+            "model": request.litellm_model,
+            "url": base,
+            "attempts": attempts,
+            "retryable": retryable,
+            "refused": refused or attempts == 0,
+            "error": redact(last),
+        }
+        return CallFailed(reason, details)
 
     def _begin(self, base: str | None) -> None:
         self.stats.requests_sent += 1
@@ -372,3 +415,7 @@ class Client:
     def _end(self, base: str | None) -> None:
         self.stats.in_flight -= 1
         self._base_load[base] = self._base_load.get(base, 1) - 1
+
+
+def _where(request: Request, base: str | None) -> str:
+    return f"{request.litellm_model} at {base}" if base else request.litellm_model

@@ -21,6 +21,9 @@ VLLM_API_BASE = "http://127.0.0.1:8000/v1"
 PAPER_MAX_TOKENS = 32768
 EMBEDDED_MAX_TOKENS = 1024
 KINDS = ("litellm", "embedded", "reference")
+STRUCTURED_FORMATS = ("json_schema", "json_object")
+"""How a structured-output request states the patch's schema: ``json_schema`` (vLLM,
+OpenAI) or ``json_object`` with a ``schema`` (llama.cpp's server)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,18 @@ class ModelConfig:
     max_concurrency: int | None = None
     """Requests the server can usefully take at once (None: as many as the run allows);
     llama.cpp's server answers one at a time, so more would only queue and time out."""
+    structured_format: str | None = None
+    """The form of a structured-output request, one of ``STRUCTURED_FORMATS`` (None: by kind,
+    ``structured_form``)."""
+
+    @property
+    def structured_form(self) -> str:
+        """The form of this model's structured-output requests: ``structured_format``, else
+        ``json_object`` for the embedded model (llama.cpp's server) and ``json_schema`` for
+        the rest (vLLM, OpenAI and the providers litellm reaches)."""
+        if self.structured_format:
+            return self.structured_format
+        return "json_object" if self.kind == "embedded" else "json_schema"
 
     @property
     def attempt_timeout_s(self) -> float:
@@ -152,6 +167,7 @@ PRESETS: dict[str, ModelConfig] = {
         temperature=0.6,
         max_tokens=EMBEDDED_MAX_TOKENS,
         max_concurrency=1,
+        structured_format="json_object",
         # A 100-leaf prompt takes a minute or two on 2 cores, and a fifth reflect round longer.
         timeout_s=900.0,
     ),
@@ -186,10 +202,11 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "api_key_env": (str,),
     "hosted": (bool,),
     "max_concurrency": (int,),
+    "structured_format": (str,),
 }
 _NULLABLE = {
     "served_name", "hf_model", "reasoning_parser", "temperature", "reasoning_effort",
-    "timeout_s", "api_key_env", "max_concurrency",
+    "timeout_s", "api_key_env", "max_concurrency", "structured_format",
 }  # fmt: skip
 _NONE_WORDS = ("none", "default", "")
 
@@ -210,6 +227,10 @@ def _check_field(key: str, value: Any, where: str) -> Any:
 def _normalise_field(key: str, value: Any, where: str) -> Any:
     if key == "kind" and value not in KINDS:
         raise UserError(f"{where}.kind: must be one of {', '.join(KINDS)}, got {value!r}")
+    if key == "structured_format" and value not in STRUCTURED_FORMATS:
+        raise UserError(
+            f"{where}.structured_format: must be one of {', '.join(STRUCTURED_FORMATS)}, got {value!r}"
+        )
     if key == "api_bases":
         if not all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in value):
             raise UserError(f"{where}.api_bases: expected a list of http(s) URLs, got {value!r}")

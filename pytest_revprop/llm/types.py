@@ -17,36 +17,53 @@ from pytest_revprop.llm.redact import one_line, redact
 
 if TYPE_CHECKING:
     from pytest_revprop.llm.presets import ModelConfig
+    from pytest_revprop.vocabulary import CallRole, FailedCall
 
 CACHE_VERSION = 1
 """Part of every cache key and cache record: a new version makes every cached reply a miss."""
 
-STRUCTURED_RESPONSE_FORMAT: dict[str, Any] = {
-    "type": "json_schema",
-    "json_schema": {
-        "name": "revision_patch",
-        "schema": {
-            "type": "object",
-            "properties": {
-                "patch": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "op": {"type": "string"},
-                            "path": {"type": "string"},
-                            "from": {"type": "string"},
-                            "value": {},
-                        },
-                        "required": ["op", "path"],
-                    },
-                }
+
+def _operation(ops: list[str], *members: str) -> dict[str, Any]:
+    """The schema of the patch operations ``ops``, which carry ``op``, ``path`` and ``members``."""
+    properties: dict[str, Any] = {"op": {"enum": ops}, "path": {"type": "string"}}
+    properties.update({name: {"type": "string"} if name == "from" else {} for name in members})
+    return {"type": "object", "properties": properties, "required": ["op", "path", *members]}
+
+
+PATCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "patch": {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    _operation(["remove"]),
+                    _operation(["add", "replace", "test"], "value"),
+                    _operation(["move", "copy"], "from"),
+                ]
             },
-            "required": ["patch"],
-        },
+        }
     },
+    "required": ["patch"],
 }
-"""The ``response_format`` of a structured-output request: a JSON object holding the patch."""
+"""The JSON schema of a structured-output reply: an object whose ``patch`` is a list of RFC
+6902 operations, each with the members its ``op`` needs (``value`` for add, replace and test;
+``from`` for move and copy). No ``pattern`` and no ``additionalProperties``: llama.cpp's server
+then ignores the whole schema without a word."""
+
+
+def structured_response_format(form: str) -> dict[str, Any]:
+    """The ``response_format`` of a structured-output request in the form a server accepts:
+    ``json_schema`` (vLLM, OpenAI) or ``json_object`` with a ``schema`` (llama.cpp's server,
+    which refuses ``json_schema``)."""
+    if form == "json_object":
+        return {"type": "json_object", "schema": PATCH_SCHEMA}
+    if form == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "revision_patch", "schema": PATCH_SCHEMA},
+        }
+    raise ValueError(f"unknown structured output form {form!r}")
 
 
 def canonical_json(value: Any) -> str:
@@ -55,11 +72,30 @@ def canonical_json(value: Any) -> str:
 
 
 class CallFailed(Exception):
-    """A model call that did not produce a reply after its retries (or a fatal 4xx)."""
+    """A model call that did not produce a reply after its retries, or that no retry could help.
 
-    def __init__(self, reason: str) -> None:
+    ``reason`` is one redacted line; ``details`` the same facts as builtin data for the item's
+    record (``vocabulary.FailedCall``): the model, the URL, the attempts made, whether the
+    failure could be retried at all, whether the provider refused the credentials, the last
+    error, and, once a method adds them (``during``), the call's role, seed and reflect round.
+    """
+
+    def __init__(self, reason: str, details: FailedCall | None = None) -> None:
         self.reason = one_line(redact(reason))
+        self.details: FailedCall = details or {}
         super().__init__(self.reason)
+
+    @property
+    def refused(self) -> bool:
+        """Whether the provider refused the credentials (no call of the run can succeed)."""
+        return bool(self.details.get("refused"))
+
+    def during(self, role: CallRole, seed: int, round_: int | None = None) -> CallFailed:
+        """This failure as the failure of one call of a method: a new exception (the first is
+        shared by every item that asked the same request)."""
+        call = f"reflect round {round_}" if round_ else f"{role} call"
+        details: FailedCall = {**self.details, "role": role, "seed": seed, "round": round_}
+        return CallFailed(f"{call} at seed {seed}: {self.reason}", details)
 
 
 EMBEDDED_KEY_BASE = "embedded-llama.cpp"

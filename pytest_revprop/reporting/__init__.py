@@ -13,4 +13,5 @@ figures.py         the plots (matplotlib, imported when a figure is drawn)
 report_tables.py   the report's tables
 html.py            the self-contained report.html
 report_command.py  the report folder (``write_report``) and ``revprop report``
+item.py            the report of one item that failed or errored, and its rerun command
 """

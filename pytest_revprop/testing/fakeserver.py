@@ -24,8 +24,11 @@ Options (keyword arguments, or keys of the config JSON):
 - ``responder``: ``"module:function"`` taking the request body dict and returning such a dict
   (used instead of the rules);
 - ``faults``: ``{"first_attempt_fail_fraction": 0.3, "kinds": ["429", "503", "reset",
-  "malformed", "hang"], "retry_after_s": 0.1, "always_fail": "503", "hang_s": 5}``;
-- ``model_names``: served model names; a request for another model gets a 404 like vLLM's.
+  "malformed", "hang"], "retry_after_s": 0.1, "always_fail": "503", "hang_s": 5}``; the
+  kinds are in ``FAULT_KINDS`` (a status code answers with that status);
+- ``model_names``: served model names; a request for another model gets a 404 like vLLM's;
+- ``response_formats``: the ``response_format`` types the server takes (None: any); another
+  gets HTTP 500 with a validation error, as llama.cpp's server answers ``json_schema``.
 
 In reply contents, ``{seed}``, ``{model}`` and ``{digest}`` (a short hash of the request's
 model, messages, seed and sampling settings) are replaced, so scripted replies can differ
@@ -52,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 Responder = Callable[[dict[str, Any]], Mapping[str, Any]]
-FAULT_KINDS = ("429", "503", "500", "reset", "malformed", "hang")
+FAULT_KINDS = ("429", "503", "500", "400", "401", "403", "reset", "malformed", "hang")
 
 DEFAULT_REPLY: dict[str, Any] = {"content": "[]", "finish_reason": "stop"}
 
@@ -143,6 +146,7 @@ class FakeApp:
         responder: str | Responder | None = None,
         faults: Mapping[str, Any] | None = None,
         model_names: Sequence[str] | None = None,
+        response_formats: Sequence[str] | None = None,
         record_bodies: bool = True,
     ) -> None:
         self.latency_s = float(latency_s)
@@ -152,6 +156,7 @@ class FakeApp:
             if kind is not None and str(kind) not in FAULT_KINDS:
                 raise ValueError(f"unknown fault kind {kind!r} (known: {', '.join(FAULT_KINDS)})")
         self.model_names = list(model_names) if model_names else None
+        self.response_formats = None if response_formats is None else list(response_formats)
         if isinstance(responder, str):
             responder = load_responder(responder)
         self.respond: Responder = responder or _rules_responder(
@@ -217,6 +222,9 @@ class FakeApp:
                 message = f"The model `{body.get('model')}` does not exist."
                 error = {"message": message, "type": "NotFoundError", "code": 404}
                 return self._status(web.json_response({"error": error}, status=404))
+            refused = self._refused_format(body)
+            if refused is not None:
+                return self._status(web.json_response({"error": refused}, status=500))
             fault = self._fault_for(raw)
             if fault is not None:
                 return await self._fail(request, fault)
@@ -246,6 +254,18 @@ class FakeApp:
     def _status(self, response: Any) -> Any:
         self.state.statuses[str(response.status)] += 1
         return response
+
+    def _refused_format(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
+        """llama.cpp's answer to a ``response_format`` type it does not take, or None."""
+        kind = (body.get("response_format") or {}).get("type")
+        if self.response_formats is None or kind is None or kind in self.response_formats:
+            return None
+        expected = " or ".join(repr(k) for k in self.response_formats)
+        message = (
+            f"1 validation error: {{'type': 'literal_error', 'loc': ('body', 'response_format', "
+            f"'type'), 'msg': \"Input should be {expected}\", 'input': {kind!r}}}"
+        )
+        return {"message": message, "type": "internal_server_error", "code": None}
 
     # --- faults ------------------------------------------------------------------------------
 

@@ -1,0 +1,187 @@
+"""The report of one item that did not pass, as the terminal and JUnit show it.
+
+A **failure** (the model's answer did not complete the sample) names the request, then why
+the reply was invalid or each wrong place. An **error** (a model call failed for good) says
+which model and URL, which call of the method (role, seed, reflect round), how many attempts
+were made and why no more, and the server's last answer, redacted: a few lines, never a
+traceback. Both end with a command line that reruns exactly that item (``rerun_command``).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_revprop.vocabulary import K_METHODS, FailedCall, ResultRecord
+
+MAX_FINDINGS = 30
+"""Wrong places listed in a failure's report; the rest are counted."""
+
+RERUN_OPTIONS = {
+    "--revprop-cases": True,
+    "--revprop-api-base": True,
+    "--revprop-prompts": True,
+    "--revprop-structured": False,
+    "--revprop-cache": True,
+    "--revprop-no-cache": False,
+    "--revprop-transport": True,
+    "--revprop-retries": True,
+    "--revprop-timeout": True,
+    "--revprop-retry-delay": True,
+    "--rootdir": True,
+    "--config-file": True,
+    "-c": True,
+    "-p": True,
+}
+"""Options of a run that a rerun of one item keeps (the rest select items), and whether each
+takes a value: what can change an item's result, and where the plugin and its files are."""
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe_failure(record: ResultRecord) -> str:
+    """A failure a person can act on: the request, then what went wrong where."""
+    lines = [f"request: {record.get('request', '')}"]
+    if not record["valid"]:
+        lines.append(f"invalid reply ({record['error']}): {record.get('reason')}")
+    else:
+        lines.append(
+            f"miss {record['miss']}, over edit {record['over_edit']}, wrong value {record['wrong_value']}"
+        )
+        findings = record.get("findings", [])
+        for finding in findings[:MAX_FINDINGS]:
+            kind = finding["kind"].replace("_", " ")
+            gold = f" [{finding['gold_kind']}]" if finding.get("gold_kind") else ""
+            lines.append(
+                f"  {kind:<11} {finding['path']}{gold}: expected {_short(finding['expected'])}, got {_short(finding['got'])}"
+            )
+        if len(findings) > MAX_FINDINGS:
+            lines.append(f"  ... and {len(findings) - MAX_FINDINGS} more")
+    if record.get("map_valid") is not None:
+        lines.append(
+            f"dependency map: {record.get('map_edges')} edges, {record.get('map_dropped')} pointers dropped"
+            + ("" if record["map_valid"] else " (unusable: revised without it)")
+        )
+    if record.get("selection_fallback"):
+        lines.append(
+            "note: the selection answer was not a single candidate number; fell back to the first"
+        )
+    lines.append(
+        f"calls {record['calls']}, cost ${record['cost_usd']:.5f}, latency {record['latency_s']:.2f}s"
+    )
+    return "\n".join(lines)
+
+
+def _call_of(record: ResultRecord, failed: FailedCall) -> str:
+    """Which call of the method failed, e.g. ``med, k 3, base seed 1: the sample call at
+    seed 3``."""
+    method = record["method"]
+    run = f"{method}, k {record['k']}" if method in K_METHODS else method
+    run += f", base seed {record['seed']}"
+    role, seed, round_ = failed.get("role"), failed.get("seed"), failed.get("round")
+    if role is None:
+        return run
+    call = f"reflect round {round_}" if round_ else f"the {role} call"
+    return f"{run}: {call} at seed {seed}"
+
+
+def _attempts(failed: FailedCall) -> str:
+    attempts = failed.get("attempts", 0)
+    if attempts == 0:
+        return "none: not sent, the provider had refused the credentials of this model already"
+    if failed.get("refused"):
+        why = "the provider refused the credentials"
+    elif failed.get("retryable", True):
+        return f"{attempts}, all failed (--revprop-retries)"
+    else:
+        why = "the server refused the request itself, which no retry changes"
+    return f"{attempts}, not retried: {why}"
+
+
+def describe_call_failure(record: ResultRecord, model_name: str | None = None) -> str:
+    """An error's report: its first line says what failed (the short summary and JUnit show
+    that line), the next ones say where, how often and what the server answered."""
+    failed: FailedCall = record.get("failed_call") or {}
+    reason = record.get("reason") or "model call failed"
+    error = failed.get("error") or reason
+    lines = [f"model call failed: {error}"]
+    if failed:
+        name = model_name or record["model"]
+        url = failed.get("url") or "the provider's default API base"
+        model = failed.get("model", "")
+        served = f" ({model})" if model and model != name else ""
+        lines += [
+            f"  model:    {name}{served} at {url}",
+            f"  call:     {_call_of(record, failed)}",
+            f"  attempts: {_attempts(failed)}",
+        ]
+    else:
+        lines.append(f"  reason:   {reason}")
+    return "\n".join(lines)
+
+
+def rerun_command(item: Mapping[str, Any], run_args: Sequence[str] = ()) -> str:
+    """The command line that runs exactly one item again, from the folder the run started in:
+    the item's (``case``, ``model``, ``method``, ``k``, ``seed``, as in a record) model,
+    method, k (for the methods that take one), seed and case (``--revprop-case``, which ignores
+    the split and size filters), plus ``run_args``, the run's options that can change an
+    item's result (``rerun_args``)."""
+    args = [
+        "pytest",
+        f"--revprop-model={item['model']}",
+        f"--revprop-method={item['method']}",
+        *([f"--revprop-k={item['k']}"] if item["method"] in K_METHODS else []),
+        f"--revprop-seeds={item['seed']}",
+        f"--revprop-case={item['case']}",
+        *run_args,
+    ]
+    return shlex.join(args)
+
+
+class ItemReport:
+    """An item's report as pytest prints it (its ``longrepr``): the text, line by line, never
+    a traceback whatever ``--tb`` says; its first line is the crash message that the short
+    summary, ``--tb=line`` and JUnit show."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.reprcrash = _Crash(text.partition("\n")[0])
+
+    def toterminal(self, tw: Any) -> None:
+        for line in self.text.splitlines():
+            tw.line(line)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Crash:
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def rerun_args(args: Sequence[str]) -> list[str]:
+    """The arguments among ``args`` (the run's command line) that a rerun keeps:
+    ``RERUN_OPTIONS``, as typed (``--opt=value``, ``--opt value``, ``-pNAME``)."""
+    kept: list[str] = []
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        name = arg.partition("=")[0] if arg.startswith("--") else arg[:2]
+        takes_value = RERUN_OPTIONS.get(name)
+        if takes_value is None:
+            continue
+        kept.append(arg)
+        if takes_value and arg == name and position < len(args):
+            kept.append(args[position])
+            position += 1
+    return kept
