@@ -15,9 +15,7 @@ final status by ``combined_exit_status``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import tempfile
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,11 +28,13 @@ from pytest_revprop.gc_tuning import RunCollector
 from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.options import option_label, option_value
+from pytest_revprop.preflight import check_cache_folder, check_credentials, run_settings
 from pytest_revprop.registry import registered_through
 from pytest_revprop.reporting.item import (
     ItemReport,
     describe_call_failure,
     describe_failure,
+    junit_properties,
     rerun_args,
     rerun_command,
 )
@@ -45,6 +45,7 @@ from pytest_revprop.runner import (
     item_specs,
     worker_share,
 )
+from pytest_revprop.servers.startup import ready_models
 from pytest_revprop.vocabulary import (
     BENCHMARK_MARKERS,
     INFRASTRUCTURE_ERRORS,
@@ -103,23 +104,8 @@ class RevpropItem(pytest.Item):
             raise RevpropFailure(describe_failure(self.record))
 
     def _properties(self) -> None:
-        """The record's outcome as JUnit properties, with JSON-style values (``true``,
-        ``null``, numbers as JSON writes them; strings as they are)."""
         assert self.record is not None
-        for key in (
-            "completed",
-            "valid",
-            "error",
-            "miss",
-            "over_edit",
-            "wrong_value",
-            "cost_usd",
-            "latency_s",
-            "calls",
-        ):
-            value = self.record[key]
-            text = value if isinstance(value, str) else json.dumps(value)
-            self.user_properties.append((f"revprop_{key}", text))
+        self.user_properties.extend(junit_properties(self.record))
 
     def report_text(self, exc: BaseException) -> str | None:
         """The report of an outcome of ours (a failure or a call failure), ending with the
@@ -200,31 +186,7 @@ class RevpropSession:
         cases = select_cases(
             opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"), opt("revprop_case")
         )
-        from pytest_revprop.llm.transports import TRANSPORT_ENV, TRANSPORTS
-        from pytest_revprop.llm.types import RetryPolicy
-        from pytest_revprop.prompts import Prompts
-
-        from_env = os.environ.get(TRANSPORT_ENV)
-        if opt("revprop_transport") is None and from_env and from_env not in TRANSPORTS:
-            raise UserError(f"{TRANSPORT_ENV}={from_env!r}: choose {' or '.join(TRANSPORTS)}")
-
-        retry = RetryPolicy(
-            max_attempts=opt("revprop_retries"),
-            base_delay=opt("revprop_retry_delay"),
-            attempt_timeout_s=opt("revprop_timeout"),
-        )
-        settings = RunSettings(
-            methods=registry.expand(opt("revprop_method")),
-            k_values=opt("revprop_k"),
-            seeds=opt("revprop_seeds"),
-            cache_dir=None if opt("revprop_no_cache") else Path(opt("revprop_cache")),
-            concurrency=opt("revprop_concurrency"),
-            structured=opt("revprop_structured"),
-            prompts=Prompts(opt("revprop_prompts")),
-            retry=retry,
-            transport=opt("revprop_transport"),
-            registry=registry,
-        )
+        settings = run_settings(opt, registry)
         for name in {c.domain for c in cases} | {c.pattern for c in cases}:
             config.addinivalue_line("markers", f"{name}: RevPropBench cases of {name}")
         for name in BENCHMARK_MARKERS:
@@ -272,61 +234,20 @@ class RevpropSession:
             ]
             return
         try:
-            self._check_cache()
-            self._start_servers()
-            self._check_servers()
-            self._check_credentials()
+            self._ready_models()
         except UserError as exc:
             self._stop_servers()
             pytest.exit(f"revprop: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
 
-    def _start_servers(self) -> None:
-        started = []
-        for model in self.models:
-            if model.kind == "embedded" and not model.api_bases:
-                from pytest_revprop.servers.embedded import embedded_server_for
+    def _ready_models(self) -> None:
+        check_cache_folder(self.settings.cache_dir, self.models)
+        self.models = ready_models(self.models, self.servers)
+        check_credentials(self.models, self._runner, self.specs)
 
-                server = embedded_server_for(model)
-                self.servers.append(server)
-                server.start()
-                model = model.replace(api_bases=(server.base_url,))
-            started.append(model)
-        self.models = started
-
-    def _check_servers(self) -> None:
-        urls = sorted({url for m in self.models if m.kind != "reference" for url in m.api_bases})
-        if urls:
-            from pytest_revprop.servers.health import check_servers
-
-            check_servers(urls)
-
-    def _check_cache(self) -> None:
-        """Stop before any item when the response cache folder cannot be made or written to
-        (a run whose models all are reference solvers makes no call and leaves it alone)."""
-        folder = self.settings.cache_dir
-        if folder is None or all(m.kind == "reference" for m in self.models):
-            return
-        try:
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tempfile.TemporaryFile(dir=folder).close()
-        except OSError as exc:
-            raise UserError(
-                f"cannot write the response cache folder {folder}: {exc.strerror or exc}; "
-                "choose another with --revprop-cache=DIR, or pass --revprop-no-cache"
-            ) from None
-
-    def _check_credentials(self) -> None:
-        """Stop before any item when a model with calls to make has no key: its variable is
-        unset. A rerun that the cache answers makes no call and needs no key."""
-        from pytest_revprop.llm.credentials import missing_key
-
-        missing = {m.name: message for m in self.models if (message := missing_key(m))}
-        if not missing:
-            return
-        self.runner = Runner(self.cases, self.models, self.settings)
-        for name, message in missing.items():
-            if self.runner.makes_calls([spec for spec in self.specs if spec.model == name]):
-                raise UserError(message)
+    def _runner(self) -> Runner:
+        if self.runner is None:
+            self.runner = Runner(self.cases, self.models, self.settings)
+        return self.runner
 
     def stop_if_refused(self, record: ResultRecord) -> None:
         """Stop the run (exit 4, one line naming the key's variable) at the first item whose
@@ -374,23 +295,20 @@ class RevpropSession:
         if self.config.option.collectonly:
             return
         specs = [item.spec for item in session.items if isinstance(item, RevpropItem)]
-        if self.runner is None:  # the credentials check may have made it
-            self.runner = Runner(self.cases, self.models, self.settings)
+        runner = self._runner()  # the credentials check may have made it
         if self.is_worker:
             # xdist hands items out as workers free up, so no worker knows its items ahead:
             # each makes the calls of its share of the cases at once (cache claims keep any call
             # from being made twice) and runs the items it is handed on demand, calls first.
             index = int(str(os.environ.get("PYTEST_XDIST_WORKER", "gw0"))[2:] or 0)
             count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-            self.runner.prefetch(worker_share(specs, index, count, self.settings.registry))
+            runner.prefetch(worker_share(specs, index, count, self.settings.registry))
         else:
-            self.runner.start(specs)
+            runner.start(specs)
         self.collector.start()  # after start: litellm, imported there, lives as long as the session
 
     def result(self, spec: ItemSpec) -> ResultRecord:
-        if self.runner is None:
-            self.runner = Runner(self.cases, self.models, self.settings)
-        return self.runner.result(spec)
+        return self._runner().result(spec)
 
     # ------------------------------------------------------------------ results
 
@@ -659,24 +577,12 @@ class RevpropSession:
         if self.report_error:
             tr.write_line(f"revprop: {self.report_error}", yellow=True)
         if self.gate_result is not None or self.gate_error is not None:
-            self._print_gate(tr)
+            from pytest_revprop.reporting.gate import gate_section
 
-    def _print_gate(self, tr: Any) -> None:
-        from pytest_revprop.reporting.gate import gate_lines
-
-        tr.section("revprop baseline gate")
-        if self.gate_error is not None:
-            tr.write_line(f"revprop: {self.gate_error}", red=True)
-            return
-        assert self.gate_result is not None
-        for line in gate_lines(self.gate_result):
-            tr.write_line(line)
-        if self.gate_result["regressions"]:
+            tr.section("revprop baseline gate")
             max_drop = self.config.getoption("revprop_max_drop")
-            tr.write_line(
-                f"revprop: regression beyond {max_drop} points with p < 0.05: exit status {REGRESSION_EXIT}",
-                red=True,
-            )
+            for line, markup in gate_section(self.gate_result, self.gate_error, max_drop):
+                tr.write_line(line, **markup)
 
 
 def _record_key(record: ResultRecord) -> tuple[Any, ...]:

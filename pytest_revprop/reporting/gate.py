@@ -182,3 +182,22 @@ def combined_exit_status(status: int, gate_status: int) -> int:
     if gate_status == REGRESSION_EXIT:
         return status | REGRESSION_EXIT
     return gate_status
+
+
+def gate_section(
+    result: GateResult | None, error: str | None, max_drop: float
+) -> list[tuple[str, dict[str, bool]]]:
+    """The terminal's gate section: each line with its markup (``red`` for what fails)."""
+    if error is not None:
+        return [(f"revprop: {error}", {"red": True})]
+    assert result is not None
+    lines: list[tuple[str, dict[str, bool]]] = [(line, {}) for line in gate_lines(result)]
+    if result["regressions"]:
+        lines.append(
+            (
+                f"revprop: regression beyond {max_drop} points with p < 0.05: "
+                f"exit status {REGRESSION_EXIT}",
+                {"red": True},
+            )
+        )
+    return lines

@@ -185,3 +185,18 @@ def rerun_args(args: Sequence[str]) -> list[str]:
             kept.append(args[position])
             position += 1
     return kept
+
+
+JUNIT_PROPERTY_KEYS = (
+    "completed", "valid", "error", "miss", "over_edit", "wrong_value", "cost_usd", "latency_s",
+    "calls",
+)  # fmt: skip
+
+
+def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The record's outcome as JUnit properties, with JSON-style values (``true``, ``null``,
+    numbers as JSON writes them; strings as they are)."""
+    return [
+        (f"revprop_{key}", value if isinstance(value := record[key], str) else json.dumps(value))
+        for key in JUNIT_PROPERTY_KEYS
+    ]

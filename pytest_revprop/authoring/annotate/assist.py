@@ -94,17 +94,9 @@ class Assistant:
         model = resolve_model(name, api_bases=self.api_bases, overrides=overrides)
         if model.kind == "reference":
             return model
-        if model.kind == "embedded" and not model.api_bases:
-            from pytest_revprop.servers.embedded import embedded_server_for
+        from pytest_revprop.servers.startup import ready_models
 
-            server = embedded_server_for(model)
-            self.servers.append(server)
-            server.start()
-            model = model.replace(api_bases=(server.base_url,))
-        if model.api_bases:
-            from pytest_revprop.servers.health import check_servers
-
-            check_servers(list(model.api_bases))
+        (model,) = ready_models([model], self.servers)
         client = Client(
             model,
             cache_dir=self.cache_dir,

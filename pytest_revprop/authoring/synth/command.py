@@ -289,17 +289,9 @@ def _model(name: str, args: argparse.Namespace, servers: list[EmbeddedServer]) -
         raise UserError(
             f"{name} is a reference solver: it answers from a case's gold and cannot write one"
         )
-    if model.kind == "embedded" and not model.api_bases:
-        from pytest_revprop.servers.embedded import embedded_server_for
+    from pytest_revprop.servers.startup import ready_models
 
-        server = embedded_server_for(model)
-        servers.append(server)
-        server.start()
-        model = model.replace(api_bases=(server.base_url,))
-    if model.api_bases:
-        from pytest_revprop.servers.health import check_servers
-
-        check_servers(list(model.api_bases))
+    (model,) = ready_models([model], servers)
     return model
 
 

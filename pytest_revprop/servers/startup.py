@@ -1,0 +1,47 @@
+"""Making models ready to call, outside pytest as inside: the embedded llama.cpp server is
+started for an embedded preset without an API base, then every server is checked once.
+The plugin's session, `revprop annotate` and `revprop synth` all start models this way."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_revprop.llm.presets import ModelConfig
+    from pytest_revprop.servers.embedded import EmbeddedServer
+
+
+def start_embedded(
+    models: Sequence[ModelConfig], started: list[EmbeddedServer]
+) -> list[ModelConfig]:
+    """``models`` with each embedded preset pointed at a server of its own, started here and
+    appended to ``started`` (the caller stops them, also when a later one fails)."""
+    ready = []
+    for model in models:
+        if model.kind == "embedded" and not model.api_bases:
+            from pytest_revprop.servers.embedded import embedded_server_for
+
+            server = embedded_server_for(model)
+            started.append(server)
+            server.start()
+            model = model.replace(api_bases=(server.base_url,))
+        ready.append(model)
+    return ready
+
+
+def check_model_servers(models: Sequence[ModelConfig]) -> None:
+    """Check every server the models' calls go to (reference solvers make none); raises
+    UserError naming the first unreachable one and how to start it."""
+    urls = sorted({url for m in models if m.kind != "reference" for url in m.api_bases})
+    if urls:
+        from pytest_revprop.servers.health import check_servers
+
+        check_servers(urls)
+
+
+def ready_models(models: Sequence[ModelConfig], started: list[EmbeddedServer]) -> list[ModelConfig]:
+    """Both: start what is embedded, then check every server."""
+    ready = start_embedded(models, started)
+    check_model_servers(ready)
+    return ready
