@@ -272,7 +272,7 @@ async def run_method(
     """Run one method on one case at base seed ``seed`` (a name is looked up in ``registry``,
     by default the built-ins). A call that fails for good gives ``error="call_failed"``; a
     method that raises, returns no result or makes no call gives ``error="method_failed"``
-    with a reason naming it. ``shared``: work shared with the other items of a run."""
+    with a reason naming it; an OSError (the machine's, not the method's) propagates. ``shared``: work shared with the other items of a run."""
     spec = (
         method if isinstance(method, MethodSpec) else (registry or builtin_registry()).get(method)
     )
@@ -288,6 +288,8 @@ async def run_method(
         return MethodRun(
             spec.name, k, seed, error="call_failed", reason=exc.reason, failed_call=exc.details
         )
+    except OSError:
+        raise  # the machine's (a cache folder, a disk, a prompt file), not the method's
     except Exception as exc:
         return _failed(ctx, f"raised {type(exc).__name__}: {exc}")
     outcome = as_outcome(returned)

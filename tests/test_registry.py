@@ -218,7 +218,7 @@ def pytest_revprop_results(summary, records, config):
         out.write(json.dumps({
             "summary": [[r["method"], r["n_items"]] for r in summary],
             "records": sorted([r["case"], r["method"], r["seed"]] for r in records),
-            "report": config.getoption("revprop_report"),
+            "report": str(config.getoption("revprop_report")),
         }) + "\\n")
 """
 
