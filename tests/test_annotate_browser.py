@@ -14,20 +14,10 @@ from typing import Any
 
 import pytest
 from annotate_helpers import AnnotateProcess, copy_cases
+from chromium import CHROMIUM, CHROMIUM_ARGS
 
 from pytest_revprop.cases import BENCHMARK_DIR, dump_case, load_case
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 INVOICE = "invoice-workshop-hours/10"
 
 pytestmark = [

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import CHROMIUM, CHROMIUM_ARGS
 from revprop_report_data import CASES, EVIL, make_results, make_samples
 
 from pytest_revprop.reporting import html as html_report
@@ -16,17 +17,6 @@ from pytest_revprop.reporting.html import (
     write_html,
 )
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 
