@@ -17,8 +17,8 @@ time, the peak resident memory of each process of the run (controller, each xdis
 of ``revprop report``, the size of every file and folder of the reports folder and of the
 cache, the report-writing time (the session's ``pytest_sessionfinish``: results, samples,
 summary, figures and HTML) and ``revprop report``'s time, and in Chromium the time until the
-sample list shows and the time to open the last listed sample with its replies and reasoning
-(and whether its reasoning was there in full).
+sample list shows and the time to open the last sample of the run with its replies and
+reasoning (and whether its reasoning was there in full).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from reasoning_responder import REASONING_BYTES_ENV
-from throughput import HERE, TreeSampler, run_pytest
+from throughput import HERE, Session, TreeSampler, run_pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.testing.fakeserver import FakeServerProcess
@@ -76,6 +76,21 @@ def tally(summary_line: str) -> int:
     return sum(int(n) for n, word in re.findall(r"(\d+) (\w+)", summary_line) if word != "warnings")
 
 
+def process_peaks(session: Session) -> dict[str, float]:
+    """Peak MiB per process of the run: main and gwN by their phase files, any other xdist
+    worker as "worker", the largest of the rest (helpers) as "other"."""
+    roles = {int(p["pid"]): role for role, p in session.phases.items()}
+    peaks: dict[str, float] = {}
+    for pid, rss in session.peak_by_pid.items():
+        role = roles.get(pid)
+        if role is None:
+            role = "worker" if "sys.stdin.readline" in session.commands.get(pid, "") else "other"
+            if role in peaks:
+                role = f"{role} {pid}" if role == "worker" else role
+        peaks[role] = max(peaks.get(role, 0.0), rss / MIB)
+    return peaks
+
+
 def run_report_command(results: Path, out: Path) -> dict[str, Any]:
     """``revprop report RESULTS --out OUT``: wall time, peak RSS, exit status."""
     shutil.rmtree(out, ignore_errors=True)
@@ -107,14 +122,22 @@ LIST_SHOWN = (
     " return c !== null && / of /.test(c.textContent || ''); }"
 )
 REPLIES_SHOWN = (
-    "() => { const r = [...document.querySelectorAll('#sample-detail .reply-content')];"
-    " return r.length > 0 && r.every(e => (e.textContent || '').length > 0)"
-    " && document.querySelectorAll('#sample-detail .loading').length === 0; }"
+    "() => { const d = document.getElementById('sample-detail');"
+    " if (d.hasAttribute('data-state')) return d.getAttribute('data-state') !== 'loading';"
+    " const r = [...d.querySelectorAll('.reply-content')];"
+    " return r.length > 0 && r.every(e => (e.textContent || '').length > 0); }"
+)
+LAST_GROUP = (
+    "() => { for (const name of ['model', 'method']) {"
+    " const select = document.getElementById('filter-' + name);"
+    " select.value = select.options[select.options.length - 1].value;"
+    " select.dispatchEvent(new Event('change')); } }"
 )
 
 
 def browse(report: Path, timeout_s: float) -> dict[str, Any]:
-    """Seconds until report.html lists its samples, and to open the last listed sample."""
+    """Seconds until report.html lists its samples, and to open the last sample of the last
+    model's last method (the end of the run, where a size budget would bite first)."""
     from playwright.sync_api import sync_playwright
 
     timeout_ms = timeout_s * 1000
@@ -132,6 +155,7 @@ def browse(report: Path, timeout_s: float) -> dict[str, Any]:
                 return {"load_s": None, "error": f"{type(exc).__name__}: {str(exc)[:200]}"}
             load_s = time.perf_counter() - started
             count = page.text_content("#sample-count")
+            page.evaluate(LAST_GROUP)  # the last model's last method: the end of the run
             started = time.perf_counter()
             page.locator(".sample-item").last.click()
             page.wait_for_function(REPLIES_SHOWN, timeout=timeout_ms)
@@ -181,11 +205,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         print(f"running {len(models)} models, -n {args.workers} ...", file=sys.stderr, flush=True)
         session = run_pytest(pytest_args, run_dir, work, "scale")
         calls = int(server.stats()["count"])
-    roles = {int(p["pid"]): role for role, p in session.phases.items()}
-    peaks = {roles[pid]: rss / MIB for pid, rss in session.peak_by_pid.items() if pid in roles}
-    others = [rss for pid, rss in session.peak_by_pid.items() if pid not in roles]
-    if others:  # helper processes of the run (none of them pytest)
-        peaks["largest other"] = max(others) / MIB
+    peaks = process_peaks(session)
     row: dict[str, Any] = {
         "models": len(models), "workers": args.workers, "split": args.split,
         "reasoning_kb": args.reasoning_kb, "exit": session.exit_code,

@@ -91,6 +91,7 @@ class TreeSampler(threading.Thread):
         self.peak_total = 0
         self.peak_process = 0
         self.peak_by_pid: dict[int, int] = {}
+        self.commands: dict[int, str] = {}
         self._stop_event = threading.Event()
 
     def run(self) -> None:
@@ -110,6 +111,11 @@ class TreeSampler(threading.Thread):
                 except psutil.Error:
                     continue
                 self.peak_by_pid[proc.pid] = max(self.peak_by_pid.get(proc.pid, 0), rss[-1])
+                if proc.pid not in self.commands:
+                    try:
+                        self.commands[proc.pid] = " ".join(proc.cmdline())
+                    except psutil.Error:
+                        self.commands[proc.pid] = ""
             if rss:
                 self.peak_total = max(self.peak_total, sum(rss))
                 self.peak_process = max(self.peak_process, max(rss))
@@ -133,6 +139,7 @@ class Session:
     cpu_s: float
     tail: str
     peak_by_pid: dict[int, int] = field(default_factory=dict)
+    commands: dict[int, str] = field(default_factory=dict)
 
     def stamp(self, name: str, role: str = "main") -> float:
         """Seconds from the process start to the stamp ``name`` of ``role``."""
@@ -212,6 +219,7 @@ def run_pytest(args: Sequence[str], cwd: Path, work: Path, label: str) -> Sessio
         cpu,
         text[-2000:],
         sampler.peak_by_pid,
+        sampler.commands,
     )
 
 
