@@ -20,6 +20,7 @@ import pytest
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.reporting.sink import RecordSink, SentTexts
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -163,7 +164,8 @@ class RevpropSession:
         self.settings = settings
         self.specs = item_specs(cases, models, settings)
         self.runner: Runner | None = None
-        self.records: dict[tuple[Any, ...], ResultRecord] = {}
+        self.sink = RecordSink(Path(config.getoption("revprop_report")))
+        self.sent = SentTexts()
         self.servers: list[Any] = []
         self.gate_result: GateResult | None = None
         self.report_error: str | None = None
@@ -351,19 +353,29 @@ class RevpropSession:
         report = yield
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
         if isinstance(item, RevpropItem) and item.record is not None and wanted:
-            setattr(report, RECORD_ATTR, item.record)
+            # a worker sends each reply's text once; the item lets go of its record
+            record = self.sent.strip(item.record) if self.is_worker else item.record
+            setattr(report, RECORD_ATTR, record)
+            item.record = None
         return report
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
+        """Once every plugin saw the report (an xdist worker's sends it on), its record goes
+        to the sink (on disk, in the controller) and leaves the report, which pytest keeps."""
+        yield
         record = getattr(report, RECORD_ATTR, None)
-        if record is not None and not self.is_worker:
-            self.records[_record_key(record)] = record
+        if record is not None:
+            if not self.is_worker:
+                self.sink.add(record)
+            delattr(report, RECORD_ATTR)
 
     def _add_finished(self, records: Sequence[ResultRecord]) -> None:
         """On Ctrl-C, add the items that finished in the background but were not reported yet,
         so the reports keep every finished result."""
         for record in records:
-            self.records.setdefault(_record_key(record), record)
+            if _record_key(record) not in self.sink:
+                self.sink.add(record)
 
     @pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")
     def pytest_sessionfinish_reports(self, session: pytest.Session, exitstatus: int) -> None:
@@ -378,10 +390,8 @@ class RevpropSession:
             return
         if exitstatus == pytest.ExitCode.INTERRUPTED and self.runner is not None:
             self._add_finished(self.runner.done())
-        records = list(self.records.values())
-        if not records:
+        if not len(self.sink):
             return
-        from pytest_revprop.reporting.aggregate import write_reports
         from pytest_revprop.reporting.gate import gate, read_baseline, write_baseline
 
         meta = {
@@ -394,11 +404,10 @@ class RevpropSession:
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
         }
-        out_dir = Path(self.config.getoption("revprop_report"))
-        doc = write_reports(out_dir, records, meta)
+        doc = self.sink.finish(meta)
         self._junit_properties(doc)
         if self.config.getoption("revprop_figures"):
-            self._figures(doc, records, out_dir)
+            self._figures(doc, self.sink.out_dir)
         baseline = self.config.getoption("revprop_baseline")
         if baseline is not None:
             if self.config.getoption("revprop_update_baseline"):
@@ -414,7 +423,7 @@ class RevpropSession:
                     self.report_error = str(exc)
                     self.exit_override = pytest.ExitCode.USAGE_ERROR
                     return
-                errors = any(r.get("error") == "call_failed" for r in records)
+                errors = any(r.get("error") == "call_failed" for r in doc["results"])
                 if self.gate_result["regressions"]:
                     self.exit_override = REGRESSION_EXIT
                 elif exitstatus == pytest.ExitCode.TESTS_FAILED and not errors:
@@ -429,12 +438,13 @@ class RevpropSession:
         if self.exit_override is not None:
             session.exitstatus = self.exit_override
 
-    def _figures(self, doc: dict[str, Any], records: Sequence[ResultRecord], out_dir: Path) -> None:
+    def _figures(self, doc: dict[str, Any], out_dir: Path) -> None:
         try:
             from pytest_revprop.reporting.report_command import write_report
 
             cases = {c.id: c.to_dict() for c in self.cases}
-            for path in write_report(doc, out_dir, samples=list(records), cases=cases):
+            samples = self.sink.records(with_replies=False)
+            for path in write_report(doc, out_dir, samples=samples, cases=cases):
                 path.chmod(0o600)  # like results.json: the report folder is the user's only
         except Exception as exc:  # figures must never cost the user their results
             self.report_error = f"figures/HTML report not written: {type(exc).__name__}: {exc}"
@@ -456,7 +466,7 @@ class RevpropSession:
         run, 19 s under xdist). Ours carry no output; they are set aside while it lists."""
         stats = getattr(terminalreporter, "stats", None)
         phases = stats.get("") if isinstance(stats, dict) else None
-        if stats is None or not phases or not self.records:
+        if stats is None or not phases or not len(self.sink):
             return (yield)
         ours = {spec.node_name() for spec in self.specs}
         kept = [
@@ -474,12 +484,12 @@ class RevpropSession:
     def pytest_terminal_summary(
         self, terminalreporter: Any, exitstatus: int, config: pytest.Config
     ) -> None:
-        if self.is_worker or not self.records:
+        if self.is_worker or not len(self.sink):
             return
-        from pytest_revprop.reporting.aggregate import relative_rows, summarize, table_rows
+        from pytest_revprop.reporting.aggregate import relative_rows, table_rows
         from pytest_revprop.reporting.tables import text_table
 
-        summary = summarize(self.records.values())
+        summary = self.sink.summary()
         tr = terminalreporter
         tr.section("revprop summary")
         tr.write_line(text_table(*table_rows(summary)))
@@ -495,7 +505,7 @@ class RevpropSession:
         )
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             tr.write_line(
-                f"revprop: interrupted; the reports hold the {len(self.records)} items that finished",
+                f"revprop: interrupted; the reports hold the {len(self.sink)} items that finished",
                 yellow=True,
             )
         if self.runner is not None:
