@@ -251,7 +251,9 @@ def test_the_report_lists_and_filters_samples_in_a_real_headless_browser(report:
             assert not page.is_visible("details.reasoning pre")
             page.click("details.reasoning summary")
             reasoning = page.text_content("details.reasoning pre") or ""
-            assert reasoning.startswith("thinking about Make that two widgets") and EVIL in reasoning
+            assert (
+                reasoning.startswith("thinking about Make that two widgets") and EVIL in reasoning
+            )
             # the review toggle hides every place that is neither changed, flagged nor gold
             assert page.is_visible('#side-after [data-path="/client"]')
             page.check("#only-notable")
