@@ -473,6 +473,16 @@ class Runner:
                 self._thread.join(timeout=5)
             self._loop = None
 
+    def held_runs(self) -> int:
+        """Method runs this process holds: items scheduled and not taken, runs in progress."""
+        if self._loop is None:
+            return 0
+
+        async def count() -> int:
+            return len(self._runs)
+
+        return asyncio.run_coroutine_threadsafe(count(), self._loop).result(5.0)
+
     def stats(self) -> dict[str, dict[str, int]]:
         return {name: client.stats.to_dict() for name, client in self.clients.items()}
 

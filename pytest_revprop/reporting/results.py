@@ -137,8 +137,9 @@ class _Scanner:
 
 
 def _stream(path: Path, *, rows: bool) -> Iterator[tuple[str, Any]]:
-    """The top-level members of a results.json as (name, value), except that the elements of
-    ``results`` come one by one as ("row", value) when ``rows`` (else the walk stops there)."""
+    """The top-level members of a results.json as (name, value), except that ``results`` comes
+    as ("results", None) followed, when ``rows``, by its elements one by one as ("row", value)
+    (else they are read past). Callers may stop early."""
     with path.open(encoding="utf-8") as handle:
         scan = _Scanner(handle)
         scan.expect("{")
@@ -149,12 +150,12 @@ def _stream(path: Path, *, rows: bool) -> Iterator[tuple[str, Any]]:
             scan.expect(":")
             if name == "results" and scan.peek() == "[":
                 yield "results", None
-                if not rows:
-                    return
                 scan.expect("[")
                 if scan.peek() != "]":
                     while True:
-                        yield "row", scan.value()
+                        row = scan.value()
+                        if rows:
+                            yield "row", row
                         if scan.peek() != ",":
                             break
                         scan.expect(",")
@@ -214,6 +215,8 @@ def open_results(path: Path | str) -> dict[str, Any]:
     try:
         for name, value in _stream(path, rows=False):
             doc[name] = value
+            if {"meta", "summary", "results"} <= set(doc):
+                break  # results.json as written here ends with its rows: no need to read them
     except json.JSONDecodeError:
         load_results(path)  # not JSON, or not an object: says which, in its words
         raise UserError(f"results file {path}: not JSON") from None

@@ -165,15 +165,16 @@ class RecordSink:
     def records(self, *, with_replies: bool = True) -> SampleFile:
         """The records written so far, streamed back from disk (in the report files' order
         after ``finish``), with their replies' text unless ``with_replies`` is False."""
-        if self._samples is not None:
+        if self._samples is not None and not self._samples.closed:
             self._samples.flush()
         reader = ReplyReader(self.out_dir / REPLIES_DIR) if with_replies else None
         return SampleFile(self.samples_path, replies=reader)
 
     def close(self) -> None:
-        for handle in (self._samples, self._replies):
-            if handle is not None:
-                handle.close()
+        if self._samples is not None:
+            self._samples.close()
+        if self._replies is not None:
+            self._replies.close()
 
     def finish(self, meta: Mapping[str, Any]) -> dict[str, Any]:
         """Write results.json, samples.jsonl (sorted) and summary.md; returns the results
