@@ -215,6 +215,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "terminal_s": session.terminal_s(),
         "peak_mib": dict(sorted(peaks.items(), key=lambda kv: str(kv[0]))),
         "peak_total_mib": session.peak_total_rss / MIB,
+        "notes": [line for line in session.tail.splitlines() if line.startswith("revprop:")],
         "files": report_listing(report) if report.is_dir() else {},
         "cache": folder_size(cache),
     }  # fmt: skip
@@ -267,6 +268,8 @@ def markdown(row: dict[str, Any]) -> str:
                 + (f"; page errors {browser['errors']}" if browser["errors"] else "")
                 + " |"
             )
+    for note in row.get("notes", []):
+        lines.append(f"| note | `{note}` |")
     for name, (nbytes, files) in row["files"].items():
         count = f" ({files} files)" if name.endswith("/") else ""
         lines.append(f"| `{name}` | {_size(nbytes)}{count} |")

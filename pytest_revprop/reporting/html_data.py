@@ -105,8 +105,10 @@ class _Interner:
         self.values: list[Any] = []
         self._index: dict[str, int] = {}
 
-    def add(self, value: Any) -> int:
-        key = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    def add(self, value: Any, key: str | None = None) -> int:
+        """The index of ``value`` (``key``: its JSON spelling with sorted keys, if known)."""
+        if key is None:
+            key = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
         if key not in self._index:
             self._index[key] = len(self.values)
             self.values.append(value)
@@ -167,28 +169,61 @@ class _Replies:
             self._writer.close()
 
 
-def _detail(
-    record: Mapping[str, Any],
-    case: Mapping[str, Any] | None,
-    shared: Mapping[str, _Interner],
-    replies: _Replies,
-) -> dict[str, Any]:
+class _CaseShared:
+    """What the samples of one case share in its file: each distinct patch, findings list and
+    artifact once, and each distinct patch applied once."""
+
+    def __init__(self, case: Mapping[str, Any] | None) -> None:
+        self.case = case
+        self.patches = _Interner()
+        self.findings = _Interner()
+        self.artifacts: list[Any] = []
+        self._after: dict[str, tuple[int | None, str | None]] = {}
+
+    def after(self, patch: Any, key: str) -> tuple[int | None, str | None]:
+        """(index of the artifact after ``patch``, None) or (None, why it does not apply)."""
+        if key not in self._after:
+            assert self.case is not None
+            artifact, error = _applied(self.case.get("artifact"), patch)
+            if error is None:
+                self.artifacts.append(artifact)
+                self._after[key] = (len(self.artifacts) - 1, None)
+            else:
+                self._after[key] = (None, error)
+        return self._after[key]
+
+    def payload(self, details: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "case": None if self.case is None else case_entry(self.case),
+            "samples": details,
+            "patches": self.patches.values,
+            "findings": self.findings.values,
+            "artifacts": self.artifacts,
+        }
+
+
+def _detail(record: Mapping[str, Any], shared: _CaseShared, replies: _Replies) -> dict[str, Any]:
     row = {name: record.get(name) for name in DETAIL_FIELDS}
-    row["patch"] = shared["patches"].add(record.get("patch"))
-    row["findings"] = shared["findings"].add(record.get("findings") or [])
+    patch = record.get("patch")
+    key = json.dumps(patch, sort_keys=True, ensure_ascii=False, default=str)
+    row["patch"] = shared.patches.add(patch, key)
+    row["findings"] = shared.findings.add(record.get("findings") or [])
+    case = shared.case
     if case is not None:
         if row["request"] == case.get("request"):
             row["request"] = None
-        after, after_error = _applied(case.get("artifact"), record.get("patch"))
-        row["after"] = None if after_error else shared["artifacts"].add(after)
-        row["after_error"] = after_error
+        row["after"], row["after_error"] = shared.after(patch, key)
     row["replies"] = [replies.entry(r) for r in record.get("replies") or [] if isinstance(r, dict)]
     return row
 
 
 def _js_call(function: str, number: int, payload: Any) -> str:
-    """``function(number, "<JSON>");`` with the JSON as a JavaScript string literal."""
-    text = json.dumps(finite(payload), ensure_ascii=False, default=str)
+    """``function(number, "<JSON>");`` with the JSON as a JavaScript string literal (NaN and
+    Infinity, which JSON.parse refuses, written as null)."""
+    try:
+        text = json.dumps(payload, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:
+        text = json.dumps(finite(payload), ensure_ascii=False, default=str)
     literal = json.dumps(text, ensure_ascii=False)
     literal = literal.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return f"{function}({number}, {literal});\n"
@@ -253,19 +288,12 @@ def build_data(
         index["outcome"].append(OUTCOMES.index(sample_outcome(record)))
     try:
         for where, (row, group) in enumerate(zip(case_rows, members, strict=True)):
-            case = cases.get(row["id"])
-            shared = {name: _Interner() for name in ("patches", "findings", "artifacts")}
+            shared = _CaseShared(cases.get(row["id"]))
             details = {
-                str(number): _detail(load(handle), case, shared, replies)
-                for number, handle in group
-            }
-            payload = {
-                "case": None if case is None else case_entry(case),
-                "samples": details,
-                **{name: interner.values for name, interner in shared.items()},
+                str(number): _detail(load(handle), shared, replies) for number, handle in group
             }
             (data_dir / case_file_name(where)).write_text(
-                _js_call("revpropCase", where, payload), encoding="utf-8"
+                _js_call("revpropCase", where, shared.payload(details)), encoding="utf-8"
             )
     finally:
         replies.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sized
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -34,6 +34,18 @@ def _shape_error(source: str, where: str, what: str) -> UserError:
     return UserError(f"{source}: {where} {what}")
 
 
+def _is_rows(value: Any) -> bool:
+    """A list, or a source of rows read as they are iterated (``ResultRows``, a sink's
+    outcome table): sized and iterable, and not a string or a mapping."""
+    if isinstance(value, list):
+        return True
+    return (
+        isinstance(value, Sized)
+        and isinstance(value, Iterable)
+        and not isinstance(value, str | bytes | Mapping)
+    )
+
+
 def check_results(
     data: Any, source: str = "results", *, with_summary: bool = True
 ) -> dict[str, Any]:
@@ -45,13 +57,13 @@ def check_results(
         raise _shape_error(source, "top level", "is not a JSON object with 'summary' and 'results'")
     names = ("summary", "results") if with_summary else ("results",)
     for name in names:
-        if not isinstance(data.get(name), list | ResultRows):
+        if not _is_rows(data.get(name)):
             raise _shape_error(source, f"'{name}'", "is missing or not a list")
     if not isinstance(data.get("meta", {}), dict):
         raise _shape_error(source, "'meta'", "is not an object")
     for name in names:
-        if isinstance(data[name], ResultRows):
-            continue  # checked row by row as they are read
+        if not isinstance(data[name], list):
+            continue  # streamed rows: checked (or made) one by one as they are read
         for index, row in enumerate(data[name]):
             if not isinstance(row, dict):
                 raise _shape_error(source, f"{name}[{index}]", "is not an object")
