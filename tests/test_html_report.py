@@ -6,11 +6,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from handmade_cases import invoice_case, travel_case, write_cases
 from revprop_report_data import CASES, EVIL, make_results, make_samples
 
+from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.reporting.html import sample_outcome, write_html
 from pytest_revprop.reporting.html_data import DATA_DIR, case_file_name
 from pytest_revprop.reporting.replystore import REPLIES_DIR, ReplyReader
+from pytest_revprop.reporting.samples import read_samples
+from pytest_revprop.testing.fakeserver import FakeServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -301,3 +305,53 @@ def test_the_report_lists_and_filters_samples_in_a_real_headless_browser(report:
     folder = report.parent.as_uri() + "/"
     assert requests[0] == url and len(set(requests)) == len(requests)
     assert {r.removeprefix(folder).split("/")[0] for r in requests[1:]} == {DATA_DIR, REPLIES_DIR}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+def test_a_runs_report_reaches_a_samples_replies_and_reasoning_in_a_real_browser(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole path: a run under xdist writes the report at its end, and the page, from
+    file://, shows one sample's replies and reasoning exactly as the response cache has them."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    cases = write_cases(pytester.path / "cases", [invoice_case(), travel_case()])
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    reply = {"content": "[]", "reasoning": "reasoning about request {digest} " * 30}
+    with FakeServer(default=reply) as server:
+        result = pytester.runpytest_subprocess(
+            "--revprop-model=hosted_vllm/fake", f"--revprop-api-base={server.base_url}",
+            f"--revprop-cases={cases}", "--revprop-split=all", "--revprop-method=j+h,med",
+            "--revprop-k=3", "--revprop-seeds=0,1", f"--revprop-cache={pytester.path / 'cache'}",
+            f"--revprop-report={pytester.path / 'reports'}", "-n", "2",
+        )  # fmt: skip
+    result.assert_outcomes(failed=2 * 2 * 2)
+    reports = pytester.path / "reports"
+    (sample,) = read_samples(reports, case="travel-shift/10", method="med", seed=1)
+    cache = ResponseCache(pytester.path / "cache")
+    expected = [cache.read(r["key"]) for r in sample["replies"]]
+    assert [r["reasoning"] for r in sample["replies"]] == [e.reasoning for e in expected if e]
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto((reports / "report.html").as_uri())
+            assert page.text_content("#sample-count") == "8 of 8 samples"
+            _pick(page, method="med", seed="1", domain="travel_itinerary")
+            _open(page)
+            contents = page.eval_on_selector_all(
+                ".reply-content", "els => els.map(e => e.textContent)"
+            )
+            for summary in page.locator("details.reasoning summary").all():
+                summary.click()
+            reasoning = page.eval_on_selector_all(
+                "details.reasoning pre", "els => els.map(e => e.textContent)"
+            )
+        finally:
+            browser.close()
+    assert len(expected) == 3 and all(e is not None for e in expected)
+    assert contents == [e.content for e in expected if e]
+    assert reasoning == [e.reasoning for e in expected if e]
+    assert len(set(reasoning)) == 3 and all(
+        r.startswith("reasoning about request") for r in reasoning
+    )
