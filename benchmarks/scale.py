@@ -81,12 +81,13 @@ def process_peaks(session: Session) -> dict[str, float]:
     worker as "worker", the largest of the rest (helpers) as "other"."""
     roles = {int(p["pid"]): role for role, p in session.phases.items()}
     peaks: dict[str, float] = {}
-    for pid, rss in session.peak_by_pid.items():
+    workers = 0
+    for pid, rss in sorted(session.peak_by_pid.items()):
         role = roles.get(pid)
-        if role is None:
-            role = "worker" if "sys.stdin.readline" in session.commands.get(pid, "") else "other"
-            if role in peaks:
-                role = f"{role} {pid}" if role == "worker" else role
+        if role is None and "sys.stdin.readline" in session.commands.get(pid, ""):
+            workers += 1
+            role = f"worker {workers}"
+        role = role or "other"
         peaks[role] = max(peaks.get(role, 0.0), rss / MIB)
     return peaks
 
