@@ -126,7 +126,7 @@ def report_main(argv: Sequence[str]) -> int:
     """``revprop report RESULTS.json [--out DIR] [--cases PATH] [--samples FILE]``."""
     parser = argparse.ArgumentParser(
         prog="revprop report",
-        description="Figures, tables and a self-contained HTML sample browser from a results.json.",
+        description="Figures, tables and an offline HTML sample browser from a results.json.",
     )
     parser.add_argument("results", type=Path, help="results.json written by --revprop-report")
     parser.add_argument(
