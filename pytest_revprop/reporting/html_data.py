@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -229,6 +230,13 @@ def _js_call(function: str, number: int, payload: Any) -> str:
     return f"{function}({number}, {literal});\n"
 
 
+def _write_private(path: Path, text: str) -> None:
+    """Write ``path`` readable by the user only, like every file of a reports folder."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def _sources(
     samples: Iterable[Mapping[str, Any]] | SampleFile,
 ) -> tuple[Iterable[tuple[Any, Mapping[str, Any]]], Callable[[Any], Mapping[str, Any]]]:
@@ -292,8 +300,9 @@ def build_data(
             details = {
                 str(number): _detail(load(handle), shared, replies) for number, handle in group
             }
-            (data_dir / case_file_name(where)).write_text(
-                _js_call("revpropCase", where, shared.payload(details)), encoding="utf-8"
+            _write_private(
+                data_dir / case_file_name(where),
+                _js_call("revpropCase", where, shared.payload(details)),
             )
     finally:
         replies.close()
