@@ -2,9 +2,10 @@
 
 ``RevpropSession`` is registered by ``plugin.pytest_configure`` only when ``--revprop-model``
 is given. It turns options into core objects (cases, models, a Runner), makes one item per
-(case, model, method, k, seed), collects each item's plain-data record from the reports (so
-xdist workers hand results to the controller as builtin data), and at the end writes the
-reports, prints the summary and applies the baseline gate.
+(case, model, method, k, seed), hands each item's plain-data record from its report to the
+record sink, which writes it to disk at once (so xdist workers hand results to the controller
+as builtin data, and no process keeps them), and at the end writes the reports, prints the
+summary and applies the baseline gate.
 """
 
 from __future__ import annotations
