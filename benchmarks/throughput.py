@@ -81,7 +81,8 @@ def ideal_seconds(calls: int, slots: int, latency: float) -> float:
 
 
 class TreeSampler(threading.Thread):
-    """Peak RSS of a process and its descendants: the largest sum, and the largest process."""
+    """Peak RSS of a process and its descendants: the largest sum, the largest process, and
+    each process's own peak (``peak_by_pid``)."""
 
     def __init__(self, pid: int, interval: float = 0.05) -> None:
         super().__init__(daemon=True)
@@ -89,6 +90,8 @@ class TreeSampler(threading.Thread):
         self.interval = interval
         self.peak_total = 0
         self.peak_process = 0
+        self.peak_by_pid: dict[int, int] = {}
+        self.commands: dict[int, str] = {}
         self._stop_event = threading.Event()
 
     def run(self) -> None:
@@ -107,6 +110,12 @@ class TreeSampler(threading.Thread):
                     rss.append(proc.memory_info().rss)
                 except psutil.Error:
                     continue
+                self.peak_by_pid[proc.pid] = max(self.peak_by_pid.get(proc.pid, 0), rss[-1])
+                if proc.pid not in self.commands:
+                    try:
+                        self.commands[proc.pid] = " ".join(proc.cmdline())
+                    except psutil.Error:
+                        self.commands[proc.pid] = ""
             if rss:
                 self.peak_total = max(self.peak_total, sum(rss))
                 self.peak_process = max(self.peak_process, max(rss))
@@ -129,6 +138,8 @@ class Session:
     peak_process_rss: int
     cpu_s: float
     tail: str
+    peak_by_pid: dict[int, int] = field(default_factory=dict)
+    commands: dict[int, str] = field(default_factory=dict)
 
     def stamp(self, name: str, role: str = "main") -> float:
         """Seconds from the process start to the stamp ``name`` of ``role``."""
@@ -199,7 +210,16 @@ def run_pytest(args: Sequence[str], cwd: Path, work: Path, label: str) -> Sessio
     if "main" not in phases:
         raise SystemExit(f"{label}: pytest did not finish normally (exit {code}):\n{text[-3000:]}")
     return Session(
-        wall, code, started, phases, sampler.peak_total, sampler.peak_process, cpu, text[-2000:]
+        wall,
+        code,
+        started,
+        phases,
+        sampler.peak_total,
+        sampler.peak_process,
+        cpu,
+        text[-2000:],
+        sampler.peak_by_pid,
+        sampler.commands,
     )
 
 

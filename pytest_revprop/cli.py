@@ -38,6 +38,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pytest_revprop.reporting.report_command:report_main",
         "figures, tables and an HTML sample browser from results.json",
     ),
+    "samples": (
+        "pytest_revprop.reporting.samples:samples_main",
+        "print a run's samples with their replies and reasoning (filter by case, model, ...)",
+    ),
     "compare": (
         "pytest_revprop.reporting.compare:compare_main",
         "compare two results.json files (paired McNemar test)",

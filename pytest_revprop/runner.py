@@ -13,8 +13,10 @@ docs/architecture.md describes this flow; docs/interfaces.md the records' fields
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
+import functools
 import json
 import threading
 from collections.abc import Iterable, Sequence
@@ -40,6 +42,15 @@ from pytest_revprop.vocabulary import PAPER_SEEDS, ResultRecord
 
 CANCEL_GRACE_S = 2.0
 """How long cancelled work may take to unwind when a run stops."""
+ITEMS_AHEAD = 2048
+"""Items scheduled and not yet taken by ``result``, at most: the loop keeps this many ahead of
+the tests (thousands of calls, far more than any server's slots), and a process holds the
+replies of these items only, not of the whole run."""
+PREFETCH_AHEAD = 1024
+"""Method runs made ahead for other processes (``prefetch``) in progress at once."""
+SCORES_KEPT = 4096
+"""Scores remembered for sharing between items with the same final patch (items of one case
+come together, so recent ones are the ones shared)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -235,7 +246,12 @@ class Runner:
         }
         self._futures: dict[ItemSpec, concurrent.futures.Future[MethodRun]] = {}
         self._records: dict[ItemSpec, ResultRecord] = {}
+        self._taken: set[ItemSpec] = set()
         self._runs: dict[ItemSpec, asyncio.Future[MethodRun]] = {}
+        self._waiting: collections.deque[tuple[ItemSpec, int]] = collections.deque()
+        self._queued: set[ItemSpec] = set()
+        self._prefetching: collections.deque[ItemSpec] = collections.deque()
+        self._prefetch_active = 0
         self._scores: dict[tuple[str, str], Score] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -293,6 +309,8 @@ class Runner:
         key = (case.id, json.dumps(run.patch, sort_keys=True, ensure_ascii=False))
         score = self._scores.get(key)
         if score is None:
+            if len(self._scores) >= SCORES_KEPT:
+                self._scores.clear()
             score = self._scores[key] = run.score(case)
         return score
 
@@ -330,17 +348,39 @@ class Runner:
         return self._loop
 
     def start(self, specs: Sequence[ItemSpec], *, boost: int = 0) -> None:
-        """Schedule every spec now (idempotent per spec), with one hand-off to the loop."""
-        batch: list[tuple[ItemSpec, concurrent.futures.Future[MethodRun]]] = []
+        """Schedule every spec (idempotent per spec): up to ``ITEMS_AHEAD`` items not yet
+        taken by ``result`` run at once; the rest wait their turn, in order."""
+        self._prepare_clients(
+            [spec for spec in specs if spec not in self._futures and spec not in self._queued]
+        )
         for spec in specs:
-            if spec not in self._futures:
-                future: concurrent.futures.Future[MethodRun] = concurrent.futures.Future()
-                self._futures[spec] = future
-                batch.append((spec, future))
-        self._prepare_clients([spec for spec, _ in batch])
+            if spec not in self._futures and spec not in self._queued:
+                self._waiting.append((spec, boost))
+                self._queued.add(spec)
+        self._schedule()
+
+    def _schedule(self, urgent: ItemSpec | None = None) -> None:
+        """Hand items to the loop (one hand-off): ``urgent`` now, then waiting ones while
+        fewer than ``ITEMS_AHEAD`` are scheduled and not taken."""
+        batch: list[tuple[ItemSpec, int, concurrent.futures.Future[MethodRun]]] = []
+
+        def add(spec: ItemSpec, boost: int) -> None:
+            future: concurrent.futures.Future[MethodRun] = concurrent.futures.Future()
+            self._futures[spec] = future
+            batch.append((spec, boost, future))
+
+        if urgent is not None and urgent not in self._futures:
+            self._queued.discard(urgent)
+            self._prepare_clients([urgent])
+            add(urgent, URGENT)
+        while self._waiting and len(self._futures) < ITEMS_AHEAD:
+            spec, boost = self._waiting.popleft()
+            if spec in self._queued:  # else it was started out of turn
+                self._queued.discard(spec)
+                add(spec, boost)
 
         def begin() -> None:
-            for spec, future in batch:
+            for spec, boost, future in batch:
                 if not future.cancelled():
                     _chain(asyncio.ensure_future(self._run(spec, boost)), future)
 
@@ -348,15 +388,17 @@ class Runner:
             self._ensure_loop().call_soon_threadsafe(begin)
 
     def prefetch(self, specs: Sequence[ItemSpec]) -> None:
-        """Start the calls of ``specs`` (their method runs) without scoring them; not those
-        whose first call is cached already (a rerun: nothing to make ahead, and the work would
-        only hold up the loop the items asked for need)."""
+        """Start the calls of ``specs`` (their method runs) without scoring them, at most
+        ``PREFETCH_AHEAD`` at a time; not those whose first call is cached already (a rerun:
+        nothing to make ahead, and the work would only hold up the loop the items asked for
+        need). With a cache, a finished run is let go (its replies are in the cache; an item
+        that wants it later reads them from there), so a process holds the runs in progress."""
         pending = [spec for spec in specs if not self._first_call_cached(spec)]
         self._prepare_clients(pending)
 
         def begin() -> None:
-            for spec in pending:
-                self._method_run(spec, 0)
+            self._prefetching.extend(pending)
+            self._prefetch_more()
 
         self._ensure_loop().call_soon_threadsafe(begin)
 
@@ -365,6 +407,23 @@ class Runner:
         return any(
             spec.model in self.clients and not self._first_call_cached(spec) for spec in specs
         )
+
+    def _prefetch_more(self) -> None:
+        """Start waiting prefetch runs while fewer than PREFETCH_AHEAD are in progress. Loop only."""
+        while self._prefetching and self._prefetch_active < PREFETCH_AHEAD:
+            spec = self._prefetching.popleft()
+            if spec in self._runs:
+                continue
+            run = self._method_run(spec, 0)
+            self._prefetch_active += 1
+            run.add_done_callback(functools.partial(self._prefetched, spec))
+
+    def _prefetched(self, spec: ItemSpec, run: asyncio.Future[MethodRun]) -> None:
+        self._prefetch_active -= 1
+        cached = self.settings.cache_dir is not None
+        if cached and spec not in self._futures and self._runs.get(spec) is run:
+            del self._runs[spec]
+        self._prefetch_more()
 
     def _first_call_cached(self, spec: ItemSpec) -> bool:
         """Whether the cache holds the first call of ``spec`` at its base seed, as its method
@@ -378,20 +437,36 @@ class Runner:
         return client.cache.path(request.cache_key()).exists()
 
     def result(self, spec: ItemSpec, timeout: float | None = None) -> ResultRecord:
+        """The record of ``spec`` (started now, ahead of everything, if it was not running).
+        Taking it lets go of the item's run and record, and makes room for the next item."""
         if spec not in self._futures:
-            self.start([spec], boost=URGENT)
-        return self._record(spec, self._futures[spec].result(timeout))
+            self._schedule(urgent=spec)
+        record = self._record(spec, self._futures[spec].result(timeout))
+        self._let_go(spec)
+        self._schedule()
+        return record
+
+    def _let_go(self, spec: ItemSpec) -> None:
+        self._taken.add(spec)
+        self._futures.pop(spec, None)
+        self._records.pop(spec, None)
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                self._loop.call_soon_threadsafe(self._runs.pop, spec, None)
 
     def done(self) -> list[ResultRecord]:
-        """Records of every item whose method run finished (in spec order): the items asked
-        for or started, and those whose calls ``prefetch`` made ahead. Call it after
-        ``close``: the loop no longer changes the runs."""
+        """Records of every finished item not taken by ``result`` yet (in spec order): the
+        items asked for or started, and those whose calls ``prefetch`` made ahead and still
+        holds. Call it after ``close``: the loop no longer changes the runs."""
         runs: dict[ItemSpec, asyncio.Future[MethodRun] | concurrent.futures.Future[MethodRun]]
         runs = {**dict(self._runs), **self._futures}
         return [
             self._record(spec, run.result())
             for spec, run in sorted(runs.items())
-            if run.done() and not run.cancelled() and run.exception() is None
+            if spec not in self._taken
+            and run.done()
+            and not run.cancelled()
+            and run.exception() is None
         ]
 
     def close(self, *, finish_in_flight: bool = False) -> None:
@@ -406,6 +481,8 @@ class Runner:
                     asyncio.run_coroutine_threadsafe(
                         client.finish_in_flight(timeout), self._loop
                     ).result(timeout + 1.0)
+        self._waiting.clear()
+        self._queued.clear()
         for future in self._futures.values():
             future.cancel()
         if self._loop is not None:
@@ -416,6 +493,16 @@ class Runner:
             if self._thread is not None:
                 self._thread.join(timeout=5)
             self._loop = None
+
+    def held_runs(self) -> int:
+        """Method runs this process holds: items scheduled and not taken, runs in progress."""
+        if self._loop is None:
+            return 0
+
+        async def count() -> int:
+            return len(self._runs)
+
+        return asyncio.run_coroutine_threadsafe(count(), self._loop).result(5.0)
 
     def stats(self) -> dict[str, dict[str, int]]:
         return {name: client.stats.to_dict() for name, client in self.clients.items()}

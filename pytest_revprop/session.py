@@ -1,22 +1,17 @@
 """pytest glue, part two: the evaluation items and the per-run plugin object.
 
-``RevpropSession`` is registered by ``plugin.pytest_configure`` only when ``--revprop-model``
-is given. It turns options into core objects (cases, models, a Runner), makes one item per
-(case, model, method, k, seed), collects each item's plain-data record from the reports (so
-xdist workers hand results to the controller as builtin data), and at the end writes the
-reports, prints the summary and applies the baseline gate.
-
-The exit status is combined with what pytest and other plugins set, never overwritten
-(docs/interfaces.md, "Exit codes"): under a baseline only the items' own model failures ("not
-completed") are taken out of pytest's failure count, and the gate's verdict is folded into the
-final status by ``combined_exit_status``.
+``RevpropSession`` (registered only in a run) turns options into cases, models and a Runner,
+makes one item per (case, model, method, k, seed), hands each item's record (builtin data)
+to the record sink, which writes it to disk at once, and at the end writes the reports,
+prints the summary and folds the gate's verdict into the exit status, never overwriting what
+pytest and other plugins set (docs/interfaces.md, "Exit codes").
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +33,7 @@ from pytest_revprop.reporting.item import (
     rerun_args,
     rerun_command,
 )
+from pytest_revprop.reporting.sink import RecordSink, SentTexts
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -141,7 +137,8 @@ class RevpropSession:
         self.settings = settings
         self.specs = item_specs(cases, models, settings)
         self.runner: Runner | None = None
-        self.records: dict[tuple[Any, ...], ResultRecord] = {}
+        self.sink = RecordSink(Path(config.getoption("revprop_report")))
+        self.sent = SentTexts()
         self.servers: list[Any] = []
         self.baseline: dict[str, Any] | None = None
         """The baseline to compare with (read and checked at configure), None when not comparing."""
@@ -319,9 +316,12 @@ class RevpropSession:
         report = yield
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
         if isinstance(item, RevpropItem) and item.record is not None and wanted:
-            setattr(report, RECORD_ATTR, item.record)
+            # a worker sends each reply's text once; the item lets go of its record
+            record = self.sent.strip(item.record) if self.is_worker else item.record
+            setattr(report, RECORD_ATTR, record)
             if call.excinfo is not None and isinstance(call.excinfo.value, RevpropFailure):
                 setattr(report, NOT_COMPLETED_ATTR, True)
+            item.record = None
         return report
 
     @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
@@ -349,19 +349,23 @@ class RevpropSession:
             user_properties=item.user_properties,
         )  # fmt: skip
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep the record and count the model's failures (the controller sees every report,
-        xdist's too); name our JUnit testcases before junitxml opens them."""
-        if self.is_worker:
-            return
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
+        """Count the model's failures and name our JUnit testcases before junitxml opens them
+        (the controller sees every report, xdist's too); once every plugin saw the report (an
+        xdist worker's sends it on), its record goes to the sink (on disk, in the controller)
+        and leaves the report, which pytest keeps."""
+        if not self.is_worker:
+            if getattr(report, NOT_COMPLETED_ATTR, False) and report.failed:
+                self.not_completed += 1
+            self._junit_names(report)
+        yield
         record = getattr(report, RECORD_ATTR, None)
         if record is not None:
-            self.records[_record_key(record)] = record
-            self.stop_if_refused(record)
-        if getattr(report, NOT_COMPLETED_ATTR, False) and report.failed:
-            self.not_completed += 1
-        self._junit_names(report)
+            delattr(report, RECORD_ATTR)
+            if not self.is_worker:
+                self.sink.add(record)
+                self.stop_if_refused(record)
 
     def _junit_names(self, report: pytest.TestReport) -> None:
         from _pytest.junitxml import xml_key
@@ -398,7 +402,8 @@ class RevpropSession:
         """On Ctrl-C, add the items that finished in the background but were not reported yet,
         so the reports keep every finished result."""
         for record in records:
-            self.records.setdefault(_record_key(record), record)
+            if _record_key(record) not in self.sink:
+                self.sink.add(record)
 
     @pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")
     def pytest_sessionfinish_reports(self, session: pytest.Session, exitstatus: int) -> None:
@@ -413,11 +418,10 @@ class RevpropSession:
             return
         if exitstatus == pytest.ExitCode.INTERRUPTED and self.runner is not None:
             self._add_finished(self.runner.done())
-        records = list(self.records.values())
-        if not records:
+        if not len(self.sink):
             return
-        from pytest_revprop.reporting.aggregate import REPORT_FILES, write_reports
         from pytest_revprop.reporting.gate import gate, write_baseline
+        from pytest_revprop.reporting.sink import REPORT_FILES
 
         meta = {
             "cases_path": str(self.config.getoption("revprop_cases") or BENCHMARK_DIR),
@@ -434,13 +438,13 @@ class RevpropSession:
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
         }
-        out_dir = Path(self.config.getoption("revprop_report"))
-        doc = write_reports(out_dir, records, meta)
+        doc = self.sink.finish(meta)
+        out_dir = self.sink.out_dir
         self.written = [out_dir / name for name in REPORT_FILES]
-        self._results_hook(doc, records)
+        self._results_hook(doc, self.sink.records())
         self._junit_properties(doc)
         if not self.config.getoption("revprop_no_figures"):
-            self._figures(doc, records, out_dir)
+            self._figures(doc, out_dir)
         if self.config.getoption("revprop_update_baseline"):
             self.baseline_written = self.config.getoption("revprop_baseline")
             write_baseline(self.config.getoption("revprop_baseline"), doc)
@@ -498,23 +502,24 @@ class RevpropSession:
 
             session.exitstatus = combined_exit_status(session.exitstatus, self.gate_status)
 
-    def _figures(self, doc: dict[str, Any], records: Sequence[ResultRecord], out_dir: Path) -> None:
+    def _figures(self, doc: dict[str, Any], out_dir: Path) -> None:
         try:
             from pytest_revprop.reporting.report_command import write_report
 
             cases = {c.id: c.to_dict() for c in self.cases}
-            for path in write_report(doc, out_dir, samples=list(records), cases=cases):
+            samples = self.sink.records(with_replies=False)
+            for path in write_report(doc, out_dir, samples=samples, cases=cases):
                 path.chmod(0o600)  # like results.json: the report folder is the user's only
                 self.written.append(path)
         except Exception as exc:  # figures must never cost the user their results
             self.report_error = f"figures/HTML report not written: {type(exc).__name__}: {exc}"
 
-    def _results_hook(self, doc: dict[str, Any], records: Sequence[ResultRecord]) -> None:
+    def _results_hook(self, doc: dict[str, Any], records: Iterable[Mapping[str, Any]]) -> None:
         """Hand the run's results to ``pytest_revprop_results`` implementations, once; one
-        that raises is reported and costs no result."""
+        that raises is reported and costs no result. ``records`` streams them back from disk."""
         try:
             self.config.hook.pytest_revprop_results(
-                summary=doc["summary"], records=[dict(r) for r in records], config=self.config
+                summary=doc["summary"], records=records, config=self.config
             )
         except Exception as exc:
             self.report_error = f"pytest_revprop_results failed: {type(exc).__name__}: {exc}"
@@ -536,7 +541,7 @@ class RevpropSession:
         run, 19 s under xdist). Ours carry no output; they are set aside while it lists."""
         stats = getattr(terminalreporter, "stats", None)
         phases = stats.get("") if isinstance(stats, dict) else None
-        if stats is None or not phases or not self.records:
+        if stats is None or not phases or not len(self.sink):
             return (yield)
         ours = {spec.node_name() for spec in self.specs}
         kept = [
@@ -554,13 +559,13 @@ class RevpropSession:
     def pytest_terminal_summary(
         self, terminalreporter: Any, exitstatus: int, config: pytest.Config
     ) -> None:
-        if self.is_worker or not self.records:
+        if self.is_worker or not len(self.sink):
             return
         from pytest_revprop.reporting.aggregate import summary_text
 
         tr = terminalreporter
         tr.section("revprop summary")
-        tr.write_line(summary_text(self.records.values()))
+        tr.write_line(summary_text(self.sink.summary()))
         if self.written:
             first, *rest = self.written
             tr.write_line(f"reports: {first}" + "".join(f", {path.name}" for path in rest))
@@ -568,7 +573,7 @@ class RevpropSession:
             tr.write_line(f"baseline written: {self.baseline_written}")
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             tr.write_line(
-                f"revprop: interrupted; the reports hold the {len(self.records)} items that finished",
+                f"revprop: interrupted; the reports hold the {len(self.sink)} items that finished",
                 yellow=True,
             )
         if self.runner is not None:

@@ -21,8 +21,8 @@ from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.methods import client_ask, reference_ask
 from pytest_revprop.prompts import default_prompts
 from pytest_revprop.registry import builtin_registry, run_method
-from pytest_revprop.reporting.aggregate import results_document
 from pytest_revprop.reporting.report_command import write_report
+from pytest_revprop.reporting.sink import RecordSink
 from pytest_revprop.runner import Runner, RunSettings, item_specs
 from pytest_revprop.testing.fakeserver import FakeServer
 
@@ -149,10 +149,14 @@ def test_dep_comes_after_the_nine_in_records_figures_and_the_html_report(
     ]
     assert all(r["map_valid"] is None for r in records if r["method"] != "dep")
     meta = {"models": ["fake"], "method_info": builtin_registry().info()}
-    doc = results_document(records, meta)
-    assert [row["method"] for row in doc["summary"]] == ["j+h", "med", "dep"]
-    assert {r["method"]: r["map_edges"] for r in doc["results"]}["dep"] in (4, 0)
     out = tmp_path / "report"
+    sink = RecordSink(out)
+    for record in records:
+        sink.add(record)
+    doc = sink.finish(meta)
+    assert [row["method"] for row in doc["summary"]] == ["j+h", "med", "dep"]
+    rows = json.loads((out / "results.json").read_text())["results"]
+    assert {r["map_edges"] for r in rows if r["method"] == "dep"} == {4, 0}
     write_report(doc, out, samples=records, cases={CASE.id: CASE.to_dict()})
     with (out / "completion_by_method.csv").open() as handle:
         assert [r["method"] for r in csv.DictReader(handle)] == ["j+h", "med", "dep"]

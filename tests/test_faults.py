@@ -37,6 +37,7 @@ from pytest_revprop.llm.transports import TRANSPORT_ENV
 from pytest_revprop.llm.types import Reply, canonical_json
 from pytest_revprop.prompts import default_prompts
 from pytest_revprop.registry import run_method
+from pytest_revprop.reporting.samples import read_samples
 from pytest_revprop.runner import ItemSpec, result_record
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import respond
@@ -650,10 +651,7 @@ def test_hostile_replies_get_clear_categories_in_bounded_time(tmp_path: Path) ->
     assert "not searched" in rows[2]["reason"]
     summary = json.loads((tmp_path / "report" / "results.json").read_text())["summary"][0]
     assert summary["truncated"] == 1 and summary["errors"] == 0 and summary["invalid"] == 7
-    replies = {
-        json.loads(line)["seed"]: json.loads(line)["replies"][0]
-        for line in (tmp_path / "report" / "samples.jsonl").read_text(encoding="utf-8").splitlines()
-    }
+    replies = {sample["seed"]: sample["replies"][0] for sample in read_samples(tmp_path / "report")}
     assert replies[6]["content"] == "[] \ufffd lone surrogates \ufffd"
     assert (
         replies[1]["content"] == "" and replies[1]["reasoning"] == HOSTILE_REPLIES[1]["reasoning"]

@@ -17,9 +17,10 @@ from pytest_revprop.reporting.figures import (
     plot_cost_vs_completion,
     plot_failure_composition,
 )
+from pytest_revprop.reporting.replystore import REPLIES_DIR, ReplyReader
 from pytest_revprop.reporting.report_command import write_report
 from pytest_revprop.reporting.report_tables import report_tables
-from pytest_revprop.reporting.results import load_samples
+from pytest_revprop.reporting.samples import SampleFile
 
 
 @pytest.fixture(scope="module")
@@ -213,9 +214,10 @@ def test_report_command_writes_into_the_named_folder(
     printed = capsys.readouterr().out.split()
     assert str(tmp_path / "report" / "report.html") in printed
     page = (tmp_path / "report" / "report.html").read_text()
-    assert (
-        "trip-shift/10" in page and "thinking about Move the whole trip" in page
-    )  # cases and replies
+    assert "trip-shift/10" in page  # the cases are indexed in the page
+    store = ReplyReader(tmp_path / "report" / REPLIES_DIR)  # the replies' text beside it
+    texts = store.get_many(store.index).values()
+    assert any(t["reasoning"].startswith("thinking about Move the whole trip") for t in texts)
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["results.json", "samples.jsonl"]
 
 
@@ -249,4 +251,4 @@ def test_a_broken_samples_line_is_named(tmp_path: Path) -> None:
     path = tmp_path / "samples.jsonl"
     path.write_text('{"case": "a"}\n\n{oops\n')
     with pytest.raises(UserError, match="line 3 is not JSON"):
-        load_samples(path)
+        list(SampleFile(path))

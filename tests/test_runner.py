@@ -1,7 +1,8 @@
 """The runner's scheduling: which calls a worker makes ahead and which cases it takes, prefetched
 runs equal to started ones, on-demand items ahead of prefetched calls, litellm prepared only
-when calls remain, a leaving worker finishing its calls in flight; and the yardstick the
-throughput benchmark holds the runner to (the protocol's call floor, the slot-bound ideal)."""
+when calls remain, a leaving worker finishing its calls in flight, what a process holds (a
+window of items, runs made ahead only while in progress); and the yardstick the throughput
+benchmark holds the runner to (the protocol's call floor, the slot-bound ideal)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case
 
+from pytest_revprop import runner as runner_module
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
 from pytest_revprop.runner import (
@@ -192,6 +194,59 @@ def test_litellm_is_prepared_before_the_first_call_only_when_there_are_calls_to_
     assert run([0]) == 1  # warm: every first call cached, litellm not needed
     assert run([0, 7]) == 2  # a new seed has calls to make
     assert server.stats()["count"] == 2 * 2  # j and j+h, per seed, each once
+
+
+# --- what a process holds ----------------------------------------------------------------------
+
+
+def _until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_items_run_at_most_a_window_ahead_of_the_tests_and_a_taken_item_is_let_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner_module, "ITEMS_AHEAD", 4)
+    model = resolve_model("gold")
+    settings_ = _settings(tmp_path, cache_dir=None)
+    specs = item_specs([CASE], [model], settings_)
+    runner = Runner([CASE], [model], settings_)
+    try:
+        runner.start(specs)
+        _until(lambda: len(runner.done()) == 4)
+        time.sleep(0.2)
+        assert len(runner.done()) == 4 and runner.held_runs() == 4  # the rest wait their turn
+        first = runner.result(specs[0])
+        _until(lambda: len(runner.done()) == 4)
+        assert specs[0].key not in {
+            (r["case"], r["model"], r["method"], r["k"], r["seed"]) for r in runner.done()
+        }
+        last = runner.result(specs[-1])  # asked out of turn: started at once
+        rest = [runner.result(spec) for spec in specs[1:-1]]
+        assert runner.held_runs() == 0 and runner.done() == []
+    finally:
+        runner.close()
+    assert all(r["completed"] for r in [first, last, *rest]) and len(rest) == len(specs) - 2
+
+
+def test_a_run_made_ahead_is_let_go_once_its_replies_are_cached(
+    fake_server: Callable[..., FakeServer], tmp_path: Path
+) -> None:
+    server = fake_server(default={"content": json.dumps(CASE.gold_patch)})
+    model = _fake_model(server)
+    specs = item_specs([CASE], [model], _settings(tmp_path))
+    runner = Runner([CASE], [model], _settings(tmp_path))
+    try:
+        runner.prefetch(calls_cover(specs))
+        _until(lambda: server.stats()["count"] == 2 * 12)
+        _until(lambda: runner.held_runs() == 0)  # the cache holds the replies now
+        records = [runner.result(spec) for spec in specs]
+    finally:
+        runner.close()
+    assert server.stats()["count"] == 2 * 12 and len(records) == len(specs)  # no call again
 
 
 # --- the yardstick of benchmarks/throughput.py ----------------------------------------------------

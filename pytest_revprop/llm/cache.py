@@ -47,6 +47,13 @@ def _scan(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
+def _reply_fields(reply: Reply) -> dict[str, object]:
+    """What a cache file keeps of a reply: all but its key (the file's name and ``key``)."""
+    fields = reply.to_dict()
+    del fields["key"]
+    return fields
+
+
 class ResponseCache:
     """Content-addressed reply files ``<dir>/<key[:2]>/<key>.json`` plus ``.claim`` files.
 
@@ -124,7 +131,7 @@ class ResponseCache:
             "version": CACHE_VERSION,
             "key": key,
             "request": request.key_material(),
-            "reply": {**reply.to_dict(), "cached": False},
+            "reply": {**_reply_fields(reply), "cached": False},
             "created": time.time(),
         }
         shard = self._shard(key)

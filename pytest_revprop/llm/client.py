@@ -202,7 +202,7 @@ class Client:
         else:
             self.stats.dedup_joins += 1
         reply = await asyncio.shield(shared)
-        return dataclasses.replace(reply)
+        return dataclasses.replace(reply, key=key)
 
     def _key(self, request: Request) -> str:
         """``request.cache_key()``, remembered: items of a run ask the same requests many times,

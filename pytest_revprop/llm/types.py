@@ -171,7 +171,9 @@ class Request:
 @dataclass
 class Reply:
     """What a model answered, with its usage, latency and cost; ``cached`` when the reply came
-    from the response cache (its cost is then recomputed from the model's current prices)."""
+    from the response cache (its cost is then recomputed from the model's current prices);
+    ``key``: the cache key of the request it answers (the call's identity; None for replies
+    made without a client, such as the reference solvers')."""
 
     content: str
     reasoning: str | None = None
@@ -182,6 +184,7 @@ class Reply:
     latency_s: float = 0.0
     cost_usd: float = 0.0
     cached: bool = False
+    key: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         # Not dataclasses.asdict: the fields are flat, and every item's record holds its
@@ -202,6 +205,7 @@ class Reply:
             latency_s=float(data.get("latency_s", 0.0)),
             cost_usd=float(data.get("cost_usd", 0.0)),
             cached=bool(data.get("cached", False)),
+            key=None if data.get("key") is None else str(data["key"]),
         )
 
 

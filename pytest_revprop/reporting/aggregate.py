@@ -1,88 +1,105 @@
-"""Aggregation of result records and the files a run writes: results.json, samples.jsonl and
-summary.md, plus the cells of the summary tables (summary.md and the terminal summary).
-No pytest here; the session calls these at the end of a run.
+"""Aggregation of result records: summary rows built one record at a time, the order of the
+report files, and the cells of the summary tables (summary.md and the terminal summary).
+The files themselves are written by ``sink.RecordSink`` as records arrive. No pytest here.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
 import os
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop import __version__
 from pytest_revprop.reporting.relative import relative_to_jh
 from pytest_revprop.reporting.shaping import method_rank as _order
 from pytest_revprop.reporting.stats import mean_std
 from pytest_revprop.reporting.tables import markdown_table, text_table
-from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, RESULT_KEYS, SAMPLE_ONLY_KEYS
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
 
 
-def _in_file_order(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """Records in the order results.json and samples.jsonl list them."""
-    return sorted(
-        records, key=lambda r: (r["model"], _order(r["method"]), r["k"], r["case"], r["seed"])
-    )
+def file_order(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Sort key of the report files: model, method (protocol order), k, case, seed."""
+    return (record["model"], _order(record["method"]), record["k"], record["case"], record["seed"])
+
+
+@dataclass
+class _Group:
+    """What a summary row needs of one (model, method, k), gathered one record at a time."""
+
+    cases: set[str] = field(default_factory=set)
+    by_seed: dict[int, list[int]] = field(default_factory=dict)  # seed -> [completed, scored]
+    miss: int = 0
+    over_edit: int = 0
+    wrong_value: int = 0
+    invalid: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    calls: int = 0
+    n_items: int = 0
+    errors: int = 0
+    truncated: int = 0
+    selection_fallbacks: int = 0
+
+
+class SummaryBuilder:
+    """Summary rows built incrementally: ``add`` each record once, ``rows()`` at any time.
+    Holds a few numbers per (model, method, k) and seed, and the set of case ids, never the
+    records."""
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, str, int], _Group] = {}
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        key = (record["model"], record["method"], record["k"])
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = _Group()
+        group.n_items += 1
+        group.cases.add(record["case"])
+        group.cost_usd += record["cost_usd"]
+        group.latency_s += record["latency_s"]
+        group.calls += record["calls"]
+        if record.get("error") in INFRASTRUCTURE_ERRORS:
+            group.errors += 1
+            return
+        tally = group.by_seed.setdefault(record["seed"], [0, 0])
+        tally[0] += bool(record["completed"])
+        tally[1] += 1
+        group.miss += record["miss"]
+        group.over_edit += record["over_edit"]
+        group.wrong_value += record["wrong_value"]
+        group.invalid += not record["valid"]
+        group.truncated += record.get("error") == "truncated"
+        group.selection_fallbacks += bool(record.get("selection_fallback"))
+
+    def rows(self) -> list[dict[str, Any]]:
+        rows = []
+        for (model, method, k), g in sorted(
+            self._groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]), kv[0][2])
+        ):
+            rates = {seed: done / scored for seed, (done, scored) in sorted(g.by_seed.items())}
+            mean, std = mean_std(rates.values()) if rates else (0.0, 0.0)
+            rows.append({
+                "model": model, "method": method, "k": k, "n_cases": len(g.cases),
+                "runs": len(rates), "completion_rate": mean, "completion_std": std,
+                "miss": g.miss, "over_edit": g.over_edit, "wrong_value": g.wrong_value,
+                "invalid": g.invalid, "cost_usd": g.cost_usd, "latency_s": g.latency_s / g.n_items,
+                "calls": g.calls, "n_items": g.n_items, "errors": g.errors,
+                "truncated": g.truncated, "selection_fallbacks": g.selection_fallbacks,
+                "completion_by_seed": {str(s): v for s, v in rates.items()},
+            })  # fmt: skip
+        return rows
 
 
 def summarize(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One row per (model, method, k): completion mean and std over seeds, failure totals,
     total cost, mean latency per item, total calls. Call failures are not model outcomes:
-    they are counted in ``errors`` and left out of the rates."""
-    groups: dict[tuple[str, str, int], list[Mapping[str, Any]]] = defaultdict(list)
+    they are counted in ``errors`` and left out of the rates. One pass; keeps no record."""
+    builder = SummaryBuilder()
     for record in records:
-        groups[(record["model"], record["method"], record["k"])].append(record)
-    rows = []
-    for (model, method, k), group in sorted(
-        groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]), kv[0][2])
-    ):
-        scored = [r for r in group if r.get("error") not in INFRASTRUCTURE_ERRORS]
-        by_seed: dict[int, list[bool]] = defaultdict(list)
-        for r in scored:
-            by_seed[r["seed"]].append(bool(r["completed"]))
-        rates = {seed: sum(v) / len(v) for seed, v in sorted(by_seed.items())}
-        mean, std = mean_std(rates.values()) if rates else (0.0, 0.0)
-        rows.append({
-            "model": model,
-            "method": method,
-            "k": k,
-            "n_cases": len({r["case"] for r in group}),
-            "runs": len(rates),
-            "completion_rate": mean,
-            "completion_std": std,
-            "miss": sum(r["miss"] for r in scored),
-            "over_edit": sum(r["over_edit"] for r in scored),
-            "wrong_value": sum(r["wrong_value"] for r in scored),
-            "invalid": sum(1 for r in scored if not r["valid"]),
-            "cost_usd": sum(r["cost_usd"] for r in group),
-            "latency_s": sum(r["latency_s"] for r in group) / len(group),
-            "calls": sum(r["calls"] for r in group),
-            "n_items": len(group),
-            "errors": len(group) - len(scored),
-            "truncated": sum(1 for r in scored if r.get("error") == "truncated"),
-            "selection_fallbacks": sum(1 for r in scored if r.get("selection_fallback")),
-            "completion_by_seed": {str(s): v for s, v in rates.items()},
-        })  # fmt: skip
-    return rows
-
-
-def results_document(
-    records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The results.json document: meta (with version and creation time), summary, results."""
-    ordered = _in_file_order(records)
-    return {
-        "meta": {
-            "version": __version__,
-            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-            **meta,
-        },
-        "summary": summarize(ordered),
-        "results": [{key: r.get(key) for key in RESULT_KEYS} for r in ordered],
-    }
+        builder.add(record)
+    return builder.rows()
 
 
 def private_dir(path: Path) -> Path:
@@ -90,35 +107,6 @@ def private_dir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path, 0o700)
     return path
-
-
-def _write_private(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
-
-
-REPORT_FILES = ("results.json", "samples.jsonl", "summary.md")
-"""The files ``write_reports`` writes, in that order."""
-
-
-def write_reports(
-    out_dir: Path, records: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]
-) -> dict[str, Any]:
-    """results.json, samples.jsonl and summary.md under ``out_dir``; returns the results document."""
-    private_dir(out_dir)
-    results_path, samples_path, summary_path = (out_dir / name for name in REPORT_FILES)
-    doc = results_document(records, meta)
-    _write_private(results_path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
-    lines = [
-        json.dumps({k: r.get(k) for k in (*RESULT_KEYS, *SAMPLE_ONLY_KEYS)}, ensure_ascii=False)
-        for r in _in_file_order(records)
-    ]
-    _write_private(samples_path, "\n".join(lines) + ("\n" if lines else ""))
-    _write_private(summary_path, markdown_summary(doc))
-    return doc
 
 
 # ------------------------------------------------------------------------------ tables
@@ -216,10 +204,9 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def summary_text(records: Iterable[Mapping[str, Any]]) -> str:
-    """The terminal summary: the table per (model, method, k), then, when j+h ran, each
-    method relative to it."""
-    summary = summarize(records)
+def summary_text(summary: Sequence[Mapping[str, Any]]) -> str:
+    """The terminal summary of summary rows: the table per (model, method, k), then, when
+    j+h ran, each method relative to it."""
     parts = [text_table(*table_rows(summary))]
     header, rows = relative_rows(summary)
     if rows:

@@ -1,15 +1,16 @@
 """The report folder and the ``revprop report`` command.
 
-``write_report`` writes the figures (PNG with their data as CSV), report.md and the
-self-contained report.html into a folder; the session calls it at the end of a run and
-``revprop report RESULTS.json`` calls it on any run's results.
+``write_report`` writes the figures (PNG with their data as CSV), report.md and report.html
+(with its data files) into a folder; the session calls it at the end of a run and
+``revprop report RESULTS.json`` calls it on any run's results, reading results.json and
+samples.jsonl one record at a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.figures import FIGURE_FILES, render_figures
 from pytest_revprop.reporting.html import write_html
 from pytest_revprop.reporting.report_tables import report_tables
-from pytest_revprop.reporting.results import check_results, load_results, load_samples
+from pytest_revprop.reporting.results import check_results, open_results
+from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
 from pytest_revprop.reporting.tables import Table
 
 __all__ = ["load_case_dicts", "report_main", "write_report"]
@@ -67,13 +69,16 @@ def write_report(
     results: dict[str, Any],
     out_dir: Path,
     *,
-    samples: Sequence[Mapping[str, Any]] | None = None,
-    cases: dict[str, dict[str, Any]] | None = None,
+    samples: Iterable[Mapping[str, Any]] | SampleFile | None = None,
+    cases: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[Path]:
-    """Write figures (PNG + CSV), report.md and the self-contained report.html into ``out_dir``.
+    """Write figures (PNG + CSV), report.md and report.html (with ``report_files/`` and
+    ``replies/`` beside it) into ``out_dir``.
 
-    ``samples`` are samples.jsonl records (the result records are used when None, without
-    replies); ``cases`` maps case id -> case JSON for the sample browser. Returns the paths written.
+    ``samples`` are samples.jsonl records, or a ``SampleFile`` (read one case at a time; its
+    replies' text comes from the store beside it); the result rows are used when None,
+    without replies. ``cases`` maps case id -> case JSON for the sample browser. Returns the
+    paths written (the data folders not listed).
     """
     check_results(results)
     out_dir = Path(out_dir)
@@ -121,7 +126,7 @@ def report_main(argv: Sequence[str]) -> int:
     """``revprop report RESULTS.json [--out DIR] [--cases PATH] [--samples FILE]``."""
     parser = argparse.ArgumentParser(
         prog="revprop report",
-        description="Figures, tables and a self-contained HTML sample browser from a results.json.",
+        description="Figures, tables and an offline HTML sample browser from a results.json.",
     )
     parser.add_argument("results", type=Path, help="results.json written by --revprop-report")
     parser.add_argument(
@@ -138,12 +143,16 @@ def report_main(argv: Sequence[str]) -> int:
         "--samples",
         type=Path,
         default=None,
-        help="samples.jsonl with the raw replies (default: samples.jsonl beside RESULTS.json, if any)",
+        help="samples.jsonl with the raw replies, their text in the replies/ folder beside it "
+        "(default: samples.jsonl beside RESULTS.json, if any)",
     )
     args = parser.parse_args(list(argv))
-    results = load_results(args.results)
-    samples_path = args.samples or args.results.parent / "samples.jsonl"
-    samples = load_samples(samples_path) if args.samples or samples_path.is_file() else None
+    results = open_results(args.results)
+    len(results["results"])  # every row read and checked before anything is written
+    samples_path = args.samples or args.results.parent / SAMPLES_FILE
+    if args.samples and not samples_path.is_file():
+        raise UserError(f"samples file {samples_path}: no such file")
+    samples = SampleFile(samples_path) if samples_path.is_file() else None
     cases = load_case_dicts(args.cases) if args.cases else _default_cases(results)
     written = write_report(results, args.out or args.results.parent, samples=samples, cases=cases)
     for path in written:

@@ -8,6 +8,8 @@ shows one row per (model, method), it is the one at the largest k (the run's mai
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,21 +127,32 @@ class Usage:
     calls: float | None
 
 
-def _mean_of(records: Sequence[Row], name: str) -> float | None:
-    values = [float(r[name]) for r in records if is_number(r.get(name))]
-    return mean_std(values)[0] if values else None
+_USAGE: weakref.WeakKeyDictionary[Any, dict[GroupKey, Usage]] = weakref.WeakKeyDictionary()
+"""Usage of streamed row sources (read from disk each time they are iterated), by source."""
 
 
 def usage_by_group(results: Iterable[Row]) -> dict[GroupKey, Usage]:
-    """Mean cost, latency and calls per result record, by (model, method, k)."""
-    groups: dict[GroupKey, list[Row]] = {}
+    """Mean cost, latency and calls per result record, by (model, method, k). One pass that
+    keeps three numbers per record, not the records; a streamed source is read once."""
+    try:
+        return _USAGE[results]
+    except (KeyError, TypeError):  # not seen yet, or a list (not weakly referable)
+        pass
+    values: dict[GroupKey, tuple[list[float], list[float], list[float]]] = {}
     for record in results:
         key = GroupKey(str(record["model"]), str(record["method"]), k_of(record))
-        groups.setdefault(key, []).append(record)
-    return {
-        key: Usage(_mean_of(rows, "cost_usd"), _mean_of(rows, "latency_s"), _mean_of(rows, "calls"))
-        for key, rows in groups.items()
+        group = values.setdefault(key, ([], [], []))
+        for column, name in zip(group, ("cost_usd", "latency_s", "calls"), strict=True):
+            value = record.get(name)
+            if is_number(value):
+                column.append(float(value))
+    usage = {
+        key: Usage(*(mean_std(column)[0] if column else None for column in columns))
+        for key, columns in values.items()
     }
+    with contextlib.suppress(TypeError):
+        _USAGE[results] = usage
+    return usage
 
 
 def completion_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -1,9 +1,19 @@
 "use strict";
 // Sample browser of the RevProp report. Every piece of case or model text is inserted with
 // textContent (never innerHTML): replies and case files are untrusted.
+// The page holds the sample index; a sample's details are in report_files/cNNNNN.js (one file
+// per case) and its replies' text in replies/rNNNNN.js, loaded with script elements on demand.
 (() => {
   const data = JSON.parse(document.getElementById("revprop-data").textContent);
-  const samples = data.samples || [];
+  const index = data.index;
+  const samples = index.case.map((where, i) => {
+    const c = data.cases[where];
+    return {
+      index: i, where, case: c.id, model: data.models[index.model[i]], method: data.methods[index.method[i]],
+      k: index.k[i], seed: index.seed[i], outcome: data.outcomes[index.outcome[i]],
+      domain: c.domain, pattern: c.pattern, size: c.size,
+    };
+  });
   const FILTERS = ["model", "method", "k", "seed", "outcome", "domain", "pattern", "size"];
   const OUTCOME_ORDER = ["completed", "failed", "invalid", "error"];
   const KIND_LABEL = { miss: "miss", over_edit: "over edit", wrong_value: "wrong value" };
@@ -126,17 +136,67 @@
     return item;
   }
 
-  function selectSample(index) {
+  // ------------------------------------------------------------------ data files
+
+  const files = new Map(); // path -> Promise, one load per file
+  const caseData = new Map(); // case number -> its file's data
+  const replyTexts = new Map(); // reply key -> {content, reasoning}
+  window.revpropCase = (number, text) => { caseData.set(number, JSON.parse(text)); };
+  window.revpropReply = (reply) => { replyTexts.set(reply.key, reply); };
+  const fileName = (prefix, number) => prefix + String(Number(number)).padStart(5, "0") + ".js";
+
+  // Paths are built from numbers only; 'strict-dynamic' in the page's policy lets this
+  // script load them from the folders beside the page.
+  function load(path) {
+    if (!files.has(path)) {
+      files.set(path, new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = path;
+        script.onload = resolve;
+        script.onerror = () => reject(new Error(`${path} could not be loaded: keep the report_files and replies folders next to report.html`));
+        document.head.appendChild(script);
+      }));
+    }
+    return files.get(path);
+  }
+
+  async function caseFile(where) {
+    if (!caseData.has(where)) await load(fileName("report_files/c", where));
+    return caseData.get(where);
+  }
+
+  let shown = 0; // the latest selection; an older one finishing late is dropped
+
+  async function selectSample(index) {
     selected = index;
+    const ticket = ++shown;
     for (const item of document.querySelectorAll(".sample-item")) {
       item.classList.toggle("selected", Number(item.getAttribute("data-index")) === index);
     }
-    renderDetail(resolved(samples[index]));
+    const detail = document.getElementById("sample-detail");
+    detail.setAttribute("data-state", "loading");
+    detail.replaceChildren(el("p", { cls: "note loading", text: "loading…" }));
+    try {
+      const file = await caseFile(samples[index].where);
+      if (ticket !== shown) return;
+      const s = resolved(samples[index], file);
+      renderDetail(s, file.case);
+      await fillReplies(s, ticket);
+      if (ticket === shown) detail.setAttribute("data-state", "ready");
+    } catch (error) {
+      if (ticket !== shown) return;
+      detail.replaceChildren(el("p", { cls: "note load-error", text: String(error.message || error) }));
+      detail.setAttribute("data-state", "error");
+    }
   }
 
-  // A sample with its shared parts (findings, patch) looked up.
-  function resolved(s) {
-    return { ...s, findings: data.findings[s.findings] || [], patch: data.patches[s.patch] };
+  // A sample with its details and their shared parts (findings, patch, artifact) looked up.
+  function resolved(s, file) {
+    const d = file.samples[String(s.index)] || {};
+    return {
+      ...s, ...d, findings: file.findings[d.findings] || [], patch: file.patches[d.patch],
+      after: d.after === null || d.after === undefined ? undefined : file.artifacts[d.after],
+    };
   }
 
   // ------------------------------------------------------------------ artifact trees
@@ -282,7 +342,7 @@
     const findings = s.findings || [];
     const marks = findingKinds(findings);
     const gold = goldKinds(c.gold);
-    const after = s.after === null || s.after === undefined ? undefined : data.artifacts[s.after];
+    const after = s.after;
     const changed = after === undefined ? new Set() : changedPaths(c.artifact, after, "", new Set());
     const before = el("div", { cls: "side", attrs: { id: "side-before" } },
       el("h4", { text: "before (current artifact)" }), renderTree(c.artifact, marks, gold, changed),
@@ -342,25 +402,41 @@
       box.appendChild(el("p", { cls: "note", text: "No raw replies recorded (samples.jsonl not given)." }));
       return box;
     }
-    const text = (index) => (index === null || index === undefined ? "" : data.texts[index]);
     s.replies.forEach((r, i) => {
       const facts = [`#${i + 1} ${r.role ?? "sample"}`, `seed ${r.seed}`, `finish ${r.finish_reason ?? "?"}`,
         `tokens in/out/reasoning ${r.input_tokens ?? "?"}/${r.output_tokens ?? "?"}/${r.reasoning_tokens ?? "?"}`,
         `${r.latency_s ?? "?"} s`, r.cached ? "cached" : ""].filter(Boolean).join(" · ");
-      const reply = el("div", { cls: "reply" }, el("div", { cls: "who", text: facts }),
-        el("pre", { cls: "block reply-content", text: text(r.content) }));
-      if (text(r.reasoning)) {
-        reply.appendChild(el("details", { cls: "reasoning" }, el("summary", { text: "reasoning" }),
-          el("pre", { cls: "block", text: text(r.reasoning) })));
-      }
-      box.appendChild(reply);
+      box.appendChild(el("div", { cls: "reply", attrs: { "data-reply": i } }, el("div", { cls: "who", text: facts }),
+        el("pre", { cls: "block reply-content loading", text: "loading…" })));
     });
     return box;
   }
 
-  function renderDetail(s) {
+  // The replies' text, from the reply files that hold it.
+  async function fillReplies(s, ticket) {
+    const wanted = new Set((s.replies || []).filter((r) => r.file !== null && r.file !== undefined).map((r) => r.file));
+    await Promise.all([...wanted].map((n) => load(fileName("replies/r", n))));
+    if (ticket !== shown) return;
+    for (const box of document.querySelectorAll("#sample-detail .reply")) {
+      const r = s.replies[Number(box.getAttribute("data-reply"))];
+      const text = replyTexts.get(r.key);
+      const content = box.querySelector(".reply-content");
+      content.classList.remove("loading");
+      if (!text) {
+        content.classList.add("missing");
+        content.textContent = "(the text of this reply is not in the replies folder)";
+        continue;
+      }
+      content.textContent = text.content ?? "";
+      if (text.reasoning) {
+        box.appendChild(el("details", { cls: "reasoning" }, el("summary", { text: "reasoning" }),
+          el("pre", { cls: "block", text: text.reasoning })));
+      }
+    }
+  }
+
+  function renderDetail(s, c) {
     const detail = document.getElementById("sample-detail");
-    const c = data.cases[s.case];
     detail.replaceChildren(
       el("h3", {}, el("span", { cls: "badge " + s.outcome, text: s.outcome }), document.createTextNode(String(s.case))),
       factsTable(s), legend());

@@ -1,0 +1,146 @@
+"""Reading a run's samples back: ``samples.jsonl`` streamed one record at a time, each record's
+replies with their text from the reply store (``replystore``), and ``revprop samples``.
+
+``samples.jsonl`` holds one record per line, its replies' facts and keys; the text of each
+distinct reply is in ``replies/`` beside it. ``read_samples(folder, case=..., ...)`` and
+``revprop samples FOLDER [--case ID --model M --method X --k K --seed S]`` give the matching
+records with every reply's ``content`` and ``reasoning`` put back. Records of older reports,
+whose replies carry their text, are read as they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_revprop.errors import UserError
+from pytest_revprop.reporting.replystore import REPLIES_DIR, ReplyReader
+
+__all__ = ["SAMPLES_FILE", "SampleFile", "read_samples", "samples_main"]
+
+SAMPLES_FILE = "samples.jsonl"
+
+
+class SampleFile:
+    """The records of a samples.jsonl, read one line at a time each time it is iterated.
+
+    Blank lines are ignored, and so is a last line without its newline (a run stopped while
+    writing it); any other line that is not a JSON object is a UserError naming it. With a
+    ``replies`` reader, each record comes with its replies' text.
+    """
+
+    def __init__(self, path: Path | str, *, replies: ReplyReader | None = None) -> None:
+        self.path = Path(path)
+        self.replies = replies
+        self._handle: Any = None
+
+    def _open(self) -> Any:
+        if not self.path.is_file():
+            raise UserError(f"samples file {self.path}: no such file")
+        return self.path.open("rb")
+
+    def places(self) -> Iterator[tuple[int, int, dict[str, Any]]]:
+        """(offset, length, record) of each record, without its replies' text."""
+        with self._open() as handle:
+            offset = 0
+            for number, line in enumerate(handle, start=1):
+                start, offset = offset, offset + len(line)
+                if not line.endswith(b"\n") or not line.strip():
+                    continue
+                yield start, len(line), self._parse(line, number)
+
+    def _parse(self, line: bytes, number: int) -> dict[str, Any]:
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+            raise UserError(
+                f"samples file {self.path}: line {number} is not JSON ({why})"
+            ) from None
+        if not isinstance(record, dict):
+            raise UserError(f"samples file {self.path}: line {number} is not a JSON object")
+        return record
+
+    def read_at(self, offset: int, length: int) -> dict[str, Any]:
+        """The record whose line ``places`` gave (the file stays open between reads until
+        ``close``), with its replies' text if there is a reader."""
+        if self._handle is None:
+            self._handle = self._open()
+        self._handle.seek(offset)
+        record = self._parse(self._handle.read(length), 0)
+        return self.replies.resolve(record) if self.replies is not None else record
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for _, _, record in self.places():
+            yield self.replies.resolve(record) if self.replies is not None else record
+
+
+def _folder(path: Path) -> Path:
+    """The reports folder named by ``path``: the folder itself, or a file in it."""
+    return path if path.is_dir() else path.parent
+
+
+def read_samples(
+    path: Path | str,
+    *,
+    case: str | None = None,
+    model: str | None = None,
+    method: str | None = None,
+    k: int | None = None,
+    seed: int | None = None,
+    with_replies: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """The records of the run in ``path`` (its reports folder, or a file in it) that match
+    every filter given, in file order, each with its replies' text unless ``with_replies`` is
+    False. Streams: holds one record at a time (and the store's index of keys)."""
+    folder = _folder(Path(path))
+    wanted = {"case": case, "model": model, "method": method, "k": k, "seed": seed}
+    wanted = {name: value for name, value in wanted.items() if value is not None}
+    samples = SampleFile(folder / SAMPLES_FILE)
+    reader = ReplyReader(folder / REPLIES_DIR) if with_replies else None
+    for _, _, record in samples.places():
+        if all(record.get(name) == value for name, value in wanted.items()):
+            yield reader.resolve(record) if reader is not None else record
+
+
+def samples_main(argv: Sequence[str]) -> int:
+    """``revprop samples FOLDER [--case ID] [--model M] [--method X] [--k K] [--seed S]``."""
+    parser = argparse.ArgumentParser(
+        prog="revprop samples",
+        description="Print a run's samples with their calls' replies and reasoning, "
+        "one JSON object per line.",
+    )
+    parser.add_argument(
+        "folder", type=Path, help="the run's reports folder (or its results.json or samples.jsonl)"
+    )
+    parser.add_argument("--case", default=None, help="case id, e.g. invoice-workshop-hours/10")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--method", default=None)
+    parser.add_argument("--k", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--no-replies", action="store_true", help="leave out the replies' text")
+    parser.add_argument("--indent", type=int, default=None, help="indent the JSON")
+    args = parser.parse_args(list(argv))
+    matched = 0
+    for record in read_samples(
+        args.folder,
+        case=args.case,
+        model=args.model,
+        method=args.method,
+        k=args.k,
+        seed=args.seed,
+        with_replies=not args.no_replies,
+    ):
+        print(json.dumps(record, ensure_ascii=False, indent=args.indent))
+        matched += 1
+    if not matched:
+        raise UserError(f"samples {args.folder}: no sample matches")
+    return 0
