@@ -33,7 +33,7 @@ from pytest_revprop.reporting.item import (
     rerun_args,
     rerun_command,
 )
-from pytest_revprop.reporting.sink import RecordSink, SentTexts
+from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink, SentTexts
 from pytest_revprop.runner import (
     ItemSpec,
     Runner,
@@ -137,7 +137,7 @@ class RevpropSession:
         self.settings = settings
         self.specs = item_specs(cases, models, settings)
         self.runner: Runner | None = None
-        self.sink = RecordSink(Path(config.getoption("revprop_report")))
+        self.sink = RecordSink(Path(option_value(config, "revprop_report")))
         self.sent = SentTexts()
         self.servers: list[Any] = []
         self.baseline: dict[str, Any] | None = None
@@ -421,7 +421,6 @@ class RevpropSession:
         if not len(self.sink):
             return
         from pytest_revprop.reporting.gate import gate, write_baseline
-        from pytest_revprop.reporting.sink import REPORT_FILES
 
         meta = {
             "cases_path": str(self.config.getoption("revprop_cases") or BENCHMARK_DIR),
@@ -445,6 +444,7 @@ class RevpropSession:
         self._junit_properties(doc)
         if not self.config.getoption("revprop_no_figures"):
             self._figures(doc, out_dir)
+            self.written += [d for d in [out_dir / "report_files"] if d.is_dir()]
         if self.config.getoption("revprop_update_baseline"):
             self.baseline_written = self.config.getoption("revprop_baseline")
             write_baseline(self.config.getoption("revprop_baseline"), doc)

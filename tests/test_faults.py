@@ -29,7 +29,7 @@ import pytest
 from handmade_cases import invoice_case, write_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
-from pytest_revprop.interruption import HANDOVER_WAIT_S, SECOND_NOTE, STOPPING_NOTE
+from pytest_revprop.interruption import SECOND_NOTE, STOPPING_NOTE
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import resolve_model
@@ -547,13 +547,14 @@ class _HoldingHandler(_TinyHandler):
         self._send(200, json.dumps({**data, "choices": [choice]}).encode())
 
 
-def test_ctrl_c_under_xdist_keeps_the_items_workers_finished_but_never_reported(
+def test_ctrl_c_under_xdist_keeps_the_calls_workers_made_ahead_for_the_rerun(
     tmp_path: Path, clean: dict[tuple[Any, ...], dict[str, Any]]
 ) -> None:
     """Each worker is handed the first cases first; their calls get no answer, so no item is
     ever reported, while each worker makes the calls of its share of the other cases ahead
-    (the med runs, whose samples include the j+h calls). After Ctrl-C, the reports hold
-    exactly those finished med items."""
+    (the med runs, whose samples include the j+h calls). A run made ahead is let go once its
+    replies are cached (flat memory), so after Ctrl-C no item is reported, and the cache holds
+    every call made ahead: nothing is left claimed or half written."""
     cache = tmp_path / "cache"
     in_run_order = sorted(dev_cases(), key=lambda c: (c.scenario, c.size, c.id))
     held, answered = in_run_order[:2], in_run_order[2:]
@@ -577,14 +578,8 @@ def test_ctrl_c_under_xdist_keeps_the_items_workers_finished_but_never_reported(
     output = (tmp_path / "output.txt").read_text()
     assert run.returncode == pytest.ExitCode.INTERRUPTED, output[-3000:]
     assert " PASSED " not in output and " FAILED " not in output  # no item was reported
-    rows = results(tmp_path)
-    expected = {(c.id, MODEL, "med", 3, seed) for c in answered for seed in (0, 1)}
-    assert set(outcomes(rows)) == expected, output[-3000:]
-    assert all(clean[k] == v for k, v in outcomes(rows).items())
-    assert f"interrupted; the reports hold the {len(expected)} items that finished" in output
-    # written without waiting out HANDOVER_WAIT_S: every worker had handed its items over
-    written_s = (tmp_path / "report" / "results.json").stat().st_mtime - interrupted
-    assert written_s < HANDOVER_WAIT_S, written_s
+    assert time.time() - interrupted < 60
+    assert len(cache_entries(cache)) >= 4 * len(answered)
     assert not list(cache.rglob("*.claim")) and not list(cache.rglob("*.tmp"))
 
 
