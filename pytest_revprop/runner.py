@@ -19,7 +19,7 @@ import contextlib
 import functools
 import json
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,11 +89,6 @@ class RunSettings:
     """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
     registry: MethodRegistry = field(default_factory=builtin_registry)
     """Where method names are looked up (under pytest: filled through the hook)."""
-
-
-def expand_methods(methods: Iterable[str], registry: MethodRegistry | None = None) -> list[str]:
-    """Method names, ``all`` standing for every registered method; unknown: UserError."""
-    return (registry or builtin_registry()).expand(methods)
 
 
 def item_specs(
