@@ -1,7 +1,7 @@
-"""pytest glue, part two: the evaluation items and the per-run plugin object.
+"""pytest glue, part two: the per-run plugin object.
 
 ``RevpropSession`` (registered only in a run) turns options into cases, models and a Runner,
-makes one item per (case, model, method, k, seed), hands each item's record (builtin data)
+makes one item (``items.py``) per (case, model, method, k, seed), hands each item's record (builtin data)
 to the record sink, which writes it to disk at once, and at the end writes the reports,
 prints the summary and folds the gate's verdict into the exit status, never overwriting what
 pytest and other plugins set (docs/interfaces.md, "Exit codes").
@@ -9,7 +9,6 @@ pytest and other plugins set (docs/interfaces.md, "Exit codes").
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -21,18 +20,17 @@ from pytest_revprop.cases import BENCHMARK_DIR, Case, select_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.gc_tuning import RunCollector
 from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
+from pytest_revprop.items import (
+    NOT_COMPLETED_ATTR,
+    RECORD_ATTR,
+    RevpropFailure,
+    RevpropItem,
+)
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.options import option_label, option_value
 from pytest_revprop.preflight import check_cache_folder, check_credentials, run_settings
 from pytest_revprop.registry import registered_through
-from pytest_revprop.reporting.item import (
-    ItemReport,
-    describe_call_failure,
-    describe_failure,
-    junit_properties,
-    rerun_args,
-    rerun_command,
-)
+from pytest_revprop.reporting.item import ItemReport, rerun_args
 from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink, SentTexts
 from pytest_revprop.runner import (
     ItemSpec,
@@ -44,7 +42,6 @@ from pytest_revprop.runner import (
 from pytest_revprop.servers.startup import ready_models
 from pytest_revprop.vocabulary import (
     BENCHMARK_MARKERS,
-    INFRASTRUCTURE_ERRORS,
     PYTEST_USAGE_EXIT,
     REGRESSION_EXIT,
     ResultRecord,
@@ -53,72 +50,9 @@ from pytest_revprop.vocabulary import (
 if TYPE_CHECKING:
     from pytest_revprop.reporting.gate import GateResult
 
-RECORD_ATTR = "revprop_record"
-NOT_COMPLETED_ATTR = "revprop_not_completed"
-"""Set on the call report of an item whose sample did not complete: the only failure that a
-baseline gate may waive (a call error, or any other test's failure, never is)."""
 JUNIT_CLASSNAME = "revprop.{model}.{method}-k{k}"
 """The JUnit ``classname`` of an item: CI viewers group testcases by it (and split it at the
 last dot into package and class); the testcase ``name`` is the item's node id."""
-
-
-class CallFailedError(Exception):
-    """A model call failed for good: an infrastructure error, reported by pytest as an error."""
-
-
-class RevpropFailure(Exception):
-    """The model's answer did not complete the sample."""
-
-
-class RevpropItem(pytest.Item):
-    def __init__(
-        self, *, spec: ItemSpec, case: Case, runner_owner: RevpropSession, **kwargs: Any
-    ) -> None:
-        super().__init__(**kwargs)
-        self.spec = spec
-        self.case = case
-        self.owner = runner_owner
-        self.record: ResultRecord | None = None
-        for marker in ("revprop", case.domain, case.pattern, case.split, f"size{case.size}"):
-            self.add_marker(marker)
-
-    def setup(self) -> None:
-        try:
-            self.record = self.owner.result(self.spec)
-        except OSError as exc:  # the response cache's folder or disk, a prompt file
-            raise CallFailedError(f"infrastructure error: {type(exc).__name__}: {exc}") from None
-        self._properties()
-        error = self.record["error"]
-        if error == "call_failed":
-            raise CallFailedError(describe_call_failure(self.record))
-        if error in INFRASTRUCTURE_ERRORS:
-            raise CallFailedError(f"method failed: {self.record.get('reason')}")
-
-    def runtest(self) -> None:
-        assert self.record is not None
-        if not self.record["completed"]:
-            raise RevpropFailure(describe_failure(self.record))
-
-    def _properties(self) -> None:
-        assert self.record is not None
-        self.user_properties.extend(junit_properties(self.record))
-
-    def report_text(self, exc: BaseException) -> str | None:
-        """The report of an outcome of ours (a failure or a call failure), ending with the
-        command that reruns this item; None for any other exception."""
-        if not isinstance(exc, RevpropFailure | CallFailedError):
-            return None
-        rerun = rerun_command(dataclasses.asdict(self.spec), self.owner.rerun_args)
-        if isinstance(exc, CallFailedError):
-            return f"{exc}\n  rerun:    {rerun}"
-        return f"{self.spec.case} [{self.spec.label()}]: not completed\n{exc}\nrerun: {rerun}"
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        text = self.report_text(excinfo.value)
-        return text if text is not None else str(super().repr_failure(excinfo))
-
-    def reportinfo(self) -> tuple[Path | str, int | None, str]:
-        return (self.case.source or self.spec.case, None, self.spec.node_name())
 
 
 class RevpropSession:
@@ -594,7 +528,4 @@ def _record_key(record: ResultRecord) -> tuple[Any, ...]:
     return (record["case"], record["model"], record["method"], record["k"], record["seed"])
 
 
-__all__ = [
-    "RevpropItem",
-    "RevpropSession",
-]
+__all__ = ["RevpropSession"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest_revprop
 
 PACKAGE_DIR = Path(pytest_revprop.__file__).parent
-PYTEST_GLUE = {"pytest_revprop.plugin", "pytest_revprop.session"}
+PYTEST_GLUE = {"pytest_revprop.plugin", "pytest_revprop.session", "pytest_revprop.items"}
 MAX_MODULE_LINES = 600
 
 

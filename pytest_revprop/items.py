@@ -1,0 +1,107 @@
+"""pytest glue, part three: the evaluation items and what pytest keeps of their reports.
+
+A ``RevpropItem`` is one (case, model, method, k, seed); its setup asks the run's owner (the
+session) for the record, its call fails when the sample did not complete, and its failure
+reports are a few lines ending with the command that reruns it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from pytest_revprop.cases import Case
+from pytest_revprop.reporting.item import (
+    describe_call_failure,
+    describe_failure,
+    junit_properties,
+    rerun_command,
+)
+from pytest_revprop.runner import ItemSpec
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, ResultRecord
+
+
+class ItemOwner(Protocol):
+    """What an item needs of the run: its record, and the arguments that rerun it."""
+
+    rerun_args: list[str]
+
+    def result(self, spec: ItemSpec) -> ResultRecord: ...
+
+
+RECORD_ATTR = "revprop_record"
+NOT_COMPLETED_ATTR = "revprop_not_completed"
+"""Set on the call report of an item whose sample did not complete: the only failure that a
+baseline gate may waive (a call error, or any other test's failure, never is)."""
+
+
+class CallFailedError(Exception):
+    """A model call failed for good: an infrastructure error, reported by pytest as an error."""
+
+
+class RevpropFailure(Exception):
+    """The model's answer did not complete the sample."""
+
+
+class RevpropItem(pytest.Item):
+    def __init__(
+        self, *, spec: ItemSpec, case: Case, runner_owner: ItemOwner, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.spec = spec
+        self.case = case
+        self.owner = runner_owner
+        self.record: ResultRecord | None = None
+        for marker in ("revprop", case.domain, case.pattern, case.split, f"size{case.size}"):
+            self.add_marker(marker)
+
+    def setup(self) -> None:
+        try:
+            self.record = self.owner.result(self.spec)
+        except OSError as exc:  # the response cache's folder or disk, a prompt file
+            raise CallFailedError(f"infrastructure error: {type(exc).__name__}: {exc}") from None
+        self._properties()
+        error = self.record["error"]
+        if error == "call_failed":
+            raise CallFailedError(describe_call_failure(self.record))
+        if error in INFRASTRUCTURE_ERRORS:
+            raise CallFailedError(f"method failed: {self.record.get('reason')}")
+
+    def runtest(self) -> None:
+        assert self.record is not None
+        if not self.record["completed"]:
+            raise RevpropFailure(describe_failure(self.record))
+
+    def _properties(self) -> None:
+        assert self.record is not None
+        self.user_properties.extend(junit_properties(self.record))
+
+    def report_text(self, exc: BaseException) -> str | None:
+        """The report of an outcome of ours (a failure or a call failure), ending with the
+        command that reruns this item; None for any other exception."""
+        if not isinstance(exc, RevpropFailure | CallFailedError):
+            return None
+        rerun = rerun_command(dataclasses.asdict(self.spec), self.owner.rerun_args)
+        if isinstance(exc, CallFailedError):
+            return f"{exc}\n  rerun:    {rerun}"
+        return f"{self.spec.case} [{self.spec.label()}]: not completed\n{exc}\nrerun: {rerun}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        text = self.report_text(excinfo.value)
+        return text if text is not None else str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path | str, int | None, str]:
+        return (self.case.source or self.spec.case, None, self.spec.node_name())
+
+
+__all__ = [
+    "NOT_COMPLETED_ATTR",
+    "RECORD_ATTR",
+    "CallFailedError",
+    "ItemOwner",
+    "RevpropFailure",
+    "RevpropItem",
+]
