@@ -8,6 +8,8 @@ reports are a few lines ending with the command that reruns it.
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,6 +38,9 @@ RECORD_ATTR = "revprop_record"
 NOT_COMPLETED_ATTR = "revprop_not_completed"
 """Set on the call report of an item whose sample did not complete: the only failure that a
 baseline gate may waive (a call error, or any other test's failure, never is)."""
+OURS_ATTR = "revprop_item"
+"""Set on every report of our items (xdist carries it to the controller), so that ``let_go``
+tells them from other tests' reports without a table of node ids."""
 
 
 class CallFailedError(Exception):
@@ -56,7 +61,7 @@ class RevpropItem(pytest.Item):
         self.owner = runner_owner
         self.record: ResultRecord | None = None
         for marker in ("revprop", case.domain, case.pattern, case.split, f"size{case.size}"):
-            self.add_marker(marker)
+            self.add_marker(shared_mark(marker))
 
     def setup(self) -> None:
         try:
@@ -97,11 +102,56 @@ class RevpropItem(pytest.Item):
         return (self.case.source or self.spec.case, None, self.spec.node_name())
 
 
+@functools.cache
+def shared_mark(name: str) -> pytest.MarkDecorator:
+    """One marker object per name for all items: each item's own five cost about 1 KB, in every
+    xdist worker, for every item of the run (marks are immutable, so sharing is safe)."""
+    return getattr(pytest.mark, name)  # type: ignore[no-any-return]
+
+
+def let_go(
+    report: pytest.TestReport,
+    stats: Mapping[str, list[Any]] | None,
+    *,
+    keep_phases: bool,
+    in_worker: bool,
+) -> None:
+    """Keep of a report of ours, once every plugin saw it (the terminal, junitxml, xdist's
+    sending), only what pytest reads at the end of the run; pytest keeps every report to the
+    end, in each worker and in the controller, which made memory grow with the items.
+
+    Its keywords and JUnit properties go (junitxml took the properties from the teardown
+    report already). An xdist worker keeps none of our reports: the controller prints the
+    run. Elsewhere a passed setup or teardown without captured output leaves the terminal's
+    ``stats[""]``, where only ``--durations`` would read it (``keep_phases``); the call report
+    stays, counted in the summary line and listed by ``-rA``, a failure with its few lines."""
+    if not getattr(report, OURS_ATTR, False):
+        return
+    delattr(report, OURS_ATTR)
+    report.keywords = {}
+    report.user_properties = []
+    if stats is None:
+        return
+    if in_worker:
+        lists = list(stats.values())
+    elif keep_phases or report.when == "call" or not report.passed or report.sections:
+        return
+    else:
+        lists = [stats.get("", [])]
+    for reports in lists:
+        if reports and reports[-1] is report:  # the terminal appended it just now
+            reports.pop()
+            return
+
+
 __all__ = [
     "NOT_COMPLETED_ATTR",
+    "OURS_ATTR",
     "RECORD_ATTR",
     "CallFailedError",
     "ItemOwner",
     "RevpropFailure",
     "RevpropItem",
+    "let_go",
+    "shared_mark",
 ]

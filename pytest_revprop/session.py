@@ -22,9 +22,11 @@ from pytest_revprop.gc_tuning import RunCollector
 from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
 from pytest_revprop.items import (
     NOT_COMPLETED_ATTR,
+    OURS_ATTR,
     RECORD_ATTR,
     RevpropFailure,
     RevpropItem,
+    let_go,
 )
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.options import option_label, option_value
@@ -86,6 +88,7 @@ class RevpropSession:
         self.written: list[Path] = []
         self.baseline_written: Path | None = None
         self._specs_by_node: dict[str, ItemSpec] | None = None
+        self._phases_aside: tuple[dict[str, list[Any]], list[Any], list[Any]] | None = None
         self.is_worker = hasattr(config, "workerinput")
         self.collector = RunCollector()
         config.add_cleanup(self.collector.unfreeze)  # registered first, so it runs last
@@ -248,8 +251,13 @@ class RevpropSession:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, Any, Any]:
         report = yield
+        if not isinstance(item, RevpropItem):
+            return report
+        setattr(report, OURS_ATTR, True)
+        if call.when == "teardown":
+            item.user_properties.clear()  # the report has its own copy
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
-        if isinstance(item, RevpropItem) and item.record is not None and wanted:
+        if item.record is not None and wanted:
             # a worker sends each reply's text once; the item lets go of its record
             record = self.sent.strip(item.record) if self.is_worker else item.record
             setattr(report, RECORD_ATTR, record)
@@ -288,7 +296,7 @@ class RevpropSession:
         """Count the model's failures and name our JUnit testcases before junitxml opens them
         (the controller sees every report, xdist's too); once every plugin saw the report (an
         xdist worker's sends it on), its record goes to the sink (on disk, in the controller)
-        and leaves the report, which pytest keeps."""
+        and the report keeps only what pytest reads at the end (``items.let_go``)."""
         if not self.is_worker:
             if getattr(report, NOT_COMPLETED_ATTR, False) and report.failed:
                 self.not_completed += 1
@@ -300,6 +308,10 @@ class RevpropSession:
             if not self.is_worker:
                 self.sink.add(record)
                 self.stop_if_refused(record)
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        keep_phases = self.config.option.durations is not None
+        stats = getattr(terminal, "stats", None)
+        let_go(report, stats, keep_phases=keep_phases, in_worker=self.is_worker)
 
     def _junit_names(self, report: pytest.TestReport) -> None:
         from _pytest.junitxml import xml_key
@@ -472,7 +484,9 @@ class RevpropSession:
     def pytest_terminal_summary_listing(self, terminalreporter: Any) -> Generator[None, None, None]:
         """Keep pytest's failure listing linear: for every failure it scans all passed setup
         and teardown reports for teardown output (11 s for the 2,030 failures of a test-split
-        run, 19 s under xdist). Ours carry no output; they are set aside while it lists."""
+        run, 19 s under xdist). Ours carry none: they are gone already (``items.let_go``) but
+        under ``--durations``, when they are set aside while the terminal lists the failures
+        and put back for the durations (``pytest_terminal_summary_durations``)."""
         stats = getattr(terminalreporter, "stats", None)
         phases = stats.get("") if isinstance(stats, dict) else None
         if stats is None or not phases or not len(self.sink):
@@ -484,11 +498,21 @@ class RevpropSession:
             if getattr(r, "nodeid", None) not in ours or getattr(r, "sections", None)
         ]
         stats[""] = kept
+        self._phases_aside = (stats, kept, phases)
         try:
             return (yield)
         finally:
+            self.pytest_terminal_summary_durations()
+
+    @pytest.hookimpl(tryfirst=True, specname="pytest_terminal_summary")
+    def pytest_terminal_summary_durations(self) -> None:
+        """Our setup and teardown reports back once the failures are listed (the terminal does
+        that before the other plugins' summaries), so that ``--durations`` lists them."""
+        if self._phases_aside is not None:
+            stats, kept, phases = self._phases_aside
             if stats.get("") is kept:
                 stats[""] = phases
+            self._phases_aside = None
 
     def pytest_terminal_summary(
         self, terminalreporter: Any, exitstatus: int, config: pytest.Config

@@ -391,9 +391,10 @@ def test_noop_fails_every_item_with_every_gold_op_a_miss(
     assert {r["case"]: r["miss"] for r in doc["results"]} == {"unit/10": 3, "travel-shift/10": 3}
 
 
+@pytest.mark.parametrize("durations", [False, True], ids=["plain", "durations"])
 @pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)
 def test_failure_listing_skips_our_empty_phase_reports_and_keeps_everything_it_printed(
-    pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
+    pytester: pytest.Pytester, cases_dir: Path, xdist: list[str], durations: bool
 ) -> None:
     pytester.makeconftest(
         """
@@ -411,16 +412,23 @@ def pytest_unconfigure(config):
 """
     )
     pytester.makepyfile("def test_user(noisy):\n    assert False, 'USER-FAILURE'\n")
+    durations_args = ["--durations=0", "--durations-min=0"] if durations else []
     result = _run(pytester, cases_dir, "--revprop-model=noop", "--revprop-method=j+h", "--revprop-seeds=0",
-                  "--revprop-with-tests", *xdist)  # fmt: skip
+                  "--revprop-with-tests", *durations_args, *xdist)  # fmt: skip
     result.assert_outcomes(failed=3)
     out = result.stdout.str()
     # both revprop failures and the user's failure are listed, with the user's teardown output
     for headline in ("*_ unit/10*", "*_ travel-shift/10*", "*_ test_user _*", "*USER-FAILURE*"):
         result.stdout.fnmatch_lines([headline])
     assert "Captured stdout teardown" in out and "USER-TEARDOWN-OUTPUT" in out
-    # set aside only while the summary is written: three setups and three teardowns after it
-    assert (pytester.path / "phase-reports.txt").read_text() == "6"
+    # pytest keeps the user's passed setup and teardown; ours only for --durations, which lists
+    # them (and then they are set aside only while the failures are listed)
+    assert (pytester.path / "phase-reports.txt").read_text() == ("6" if durations else "2")
+    setup_line = "*s setup    unit/10[[]noop-j+h-k1-s0[]]*"
+    if durations:
+        result.stdout.fnmatch_lines(["*slowest durations*", setup_line])
+    else:
+        result.stdout.no_fnmatch_line(setup_line)
 
 
 def _junit_cases(xml: Path) -> dict[str, dict[str, Any]]:
