@@ -128,8 +128,9 @@ def let_go(
     if not getattr(report, OURS_ATTR, False):
         return
     delattr(report, OURS_ATTR)
-    report.keywords = {}
-    report.user_properties = []
+    if isinstance(report.keywords, dict):
+        report.keywords.clear()  # emptied in place: a new empty one would cost as much
+    report.user_properties.clear()
     if stats is None:
         return
     if in_worker:

@@ -52,7 +52,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 KEY_MEMO_SIZE = 4096
-"""Cache keys a Client remembers (requests in flight at once, and their repeats)."""
+"""Cache keys the process remembers (requests in flight at once, and their repeats), for all
+its clients together: a memo per client held 4,096 requests (prompts of some kilobytes each)
+per model, so a worker's memory grew with the number of models."""
+_KEY_MEMO: dict[Request, str] = {}
 
 
 class PrioritySlots:
@@ -128,7 +131,6 @@ class Client:
         self._slots = PrioritySlots(concurrency)
         self._stopping = False
         self._pending: dict[str, asyncio.Future[Reply]] = {}
-        self._keys: dict[Request, str] = {}
         self.transport = transport or os.environ.get(TRANSPORT_ENV) or "litellm"
         if self.transport not in TRANSPORTS:
             raise ValueError(
@@ -207,11 +209,11 @@ class Client:
     def _key(self, request: Request) -> str:
         """``request.cache_key()``, remembered: items of a run ask the same requests many times,
         and hashing a tuple of already-hashed strings is much cheaper than the SHA-256."""
-        key = self._keys.get(request)
+        key = _KEY_MEMO.get(request)
         if key is None:
-            if len(self._keys) >= KEY_MEMO_SIZE:
-                self._keys.clear()
-            key = self._keys[request] = request.cache_key()
+            if len(_KEY_MEMO) >= KEY_MEMO_SIZE:
+                _KEY_MEMO.clear()
+            key = _KEY_MEMO[request] = request.cache_key()
         return key
 
     async def finish_in_flight(self, timeout: float) -> None:
