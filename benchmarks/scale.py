@@ -1,13 +1,13 @@
 """Paper-scale benchmark: memory, report sizes and report times of a run with many models.
 
     python benchmarks/scale.py [--models 2] [--reasoning-kb 8] [--workers 2] [--split test]
-                               [--latency 0.05] [--slots 64] [--concurrency 32]
-                               [--transport litellm|direct] [--no-browser] [--keep DIR]
-                               [--json FILE]
+                               [--methods paper] [--latency 0.05] [--slots 64]
+                               [--concurrency 32] [--transport litellm|direct] [--no-browser]
+                               [--keep DIR] [--json FILE]
 
-One real pytest session (``python -m pytest --revprop-method=all``: 9 methods, k=5, the 5 paper
-seeds, figures and HTML on) with ``--models`` models (``hosted_vllm/fake-1`` ...) against a
-FakeServerProcess on 127.0.0.1 that answers with the scripted responder plus ``--reasoning-kb``
+One real pytest session (``python -m pytest --revprop-method=paper``: the nine methods, k=5,
+the 5 paper seeds, figures and HTML on) with ``--models`` models (``hosted_vllm/fake-1`` ...)
+against a FakeServerProcess on 127.0.0.1 that answers with the scripted responder plus ``--reasoning-kb``
 KB of reasoning per reply (``reasoning_responder.py``: distinct text per request), holds every
 request ``--latency`` seconds and works on at most ``--slots`` at once. Then ``revprop report``
 on the run's results.json into another folder, and the run's report.html in headless Chromium.
@@ -199,7 +199,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     with FakeServerProcess(work, **options) as server:
         pytest_args = [
             f"--revprop-model={','.join(models)}", f"--revprop-api-base={server.base_url}",
-            "--revprop-method=all", f"--revprop-split={args.split}", f"--revprop-cache={cache}",
+            f"--revprop-method={args.methods}", f"--revprop-split={args.split}", f"--revprop-cache={cache}",
             f"--revprop-report={report}", f"--revprop-concurrency={args.concurrency}",
             f"--revprop-transport={args.transport}", "-q", "-n", str(args.workers),
         ]  # fmt: skip
@@ -285,6 +285,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--reasoning-kb", type=float, default=8.0, help="KB of reasoning per reply (default 8)"
     )
     parser.add_argument("--workers", type=int, default=2, help="xdist workers (default 2)")
+    parser.add_argument(
+        "--methods", default="paper", help="--revprop-method (default paper: the nine methods)"
+    )
     parser.add_argument("--split", choices=("dev", "test", "all"), default="test")
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per request")
     parser.add_argument("--slots", type=int, default=64, help="requests served at once")

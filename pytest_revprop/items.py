@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -136,6 +137,7 @@ def let_go(
     if in_worker:
         lists = list(stats.values())
     elif keep_phases or report.when == "call" or not report.passed or report.sections:
+        _share_strings(report)
         return
     else:
         lists = [stats.get("", [])]
@@ -143,6 +145,19 @@ def let_go(
         if reports and reports[-1] is report:  # the terminal appended it just now
             reports.pop()
             return
+
+
+def _share_strings(report: pytest.TestReport) -> None:
+    """A report xdist carried to the controller has its own copy of every string: the same
+    few values (phase, outcome, worker, run id, case file) become shared ones, the item's name
+    in its location the node id itself, and the leftover of its transport goes."""
+    fields = report.__dict__
+    fields.pop("$report_type", None)  # read when the report was rebuilt, never again
+    for name in ("when", "outcome", "worker_id", "testrun_uid"):
+        if isinstance(value := fields.get(name), str):
+            fields[name] = sys.intern(value)
+    path, line, name = report.location
+    report.location = (sys.intern(path), line, report.nodeid if name == report.nodeid else name)
 
 
 __all__ = [

@@ -53,9 +53,10 @@ SCORES_KEPT = 4096
 come together, so recent ones are the ones shared)."""
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class ItemSpec:
-    """One evaluation item: a method run on a case for a model at a base seed."""
+    """One evaluation item: a method run on a case for a model at a base seed (slots: every
+    process holds one per item of the run)."""
 
     case: str
     model: str
