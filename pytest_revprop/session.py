@@ -1,10 +1,10 @@
 """pytest glue, part two: the per-run plugin object.
 
 ``RevpropSession`` (registered only in a run) turns options into cases, models and a Runner,
-makes one item (``items.py``) per (case, model, method, k, seed), hands each item's record (builtin data)
-to the record sink, which writes it to disk at once, and at the end writes the reports,
-prints the summary and folds the gate's verdict into the exit status, never overwriting what
-pytest and other plugins set (docs/interfaces.md, "Exit codes").
+makes one item (``items.py``) per (case, model, method, k, seed), hands each item's record
+(builtin data) to the record sink, which writes it to disk at once, and at the end writes the
+reports, prints the summary and folds the gate's verdict into the exit status, never
+overwriting what pytest and other plugins set (docs/interfaces.md, "Exit codes").
 """
 
 from __future__ import annotations
@@ -309,9 +309,13 @@ class RevpropSession:
                 self.sink.add(record)
                 self.stop_if_refused(record)
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
-        keep_phases = self.config.option.durations is not None
         stats = getattr(terminal, "stats", None)
-        let_go(report, stats, keep_phases=keep_phases, in_worker=self.is_worker)
+        let_go(report, stats, keep_phases=self._keeps_phases(), in_worker=self.is_worker)
+
+    def _keeps_phases(self) -> bool:
+        """Whether our passed setups and teardowns stay in the terminal's stats: for
+        ``--durations``, which lists them."""
+        return self.config.option.durations is not None
 
     def _junit_names(self, report: pytest.TestReport) -> None:
         from _pytest.junitxml import xml_key
@@ -489,7 +493,7 @@ class RevpropSession:
         and put back for the durations (``pytest_terminal_summary_durations``)."""
         stats = getattr(terminalreporter, "stats", None)
         phases = stats.get("") if isinstance(stats, dict) else None
-        if stats is None or not phases or not len(self.sink):
+        if stats is None or not phases or not len(self.sink) or not self._keeps_phases():
             return (yield)
         ours = {spec.node_name() for spec in self.specs}
         kept = [
