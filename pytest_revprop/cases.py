@@ -254,9 +254,48 @@ def _check_schema(data: Any, name: str) -> None:
     )
     if errors:
         err = errors[0]
-        raise CaseError(name, "schema", _pointer(err.absolute_path), _short(err.message))
+        raise CaseError(name, "schema", _pointer(err.absolute_path), schema_error_text(err))
     if not is_finite_json(data):
         raise CaseError(name, "schema", "", "holds NaN or Infinity, which JSON does not allow")
+
+
+def _brief(value: Any, limit: int = 60) -> str:
+    """A value as a message quotes it: JSON, cut; an object or array only named, never
+    dumped (it may be the whole artifact)."""
+    if isinstance(value, dict):
+        return f"an object with {len(value)} member(s)"
+    if isinstance(value, list):
+        return f"an array of {len(value)} item(s)"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def schema_error_text(error: Any) -> str:
+    """A jsonschema error in one line that quotes at most a short value: jsonschema's own
+    message prints the Python repr of the offending instance, which for a whole artifact or
+    gold runs to thousands of characters."""
+    kind, expected, instance = error.validator, error.validator_value, error.instance
+    if kind == "required" and isinstance(instance, dict):
+        missing = [n for n in expected if n not in instance]
+        return f"{missing[0] if missing else expected[0]} is required"
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in instance if k not in allowed)
+        return f"{', '.join(extra[:5]) or 'a member'}: not allowed here"
+    if kind == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else expected
+        return f"{_brief(instance)} is not of type {wanted}"
+    if kind == "enum":
+        return f"{_brief(instance)} is not one of {', '.join(map(str, expected))}"
+    if kind == "pattern":
+        return f"{_brief(instance)} does not have the required form ({expected})"
+    if kind in ("minLength", "minItems") and expected == 1:
+        return f"{_brief(instance)} should be non-empty"
+    if kind in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"):
+        return f"{_brief(instance)} breaks {kind} {expected}"
+    if kind == "const":
+        return f"{_brief(instance)} is not {_brief(expected)}"
+    return f"{_brief(instance)} breaks the schema's {kind!r} rule"
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -401,7 +440,7 @@ def load_cases(paths: Sequence[Path | str]) -> CaseSet:
     return CaseSet(cases, errors)
 
 
-__all__ += ["MISSING", "case_schema", "iter_case_files"]
+__all__ += ["MISSING", "case_schema", "iter_case_files", "schema_error_text"]
 
 
 def dump_case(case: Mapping[str, Any]) -> str:
