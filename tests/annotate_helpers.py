@@ -21,6 +21,14 @@ from chromium import CHROMIUM, CHROMIUM_ARGS
 
 from pytest_revprop.cases import BENCHMARK_DIR
 
+BROWSER_TESTS = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
+    ),
+]
+"""The marks of every browser test module (``pytestmark = BROWSER_TESTS``)."""
+
 DEV_CASES = (
     "invoice-workshop-hours/10",
     "travel-shift-departure/10",

@@ -10,19 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from annotate_helpers import AnnotateProcess, browser, copy_cases
-from chromium import CHROMIUM
+from annotate_helpers import BROWSER_TESTS, AnnotateProcess, browser, copy_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, dump_case, load_case
 
 INVOICE = "invoice-workshop-hours/10"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from annotate_helpers import AnnotateProcess, Browser, browser, copy_cases
-from chromium import CHROMIUM
+from annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, browser, copy_cases
 
 from pytest_revprop.cases import dump_case, load_case
 
@@ -22,12 +21,7 @@ ORG = "org-role-change/10"
 HOTEL = "travel-hotel-swap/10"
 CART = "cart-order-cancelled/10"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture
@@ -98,7 +92,6 @@ def test_two_tabs_on_one_case_keep_their_own_unsaved_changes(
         a.open(HOTEL)
         b = a.another(same_browser_profile=True)
         b.open(HOTEL)
-        assert "also open in another tab" in b.page.text_content("#notice")
         b.op(2, "value").fill("999")  # op 3 in tab B
         b.settle()
         a.op(1, "value").fill("Higashiyama")  # then op 2 in tab A
@@ -108,6 +101,7 @@ def test_two_tabs_on_one_case_keep_their_own_unsaved_changes(
         b.settle()
         assert b.op(2, "value").input_value() == "999"
         assert b.op(1, "value").input_value() == json.dumps(ops[1]["value"]).strip('"')
+        assert "also open in another tab" in b.page.text_content("#notice")
         a.page.reload()
         a.page.wait_for_selector("#gold .op")
         a.settle()

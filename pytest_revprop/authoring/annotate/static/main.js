@@ -105,13 +105,16 @@ function hashFor(file) {
   return encodeURIComponent(unique ? entry.id : file).replaceAll("%2F", "/");
 }
 
-function fileFromHash() {
-  let wanted = "";
+function hashText() {
   try {
-    wanted = decodeURIComponent(location.hash.slice(1));
+    return decodeURIComponent(location.hash.slice(1));
   } catch {
-    return null;
+    return location.hash.slice(1);
   }
+}
+
+function fileFromHash() {
+  const wanted = hashText();
   if (!wanted) return null;
   const entry = sidebar.entries.find((e) => e.file === wanted) || sidebar.entries.find((e) => e.id === wanted);
   return entry ? entry.file : null;
@@ -528,13 +531,23 @@ $("#fix-size").addEventListener("click", () => {
   showMeta(cur.data);
   changed();
 });
-window.addEventListener("popstate", () => {
+// The case the URL's hash names (on loading, a link, Back or Forward).
+function openFromHash() {
   const file = fileFromHash();
-  if (file && file !== state.current?.file) {
-    sidebar.select(file);
-    openCase(file, { push: false });
+  if (file) {
+    if (file !== state.current?.file) {
+      sidebar.select(file);
+      openCase(file, { push: false });
+    }
+  } else if (location.hash.length > 1) {
+    state.opening++;
+    state.current = null;
+    $("#case-view").hidden = true;
+    $("#placeholder").hidden = false;
+    $("#placeholder").textContent = `No case ${hashText()} here. Pick a case on the left.`;
   }
-});
+}
+window.addEventListener("popstate", openFromHash);
 channel?.addEventListener("message", (event) => {
   const cur = state.current;
   if (cur && event.data?.saved === cur.file && event.data.tab !== drafts.tab()) {
@@ -583,13 +596,7 @@ async function boot() {
     return;
   }
   sidebar.setCases(listing.body.cases);
-  const wanted = fileFromHash();
-  if (wanted) {
-    sidebar.select(wanted);
-    openCase(wanted, { push: false });
-  } else if (location.hash.length > 1) {
-    $("#placeholder").textContent = `No case ${decodeURIComponent(location.hash.slice(1))} here. Pick a case on the left.`;
-  }
+  openFromHash();
 }
 
 boot();
