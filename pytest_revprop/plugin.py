@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -40,10 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 metavar=option.metavar,
                 help=option.help,
             )
-        parser.addini(
-            option.name, f"default for {option.flag}", type="bool" if option.is_flag else "string",
-            default=None,
-        )  # fmt: skip
+        ini_type: Literal["bool", "string"] = "bool" if option.is_flag else "string"
+        parser.addini(option.name, f"default for {option.flag}", type=ini_type, default=None)
     group.addoption(
         "--revprop-figures",
         action="store_false",

@@ -32,7 +32,7 @@ from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.options import option_label, option_value
 from pytest_revprop.preflight import check_cache_folder, check_credentials, run_settings
 from pytest_revprop.registry import registered_through
-from pytest_revprop.reporting.item import ItemReport, rerun_args
+from pytest_revprop.reporting.item_report import ItemReport, rerun_args
 from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink, SentTexts
 from pytest_revprop.runner import (
     ItemSpec,

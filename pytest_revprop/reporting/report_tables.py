@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pytest_revprop.reporting.relative import REFERENCE_METHOD, Measures, Relative, relative_to
-from pytest_revprop.reporting.shaping import (
+from pytest_revprop.reporting.report_rows import (
     Usage,
     completion_rows,
     completion_std,

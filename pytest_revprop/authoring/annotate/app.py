@@ -281,7 +281,7 @@ def make_app(store: CaseStore, assistant: Assistant, settings: dict[str, Any]) -
     app[STORE] = store
     app[ASSISTANT] = assistant
     app[SETTINGS] = settings
-    app.on_response_prepare.append(_secure)
+    app.on_response_prepare.append(_secure)  # type: ignore[arg-type]  # aiohttp < 3.11 mistypes the signal
     app.router.add_get("/", index)
     app.router.add_get("/static/{name}", asset)
     app.router.add_get("/api/session", session)
