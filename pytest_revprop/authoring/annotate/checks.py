@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.authoring.annotate.store import openable
-from pytest_revprop.cases import Case, CaseError, case_schema, schema_error_text
+from pytest_revprop.cases import (
+    Case,
+    CaseError,
+    case_schema,
+    reference_problem,
+    schema_error_text,
+)
 from pytest_revprop.jsonutil import (
     MISSING,
     is_within,
@@ -360,16 +366,9 @@ def _op_messages(
         if match == "regex_match":
             _regex_messages(op, before, examples.get(index, MISSING), here, report)
         elif match == "ref_equal":
-            target = resolve(report.expected, op["value"])
-            if target is MISSING or isinstance(target, dict | list):
-                report.add(
-                    "error" if target is MISSING else "warning",
-                    f"{here}/value",
-                    "ref_equal",
-                    "points at no place of the expected artifact"
-                    if target is MISSING
-                    else "points at an object or array, not a leaf",
-                )
+            problem = reference_problem(report.expected, op["value"])
+            if problem is not None:  # the loader's rule, so its message is this one
+                report.add("error", f"{here}/value", "ref-equal", problem)
         elif op["op"] == "replace" and match == "strict" and json_equal(before, op["value"]):
             report.add(
                 "warning",
