@@ -54,6 +54,8 @@ OUTCOME_FIELDS = (
     "latency_s",
     "calls",
     "selection_fallback",
+    "cascade_recall",
+    "preservation",
 )
 KEY_FIELDS = ("case", "model", "method", "k", "seed")
 
