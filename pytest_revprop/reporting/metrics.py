@@ -26,12 +26,15 @@ __all__ = [
     "BOOTSTRAP_SEED",
     "BREAKDOWN_DIMENSIONS",
     "GROUP_FIELDS",
+    "NONE_CELL",
     "GroupTally",
     "beyond_cells",
     "breakdown_rows",
     "completion_ci95",
+    "fill_summary",
     "group_figures",
     "solved_cases",
+    "solved_label",
 ]
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -205,12 +208,12 @@ def _dimension_value(record: Mapping[str, Any], name: str) -> str | None:
     return None if value is None or isinstance(value, dict | list) else str(value)
 
 
-def breakdown_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def breakdown_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Where models fail: per model, dimension (pattern, size, domain) and value, over the
     model's methods at their main k: the completion rate (completed among scored samples),
     pass^S (the share of (method, case) pairs completed at every seed) and the mean cascade
     recall (None when no sample has one). Rows in model order of appearance, then dimension,
-    then value (sizes numerically)."""
+    then value (sizes numerically). Two passes over ``records`` (a streamed source is fine)."""
     main = _main_k(records)
     tallies: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in records:
@@ -230,7 +233,7 @@ def breakdown_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
             pair[0] += bool(r.get("completed"))
             pair[1] += 1
             tally["recall"].add(r.get("cascade_recall"))
-    models = list(dict.fromkeys(str(r["model"]) for r in records))
+    models = list(dict.fromkeys(model for model, _, _ in tallies))
 
     def order(key: tuple[str, str, str]) -> tuple[Any, ...]:
         model, name, value = key
@@ -273,7 +276,41 @@ def solved_cases(records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
         tally = done.setdefault(str(r["case"]), [0, 0])
         tally[0] += bool(r.get("completed"))
         tally[1] += 1
-    return {
-        case: "by none" if d == 0 else "by all" if d == s else "by some"
-        for case, (d, s) in sorted(done.items())
-    }
+    return {case: solved_label(d, s) for case, (d, s) in sorted(done.items())}
+
+
+def solved_label(completed: int, scored: int) -> str:
+    """``by none``, ``by all`` or ``by some``: how a case's ``scored`` samples, over every
+    group of a run, did (``completed`` of them completed)."""
+    return "by none" if completed == 0 else "by all" if completed == scored else "by some"
+
+
+OLD_FILE_NOTE = (
+    "This results.json predates pass^S, pass@S, flaky cases and the completion interval: they "
+    "were computed from its records."
+)
+NO_CREDIT_NOTE = (
+    "Its records carry no cascade recall or preservation (written before them): those show as –."
+)
+
+
+def fill_summary(results: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``results`` with every summary row holding ``GROUP_FIELDS``: rows written before they
+    existed get them from the result records (the credit means stay None when the records have
+    no credit either); and the notes saying so (none for a file that had them)."""
+    summary = list(results["summary"])
+    if all("pass_all_seeds" in row for row in summary):
+        return dict(results), []
+    figures = group_figures(results["results"])
+    filled = []
+    for row in summary:
+        if "pass_all_seeds" in row:
+            filled.append(row)
+            continue
+        key = (str(row["model"]), str(row["method"]), row.get("k"))
+        empty = dict.fromkeys(GROUP_FIELDS)
+        filled.append({**row, **figures.get(key, empty)})
+    notes = [OLD_FILE_NOTE]
+    if all(row.get("cascade_recall") is None for row in filled):
+        notes.append(NO_CREDIT_NOTE)
+    return {**results, "summary": filled}, notes

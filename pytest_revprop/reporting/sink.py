@@ -56,6 +56,9 @@ OUTCOME_FIELDS = (
     "selection_fallback",
     "cascade_recall",
     "preservation",
+    "domain",
+    "pattern",
+    "size",
 )
 KEY_FIELDS = ("case", "model", "method", "k", "seed")
 
