@@ -5,6 +5,7 @@ and completion interval (reporting/metrics.py), where they fail, and the pass^S 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from typing import Any
 
@@ -343,3 +344,29 @@ def test_the_pass_all_seeds_gate_pairs_only_the_seeds_both_runs_scored() -> None
     (group,) = result["comparison"].groups
     assert (group.n_pairs, group.base_rate, group.new_rate) == (1, 1.0, 1.0)
     assert result["comparison"].skipped == 1
+
+
+def test_compare_tests_pass_all_seeds_and_shows_the_figures_beyond_the_paper(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_revprop.reporting.compare import compare_main
+
+    cases = [f"c{i}" for i in range(12)]  # as in the gate test above
+    base = [_gate_record(c, s, i < 6) for i, c in enumerate(cases) for s in (0, 1)]
+    new = [_gate_record(c, s, s == 0) for c in cases for s in (0, 1)]
+    paths = []
+    for name, records in (("a.json", base), ("b.json", new)):
+        path = tmp_path / name
+        summary = [{"model": "m", "method": "j+h", "k": 1, "completion_rate": 0.5}]
+        path.write_text(json.dumps({"meta": {}, "summary": summary, "results": records}))
+        paths.append(str(path))
+    assert compare_main([*paths, "--fail-on-regression"]) == 0
+    out = capsys.readouterr().out
+    # pass^S 50.0 -> 0.0; no record carries partial credit: shown as –
+    assert "Beyond the paper:" in out
+    line = next(row for row in out.splitlines() if row.startswith("m ") and "–" in row)
+    assert line.split()[3:5] == ["50.0", "0.0"] and line.split()[-4:] == ["–"] * 4
+    assert compare_main([*paths, "--metric", "pass_all_seeds", "--fail-on-regression"]) == 6
+    out = capsys.readouterr().out
+    assert "Regression: pass^S (cases passed at every seed) down by more than 2" in out
+    assert "A pass → B fail (6): c0, c1, c2, c3, c4, c5" in out
