@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.vocabulary import BUILTIN_METHODS, DEFAULT_K, PAPER_SEEDS, SPLITS, TRANSPORTS
+from pytest_revprop.vocabulary import (
+    BUILTIN_METHODS,
+    DEFAULT_K,
+    GATE_METRICS,
+    PAPER_SEEDS,
+    SPLITS,
+    TRANSPORTS,
+)
 
 METHOD_CHOICES = (*BUILTIN_METHODS, "all", "paper")
 """The built-in method names and ``all``; a run also knows the methods registered through
@@ -77,6 +84,15 @@ def parse_transport(text: str) -> str:
     if text not in TRANSPORTS:
         raise argparse.ArgumentTypeError(
             f"transport must be {' or '.join(TRANSPORTS)}, got {text!r}"
+        )
+    return text
+
+
+def parse_gate_metric(text: str) -> str:
+    """What the baseline gate compares: one of :data:`~pytest_revprop.vocabulary.GATE_METRICS`."""
+    if text not in GATE_METRICS:
+        raise argparse.ArgumentTypeError(
+            f"gate metric must be {' or '.join(GATE_METRICS)}, got {text!r}"
         )
     return text
 
@@ -391,6 +407,14 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
         parse_max_drop,
         default=2.0,
         metavar="POINTS",
+    ),
+    PluginOption(
+        "revprop_gate_metric",
+        "what the gate compares per (model, method, k): completion (default; paired by case "
+        "and seed) or pass_all_seeds (paired by case; a case passes when it passes at every seed)",
+        parse_gate_metric,
+        default="completion",
+        metavar="{" + ",".join(GATE_METRICS) + "}",
     ),
     PluginOption(
         "revprop_with_tests",

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_revprop.cases import Case
+from pytest_revprop.credit import partial_credit
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
@@ -158,6 +159,7 @@ def result_record(
     """The plain-data record of one item (results.json row plus what reports need);
     ``score`` is ``run.score(case)`` when the caller has it already."""
     score = run.score(case) if score is None else score
+    credit = partial_credit(case, score)
     return {
         "case": case.id,
         "model": spec.model,
@@ -187,6 +189,8 @@ def result_record(
         "request": case.request,
         "replies": [c.to_dict() for c in run.calls],
         "failed_call": run.failed_call,
+        "cascade_recall": credit.cascade_recall,
+        "preservation": credit.preservation,
     }
 
 

@@ -405,6 +405,7 @@ class RevpropSession:
                     doc["results"],
                     self.config.getoption("revprop_max_drop"),
                     name=str(self.config.getoption("revprop_baseline")),
+                    metric=self.config.getoption("revprop_gate_metric"),
                 )
             except UserError as exc:
                 self.gate_error = str(exc)

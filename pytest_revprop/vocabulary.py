@@ -165,6 +165,12 @@ class ResultRecord(ResultRow):
     request: str
     replies: list[dict[str, Any]]
     failed_call: FailedCall | None
+    cascade_recall: float | None
+    """Beyond the paper: the share of the gold's required cascade places the reply got right
+    (None: the gold has none, or the call failed); 0 for an invalid reply."""
+    preservation: float | None
+    """Beyond the paper: one minus the share of the artifact's places outside every gold path
+    that the reply changed (None: there are none, or the call failed); 0 for an invalid reply."""
 
 
 FIXED_RESULT_KEYS: Final[tuple[str, ...]] = tuple(ResultRow.__annotations__)
@@ -175,6 +181,14 @@ RESULT_KEYS: Final[tuple[str, ...]] = tuple(
     key for key in ResultRecord.__annotations__ if key not in SAMPLE_ONLY_KEYS
 )
 """The keys of a results.json row: the fixed ones, then the project's additions."""
+
+# --------------------------------------------------------------------------- the gate
+
+GateMetric = Literal["completion", "pass_all_seeds"]
+"""What the baseline gate compares per (model, method, k): the completion rate over samples
+(the paper's, paired by case and seed), or pass^S (paired by case: a case passes when it
+completes at every seed both runs share)."""
+GATE_METRICS: Final[tuple[GateMetric, ...]] = get_args(GateMetric)
 
 # --------------------------------------------------------------------------- exit codes
 

@@ -149,4 +149,11 @@ def test_the_summary_table_shows_rates_in_percent_and_cost_to_four_places(
         "cost $": "0.0160",
         "latency s": "2.00",
         "calls": "9",
+        # beyond the paper: a passes at both seeds, b, c and d at one (flaky): 1/4 and 4/4
+        "pass^S %": "25.0",
+        "pass@S %": "100.0",
+        "95% CI %": "{:.1f}–{:.1f}".format(*(100 * v for v in row["completion_ci95"])),
+        "recall": "–",  # these records carry no partial credit
+        "preserved": "–",
+        "flaky": "3",
     }

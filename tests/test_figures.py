@@ -167,6 +167,8 @@ def test_write_report_writes_figures_with_their_data_and_the_tables(
             "failure_composition.csv",
             "cost_vs_completion.png",
             "cost_vs_completion.csv",
+            "where_they_fail.png",
+            "where_they_fail.csv",
             "report.md",
             "report.html",
         ]

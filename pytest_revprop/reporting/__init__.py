@@ -5,6 +5,8 @@ stats.py           exact McNemar test, mean and std, pairing two runs' outcomes
 results.py         the one reader of results.json (loaded and checked, or streamed)
 replystore.py      each reply's text once, in replies/ (read by Python and by report.html)
 samples.py         samples.jsonl read back with the replies' text; ``revprop samples``
+metrics.py         beyond the paper: pass^S, pass@S, flaky cases, credit means, the bootstrap
+                   interval; where models fail; the cases no group or every group completes
 relative.py        each method relative to j+h: gain, cost and latency multiples, effectiveness
 aggregate.py       summary rows built one record at a time; the summary's cells
 sink.py            records to disk as they arrive; results.json, samples.jsonl, summary.md

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_revprop.reporting.metrics import BEYOND_HEADER, GroupTally, beyond_cells
 from pytest_revprop.reporting.relative import relative_to_jh
 from pytest_revprop.reporting.report_rows import method_rank as _order
 from pytest_revprop.reporting.stats import mean_std
@@ -40,6 +41,8 @@ class _Group:
     errors: int = 0
     truncated: int = 0
     selection_fallbacks: int = 0
+    beyond: GroupTally = field(default_factory=GroupTally)
+    """What the figures beyond the paper need (``metrics``)."""
 
 
 class SummaryBuilder:
@@ -60,6 +63,7 @@ class SummaryBuilder:
         group.cost_usd += record["cost_usd"]
         group.latency_s += record["latency_s"]
         group.calls += record["calls"]
+        group.beyond.add(record)
         if record.get("error") in INFRASTRUCTURE_ERRORS:
             group.errors += 1
             return
@@ -88,6 +92,7 @@ class SummaryBuilder:
                 "calls": g.calls, "n_items": g.n_items, "errors": g.errors,
                 "truncated": g.truncated, "selection_fallbacks": g.selection_fallbacks,
                 "completion_by_seed": {str(s): v for s, v in rates.items()},
+                **g.beyond.figures(),
             })  # fmt: skip
         return rows
 
@@ -132,6 +137,7 @@ def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[li
         "cost $",
         "latency s",
         "calls",
+        *BEYOND_HEADER,
     ]
     rows = [
         [
@@ -148,6 +154,7 @@ def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[li
             f"{r['cost_usd']:.4f}",
             f"{r['latency_s']:.2f}",
             str(r["calls"]),
+            *beyond_cells(r),
         ]
         for r in summary
     ]

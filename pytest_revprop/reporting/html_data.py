@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_revprop.reporting.metrics import solved_label
 from pytest_revprop.reporting.replystore import (
     REPLIES_DIR,
     TEXT_FIELDS,
@@ -249,6 +250,18 @@ def _sources(
     return ((record, record) for record in samples), lambda record: record
 
 
+def _mark_solved(case_rows: list[dict[str, Any]], index: Mapping[str, list[Any]]) -> None:
+    """Each case row's ``solved`` (``metrics.solved_label``) over its samples whose call did
+    not fail; None for a case with no such sample."""
+    tallies = [[0, 0] for _ in case_rows]
+    for where, outcome in zip(index["case"], index["outcome"], strict=True):
+        if OUTCOMES[outcome] != "error":
+            tallies[where][0] += OUTCOMES[outcome] == "completed"
+            tallies[where][1] += 1
+    for row, (done, scored) in zip(case_rows, tallies, strict=True):
+        row["solved"] = solved_label(done, scored) if scored else None
+
+
 def build_data(
     meta: Mapping[str, Any],
     samples: Iterable[Mapping[str, Any]] | SampleFile,
@@ -294,6 +307,7 @@ def build_data(
         index["k"].append(record.get("k"))
         index["seed"].append(record.get("seed"))
         index["outcome"].append(OUTCOMES.index(sample_outcome(record)))
+    _mark_solved(case_rows, index)
     try:
         for where, (row, group) in enumerate(zip(case_rows, members, strict=True)):
             shared = _CaseShared(cases.get(row["id"]))

@@ -17,6 +17,7 @@ from typing import Any
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.figures import FIGURE_FILES, render_figures
 from pytest_revprop.reporting.html import write_html
+from pytest_revprop.reporting.metrics import fill_summary
 from pytest_revprop.reporting.report_tables import report_tables
 from pytest_revprop.reporting.results import check_results, open_results
 from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
@@ -81,9 +82,11 @@ def write_report(
     paths written (the data folders not listed).
     """
     check_results(results)
+    results, filled = fill_summary(results)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pngs, data, notes = render_figures(results)
+    notes = filled + notes
     written: list[Path] = []
     for name, png in pngs.items():
         png_path = out_dir / FIGURE_FILES[name]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pytest_revprop.reporting.metrics import BEYOND_HEADER, beyond_cells
 from pytest_revprop.reporting.relative import REFERENCE_METHOD, Measures, Relative, relative_to
 from pytest_revprop.reporting.report_rows import (
     Usage,
@@ -25,6 +26,7 @@ from pytest_revprop.reporting.report_rows import (
 )
 from pytest_revprop.reporting.stats import GroupKey
 from pytest_revprop.reporting.tables import Table
+from pytest_revprop.reporting.where_tables import where_tables
 from pytest_revprop.vocabulary import OUTCOME_COLUMNS
 
 __all__ = ["report_tables"]
@@ -61,6 +63,7 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
                 _fmt(use.cost_usd, "{:.6f}"),
                 _fmt(use.latency_s, "{:.2f}"),
                 _fmt(use.calls, "{:.2f}"),
+                *beyond_cells(r),
             ]
         )
     header = [
@@ -78,6 +81,7 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
         "cost/sample (USD)",
         "latency/sample (s)",
         "calls/sample",
+        *BEYOND_HEADER,
     ]
     return Table(
         "Summary",
@@ -85,7 +89,11 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
         rows,
         anchor="summary",
         note="Failure columns are totals over all runs: miss, over edit and wrong value count "
-        "artifact elements, invalid counts replies.",
+        "artifact elements, invalid counts replies. Beyond the paper (docs/protocol.md): pass^S "
+        "and pass@S are the shares of cases completed at every seed and at some seed, the 95% "
+        "interval of the completion rate resamples cases, recall and preserved are the means of "
+        "the samples' cascade recall and preservation, flaky counts the cases completed at some "
+        "seeds and not others.",
     )
 
 
@@ -183,7 +191,7 @@ def report_tables(results: Mapping[str, Any]) -> list[Table]:
     columns = [f"{m} k={k}" for m, k in _ratio_columns(results)]
     tables = [_summary_table(results), _completion_matrix(results)]
     if not columns:
-        return tables
+        return tables + where_tables(results)
     tables += [
         Table(
             "Latency relative to j+h",
@@ -215,4 +223,4 @@ def report_tables(results: Mapping[str, Any]) -> list[Table]:
             note="gain / (latency / latency_j+h - 1); n/a when the latency ratio is <= 1 or unknown.",
         ),
     ]
-    return tables
+    return tables + where_tables(results)

@@ -54,6 +54,11 @@ OUTCOME_FIELDS = (
     "latency_s",
     "calls",
     "selection_fallback",
+    "cascade_recall",
+    "preservation",
+    "domain",
+    "pattern",
+    "size",
 )
 KEY_FIELDS = ("case", "model", "method", "k", "seed")
 
