@@ -31,7 +31,7 @@ takes a :class:`ModelConfig`.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pytest_revprop.cases import Case
 from pytest_revprop.llm.presets import ModelConfig
@@ -86,6 +86,14 @@ class RegisterModel(Protocol):
     shipped preset's name or one taken already is a usage error."""
 
     def __call__(self, config: ModelConfig) -> ModelConfig: ...
+
+
+if TYPE_CHECKING:  # mypy holds the registries to what these protocols promise
+    from pytest_revprop.llm.presets import PresetRegistry
+    from pytest_revprop.registry import MethodRegistry
+
+    _methods: RegisterMethod = MethodRegistry().register
+    _models: RegisterModel = PresetRegistry().register
 
 
 __all__ = [
