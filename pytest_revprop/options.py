@@ -29,15 +29,17 @@ from pytest_revprop.vocabulary import (
     BUILTIN_METHODS,
     DEFAULT_K,
     GATE_METRICS,
+    METHOD_NAME_PATTERN,
+    METHOD_SETS,
     PAPER_SEEDS,
     SPLITS,
     TRANSPORTS,
 )
 
-METHOD_CHOICES = (*BUILTIN_METHODS, "all", "paper")
+METHOD_CHOICES = (*BUILTIN_METHODS, *METHOD_SETS)
 """The built-in method names and ``all``; a run also knows the methods registered through
 the ``pytest_revprop_methods`` hook, and checks names against all of them."""
-METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+METHOD_NAME = re.compile(METHOD_NAME_PATTERN)
 SPLIT_CHOICES = (*SPLITS, "all")
 MAX_PORT = 65535
 

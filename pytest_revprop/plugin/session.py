@@ -249,6 +249,9 @@ class RevpropSession:
     def result(self, spec: ItemSpec) -> ResultRecord:
         return self._runner().result(spec)
 
+    def uses_k(self, method: str) -> bool:
+        return self.settings.registry.get(method).uses_k
+
     # ------------------------------------------------------------------ results
 
     @pytest.hookimpl(wrapper=True)
@@ -488,7 +491,8 @@ class RevpropSession:
             return
         for row in doc["summary"]:
             name = f"revprop_completion_rate[{row['model']}|{row['method']}|k{row['k']}]"
-            xml.add_global_property(name, f"{row['completion_rate']:.4f}")
+            rate = row["completion_rate"]  # None: every item errored (JSON-style null)
+            xml.add_global_property(name, "null" if rate is None else f"{rate:.4f}")
 
     @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_terminal_summary")
     def pytest_terminal_summary_listing(self, terminalreporter: Any) -> Generator[None, None, None]:
