@@ -24,6 +24,7 @@ from pytest_revprop.jsonutil import (
     json_equal,
     leaf_count,
     loads_strict,
+    resolve,
     split_pointer,
 )
 from pytest_revprop.patching import PatchError, apply_operations, diff
@@ -337,12 +338,14 @@ def _check_rules(case: Case, name: str) -> None:
                     f"/gold/{g_index}/value",
                     "ref_equal value is not a JSON Pointer",
                 ) from None
+    _check_gold_ops(case, name)
     try:
-        apply_operations(case.artifact, case.gold_patch)
+        expected = apply_operations(case.artifact, case.gold_patch)
     except PatchError as exc:
         raise CaseError(
             name, "gold-applies", "/gold", f"gold patch does not apply to the artifact: {exc}"
         ) from None
+    _check_references(case, expected, name)
     count = leaf_count(case.artifact)
     if count != case.size:
         raise CaseError(
@@ -351,6 +354,50 @@ def _check_rules(case: Case, name: str) -> None:
             "/size",
             f"size is {case.size} but the artifact has {count} primitive leaves",
         )
+
+
+def _check_gold_ops(case: Case, name: str) -> None:
+    """Rules ``gold-empty`` (a gold has at least one operation: the direct change) and
+    ``gold-root`` (no operation on the document root: it would replace the whole document)."""
+    if not case.gold:
+        raise CaseError(
+            name,
+            "gold-empty",
+            "/gold",
+            "the gold has no operation: it needs at least the direct change",
+        )
+    for g_index, gold in enumerate(case.gold):
+        if gold.path == "":
+            raise CaseError(
+                name,
+                "gold-root",
+                f"/gold/{g_index}/path",
+                f'a {gold.op} of the document root (path "") changes the whole document: '
+                "give the path of the place it changes",
+            )
+
+
+def _check_references(case: Case, expected: Any, name: str) -> None:
+    """Rule ``ref-equal``: every ``ref_equal`` pointer names a primitive leaf of the expected
+    artifact (what the predicted value is compared with: a place, not an object or array)."""
+    for g_index, gold in enumerate(case.gold):
+        if gold.match != "ref_equal":
+            continue
+        problem = reference_problem(expected, gold.value)
+        if problem is not None:
+            raise CaseError(name, "ref-equal", f"/gold/{g_index}/value", problem)
+
+
+def reference_problem(expected: Any, pointer: str) -> str | None:
+    """What is wrong with ``pointer`` as a ``ref_equal`` value given the expected artifact
+    (rule ``ref-equal``), or None when it names a primitive leaf of it."""
+    target = resolve(expected, pointer)
+    if target is MISSING:
+        return f"the ref_equal pointer {pointer!r} names no place of the expected artifact"
+    if isinstance(target, dict | list):
+        kind = "an object" if isinstance(target, dict) else "an array"
+        return f"the ref_equal pointer {pointer!r} names {kind}, not a primitive leaf"
+    return None
 
 
 def _check_regex(pattern: Any, name: str, pointer: str) -> None:
@@ -440,7 +487,7 @@ def load_cases(paths: Sequence[Path | str]) -> CaseSet:
     return CaseSet(cases, errors)
 
 
-__all__ += ["MISSING", "case_schema", "iter_case_files", "schema_error_text"]
+__all__ += ["MISSING", "case_schema", "iter_case_files", "reference_problem", "schema_error_text"]
 
 
 def dump_case(case: Mapping[str, Any]) -> str:

@@ -290,7 +290,6 @@ def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
 
     from scripted_writer import ScriptedWriter, model
 
-    from pytest_revprop.authoring.synth.asking import Budget
     from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
     from pytest_revprop.authoring.synth.pipeline import Role, Settings, card_draft
     from pytest_revprop.llm.client import Client
@@ -308,7 +307,7 @@ def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
         gold_rule="maj",
     )
     card = parse_card(example_card_text("invoice-discount"), Path("cards/invoice-discount.toml"))
-    outcome = asyncio.run(card_draft(card, 1, settings, Budget()))
+    outcome = asyncio.run(card_draft(card, 1, settings))
     assert outcome.status == "draft" and outcome.path is not None
     draft_id = load_case(outcome.path).id
     with (

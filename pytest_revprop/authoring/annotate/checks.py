@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.authoring.annotate.store import openable
-from pytest_revprop.cases import Case, CaseError, case_schema, schema_error_text
+from pytest_revprop.cases import (
+    Case,
+    CaseError,
+    case_schema,
+    reference_problem,
+    schema_error_text,
+)
 from pytest_revprop.jsonutil import (
     MISSING,
     is_within,
@@ -108,7 +114,9 @@ def check_case(data: Any, examples: dict[int, Any] | None = None) -> Report:
     try:
         case = Case.from_dict(data)
     except CaseError as exc:
-        said = exc.rule == "schema" and any(m["rule"] == "schema" for m in report.messages)
+        said = any(m["level"] == "error" for m in report.messages) and (
+            exc.rule == "schema" or any(m["pointer"] == exc.pointer for m in report.messages)
+        )
         if exc.rule != "gold-applies" and not said:  # each is said once, where it lies
             report.add("error", exc.pointer, exc.rule, exc.message)
         return report
@@ -156,7 +164,7 @@ def _path_messages(gold: list[dict[str, Any]], report: Report) -> None:
             report.add(
                 "error",
                 f"/gold/{index}/path",
-                "path",
+                "gold-root",  # the loader's rule; said here too while the op is incomplete
                 "no path yet: name the place this operation changes (e.g. /total); "
                 '"" would replace the whole document',
             )
@@ -360,16 +368,9 @@ def _op_messages(
         if match == "regex_match":
             _regex_messages(op, before, examples.get(index, MISSING), here, report)
         elif match == "ref_equal":
-            target = resolve(report.expected, op["value"])
-            if target is MISSING or isinstance(target, dict | list):
-                report.add(
-                    "error" if target is MISSING else "warning",
-                    f"{here}/value",
-                    "ref_equal",
-                    "points at no place of the expected artifact"
-                    if target is MISSING
-                    else "points at an object or array, not a leaf",
-                )
+            problem = reference_problem(report.expected, op["value"])
+            if problem is not None:  # the loader's rule, so its message is this one
+                report.add("error", f"{here}/value", "ref-equal", problem)
         elif op["op"] == "replace" and match == "strict" and json_equal(before, op["value"]):
             report.add(
                 "warning",
