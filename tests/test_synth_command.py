@@ -276,7 +276,7 @@ SOURCE = {
 REWORDED = {
     "turns": [
         "Please invoice Acme: 3 units, $12.50 apiece.",
-        "Add a $5.00 fee to the line amount; that sum is the total.",
+        "Take the line amount plus a fee of $5.00: that sum is the total.",
     ],
     "request": "Make it 4 units rather than 3.",
 }
