@@ -446,14 +446,7 @@ def option_value(config: OptionSource, name: str) -> Any:
     given = config.getoption(name)
     if given is not None:
         return given
-    try:
-        raw = config.getini(name)
-    except ValueError as exc:  # pytest's reading of a flag: "invalid truth value 'maybe'"
-        got = str(exc).rsplit(" ", 1)[-1]
-        raise UserError(f"{_ini_label(config, name)}: must be true or false, got {got}") from None
-    except TypeError as exc:  # a native TOML value of the wrong type ([tool.pytest], pytest 9)
-        detail = str(exc)[str(exc).find("expects") :]
-        raise UserError(f"{_ini_label(config, name)}: {detail}") from None
+    raw = _read_ini(config, name)
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return False if option.is_flag else option.default
     if option.parse is None:
@@ -467,10 +460,31 @@ def option_value(config: OptionSource, name: str) -> Any:
         raise UserError(f"{_ini_label(config, name)}: {exc}") from None
 
 
+def _read_ini(config: OptionSource, name: str) -> Any:
+    """``config.getini(name)``, with pytest's own complaint about the value replaced by ours,
+    which names the key and its file. pytest < 9.2 raises the ValueError of its reading of a
+    flag ("invalid truth value 'maybe'") or the TypeError of a native TOML value of the wrong
+    type; pytest 9.2 raises a UsageError from either (caught here by its cause, as this module
+    does not import pytest)."""
+    try:
+        return config.getini(name)
+    except Exception as exc:
+        cause = exc if isinstance(exc, ValueError | TypeError) else exc.__cause__
+        if isinstance(cause, ValueError) and "truth value" in str(cause):
+            got = str(cause).rsplit(" ", 1)[-1]
+            raise UserError(
+                f"{_ini_label(config, name)}: must be true or false, got {got}"
+            ) from None
+        if isinstance(cause, ValueError | TypeError) and "expects" in str(cause):
+            detail = str(cause)[str(cause).find("expects") :]
+            raise UserError(f"{_ini_label(config, name)}: {detail}") from None
+        raise
+
+
 def option_label(config: OptionSource, name: str) -> str:
     """Where the value of option ``name`` comes from, for messages: ``--revprop-model``, or
     ``revprop_model in pytest.ini`` when the command line did not give it."""
-    if config.getoption(name) is not None or config.getini(name) in (None, ""):
+    if config.getoption(name) is not None or _read_ini(config, name) in (None, ""):
         return OPTIONS_BY_NAME[name].flag
     return _ini_label(config, name)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import re
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import jsonpatch
@@ -42,10 +43,10 @@ class _JSONTestOperation(jsonpatch.TestOperation):  # type: ignore[misc]
 
 
 class _Patch(jsonpatch.JsonPatch):  # type: ignore[misc]
-    operations: ClassVar[dict[str, Any]] = {
-        **jsonpatch.JsonPatch.operations,
-        "test": _JSONTestOperation,
-    }
+    # A read-only mapping, as jsonpatch >= 1.48 declares it (older releases, a plain dict).
+    operations: ClassVar[MappingProxyType[str, Any]] = MappingProxyType(
+        {**jsonpatch.JsonPatch.operations, "test": _JSONTestOperation}
+    )
 
 
 def check_operations(patch: Any) -> list[dict[str, Any]]:

@@ -62,7 +62,7 @@ MATCHERS: Final[tuple[Matcher, ...]] = get_args(Matcher)
 OpKind = Literal["direct", "cascade"]
 """A gold operation is named by the request (direct) or forced by a dependency (cascade)."""
 OP_KINDS: Final[tuple[OpKind, ...]] = get_args(OpKind)
-AnnotationStatus = Literal["draft", "annotated", "reviewed"]
+AnnotationStatus = Literal["draft", "annotated", "reviewed", "changed"]
 ANNOTATION_STATUSES: Final[tuple[AnnotationStatus, ...]] = get_args(AnnotationStatus)
 
 BENCHMARK_MARKERS: Final[tuple[str, ...]] = (

@@ -5,6 +5,7 @@ results renamed for `revprop compare`, and one-line errors."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -110,28 +111,74 @@ def _without_time(text: str) -> Any:
     return data
 
 
-def test_the_budget_stops_new_calls_and_keeps_what_was_made(
+CHEAP = CONFIG.replace("fake = [1000.0, 2000.0]", "fake = [10.0, 20.0]")
+"""Prices at which one call costs a few cents and nine cards about a dollar and a half."""
+
+
+def _nine_cards(project: Path) -> None:
+    """Nine invoice cards, each its own scenario (their notes differ, so do their prompts)."""
+    (project / "cards" / "invoice.toml").unlink()
+    text = example_card_text()
+    for n in range(1, 10):
+        card = text.replace('id = "invoice-discount"', f'id = "invoice-{n}"')
+        card = card.replace('notes = "', f'notes = "This is client number {n}. ')
+        (project / "cards" / f"invoice-{n}.toml").write_text(card, encoding="utf-8")
+
+
+def _spending(out: str) -> list[float]:
+    """The "spent so far" figures of a run's progress lines, in order."""
+    return [float(found) for found in re.findall(r"spent so far \$([0-9.]+)", out)]
+
+
+def test_the_budget_is_a_ceiling_the_run_stops_at_and_resumes_from(
     project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (project / "revprop.toml").write_text(CHEAP, encoding="utf-8")
+    _nine_cards(project)
     server = fake_server(responder=ScriptedWriter())
-    assert _synth(server, "cards", "--max-cost", "2.5") == 1
+    args = ("cards", "--concurrency", "1", "--out", "drafts")
+    assert _synth(server, *args, "--max-cost", "0.5") == 1
     out = capsys.readouterr().out
     sent = server.stats()["count"]
-    assert 1 <= sent < 8
-    assert "invoice-discount/10-1: stopped" in out
-    assert "rerun with a higher budget" in out
-    record = json.loads(
-        (project / "synth-drafts" / "__rejected__" / "invoice-discount" / "10-1.json").read_text()
-    )
-    assert record["rejected"]["step"] == "budget"
-    assert "--max-cost budget of $2.5000 is spent" in record["rejected"]["reasons"][0]
-    assert len(record["conversation"]) == sent
-    # a higher budget resumes: the turns already made come from the cache
-    assert _synth(server, "cards") == 0
-    assert server.stats()["count"] == 8
-    assert not (
-        project / "synth-drafts" / "__rejected__" / "invoice-discount" / "10-1.json"
-    ).exists()
+    spent = _spending(out)
+    assert len(spent) == 9 and max(spent) <= 0.5
+    total = float(re.findall(r"new spending \$([0-9.]+) of the \$0.5000 ceiling", out)[0])
+    # what the calls cost, as the cache recorded them (the cache was empty before this run)
+    made = [json.loads(p.read_text()) for p in (project / ".revprop-cache").rglob("*.json")]
+    assert len(made) == server.stats()["count"]
+    assert sum(entry["reply"]["cost_usd"] for entry in made) == pytest.approx(total, abs=1e-4)
+    assert total <= 0.5
+    assert 8 < sent < 9 * 5 + 3  # some drafts were made, not all
+    drafts = sorted(p.parent.name for p in (project / "drafts").glob("invoice-*/10-1.json"))
+    stopped = list((project / "drafts" / "__rejected__").rglob("*.json"))
+    assert drafts and len(drafts) < 9
+    for record in stopped:  # a draft stopped half way keeps what it made, and why
+        data = json.loads(record.read_text())
+        assert data["rejected"]["step"] == "budget"
+        assert "--max-cost budget of $0.5000 leaves no room" in data["rejected"]["reasons"][0]
+        assert data["conversation"]
+    assert "stopped by --max-cost: rerun with a higher budget" in out
+    # a higher ceiling resumes: what was made comes from the cache, the rest is made now
+    assert _synth(server, *args, "--max-cost", "5") == 0
+    out = capsys.readouterr().out
+    assert "9 draft(s), 0 rejected, 0 stopped, 0 failed; 72 calls" in out
+    # 5 writer calls per card; the 3 gold samples are the same requests for all nine
+    unique = 9 * 5 + 3
+    assert server.stats()["count"] == unique
+    assert f"({72 - (unique - sent)} from the cache)" in out
+    assert max(_spending(out)) <= 5
+    assert not (project / "drafts" / "__rejected__").exists()
+
+
+def test_a_budget_on_an_unpriced_model_is_a_usage_error(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "revprop.toml").write_text(CONFIG.split("[prices]")[0], encoding="utf-8")
+    server = fake_server(responder=ScriptedWriter())
+    assert _synth(server, "cards", "--max-cost", "1") == 2
+    err = capsys.readouterr().err
+    assert "--max-cost needs the prices of fake" in err and "[tool.revprop.prices]" in err
+    assert server.stats()["count"] == 0
 
 
 def test_drafts_not_started_before_the_budget_ran_out_write_nothing(

@@ -13,11 +13,11 @@ sink.py            records to disk as they arrive; results.json, samples.jsonl, 
 gate.py            the baseline gate and the baseline file
 header.py          the run header: versions, each model and where its calls go, the run
 compare.py         ``revprop compare``
-shaping.py         a results document -> the rows the report's figures and tables show
+report_rows.py     a results document -> the rows the report's figures and tables show
 figures.py         the plots (matplotlib, imported when a figure is drawn)
 report_tables.py   the report's tables
 html_data.py       report.html's sample index and the data files beside it
 html.py            report.html
 report_command.py  the report folder (``write_report``) and ``revprop report``
-item.py            the report of one item that failed or errored, and its rerun command
+item_report.py     the report of one item that failed or errored, and its rerun command
 """

@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_revprop.reporting.metrics import BEYOND_HEADER, GroupTally, beyond_cells
 from pytest_revprop.reporting.relative import relative_to_jh
-from pytest_revprop.reporting.shaping import method_rank as _order
+from pytest_revprop.reporting.report_rows import method_rank as _order
 from pytest_revprop.reporting.stats import mean_std
 from pytest_revprop.reporting.tables import markdown_table, text_table
 from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_revprop.reporting.metrics import BREAKDOWN_DIMENSIONS, breakdown_rows
 from pytest_revprop.reporting.relative import REFERENCE_METHOD
-from pytest_revprop.reporting.shaping import (
+from pytest_revprop.reporting.report_rows import (
     completion_rows,
     cost_curve_rows,
     failure_rows,

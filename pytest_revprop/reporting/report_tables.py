@@ -12,7 +12,7 @@ from typing import Any
 
 from pytest_revprop.reporting.metrics import BEYOND_HEADER, beyond_cells
 from pytest_revprop.reporting.relative import REFERENCE_METHOD, Measures, Relative, relative_to
-from pytest_revprop.reporting.shaping import (
+from pytest_revprop.reporting.report_rows import (
     Usage,
     completion_rows,
     completion_std,

@@ -122,7 +122,7 @@ def write_case(out: Path, data: Mapping[str, Any]) -> Path:
     Case.from_dict(json.loads(text), source=str(file_for(out, str(data["id"]))))
     path = file_for(out, str(data["id"]))
     _write(path, text)
-    file_for(out, str(data["id"]), rejected=True).unlink(missing_ok=True)
+    _remove(out, file_for(out, str(data["id"]), rejected=True))
     return path
 
 
@@ -130,7 +130,7 @@ def write_rejected(out: Path, case_id: str, record: Mapping[str, Any]) -> Path:
     """Write a rejected draft's record; a draft case of the same id is removed."""
     path = file_for(out, case_id, rejected=True)
     _write(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    file_for(out, case_id).unlink(missing_ok=True)
+    _remove(out, file_for(out, case_id))
     return path
 
 
@@ -151,6 +151,18 @@ def rejected_record(
         "attempts": list(attempts),
         ANNOTATION_FIELD: note,
     }
+
+
+def _remove(out: Path, path: Path) -> None:
+    """Remove a stale file, and the folders under ``out`` it leaves empty."""
+    path.unlink(missing_ok=True)
+    folder = path.parent
+    while folder != out and out in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or already gone): the folders above are not empty either
+            return
+        folder = folder.parent
 
 
 def _write(path: Path, text: str) -> None:

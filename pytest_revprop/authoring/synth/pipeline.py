@@ -17,8 +17,6 @@ from typing import Any, Literal
 from pytest_revprop.authoring.synth.asking import (
     Asker,
     Attempt,
-    Budget,
-    BudgetReached,
     Event,
     Tally,
     checked_step,
@@ -42,6 +40,7 @@ from pytest_revprop.authoring.synth.paraphrase import (
     variant_id,
 )
 from pytest_revprop.cases import Case, CaseError
+from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.llm.types import CallFailed
 from pytest_revprop.methods import Completer
 from pytest_revprop.prompts import Prompts
@@ -89,11 +88,18 @@ def card_case_id(card: Card, number: int) -> str:
 
 
 async def card_draft(
-    card: Card, number: int, settings: Settings, budget: Budget, event: Event | None = None
+    card: Card,
+    number: int,
+    settings: Settings,
+    event: Event | None = None,
+    *,
+    priority: int = 0,
 ) -> Outcome:
-    """Draft ``number`` of ``card``: writer seed ``number - 1``; its file is always written."""
+    """Draft ``number`` of ``card``: writer seed ``number - 1``; its file is always written.
+    ``priority``: its calls' (a run gives earlier drafts more, so that a budget finishes
+    drafts rather than starting them all)."""
     draft = _CardDraft(card, number, settings)
-    writer = Asker(settings.writer.client, budget, draft.tally, seed=draft.seed)
+    writer = Asker(settings.writer.client, draft.tally, seed=draft.seed, priority=priority)
     try:
         await write_turns(
             card,
@@ -106,7 +112,9 @@ async def card_draft(
         context = draft.context()
         request = draft.written.request
         assert request is not None
-        gold_asker = Asker(settings.gold.client, budget, draft.tally, seed=settings.gold_seed)
+        gold_asker = Asker(
+            settings.gold.client, draft.tally, seed=settings.gold_seed, priority=priority
+        )
         gold = await draft_gold(
             context,
             request.edit,
@@ -284,13 +292,19 @@ def _gold_notes(gold: GoldDraft, settings: Settings) -> str:
 
 
 async def paraphrase_draft(
-    case: Case, number: int, settings: Settings, budget: Budget, event: Event | None = None
+    case: Case,
+    number: int,
+    settings: Settings,
+    event: Event | None = None,
+    *,
+    priority: int = 0,
 ) -> Outcome:
-    """Reworded variant ``number`` of ``case`` (writer seed ``number - 1``)."""
+    """Reworded variant ``number`` of ``case`` (writer seed ``number - 1``; ``priority`` as
+    ``card_draft``'s)."""
     new_id = variant_id(case, number)
     tally = Tally()
     seed = number - 1
-    writer = Asker(settings.writer.client, budget, tally, seed=seed)
+    writer = Asker(settings.writer.client, tally, seed=seed, priority=priority)
     attempts: list[Attempt] = []
     note_args: dict[str, Any] = {
         "models": {"writer": settings.writer.name},

@@ -18,9 +18,16 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, select_cases
 from pytest_revprop.errors import UserError
-from pytest_revprop.gc_tuning import RunCollector
-from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
-from pytest_revprop.items import (
+from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.options import option_label, option_value
+from pytest_revprop.plugin.gc_tuning import RunCollector
+from pytest_revprop.plugin.interruption import (
+    SigintShield,
+    collect_handovers,
+    hand_over,
+    terminal_note,
+)
+from pytest_revprop.plugin.items import (
     NOT_COMPLETED_ATTR,
     OURS_ATTR,
     RECORD_ATTR,
@@ -28,11 +35,9 @@ from pytest_revprop.items import (
     RevpropItem,
     let_go,
 )
-from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
-from pytest_revprop.options import option_label, option_value
-from pytest_revprop.preflight import check_cache_folder, check_credentials, run_settings
+from pytest_revprop.plugin.preflight import check_cache_folder, check_credentials, run_settings
 from pytest_revprop.registry import registered_through
-from pytest_revprop.reporting.item import ItemReport, rerun_args
+from pytest_revprop.reporting.item_report import ItemReport, rerun_args
 from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink, SentTexts
 from pytest_revprop.runner import (
     ItemSpec,

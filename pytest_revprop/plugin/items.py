@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import pytest
 
 from pytest_revprop.cases import Case
-from pytest_revprop.reporting.item import (
+from pytest_revprop.reporting.item_report import (
     describe_call_failure,
     describe_failure,
     junit_properties,
