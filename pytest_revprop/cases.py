@@ -20,7 +20,6 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.jsonutil import (
     MISSING,
     child_pointer,
-    is_finite_json,
     json_equal,
     leaf_count,
     loads_strict,
@@ -28,6 +27,8 @@ from pytest_revprop.jsonutil import (
     split_pointer,
 )
 from pytest_revprop.patching import PatchError, apply_operations, diff
+from pytest_revprop.regexguard import RegexRefused, compile_bounded
+from pytest_revprop.strictjson import StrictJSONError, check_value
 from pytest_revprop.vocabulary import Matcher, OpKind
 
 __all__ = [
@@ -251,6 +252,9 @@ def _fast_validator() -> Any:
 def _check_schema(data: Any, name: str) -> None:
     import fastjsonschema
 
+    found = check_value(data)  # first: the schema validators recurse
+    if found is not None:
+        raise CaseError(name, "schema", found[0], found[1])
     try:
         _fast_validator()(data)
         fast_ok = True
@@ -267,8 +271,6 @@ def _check_schema(data: Any, name: str) -> None:
     if errors:
         err = errors[0]
         raise CaseError(name, "schema", _pointer(err.absolute_path), schema_error_text(err))
-    if not is_finite_json(data):
-        raise CaseError(name, "schema", "", "holds NaN or Infinity, which JSON does not allow")
 
 
 def _brief(value: Any, limit: int = 60) -> str:
@@ -413,12 +415,10 @@ def reference_problem(expected: Any, pointer: str) -> str | None:
 
 
 def _check_regex(pattern: Any, name: str, pointer: str) -> None:
-    import regex
-
     try:
-        regex.compile(pattern)
-    except (regex.error, TypeError, ValueError, OverflowError) as exc:
-        raise CaseError(name, "regex", pointer, f"invalid regular expression: {exc}") from None
+        compile_bounded(pattern)
+    except RegexRefused as exc:
+        raise CaseError(name, "regex", pointer, str(exc)) from None
 
 
 def _read_json(path: Path) -> Any:
@@ -441,6 +441,10 @@ def _read_json(path: Path) -> Any:
         raise CaseError(name, "utf-8", "", f"not UTF-8 text (byte {exc.start})") from None
     try:
         return loads_strict(text)
+    except StrictJSONError as exc:
+        raise CaseError(
+            name, "json", exc.pointer, _short(str(exc).removesuffix(f" at {exc.pointer}"))
+        ) from None
     except ValueError as exc:
         raise CaseError(name, "json", "", _short(str(exc))) from None
 

@@ -187,7 +187,12 @@ def parse_path(text: str) -> Path:
 def parse_existing_path(text: str) -> Path:
     """A file or folder that exists."""
     path = Path(text)
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise argparse.ArgumentTypeError(f"not a usable path ({reason}): {text[:200]!r}") from None
+    if not exists:
         raise argparse.ArgumentTypeError(f"no such file or folder: {text}")
     return path
 
@@ -195,7 +200,7 @@ def parse_existing_path(text: str) -> Path:
 def parse_existing_dir(text: str) -> Path:
     """A folder that exists."""
     path = parse_existing_path(text)
-    if not path.is_dir():
+    if not path.is_dir():  # it exists: is_dir cannot fail on the name
         raise argparse.ArgumentTypeError(f"not a folder: {text}")
     return path
 

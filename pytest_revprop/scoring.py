@@ -20,6 +20,8 @@ from pytest_revprop.jsonutil import (
 )
 from pytest_revprop.memo import Memo
 from pytest_revprop.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.regexguard import REGEX_TIMEOUT_S as REGEX_TIMEOUT_S
+from pytest_revprop.regexguard import regex_budget, search_bounded
 from pytest_revprop.vocabulary import FAILURE_KINDS, FailureKind, OpKind
 
 if TYPE_CHECKING:
@@ -36,7 +38,6 @@ __all__ = [
     "score_reply",
 ]
 
-REGEX_TIMEOUT_S = 0.5
 ABSENT: dict[str, bool] = {"$absent": True}
 """How a place that does not exist appears in findings (expected or got)."""
 
@@ -205,13 +206,10 @@ def _gold_places(case: Case) -> list[_GoldPlace]:
 
 
 def regex_passes(pattern: str, value: Any) -> bool:
-    import regex
-
+    """Whether ``value`` (a string, else its compact JSON) matches, under the bounds of
+    ``regexguard`` (size guard, time per search and per reply)."""
     subject = value if isinstance(value, str) else dumps_compact(value)
-    try:
-        return regex.search(pattern, subject, timeout=REGEX_TIMEOUT_S) is not None
-    except (TimeoutError, regex.error, TypeError, ValueError):
-        return False
+    return search_bounded(pattern, subject)
 
 
 class _Judge:
@@ -369,7 +367,8 @@ def score_patch(case: Case, patch: list[dict[str, Any]], predicted: Any = MISSIN
             predicted = apply_patch(case.artifact, patch)
         except InvalidReply as exc:
             return Score.invalid(exc, patch if isinstance(patch, list) else None)
-    findings = _Judge(case, predicted, expected_artifact(case)).findings()
+    with regex_budget():
+        findings = _Judge(case, predicted, expected_artifact(case)).findings()
     counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in FAILURE_KINDS}
     return Score(
         completed=not findings,

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pytest_revprop.private import open_private, private_dir
+from pytest_revprop.strictjson import json_bytes
 
 __all__ = [
     "CHUNK_BYTES",
@@ -60,15 +61,15 @@ def reply_key(reply: Mapping[str, Any]) -> str:
     if isinstance(key, str) and _KEY.fullmatch(key):
         return key
     text = json.dumps([reply.get(name) for name in TEXT_FIELDS], ensure_ascii=False)
-    return "t" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "t" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _line(key: str, reply: Mapping[str, Any]) -> bytes:
     data = {"key": key, **{name: reply.get(name) for name in TEXT_FIELDS}}
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = json_bytes(data, separators=(",", ":"))
     # JSON allows U+2028/2029 raw in strings; older JavaScript engines do not
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return PREFIX + text.encode("utf-8") + SUFFIX
+    text = text.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return PREFIX + text + SUFFIX
 
 
 class Location(NamedTuple):

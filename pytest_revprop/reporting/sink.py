@@ -31,6 +31,7 @@ from pytest_revprop.reporting.replystore import (
     reply_key,
 )
 from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
+from pytest_revprop.strictjson import json_bytes
 from pytest_revprop.vocabulary import (
     ITEM_KEY_FIELDS,
     OUTCOME_FIELDS,
@@ -38,7 +39,7 @@ from pytest_revprop.vocabulary import (
     SAMPLE_ONLY_KEYS,
 )
 
-__all__ = ["RUN_FILES", "OutcomeTable", "RecordSink", "SentTexts"]
+__all__ = ["RUN_FILES", "OutcomeTable", "RecordSink", "SentTexts", "failed_record"]
 
 RUN_FILES = ("results.json", SAMPLES_FILE, "summary.md", "report.html")
 RUN_FOLDERS = (REPLIES_DIR, "report_files")
@@ -107,6 +108,8 @@ class RecordSink:
         self._entries: dict[tuple[Any, ...], _Entry] = {}
         self._offset = 0
         self._names: dict[str, str] = {}
+        self.dropped: list[str] = []
+        """Records that could not be written even as an error (no readable key)."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -129,7 +132,21 @@ class RecordSink:
         return self._names.setdefault(value, value)
 
     def add(self, record: Mapping[str, Any]) -> None:
-        """Write ``record`` (and its new replies' text) to disk, and note its outcome."""
+        """Write ``record`` (and its new replies' text) to disk, and note its outcome.
+
+        Never raises for what a record holds: a record that cannot be written is written as
+        its item's ``method_failed`` error with the reason (``failed_record``); one whose key
+        cannot even be read is counted in ``dropped``. Strings JSON cannot carry as UTF-8
+        (lone surrogates) are written escaped."""
+        try:
+            self._add(record)
+        except Exception as exc:  # one bad record must never lose the run's others
+            try:
+                self._add(failed_record(record, exc))
+            except Exception as second:
+                self.dropped.append(f"{type(second).__name__}: {second!a}")
+
+    def _add(self, record: Mapping[str, Any]) -> None:
         if self._samples is None or self._replies is None:
             samples, store = self._open()
         else:
@@ -143,7 +160,7 @@ class RecordSink:
         store.flush()  # the replies a record names are on disk before the record
         line = {key: record.get(key) for key in (*RESULT_KEYS, *SAMPLE_ONLY_KEYS)}
         line["replies"] = replies
-        data = json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n"
+        data = json_bytes(line) + b"\n"
         samples.write(data)
         samples.flush()
         key = (
@@ -219,7 +236,7 @@ class RecordSink:
                 record = json.loads(line)
                 row = {name: record.get(name) for name in RESULT_KEYS}
                 results.write(b"\n  " if first else b",\n  ")
-                results.write(json.dumps(row, ensure_ascii=False).encode("utf-8"))
+                results.write(json_bytes(row))
                 first = False
             results.write(b"\n ]\n}\n" if not first else b"]\n}\n")
         os.replace(samples_tmp, self.samples_path)
@@ -229,6 +246,27 @@ class RecordSink:
             entry = self._entries[key]
             self._entries[key] = entry._replace(offset=offset)
             offset += entry.length
+
+
+def failed_record(record: Mapping[str, Any], exc: BaseException) -> dict[str, Any]:
+    """The record of an item whose own record could not be written: its key, its calls'
+    usage when readable, and a ``method_failed`` error naming the reason."""
+    key = {name: record[name] for name in ITEM_KEY_FIELDS}
+    for name in ("case", "model", "method"):
+        key[name] = str(key[name]).encode("utf-8", "backslashreplace").decode("utf-8")
+    numbers = {
+        name: value if isinstance(value := record.get(name), int | float) else default
+        for name, default in (("cost_usd", 0.0), ("latency_s", 0.0), ("calls", 0))
+    }
+    return {
+        **key,
+        **numbers,
+        "completed": False,
+        "valid": False,
+        "error": "method_failed",
+        "reason": f"the result record could not be written: {type(exc).__name__}: {exc!a}"[:500],
+        "replies": [],
+    }
 
 
 class SentTexts:
