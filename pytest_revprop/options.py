@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.sharding import parse_shard
 from pytest_revprop.vocabulary import (
     BUILTIN_METHODS,
     DEFAULT_K,
@@ -164,6 +165,11 @@ def parse_seconds(text: str) -> float:
 def parse_max_drop(text: str) -> float:
     """The completion-rate drop, in points, that a comparison tolerates: at least 0."""
     return _number(text, "max drop", minimum=0.0)
+
+
+def parse_usd(text: str) -> float:
+    """An amount in US dollars: a number, at least 0."""
+    return _number(text, "USD amount", minimum=0.0)
 
 
 def parse_alpha(text: str) -> float:
@@ -422,6 +428,27 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
         parse_gate_metric,
         default="completion",
         metavar="{" + ",".join(GATE_METRICS) + "}",
+    ),
+    PluginOption(
+        "revprop_shard",
+        "run part I of N of the run (whole cases, balanced by expected calls; revprop combine "
+        "merges the parts' reports), or auto: I and N from a Slurm array job or a Kubernetes "
+        "Indexed Job (docs/scale-out.md)",
+        parse_shard,
+        metavar="I/N|auto",
+    ),
+    PluginOption(
+        "revprop_max_cost",
+        "a ceiling on the run's spending: no call is sent that could take it past USD; items "
+        "left unrun are skipped and the run exits 8 (needs the models' prices; a rerun goes on "
+        "from the cache)",
+        parse_usd,
+        metavar="USD",
+    ),
+    PluginOption(
+        "revprop_plan",
+        "send no request: print the run's plan (per model: items, calls needed, cached, to "
+        "send, their tokens, cost and time) and exit 0",
     ),
     PluginOption(
         "revprop_with_tests",

@@ -25,6 +25,7 @@ from typing import Any
 from pytest_revprop.cases import Case
 from pytest_revprop.dep import dep
 from pytest_revprop.errors import UserError
+from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.llm.presets import PresetRegistry
 from pytest_revprop.llm.types import CallFailed
 from pytest_revprop.methods import (
@@ -276,8 +277,9 @@ async def run_method(
     by default the built-ins). A call that fails for good gives ``error="call_failed"``; a
     method that raises, returns no result or makes no call gives ``error="method_failed"``
     with a reason naming it (and, for one that raised, the line of its code where it did); an
-    OSError (the machine's, not the method's) propagates. ``artifacts``: the samples'
-    artifacts, shared with the other items of a run."""
+    OSError (the machine's, not the method's) and BudgetReached (the spending ceiling's: the
+    item is not run) propagate. ``artifacts``: the samples' artifacts, shared with the other
+    items of a run."""
     spec = (
         method if isinstance(method, MethodSpec) else (registry or builtin_registry()).get(method)
     )
@@ -299,6 +301,8 @@ async def run_method(
         return MethodRun(
             spec.name, k, seed, error="call_failed", reason=exc.reason, failed_call=exc.details
         )
+    except BudgetReached:
+        raise  # the run's spending ceiling left the item unrun: no result
     except OSError:
         raise  # the machine's (a cache folder, a disk, a prompt file), not the method's
     except Exception as exc:

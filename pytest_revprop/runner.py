@@ -25,6 +25,7 @@ from pathlib import Path
 
 from pytest_revprop.cases import Case
 from pytest_revprop.credit import partial_credit
+from pytest_revprop.llm.budget import Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
@@ -94,6 +95,8 @@ class RunSettings:
     """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
     registry: MethodRegistry = field(default_factory=builtin_registry)
     """Where method names are looked up (under pytest: filled through the hook)."""
+    max_cost_usd: float | None = None
+    """The spending ceiling of this process's calls (``llm/budget.py``), None: none."""
 
 
 def item_specs(
@@ -202,7 +205,7 @@ URGENT = 100
 
 
 @dataclass(frozen=True)
-class _RunPrompts(Prompts):
+class RunPrompts(Prompts):
     """The run's prompts, rendering each case's revision prompt once: many items ask with
     the same messages, and sharing the strings also makes their cache keys cheap."""
 
@@ -233,8 +236,10 @@ class Runner:
         self.cases = {c.id: c for c in cases}
         self.models = {m.name: m for m in models}
         self.settings = settings
-        self.prompts = _RunPrompts(settings.prompts.folder)
+        self.prompts = RunPrompts(settings.prompts.folder)
         self.artifacts = SampleArtifacts()
+        self.ceiling = Ceiling(settings.max_cost_usd, name="--revprop-max-cost")
+        """Every call of the run holds its worst case under it (no limit: it only counts)."""
         self.clients: dict[str, Client] = {
             m.name: Client(
                 m,
@@ -242,6 +247,7 @@ class Runner:
                 concurrency=min(settings.concurrency, m.max_concurrency or settings.concurrency),
                 retry=settings.retry,
                 transport=settings.transport,
+                ceiling=self.ceiling,
             )
             for m in models
             if m.kind != "reference"

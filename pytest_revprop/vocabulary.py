@@ -244,6 +244,9 @@ GATE_METRICS: Final[tuple[GateMetric, ...]] = get_args(GateMetric)
 REGRESSION_EXIT: Final = 6
 """Exit status of a run whose results regress against the baseline: the plugin's gate and
 ``revprop compare --fail-on-regression`` both use it."""
+CUT_EXIT: Final = 8
+"""The bit a run cut short by its spending ceiling (``--revprop-max-cost``) ORs into its exit
+status: a cut run never exits 0 (0 -> 8, 1 -> 9, a regression's 6 -> 14)."""
 USAGE_EXIT: Final = 2
 """Exit status of a `revprop` command given unusable input (a one-line error)."""
 PYTEST_USAGE_EXIT: Final = 4

@@ -44,7 +44,6 @@ from pytest_revprop.llm.types import (
     Reply,
     Request,
     RetryPolicy,
-    structured_response_format,
 )
 from pytest_revprop.memo import Memo
 
@@ -175,12 +174,8 @@ class Client:
     def make_request(
         self, messages: Sequence[Mapping[str, str]], seed: int, structured: bool = False
     ) -> Request:
-        """A request of this client's model; ``structured`` asks for the patch as JSON output,
-        in the form the model's server takes (``ModelConfig.structured_form``)."""
-        response_format = (
-            structured_response_format(self.model.structured_form) if structured else None
-        )
-        return Request.build(self.model, messages, seed, response_format)
+        """A request of this client's model (``Request.for_model``)."""
+        return Request.for_model(self.model, messages, seed, structured)
 
     def _bind_loop(self) -> None:
         """Start fresh scheduling state when used from a new event loop (e.g. asyncio.run)."""

@@ -126,6 +126,13 @@ class _XdistHooks:
     def pytest_testnodeready(self, node: Any) -> None:
         self.session.worker_nodes.append(node)  # for the hand-over after a Ctrl-C
 
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        if "revprop_spent_usd" in output:
+            self.session.scope.worker_spent[str(node.gateway.id)] = float(
+                output["revprop_spent_usd"]
+            )
+
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """A benchmark run collects only its own items, unless --revprop-with-tests."""

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import pytest
 
 from pytest_revprop.cases import Case
+from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.reporting.item_report import (
     describe_call_failure,
     describe_failure,
@@ -42,6 +43,8 @@ RECORD_ATTR = "revprop_record"
 NOT_COMPLETED_ATTR = "revprop_not_completed"
 """Set on the call report of an item whose sample did not complete: the only failure that a
 baseline gate may waive (a call error, or any other test's failure, never is)."""
+CUT_ATTR = "revprop_cut"
+"""Set on the setup report of an item the run's spending ceiling left unrun (skipped)."""
 OURS_ATTR = "revprop_item"
 """Set on every report of our items (xdist carries it to the controller), so that ``let_go``
 tells them from other tests' reports without a table of node ids."""
@@ -64,12 +67,17 @@ class RevpropItem(pytest.Item):
         self.case = case
         self.owner = runner_owner
         self.record: ResultRecord | None = None
+        self.cut = False
+        """The spending ceiling left this item unrun."""
         for marker in ("revprop", case.domain, case.pattern, case.split, f"size{case.size}"):
             self.add_marker(shared_mark(marker))
 
     def setup(self) -> None:
         try:
             self.record = self.owner.result(self.spec)
+        except BudgetReached as exc:
+            self.cut = True
+            pytest.skip(f"not run: {exc}")
         except OSError as exc:  # the response cache's folder or disk, a prompt file
             raise CallFailedError(f"infrastructure error: {type(exc).__name__}: {exc}") from None
         self._properties()
@@ -166,6 +174,7 @@ def _share_strings(report: pytest.TestReport) -> None:
 
 
 __all__ = [
+    "CUT_ATTR",
     "NOT_COMPLETED_ATTR",
     "OURS_ATTR",
     "RECORD_ATTR",

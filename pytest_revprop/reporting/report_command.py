@@ -23,7 +23,7 @@ from pytest_revprop.reporting.results import check_results, open_results
 from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
 from pytest_revprop.reporting.tables import Table
 
-__all__ = ["load_case_dicts", "report_main", "write_report"]
+__all__ = ["default_cases", "load_case_dicts", "report_main", "write_report"]
 
 
 def load_case_dicts(path: Path | str) -> dict[str, dict[str, Any]]:
@@ -111,7 +111,7 @@ def write_report(
     return written
 
 
-def _default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Cases named by the run's meta.cases_path, else the shipped benchmark; {} if unusable."""
     from pytest_revprop.cases import BENCHMARK_DIR
 
@@ -156,7 +156,7 @@ def report_main(argv: Sequence[str]) -> int:
     if args.samples and not samples_path.is_file():
         raise UserError(f"samples file {samples_path}: no such file")
     samples = SampleFile(samples_path) if samples_path.is_file() else None
-    cases = load_case_dicts(args.cases) if args.cases else _default_cases(results)
+    cases = load_case_dicts(args.cases) if args.cases else default_cases(results)
     written = write_report(results, args.out or args.results.parent, samples=samples, cases=cases)
     for path in written:
         print(path)
