@@ -20,7 +20,6 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.jsonutil import (
     MISSING,
     child_pointer,
-    is_finite_json,
     json_equal,
     leaf_count,
     loads_strict,
@@ -28,6 +27,8 @@ from pytest_revprop.jsonutil import (
     split_pointer,
 )
 from pytest_revprop.patching import PatchError, apply_operations, diff
+from pytest_revprop.regexguard import RegexRefused, compile_bounded
+from pytest_revprop.strictjson import StrictJSONError, check_value
 from pytest_revprop.vocabulary import Matcher, OpKind
 
 __all__ = [
@@ -132,6 +133,17 @@ class Case:
     @classmethod
     def from_dict(cls, data: Any, source: Path | str | None = None) -> Case:
         """Validate ``data`` against every loading rule but id uniqueness; raises CaseError."""
+        return cls._load(data, source, with_gold=True)
+
+    @classmethod
+    def without_gold(cls, data: Any, source: Path | str | None = None) -> Case:
+        """``data`` with its gold left out (``gold`` empty), checked by every loading rule
+        that is not about the gold: what a model is shown while the gold is being written."""
+        context = {**data, "gold": []} if isinstance(data, dict) else data
+        return cls._load(context, source, with_gold=False)
+
+    @classmethod
+    def _load(cls, data: Any, source: Path | str | None, *, with_gold: bool) -> Case:
         name = str(source) if source is not None else "<case>"
         _check_schema(data, name)
         case = cls(
@@ -161,7 +173,7 @@ class Case:
             annotation=data.get(ANNOTATION_FIELD),
             source=Path(source) if source is not None else None,
         )
-        _check_rules(case, name)
+        _check_rules(case, name, with_gold=with_gold)
         return case
 
     def to_dict(self) -> dict[str, Any]:
@@ -240,6 +252,9 @@ def _fast_validator() -> Any:
 def _check_schema(data: Any, name: str) -> None:
     import fastjsonschema
 
+    found = check_value(data)  # first: the schema validators recurse
+    if found is not None:
+        raise CaseError(name, "schema", found[0], found[1])
     try:
         _fast_validator()(data)
         fast_ok = True
@@ -256,8 +271,6 @@ def _check_schema(data: Any, name: str) -> None:
     if errors:
         err = errors[0]
         raise CaseError(name, "schema", _pointer(err.absolute_path), schema_error_text(err))
-    if not is_finite_json(data):
-        raise CaseError(name, "schema", "", "holds NaN or Infinity, which JSON does not allow")
 
 
 def _brief(value: Any, limit: int = 60) -> str:
@@ -304,7 +317,7 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _check_rules(case: Case, name: str) -> None:
+def _check_rules(case: Case, name: str, *, with_gold: bool = True) -> None:
     doc: Any = {}
     turns = copy.deepcopy([turn.assistant for turn in case.conversation])
     for t_index, ops in enumerate(turns):
@@ -338,7 +351,8 @@ def _check_rules(case: Case, name: str) -> None:
                     f"/gold/{g_index}/value",
                     "ref_equal value is not a JSON Pointer",
                 ) from None
-    _check_gold_ops(case, name)
+    if with_gold:
+        _check_gold_ops(case, name)
     try:
         expected = apply_operations(case.artifact, case.gold_patch)
     except PatchError as exc:
@@ -401,12 +415,10 @@ def reference_problem(expected: Any, pointer: str) -> str | None:
 
 
 def _check_regex(pattern: Any, name: str, pointer: str) -> None:
-    import regex
-
     try:
-        regex.compile(pattern)
-    except (regex.error, TypeError, ValueError, OverflowError) as exc:
-        raise CaseError(name, "regex", pointer, f"invalid regular expression: {exc}") from None
+        compile_bounded(pattern)
+    except RegexRefused as exc:
+        raise CaseError(name, "regex", pointer, str(exc)) from None
 
 
 def _read_json(path: Path) -> Any:
@@ -429,6 +441,10 @@ def _read_json(path: Path) -> Any:
         raise CaseError(name, "utf-8", "", f"not UTF-8 text (byte {exc.start})") from None
     try:
         return loads_strict(text)
+    except StrictJSONError as exc:
+        raise CaseError(
+            name, "json", exc.pointer, _short(str(exc).removesuffix(f" at {exc.pointer}"))
+        ) from None
     except ValueError as exc:
         raise CaseError(name, "json", "", _short(str(exc))) from None
 

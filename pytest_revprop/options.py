@@ -30,15 +30,17 @@ from pytest_revprop.vocabulary import (
     BUILTIN_METHODS,
     DEFAULT_K,
     GATE_METRICS,
+    METHOD_NAME_PATTERN,
+    METHOD_SETS,
     PAPER_SEEDS,
     SPLITS,
     TRANSPORTS,
 )
 
-METHOD_CHOICES = (*BUILTIN_METHODS, "all", "paper")
+METHOD_CHOICES = (*BUILTIN_METHODS, *METHOD_SETS)
 """The built-in method names and ``all``; a run also knows the methods registered through
 the ``pytest_revprop_methods`` hook, and checks names against all of them."""
-METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+METHOD_NAME = re.compile(METHOD_NAME_PATTERN)
 SPLIT_CHOICES = (*SPLITS, "all")
 MAX_PORT = 65535
 
@@ -191,7 +193,12 @@ def parse_path(text: str) -> Path:
 def parse_existing_path(text: str) -> Path:
     """A file or folder that exists."""
     path = Path(text)
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise argparse.ArgumentTypeError(f"not a usable path ({reason}): {text[:200]!r}") from None
+    if not exists:
         raise argparse.ArgumentTypeError(f"no such file or folder: {text}")
     return path
 
@@ -199,7 +206,7 @@ def parse_existing_path(text: str) -> Path:
 def parse_existing_dir(text: str) -> Path:
     """A folder that exists."""
     path = parse_existing_path(text)
-    if not path.is_dir():
+    if not path.is_dir():  # it exists: is_dir cannot fail on the name
         raise argparse.ArgumentTypeError(f"not a folder: {text}")
     return path
 

@@ -1,9 +1,9 @@
 """Running an evaluation: the work items, the background event loop that runs them all
 concurrently, and the plain result records they produce. No pytest here.
 
-A plain pytest run schedules ALL of its items at once on one background event loop; the
-model clients bound the requests in flight and share one response cache, so items that share
-calls overlap their work and no call is made twice. A test item then only waits for its
+A plain pytest run schedules its items on one background event loop, up to ``ITEMS_AHEAD``
+ahead of the test that waits; the model clients bound the requests in flight and share one
+response cache, so items that share calls overlap their work and no call is made twice. A test item then only waits for its
 result. An xdist worker cannot know which items it will be handed: it makes the calls of its
 share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
 across workers) and runs each item it is handed on demand, that item's calls first.
@@ -29,18 +29,19 @@ from pytest_revprop.llm.budget import Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
+from pytest_revprop.memo import Memo
 from pytest_revprop.methods import (
     REFERENCE_SOLVERS,
     Ask,
     MethodRun,
-    SharedWork,
+    SampleArtifacts,
     client_ask,
     reference_ask,
 )
 from pytest_revprop.prompts import Prompts
 from pytest_revprop.registry import MethodRegistry, builtin_registry, run_method
 from pytest_revprop.scoring import Score
-from pytest_revprop.vocabulary import PAPER_SEEDS, ResultRecord
+from pytest_revprop.vocabulary import PAPER_SEEDS, CallRole, ResultRecord
 
 CANCEL_GRACE_S = 2.0
 """How long cancelled work may take to unwind when a run stops."""
@@ -53,6 +54,8 @@ PREFETCH_AHEAD = 1024
 SCORES_KEPT = 4096
 """Scores remembered for sharing between items with the same final patch (items of one case
 come together, so recent ones are the ones shared)."""
+PROMPTS_KEPT = 4096
+"""Revision prompts remembered (per case and context: a run of the shipped benchmark has 450)."""
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -206,14 +209,13 @@ class RunPrompts(Prompts):
     """The run's prompts, rendering each case's revision prompt once: many items ask with
     the same messages, and sharing the strings also makes their cache keys cheap."""
 
-    _rendered: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
+    _rendered: Memo[tuple[str, str], str] = field(
+        default_factory=lambda: Memo(PROMPTS_KEPT), compare=False, repr=False
+    )
 
     def revision_user_prompt(self, case: Case, context: str) -> str:
-        key = (case.id, context)
-        text = self._rendered.get(key)
-        if text is None:
-            text = self._rendered[key] = super().revision_user_prompt(case, context)
-        return text
+        render = super().revision_user_prompt
+        return self._rendered.get((case.id, context), lambda: render(case, context))
 
 
 class Runner:
@@ -235,7 +237,7 @@ class Runner:
         self.models = {m.name: m for m in models}
         self.settings = settings
         self.prompts = RunPrompts(settings.prompts.folder)
-        self.shared = SharedWork()
+        self.artifacts = SampleArtifacts()
         self.ceiling = Ceiling(settings.max_cost_usd, name="--revprop-max-cost")
         """Every call of the run holds its worst case under it (no limit: it only counts)."""
         self.clients: dict[str, Client] = {
@@ -258,7 +260,7 @@ class Runner:
         self._queued: set[ItemSpec] = set()
         self._prefetching: collections.deque[ItemSpec] = collections.deque()
         self._prefetch_active = 0
-        self._scores: dict[tuple[str, str], Score] = {}
+        self._scores: Memo[tuple[str, str], Score] = Memo(SCORES_KEPT)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._prepared: set[str] = set()
@@ -273,9 +275,9 @@ class Runner:
             return ask
 
         async def boosted(
-            messages: list[dict[str, str]], seed: int, purpose: str, priority: int
+            messages: list[dict[str, str]], seed: int, role: CallRole, priority: int
         ) -> Reply:
-            return await ask(messages, seed, purpose, priority + boost)
+            return await ask(messages, seed, role, priority + boost)
 
         return boosted
 
@@ -293,7 +295,7 @@ class Runner:
                     k=spec.k,
                     seed=spec.seed,
                     prompts=self.prompts,
-                    shared=self.shared,
+                    artifacts=self.artifacts,
                 )
             )
             self._runs[spec] = run
@@ -313,12 +315,7 @@ class Runner:
         if run.patch is None:
             return run.score(case)
         key = (case.id, json.dumps(run.patch, sort_keys=True, ensure_ascii=False))
-        score = self._scores.get(key)
-        if score is None:
-            if len(self._scores) >= SCORES_KEPT:
-                self._scores.clear()
-            score = self._scores[key] = run.score(case)
-        return score
+        return self._scores.get(key, lambda: run.score(case))
 
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
         """Do the clients' one-off work (importing litellm) before the first

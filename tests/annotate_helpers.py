@@ -155,7 +155,8 @@ class Browser:
 
     def settle(self) -> None:
         """Wait until the page's last check of the case has come back."""
-        self.page.wait_for_timeout(200)
+        self.page.wait_for_timeout(50)
+        self.page.wait_for_selector("body:not([data-checking])", state="attached")
         self.page.wait_for_load_state("networkidle")
 
     def op(self, index: int, field: str) -> Any:

@@ -101,11 +101,18 @@ def test_cost_and_calls_are_totals_and_latency_is_the_mean_per_item_over_every_r
     assert row["calls"] == 9
 
 
-def test_a_group_whose_calls_all_failed_has_rate_zero_and_no_runs() -> None:
+def test_a_group_whose_items_all_errored_has_no_rate_and_no_runs_and_shows_a_dash() -> None:
     failed = _record("a", 0, False, valid=False, error="call_failed")
-    (row,) = summarize([failed, {**failed, "seed": 1}])
-    assert (row["completion_rate"], row["completion_std"], row["runs"]) == (0.0, 0.0, 0)
+    broken = {**failed, "seed": 1, "error": "method_failed"}
+    (row,) = summarize([failed, broken])
+    assert (row["completion_rate"], row["completion_std"], row["runs"]) == (None, None, 0)
     assert row["errors"] == 2 and row["invalid"] == 0
+    header, (cells,) = table_rows([row])
+    rate, std = cells[header.index("completion %")], cells[header.index("± std")]
+    assert (rate.strip(), std.strip()) == ("–", "–")
+    (measured,) = summarize([_record("a", 0, False)])  # a measured zero stays a zero
+    _, (zero,) = table_rows([measured])
+    assert zero[header.index("completion %")].strip() == "0.0"
 
 
 def test_one_seed_has_zero_spread() -> None:

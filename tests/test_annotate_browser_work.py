@@ -139,6 +139,7 @@ def test_a_second_save_merges_against_the_common_base(
         carol.settle()
         _save(carol, "carol")
         dave.op(4, "value").fill("returned")  # /shipment/status, on the old version
+        dave.page.fill("#history-note", "parcel came back")
         dave.settle()
         _save(dave, "dave")  # no dialog: the two changes do not overlap
         assert "Merged with carol's save" in dave.page.text_content("#save-state")
@@ -174,12 +175,9 @@ def test_a_second_save_merges_against_the_common_base(
     assert case.request == "Cancel the order and refund it."  # carol's other change stays
     assert [g.value for g in case.gold[3:5]] == ["refunded", "lost"]
     assert case.annotation is not None
-    assert [h["annotator"] for h in case.annotation["history"]] == [
-        "carol",
-        "dave",
-        "carol",
-        "dave",
-    ]
+    history = case.annotation["history"]
+    assert [h["annotator"] for h in history] == ["carol", "dave", "carol", "dave"]
+    assert [h.get("note") for h in history[:2]] == ["refund, not void", "parcel came back"]
 
 
 def test_the_list_counts_cases_per_status_and_a_wrong_size_is_fixed_on_the_page(

@@ -230,7 +230,7 @@ def test_an_op_without_a_path_is_an_error_and_never_replaces_the_document() -> N
     data["gold"].append({"op": "replace", "path": "", "kind": "cascade"})  # "+ Add operation"
     report = check_case(data)
     assert not report.valid
-    assert ("/gold/4/path", "path") in [(m["pointer"], m["rule"]) for m in report.messages]
+    assert ("/gold/4/path", "gold-root") in [(m["pointer"], m["rule"]) for m in report.messages]
     assert ("/gold/4/value", "value is required") in [
         (m["pointer"], m["message"]) for m in report.messages
     ]

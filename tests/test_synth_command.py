@@ -105,6 +105,45 @@ def test_rerunning_resumes_from_the_cache_with_zero_requests(
     assert _without_time(again) == _without_time(first)
 
 
+@pytest.mark.parametrize(
+    ("status", "entry"),
+    [
+        ("annotated", {"annotator": "carol", "action": "edited"}),
+        ("draft", {"annotator": "dave", "action": "edited", "note": "kept it a draft"}),
+        ("reviewed", None),
+    ],
+)
+def test_a_rerun_never_overwrites_a_draft_a_person_worked_on(
+    project: Path,
+    fake_server: Callable[..., FakeServer],
+    capsys: pytest.CaptureFixture[str],
+    status: str,
+    entry: dict[str, str] | None,
+) -> None:
+    """Issue 24: a draft saved in the annotation tool went back to ``draft`` with only the
+    "drafted" entry when the card was rerun (as the docs say to, to resume)."""
+    server = fake_server(responder=ScriptedWriter())
+    assert _synth(server, "cards", "--drafts", "2") == 0
+    path = project / "synth-drafts" / "invoice-discount" / "10-1.json"
+    data = json.loads(path.read_text())
+    data["gold"][0]["value"] = 20  # the person's correction
+    data["annotation"]["status"] = status
+    if entry is not None:
+        data["annotation"]["history"].append(entry | {"time": "2026-12-01T10:00:00Z"})
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    saved = path.read_text()
+    other = project / "synth-drafts" / "invoice-discount" / "10-2.json"
+    other.unlink()
+    capsys.readouterr()
+    assert _synth(server, "cards", "--drafts", "2") == 0
+    out = capsys.readouterr().out
+    assert path.read_text() == saved
+    assert "invoice-discount/10-1: skipped · turns 0 · checks failed 0 · calls 0" in out
+    assert "kept, not overwritten; move it away (or use another --out)" in out
+    assert "1 skipped: their case files hold a person's work" in out
+    assert load_case(other).annotation["status"] == "draft"  # the untouched draft is remade
+
+
 def _without_time(text: str) -> Any:
     data = json.loads(text)
     data["annotation"]["history"][0]["time"] = "-"
@@ -237,7 +276,7 @@ SOURCE = {
 REWORDED = {
     "turns": [
         "Please invoice Acme: 3 units, $12.50 apiece.",
-        "Add a $5.00 fee to the line amount; that sum is the total.",
+        "Take the line amount plus a fee of $5.00: that sum is the total.",
     ],
     "request": "Make it 4 units rather than 3.",
 }

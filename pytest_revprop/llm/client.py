@@ -45,6 +45,7 @@ from pytest_revprop.llm.types import (
     Request,
     RetryPolicy,
 )
+from pytest_revprop.memo import Memo
 
 if TYPE_CHECKING:
     from pytest_revprop.vocabulary import FailedCall
@@ -55,7 +56,7 @@ KEY_MEMO_SIZE = 4096
 """Cache keys the process remembers (requests in flight at once, and their repeats), for all
 its clients together: a memo per client held 4,096 requests (prompts of some kilobytes each)
 per model, so a worker's memory grew with the number of models."""
-_KEY_MEMO: dict[Request, str] = {}
+_KEY_MEMO: Memo[Request, str] = Memo(KEY_MEMO_SIZE)
 
 
 class PrioritySlots:
@@ -209,12 +210,7 @@ class Client:
     def _key(self, request: Request) -> str:
         """``request.cache_key()``, remembered: items of a run ask the same requests many times,
         and hashing a tuple of already-hashed strings is much cheaper than the SHA-256."""
-        key = _KEY_MEMO.get(request)
-        if key is None:
-            if len(_KEY_MEMO) >= KEY_MEMO_SIZE:
-                _KEY_MEMO.clear()
-            key = _KEY_MEMO[request] = request.cache_key()
-        return key
+        return _KEY_MEMO.get(request, request.cache_key)
 
     async def finish_in_flight(self, timeout: float) -> None:
         """Send nothing more and wait, at most ``timeout`` seconds, for the requests in flight.

@@ -105,7 +105,11 @@ def plot_completion_by_method(results: Mapping[str, Any]) -> Figure:
     ax = figure.add_subplot()
     width = 0.8 / max(1, len(methods))
     for index, method in enumerate(methods):
-        by_model = {r["model"]: r for r in rows if r["method"] == method}
+        by_model = {  # a group without a rate (every item errored) has no bar
+            r["model"]: r
+            for r in rows
+            if r["method"] == method and r["completion_rate"] is not None
+        }
         xs = [
             m + (index - (len(methods) - 1) / 2) * width
             for m in range(len(models))
@@ -206,7 +210,11 @@ def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
     axes = figure.subplots(n_rows, n_cols, squeeze=False)
     for index, model in enumerate(models):
         ax = axes[index // n_cols][index % n_cols]
-        mine = [r for r in rows if r["model"] == model and r[x_name] is not None]
+        mine = [
+            r
+            for r in rows
+            if r["model"] == model and r[x_name] is not None and r["completion_rate"] is not None
+        ]
         fixed = fixed_k_methods(results)
         drawn = -1
         for method in ordered_methods(mine):

@@ -20,12 +20,13 @@ from pytest_revprop.reporting.report_rows import (
     k_of,
     method_rank,
     ordered_methods,
+    rate_of,
     run_models,
     single_call_methods,
     usage_by_group,
 )
 from pytest_revprop.reporting.stats import GroupKey
-from pytest_revprop.reporting.tables import Table
+from pytest_revprop.reporting.tables import NO_RATE, Table
 from pytest_revprop.reporting.where_tables import where_tables
 from pytest_revprop.vocabulary import OUTCOME_COLUMNS
 
@@ -34,8 +35,12 @@ __all__ = ["report_tables"]
 Row = Mapping[str, Any]
 
 
-def _pct(rate: float) -> str:
-    return f"{100 * rate:.1f}"
+def _pct(rate: float | None) -> str:
+    return NO_RATE if rate is None else f"{100 * rate:.1f}"
+
+
+def _rate_cell(rate: float | None, std: float | None) -> str:
+    return NO_RATE if rate is None else f"{_pct(rate)} ± {_pct(std)}"
 
 
 def _summary_table(results: Mapping[str, Any]) -> Table:
@@ -57,7 +62,7 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
                 str(k_of(r)),
                 str(r.get("n_cases", "")),
                 str(r.get("runs", "")),
-                f"{_pct(float(r['completion_rate']))} ± {_pct(completion_std(r))}",
+                _rate_cell(rate_of(r), completion_std(r)),
                 *(str(count_of(r, kind)) for kind in OUTCOME_COLUMNS),
                 str(count_of(r, "errors")),
                 _fmt(use.cost_usd, "{:.6f}"),
@@ -109,7 +114,7 @@ def _completion_matrix(results: Mapping[str, Any]) -> Table:
         [
             model,
             *(
-                f"{_pct(by_key[model, m]['completion_rate'])} ± {_pct(by_key[model, m]['completion_std'])}"
+                _rate_cell(by_key[model, m]["completion_rate"], by_key[model, m]["completion_std"])
                 if (model, m) in by_key
                 else ""
                 for m in methods
@@ -141,7 +146,7 @@ def _reference_row(summary: Iterable[Row], model: str) -> Row | None:
 
 def _measures(row: Row, use: Usage | None) -> Measures:
     return Measures(
-        float(row["completion_rate"]),
+        rate_of(row),
         use.cost_usd if use else None,
         use.latency_s if use else None,
     )

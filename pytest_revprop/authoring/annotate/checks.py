@@ -114,7 +114,9 @@ def check_case(data: Any, examples: dict[int, Any] | None = None) -> Report:
     try:
         case = Case.from_dict(data)
     except CaseError as exc:
-        said = exc.rule == "schema" and any(m["rule"] == "schema" for m in report.messages)
+        said = any(m["level"] == "error" for m in report.messages) and (
+            exc.rule == "schema" or any(m["pointer"] == exc.pointer for m in report.messages)
+        )
         if exc.rule != "gold-applies" and not said:  # each is said once, where it lies
             report.add("error", exc.pointer, exc.rule, exc.message)
         return report
@@ -162,7 +164,7 @@ def _path_messages(gold: list[dict[str, Any]], report: Report) -> None:
             report.add(
                 "error",
                 f"/gold/{index}/path",
-                "path",
+                "gold-root",  # the loader's rule; said here too while the op is incomplete
                 "no path yet: name the place this operation changes (e.g. /total); "
                 '"" would replace the whole document',
             )

@@ -8,8 +8,9 @@ their sources' ids, so that ``revprop compare`` pairs each original with its var
 The models are resolved as a run resolves them (presets, ``[tool.revprop]``, litellm
 strings, ``--api-base``); the embedded model's llama.cpp server is started here and stopped
 at the end; every server is checked before the first call. One line per draft reports its
-outcome, turns, failed checks and cost; the exit status is 0 when every draft became a case,
-1 otherwise (rejected, stopped by the budget, or a failed call), 2 for unusable input.
+outcome, turns, failed checks and cost; the exit status is 0 when every draft became a case
+(or was skipped: its file holds a person's work), 1 otherwise (rejected, stopped by the
+budget, or a failed call), 2 for unusable input.
 """
 
 from __future__ import annotations
@@ -351,7 +352,7 @@ def _run(args: argparse.Namespace, prompts: Prompts, jobs: list[Job]) -> int:
         for server in servers:
             server.stop()
     print(_summary(outcomes, budget, settings.out))
-    return 0 if all(o.status == "draft" for o in outcomes) else 1
+    return 0 if all(o.status in ("draft", "skipped") for o in outcomes) else 1
 
 
 async def _all(
@@ -394,7 +395,7 @@ def progress_line(outcome: Outcome, done: int, total: int, budget: Ceiling) -> s
 def _summary(outcomes: list[Outcome], budget: Ceiling, out: Path) -> str:
     counts = {
         status: sum(1 for o in outcomes if o.status == status)
-        for status in ("draft", "rejected", "stopped", "failed")
+        for status in ("draft", "rejected", "stopped", "failed", "skipped")
     }
     calls = sum(o.tally.calls for o in outcomes)
     cached = sum(o.tally.cached for o in outcomes)
@@ -405,6 +406,11 @@ def _summary(outcomes: list[Outcome], budget: Ceiling, out: Path) -> str:
         f"{counts['draft']} draft(s), {counts['rejected']} rejected, {counts['stopped']} stopped, "
         f"{counts['failed']} failed; {calls} calls ({cached} from the cache); {spending}; in {out}"
     )
+    if counts["skipped"]:
+        line += (
+            f"\n{counts['skipped']} skipped: their case files hold a person's work "
+            "(kept, not overwritten)"
+        )
     if counts["stopped"]:
         line += "\nstopped by --max-cost: rerun with a higher budget to resume from the cache"
     return line

@@ -324,17 +324,26 @@ bindField("#annotation-notes", (data, value) => {
 function scheduleCheck(delay = CHECK_DELAY_MS) {
   clearTimeout(state.checkTimer);
   state.checkPending = true;
+  document.body.dataset.checking = "true"; // until the answer to the last change is shown
   updateButtons();
   state.checkTimer = setTimeout(runCheck, delay);
 }
 
 async function runCheck() {
   const cur = state.current;
-  if (!cur) return;
   const seq = ++state.checkSeq;
+  if (!cur) {
+    delete document.body.dataset.checking;
+    return;
+  }
   const reply = await api.check(cur.data, gold.examplesByIndex());
-  if (seq !== state.checkSeq || cur !== state.current) return;
+  if (seq !== state.checkSeq) return; // a later check answers for the later change
+  if (cur !== state.current) {
+    if (!state.current) delete document.body.dataset.checking;
+    return;
+  }
   state.checkPending = false;
+  delete document.body.dataset.checking;
   if (!reply.ok) {
     setSaveState(reply.body.error || "the check failed", "error");
     return;
@@ -423,6 +432,12 @@ async function save(action) {
       setSaveState(`Not saved: ${reply.body.error}`, "error");
       return;
     }
+    if (action === "reviewed") {
+      // A review vouches for the version the reviewer read: a newer one is read first.
+      await openCase(cur.file, { push: false });
+      setSaveState("Not marked reviewed: a newer version was saved meanwhile. It is shown now: check it, then mark it reviewed.", "warn");
+      return;
+    }
     if (!(await merge(annotator))) return;
   }
   setSaveState("Not saved: the file keeps changing on disk. Your changes stay in this browser; try again.", "warn");
@@ -461,7 +476,9 @@ async function merge(annotator) {
   keepExamples();
   Object.assign(cur, { disk: result.disk.data, diskHash: result.disk.hash, hash: result.disk.hash, base: result.disk.data, data: result.merged });
   cur.mergedNote = `Merged with ${who}'s save.`;
+  const note = $("#history-note").value;
   showCase(`${cur.mergedNote} Saving the merge…`);
+  $("#history-note").value = note;
   gold.load(cur.data, examplesFor(cur.file, cur.data)); // by (path, pattern): the merge reorders
   persist();
   return true;

@@ -19,9 +19,16 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, select_cases
 from pytest_revprop.errors import UserError
-from pytest_revprop.gc_tuning import RunCollector
-from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
-from pytest_revprop.items import (
+from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.options import option_label, option_value
+from pytest_revprop.plugin.gc_tuning import RunCollector
+from pytest_revprop.plugin.interruption import (
+    SigintShield,
+    collect_handovers,
+    hand_over,
+    terminal_note,
+)
+from pytest_revprop.plugin.items import (
     CUT_ATTR,
     NOT_COMPLETED_ATTR,
     OURS_ATTR,
@@ -30,9 +37,7 @@ from pytest_revprop.items import (
     RevpropItem,
     let_go,
 )
-from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
-from pytest_revprop.options import option_label, option_value
-from pytest_revprop.preflight import check_cache_folder, check_credentials, run_settings
+from pytest_revprop.plugin.preflight import check_cache_folder, check_credentials, run_settings
 from pytest_revprop.registry import registered_through
 from pytest_revprop.reporting.item_report import ItemReport, rerun_args
 from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink, SentTexts
@@ -256,6 +261,9 @@ class RevpropSession:
 
     def result(self, spec: ItemSpec) -> ResultRecord:
         return self._runner().result(spec)
+
+    def uses_k(self, method: str) -> bool:
+        return self.settings.registry.get(method).uses_k
 
     # ------------------------------------------------------------------ results
 
@@ -506,7 +514,8 @@ class RevpropSession:
             return
         for row in doc["summary"]:
             name = f"revprop_completion_rate[{row['model']}|{row['method']}|k{row['k']}]"
-            xml.add_global_property(name, f"{row['completion_rate']:.4f}")
+            rate = row["completion_rate"]  # None: every item errored (JSON-style null)
+            xml.add_global_property(name, "null" if rate is None else f"{rate:.4f}")
 
     @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_terminal_summary")
     def pytest_terminal_summary_listing(self, terminalreporter: Any) -> Generator[None, None, None]:

@@ -29,11 +29,14 @@ from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, ResultRecord
 
 
 class ItemOwner(Protocol):
-    """What an item needs of the run: its record, and the arguments that rerun it."""
+    """What an item needs of the run: its record, the arguments that rerun it, and whether
+    its method uses k (the registry's, for its reports)."""
 
     rerun_args: list[str]
 
     def result(self, spec: ItemSpec) -> ResultRecord: ...
+
+    def uses_k(self, method: str) -> bool: ...
 
 
 RECORD_ATTR = "revprop_record"
@@ -80,7 +83,8 @@ class RevpropItem(pytest.Item):
         self._properties()
         error = self.record["error"]
         if error == "call_failed":
-            raise CallFailedError(describe_call_failure(self.record))
+            uses_k = self.owner.uses_k(self.spec.method)
+            raise CallFailedError(describe_call_failure(self.record, uses_k=uses_k))
         if error in INFRASTRUCTURE_ERRORS:
             raise CallFailedError(f"method failed: {self.record.get('reason')}")
 
@@ -98,7 +102,8 @@ class RevpropItem(pytest.Item):
         command that reruns this item; None for any other exception."""
         if not isinstance(exc, RevpropFailure | CallFailedError):
             return None
-        rerun = rerun_command(dataclasses.asdict(self.spec), self.owner.rerun_args)
+        uses_k = self.owner.uses_k(self.spec.method)
+        rerun = rerun_command(dataclasses.asdict(self.spec), self.owner.rerun_args, uses_k=uses_k)
         if isinstance(exc, CallFailedError):
             return f"{exc}\n  rerun:    {rerun}"
         return f"{self.spec.case} [{self.spec.label()}]: not completed\n{exc}\nrerun: {rerun}"

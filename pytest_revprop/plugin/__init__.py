@@ -5,7 +5,7 @@ The options are declared in :data:`pytest_revprop.options.PLUGIN_OPTIONS` (each 
 of the same name, ``revprop_model`` for ``--revprop-model``) and read through
 :func:`pytest_revprop.options.option_value`: the command line wins, then the ini file, then the
 default. The per-run plugin object, the items, the summary, the reports and the exit status
-live in :mod:`pytest_revprop.session`.
+live in :mod:`pytest_revprop.plugin.session`.
 
 A run is on when ``--revprop-model`` (or the ini key ``revprop_model``) names a model. Without
 one, this plugin adds nothing to a pytest run: no output, no files, no markers, no environment
@@ -84,7 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{option_label(config, 'revprop_update_baseline')} needs a baseline file: "
             "--revprop-baseline=FILE or revprop_baseline in the ini file"
         )
-    from pytest_revprop.session import RevpropSession
+    from pytest_revprop.plugin.session import RevpropSession
 
     try:
         session = RevpropSession.from_config(config)
