@@ -296,7 +296,7 @@ def _model(name: str, args: argparse.Namespace, servers: list[EmbeddedServer]) -
         require_prices(model, "--max-cost")
     from pytest_revprop.servers.startup import ready_models
 
-    (model,) = ready_models([model], servers)
+    (model,) = ready_models([model], servers, option="--api-base")
     return model
 
 
