@@ -20,7 +20,6 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.jsonutil import (
     MISSING,
     child_pointer,
-    is_finite_json,
     json_equal,
     leaf_count,
     loads_strict,
@@ -28,6 +27,8 @@ from pytest_revprop.jsonutil import (
     split_pointer,
 )
 from pytest_revprop.patching import PatchError, apply_operations, diff
+from pytest_revprop.regexguard import RegexRefused, compile_bounded
+from pytest_revprop.strictjson import StrictJSONError, check_value
 from pytest_revprop.vocabulary import Matcher, OpKind
 
 __all__ = [
@@ -251,6 +252,9 @@ def _fast_validator() -> Any:
 def _check_schema(data: Any, name: str) -> None:
     import fastjsonschema
 
+    found = check_value(data)  # first: the schema validators recurse
+    if found is not None:
+        raise CaseError(name, "schema", found[0], found[1])
     try:
         _fast_validator()(data)
         fast_ok = True
@@ -266,9 +270,46 @@ def _check_schema(data: Any, name: str) -> None:
     )
     if errors:
         err = errors[0]
-        raise CaseError(name, "schema", _pointer(err.absolute_path), _short(err.message))
-    if not is_finite_json(data):
-        raise CaseError(name, "schema", "", "holds NaN or Infinity, which JSON does not allow")
+        raise CaseError(name, "schema", _pointer(err.absolute_path), schema_error_text(err))
+
+
+def _brief(value: Any, limit: int = 60) -> str:
+    """A value as a message quotes it: JSON, cut; an object or array only named, never
+    dumped (it may be the whole artifact)."""
+    if isinstance(value, dict):
+        return f"an object with {len(value)} member(s)"
+    if isinstance(value, list):
+        return f"an array of {len(value)} item(s)"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def schema_error_text(error: Any) -> str:
+    """A jsonschema error in one line that quotes at most a short value: jsonschema's own
+    message prints the Python repr of the offending instance, which for a whole artifact or
+    gold runs to thousands of characters."""
+    kind, expected, instance = error.validator, error.validator_value, error.instance
+    if kind == "required" and isinstance(instance, dict):
+        missing = [n for n in expected if n not in instance]
+        return f"{missing[0] if missing else expected[0]} is required"
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in instance if k not in allowed)
+        return f"{', '.join(extra[:5]) or 'a member'}: not allowed here"
+    if kind == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else expected
+        return f"{_brief(instance)} is not of type {wanted}"
+    if kind == "enum":
+        return f"{_brief(instance)} is not one of {', '.join(map(str, expected))}"
+    if kind == "pattern":
+        return f"{_brief(instance)} does not have the required form ({expected})"
+    if kind in ("minLength", "minItems") and expected == 1:
+        return f"{_brief(instance)} should be non-empty"
+    if kind in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"):
+        return f"{_brief(instance)} breaks {kind} {expected}"
+    if kind == "const":
+        return f"{_brief(instance)} is not {_brief(expected)}"
+    return f"{_brief(instance)} breaks the schema's {kind!r} rule"
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -374,12 +415,10 @@ def reference_problem(expected: Any, pointer: str) -> str | None:
 
 
 def _check_regex(pattern: Any, name: str, pointer: str) -> None:
-    import regex
-
     try:
-        regex.compile(pattern)
-    except (regex.error, TypeError, ValueError, OverflowError) as exc:
-        raise CaseError(name, "regex", pointer, f"invalid regular expression: {exc}") from None
+        compile_bounded(pattern)
+    except RegexRefused as exc:
+        raise CaseError(name, "regex", pointer, str(exc)) from None
 
 
 def _read_json(path: Path) -> Any:
@@ -402,6 +441,10 @@ def _read_json(path: Path) -> Any:
         raise CaseError(name, "utf-8", "", f"not UTF-8 text (byte {exc.start})") from None
     try:
         return loads_strict(text)
+    except StrictJSONError as exc:
+        raise CaseError(
+            name, "json", exc.pointer, _short(str(exc).removesuffix(f" at {exc.pointer}"))
+        ) from None
     except ValueError as exc:
         raise CaseError(name, "json", "", _short(str(exc))) from None
 
@@ -460,7 +503,7 @@ def load_cases(paths: Sequence[Path | str]) -> CaseSet:
     return CaseSet(cases, errors)
 
 
-__all__ += ["MISSING", "case_schema", "iter_case_files", "reference_problem"]
+__all__ += ["MISSING", "case_schema", "iter_case_files", "reference_problem", "schema_error_text"]
 
 
 def dump_case(case: Mapping[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""JSON helpers shared by the core: strict parsing, JSON equality, JSON Pointers, leaves.
+"""JSON helpers shared by the core: strict parsing (``strictjson``), JSON equality, JSON
+Pointers, leaves.
 
 Everything here treats documents as plain JSON (dict, list, str, int, float, bool, None).
 JSON equality is the one docs/protocol.md defines for scoring.
@@ -7,9 +8,15 @@ JSON equality is the one docs/protocol.md defines for scoring.
 from __future__ import annotations
 
 import json
-import math
+import re
 from collections.abc import Iterator
 from typing import Any, Final
+
+from pytest_revprop.strictjson import MAX_DEPTH as MAX_DEPTH
+from pytest_revprop.strictjson import StrictJSONError as StrictJSONError
+from pytest_revprop.strictjson import check_value
+from pytest_revprop.strictjson import loads_strict as loads_strict
+from pytest_revprop.strictjson import raw_decode_strict as raw_decode_strict
 
 
 class _Missing:
@@ -32,47 +39,6 @@ class _Missing:
 MISSING: Final = _Missing()
 
 
-class StrictJSONError(ValueError):
-    """A JSON text that is valid for Python's parser but not acceptable JSON for us."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise StrictJSONError(f"non-standard JSON constant {name}")
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise StrictJSONError(f"duplicate object member {key!r}")
-        result[key] = value
-    return result
-
-
-STRICT_DECODER: Final = json.JSONDecoder(
-    parse_constant=_reject_constant, object_pairs_hook=_unique_pairs
-)
-
-
-def loads_strict(text: str) -> Any:
-    """Parse JSON rejecting NaN/Infinity, duplicate object members and absurd nesting.
-
-    Raises ValueError (json.JSONDecodeError or StrictJSONError) for anything unacceptable.
-    """
-    try:
-        return STRICT_DECODER.decode(text)
-    except RecursionError as exc:
-        raise StrictJSONError("JSON nested too deeply") from exc
-
-
-def raw_decode_strict(text: str, index: int) -> tuple[Any, int]:
-    """Decode one JSON value starting at ``index``; returns (value, end index)."""
-    try:
-        return STRICT_DECODER.raw_decode(text, index)
-    except RecursionError as exc:
-        raise StrictJSONError("JSON nested too deeply") from exc
-
-
 def json_equal(a: Any, b: Any) -> bool:
     """JSON equality: 1 == 1.0, but true != 1 and "1" != 1; objects ignore member order."""
     if isinstance(a, bool) or isinstance(b, bool):
@@ -88,17 +54,10 @@ def json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-def is_finite_json(value: Any, _depth: int = 0) -> bool:
-    """True if the document holds only JSON types and finite numbers (no NaN/Infinity)."""
-    if _depth > 500:
-        return False
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and is_finite_json(v, _depth + 1) for k, v in value.items())
-    if isinstance(value, list):
-        return all(is_finite_json(v, _depth + 1) for v in value)
-    return value is None or isinstance(value, str | int | bool)
+def is_finite_json(value: Any) -> bool:
+    """True if the document holds only JSON types, finite numbers (no NaN/Infinity) and no
+    lone surrogate, within ``MAX_DEPTH`` levels (checked without recursion)."""
+    return check_value(value) is None
 
 
 def escape_token(token: str) -> str:
@@ -109,12 +68,23 @@ def unescape_token(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
+_BAD_ESCAPE: Final = re.compile("~(?![01])")
+"""A ``~`` not followed by 0 or 1: RFC 6901 allows no other escape (linear-time search)."""
+
+
 def split_pointer(pointer: str) -> list[str]:
-    """Tokens of an RFC 6901 pointer ("" is the whole document). Raises ValueError if malformed."""
+    """Tokens of an RFC 6901 pointer ("" is the whole document). Raises ValueError if malformed:
+    not starting with ``/``, or a ``~`` that is not ``~0`` or ``~1``."""
     if pointer == "":
         return []
     if not pointer.startswith("/"):
-        raise ValueError(f"JSON Pointer must start with '/': {pointer!r}")
+        raise ValueError(f"JSON Pointer must start with '/': {pointer[:80]!r}")
+    bad = _BAD_ESCAPE.search(pointer) if "~" in pointer else None
+    if bad is not None:
+        raise ValueError(
+            f"JSON Pointer has '~' not followed by 0 or 1 at character {bad.start()}: "
+            f"{pointer[:80]!r}"
+        )
     return [unescape_token(t) for t in pointer[1:].split("/")]
 
 

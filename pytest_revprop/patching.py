@@ -7,14 +7,17 @@ in order; ``test`` with JSON equality).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import re
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import jsonpatch
 import jsonpointer
 
 from pytest_revprop.jsonutil import MISSING, child_pointer, json_equal, split_pointer
+from pytest_revprop.strictjson import MAX_DEPTH, check_value
 
 OPS_WITH_VALUE = frozenset({"add", "replace", "test"})
 OPS_WITH_FROM = frozenset({"move", "copy"})
@@ -41,11 +44,51 @@ class _JSONTestOperation(jsonpatch.TestOperation):  # type: ignore[misc]
         return obj
 
 
+MAX_COPIED_VALUES = 100_000
+"""Values (containers and leaves) the ``copy`` operations of one patch may copy in all: a
+patch that copies the document into itself doubles it with every operation."""
+_COPIED: contextvars.ContextVar[list[int]] = contextvars.ContextVar("copied")
+
+
+class _CopyOperation(jsonpatch.CopyOperation):  # type: ignore[misc]
+    """RFC 6902 `copy`, refused before copying when the patch's copies would pass
+    ``MAX_COPIED_VALUES`` or the copy would nest deeper than ``MAX_DEPTH``."""
+
+    def _apply(self, obj: Any, journal: Any) -> Any:
+        source = jsonpointer.JsonPointer(self.operation["from"]).resolve(obj)
+        target_depth = len(split_pointer(self.location))
+        copied = _COPIED.get([0])
+        values, depth = _measure(source, MAX_COPIED_VALUES - copied[0])
+        copied[0] += values
+        if copied[0] > MAX_COPIED_VALUES:
+            raise PatchError(f"the patch copies more than {MAX_COPIED_VALUES} values")
+        if target_depth + depth > MAX_DEPTH:
+            raise PatchError(f"the copy would nest deeper than {MAX_DEPTH} levels")
+        return super()._apply(obj, journal)  # type: ignore[misc]
+
+
+def _measure(value: Any, limit: int) -> tuple[int, int]:
+    """(values, nesting depth) of ``value``, without recursion; stops counting past ``limit``."""
+    values, deepest = 0, 0
+    stack = [(value, 0)]
+    while stack and values <= limit:
+        node, depth = stack.pop()
+        values += 1
+        if isinstance(node, dict | list) and node:
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in _children(node))
+    return values, deepest
+
+
+def _children(node: dict[str, Any] | list[Any]) -> Any:
+    return node.values() if isinstance(node, dict) else node
+
+
 class _Patch(jsonpatch.JsonPatch):  # type: ignore[misc]
-    operations: ClassVar[dict[str, Any]] = {
-        **jsonpatch.JsonPatch.operations,
-        "test": _JSONTestOperation,
-    }
+    # A read-only mapping, as jsonpatch >= 1.48 declares it (older releases, a plain dict).
+    operations: ClassVar[MappingProxyType[str, Any]] = MappingProxyType(
+        {**jsonpatch.JsonPatch.operations, "test": _JSONTestOperation, "copy": _CopyOperation}
+    )
 
 
 def check_operations(patch: Any) -> list[dict[str, Any]]:
@@ -139,15 +182,23 @@ def _apply_plain(doc: Any, patch: list[dict[str, Any]]) -> Any:
 def apply_operations(doc: Any, patch: list[dict[str, Any]], *, in_place: bool = False) -> Any:
     """Apply a checked patch (ops in order) and return the result. Raises PatchError.
 
-    By default neither ``doc`` nor ``patch`` is modified or shared with the result; with
-    ``in_place`` the caller hands over both (no copies: the fast path for replays).
+    By default neither ``doc`` nor ``patch`` is modified or shared with the result, and a
+    result nested deeper than ``MAX_DEPTH`` is refused; with ``in_place`` the caller hands over
+    both (no copies, no depth check: the fast path for replays, which compare their result
+    with a document read by the strict reader).
     """
+    result: Any = MISSING
     if not in_place:
         with contextlib.suppress(_NotPlain, LookupError, TypeError):
-            return _apply_plain(copy_json(doc), copy_json(patch))
-        doc, patch = copy_json(doc), copy_json(patch)
+            result = _apply_plain(copy_json(doc), copy_json(patch))
+        if result is MISSING:
+            doc, patch = copy_json(doc), copy_json(patch)
+    token = _COPIED.set([0])
     try:
-        return _Patch(patch).apply(doc, in_place=True)
+        if result is MISSING:
+            result = _Patch(patch).apply(doc, in_place=True)
+    except PatchError:
+        raise
     except (
         jsonpatch.JsonPatchException,
         jsonpointer.JsonPointerException,
@@ -158,6 +209,12 @@ def apply_operations(doc: Any, patch: list[dict[str, Any]], *, in_place: bool = 
         RecursionError,
     ) as exc:
         raise PatchError(str(exc) or type(exc).__name__) from exc
+    finally:
+        _COPIED.reset(token)
+    found = None if in_place else check_value(result)
+    if found is not None and found[1].startswith("nests deeper"):
+        raise PatchError(f"the patched document {found[1]} (at {found[0][:80]})")
+    return result
 
 
 def diff(old: Any, new: Any, pointer: str = "") -> list[dict[str, Any]]:

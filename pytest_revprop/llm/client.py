@@ -44,8 +44,8 @@ from pytest_revprop.llm.types import (
     Reply,
     Request,
     RetryPolicy,
-    structured_response_format,
 )
+from pytest_revprop.memo import Memo
 
 if TYPE_CHECKING:
     from pytest_revprop.vocabulary import FailedCall
@@ -56,7 +56,7 @@ KEY_MEMO_SIZE = 4096
 """Cache keys the process remembers (requests in flight at once, and their repeats), for all
 its clients together: a memo per client held 4,096 requests (prompts of some kilobytes each)
 per model, so a worker's memory grew with the number of models."""
-_KEY_MEMO: dict[Request, str] = {}
+_KEY_MEMO: Memo[Request, str] = Memo(KEY_MEMO_SIZE)
 
 
 class PrioritySlots:
@@ -174,12 +174,8 @@ class Client:
     def make_request(
         self, messages: Sequence[Mapping[str, str]], seed: int, structured: bool = False
     ) -> Request:
-        """A request of this client's model; ``structured`` asks for the patch as JSON output,
-        in the form the model's server takes (``ModelConfig.structured_form``)."""
-        response_format = (
-            structured_response_format(self.model.structured_form) if structured else None
-        )
-        return Request.build(self.model, messages, seed, response_format)
+        """A request of this client's model (``Request.for_model``)."""
+        return Request.for_model(self.model, messages, seed, structured)
 
     def _bind_loop(self) -> None:
         """Start fresh scheduling state when used from a new event loop (e.g. asyncio.run)."""
@@ -214,12 +210,7 @@ class Client:
     def _key(self, request: Request) -> str:
         """``request.cache_key()``, remembered: items of a run ask the same requests many times,
         and hashing a tuple of already-hashed strings is much cheaper than the SHA-256."""
-        key = _KEY_MEMO.get(request)
-        if key is None:
-            if len(_KEY_MEMO) >= KEY_MEMO_SIZE:
-                _KEY_MEMO.clear()
-            key = _KEY_MEMO[request] = request.cache_key()
-        return key
+        return _KEY_MEMO.get(request, request.cache_key)
 
     async def finish_in_flight(self, timeout: float) -> None:
         """Send nothing more and wait, at most ``timeout`` seconds, for the requests in flight.

@@ -25,6 +25,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pytest_revprop.private import open_private, private_dir
+from pytest_revprop.strictjson import json_bytes
+
 __all__ = [
     "CHUNK_BYTES",
     "REPLIES_DIR",
@@ -58,15 +61,15 @@ def reply_key(reply: Mapping[str, Any]) -> str:
     if isinstance(key, str) and _KEY.fullmatch(key):
         return key
     text = json.dumps([reply.get(name) for name in TEXT_FIELDS], ensure_ascii=False)
-    return "t" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "t" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _line(key: str, reply: Mapping[str, Any]) -> bytes:
     data = {"key": key, **{name: reply.get(name) for name in TEXT_FIELDS}}
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = json_bytes(data, separators=(",", ":"))
     # JSON allows U+2028/2029 raw in strings; older JavaScript engines do not
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return PREFIX + text.encode("utf-8") + SUFFIX
+    text = text.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return PREFIX + text + SUFFIX
 
 
 class Location(NamedTuple):
@@ -169,7 +172,7 @@ class ReplyWriter:
 
     def __init__(self, folder: Path, *, chunk_bytes: int = CHUNK_BYTES) -> None:
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(self.folder)
         self.chunk_bytes = chunk_bytes
         self.places: dict[str, int] = {}
         numbers = _numbers(self.folder)
@@ -187,8 +190,7 @@ class ReplyWriter:
 
     def _open(self, number: int) -> Any:
         path = self.folder / file_name(number)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        return os.fdopen(fd, "ab")
+        return open_private(path, append=True)
 
     def add(self, reply: Mapping[str, Any]) -> tuple[str, int]:
         """Store ``reply``'s text unless its key is stored; (its key, its file number)."""
@@ -220,7 +222,7 @@ def copy_store(source: Path, target: Path) -> None:
     system allows, else copies); files already there stay."""
     if source.resolve() == target.resolve():
         return
-    target.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(target)
     for number in _numbers(source):
         name = file_name(number)
         if (target / name).exists():

@@ -18,6 +18,7 @@ from pytest_revprop.authoring.synth.replies import NoObject, reply_object
 from pytest_revprop.llm.types import Reply
 from pytest_revprop.methods import Ask, Completer
 from pytest_revprop.prompts import Prompts
+from pytest_revprop.vocabulary import CallRole
 
 T = TypeVar("T")
 Message = dict[str, str]
@@ -86,7 +87,7 @@ class Asker:
     def method_ask(self) -> Ask:
         """This asker as the ``ask`` callable of ``pytest_revprop.methods``."""
 
-        async def ask(messages: list[Message], seed: int, purpose: str, priority: int) -> Reply:
+        async def ask(messages: list[Message], seed: int, role: CallRole, priority: int) -> Reply:
             return await self.reply(messages, seed)
 
         return ask
