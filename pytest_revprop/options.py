@@ -199,7 +199,8 @@ def parse_existing_path(text: str) -> Path:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise argparse.ArgumentTypeError(f"not a usable path ({reason}): {text[:200]!r}") from None
     if not exists:
-        raise argparse.ArgumentTypeError(f"no such file or folder: {text}")
+        shown = text if text.isprintable() else repr(text)  # one line, whatever the name holds
+        raise argparse.ArgumentTypeError(f"no such file or folder: {shown}")
     return path
 
 

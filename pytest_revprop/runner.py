@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pytest_revprop.cases import Case
 from pytest_revprop.credit import partial_credit
-from pytest_revprop.llm.budget import Ceiling
+from pytest_revprop.llm.budget import BudgetReached, Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
@@ -423,6 +423,8 @@ class Runner:
 
     def _prefetched(self, spec: ItemSpec, run: asyncio.Future[MethodRun]) -> None:
         self._prefetch_active -= 1
+        if not run.cancelled():
+            run.exception()  # seen (the ceiling's BudgetReached): the item asked for says it
         cached = self.settings.cache_dir is not None
         if cached and spec not in self._futures and self._runs.get(spec) is run:
             del self._runs[spec]
@@ -444,7 +446,12 @@ class Runner:
         Taking it lets go of the item's run and record, and makes room for the next item."""
         if spec not in self._futures:
             self._schedule(urgent=spec)
-        record = self._record(spec, self._futures[spec].result(timeout))
+        try:
+            record = self._record(spec, self._futures[spec].result(timeout))
+        except BudgetReached:  # the ceiling left it unrun: taken all the same
+            self._let_go(spec)
+            self._schedule()
+            raise
         self._let_go(spec)
         self._schedule()
         return record

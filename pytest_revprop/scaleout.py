@@ -15,7 +15,7 @@ from pytest_revprop.cases import Case
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.budget import require_prices
 from pytest_revprop.llm.presets import ModelConfig
-from pytest_revprop.runner import RunSettings
+from pytest_revprop.runner import ItemSpec, Runner, RunSettings
 from pytest_revprop.sharding import (
     AUTO,
     Shard,
@@ -52,9 +52,12 @@ class RunScope:
             }
         return meta
 
-    def spent_usd(self, own: float) -> float:
-        """What the run's calls cost: the workers' together under xdist, else ``own``."""
-        return sum(self.worker_spent.values()) if self.worker_spent else own
+    def spent_usd(self, runner: Runner | None) -> float:
+        """What the run's calls cost (cached replies are free): the xdist workers' together,
+        else this process's ``runner``'s."""
+        if self.worker_spent:
+            return sum(self.worker_spent.values())
+        return 0.0 if runner is None else runner.ceiling.spent_usd
 
     def cut_line(self, spent_usd: float) -> str:
         """The summary's first line of a run the ceiling cut."""
@@ -63,6 +66,18 @@ class RunScope:
             f"{spent_usd:.4f} USD spent, {self.cut_items} items not run (skipped); a rerun "
             "goes on from the cache"
         )
+
+    def plan_lines(
+        self,
+        cases: Sequence[Case],
+        models: Sequence[ModelConfig],
+        settings: RunSettings,
+        specs: Sequence[ItemSpec],
+    ) -> list[str]:
+        """The plan of the items ``specs`` (``planning``), as the terminal prints it."""
+        from pytest_revprop.planning import plan_lines, plan_run
+
+        return plan_lines(plan_run(cases, models, settings, specs), shard=self.shard)
 
     def exit_status(self, status: int) -> int:
         """``status`` with ``CUT_EXIT`` ORed in when the ceiling cut the run (pytest's
@@ -80,13 +95,14 @@ def run_scope(
     label: Any,
     *,
     environ: Mapping[str, str] | None = None,
-    workers: int = 1,
+    worker: bool = False,
 ) -> tuple[list[Case], RunScope]:
     """The cases this process runs and its scope, from the option values (``opt(name)``;
     ``label(name)`` names an option in messages). Checks that a ceiling's models are priced
-    and that a shard gets cases; an xdist worker (``workers`` > 1) keeps its share of the
-    ceiling in ``settings`` so that together they stay within it."""
+    and that a shard gets cases; an xdist ``worker`` keeps its share of the ceiling in
+    ``settings`` (one of PYTEST_XDIST_WORKER_COUNT), so that together they stay within it."""
     environ = os.environ if environ is None else environ
+    workers = int(environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) if worker else 1
     scope = RunScope(
         cases_sha256=cases_digest(cases),
         plan=bool(opt("revprop_plan")),

@@ -492,7 +492,7 @@ def test_reasoning_usage_cost_and_latency_are_recorded(
     # fake server: prompt 400 chars // 4; completion (2 + 120) chars // 4; reasoning 120 // 4
     assert (got.input_tokens, got.output_tokens, got.reasoning_tokens) == (100, 30, 30)
     assert got.cost_usd == pytest.approx(100 * 2.0 / 1e6 + 30 * 10.0 / 1e6)
-    assert 0.1 <= got.latency_s < 2.0
+    assert 0.1 <= got.latency_s < 30  # seconds (the server holds 0.1 s; a loaded machine adds)
     assert got.finish_reason == "stop"
 
 

@@ -149,7 +149,7 @@ def test_the_reference_solvers_on_every_shipped_case() -> None:
     for case in cases:
         has_cascade = required_cascades(case) > 0
         for solver in REFERENCE_SOLVERS:
-            reply = asyncio.run(reference_ask(case, solver)([], 0, "revise", 0))
+            reply = asyncio.run(reference_ask(case, solver)([], 0, "sample", 0))
             credit = partial_credit(case, score_reply(case, reply.content))
             assert credit.preservation == 1.0, (case.id, solver)
             if solver == "gold":

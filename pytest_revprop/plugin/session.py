@@ -74,6 +74,7 @@ class RevpropSession:
         cases: list[Case],
         models: list[ModelConfig],
         settings: RunSettings,
+        scope: RunScope | None = None,
     ) -> None:
         self.config = config
         self.cases = cases
@@ -104,7 +105,7 @@ class RevpropSession:
         self._shield = SigintShield(None if self.is_worker else terminal_note(config))
         config.add_cleanup(self._shield.remove)  # also when the session never started
         self.rerun_args = rerun_args([str(arg) for arg in config.invocation_params.args])
-        self.scope = RunScope()
+        self.scope = scope or RunScope()
 
     # ------------------------------------------------------------------ building
 
@@ -130,11 +131,10 @@ class RevpropSession:
             opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"), opt("revprop_case")
         )
         settings = run_settings(opt, registry)
-        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+        label = functools.partial(option_label, config)
         cases, scope = run_scope(
-            cases, models, settings, opt, functools.partial(option_label, config),
-            workers=workers if hasattr(config, "workerinput") else 1,
-        )  # fmt: skip
+            cases, models, settings, opt, label, worker=hasattr(config, "workerinput")
+        )
         for name in {c.domain for c in cases} | {c.pattern for c in cases}:
             config.addinivalue_line("markers", f"{name}: RevPropBench cases of {name}")
         for name in BENCHMARK_MARKERS:
@@ -143,8 +143,7 @@ class RevpropSession:
             config.addinivalue_line(
                 "markers", f"size{size}: cases whose artifact has {size} leaves"
             )
-        session = cls(config, cases, models, settings)
-        session.scope = scope
+        session = cls(config, cases, models, settings, scope)
         comparing = opt("revprop_baseline") is not None and not opt("revprop_update_baseline")
         if comparing and not session.is_worker:
             from pytest_revprop.reporting.gate import groups_of, read_comparable_baseline
@@ -410,7 +409,7 @@ class RevpropSession:
             },
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
-            **self.scope.meta(self.spent_usd()),
+            **self.scope.meta(self.scope.spent_usd(self.runner)),
         }
         doc = self.sink.finish(meta)
         out_dir = self.sink.out_dir
@@ -556,14 +555,16 @@ class RevpropSession:
     ) -> None:
         tr = terminalreporter
         if not self.is_worker and self.scope.plan:
-            self._write_plan(tr)
+            tr.section("revprop plan")
+            for line in self.scope.plan_lines(self.cases, self.models, self.settings, self.specs):
+                tr.write_line(line)
         if self.is_worker or self.scope.plan or not (len(self.sink) or self.scope.cut_items):
             return
         from pytest_revprop.reporting.aggregate import summary_text
 
         tr.section("revprop summary")
         if self.scope.cut_items:
-            tr.write_line(self.scope.cut_line(self.spent_usd()), red=True)
+            tr.write_line(self.scope.cut_line(self.scope.spent_usd(self.runner)), red=True)
         if len(self.sink):
             tr.write_line(summary_text(self.sink.summary()))
         if self.written:
@@ -588,18 +589,6 @@ class RevpropSession:
             max_drop = self.config.getoption("revprop_max_drop")
             for line, markup in gate_section(self.gate_result, self.gate_error, max_drop):
                 tr.write_line(line, **markup)
-
-    def _write_plan(self, tr: Any) -> None:
-        from pytest_revprop.planning import plan_lines, plan_run
-
-        tr.section("revprop plan")
-        plans = plan_run(self.cases, self.models, self.settings, self.specs)
-        for line in plan_lines(plans, shard=self.scope.shard):
-            tr.write_line(line)
-
-    def spent_usd(self) -> float:
-        """What the run's calls cost (cached replies are free)."""
-        return self.scope.spent_usd(0.0 if self.runner is None else self.runner.ceiling.spent_usd)
 
 
 def _record_key(record: ResultRecord) -> tuple[Any, ...]:

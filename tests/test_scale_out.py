@@ -1,0 +1,182 @@
+"""docs/scale-out.md in its local form: shard processes against the test double, then
+``revprop combine``; the plan against the requests the server received; the spending ceiling.
+
+Each recipe runs here as its engine would run it: the Slurm array job's tasks (``--revprop-
+shard=auto`` under SLURM_ARRAY_* variables, each with its own cache), the Kubernetes Indexed
+Job's pods (``auto`` under JOB_COMPLETION_INDEX, all at once on one shared cache folder), the
+CI matrix's jobs (``--revprop-shard=I/N``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_revprop.cli import main as revprop
+from pytest_revprop.testing.fakeserver import FakeServer
+
+pytestmark = pytest.mark.slow
+
+RESPONDER = "pytest_revprop.testing.responder:respond"
+RUN = ["--revprop-model=openai/fake", "--revprop-split=dev", "--revprop-seeds=0", "--revprop-k=3"]
+TIMING = ("latency_s", "cached")
+"""What may differ between a sharded and an unsharded run's records (timings, cache flags)."""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    keep = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "OPENAI_", "REVPROP_", "SLURM_", "JOB_COMPLETION"))
+    }
+    return {**keep, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "REVPROP_TRANSPORT": "direct", **extra}
+
+
+def _command(run_dir: Path, base: str, cache: str, report: str, *args: str) -> list[str]:
+    return [
+        sys.executable, "-m", "pytest", "-pno:cacheprovider", "-q", f"--rootdir={run_dir}",
+        f"--revprop-api-base={base}", f"--revprop-cache={run_dir / cache}",
+        f"--revprop-report={run_dir / report}", *RUN, *args,
+    ]  # fmt: skip
+
+
+def run(
+    run_dir: Path, base: str, cache: str, report: str, *args: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        _command(run_dir, base, cache, report, *args), cwd=run_dir, env=_env(**env),
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+
+
+def records(folder: Path) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """samples.jsonl's records by item, without timings and cache flags."""
+    out = {}
+    for line in (folder / "samples.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        record.pop("latency_s")
+        record["replies"] = [
+            {k: v for k, v in reply.items() if k not in TIMING} for reply in record["replies"]
+        ]
+        out[(record["case"], record["method"], record["k"], record["seed"])] = record
+    return out
+
+
+def html_samples(folder: Path) -> int:
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    match = re.search(
+        r'<script type="application/json" id="revprop-data">(.*?)</script>', page, re.S
+    )
+    assert match is not None
+    return len(json.loads(match.group(1))["index"]["case"])
+
+
+def summary_table(folder: Path) -> list[dict[str, Any]]:
+    summary: list[dict[str, Any]] = json.loads((folder / "results.json").read_text())["summary"]
+    return [{k: v for k, v in row.items() if "latency" not in k} for row in summary]
+
+
+def test_slurm_and_kubernetes_shards_combine_into_the_single_run(tmp_path: Path) -> None:
+    with FakeServer(responder=RESPONDER) as server:
+        base = server.base_url
+        single = run(tmp_path, base, "cache-single", "single", "--revprop-method=all")
+        assert single.returncode == 1, single.stdout[-2000:]  # the responder errs at times
+        # the Slurm array: each task its shard (auto) and its own cache, one after another
+        for task in (1, 2, 3):
+            shard = run(
+                tmp_path, base, f"cache-slurm{task}", f"slurm{task}", "--revprop-method=all",
+                "--revprop-shard=auto", "--revprop-no-figures", SLURM_ARRAY_TASK_ID=str(task),
+                SLURM_ARRAY_TASK_COUNT="3", SLURM_ARRAY_TASK_MIN="1",
+            )  # fmt: skip
+            assert shard.returncode in (0, 1), shard.stdout[-2000:] + shard.stderr[-2000:]
+        # the Kubernetes Indexed Job: all pods at once, on one shared cache folder
+        pods = [
+            subprocess.Popen(
+                _command(tmp_path, base, "cache-shared", f"k8s{index}", "--revprop-method=all",
+                         "--revprop-shard=auto", "--revprop-no-figures"),
+                cwd=tmp_path, env=_env(JOB_COMPLETION_INDEX=str(index), REVPROP_SHARD_COUNT="3"),
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+            for index in range(3)
+        ]  # fmt: skip
+        assert all(pod.wait(timeout=900) in (0, 1) for pod in pods)
+        received = len(server.stats()["requests"])
+    slurm = [tmp_path / f"slurm{task}" for task in (1, 2, 3)]
+    assert revprop(["combine", *map(str, slurm), "--out", str(tmp_path / "slurm")]) == 0
+    k8s = [tmp_path / f"k8s{index}" for index in range(3)]
+    assert revprop(["combine", *map(str, k8s), "--out", str(tmp_path / "k8s"), "--no-figures"]) == 0
+    expected = records(tmp_path / "single")
+    assert len(expected) == 300
+    for combined in (tmp_path / "slurm", tmp_path / "k8s"):
+        assert records(combined) == expected
+        assert summary_table(combined) == summary_table(tmp_path / "single")
+    assert html_samples(tmp_path / "slurm") == html_samples(tmp_path / "single") == 300
+    shards = [len(records(folder)) for folder in slurm]
+    assert sum(shards) == 300 and all(n == 100 for n in shards)  # 10 whole cases each
+    # separate caches make every call once per run; the shared one once for all three pods
+    single_calls = sum(1 for _ in (tmp_path / "cache-single").glob("*/*.json"))
+    shared_calls = sum(1 for _ in (tmp_path / "cache-shared").glob("*/*.json"))
+    assert shared_calls == single_calls and received == 3 * single_calls
+    # a shard left out, or given twice, is refused in one line
+    assert revprop(["combine", *map(str, slurm[:2]), "--out", str(tmp_path / "x")]) == 2
+    assert revprop(["combine", *map(str, [*slurm, slurm[0]]), "--out", str(tmp_path / "x")]) == 2
+
+
+PRICED = """
+[tool.revprop.prices]
+"openai/fake" = [2.0, 8.0]
+
+[tool.revprop.models."openai/fake"]
+max_tokens = 256
+"""
+
+
+def _plan_to_send(output: str) -> int:
+    match = re.search(r"openai/fake: .* to send ([\d,]+)\n", output)
+    assert match is not None, output[-3000:]
+    return int(match.group(1).replace(",", ""))
+
+
+def test_the_plan_counts_the_calls_and_the_ceiling_cuts_and_resumes(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(PRICED)
+    methods = "--revprop-method=j+h,reflect,maj"  # calls that do not depend on replies
+    with FakeServer(responder=RESPONDER) as server:
+        base = server.base_url
+        plan = run(tmp_path, base, "cache", "plan", methods, "--revprop-plan")
+        assert plan.returncode == 0, plan.stdout[-2000:] + plan.stderr[-2000:]
+        assert server.stats()["requests"] == []
+        to_send = _plan_to_send(plan.stdout)
+        full = run(tmp_path, base, "cache", "full", methods)
+        assert full.returncode == 1
+        assert len(server.stats()["requests"]) == to_send
+        again = run(tmp_path, base, "cache", "plan", methods, "--revprop-plan")
+        assert _plan_to_send(again.stdout) == 0 and "answered by the cache" in again.stdout
+        cost = sum(
+            row["cost_usd"]
+            for row in json.loads((tmp_path / "full" / "results.json").read_text())["results"]
+        )
+        assert cost > 0
+        ceiling = cost / 3
+        server.reset()
+        cut = run(tmp_path, base, "cache-cut", "cut", methods, f"--revprop-max-cost={ceiling}")
+        assert cut.returncode & 8 == 8, cut.stdout[-3000:]
+        section = cut.stdout[cut.stdout.index("revprop summary") :]
+        assert section.splitlines()[1].startswith("revprop: run cut by --revprop-max-cost=")
+        meta = json.loads((tmp_path / "cut" / "results.json").read_text())["meta"]
+        assert 0 < meta["cut"]["spent_usd"] <= ceiling
+        assert "skipped" in cut.stdout.splitlines()[-1]
+        resumed = run(tmp_path, base, "cache-cut", "resumed", methods)
+        assert resumed.returncode == 1 and len(records(tmp_path / "resumed")) == len(
+            records(tmp_path / "full")
+        )
+        # a ceiling on a model with no prices is a usage error naming where prices go
+        (tmp_path / "pyproject.toml").write_text("")
+        unpriced = run(tmp_path, base, "cache", "x", methods, "--revprop-max-cost=1")
+        assert unpriced.returncode == 4 and "[tool.revprop.prices]" in unpriced.stderr
