@@ -39,14 +39,23 @@ def _reasons(reply: Any, doc: Any = DOC, earlier: tuple[Dependency, ...] = (AMOU
 def test_a_good_turn_passes_with_its_dependencies() -> None:
     reply = _turn(
         [_add("/discount_percent", 10), _add("/discount", 102.0)],
-        [{"path": "/discount", "from": ["/line/amount", "/discount_percent"], "rule": "10%"}],
+        [
+            {
+                "path": "/discount",
+                "from": ["/line/amount", "/discount_percent"],
+                "rule": "10%",
+                "formula": "{/line/amount} * {/discount_percent} / 100",
+            }
+        ],
     )
     step, reasons = check_turn(reply, DOC, [AMOUNT], LIMITS, 3)
     assert reasons == []
     assert step is not None
+    formula = "{/line/amount} * {/discount_percent} / 100"
     assert step.dependencies == (
-        Dependency("/discount", ("/line/amount", "/discount_percent"), "10%", 3),
+        Dependency("/discount", ("/line/amount", "/discount_percent"), "10%", 3, formula),
     )
+    assert step.dependencies[0].to_dict()["formula"] == formula
 
 
 def test_an_append_with_a_dash_path_is_a_new_place() -> None:
@@ -65,7 +74,7 @@ def test_an_append_with_a_dash_path_is_a_new_place() -> None:
         (_turn([_add("/line/hours", 14)]), "which is already there"),
         (_turn([_add("/items/0", {"sku": "Z"})]), "append with a path ending in /-"),
         (_turn([_add("/a", {})]), "adds no primitive value"),
-        (_turn([_add("/a", [1, 2, 3, 4])]), "adds 4 primitive values; at most 3 per turn"),
+        (_turn([_add("/a", [1, 2, 3, 4])]), "adds 4 primitive values; at most 3 this turn"),
         ({"user": "Add the key.", "patch": [_add("/a", 1)]}, "uses the word 'key'"),
     ],
 )
@@ -94,9 +103,67 @@ def test_a_value_computed_from_a_later_one_is_refused() -> None:
 def test_values_stated_by_the_same_operation_may_depend_on_each_other() -> None:
     reply = _turn(
         [_add("/fee", {"base": 5, "total": 6})],
-        [{"path": "/fee/total", "from": ["/fee/base"], "rule": "base plus 1"}],
+        [{"path": "/fee/total", "from": ["/fee/base"], "formula": "{/fee/base} + 1"}],
     )
     assert _reasons(reply) == []
+
+
+def _declared(value: Any, formula: Any) -> list[str]:
+    """The reasons for a turn adding /line2 = {hours: 12, rate: 85, amount: value}."""
+    line = {"hours": 12, "rate": 85, "amount": value}
+    entry = {"path": "/line2/amount", "from": ["/line2/hours", "/line2/rate"], "rule": "times"}
+    if formula is not None:
+        entry["formula"] = formula
+    return _reasons(_turn([_add("/line2", line)], [entry]), {"a": 1}, ())
+
+
+def test_every_declared_arithmetic_dependency_is_evaluated() -> None:
+    """Issue 24: a draft saying 12 x 85 = 1000 passed although the writer declared that
+    /line/amount is hours times rate."""
+    (reason,) = _declared(1000, "{/line2/hours} * {/line2/rate}")
+    assert reason == (
+        "/line2/amount is 1000, but its formula {/line2/hours} * {/line2/rate} gives 1020 "
+        "(12 * 85): fix the value or the formula"
+    )
+    assert _declared(1020, "{/line2/hours} * {/line2/rate}") == []
+    (reason,) = _declared(1000, None)  # a number from numbers must say how
+    assert 'is computed from numbers: give its "formula"' in reason
+
+
+@pytest.mark.parametrize(
+    ("value", "formula", "reason"),
+    [
+        (1020, "{/line2/hours} ** {/line2/rate}", "is not allowed"),
+        (1020, "__import__('os')", "is not allowed"),
+        (1020, "{/line2/hours} * {/line2/nope}", "the formula uses /line2/nope"),
+        (1020, "{/line2/hours} / 0", "divides by zero"),
+        (1020, "{/line2/hours} *", "not an arithmetic expression"),
+        (1020, 12, '"formula" must be a string'),
+    ],
+)
+def test_a_formula_that_cannot_be_evaluated_is_refused(
+    value: Any, formula: Any, reason: str
+) -> None:
+    assert any(reason in r for r in _declared(value, formula)), _declared(value, formula)
+
+
+@pytest.mark.parametrize(
+    ("value", "formula"),
+    [
+        (73.44, "round(918 * 8 / 100, 2)"),
+        (73.44, "918 * 0.08"),  # 73.44000000000001: equal to the cent it is written with
+        (3, "len({/items})"),
+        (85, "max({/line/rate}, {/line/hours})"),
+    ],
+)
+def test_a_formula_holds_to_the_precision_the_value_is_written_with(
+    value: Any, formula: str
+) -> None:
+    from pytest_revprop.authoring.synth.formulas import agrees, evaluate
+
+    doc = {"items": [1, 2, 3], "line": {"hours": 12, "rate": 85}}
+    assert agrees(value, evaluate(formula, doc))
+    assert not agrees(73.45, 73.44) and not agrees(1021, 1020) and agrees(1020, 1020.4)
 
 
 def test_an_aggregate_name_must_be_declared() -> None:

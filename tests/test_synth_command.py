@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_writer import TURNS, ScriptedWriter
+from scripted_writer import TURNS, ScriptedWriter, add, turn
 
 from pytest_revprop.authoring.synth.cards import EXAMPLE_CARDS, example_card_text, parse_card
 from pytest_revprop.cases import load_case, load_cases
@@ -399,3 +399,98 @@ def test_the_drafts_folder_loads_as_a_case_set(
     loaded = load_cases([project / "synth-drafts"])
     assert (loaded.cases, loaded.errors) == ([], [])
     assert (project / "synth-drafts" / "__rejected__" / "invoice-discount" / "10-1.json").exists()
+
+
+def test_a_card_with_several_sizes_makes_one_draft_per_size_of_the_same_scenario(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = example_card_text().replace("\nsize = 10\n", "\nsizes = [10, 50]\n")
+    (project / "cards" / "invoice.toml").write_text(text, encoding="utf-8")
+    writer = ScriptedWriter()
+    assert _synth(fake_server(responder=writer), "cards", "--max-reasks", "0") == 1
+    out = capsys.readouterr().out
+    assert "invoice-discount/10-1: draft" in out
+    # the script writes the 10-leaf invoice whatever the size: the 50 draft needs a 5th turn
+    assert "invoice-discount/50-1: rejected" in out
+    targets = {
+        re.findall(r"should hold (\d+) primitive values", b["messages"][1]["content"])[0]
+        for b in writer.bodies
+        if "Write turn 1 of" in b["messages"][1]["content"]
+    }
+    assert targets == {"10", "50"}
+    record = json.loads(
+        (project / "synth-drafts" / "__rejected__" / "invoice-discount" / "50-1.json").read_text()
+    )
+    assert record["rejected"]["step"] == "turn 5"
+    assert (
+        record["artifact"]
+        == json.loads((project / "synth-drafts" / "invoice-discount" / "10-1.json").read_text())[
+            "artifact"
+        ]
+    )
+
+
+def test_sizes_and_size_together_are_one_line_and_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = example_card_text().replace("\nsize = 10\n", "\nsize = 10\nsizes = [10, 50]\n")
+    (project / "cards" / "invoice.toml").write_text(text, encoding="utf-8")
+    assert main(["synth", "cards", "--model", "fake"]) == 2
+    assert "give size or sizes, not both" in capsys.readouterr().err
+
+
+def test_each_reask_is_a_new_request_and_verbose_shows_every_reason(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24: the second re-ask of a repeated wrong answer was the first one again, so the
+    cache answered it; -v showed only the first reason."""
+    too_many = turn("Here is the key data.", [add(f"/x{n}", n) for n in range(5)])
+    writer = ScriptedWriter({"turn 1": [too_many]})
+    server = fake_server(responder=writer)
+    assert _synth(server, "cards", "-v", "--max-reasks", "2") == 1
+    first, second = writer.reasks()
+    assert first != second
+    assert "(attempt 2 of 3)" in first and "(attempt 3 of 3)" in second
+    assert writer.asked["turn 1"] == 3  # all three sent: none answered from the cache
+    out = capsys.readouterr().out
+    failed = next(line for line in out.splitlines() if "check failed (1 of 3)" in line)
+    assert "uses the word 'key'" in failed and "at most 3 this turn" in failed
+
+
+def test_a_draft_rejected_at_the_gold_keeps_the_samples_replies(
+    project: Path, fake_server: Callable[..., FakeServer]
+) -> None:
+    writer = ScriptedWriter({"gold": ["I would rather not."]})
+    assert _synth(fake_server(responder=writer), "cards") == 1
+    record = json.loads(
+        (project / "synth-drafts" / "__rejected__" / "invoice-discount" / "10-1.json").read_text()
+    )
+    assert record["rejected"]["step"] == "gold"
+    assert [(s["seed"], s["reply"]) for s in record["gold_samples"]] == [
+        (0, "I would rather not."),
+        (1, "I would rather not."),
+        (2, "I would rather not."),
+    ]
+
+
+def test_an_unreachable_server_names_synths_own_option(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["synth", "cards", "--model", "fake", "--api-base", "http://127.0.0.1:9/v1"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "then pass --api-base=http://HOST:PORT/v1" in err and "--revprop-api-base" not in err
+
+
+def test_a_card_and_its_paraphrase_run_offline_on_the_installed_scripted_writer(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As docs/synth.md shows it: the fake server with the installed scripted writer as
+    responder, the example card, then the paraphrase of the draft it made."""
+    server = fake_server(responder="pytest_revprop.testing.scripted_writer:respond")
+    assert _synth(server, "cards", "--out", "drafts") == 0
+    assert _synth(server, "--paraphrase", "drafts", "--out", "variants") == 0
+    (variant,) = load_cases([project / "variants"]).cases
+    assert variant.id == "invoice-discount/10-1-p1"
+    assert variant.request.startswith("To put it another way: ")
+    assert "1 draft(s), 0 rejected" in capsys.readouterr().out

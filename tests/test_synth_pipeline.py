@@ -116,7 +116,7 @@ BAD_STEPS = {
                 add("/r", 85),
             ],
         ),
-        "at most 3 per turn",
+        "at most 3 this turn",
     ),
     "an aggregate comes before what it aggregates": (
         "turn 3",

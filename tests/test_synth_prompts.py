@@ -39,7 +39,7 @@ def test_writer_request_prompt(snapshot) -> None:
 
 def test_reask_prompt(snapshot) -> None:
     reasons = "- the turn adds 4 primitive values; at most 3 per turn"
-    assert Prompts().render(REASK_TEMPLATE, reasons=reasons) == snapshot
+    assert Prompts().render(REASK_TEMPLATE, reasons=reasons, attempt="2", attempts="3") == snapshot
 
 
 def test_paraphrase_prompt(snapshot) -> None:

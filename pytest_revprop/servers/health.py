@@ -16,14 +16,22 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pytest_revprop.errors import UserError
 
-START_HINT = (
-    "start one with `revprop serve MODEL` (vLLM, GPU) or "
-    "`python -m llama_cpp.server --model FILE.gguf --port PORT` (CPU), "
-    "then pass --revprop-api-base=http://HOST:PORT/v1"
-)
+API_BASE_OPTION = "--revprop-api-base"
+"""The option that names the servers, in the hint (a run's; ``revprop synth`` has its own)."""
 
 
-def check_servers(urls: Sequence[str], timeout_s: float = 5.0) -> None:
+def start_hint(option: str = API_BASE_OPTION) -> str:
+    """How to start a server and point the command at it (``option``: its API-base option)."""
+    return (
+        "start one with `revprop serve MODEL` (vLLM, GPU) or "
+        "`python -m llama_cpp.server --model FILE.gguf --port PORT` (CPU), "
+        f"then pass {option}=http://HOST:PORT/v1"
+    )
+
+
+def check_servers(
+    urls: Sequence[str], timeout_s: float = 5.0, *, option: str = API_BASE_OPTION
+) -> None:
     """Raise :class:`UserError` unless every OpenAI-compatible API base answers.
 
     A base is up when ``GET {base}/models`` answers (any 2xx, or 401/403: the server is
@@ -31,6 +39,7 @@ def check_servers(urls: Sequence[str], timeout_s: float = 5.0) -> None:
     that, ``GET {root}/health`` answers 2xx. The bases are probed concurrently, so the whole
     check takes at most about ``timeout_s`` (twice that only for a base whose ``/models``
     answers with an error and whose ``/health`` then hangs); a refused port fails at once.
+    ``option``: the command's option that names the servers, for the hint.
     """
     bases = list(dict.fromkeys(urls))
     for base in bases:
@@ -44,7 +53,7 @@ def check_servers(urls: Sequence[str], timeout_s: float = 5.0) -> None:
     ]
     if failed:
         noun = "server" if len(failed) == 1 else "servers"
-        raise UserError(f"model {noun} not reachable: {'; '.join(failed)}; {START_HINT}")
+        raise UserError(f"model {noun} not reachable: {'; '.join(failed)}; {start_hint(option)}")
 
 
 def _check_url_shape(url: str) -> None:

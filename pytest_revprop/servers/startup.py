@@ -30,18 +30,21 @@ def start_embedded(
     return ready
 
 
-def check_model_servers(models: Sequence[ModelConfig]) -> None:
+def check_model_servers(models: Sequence[ModelConfig], option: str | None = None) -> None:
     """Check every server the models' calls go to (reference solvers make none); raises
-    UserError naming the first unreachable one and how to start it."""
+    UserError naming the first unreachable one and how to start it (and pass it with
+    ``option``, the command's API-base option; default a run's)."""
     urls = sorted({url for m in models if m.kind != "reference" for url in m.api_bases})
     if urls:
-        from pytest_revprop.servers.health import check_servers
+        from pytest_revprop.servers.health import API_BASE_OPTION, check_servers
 
-        check_servers(urls)
+        check_servers(urls, option=option or API_BASE_OPTION)
 
 
-def ready_models(models: Sequence[ModelConfig], started: list[EmbeddedServer]) -> list[ModelConfig]:
-    """Both: start what is embedded, then check every server."""
+def ready_models(
+    models: Sequence[ModelConfig], started: list[EmbeddedServer], option: str | None = None
+) -> list[ModelConfig]:
+    """Both: start what is embedded, then check every server (``option`` as above)."""
     ready = start_embedded(models, started)
-    check_model_servers(ready)
+    check_model_servers(ready, option)
     return ready

@@ -105,7 +105,8 @@ async def checked_step(
     event: Event | None = None,
 ) -> StepOutcome[T]:
     """Ask ``messages``; while the reply fails ``check`` and re-asks remain, send the failed
-    reply back with the reasons (``synth_reask`` template) and ask again. Each failed attempt
+    reply back with the reasons (``synth_reask`` template: ``$reasons``, and ``$attempt`` of
+    ``$attempts``, the number of the attempt it asks for) and ask again. Each failed attempt
     is appended to ``attempts`` and counted in the tally."""
     chat = list(messages)
     reasons: list[str] = []
@@ -120,8 +121,16 @@ async def checked_step(
         asker.tally.checks_failed += 1
         attempts.append(Attempt(step, reply.content, reasons))
         if event is not None:
-            event(f"{step}: check failed ({attempt + 1} of {max_reasks + 1}): {reasons[0]}")
-        reask = prompts.render(REASK_TEMPLATE, reasons="\n".join(f"- {r}" for r in reasons))
+            shown = "; ".join(reasons)
+            event(f"{step}: check failed ({attempt + 1} of {max_reasks + 1}): {shown}")
+        # the attempt's number makes each re-ask a new request, even when the model gave
+        # the same wrong answer again (the cache would answer a repeated one the same way)
+        reask = prompts.render(
+            REASK_TEMPLATE,
+            reasons="\n".join(f"- {r}" for r in reasons),
+            attempt=str(attempt + 2),
+            attempts=str(max_reasks + 1),
+        )
         chat = [*messages, {"role": "assistant", "content": reply.content}]
         chat.append({"role": "user", "content": reask})
     return StepOutcome(None, reasons=reasons)

@@ -22,10 +22,11 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import PATTERNS, SPLITS
 
 CARD_KEYS = (
-    "id", "domain", "theme", "conversation", "edit", "cascade", "pattern", "size", "split",
-    "notes", "max_turns", "leaves_per_turn", "tolerance",
+    "id", "domain", "theme", "conversation", "edit", "cascade", "pattern", "size", "sizes",
+    "split", "notes", "max_turns", "leaves_per_turn", "tolerance",
 )  # fmt: skip
 REQUIRED_KEYS = ("domain", "theme", "conversation", "edit", "cascade", "size")
+"""Keys a card must have (``sizes``, a list of sizes, may stand for ``size``)."""
 MIN_SIZE = 3
 """The smallest document worth a revision: the edited value, one dependent, one bystander."""
 EXAMPLE_CARDS = ("invoice-discount", "travel-delay")
@@ -111,8 +112,9 @@ def default_tolerance(size: int) -> int:
     return max(1, round(size / 10))
 
 
-def load_card(path: Path | str) -> Card:
-    """The card in the TOML file ``path``; UserError (one line) when it is unusable."""
+def load_cards(path: Path | str) -> list[Card]:
+    """The cards in the TOML file ``path``: one per size it asks for (``size``, or each of
+    ``sizes``); UserError (one line) when it is unusable."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -120,21 +122,65 @@ def load_card(path: Path | str) -> Card:
         raise UserError(f"card {path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"card {path}: cannot be read ({exc.__class__.__name__})") from None
-    return parse_card(text, path)
+    return parse_cards(text, path)
 
 
-def parse_card(text: str, source: Path | None = None) -> Card:
-    """The card written in ``text`` (TOML); ``source`` names it in errors and records."""
+def load_card(path: Path | str) -> Card:
+    """The card in the TOML file ``path``, which asks for one size."""
+    return _one(load_cards(path), path)
+
+
+def parse_cards(text: str, source: Path | None = None) -> list[Card]:
+    """The cards written in ``text`` (TOML), one per size; ``source`` names it in errors
+    and records."""
     where = f"card {source}" if source is not None else "card"
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{where}: not valid TOML ({exc})") from None
-    return card_from_mapping(data, source)
+    return cards_from_mapping(data, source)
+
+
+def parse_card(text: str, source: Path | None = None) -> Card:
+    """The card written in ``text``, which asks for one size."""
+    return _one(parse_cards(text, source), source)
+
+
+def _one(cards: list[Card], source: Path | str | None) -> Card:
+    if len(cards) != 1:
+        raise UserError(f"card {source}: asks for {len(cards)} sizes; load it with load_cards")
+    return cards[0]
+
+
+def cards_from_mapping(data: dict[str, Any], source: Path | None = None) -> list[Card]:
+    """The cards of one card file's keys: one per size, the same scenario at each (``sizes =
+    [10, 50, 100]``, as the paper builds each scenario); the defaults that follow from the
+    size (leaves per turn, turns, tolerance) follow each size."""
+    where = f"card {source}" if source is not None else "card"
+    if "sizes" not in data:
+        return [_card(data, source)]
+    sizes = data["sizes"]
+    if "size" in data:
+        raise UserError(f"{where}: give size or sizes, not both")
+    if (
+        not isinstance(sizes, list)
+        or not sizes
+        or not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes)
+    ):
+        raise UserError(f"{where}: sizes must be a list of whole numbers, got {sizes!r}")
+    if len(set(sizes)) != len(sizes):
+        raise UserError(f"{where}: sizes lists a size twice: {sizes}")
+    rest = {key: value for key, value in data.items() if key != "sizes"}
+    return [_card(rest | {"size": size}, source) for size in sizes]
 
 
 def card_from_mapping(data: dict[str, Any], source: Path | None = None) -> Card:
-    """A card from its keys (as TOML gives them); UserError names the first bad key."""
+    """A card from its keys (as TOML gives them), which ask for one size."""
+    return _one(cards_from_mapping(data, source), source)
+
+
+def _card(data: dict[str, Any], source: Path | None) -> Card:
+    """The card of one size; UserError names the first bad key."""
     where = f"card {source}" if source is not None else "card"
     unknown = [key for key in data if key not in CARD_KEYS]
     if unknown:

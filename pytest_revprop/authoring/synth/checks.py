@@ -10,7 +10,8 @@ to the model in the re-ask. The rules (docs/synth.md lists them):
   target may exceed the limit by the tolerance) and never takes the document past the target
   plus the tolerance; its ``derived`` list says which of its values are computed from (or
   tied to) which others, those others exist already (or come earlier in the same turn), a
-  leaf whose name says it aggregates (total, sum, count, ...) is declared, and nothing is
+  number computed from numbers gives its ``formula`` and equals what it gives (``formulas``),
+  a leaf whose name says it aggregates (total, sum, count, ...) is declared, and nothing is
   added inside what an earlier declared value is computed from;
 - **the size**: after the last turn the document holds the target's leaves, give or take
   the tolerance;
@@ -29,6 +30,7 @@ from typing import Any
 
 from pytest_revprop.authoring.assembly import FORBIDDEN_WORDS
 from pytest_revprop.authoring.synth.facts import states_value
+from pytest_revprop.authoring.synth.formulas import formula_reasons
 from pytest_revprop.jsonutil import (
     MISSING,
     is_within,
@@ -67,9 +69,12 @@ class Dependency:
     sources: tuple[str, ...]
     rule: str
     turn: int
+    formula: str = ""
+    """Its arithmetic over the sources (``formulas``), checked when it is declared."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "from": list(self.sources), "rule": self.rule}
+        out = {"path": self.path, "from": list(self.sources), "rule": self.rule}
+        return out | {"formula": self.formula} if self.formula else out
 
 
 @dataclass(frozen=True)
@@ -200,7 +205,7 @@ def _growth(before: Any, after: Any, limits: Limits) -> list[str]:
     allowed = limits.per_turn + (limits.tolerance if reaches else 0)
     if added > allowed:
         reasons.append(
-            f"the turn adds {added} primitive values; at most {limits.per_turn} per turn: "
+            f"the turn adds {added} primitive values; at most {allowed} this turn: "
             "add less and keep the rest for later turns"
         )
     if has > limits.target + limits.tolerance:
@@ -232,6 +237,7 @@ def _dependencies(
         if owner is None or resolve(after, path) is MISSING:
             reasons.append(f"{where} declares {path}, which this turn does not add")
             continue
+        before_sources = len(reasons)
         for source in sources:
             source_owner = _owner(placed, source)
             if is_within(path, source) or is_within(source, path):
@@ -243,7 +249,12 @@ def _dependencies(
                     f"{path} is computed from {source}, which is not there before it: "
                     "state a value only after every value it depends on"
                 )
-        declared.append(Dependency(path, sources, str(item.get("rule", "")), turn))
+        formula = item.get("formula")
+        if len(reasons) == before_sources:  # its sources are there: evaluate its formula
+            reasons += formula_reasons(where, path, sources, formula, after)
+        rule = str(item.get("rule", ""))
+        kept = formula if isinstance(formula, str) else ""
+        declared.append(Dependency(path, sources, rule, turn, kept))
     return declared, reasons
 
 

@@ -24,7 +24,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_revprop.authoring.synth.cards import EXAMPLE_CARDS, Card, example_card_text, load_card
+from pytest_revprop.authoring.synth.cards import (
+    EXAMPLE_CARDS,
+    Card,
+    example_card_text,
+    load_cards,
+)
 from pytest_revprop.authoring.synth.generate import check_templates
 from pytest_revprop.authoring.synth.gold_draft import GOLD_RULES
 from pytest_revprop.authoring.synth.paraphrase import results_as_sources, variant_sources
@@ -241,14 +246,12 @@ settings, the event callback or None, and the keyword ``priority``)."""
 
 
 def _card_jobs(args: argparse.Namespace) -> list[Job]:
-    cards = [load_card(path) for path in _card_files(args.paths)]
+    cards = [card for path in _card_files(args.paths) for card in load_cards(path)]
     seen: dict[str, Card] = {}
     for card in cards:
-        if card.id in seen:
-            raise UserError(
-                f"cards {seen[card.id].label} and {card.label} share the id {card.id!r}"
-            )
-        seen[card.id] = card
+        first = seen.setdefault(card.id, card)
+        if first.source != card.source:
+            raise UserError(f"cards {first.label} and {card.label} share the id {card.id!r}")
     return [
         (card.id, partial(card_draft, card, n)) for card in cards for n in range(1, args.drafts + 1)
     ]
@@ -296,7 +299,7 @@ def _model(name: str, args: argparse.Namespace, servers: list[EmbeddedServer]) -
         require_prices(model, "--max-cost")
     from pytest_revprop.servers.startup import ready_models
 
-    (model,) = ready_models([model], servers)
+    (model,) = ready_models([model], servers, option="--api-base")
     return model
 
 

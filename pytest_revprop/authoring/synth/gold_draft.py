@@ -40,10 +40,12 @@ GOLD_RULES = ("maj", "and")
 
 
 class GoldFailed(Exception):
-    """No usable tentative gold; ``reasons`` say why."""
+    """No usable tentative gold; ``reasons`` say why, ``samples`` are what each gold sample
+    answered (``{"seed", "reply"}``, for the rejected draft's record)."""
 
-    def __init__(self, reasons: list[str]) -> None:
+    def __init__(self, reasons: list[str], samples: list[dict[str, Any]] | None = None) -> None:
         self.reasons = reasons
+        self.samples = samples or []
         super().__init__("; ".join(reasons))
 
 
@@ -77,16 +79,17 @@ async def draft_gold(
     if rule not in GOLD_RULES:
         raise ValueError(f"gold rule must be one of {', '.join(GOLD_RULES)}, got {rule!r}")
     run = await run_method(rule, case, ask, k=k, seed=seed, prompts=prompts)
+    replies = [{"seed": c.seed, "reply": c.reply.content} for c in run.calls]
     if run.patch is None:
-        raise GoldFailed([f"no gold sample gave a usable patch ({run.error}): {run.reason}"])
+        reason = f"no gold sample gave a usable patch ({run.error}): {run.reason}"
+        raise GoldFailed([reason], replies)
     base = case.artifact
     merged = _applied(base, run.patch)
     if merged is MISSING:
-        raise GoldFailed(["the merged gold patch does not apply to the document"])
+        raise GoldFailed(["the merged gold patch does not apply to the document"], replies)
     if not _makes_edit(base, merged, edit):
-        raise GoldFailed(
-            [f"the {rule} of {k} gold samples does not make the requested change {edit}"]
-        )
+        reason = f"the {rule} of {k} gold samples does not make the requested change {edit}"
+        raise GoldFailed([reason], replies)
     samples = sample_artifacts(base, [_patch_of(c.reply) for c in run.calls if c.role == "sample"])
     patch = plain_operations(base, run.patch, merged)
     places = _places(base, patch)

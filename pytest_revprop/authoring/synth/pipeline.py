@@ -137,7 +137,8 @@ async def card_draft(
         status, step, reasons = _failure(exc)
         if _not_started(status, draft.tally):
             return Outcome(draft.id, status, None, draft.tally, reason=f"not started: {reasons[0]}")
-        return draft.rejected(status, step, reasons)
+        samples = exc.samples if isinstance(exc, GoldFailed) else []
+        return draft.rejected(status, step, reasons, samples)
 
 
 FAILURES = (Rejected, GoldFailed, CaseError, BudgetReached, CallFailed)
@@ -253,8 +254,15 @@ class _CardDraft:
             },
         )
 
-    def rejected(self, status: Status, step: str, reasons: list[str]) -> Outcome:
-        """Write the rejected record (what was accepted, every failed attempt)."""
+    def rejected(
+        self,
+        status: Status,
+        step: str,
+        reasons: list[str],
+        gold_samples: list[dict[str, Any]] | None = None,
+    ) -> Outcome:
+        """Write the rejected record (what was accepted, every failed attempt, and the gold
+        samples' replies when the gold failed)."""
         written = self.written
         made = {
             "card": self.card.label,
@@ -264,6 +272,8 @@ class _CardDraft:
             "request": None if written.request is None else written.request.request,
             "edit": None if written.request is None else written.request.edit,
         }
+        if gold_samples:
+            made["gold_samples"] = gold_samples
         note = annotation(
             models=self.models,
             seeds=[self.seed],
