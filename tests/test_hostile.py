@@ -215,3 +215,41 @@ def test_pointers_the_spec_forbids_are_refused(pointer: str) -> None:
     reply = json.dumps([{"op": "replace", "path": pointer, "value": 2}])
     score = score_reply(invoice_case(), reply)
     assert (score.valid, score.error) == (False, "not_a_patch")
+
+
+# ---------------------------------------------------------------- a real run
+
+
+@pytest.mark.slow
+def test_a_run_of_hostile_replies_keeps_every_record_with_the_command_verdicts(
+    tmp_path: Path,
+) -> None:
+    """The real plugin in a pytest subprocess against the fake server: a lone surrogate, 900
+    levels of nesting, ``1e400`` and the gold; every record is in results.json, and each
+    verdict is the one ``revprop score``'s scorer gives the same text."""
+    from test_faults import FAST_RETRIES, MODEL, dev_cases, results, run_pytest
+
+    from pytest_revprop.scoring import literal_gold_patch
+    from pytest_revprop.testing.fakeserver import FakeServer
+
+    case = dev_cases()[0]
+    texts = [SURROGATE_REPLY, DEEP_REPLY, INF_REPLY, json.dumps(literal_gold_patch(case))]
+    with FakeServer(rules=[{"seed": s, "content": t} for s, t in enumerate(texts)]) as server:
+        run = run_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={server.base_url}",
+            f"--revprop-cases={case.source}",
+            "--revprop-split=all",
+            "--revprop-method=j+h",
+            "--revprop-seeds=0,1,2,3",
+            *FAST_RETRIES,
+        )
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    rows = {row["seed"]: row for row in results(tmp_path)}
+    assert sorted(rows) == [0, 1, 2, 3]
+    for seed, text in enumerate(texts):
+        expected = score_reply(case, text)
+        got = (rows[seed]["valid"], rows[seed]["error"], rows[seed]["completed"])
+        assert got == (expected.valid, expected.error, expected.completed), seed
+    assert rows[3]["completed"] and rows[1]["error"] != "method_failed"
