@@ -39,7 +39,8 @@ from pytest_revprop.strictjson import check_value, loads_strict
 
 QUICK = 30
 LARGE = int(os.environ.get("REVPROP_FUZZ_EXAMPLES", "1500"))
-PER_EXAMPLE = timedelta(seconds=5)
+PER_EXAMPLE = timedelta(seconds=20)
+"""Wall time per example: generous, as the machine may be shared; CPU bounds are tighter."""
 MEMORY_GROWTH_BYTES = 1024 * 2**20
 RUNS = [pytest.param(QUICK, id="quick"), pytest.param(LARGE, id="large", marks=pytest.mark.slow)]
 COUNTS: dict[str, tuple[int, float]] = {}
@@ -187,13 +188,13 @@ def test_fuzz_case_loader(examples: int, tmp_path_factory: pytest.TempPathFactor
 @pytest.mark.parametrize("examples", RUNS)
 def test_fuzz_regex_guard(examples: int) -> None:
     def check(pattern: str) -> None:
-        started = time.perf_counter()
+        started = time.thread_time()
         with contextlib.suppress(RegexRefused):
             compile_bounded(pattern)
         with regex_budget(0.2):
             for subject in ("a" * 30 + "!", "2025-06-15", "x" * 100):
                 search_bounded(pattern, subject)
-        assert time.perf_counter() - started < 3
+        assert time.thread_time() - started < 2  # CPU seconds
 
     fuzz("regex guard", examples, regex_shapes, check)
 
