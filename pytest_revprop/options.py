@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from pytest_revprop.errors import UserError
+from pytest_revprop.errors import UserError, one_line
 from pytest_revprop.vocabulary import BUILTIN_METHODS, DEFAULT_K, PAPER_SEEDS, SPLITS, TRANSPORTS
 
 METHOD_CHOICES = (*BUILTIN_METHODS, "all", "paper")
@@ -445,7 +445,7 @@ def option_value(config: OptionSource, name: str) -> Any:
     try:
         return option.parse(text)
     except argparse.ArgumentTypeError as exc:
-        raise UserError(f"{_ini_label(config, name)}: {exc}") from None
+        raise UserError(one_line(f"{_ini_label(config, name)}: {exc}")) from None
 
 
 def option_label(config: OptionSource, name: str) -> str:

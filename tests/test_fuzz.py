@@ -78,7 +78,7 @@ json_texts = (
     | json_values.map(json.dumps)
     | st.integers(0, 3000).map(_nest)
     | st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", '{"a":1,"a":2}', '"\\ud800"',
-                       "1" * 5000, '["\\udc00\\ud800"]', "[" * 10_000, '{"a":' * 2000])
+                       "1" * 5000, '["\\udc00\\ud800"]', '{"\\n":"\\uD800"}', "[" * 10_000, '{"a":' * 2000])
     | st.text(max_size=200)
 )  # fmt: skip
 operations = st.fixed_dictionaries(
@@ -266,7 +266,7 @@ def test_fuzz_ini_and_option_parsers(examples: int) -> None:
         | st.lists(hostile_text, max_size=3)
         | edge_numbers.map(str)
         | st.sampled_from(
-            ["1" * 5000, "-1", "0", "nan", "inf", "1e400", "１２", " , ,", "a,,b", "\ud800"]
+            ["1" * 5000, "0\n0", "-1", "0", "nan", "inf", "1e400", "１２", " , ,", "a,,b", "\ud800"]
         )
     )
 
