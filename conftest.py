@@ -9,7 +9,8 @@ response cache answers). Run it like any method::
 
     pytest --revprop-model=gold --revprop-method=jh-med,j+h --revprop-split=dev
 
-The shared test fixtures (fake servers, quick retries) live in tests/conftest.py: the
+It imports only the public API, ``pytest_revprop.api``, as every method written outside the
+package should. The shared test fixtures (fake servers, quick retries) live in tests/conftest.py: the
 benchmarks start their servers themselves and use none of them.
 """
 
@@ -17,9 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pytest_revprop.methods import MethodContext, Outcome
-    from pytest_revprop.registry import MethodRegistry
+if TYPE_CHECKING:  # annotations only: a plain pytest run of tests/ need not import the core
+    from pytest_revprop.api import MethodContext, Outcome, RegisterMethod
 
 
 async def jh_med(ctx: MethodContext) -> Outcome:
@@ -29,7 +29,7 @@ async def jh_med(ctx: MethodContext) -> Outcome:
     return ctx.merge(answers, "med")
 
 
-def pytest_revprop_methods(register: MethodRegistry) -> None:
+def pytest_revprop_methods(register: RegisterMethod) -> None:
     register(
         "jh-med",
         jh_med,

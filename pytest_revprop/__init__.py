@@ -2,8 +2,8 @@
 
 The one-job core modules sit flat in this package in the order data flows through them; the
 families have a subpackage each (``llm``, ``servers``, ``reporting``, ``authoring``,
-``testing``). Only ``plugin`` and ``session`` import pytest. docs/architecture.md maps every
-module; docs/protocol.md, docs/case-format.md and docs/interfaces.md state the rules.
+``testing``); the pytest glue is the ``plugin`` package, the only one that imports pytest.
+docs/architecture.md maps every module; docs/protocol.md, docs/case-format.md and docs/interfaces.md state the rules.
 """
 
 __version__ = "0.1.0"

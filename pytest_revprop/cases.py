@@ -23,6 +23,7 @@ from pytest_revprop.jsonutil import (
     json_equal,
     leaf_count,
     loads_strict,
+    resolve,
     split_pointer,
 )
 from pytest_revprop.patching import PatchError, apply_operations, diff
@@ -132,6 +133,17 @@ class Case:
     @classmethod
     def from_dict(cls, data: Any, source: Path | str | None = None) -> Case:
         """Validate ``data`` against every loading rule but id uniqueness; raises CaseError."""
+        return cls._load(data, source, with_gold=True)
+
+    @classmethod
+    def without_gold(cls, data: Any, source: Path | str | None = None) -> Case:
+        """``data`` with its gold left out (``gold`` empty), checked by every loading rule
+        that is not about the gold: what a model is shown while the gold is being written."""
+        context = {**data, "gold": []} if isinstance(data, dict) else data
+        return cls._load(context, source, with_gold=False)
+
+    @classmethod
+    def _load(cls, data: Any, source: Path | str | None, *, with_gold: bool) -> Case:
         name = str(source) if source is not None else "<case>"
         _check_schema(data, name)
         case = cls(
@@ -161,7 +173,7 @@ class Case:
             annotation=data.get(ANNOTATION_FIELD),
             source=Path(source) if source is not None else None,
         )
-        _check_rules(case, name)
+        _check_rules(case, name, with_gold=with_gold)
         return case
 
     def to_dict(self) -> dict[str, Any]:
@@ -258,7 +270,46 @@ def _check_schema(data: Any, name: str) -> None:
     )
     if errors:
         err = errors[0]
-        raise CaseError(name, "schema", _pointer(err.absolute_path), _short(err.message))
+        raise CaseError(name, "schema", _pointer(err.absolute_path), schema_error_text(err))
+
+
+def _brief(value: Any, limit: int = 60) -> str:
+    """A value as a message quotes it: JSON, cut; an object or array only named, never
+    dumped (it may be the whole artifact)."""
+    if isinstance(value, dict):
+        return f"an object with {len(value)} member(s)"
+    if isinstance(value, list):
+        return f"an array of {len(value)} item(s)"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def schema_error_text(error: Any) -> str:
+    """A jsonschema error in one line that quotes at most a short value: jsonschema's own
+    message prints the Python repr of the offending instance, which for a whole artifact or
+    gold runs to thousands of characters."""
+    kind, expected, instance = error.validator, error.validator_value, error.instance
+    if kind == "required" and isinstance(instance, dict):
+        missing = [n for n in expected if n not in instance]
+        return f"{missing[0] if missing else expected[0]} is required"
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in instance if k not in allowed)
+        return f"{', '.join(extra[:5]) or 'a member'}: not allowed here"
+    if kind == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else expected
+        return f"{_brief(instance)} is not of type {wanted}"
+    if kind == "enum":
+        return f"{_brief(instance)} is not one of {', '.join(map(str, expected))}"
+    if kind == "pattern":
+        return f"{_brief(instance)} does not have the required form ({expected})"
+    if kind in ("minLength", "minItems") and expected == 1:
+        return f"{_brief(instance)} should be non-empty"
+    if kind in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"):
+        return f"{_brief(instance)} breaks {kind} {expected}"
+    if kind == "const":
+        return f"{_brief(instance)} is not {_brief(expected)}"
+    return f"{_brief(instance)} breaks the schema's {kind!r} rule"
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -266,7 +317,7 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _check_rules(case: Case, name: str) -> None:
+def _check_rules(case: Case, name: str, *, with_gold: bool = True) -> None:
     doc: Any = {}
     turns = copy.deepcopy([turn.assistant for turn in case.conversation])
     for t_index, ops in enumerate(turns):
@@ -300,12 +351,15 @@ def _check_rules(case: Case, name: str) -> None:
                     f"/gold/{g_index}/value",
                     "ref_equal value is not a JSON Pointer",
                 ) from None
+    if with_gold:
+        _check_gold_ops(case, name)
     try:
-        apply_operations(case.artifact, case.gold_patch)
+        expected = apply_operations(case.artifact, case.gold_patch)
     except PatchError as exc:
         raise CaseError(
             name, "gold-applies", "/gold", f"gold patch does not apply to the artifact: {exc}"
         ) from None
+    _check_references(case, expected, name)
     count = leaf_count(case.artifact)
     if count != case.size:
         raise CaseError(
@@ -314,6 +368,50 @@ def _check_rules(case: Case, name: str) -> None:
             "/size",
             f"size is {case.size} but the artifact has {count} primitive leaves",
         )
+
+
+def _check_gold_ops(case: Case, name: str) -> None:
+    """Rules ``gold-empty`` (a gold has at least one operation: the direct change) and
+    ``gold-root`` (no operation on the document root: it would replace the whole document)."""
+    if not case.gold:
+        raise CaseError(
+            name,
+            "gold-empty",
+            "/gold",
+            "the gold has no operation: it needs at least the direct change",
+        )
+    for g_index, gold in enumerate(case.gold):
+        if gold.path == "":
+            raise CaseError(
+                name,
+                "gold-root",
+                f"/gold/{g_index}/path",
+                f'a {gold.op} of the document root (path "") changes the whole document: '
+                "give the path of the place it changes",
+            )
+
+
+def _check_references(case: Case, expected: Any, name: str) -> None:
+    """Rule ``ref-equal``: every ``ref_equal`` pointer names a primitive leaf of the expected
+    artifact (what the predicted value is compared with: a place, not an object or array)."""
+    for g_index, gold in enumerate(case.gold):
+        if gold.match != "ref_equal":
+            continue
+        problem = reference_problem(expected, gold.value)
+        if problem is not None:
+            raise CaseError(name, "ref-equal", f"/gold/{g_index}/value", problem)
+
+
+def reference_problem(expected: Any, pointer: str) -> str | None:
+    """What is wrong with ``pointer`` as a ``ref_equal`` value given the expected artifact
+    (rule ``ref-equal``), or None when it names a primitive leaf of it."""
+    target = resolve(expected, pointer)
+    if target is MISSING:
+        return f"the ref_equal pointer {pointer!r} names no place of the expected artifact"
+    if isinstance(target, dict | list):
+        kind = "an object" if isinstance(target, dict) else "an array"
+        return f"the ref_equal pointer {pointer!r} names {kind}, not a primitive leaf"
+    return None
 
 
 def _check_regex(pattern: Any, name: str, pointer: str) -> None:
@@ -405,7 +503,7 @@ def load_cases(paths: Sequence[Path | str]) -> CaseSet:
     return CaseSet(cases, errors)
 
 
-__all__ += ["MISSING", "case_schema", "iter_case_files"]
+__all__ += ["MISSING", "case_schema", "iter_case_files", "reference_problem", "schema_error_text"]
 
 
 def dump_case(case: Mapping[str, Any]) -> str:

@@ -42,6 +42,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pytest_revprop.reporting.samples:samples_main",
         "print a run's samples with their replies and reasoning (filter by case, model, ...)",
     ),
+    "combine": (
+        "pytest_revprop.reporting.combine:combine_main",
+        "merge the reports folders of a run's shards (--revprop-shard) into one",
+    ),
     "compare": (
         "pytest_revprop.reporting.compare:compare_main",
         "compare two results.json files (paired McNemar test)",

@@ -14,6 +14,7 @@ from typing import Any, BinaryIO
 
 from pytest_revprop.cases import Case, CaseError, load_case, load_cases
 from pytest_revprop.errors import UserError
+from pytest_revprop.vocabulary import MERGE_RULES, SCORE_FIELDS
 
 MAX_REPLY_BYTES = 16 * 1024 * 1024
 
@@ -109,9 +110,7 @@ def score_main(argv: Sequence[str]) -> int:
     case = _case(args.case)
     score = score_reply(case, read_reply(args.reply)).to_dict()
     if not args.details:
-        score = {
-            k: score[k] for k in ("completed", "valid", "error", "miss", "over_edit", "wrong_value")
-        }
+        score = {k: score[k] for k in SCORE_FIELDS}
     print(json.dumps(score, ensure_ascii=False))
     return 0
 
@@ -120,7 +119,7 @@ def merge_main(argv: Sequence[str]) -> int:
     parser = _Parser(
         prog="revprop merge", description="Combine raw sample replies as the parallel methods do."
     )
-    parser.add_argument("--rule", required=True, choices=["or", "and", "maj", "med"])
+    parser.add_argument("--rule", required=True, choices=MERGE_RULES)
     parser.add_argument("case", metavar="CASE")
     parser.add_argument(
         "replies", nargs="+", metavar="REPLY", help="text files with raw replies ('-': stdin, once)"

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from pytest_revprop.jsonutil import MISSING, loads_strict, raw_decode_strict, resolve
 from pytest_revprop.methods import Answer, MethodContext, Outcome
 
-MAP_ROLE = "map"
-"""The role (and the Ask purpose) of the map call."""
+MAP_ROLE: Final = "map"
+"""The call role of the map call (its reply is free JSON, never a constrained patch)."""
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
 
 

@@ -13,8 +13,7 @@ from typing import Any
 
 from pytest_revprop.jsonutil import MISSING, iter_leaves, json_equal
 from pytest_revprop.patching import PatchError, apply_operations, check_operations, diff
-
-RULES = ("or", "and", "maj", "med")
+from pytest_revprop.vocabulary import MERGE_RULES
 
 
 @dataclass(frozen=True)
@@ -140,8 +139,8 @@ def merge_patches(
     ``artifacts``: ``sample_artifacts(base, patches)`` when the caller has them already; they
     are only read (the result may share parts with them).
     """
-    if rule not in RULES:
-        raise ValueError(f"unknown merge rule {rule!r}; choose from {', '.join(RULES)}")
+    if rule not in MERGE_RULES:
+        raise ValueError(f"unknown merge rule {rule!r}; choose from {', '.join(MERGE_RULES)}")
     artifacts = sample_artifacts(base, patches) if artifacts is None else list(artifacts)
     valid = [art is not MISSING for art in artifacts]
     if not any(valid):
@@ -158,7 +157,6 @@ def merge_patches(
 
 
 __all__ = [
-    "RULES",
     "MergeResult",
     "disagreement",
     "medoid_index",

@@ -26,13 +26,21 @@ from typing import Any, Protocol, TypeVar
 
 from pytest_revprop.cases import Case
 from pytest_revprop.extraction import InvalidReply, extract_patch
-from pytest_revprop.jsonutil import is_finite_json, json_equal
+from pytest_revprop.jsonutil import MISSING, is_finite_json, json_equal
 from pytest_revprop.llm.types import CallFailed, Reply, Request
+from pytest_revprop.memo import Memo
 from pytest_revprop.merge import merge_patches, sample_artifacts
 from pytest_revprop.patching import PatchError, apply_operations, check_operations, copy_json, diff
 from pytest_revprop.prompts import Prompts
 from pytest_revprop.scoring import Score, literal_gold_patch, score_patch
-from pytest_revprop.vocabulary import INVALID_REASONS, CallRole, FailedCall
+from pytest_revprop.vocabulary import (
+    CALL_ROLES,
+    OUTCOME_ERRORS,
+    CallRole,
+    FailedCall,
+    MergeRule,
+    RevisionContext,
+)
 
 Message = dict[str, str]
 Patch = list[dict[str, Any]]
@@ -49,11 +57,8 @@ class Completer(Protocol):
     async def complete(self, request: Request, *, priority: int = 0) -> Reply: ...
 
 
-# ask(messages, seed, purpose, priority) -> Reply ; purpose: "revise" | "select" | "reflect" | "map"
-Ask = Callable[[list[Message], int, str, int], Awaitable[Reply]]
-
-PURPOSE_OF_ROLE: dict[str, str] = {"sample": "revise", "select": "select", "reflect": "reflect"}
-"""The ``purpose`` an Ask is told for each call role (a role not listed is its own purpose)."""
+Ask = Callable[[list[Message], int, CallRole, int], Awaitable[Reply]]
+"""How a method's calls reach a model: ``ask(messages, seed, role, priority) -> Reply``."""
 
 
 @dataclass
@@ -78,10 +83,11 @@ class Outcome:
     map_valid: bool | None = None
     map_edges: int | None = None
     map_dropped: int | None = None
+    artifact: Any = field(default=MISSING, repr=False, compare=False)
+    """The artifact ``patch`` makes, when the method has it already (``ctx.merge`` does): the
+    score then applies no patch again. Left MISSING by methods, which need not know it."""
 
 
-OUTCOME_ERRORS = (*INVALID_REASONS, "truncated")
-"""The errors a method may return (the infrastructure errors are the runner's to give)."""
 NOTE_FIELDS = ("selection_fallback", "map_valid", "map_edges", "map_dropped")
 """The Outcome fields that travel to the result record as they are."""
 
@@ -102,6 +108,8 @@ class MethodRun:
     map_dropped: int | None = None
     failed_call: FailedCall | None = None
     """The call that failed for good, when ``error`` is ``call_failed``."""
+    artifact: Any = field(default=MISSING, repr=False)
+    """The artifact of ``patch`` when the method computed it (Outcome.artifact), else MISSING."""
 
     @property
     def cost_usd(self) -> float:
@@ -110,7 +118,7 @@ class MethodRun:
     def score(self, case: Case) -> Score:
         if self.patch is None:
             return Score(completed=False, valid=False, error=self.error, reason=self.reason)
-        return score_patch(case, self.patch)
+        return score_patch(case, self.patch, predicted=self.artifact)
 
 
 class Answer:
@@ -131,14 +139,20 @@ class Answer:
         return Outcome(self.patch, self.error, self.reason)
 
 
-@functools.lru_cache(maxsize=4096)
+_EXTRACTED: Memo[str, tuple[Patch | None, str | None, str | None]] = Memo(4096)
+"""Replies' patches, as the items of a run read the same replies many times."""
+
+
 def _extracted(content: str) -> tuple[Patch | None, str | None, str | None]:
-    """The patch in a reply, or why there is none; remembered, as the items of a run read
-    the same replies many times (callers copy the patch)."""
-    try:
-        return extract_patch(content), None, None
-    except InvalidReply as exc:
-        return None, exc.category, exc.reason
+    """The patch in a reply, or why there is none (remembered; callers copy the patch)."""
+
+    def extract() -> tuple[Patch | None, str | None, str | None]:
+        try:
+            return extract_patch(content), None, None
+        except InvalidReply as exc:
+            return None, exc.category, exc.reason
+
+    return _EXTRACTED.get(content, extract)
 
 
 def all_invalid(answers: Sequence[Answer]) -> Outcome:
@@ -149,30 +163,30 @@ def all_invalid(answers: Sequence[Answer]) -> Outcome:
     )
 
 
-class SharedWork:
-    """Work that the items of one run share: the parallel rules of one case and seed merge
-    the same samples, so each sample's artifact is computed once. Artifacts handed out are
-    read, never changed. Recent entries only: the rules of one case and seed merge at about
-    the same time."""
+class SampleArtifacts:
+    """The artifacts of a run's samples, remembered: the parallel rules of one case and seed
+    merge the same samples, so each sample's artifact is computed once for all of them.
+    Artifacts handed out are read, never changed. Recent ones only: the rules of one case and
+    seed merge at about the same time."""
 
     def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._artifacts: dict[tuple[str, str], Any] = {}
+        self._memo: Memo[tuple[str, str], Any] = Memo(size)
 
-    def sample_artifacts(self, case: Case, patches: Sequence[Patch | None]) -> list[Any]:
-        out = []
-        for patch in patches:
-            key = (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False))
-            artifact = self._artifacts.get(key, _UNSET)
-            if artifact is _UNSET:
-                if len(self._artifacts) >= self.size:
-                    del self._artifacts[next(iter(self._artifacts))]
-                artifact = self._artifacts[key] = sample_artifacts(case.artifact, [patch])[0]
-            out.append(artifact)
-        return out
+    def of(self, case: Case, patches: Sequence[Patch | None]) -> list[Any]:
+        """Each patch's artifact (MISSING for one that is None or does not apply)."""
+        return [
+            self._memo.get(
+                (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False)),
+                functools.partial(_sample_artifact, case, patch),
+            )
+            for patch in patches
+        ]
 
 
-_UNSET = object()
+def _sample_artifact(case: Case, patch: Patch | None) -> Any:
+    return sample_artifacts(case.artifact, [patch])[0]
+
+
 _CLOCK: contextvars.ContextVar[float] = contextvars.ContextVar("revprop_clock", default=0.0)
 """Model time on the critical path so far, in the task running a method (or a branch of it)."""
 
@@ -190,14 +204,14 @@ class MethodContext:
         k: int,
         seed: int,
         prompts: Prompts,
-        shared: SharedWork | None = None,
+        artifacts: SampleArtifacts | None = None,
     ) -> None:
         self.method = method
         self.case = case
         self.k = k
         self.seed = seed
         self.prompts = prompts
-        self.shared = shared
+        self.artifacts = artifacts
         self._ask = ask
         self._calls: list[Call | None] = []
         self._latest = 0.0
@@ -225,33 +239,36 @@ class MethodContext:
         messages: list[Message],
         *,
         seed: int | None = None,
-        role: str = "sample",
+        role: CallRole = "sample",
         priority: int = 0,
     ) -> Reply:
         """Ask the model once (cached and de-duplicated like every call) at ``seed`` (default:
-        the base seed). ``role`` names the call in the record (``sample`` for a revision)."""
+        the base seed). ``role``, one of ``CALL_ROLES``, says what the call is for: ``sample``
+        (a revision), ``select``, ``reflect`` or ``map`` (docs/hooks.md, Call roles)."""
+        if role not in CALL_ROLES:
+            raise ValueError(f"role {role!r} of ctx.ask: one of {', '.join(CALL_ROLES)}")
         seed = self.seed if seed is None else seed
         slot = len(self._calls)
         self._calls.append(None)
         start = _CLOCK.get()
         try:
-            reply = await self._ask(messages, seed, PURPOSE_OF_ROLE.get(role, role), priority)
+            reply = await self._ask(messages, seed, role, priority)
         except CallFailed as exc:  # name the call inside its method (role, seed, reflect round)
-            raise exc.during(role, seed, priority if role == "reflect" else None) from None  # type: ignore[arg-type]
-        self._calls[slot] = Call(role, seed, reply)  # type: ignore[arg-type]
+            raise exc.during(role, seed, priority if role == "reflect" else None) from None
+        self._calls[slot] = Call(role, seed, reply)
         end = start + reply.latency_s
         _CLOCK.set(end)
         self._latest = max(self._latest, end)
         return reply
 
     async def revise(
-        self, context: str = "j+h", *, seed: int | None = None, priority: int = 0
+        self, context: RevisionContext = "j+h", *, seed: int | None = None, priority: int = 0
     ) -> Answer:
         """One revision call with the built-in prompt of ``context`` (``j``, ``h`` or ``j+h``)."""
         messages = self.prompts.revision_messages(self.case, context)
         return Answer(await self.ask(messages, seed=seed, priority=priority))
 
-    async def samples(self, n: int, *, context: str = "j+h") -> list[Answer]:
+    async def samples(self, n: int, *, context: RevisionContext = "j+h") -> list[Answer]:
         """``n`` revision calls in parallel at seeds s, s+1, ..., s+n-1 (the protocol's samples)."""
         messages = self.prompts.revision_messages(self.case, context)
         replies = await self.gather(*(self.ask(messages, seed=self.seed + i) for i in range(n)))
@@ -274,47 +291,70 @@ class MethodContext:
         """A reply turned into a patch, or the reason it yields none."""
         return Answer(reply)
 
-    def merge(self, answers: Sequence[Answer], rule: str) -> Outcome:
+    def merge(self, answers: Sequence[Answer], rule: MergeRule) -> Outcome:
         """The samples combined by ``or``, ``and``, ``maj`` or ``med`` (merge.py)."""
         patches = [a.patch for a in answers]
-        shared = self.shared
-        artifacts = None if shared is None else shared.sample_artifacts(self.case, patches)
-        merged = merge_patches(self.case.artifact, patches, rule, artifacts=artifacts)
+        memo = self.artifacts
+        base = self.case.artifact
+        artifacts = sample_artifacts(base, patches) if memo is None else memo.of(self.case, patches)
+        merged = merge_patches(base, patches, rule, artifacts=artifacts)
         if merged.patch is None:
             return all_invalid(answers)
-        return Outcome(merged.patch)
+        # the artifact its patch makes, for the score: the chosen sample's, or the merged one
+        # (whose diff the patch is)
+        made = merged.artifact if merged.chosen is None else artifacts[merged.chosen]
+        return Outcome(merged.patch, artifact=made)
 
     def finish(self, outcome: Outcome) -> MethodRun:
         """The method run of this context, ending with ``outcome``."""
         run = MethodRun(self.method, self.k, self.seed, outcome.patch, outcome.error)
         run.reason, run.calls, run.latency_s = outcome.reason, self.calls, self.latency_s
+        run.artifact = outcome.artifact
         for name in NOTE_FIELDS:
             setattr(run, name, getattr(outcome, name))
         return run
 
 
-def as_outcome(value: object) -> Outcome | None:
-    """A method's return value as an Outcome, or None when it is none of a patch, an Answer
-    or an Outcome (or its patch is not a list of JSON objects, or its error is unknown)."""
+class NotAResult(Exception):
+    """A method returned something that is no result; the message says what and why."""
+
+
+def as_outcome(value: object) -> Outcome:
+    """A method's return value (a patch, an Answer or an Outcome) as an Outcome; NotAResult
+    names what is wrong with anything else: not one of those, a patch that is not a list of
+    JSON objects, an error that is not one of ``OUTCOME_ERRORS``."""
     if isinstance(value, Answer):
         value = value.outcome()
     elif isinstance(value, list):
         value = Outcome(value)
     if not isinstance(value, Outcome):
-        return None
+        raise NotAResult(f"{_shown(value)}: not a patch, an Answer or an Outcome")
     if value.patch is not None:
-        patch_ok = all(isinstance(op, dict) for op in value.patch) and is_finite_json(value.patch)
-        return value if patch_ok else None
+        patch = value.patch
+        ops_ok = isinstance(patch, list) and all(isinstance(op, dict) for op in patch)
+        if ops_ok and is_finite_json(patch):
+            return value
+        raise NotAResult(f"the patch {_shown(patch)}: not a list of JSON objects (operations)")
     if value.error is None:
         value.error = "no_patch"
         value.reason = value.reason or "the method gave no patch"
-    return value if value.error in OUTCOME_ERRORS else None
+    if value.error not in OUTCOME_ERRORS:
+        raise NotAResult(
+            f"an Outcome with the unknown error {value.error!r}"
+            f" (one of {', '.join(OUTCOME_ERRORS)})"
+        )
+    return value
+
+
+def _shown(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 # ------------------------------------------------------------------------------ the nine
 
 
-def revision_in(context: str) -> Callable[[MethodContext], Awaitable[Answer]]:
+def revision_in(context: RevisionContext) -> Callable[[MethodContext], Awaitable[Answer]]:
     """The single-call method of ``context``: one revision call at the base seed."""
 
     async def single(ctx: MethodContext) -> Answer:
@@ -324,7 +364,7 @@ def revision_in(context: str) -> Callable[[MethodContext], Awaitable[Answer]]:
     return single
 
 
-def merged_by(rule: str) -> Callable[[MethodContext], Awaitable[Outcome]]:
+def merged_by(rule: MergeRule) -> Callable[[MethodContext], Awaitable[Outcome]]:
     """The parallel method of ``rule``: k samples of j+h, merged."""
 
     async def parallel(ctx: MethodContext) -> Outcome:
@@ -413,31 +453,32 @@ def client_ask(completer: Completer, *, structured: bool = False) -> Ask:
     """An Ask that sends every call through ``completer`` (a Client): cached, de-duplicated.
     ``structured`` asks for a patch object in every call but the dependency map's."""
 
-    async def ask(messages: list[Message], seed: int, purpose: str, priority: int) -> Reply:
-        request = completer.make_request(messages, seed, structured and purpose != "map")
+    async def ask(messages: list[Message], seed: int, role: CallRole, priority: int) -> Reply:
+        request = completer.make_request(messages, seed, structured and role != "map")
         return await completer.complete(request, priority=priority)
 
     return ask
 
 
 REFERENCE_SOLVERS = ("gold", "noop", "direct-only")
+"""The models that answer without a network call: the gold patch, ``[]``, the direct ops."""
+REFERENCE_ANSWERS: dict[CallRole, str] = {"select": "1", "reflect": "[]", "map": "{}"}
+"""What a reference solver answers a call of each role but ``sample``, which gets the
+solver's patch: the first candidate, no further change, an empty dependency map."""
 
 
 def reference_ask(case: Case, solver: str) -> Ask:
-    """An Ask that answers without any network call: the gold patch, ``[]``, or the direct ops.
-
-    Selection calls answer ``1``; reflection rounds answer ``[]``; a dependency-map call
-    answers ``{}`` (no map); any other purpose gets the patch.
-    """
+    """An Ask that answers without any network call: a ``sample`` call gets the gold patch
+    (``gold``; regex values by an example), ``[]`` (``noop``) or the gold's direct operations
+    (``direct-only``), every other role its ``REFERENCE_ANSWERS`` text."""
     if solver not in REFERENCE_SOLVERS:
         raise ValueError(f"unknown reference solver {solver!r}")
     literal = literal_gold_patch(case) or case.gold_patch
     direct = [op for op, gold in zip(literal, case.gold, strict=True) if gold.kind == "direct"]
     patch = {"gold": literal, "noop": [], "direct-only": direct}[solver]
-    answers = {"revise": json.dumps(patch), "select": "1", "reflect": "[]", "map": "{}"}
+    answers: dict[CallRole, str] = {"sample": json.dumps(patch), **REFERENCE_ANSWERS}
 
-    async def ask(messages: list[Message], seed: int, purpose: str, priority: int) -> Reply:
-        content = answers.get(purpose, answers["revise"])
-        return Reply(content=content, finish_reason="stop")
+    async def ask(messages: list[Message], seed: int, role: CallRole, priority: int) -> Reply:
+        return Reply(content=answers[role], finish_reason="stop")
 
     return ask

@@ -25,12 +25,22 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_revprop.errors import UserError, one_line
-from pytest_revprop.vocabulary import BUILTIN_METHODS, DEFAULT_K, PAPER_SEEDS, SPLITS, TRANSPORTS
+from pytest_revprop.sharding import parse_shard
+from pytest_revprop.vocabulary import (
+    BUILTIN_METHODS,
+    DEFAULT_K,
+    GATE_METRICS,
+    METHOD_NAME_PATTERN,
+    METHOD_SETS,
+    PAPER_SEEDS,
+    SPLITS,
+    TRANSPORTS,
+)
 
-METHOD_CHOICES = (*BUILTIN_METHODS, "all", "paper")
+METHOD_CHOICES = (*BUILTIN_METHODS, *METHOD_SETS)
 """The built-in method names and ``all``; a run also knows the methods registered through
 the ``pytest_revprop_methods`` hook, and checks names against all of them."""
-METHOD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+METHOD_NAME = re.compile(METHOD_NAME_PATTERN)
 SPLIT_CHOICES = (*SPLITS, "all")
 MAX_PORT = 65535
 
@@ -77,6 +87,15 @@ def parse_transport(text: str) -> str:
     if text not in TRANSPORTS:
         raise argparse.ArgumentTypeError(
             f"transport must be {' or '.join(TRANSPORTS)}, got {text!r}"
+        )
+    return text
+
+
+def parse_gate_metric(text: str) -> str:
+    """What the baseline gate compares: one of :data:`~pytest_revprop.vocabulary.GATE_METRICS`."""
+    if text not in GATE_METRICS:
+        raise argparse.ArgumentTypeError(
+            f"gate metric must be {' or '.join(GATE_METRICS)}, got {text!r}"
         )
     return text
 
@@ -146,6 +165,11 @@ def parse_seconds(text: str) -> float:
 def parse_max_drop(text: str) -> float:
     """The completion-rate drop, in points, that a comparison tolerates: at least 0."""
     return _number(text, "max drop", minimum=0.0)
+
+
+def parse_usd(text: str) -> float:
+    """An amount in US dollars: a number, at least 0."""
+    return _number(text, "USD amount", minimum=0.0)
 
 
 def parse_alpha(text: str) -> float:
@@ -398,6 +422,35 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
         metavar="POINTS",
     ),
     PluginOption(
+        "revprop_gate_metric",
+        "what the gate compares per (model, method, k): completion (default; paired by case "
+        "and seed) or pass_all_seeds (paired by case; a case passes when it passes at every seed)",
+        parse_gate_metric,
+        default="completion",
+        metavar="{" + ",".join(GATE_METRICS) + "}",
+    ),
+    PluginOption(
+        "revprop_shard",
+        "run part I of N of the run (whole cases, balanced by expected calls; revprop combine "
+        "merges the parts' reports), or auto: I and N from a Slurm array job or a Kubernetes "
+        "Indexed Job (docs/scale-out.md)",
+        parse_shard,
+        metavar="I/N|auto",
+    ),
+    PluginOption(
+        "revprop_max_cost",
+        "a ceiling on the run's spending: no call is sent that could take it past USD; items "
+        "left unrun are skipped and the run exits 8 (needs the models' prices; a rerun goes on "
+        "from the cache)",
+        parse_usd,
+        metavar="USD",
+    ),
+    PluginOption(
+        "revprop_plan",
+        "send no request: print the run's plan (per model: items, calls needed, cached, to "
+        "send, their tokens, cost and time) and exit 0",
+    ),
+    PluginOption(
         "revprop_with_tests",
         "also collect the project's ordinary tests (default: only the evaluation items)",
     ),
@@ -427,14 +480,7 @@ def option_value(config: OptionSource, name: str) -> Any:
     given = config.getoption(name)
     if given is not None:
         return given
-    try:
-        raw = config.getini(name)
-    except ValueError as exc:  # pytest's reading of a flag: "invalid truth value 'maybe'"
-        got = str(exc).rsplit(" ", 1)[-1]
-        raise UserError(f"{_ini_label(config, name)}: must be true or false, got {got}") from None
-    except TypeError as exc:  # a native TOML value of the wrong type ([tool.pytest], pytest 9)
-        detail = str(exc)[str(exc).find("expects") :]
-        raise UserError(f"{_ini_label(config, name)}: {detail}") from None
+    raw = _read_ini(config, name)
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return False if option.is_flag else option.default
     if option.parse is None:
@@ -448,10 +494,31 @@ def option_value(config: OptionSource, name: str) -> Any:
         raise UserError(one_line(f"{_ini_label(config, name)}: {exc}")) from None
 
 
+def _read_ini(config: OptionSource, name: str) -> Any:
+    """``config.getini(name)``, with pytest's own complaint about the value replaced by ours,
+    which names the key and its file. pytest < 9.2 raises the ValueError of its reading of a
+    flag ("invalid truth value 'maybe'") or the TypeError of a native TOML value of the wrong
+    type; pytest 9.2 raises a UsageError from either (caught here by its cause, as this module
+    does not import pytest)."""
+    try:
+        return config.getini(name)
+    except Exception as exc:
+        cause = exc if isinstance(exc, ValueError | TypeError) else exc.__cause__
+        if isinstance(cause, ValueError) and "truth value" in str(cause):
+            got = str(cause).rsplit(" ", 1)[-1]
+            raise UserError(
+                f"{_ini_label(config, name)}: must be true or false, got {got}"
+            ) from None
+        if isinstance(cause, ValueError | TypeError) and "expects" in str(cause):
+            detail = str(cause)[str(cause).find("expects") :]
+            raise UserError(f"{_ini_label(config, name)}: {detail}") from None
+        raise
+
+
 def option_label(config: OptionSource, name: str) -> str:
     """Where the value of option ``name`` comes from, for messages: ``--revprop-model``, or
     ``revprop_model in pytest.ini`` when the command line did not give it."""
-    if config.getoption(name) is not None or config.getini(name) in (None, ""):
+    if config.getoption(name) is not None or _read_ini(config, name) in (None, ""):
         return OPTIONS_BY_NAME[name].flag
     return _ini_label(config, name)
 

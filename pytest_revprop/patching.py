@@ -10,6 +10,7 @@ import contextlib
 import contextvars
 import copy
 import re
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import jsonpatch
@@ -84,11 +85,10 @@ def _children(node: dict[str, Any] | list[Any]) -> Any:
 
 
 class _Patch(jsonpatch.JsonPatch):  # type: ignore[misc]
-    operations: ClassVar[dict[str, Any]] = {
-        **jsonpatch.JsonPatch.operations,
-        "test": _JSONTestOperation,
-        "copy": _CopyOperation,
-    }
+    # A read-only mapping, as jsonpatch >= 1.48 declares it (older releases, a plain dict).
+    operations: ClassVar[MappingProxyType[str, Any]] = MappingProxyType(
+        {**jsonpatch.JsonPatch.operations, "test": _JSONTestOperation, "copy": _CopyOperation}
+    )
 
 
 def check_operations(patch: Any) -> list[dict[str, Any]]:

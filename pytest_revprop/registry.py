@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import os
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any
 from pytest_revprop.cases import Case
 from pytest_revprop.dep import dep
 from pytest_revprop.errors import UserError
+from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.llm.presets import PresetRegistry
 from pytest_revprop.llm.types import CallFailed
 from pytest_revprop.methods import (
@@ -31,7 +33,8 @@ from pytest_revprop.methods import (
     Message,
     MethodContext,
     MethodRun,
-    SharedWork,
+    NotAResult,
+    SampleArtifacts,
     as_outcome,
     merged_by,
     reflect,
@@ -40,10 +43,14 @@ from pytest_revprop.methods import (
 )
 from pytest_revprop.prompts import Prompts, default_prompts
 from pytest_revprop.vocabulary import (
+    ALL_METHODS,
     BUILTIN_METHODS,
     DEP_METHOD,
     MERGE_RULES,
+    METHOD_NAME_PATTERN,
+    METHOD_SETS,
     METHODS,
+    PAPER_METHODS,
     SINGLE_CALL_METHODS,
 )
 
@@ -52,10 +59,7 @@ MethodFunction = Callable[[MethodContext], Awaitable[object]]
 FirstCall = Callable[[Prompts, Case], list[Message]]
 """The messages of the call a method makes first, at the base seed."""
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-"""A method name: letters, digits and ``_ . + -`` (it goes into item ids and option values)."""
-RESERVED = frozenset({"all", "paper"})
-"""Names that stand for a set of methods: every registered one, the paper's nine."""
+NAME = re.compile(METHOD_NAME_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -80,10 +84,10 @@ class MethodSpec:
 
     def check(self) -> None:
         """Raise UserError naming the method when the spec cannot be run."""
-        if not isinstance(self.name, str) or not NAME.match(self.name) or self.name in RESERVED:
+        if not isinstance(self.name, str) or not NAME.match(self.name) or self.name in METHOD_SETS:
+            sets = " or ".join(repr(name) for name in METHOD_SETS)
             raise UserError(
-                f"method name {self.name!r}: use letters, digits and _ . + - "
-                "(and not 'all' or 'paper')"
+                f"method name {self.name!r}: use letters, digits and _ . + - (and not {sets})"
             )
         if not inspect.iscoroutinefunction(self.run):
             raise UserError(
@@ -139,14 +143,14 @@ class MethodRegistry:
         return spec
 
     def choices(self) -> tuple[str, ...]:
-        return (*self._specs, "all", "paper")
+        return (*self._specs, *METHOD_SETS)
 
     def expand(self, names: Iterable[str]) -> list[str]:
         """Method names in the given order, ``all`` standing for every registered method and
         ``paper`` for the paper's nine; each once. An unknown name is a UserError."""
         out: list[str] = []
         for name in names:
-            group = {"all": self.names(), "paper": METHODS}.get(name)
+            group = {ALL_METHODS: self.names(), PAPER_METHODS: METHODS}.get(name)
             for one in group if group is not None else [self.get(name).name]:
                 if one not in out:
                     out.append(one)
@@ -266,13 +270,16 @@ async def run_method(
     k: int,
     seed: int,
     prompts: Prompts | None = None,
-    shared: SharedWork | None = None,
+    artifacts: SampleArtifacts | None = None,
     registry: MethodRegistry | None = None,
 ) -> MethodRun:
     """Run one method on one case at base seed ``seed`` (a name is looked up in ``registry``,
     by default the built-ins). A call that fails for good gives ``error="call_failed"``; a
     method that raises, returns no result or makes no call gives ``error="method_failed"``
-    with a reason naming it; an OSError (the machine's, not the method's) propagates. ``shared``: work shared with the other items of a run."""
+    with a reason naming it (and, for one that raised, the line of its code where it did); an
+    OSError (the machine's, not the method's) and BudgetReached (the spending ceiling's: the
+    item is not run) propagate. ``artifacts``: the samples' artifacts, shared with the other
+    items of a run."""
     spec = (
         method if isinstance(method, MethodSpec) else (registry or builtin_registry()).get(method)
     )
@@ -280,7 +287,13 @@ async def run_method(
         raise ValueError(f"{spec.name} needs k >= {spec.min_k}")
     k = k if spec.uses_k else 1
     ctx = MethodContext(
-        spec.name, case, ask, k=k, seed=seed, prompts=prompts or default_prompts(), shared=shared
+        spec.name,
+        case,
+        ask,
+        k=k,
+        seed=seed,
+        prompts=prompts or default_prompts(),
+        artifacts=artifacts,
     )
     try:
         returned = await ctx.perform(spec.run)
@@ -288,18 +301,51 @@ async def run_method(
         return MethodRun(
             spec.name, k, seed, error="call_failed", reason=exc.reason, failed_call=exc.details
         )
+    except BudgetReached:
+        raise  # the run's spending ceiling left the item unrun: no result
     except OSError:
         raise  # the machine's (a cache folder, a disk, a prompt file), not the method's
     except Exception as exc:
-        return _failed(ctx, f"raised {type(exc).__name__}: {exc}")
-    outcome = as_outcome(returned)
-    if outcome is None:
-        shown = repr(returned)
-        shown = shown if len(shown) <= 80 else shown[:77] + "..."
-        return _failed(ctx, f"returned {shown}: not a patch, an Answer or an Outcome")
+        return _failed(ctx, f"raised {type(exc).__name__}: {exc}{_where(exc, spec.run)}")
+    try:
+        outcome = as_outcome(returned)
+    except NotAResult as exc:
+        return _failed(ctx, f"returned {exc}")
     if not ctx.calls:
         return _failed(ctx, "made no model call")
     return ctx.finish(outcome)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _where(exc: BaseException, function: MethodFunction) -> str:
+    """Where a method's code raised, `` (at FILE:LINE, in NAME)``: the innermost frame in the
+    method's own file, else the innermost one outside this package (a helper of the user's);
+    FILE relative to the working folder when it lies inside it. Empty when there is none."""
+    code = getattr(function, "__code__", None)
+    own = os.path.abspath(code.co_filename) if code is not None else None
+    frames = [
+        (os.path.abspath(tb.tb_frame.f_code.co_filename), tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        for tb in _tracebacks(exc)
+    ]
+    outside = [f for f in frames if not f[0].startswith(_PACKAGE_DIR + os.sep)]
+    mine = [f for f in frames if f[0] == own] or outside
+    if not mine:
+        return ""
+    path, line, name = mine[-1]
+    relative = os.path.relpath(path)
+    shown = path if relative.startswith(os.pardir) else relative
+    return f" (at {shown}:{line}, in {name})"
+
+
+def _tracebacks(exc: BaseException) -> list[Any]:
+    found = []
+    tb = exc.__traceback__
+    while tb is not None:
+        found.append(tb)
+        tb = tb.tb_next
+    return found
 
 
 def _failed(ctx: MethodContext, what: str) -> MethodRun:

@@ -1,9 +1,9 @@
 """Running an evaluation: the work items, the background event loop that runs them all
 concurrently, and the plain result records they produce. No pytest here.
 
-A plain pytest run schedules ALL of its items at once on one background event loop; the
-model clients bound the requests in flight and share one response cache, so items that share
-calls overlap their work and no call is made twice. A test item then only waits for its
+A plain pytest run schedules its items on one background event loop, up to ``ITEMS_AHEAD``
+ahead of the test that waits; the model clients bound the requests in flight and share one
+response cache, so items that share calls overlap their work and no call is made twice. A test item then only waits for its
 result. An xdist worker cannot know which items it will be handed: it makes the calls of its
 share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
 across workers) and runs each item it is handed on demand, that item's calls first.
@@ -24,21 +24,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_revprop.cases import Case
+from pytest_revprop.credit import partial_credit
+from pytest_revprop.llm.budget import Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
+from pytest_revprop.memo import Memo
 from pytest_revprop.methods import (
     REFERENCE_SOLVERS,
     Ask,
     MethodRun,
-    SharedWork,
+    SampleArtifacts,
     client_ask,
     reference_ask,
 )
 from pytest_revprop.prompts import Prompts
 from pytest_revprop.registry import MethodRegistry, builtin_registry, run_method
 from pytest_revprop.scoring import Score
-from pytest_revprop.vocabulary import PAPER_SEEDS, ResultRecord
+from pytest_revprop.vocabulary import PAPER_SEEDS, CallRole, ResultRecord
 
 CANCEL_GRACE_S = 2.0
 """How long cancelled work may take to unwind when a run stops."""
@@ -51,6 +54,8 @@ PREFETCH_AHEAD = 1024
 SCORES_KEPT = 4096
 """Scores remembered for sharing between items with the same final patch (items of one case
 come together, so recent ones are the ones shared)."""
+PROMPTS_KEPT = 4096
+"""Revision prompts remembered (per case and context: a run of the shipped benchmark has 450)."""
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -90,6 +95,8 @@ class RunSettings:
     """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
     registry: MethodRegistry = field(default_factory=builtin_registry)
     """Where method names are looked up (under pytest: filled through the hook)."""
+    max_cost_usd: float | None = None
+    """The spending ceiling of this process's calls (``llm/budget.py``), None: none."""
 
 
 def item_specs(
@@ -158,6 +165,7 @@ def result_record(
     """The plain-data record of one item (results.json row plus what reports need);
     ``score`` is ``run.score(case)`` when the caller has it already."""
     score = run.score(case) if score is None else score
+    credit = partial_credit(case, score)
     return {
         "case": case.id,
         "model": spec.model,
@@ -187,6 +195,8 @@ def result_record(
         "request": case.request,
         "replies": [c.to_dict() for c in run.calls],
         "failed_call": run.failed_call,
+        "cascade_recall": credit.cascade_recall,
+        "preservation": credit.preservation,
     }
 
 
@@ -195,18 +205,17 @@ URGENT = 100
 
 
 @dataclass(frozen=True)
-class _RunPrompts(Prompts):
+class RunPrompts(Prompts):
     """The run's prompts, rendering each case's revision prompt once: many items ask with
     the same messages, and sharing the strings also makes their cache keys cheap."""
 
-    _rendered: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
+    _rendered: Memo[tuple[str, str], str] = field(
+        default_factory=lambda: Memo(PROMPTS_KEPT), compare=False, repr=False
+    )
 
     def revision_user_prompt(self, case: Case, context: str) -> str:
-        key = (case.id, context)
-        text = self._rendered.get(key)
-        if text is None:
-            text = self._rendered[key] = super().revision_user_prompt(case, context)
-        return text
+        render = super().revision_user_prompt
+        return self._rendered.get((case.id, context), lambda: render(case, context))
 
 
 class Runner:
@@ -227,8 +236,10 @@ class Runner:
         self.cases = {c.id: c for c in cases}
         self.models = {m.name: m for m in models}
         self.settings = settings
-        self.prompts = _RunPrompts(settings.prompts.folder)
-        self.shared = SharedWork()
+        self.prompts = RunPrompts(settings.prompts.folder)
+        self.artifacts = SampleArtifacts()
+        self.ceiling = Ceiling(settings.max_cost_usd, name="--revprop-max-cost")
+        """Every call of the run holds its worst case under it (no limit: it only counts)."""
         self.clients: dict[str, Client] = {
             m.name: Client(
                 m,
@@ -236,6 +247,7 @@ class Runner:
                 concurrency=min(settings.concurrency, m.max_concurrency or settings.concurrency),
                 retry=settings.retry,
                 transport=settings.transport,
+                ceiling=self.ceiling,
             )
             for m in models
             if m.kind != "reference"
@@ -248,7 +260,7 @@ class Runner:
         self._queued: set[ItemSpec] = set()
         self._prefetching: collections.deque[ItemSpec] = collections.deque()
         self._prefetch_active = 0
-        self._scores: dict[tuple[str, str], Score] = {}
+        self._scores: Memo[tuple[str, str], Score] = Memo(SCORES_KEPT)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._prepared: set[str] = set()
@@ -263,9 +275,9 @@ class Runner:
             return ask
 
         async def boosted(
-            messages: list[dict[str, str]], seed: int, purpose: str, priority: int
+            messages: list[dict[str, str]], seed: int, role: CallRole, priority: int
         ) -> Reply:
-            return await ask(messages, seed, purpose, priority + boost)
+            return await ask(messages, seed, role, priority + boost)
 
         return boosted
 
@@ -283,7 +295,7 @@ class Runner:
                     k=spec.k,
                     seed=spec.seed,
                     prompts=self.prompts,
-                    shared=self.shared,
+                    artifacts=self.artifacts,
                 )
             )
             self._runs[spec] = run
@@ -303,12 +315,7 @@ class Runner:
         if run.patch is None:
             return run.score(case)
         key = (case.id, json.dumps(run.patch, sort_keys=True, ensure_ascii=False))
-        score = self._scores.get(key)
-        if score is None:
-            if len(self._scores) >= SCORES_KEPT:
-                self._scores.clear()
-            score = self._scores[key] = run.score(case)
-        return score
+        return self._scores.get(key, lambda: run.score(case))
 
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
         """Do the clients' one-off work (importing litellm) before the first

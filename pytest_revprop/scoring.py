@@ -18,10 +18,11 @@ from pytest_revprop.jsonutil import (
     resolve,
     split_pointer,
 )
+from pytest_revprop.memo import Memo
 from pytest_revprop.patching import PatchError, apply_operations, check_operations
 from pytest_revprop.regexguard import REGEX_TIMEOUT_S as REGEX_TIMEOUT_S
 from pytest_revprop.regexguard import regex_budget, search_bounded
-from pytest_revprop.vocabulary import FailureKind, OpKind
+from pytest_revprop.vocabulary import FAILURE_KINDS, FailureKind, OpKind
 
 if TYPE_CHECKING:
     from pytest_revprop.cases import Case, GoldOp
@@ -103,19 +104,17 @@ def expected_artifact(case: Case) -> Any:
     return _gold_geometry(case)[1]
 
 
-_GEOMETRY: dict[int, tuple[Case, Any, list[_GoldPlace]]] = {}
+_GEOMETRY: Memo[int, tuple[Case, Any, list[_GoldPlace]]] = Memo(10_000)
+"""By ``id(case)``: an entry holds its case, so the id is not reused while it is remembered."""
 
 
 def _gold_geometry(case: Case) -> tuple[Case, Any, list[_GoldPlace]]:
     """(case, E, gold places), computed once per case object: they do not depend on replies.
     Callers must not modify E."""
-    entry = _GEOMETRY.get(id(case))
-    if entry is None or entry[0] is not case:
-        entry = (case, apply_operations(case.artifact, case.gold_patch), _gold_places(case))
-        if len(_GEOMETRY) > 10_000:
-            _GEOMETRY.clear()
-        _GEOMETRY[id(case)] = entry
-    return entry
+    return _GEOMETRY.get(
+        id(case),
+        lambda: (case, apply_operations(case.artifact, case.gold_patch), _gold_places(case)),
+    )
 
 
 # ---------------------------------------------------------------------------- gold geometry
@@ -214,13 +213,14 @@ def regex_passes(pattern: str, value: Any) -> bool:
 
 
 class _Judge:
-    """Compares a predicted artifact P with the expected E under the case's matchers."""
+    """Compares the predicted artifact (P: the reply's patch applied to the case's artifact A)
+    with the expected one (E: the gold applied) under the case's matchers."""
 
     def __init__(self, case: Case, predicted: Any, expected: Any) -> None:
         self.case = case
-        self.a = case.artifact
-        self.p = predicted
-        self.e = expected
+        self.before = case.artifact
+        self.predicted = predicted
+        self.expected = expected
         self.places = _gold_geometry(case)[2]
         self.anchors = [
             (place, {place.anchor, place.op.path} | ({place.e_path} if place.e_path else set()))
@@ -245,7 +245,7 @@ class _Judge:
             if (
                 op.optional
                 and place.a_path is not None
-                and json_equal(p, resolve(self.a, place.a_path))
+                and json_equal(p, resolve(self.before, place.a_path))
             ):
                 return True
             if op.optional and place.a_path is None and p is MISSING:
@@ -257,7 +257,7 @@ class _Judge:
             if op.match == "regex_match":
                 return p is not MISSING and regex_passes(op.value, p)
             if op.match == "ref_equal":
-                return p is not MISSING and json_equal(p, resolve(self.p, op.value))
+                return p is not MISSING and json_equal(p, resolve(self.predicted, op.value))
         if isinstance(p, dict) and isinstance(e, dict):
             keys = list(e) + [k for k in p if k not in e]
             return all(
@@ -290,7 +290,7 @@ class _Judge:
 
     def units(self) -> list[str]:
         out: list[str] = []
-        self._walk(self.a, self.p, self.e, "", out)
+        self._walk(self.before, self.predicted, self.expected, "", out)
         return out
 
     def _walk(self, a: Any, p: Any, e: Any, path: str, out: list[str]) -> None:
@@ -322,7 +322,8 @@ class _Judge:
     def findings(self) -> list[Finding]:
         found = []
         for unit in self.units():
-            a, p, e = resolve(self.a, unit), resolve(self.p, unit), resolve(self.e, unit)
+            a = resolve(self.before, unit)
+            p, e = resolve(self.predicted, unit), resolve(self.expected, unit)
             if not self.is_governed(unit):
                 if not json_equal(p, a):
                     found.append(Finding("over_edit", unit, _show(a), _show(p)))
@@ -357,18 +358,18 @@ def _describe_expected(e: Any, unit: str, place: _GoldPlace | None) -> Any:
 # ---------------------------------------------------------------------------- scoring
 
 
-def score_patch(case: Case, patch: list[dict[str, Any]]) -> Score:
-    """Score an already-extracted patch against a case."""
-    try:
-        predicted = apply_patch(case.artifact, patch)
-    except InvalidReply as exc:
-        return Score.invalid(exc, patch if isinstance(patch, list) else None)
+def score_patch(case: Case, patch: list[dict[str, Any]], predicted: Any = MISSING) -> Score:
+    """Score an already-extracted patch against a case. ``predicted``: the artifact the patch
+    makes, when the caller has it (a merge rule's result), so the patch is not applied again;
+    it is only read."""
+    if predicted is MISSING:
+        try:
+            predicted = apply_patch(case.artifact, patch)
+        except InvalidReply as exc:
+            return Score.invalid(exc, patch if isinstance(patch, list) else None)
     with regex_budget():
         findings = _Judge(case, predicted, expected_artifact(case)).findings()
-    counts = {
-        kind: sum(1 for f in findings if f.kind == kind)
-        for kind in ("miss", "over_edit", "wrong_value")
-    }
+    counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in FAILURE_KINDS}
     return Score(
         completed=not findings,
         valid=True,

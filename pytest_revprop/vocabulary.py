@@ -18,13 +18,23 @@ DEP_METHOD: Final = "dep"
 """The tenth built-in method (beyond the paper): the dependency map first, then j+h with it."""
 BUILTIN_METHODS: Final[tuple[str, ...]] = (*METHODS, DEP_METHOD)
 """Every built-in method, in the order reports list them; registered methods follow by name."""
-SINGLE_CALL_METHODS: Final[tuple[MethodName, ...]] = ("j", "h", "j+h")
-MERGE_RULES: Final[tuple[MethodName, ...]] = ("or", "and", "maj", "med")
+RevisionContext = Literal["j", "h", "j+h"]
+"""What a revision call shows the model: the artifact, the conversation, or both."""
+REVISION_CONTEXTS: Final[tuple[RevisionContext, ...]] = get_args(RevisionContext)
+SINGLE_CALL_METHODS: Final[tuple[RevisionContext, ...]] = REVISION_CONTEXTS
+"""The methods of one revision call, named by its context."""
+MergeRule = Literal["or", "and", "maj", "med"]
+"""How parallel samples are combined (merge.py)."""
+MERGE_RULES: Final[tuple[MergeRule, ...]] = get_args(MergeRule)
 """The parallel methods that combine their samples by a rule (``select`` asks the model)."""
-K_METHODS: Final[tuple[MethodName, ...]] = ("reflect", *MERGE_RULES, "select")
-"""Methods whose number of calls is k."""
-MIN_K: Final[dict[str, int]] = {"select": 3}
-"""Select needs two samples to choose between plus the selection call."""
+ALL_METHODS: Final = "all"
+"""In a list of methods: every registered one (the built-ins, then the others)."""
+PAPER_METHODS: Final = "paper"
+"""In a list of methods: the paper's nine (``METHODS``)."""
+METHOD_SETS: Final[tuple[str, ...]] = (ALL_METHODS, PAPER_METHODS)
+"""The names that stand for a set of methods (no method may take them)."""
+METHOD_NAME_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
+"""A method name: letters, digits and ``_ . + -`` (it goes into item ids and option values)."""
 BASELINE_METHOD: Final = "j+h"
 """The method every gain, cost multiple and latency multiple is relative to."""
 
@@ -62,7 +72,7 @@ MATCHERS: Final[tuple[Matcher, ...]] = get_args(Matcher)
 OpKind = Literal["direct", "cascade"]
 """A gold operation is named by the request (direct) or forced by a dependency (cascade)."""
 OP_KINDS: Final[tuple[OpKind, ...]] = get_args(OpKind)
-AnnotationStatus = Literal["draft", "annotated", "reviewed"]
+AnnotationStatus = Literal["draft", "annotated", "reviewed", "changed"]
 ANNOTATION_STATUSES: Final[tuple[AnnotationStatus, ...]] = get_args(AnnotationStatus)
 
 BENCHMARK_MARKERS: Final[tuple[str, ...]] = (
@@ -91,9 +101,13 @@ failed after its retries, or a method whose code failed (raised, returned someth
 no result, made no call); the last two are infrastructure errors, left out of completion
 rates."""
 INFRASTRUCTURE_ERRORS: Final[frozenset[str]] = frozenset({"call_failed", "method_failed"})
+OutcomeError = Literal["no_patch", "not_a_patch", "apply_error", "truncated"]
+"""The errors a method may give as its outcome (the infrastructure errors are the runner's)."""
+OUTCOME_ERRORS: Final[tuple[OutcomeError, ...]] = get_args(OutcomeError)
 
 CallRole = Literal["sample", "select", "reflect", "map"]
-"""What a model call is for inside a method."""
+"""What a model call is for inside a method: a revision sample (its reply is a patch), a
+selection among candidates, a reflection round, a dependency map (docs/hooks.md)."""
 CALL_ROLES: Final[tuple[CallRole, ...]] = get_args(CallRole)
 
 Transport = Literal["litellm", "direct"]
@@ -165,8 +179,49 @@ class ResultRecord(ResultRow):
     request: str
     replies: list[dict[str, Any]]
     failed_call: FailedCall | None
+    cascade_recall: float | None
+    """Beyond the paper: the share of the gold's required cascade places the reply got right
+    (None: the gold has none, or the call failed); 0 for an invalid reply."""
+    preservation: float | None
+    """Beyond the paper: one minus the share of the artifact's places outside every gold path
+    that the reply changed (None: there are none, or the call failed); 0 for an invalid reply."""
 
 
+class SummaryRow(TypedDict):
+    """One row of results.json's ``summary``: one (model, method, k) (docs/interfaces.md).
+    ``completion_rate`` and ``completion_std`` are None when no item of it has a result
+    (every one an infrastructure error)."""
+
+    model: str
+    method: str
+    k: int
+    n_cases: int
+    runs: int
+    completion_rate: float | None
+    completion_std: float | None
+    miss: int
+    over_edit: int
+    wrong_value: int
+    invalid: int
+    cost_usd: float
+    latency_s: float
+    calls: int
+    n_items: int
+    errors: int
+    truncated: int
+    selection_fallbacks: int
+    completion_by_seed: dict[str, float]
+
+
+ITEM_KEY_FIELDS: Final[tuple[str, ...]] = ("case", "model", "method", "k", "seed")
+"""The fields of a record that name its item."""
+VERDICT_FIELDS: Final[tuple[str, ...]] = ("completed", "valid", "error")
+"""Whether a sample completed, whether its reply was valid, and its error."""
+SCORE_FIELDS: Final[tuple[str, ...]] = (*VERDICT_FIELDS, *FAILURE_KINDS)
+"""What scoring says of a reply (``revprop score``'s output)."""
+USAGE_FIELDS: Final[tuple[str, ...]] = ("cost_usd", "latency_s", "calls")
+OUTCOME_FIELDS: Final[tuple[str, ...]] = (*SCORE_FIELDS, *USAGE_FIELDS)
+"""An item's outcome: its score and its usage (JUnit properties, the outcome table)."""
 FIXED_RESULT_KEYS: Final[tuple[str, ...]] = tuple(ResultRow.__annotations__)
 """The keys of a result row that the interface fixes, in the order results.json writes them."""
 SAMPLE_ONLY_KEYS: Final[tuple[str, ...]] = ("request", "replies", "failed_call")
@@ -176,11 +231,22 @@ RESULT_KEYS: Final[tuple[str, ...]] = tuple(
 )
 """The keys of a results.json row: the fixed ones, then the project's additions."""
 
+# --------------------------------------------------------------------------- the gate
+
+GateMetric = Literal["completion", "pass_all_seeds"]
+"""What the baseline gate compares per (model, method, k): the completion rate over samples
+(the paper's, paired by case and seed), or pass^S (paired by case: a case passes when it
+completes at every seed both runs share)."""
+GATE_METRICS: Final[tuple[GateMetric, ...]] = get_args(GateMetric)
+
 # --------------------------------------------------------------------------- exit codes
 
 REGRESSION_EXIT: Final = 6
 """Exit status of a run whose results regress against the baseline: the plugin's gate and
 ``revprop compare --fail-on-regression`` both use it."""
+CUT_EXIT: Final = 8
+"""The bit a run cut short by its spending ceiling (``--revprop-max-cost``) ORs into its exit
+status: a cut run never exits 0 (0 -> 8, 1 -> 9, a regression's 6 -> 14)."""
 USAGE_EXIT: Final = 2
 """Exit status of a `revprop` command given unusable input (a one-line error)."""
 PYTEST_USAGE_EXIT: Final = 4

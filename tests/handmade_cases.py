@@ -11,7 +11,8 @@ from pytest_revprop.jsonutil import leaf_count
 
 
 def make_case(artifact: dict[str, Any], gold: list[dict[str, Any]], **extra: Any) -> Case:
-    """A valid case whose conversation adds each top-level member in one turn."""
+    """A valid case whose conversation adds each top-level member in one turn (without
+    ``gold``: a case as a gold model is shown it)."""
     turns = [
         {
             "user": f"Please note the {key}.",
@@ -35,7 +36,7 @@ def make_case(artifact: dict[str, Any], gold: list[dict[str, Any]], **extra: Any
         "notes": "",
     }
     data.update(extra)
-    return Case.from_dict(data)
+    return Case.from_dict(data) if gold else Case.without_gold(data)
 
 
 def invoice_case() -> Case:

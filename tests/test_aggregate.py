@@ -101,11 +101,18 @@ def test_cost_and_calls_are_totals_and_latency_is_the_mean_per_item_over_every_r
     assert row["calls"] == 9
 
 
-def test_a_group_whose_calls_all_failed_has_rate_zero_and_no_runs() -> None:
+def test_a_group_whose_items_all_errored_has_no_rate_and_no_runs_and_shows_a_dash() -> None:
     failed = _record("a", 0, False, valid=False, error="call_failed")
-    (row,) = summarize([failed, {**failed, "seed": 1}])
-    assert (row["completion_rate"], row["completion_std"], row["runs"]) == (0.0, 0.0, 0)
+    broken = {**failed, "seed": 1, "error": "method_failed"}
+    (row,) = summarize([failed, broken])
+    assert (row["completion_rate"], row["completion_std"], row["runs"]) == (None, None, 0)
     assert row["errors"] == 2 and row["invalid"] == 0
+    header, (cells,) = table_rows([row])
+    rate, std = cells[header.index("completion %")], cells[header.index("± std")]
+    assert (rate.strip(), std.strip()) == ("–", "–")
+    (measured,) = summarize([_record("a", 0, False)])  # a measured zero stays a zero
+    _, (zero,) = table_rows([measured])
+    assert zero[header.index("completion %")].strip() == "0.0"
 
 
 def test_one_seed_has_zero_spread() -> None:
@@ -149,4 +156,11 @@ def test_the_summary_table_shows_rates_in_percent_and_cost_to_four_places(
         "cost $": "0.0160",
         "latency s": "2.00",
         "calls": "9",
+        # beyond the paper: a passes at both seeds, b, c and d at one (flaky): 1/4 and 4/4
+        "pass^S %": "25.0",
+        "pass@S %": "100.0",
+        "95% CI %": "{:.1f}–{:.1f}".format(*(100 * v for v in row["completion_ci95"])),
+        "recall": "–",  # these records carry no partial credit
+        "preserved": "–",
+        "flaky": "3",
     }

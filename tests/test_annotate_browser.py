@@ -3,29 +3,20 @@ command run as a server process. Screenshots are kept in each test's tmp folder.
 
 from __future__ import annotations
 
-import json
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from annotate_helpers import AnnotateProcess, copy_cases
-from chromium import CHROMIUM, CHROMIUM_ARGS
+from annotate_helpers import BROWSER_TESTS, AnnotateProcess, browser, copy_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, dump_case, load_case
 
 INVOICE = "invoice-workshop-hours/10"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture
@@ -37,75 +28,6 @@ def folder(tmp_path: Path) -> Path:
 def server(folder: Path, tmp_path: Path) -> Iterator[AnnotateProcess]:
     with AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path) as srv:
         yield srv
-
-
-class Browser:
-    """One page, with every console problem and every request that leaves the server."""
-
-    def __init__(self, page: Any, url: str, expect: Any) -> None:
-        self.page = page
-        self.expect = expect
-        self.url = url
-        self.problems: list[str] = []
-        self.outside: list[str] = []
-        self.expected_statuses: set[int] = set()
-        page.on("request", self._request)
-        page.on("console", self._console)
-        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-
-    def _console(self, message: Any) -> None:
-        """Every warning and error, but Chromium's note of an HTTP status the test expects."""
-        if message.type not in {"error", "warning"}:
-            return
-        status = re.search(r"Failed to load resource: .* status of (\d+)", message.text)
-        if status is None or int(status.group(1)) not in self.expected_statuses:
-            self.problems.append(f"console {message.type}: {message.text}")
-
-    def _request(self, request: Any) -> None:
-        if not request.url.startswith(self.url):
-            self.outside.append(request.url)
-
-    def open(self, case_id: str | None = None) -> None:
-        self.page.goto(self.url)
-        self.page.wait_for_selector(".case-item")
-        if case_id is not None:
-            self.page.click(f'.case-item:has(.case-id:text-is("{case_id}"))')
-            self.expect(self.page.locator("#case-id")).to_have_text(case_id)
-            self.settle()
-
-    def saved(self) -> None:
-        """Wait for the page to say the save went through."""
-        self.expect(self.page.locator("#save-state")).to_have_text(re.compile("^Saved"))
-
-    def settle(self) -> None:
-        """Wait until the page's last check of the case has come back."""
-        self.page.wait_for_timeout(200)
-        self.page.wait_for_load_state("networkidle")
-
-    def op(self, index: int, field: str) -> Any:
-        return self.page.locator(f'#gold .op[data-index="{index}"] [data-field="{field}"]')
-
-    def messages(self, pointer: str) -> list[str]:
-        texts: list[str] = self.page.eval_on_selector_all(
-            f'[data-pointer="{pointer}"]', "els => els.map(e => e.textContent)"
-        )
-        return texts
-
-    def shot(self, path: Path) -> None:
-        self.page.screenshot(path=str(path), full_page=True)
-
-
-@contextmanager
-def browser(url: str) -> Iterator[Browser]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = chromium.new_page(viewport={"width": 1500, "height": 1000})
-            page.set_default_timeout(20_000)
-            yield Browser(page, url, sync_api.expect)
-        finally:
-            chromium.close()
 
 
 def _on_disk(folder: Path, case_id: str) -> Any:
@@ -120,7 +42,7 @@ def test_an_annotator_edits_checks_and_saves_a_gold(
         page = b.page
         b.open()
         assert page.text_content("#case-count") == "3 of 3 cases"
-        assert page.locator(".case-item .badge.annotated").count() == 3
+        assert page.locator(".case-item .badge.reviewed").count() == 3  # shipped: reviewed
         b.open(INVOICE)
         assert page.locator("#gold .op").count() == 5
         assert page.locator('#preview [data-path="/total"].mark-changed').count() == 1
@@ -177,7 +99,7 @@ def test_an_annotator_edits_checks_and_saves_a_gold(
         page.click("#save")
         b.saved()
         b.settle()
-        assert page.text_content("#case-status") == "annotated"
+        assert page.text_content("#case-status") == "changed since review"
         assert page.is_disabled("#save") and page.is_disabled("#discard")
         b.shot(tmp_path / "annotate-saved.png")
         assert b.problems == [] and b.outside == []
@@ -234,56 +156,6 @@ def test_an_unsaved_change_survives_a_reload(
         assert page.text_content("#case-count") == "0 of 3 cases"
         assert b.problems == [] and b.outside == []
     assert (folder / f"{INVOICE}.json").read_bytes() == before
-
-
-def _change_on_disk(folder: Path, **changes: Any) -> None:
-    path = folder / f"{INVOICE}.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    for key, value in changes.items():
-        if key == "optional_op":
-            data["gold"][value]["optional"] = True
-        else:
-            data[key] = value
-    path.write_text(dump_case(data), encoding="utf-8")
-
-
-def test_a_file_changed_on_disk_is_never_overwritten_silently(
-    server: AnnotateProcess, folder: Path, tmp_path: Path
-) -> None:
-    with browser(server.url) as b:
-        b.expected_statuses.add(409)  # the answer to a stale save
-        page = b.page
-        b.open(INVOICE)
-        page.fill("#annotator", "alice")
-        b.op(1, "value").fill("1200")
-        b.settle()
-        _change_on_disk(folder, optional_op=4, theme="edited elsewhere")
-        page.click("#save")
-        page.wait_for_selector("#conflict[open]")
-        theirs, mine = page.locator(".conflict-side").all()
-        assert "optional" in theirs.text_content() and "1200" in mine.text_content()
-        assert page.locator(".conflict-ops li.differs").count() == 4
-        b.shot(tmp_path / "annotate-conflict.png")
-        page.click("#take-theirs")
-        b.settle()
-        assert b.op(4, "optional").is_checked() and b.op(1, "value").input_value() == "1190"
-        assert page.is_disabled("#discard")
-
-        b.op(0, "value").fill("16")  # a second round: keep mine this time
-        b.settle()
-        _change_on_disk(folder, theme="edited elsewhere again")
-        page.click("#save")
-        page.wait_for_selector("#conflict[open]")
-        page.click("#decide-later")
-        assert "Not saved" in page.text_content("#save-state")
-        page.click("#save")
-        page.wait_for_selector("#conflict[open]")
-        page.click("#keep-mine")
-        b.saved()
-        assert b.problems == [] and b.outside == []
-    case = _on_disk(folder, INVOICE)
-    assert case.gold[0].value == 16 and case.gold[4].optional
-    assert case.theme == "edited elsewhere again"
 
 
 def test_the_keyboard_reaches_every_case_and_broken_files_are_listed(
@@ -418,7 +290,6 @@ def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
 
     from scripted_writer import ScriptedWriter, model
 
-    from pytest_revprop.authoring.synth.asking import Budget
     from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
     from pytest_revprop.authoring.synth.pipeline import Role, Settings, card_draft
     from pytest_revprop.llm.client import Client
@@ -436,7 +307,7 @@ def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
         gold_rule="maj",
     )
     card = parse_card(example_card_text("invoice-discount"), Path("cards/invoice-discount.toml"))
-    outcome = asyncio.run(card_draft(card, 1, settings, Budget()))
+    outcome = asyncio.run(card_draft(card, 1, settings))
     assert outcome.status == "draft" and outcome.path is not None
     draft_id = load_case(outcome.path).id
     with (

@@ -12,7 +12,7 @@ from handmade_cases import invoice_case
 
 from pytest_revprop.authoring.annotate.checks import check_case
 from pytest_revprop.authoring.annotate.kinds import guess_kinds
-from pytest_revprop.cases import BENCHMARK_DIR, load_cases
+from pytest_revprop.cases import BENCHMARK_DIR, Case, CaseError, load_cases
 from pytest_revprop.scoring import literal_gold_patch
 
 
@@ -86,10 +86,12 @@ def test_ref_equal_must_point_at_a_leaf_of_the_expected_artifact() -> None:
     data = _data()
     data["gold"][2].update(match="ref_equal", value="/nowhere")
     assert _messages(data)["/gold/2/value"] == [
-        ("error", "points at no place of the expected artifact")
+        ("error", "the ref_equal pointer '/nowhere' names no place of the expected artifact")
     ]
     data["gold"][2]["value"] = "/lines"
-    assert _messages(data)["/gold/2/value"][0][1] == "points at an object or array, not a leaf"
+    assert _messages(data)["/gold/2/value"] == [
+        ("error", "the ref_equal pointer '/lines' names an array, not a primitive leaf")
+    ]
     data["gold"][2]["value"] = "/lines/0/amount"
     assert "/gold/2/value" not in _messages(data)
 
@@ -221,3 +223,49 @@ def test_a_check_never_changes_the_data_it_reads(tmp_path: Path) -> None:
     before = copy.deepcopy(data)
     check_case(data, examples={3: "2 widgets"})
     assert data == before
+
+
+def test_an_op_without_a_path_is_an_error_and_never_replaces_the_document() -> None:
+    data = _data()
+    data["gold"].append({"op": "replace", "path": "", "kind": "cascade"})  # "+ Add operation"
+    report = check_case(data)
+    assert not report.valid
+    assert ("/gold/4/path", "gold-root") in [(m["pointer"], m["rule"]) for m in report.messages]
+    assert ("/gold/4/value", "value is required") in [
+        (m["pointer"], m["message"]) for m in report.messages
+    ]
+    assert report.expected["total"] == 38.0  # the preview still shows the other ops
+    assert report.gold_completes is None  # no verdict on a gold with errors
+    data["gold"][-1]["value"] = None  # the old default: `replace "" = null`
+    report = check_case(data)
+    assert not report.valid and isinstance(report.expected, dict)
+
+
+def test_messages_number_ops_from_one_and_never_dump_a_value() -> None:
+    data = _data()
+    data["gold"].append({"op": "replace", "path": "/total", "value": 1.0, "kind": "cascade"})
+    assert ("warning", "op 3 has this path too") in _messages(data)["/gold/4/path"]
+    data = _data()
+    data["theme"] = {"big": [data["artifact"]] * 50}  # a whole artifact where text belongs
+    messages = check_case(data).messages
+    assert [m["message"] for m in messages] == ["an object with 1 member(s) is not of type string"]
+    with pytest.raises(CaseError) as raised:
+        Case.from_dict(data)
+    assert raised.value.message == messages[0]["message"]  # the loader says it the same way
+
+
+def test_the_preview_shows_old_values_and_never_a_raw_pattern() -> None:
+    data = _data()
+    report = check_case(data)
+    assert report.before == {
+        "/lines/0/qty": 3,
+        "/lines/0/amount": 36.0,
+        "/total": 50.0,
+        "/memo": "3 widgets and 7 bolts",
+    }
+    data["gold"][1]["path"] = "/lines/9/amount"  # an error elsewhere
+    data["gold"][3]["value"] = "(?i)\\b2 widgets(?<=x)y"  # a pattern with no example string
+    report = check_case(data)
+    assert not report.valid
+    assert report.expected["memo"] == "3 widgets and 7 bolts"  # unchanged, not the pattern
+    assert report.labels["/memo"].startswith("must match")

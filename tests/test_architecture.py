@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest_revprop
 
 PACKAGE_DIR = Path(pytest_revprop.__file__).parent
-PYTEST_GLUE = {"pytest_revprop.plugin", "pytest_revprop.session", "pytest_revprop.items"}
+PYTEST_GLUE = {
+    "pytest_revprop.plugin",
+    "pytest_revprop.plugin.session",
+    "pytest_revprop.plugin.items",
+}
 MAX_MODULE_LINES = 600
 
 
@@ -64,10 +68,13 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_import_cycles_lazy_imports_included() -> None:
     graph = _internal_graph()
-    # A package's __init__ is imported with each of its modules; count that edge too.
+    # A package's __init__ is imported with each of its modules; count that edge too, unless
+    # the __init__ is its package's front door: one that imports its own modules (the plugin's
+    # entry point) sits above them, and a module of it importing it is an edge of its own.
+    fronts = {name for name, deps in graph.items() if any(d.startswith(name + ".") for d in deps)}
     for name in graph:
         parent = name.rpartition(".")[0]
-        if parent in graph and not name.endswith("__init__"):
+        if parent in graph and parent not in fronts:
             graph[name] = graph[name] | {parent} - {name}
     assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
 
@@ -91,3 +98,43 @@ def test_every_module_says_its_job_and_stays_short() -> None:
         text = path.read_text(encoding="utf-8")
         assert ast.get_docstring(ast.parse(text)), f"{name} has no docstring"
         assert text.count("\n") <= MAX_MODULE_LINES, f"{name} has {text.count(chr(10))} lines"
+
+
+def test_methods_written_outside_the_package_use_the_public_api_only() -> None:
+    """Every conftest.py text (the root one, the code blocks of docs/hooks.md, the ones tests
+    write) imports nothing of ours but ``pytest_revprop.api`` (and the test doubles of
+    ``pytest_revprop.testing``), and no test or benchmark takes a name of the method
+    interface (``MethodContext``, ``Outcome``, ...) from the module behind it."""
+    import re
+
+    from pytest_revprop import api
+
+    root = PACKAGE_DIR.parent
+    ours = re.compile(r"^\s*(?:from|import)\s+(pytest_revprop[\w.]*)", re.MULTILINE)
+    allowed = ("pytest_revprop.api", "pytest_revprop.testing")
+    method_modules = {"pytest_revprop.methods", "pytest_revprop.registry"}
+    texts = {"conftest.py": (root / "conftest.py").read_text(encoding="utf-8")}
+    hooks_doc = (root / "docs" / "hooks.md").read_text(encoding="utf-8")
+    for number, block in enumerate(re.findall(r"```python\n(.*?)```", hooks_doc, re.DOTALL)):
+        texts[f"docs/hooks.md block {number + 1}"] = block
+    users = sorted([*(root / "tests").glob("*.py"), *(root / "benchmarks").glob("*.py")])
+    wrong: list[str] = []
+    for path in users:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if "def pytest_revprop_" in node.value:
+                    texts[f"{path.name}:{node.lineno}"] = node.value
+            elif isinstance(node, ast.ImportFrom) and node.module in method_modules:
+                behind = {
+                    name
+                    for alias in node.names
+                    if (name := alias.name) in api.__all__
+                    and getattr(getattr(api, name), "__module__", None) == node.module
+                }
+                wrong += [f"{path.name}:{node.lineno} takes {n} from {node.module}" for n in behind]
+    for where, text in texts.items():
+        for module in ours.findall(text):
+            if not module.startswith(allowed):
+                wrong.append(f"{where} imports {module}")
+    assert texts and not wrong, "\n".join(wrong)

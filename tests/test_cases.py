@@ -90,3 +90,89 @@ def test_duplicate_ids_are_reported(tmp_path: Path) -> None:
     _write(tmp_path, "b.json", _good())
     result = load_cases([tmp_path])
     assert len(result.cases) == 1 and result.errors[0].rule == "unique-id"
+
+
+def _ref(path: str, pointer: str) -> dict:
+    return {
+        "op": "replace",
+        "path": path,
+        "value": pointer,
+        "kind": "cascade",
+        "match": "ref_equal",
+    }
+
+
+@pytest.mark.parametrize(
+    ("mutate", "rule", "pointer", "says"),
+    [
+        (lambda d: d.update(gold=[]), "gold-empty", "/gold", "the gold has no operation"),
+        (
+            lambda d: d["gold"].append(
+                {"op": "replace", "path": "", "value": None, "kind": "cascade"}
+            ),
+            "gold-root",
+            "/gold/4/path",
+            'a replace of the document root (path "") changes the whole document',
+        ),
+        (
+            lambda d: d["gold"].insert(0, {"op": "add", "path": "", "value": {}, "kind": "direct"}),
+            "gold-root",
+            "/gold/0/path",
+            "add of the document root",
+        ),
+        (
+            lambda d: d["gold"].append(_ref("/total", "/lines/0")),
+            "ref-equal",
+            "/gold/4/value",
+            "the ref_equal pointer '/lines/0' names an object, not a primitive leaf",
+        ),
+        (
+            lambda d: d["gold"].append(_ref("/total", "/lines")),
+            "ref-equal",
+            "/gold/4/value",
+            "names an array, not a primitive leaf",
+        ),
+        (
+            lambda d: d["gold"].append(_ref("/total", "/lines/2/amount")),
+            "ref-equal",
+            "/gold/4/value",
+            "names no place of the expected artifact",
+        ),
+    ],
+)
+def test_a_gold_that_would_lose_the_document_or_compare_with_a_container_is_refused(
+    tmp_path: Path, mutate, rule: str, pointer: str, says: str
+) -> None:
+    """Issue 24: a root op (what the annotation tool's blank new op was) and an empty gold
+    loaded, and a ref_equal on an object or array passed although the docs call it an error."""
+    data = _good()
+    mutate(data)
+    bad = _write(tmp_path, "bad.json", data)
+    (error,) = load_cases([tmp_path]).errors
+    assert (error.file, error.rule, error.pointer) == (str(bad), rule, pointer)
+    assert says in error.message
+
+
+def test_a_ref_equal_on_a_leaf_of_the_expected_artifact_loads(tmp_path: Path) -> None:
+    data = _good()
+    data["gold"].append(_ref("/lines/1/amount", "/lines/1/amount"))
+    data["gold"][-1]["optional"] = True
+    assert load_case(_write(tmp_path, "ok.json", data)).gold[-1].match == "ref_equal"
+
+
+def test_validate_and_the_annotation_tools_check_refuse_a_root_op_naming_the_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_revprop.authoring.annotate.checks import check_case
+    from pytest_revprop.cli import main
+
+    data = _good()
+    data["gold"].append({"op": "replace", "path": "", "value": None, "kind": "cascade"})
+    bad = _write(tmp_path, "bad.json", data)
+    assert main(["validate", str(bad)]) == 1
+    assert f"{bad}: gold-root at /gold/4/path: " in capsys.readouterr().out
+    report = check_case(data)
+    assert not report.valid
+    assert {"level": "error", "pointer": "/gold/4/path", "rule": "gold-root"}.items() <= next(
+        m for m in report.messages if m["rule"] == "gold-root"
+    ).items()

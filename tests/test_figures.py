@@ -167,6 +167,8 @@ def test_write_report_writes_figures_with_their_data_and_the_tables(
             "failure_composition.csv",
             "cost_vs_completion.png",
             "cost_vs_completion.csv",
+            "where_they_fail.png",
+            "where_they_fail.csv",
             "report.md",
             "report.html",
         ]
@@ -252,3 +254,21 @@ def test_a_broken_samples_line_is_named(tmp_path: Path) -> None:
     path.write_text('{"case": "a"}\n\n{oops\n')
     with pytest.raises(UserError, match="line 3 is not JSON"):
         list(SampleFile(path))
+
+
+def test_a_group_without_a_rate_shows_a_dash_in_report_md_and_html_and_no_bar(
+    results: dict[str, Any], tmp_path: Path
+) -> None:
+    errored = copy.deepcopy(results)
+    key = ("m-small", "med", 5)
+    (row,) = [r for r in errored["summary"] if (r["model"], r["method"], r["k"]) == key]
+    row.update(completion_rate=None, completion_std=None, runs=0, completion_by_seed={})
+    written = write_report(errored, tmp_path / "out", samples=None, cases=None)
+    assert {p.name for p in written} >= {"report.md", "report.html", "completion_by_method.png"}
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert "| m-small | 25.0 ± 35.4 | – | 75.0 ± 35.4 |" in markdown  # not 0.0 ± 0.0
+    assert "| m-small | med | 5 |" in markdown and "| – |" in markdown
+    assert "<td>–</td>" in (tmp_path / "out" / "report.html").read_text()
+    with (tmp_path / "out" / "completion_by_method.csv").open() as handle:
+        rates = {(r["model"], r["method"]): r["completion_rate"] for r in csv.DictReader(handle)}
+    assert rates["m-small", "med"] == "" and rates["m-small", "select"] == "0.75"

@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from pytest_revprop.interruption import SECOND_NOTE, STOPPING_NOTE, SigintShield
+from pytest_revprop.plugin.interruption import SECOND_NOTE, STOPPING_NOTE, SigintShield
 
 
 def test_the_shield_notes_that_reports_come_and_a_ctrl_c_under_it_is_only_noted_the_next_interrupts() -> (

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.reporting.item import describe_call_failure, rerun_args, rerun_command
+from pytest_revprop.reporting.item_report import describe_call_failure, rerun_args, rerun_command
 from pytest_revprop.vocabulary import FailedCall
 
 
@@ -57,7 +57,7 @@ SAMPLE: FailedCall = {
 def test_an_error_says_the_answer_then_the_model_url_call_and_attempts(
     failed: FailedCall, call: str, attempts: str
 ) -> None:
-    lines = describe_call_failure(record(failed=failed)).splitlines()
+    lines = describe_call_failure(record(failed=failed), uses_k=True).splitlines()
     assert lines[0] == f"model call failed: {failed['error']}"
     assert lines[1] == "  model:    my model (openai/m) at http://h/v1"
     assert lines[2] == f"  call:     {call}"
@@ -66,7 +66,7 @@ def test_an_error_says_the_answer_then_the_model_url_call_and_attempts(
 
 
 def test_an_error_without_details_falls_back_to_its_reason() -> None:
-    lines = describe_call_failure(record(failed=None)).splitlines()
+    lines = describe_call_failure(record(failed=None), uses_k=True).splitlines()
     assert lines == [
         "model call failed: " + record()["reason"],
         "  reason:   " + record()["reason"],
@@ -84,10 +84,10 @@ def test_the_rerun_command_names_the_item_and_keeps_the_options_that_change_its_
         "--revprop-cases", "my cases", "--revprop-structured", "--revprop-cache=.c",
         "-pno:cacheprovider", "-p", "myplugin", "--revprop-api-base=http://h/v1",
     ]  # fmt: skip
-    command = rerun_command(record(), kept)
+    command = rerun_command(record(), kept, uses_k=True)
     assert shlex.split(command) == [
         "pytest", "--revprop-model=my model", "--revprop-method=med", "--revprop-k=3",
         "--revprop-seeds=42", "--revprop-case=cart-free-shipping/10", *kept,
     ]  # fmt: skip
-    single = shlex.split(rerun_command(record(method="j+h", k=1)))
+    single = shlex.split(rerun_command(record(method="j+h", k=1), uses_k=False))
     assert "--revprop-method=j+h" in single and not any(a.startswith("--revprop-k") for a in single)

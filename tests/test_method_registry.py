@@ -5,14 +5,16 @@ and the guarded run of a broken method."""
 from __future__ import annotations
 
 import asyncio
+import inspect
+from pathlib import Path
 from typing import Any
 
 import pytest
 from handmade_cases import invoice_case
 
+from pytest_revprop.api import MethodContext, Outcome
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.types import Reply
-from pytest_revprop.methods import MethodContext, Outcome
 from pytest_revprop.registry import MethodRegistry, builtin_registry, run_method
 from pytest_revprop.runner import ItemSpec, calls_cover
 from pytest_revprop.scoring import literal_gold_patch
@@ -109,8 +111,12 @@ def test_two_runs_awaited_in_one_task_each_start_their_clock_at_zero() -> None:
     ("returned", "reason"),
     [
         ("hello", "returned 'hello': not a patch, an Answer or an Outcome"),
-        ([1, 2], r"returned \[1, 2\]: not a patch"),
-        (Outcome(error="bogus"), r"returned Outcome\(.*: not a patch"),
+        ([1, 2], r"returned the patch \[1, 2\]: not a list of JSON objects \(operations\)"),
+        (
+            Outcome(error="bogus"),
+            r"returned an Outcome with the unknown error 'bogus' "
+            r"\(one of no_patch, not_a_patch, apply_error, truncated\)$",
+        ),
     ],
 )
 def test_a_method_returning_garbage_fails_with_a_reason_naming_it(
@@ -135,3 +141,63 @@ def test_calls_cover_keeps_a_registered_method_that_declares_nothing() -> None:
     specs = [ItemSpec("c", "m", method, k, 0)
              for method, k in [("j+h", 1), ("or", 3), ("med", 3), ("mine", 1)]]  # fmt: skip
     assert [s.method for s in calls_cover(specs, registry)] == ["or", "mine"]
+
+
+def _helper_that_raises() -> None:
+    raise KeyError("total")
+
+
+async def _raises_in_a_helper(ctx: MethodContext) -> Outcome:
+    await ctx.revise()
+    _helper_that_raises()  # the line a user's report points at: in the method's own file
+    return Outcome(patch=[])
+
+
+async def _asks_with_an_unknown_role(ctx: MethodContext) -> Outcome:
+    await ctx.ask([{"role": "user", "content": "check"}], role="check")  # type: ignore[arg-type]
+    return Outcome(patch=[])
+
+
+def test_a_method_that_raises_is_reported_with_the_file_and_line_of_its_own_code() -> None:
+    registry = _registry_with("raiser", _raises_in_a_helper)
+    run = asyncio.run(run_method("raiser", CASE, _timed_ask({}), k=1, seed=0, registry=registry))
+    line = inspect.getsourcelines(_helper_that_raises)[1] + 1  # the raise itself
+    where = f"{Path(__file__).name}:{line}, in _helper_that_raises)"
+    assert run.error == "method_failed" and run.reason is not None
+    assert run.reason.startswith("method 'raiser' raised KeyError: 'total' (at ")
+    assert run.reason.endswith(where), run.reason
+
+
+def test_an_unknown_call_role_fails_the_method_naming_the_roles() -> None:
+    registry = _registry_with("odd-role", _asks_with_an_unknown_role)
+    run = asyncio.run(run_method("odd-role", CASE, _timed_ask({}), k=1, seed=0, registry=registry))
+    assert run.error == "method_failed" and run.reason is not None
+    assert run.reason.startswith(
+        "method 'odd-role' raised ValueError: role 'check' of ctx.ask: one of sample, select,"
+        " reflect, map (at "
+    )
+
+
+def _ask_by_seed(patches: dict[int, Any]) -> Any:
+    async def ask(messages: list[dict[str, str]], seed: int, role: str, priority: int) -> Reply:
+        import json
+
+        return Reply(content=json.dumps(patches[seed]), finish_reason="stop")
+
+    return ask
+
+
+@pytest.mark.parametrize("rule", ["or", "and", "maj", "med"])
+def test_a_merge_rule_hands_its_artifact_to_the_score_which_applies_nothing_again(
+    rule: str,
+) -> None:
+    from pytest_revprop.jsonutil import MISSING
+    from pytest_revprop.patching import apply_operations
+    from pytest_revprop.scoring import score_patch
+
+    direct = [op for op, gold in zip(GOLD, CASE.gold, strict=True) if gold.kind == "direct"]
+    ask = _ask_by_seed({0: direct, 1: GOLD, 2: GOLD})
+    run = asyncio.run(run_method(rule, CASE, ask, k=3, seed=0))
+    assert run.patch is not None and run.artifact is not MISSING
+    assert run.artifact == apply_operations(CASE.artifact, run.patch)
+    assert run.score(CASE) == score_patch(CASE, run.patch)

@@ -20,7 +20,7 @@ from pytest_revprop.prompts import Prompts, default_prompts
 from pytest_revprop.registry import run_method
 from pytest_revprop.runner import ItemSpec, Runner, RunSettings, item_specs
 from pytest_revprop.testing.fakeserver import FakeServer
-from pytest_revprop.vocabulary import METHODS
+from pytest_revprop.vocabulary import METHODS, CallRole
 
 CASE = invoice_case()
 GOLD = json.dumps(CASE.gold_patch[:3])
@@ -291,26 +291,26 @@ def test_structured_output_asks_for_a_patch_object_and_reads_it(
 
 
 @pytest.mark.parametrize(
-    ("method", "purpose", "nth", "role", "seed", "round_"),
+    ("method", "nth", "role", "seed", "round_"),
     [
-        ("j+h", "revise", 1, "sample", 10, None),
-        ("med", "revise", 3, "sample", 12, None),
-        ("select", "select", 1, "select", 10, None),
-        ("reflect", "reflect", 2, "reflect", 10, 2),
+        ("j+h", 1, "sample", 10, None),
+        ("med", 3, "sample", 12, None),
+        ("select", 1, "select", 10, None),
+        ("reflect", 2, "reflect", 10, 2),
     ],
 )
 def test_a_call_that_fails_for_good_is_named_by_its_role_seed_and_reflect_round(
-    method: str, purpose: str, nth: int, role: str, seed: int, round_: int | None
+    method: str, nth: int, role: CallRole, seed: int, round_: int | None
 ) -> None:
-    """The ``nth`` call of ``purpose`` fails (sample calls are made in seed order)."""
+    """The ``nth`` call of ``role`` fails (sample calls are made in seed order)."""
     gold = reference_ask(CASE, "gold")
     made: list[str] = []
 
-    async def ask(messages: list[dict[str, str]], seed: int, purpose_: str, priority: int) -> Any:
-        made.append(purpose_)
-        if purpose_ == purpose and made.count(purpose) == nth:
+    async def ask(messages: list[dict[str, str]], seed: int, asked: CallRole, priority: int) -> Any:
+        made.append(asked)
+        if asked == role and made.count(role) == nth:
             raise CallFailed("openai/fake at http://x/v1: HTTP 503", {"attempts": 4, "url": "u"})
-        return await gold(messages, seed, purpose_, priority)
+        return await gold(messages, seed, asked, priority)
 
     run = asyncio.run(run_method(method, CASE, ask, k=3, seed=10))
     assert run.error == "call_failed" and run.patch is None

@@ -245,6 +245,27 @@ def test_a_bad_ini_value_is_a_one_line_usage_error_naming_the_key(
     assert result.outlines == []
 
 
+@pytest.mark.skipif(
+    int(pytest.__version__.split(".")[0]) < 9, reason="[tool.pytest] (native TOML) is pytest 9's"
+)
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('revprop_no_cache = "maybe"', "revprop_no_cache in pyproject.toml: expects a bool, got str: 'maybe'"),
+        ("revprop_no_figures = 3", "revprop_no_figures in pyproject.toml: expects a bool, got int: 3"),
+    ],
+)  # fmt: skip
+def test_a_native_toml_value_of_the_wrong_type_is_a_usage_error_naming_the_key(
+    pytester: pytest.Pytester, line: str, message: str
+) -> None:
+    pytester.makefile(".toml", pyproject=f'[tool.pytest]\nrevprop_model = "gold"\n{line}\n')
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [error] = [text for text in result.errlines if text.strip()]
+    assert error == f"ERROR: {message}"
+    assert result.outlines == []
+
+
 def test_the_deprecated_no_figures_spelling_still_works_and_warns_once(
     pytester: pytest.Pytester, cases_dir: Path
 ) -> None:

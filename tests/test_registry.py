@@ -6,6 +6,8 @@ results.json, the gate; each kind of bad registration; model presets registered 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -72,7 +74,7 @@ def test_the_worked_example_runs_as_items_and_shares_every_call_with_the_built_i
 
 
 BROKEN_LATER = """
-from pytest_revprop.methods import Outcome
+from pytest_revprop.api import Outcome
 
 async def jh_med(ctx):
     await ctx.revise("j+h")
@@ -192,6 +194,17 @@ def test_a_method_that_fails_at_run_time_errors_its_own_items_only(
     by_method = {row["method"]: row for row in doc["summary"]}
     assert by_method["j+h"]["completion_rate"] == 1.0
     assert all(by_method[m]["errors"] == 2 for m in ("boom", "garbage", "lazy"))
+    # every item of boom errored: no rate (null, a dash in the tables), not a measured 0.0
+    assert (by_method["boom"]["completion_rate"], by_method["boom"]["completion_std"]) == (
+        None,
+        None,
+    )
+    summary_md = (pytester.path / "reports" / "summary.md").read_text()
+    assert "| gold | boom | 1 | – | – |" in summary_md
+    result.stdout.re_match_lines([r"^gold\s+boom\s+1\s+–\s+–\s"])
+    result.stdout.fnmatch_lines(
+        ["*method 'boom' raised ValueError: the parser broke (at conftest.py:3, in boom)*"]
+    )
     assert {r["error"] for r in doc["results"] if r["method"] != "j+h"} == {"method_failed"}
 
 
@@ -200,7 +213,7 @@ def test_a_registered_model_preset_is_used_by_name(
 ) -> None:
     server = fake_server(default={"content": "[]"})
     pytester.makeconftest(
-        "from pytest_revprop.llm.presets import ModelConfig\n\n"
+        "from pytest_revprop.api import ModelConfig\n\n"
         "def pytest_revprop_models(register):\n"
         f"    register(ModelConfig(name='team-model', litellm_model='openai/fake', api_bases=('{server.base_url}',)))\n"
     )
@@ -212,6 +225,8 @@ def test_a_registered_model_preset_is_used_by_name(
 
 RESULTS_HOOK = """
 import json
+import re
+import shlex
 
 def pytest_revprop_results(summary, records, config):
     with open(config.rootpath / "received.jsonl", "a") as out:
@@ -248,3 +263,34 @@ def test_a_results_hook_that_raises_costs_no_result(
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*pytest_revprop_results failed: ZeroDivisionError*"])
     assert len(_results(pytester)["results"]) == 2
+
+
+USES_K = """
+from pytest_revprop.api import MethodContext, Outcome, RegisterMethod
+
+
+async def union_of_k(ctx: MethodContext) -> Outcome:
+    return ctx.merge(await ctx.samples(ctx.k), "or")
+
+
+def pytest_revprop_methods(register: RegisterMethod) -> None:
+    register("union-of-k", union_of_k, uses_k=True, min_k=2)
+"""
+
+
+def test_the_rerun_command_of_a_registered_method_that_uses_k_names_its_k(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    pytester.makeconftest(USES_K)
+    first = _run(pytester, cases_dir, "--revprop-model=noop", "--revprop-method=union-of-k",
+                 "--revprop-k=3", "--revprop-seeds=0")  # fmt: skip
+    first.assert_outcomes(failed=2)
+    (before,) = [r for r in _results(pytester)["results"] if r["case"] == "unit/10"]
+    commands = re.findall(r"^rerun: (pytest .*)$", first.stdout.str(), re.MULTILINE)
+    (command,) = [c for c in commands if "--revprop-case=unit/10" in c]
+    assert "--revprop-k=3" in shlex.split(command)
+    again = pytester.runpytest_subprocess(*shlex.split(command)[1:])
+    again.assert_outcomes(failed=1)
+    (row,) = _results(pytester)["results"]
+    assert (row["k"], row["calls"]) == (3, 3)
+    assert {**row, "latency_s": 0} == {**before, "latency_s": 0}

@@ -5,6 +5,7 @@ results renamed for `revprop compare`, and one-line errors."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -104,34 +105,119 @@ def test_rerunning_resumes_from_the_cache_with_zero_requests(
     assert _without_time(again) == _without_time(first)
 
 
+@pytest.mark.parametrize(
+    ("status", "entry"),
+    [
+        ("annotated", {"annotator": "carol", "action": "edited"}),
+        ("draft", {"annotator": "dave", "action": "edited", "note": "kept it a draft"}),
+        ("reviewed", None),
+    ],
+)
+def test_a_rerun_never_overwrites_a_draft_a_person_worked_on(
+    project: Path,
+    fake_server: Callable[..., FakeServer],
+    capsys: pytest.CaptureFixture[str],
+    status: str,
+    entry: dict[str, str] | None,
+) -> None:
+    """Issue 24: a draft saved in the annotation tool went back to ``draft`` with only the
+    "drafted" entry when the card was rerun (as the docs say to, to resume)."""
+    server = fake_server(responder=ScriptedWriter())
+    assert _synth(server, "cards", "--drafts", "2") == 0
+    path = project / "synth-drafts" / "invoice-discount" / "10-1.json"
+    data = json.loads(path.read_text())
+    data["gold"][0]["value"] = 20  # the person's correction
+    data["annotation"]["status"] = status
+    if entry is not None:
+        data["annotation"]["history"].append(entry | {"time": "2026-12-01T10:00:00Z"})
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    saved = path.read_text()
+    other = project / "synth-drafts" / "invoice-discount" / "10-2.json"
+    other.unlink()
+    capsys.readouterr()
+    assert _synth(server, "cards", "--drafts", "2") == 0
+    out = capsys.readouterr().out
+    assert path.read_text() == saved
+    assert "invoice-discount/10-1: skipped · turns 0 · checks failed 0 · calls 0" in out
+    assert "kept, not overwritten; move it away (or use another --out)" in out
+    assert "1 skipped: their case files hold a person's work" in out
+    assert load_case(other).annotation["status"] == "draft"  # the untouched draft is remade
+
+
 def _without_time(text: str) -> Any:
     data = json.loads(text)
     data["annotation"]["history"][0]["time"] = "-"
     return data
 
 
-def test_the_budget_stops_new_calls_and_keeps_what_was_made(
+CHEAP = CONFIG.replace("fake = [1000.0, 2000.0]", "fake = [10.0, 20.0]")
+"""Prices at which one call costs a few cents and nine cards about a dollar and a half."""
+
+
+def _nine_cards(project: Path) -> None:
+    """Nine invoice cards, each its own scenario (their notes differ, so do their prompts)."""
+    (project / "cards" / "invoice.toml").unlink()
+    text = example_card_text()
+    for n in range(1, 10):
+        card = text.replace('id = "invoice-discount"', f'id = "invoice-{n}"')
+        card = card.replace('notes = "', f'notes = "This is client number {n}. ')
+        (project / "cards" / f"invoice-{n}.toml").write_text(card, encoding="utf-8")
+
+
+def _spending(out: str) -> list[float]:
+    """The "spent so far" figures of a run's progress lines, in order."""
+    return [float(found) for found in re.findall(r"spent so far \$([0-9.]+)", out)]
+
+
+def test_the_budget_is_a_ceiling_the_run_stops_at_and_resumes_from(
     project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (project / "revprop.toml").write_text(CHEAP, encoding="utf-8")
+    _nine_cards(project)
     server = fake_server(responder=ScriptedWriter())
-    assert _synth(server, "cards", "--max-cost", "2.5") == 1
+    args = ("cards", "--concurrency", "1", "--out", "drafts")
+    assert _synth(server, *args, "--max-cost", "0.5") == 1
     out = capsys.readouterr().out
     sent = server.stats()["count"]
-    assert 1 <= sent < 8
-    assert "invoice-discount/10-1: stopped" in out
-    assert "rerun with a higher budget" in out
-    record = json.loads(
-        (project / "synth-drafts" / "__rejected__" / "invoice-discount" / "10-1.json").read_text()
-    )
-    assert record["rejected"]["step"] == "budget"
-    assert "--max-cost budget of $2.5000 is spent" in record["rejected"]["reasons"][0]
-    assert len(record["conversation"]) == sent
-    # a higher budget resumes: the turns already made come from the cache
-    assert _synth(server, "cards") == 0
-    assert server.stats()["count"] == 8
-    assert not (
-        project / "synth-drafts" / "__rejected__" / "invoice-discount" / "10-1.json"
-    ).exists()
+    spent = _spending(out)
+    assert len(spent) == 9 and max(spent) <= 0.5
+    total = float(re.findall(r"new spending \$([0-9.]+) of the \$0.5000 ceiling", out)[0])
+    # what the calls cost, as the cache recorded them (the cache was empty before this run)
+    made = [json.loads(p.read_text()) for p in (project / ".revprop-cache").rglob("*.json")]
+    assert len(made) == server.stats()["count"]
+    assert sum(entry["reply"]["cost_usd"] for entry in made) == pytest.approx(total, abs=1e-4)
+    assert total <= 0.5
+    assert 8 < sent < 9 * 5 + 3  # some drafts were made, not all
+    drafts = sorted(p.parent.name for p in (project / "drafts").glob("invoice-*/10-1.json"))
+    stopped = list((project / "drafts" / "__rejected__").rglob("*.json"))
+    assert drafts and len(drafts) < 9
+    for record in stopped:  # a draft stopped half way keeps what it made, and why
+        data = json.loads(record.read_text())
+        assert data["rejected"]["step"] == "budget"
+        assert "--max-cost budget of $0.5000 leaves no room" in data["rejected"]["reasons"][0]
+        assert data["conversation"]
+    assert "stopped by --max-cost: rerun with a higher budget" in out
+    # a higher ceiling resumes: what was made comes from the cache, the rest is made now
+    assert _synth(server, *args, "--max-cost", "5") == 0
+    out = capsys.readouterr().out
+    assert "9 draft(s), 0 rejected, 0 stopped, 0 failed; 72 calls" in out
+    # 5 writer calls per card; the 3 gold samples are the same requests for all nine
+    unique = 9 * 5 + 3
+    assert server.stats()["count"] == unique
+    assert f"({72 - (unique - sent)} from the cache)" in out
+    assert max(_spending(out)) <= 5
+    assert not (project / "drafts" / "__rejected__").exists()
+
+
+def test_a_budget_on_an_unpriced_model_is_a_usage_error(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "revprop.toml").write_text(CONFIG.split("[prices]")[0], encoding="utf-8")
+    server = fake_server(responder=ScriptedWriter())
+    assert _synth(server, "cards", "--max-cost", "1") == 2
+    err = capsys.readouterr().err
+    assert "--max-cost needs the prices of fake" in err and "[tool.revprop.prices]" in err
+    assert server.stats()["count"] == 0
 
 
 def test_drafts_not_started_before_the_budget_ran_out_write_nothing(
@@ -190,7 +276,7 @@ SOURCE = {
 REWORDED = {
     "turns": [
         "Please invoice Acme: 3 units, $12.50 apiece.",
-        "Add a $5.00 fee to the line amount; that sum is the total.",
+        "Take the line amount plus a fee of $5.00: that sum is the total.",
     ],
     "request": "Make it 4 units rather than 3.",
 }

@@ -13,6 +13,7 @@ from pytest_revprop.authoring.synth.facts import (
     missing_facts,
     states_value,
 )
+from pytest_revprop.authoring.synth.paraphrase import text_reasons
 
 TEXT = (
     "Bill Harbor Lane Bakery for 12 hours at $85 an hour on March 14, 2026; invoice "
@@ -79,3 +80,60 @@ def test_words_that_start_sentences_are_not_names() -> None:
 )
 def test_a_request_states_the_value_it_asks_for(text: str, value: object, stated: bool) -> None:
     assert states_value(text, value) is stated
+
+
+@pytest.mark.parametrize(
+    ("original", "reworded", "reason"),
+    [
+        (
+            "Cancel it 30 days before the trip.",
+            "Cancel it 30 days after the trip.",
+            "says 'after' where the original says 'before'",
+        ),
+        (
+            "The rate is 120 plus tax.",
+            "The rate is 120 minus tax.",
+            "says 'minus' where the original says 'plus'",
+        ),
+        (
+            "Book the tour for the day after we arrive.",
+            "Book the tour for the day before we leave.",
+            "says 'before' where the original says 'after'",
+        ),
+        ("Order at least 12 chairs.", "Order at most 12 chairs.", "says 'at most' where"),
+        ("Keep it above 5 degrees.", "Keep it below 5 degrees.", "says 'below' where"),
+        ("Increase it by 3.", "Decrease it by 3.", "says 'decrease' where"),
+        ("Include the 2 guests.", "Exclude the 2 guests.", "says 'exclude' where"),
+        ("We need 4 more seats.", "We need 4 fewer seats.", "says 'fewer' where"),
+        ("Do not charge the 15 dollars.", "Charge the 15 dollars.", "no longer says 'not'"),
+        ("Charge the 15 dollars.", "Don't charge the 15 dollars.", 'says "don\'t", which'),
+        ("Ship it 2 days later.", "Ship it 2 days earlier.", "says 'earlier' where"),
+    ],
+)
+def test_a_rewording_that_turns_a_relation_around_is_refused(
+    original: str, reworded: str, reason: str
+) -> None:
+    """Issue 24: these kept every number, so the variant passed with the original's gold."""
+    (refused,) = text_reasons("the request", original, reworded)
+    assert reason in refused and refused.startswith("the request ")
+
+
+@pytest.mark.parametrize(
+    ("original", "reworded"),
+    [
+        ("Move the review to the 4th of the month.", "Move the review to the fourth of the month."),
+        ("Send it 3 days before the launch.", "Send it 3 days earlier than the launch."),
+        ("Stay no more than 4 nights.", "Stay at most 4 nights."),
+        ("Add 2 lines plus shipping.", "Please add shipping plus two lines."),
+        ("We can't go over 20 people.", "We cannot go over twenty people."),
+    ],
+)
+def test_a_rewording_that_keeps_every_relation_and_number_passes(
+    original: str, reworded: str
+) -> None:
+    assert text_reasons("the request", original, reworded) == []
+
+
+def test_ordinals_in_digits_and_words_are_one_number() -> None:
+    assert facts_of("the 4th and the twelfth").numbers == {Decimal(4), Decimal(12)}
+    assert facts_of("First the client, then a second line.").numbers == set()

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from scripted_writer import GOLD, REQUEST, TURNS, ScriptedWriter, add, dep, model, turn
 
-from pytest_revprop.authoring.synth.asking import Budget
 from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
 from pytest_revprop.authoring.synth.pipeline import Outcome, Role, Settings, card_draft
 from pytest_revprop.cases import load_case, load_cases
@@ -41,7 +40,7 @@ def _draft(
         max_reasks=max_reasks,
         gold_rule=gold_rule,
     )
-    return asyncio.run(card_draft(CARD, 1, settings, Budget()))
+    return asyncio.run(card_draft(CARD, 1, settings))
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ from pytest_revprop.authoring.split import (
     scenario_attributes,
     split_text,
 )
-from pytest_revprop.cases import SPLIT_FILE, dump_case
+from pytest_revprop.cases import ANNOTATION_FIELD, SPLIT_FILE, dump_case
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 
@@ -110,6 +110,14 @@ class BuildResult:
         return split_text(self.split.assigned)
 
 
+def shipped_annotation() -> dict[str, Any]:
+    """The ``annotation`` of a shipped case: ``reviewed`` with an empty history. A scenario
+    program writes the gold and the build checks it (the gold applies, completes the case, and
+    the direct edit alone does not), so a shipped case starts as checked; the first edit in
+    `revprop annotate` makes it ``changed`` (since review) until a second person reviews it."""
+    return {"status": "reviewed", "history": []}
+
+
 def build_all(
     scenarios: Iterable[Scenario],
     committed: Mapping[str, str] | None,
@@ -141,6 +149,7 @@ def build_all(
     for sid in sorted(cases):
         for size, case in cases[sid].items():
             case["split"] = split.assigned[sid]
+            case[ANNOTATION_FIELD] = shipped_annotation()
             files[f"{sid}/{size}.json"] = dump_case(case)
     return BuildResult(files, errors, split, attributes)
 

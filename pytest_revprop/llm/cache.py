@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from pytest_revprop.llm.types import CACHE_VERSION, Reply, Request
+from pytest_revprop.private import open_private
 
 _HOST = socket.gethostname()
 STALE_TMP_S = 600.0
@@ -151,11 +152,12 @@ class ResponseCache:
         path = self.claim_path(key)
         self._shard(key)
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            handle = open_private(path, exclusive=True)
         except FileExistsError:
             return False
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"pid": os.getpid(), "host": _HOST, "time": time.time()}))
+        with handle:
+            claim = {"pid": os.getpid(), "host": _HOST, "time": time.time()}
+            handle.write(json.dumps(claim).encode("utf-8"))
         return True
 
     def touch_claim(self, key: str) -> None:

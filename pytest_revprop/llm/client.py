@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_revprop.llm.budget import Ceiling, worst_case_usd
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.failures import describe, is_refusal, is_retryable, retry_after_s
 from pytest_revprop.llm.litellm_setup import load_litellm, register_prices, warm_up_litellm
@@ -43,8 +44,8 @@ from pytest_revprop.llm.types import (
     Reply,
     Request,
     RetryPolicy,
-    structured_response_format,
 )
+from pytest_revprop.memo import Memo
 
 if TYPE_CHECKING:
     from pytest_revprop.vocabulary import FailedCall
@@ -55,7 +56,7 @@ KEY_MEMO_SIZE = 4096
 """Cache keys the process remembers (requests in flight at once, and their repeats), for all
 its clients together: a memo per client held 4,096 requests (prompts of some kilobytes each)
 per model, so a worker's memory grew with the number of models."""
-_KEY_MEMO: dict[Request, str] = {}
+_KEY_MEMO: Memo[Request, str] = Memo(KEY_MEMO_SIZE)
 
 
 class PrioritySlots:
@@ -103,7 +104,9 @@ class Client:
     ``concurrency`` bounds requests in flight from this process; under xdist each worker
     has its own bound. The cache folder may be shared by any number of processes. One
     event loop at a time (a new loop, e.g. a second ``asyncio.run``, resets the scheduling
-    state); not thread-safe.
+    state); not thread-safe. ``ceiling`` (``llm/budget.py``): every call the cache does not
+    answer first holds its worst-case cost under it, and is not sent (BudgetReached) when
+    the ceiling has no room; several clients may share one ceiling.
     """
 
     def __init__(
@@ -114,6 +117,7 @@ class Client:
         concurrency: int = 32,
         retry: RetryPolicy | None = None,
         transport: str | None = None,
+        ceiling: Ceiling | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -126,6 +130,7 @@ class Client:
         self.cache = None if cache_dir is None else ResponseCache(Path(cache_dir))
         self.concurrency = concurrency
         self.retry = retry or RetryPolicy()
+        self.ceiling = ceiling
         self.stats = ClientStats()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots = PrioritySlots(concurrency)
@@ -169,12 +174,8 @@ class Client:
     def make_request(
         self, messages: Sequence[Mapping[str, str]], seed: int, structured: bool = False
     ) -> Request:
-        """A request of this client's model; ``structured`` asks for the patch as JSON output,
-        in the form the model's server takes (``ModelConfig.structured_form``)."""
-        response_format = (
-            structured_response_format(self.model.structured_form) if structured else None
-        )
-        return Request.build(self.model, messages, seed, response_format)
+        """A request of this client's model (``Request.for_model``)."""
+        return Request.for_model(self.model, messages, seed, structured)
 
     def _bind_loop(self) -> None:
         """Start fresh scheduling state when used from a new event loop (e.g. asyncio.run)."""
@@ -209,12 +210,7 @@ class Client:
     def _key(self, request: Request) -> str:
         """``request.cache_key()``, remembered: items of a run ask the same requests many times,
         and hashing a tuple of already-hashed strings is much cheaper than the SHA-256."""
-        key = _KEY_MEMO.get(request)
-        if key is None:
-            if len(_KEY_MEMO) >= KEY_MEMO_SIZE:
-                _KEY_MEMO.clear()
-            key = _KEY_MEMO[request] = request.cache_key()
-        return key
+        return _KEY_MEMO.get(request, request.cache_key)
 
     async def finish_in_flight(self, timeout: float) -> None:
         """Send nothing more and wait, at most ``timeout`` seconds, for the requests in flight.
@@ -252,14 +248,14 @@ class Client:
             return cached
         cache = self.cache
         if cache is None:
-            return await self._call(request, priority)
+            return await self._within_ceiling(request, priority)
         while True:
             if cache.try_claim(key):
                 try:
                     cached = self._cached(key)
                     if cached is not None:
                         return cached
-                    reply = await self._call(request, priority, key)
+                    reply = await self._within_ceiling(request, priority, key)
                     cache.write(key, request, reply)
                     return reply
                 finally:
@@ -327,6 +323,22 @@ class Client:
             call = litellm.acompletion(**kwargs)
         response = await asyncio.wait_for(call, timeout=self.attempt_timeout_s + 5.0)
         return parse_response(response, time.monotonic() - started, self.model)
+
+    async def _within_ceiling(
+        self, request: Request, priority: int, key: str | None = None
+    ) -> Reply:
+        """``_call``, holding the request's worst-case cost under the ceiling while it is in
+        flight (BudgetReached, unsent, when there is no room); its actual cost is then spent."""
+        if self.ceiling is None:
+            return await self._call(request, priority, key)
+        hold = await self.ceiling.reserve(worst_case_usd(self.model, request))
+        try:
+            reply = await self._call(request, priority, key)
+        except BaseException:
+            self.ceiling.release(hold)
+            raise
+        self.ceiling.settle(hold, reply.cost_usd)
+        return reply
 
     async def _call(self, request: Request, priority: int, key: str | None = None) -> Reply:
         """One reply from the servers, with retries across replicas; CallFailed otherwise.

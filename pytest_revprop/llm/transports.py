@@ -93,6 +93,10 @@ def litellm_kwargs(
         "num_retries": 0,
         "max_retries": 0,
     }
+    if request.reasoning_effort is not None:
+        # litellm 1.80 (our floor) refuses reasoning_effort for a model it does not know as a
+        # reasoning model (any openai/NAME served by vLLM); the server decides: let it through.
+        kwargs["allowed_openai_params"] = ["reasoning_effort"]
     if base:
         kwargs["api_base"] = base
     if request.extra_body:

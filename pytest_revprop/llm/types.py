@@ -143,6 +143,19 @@ class Request:
             embedded=model.kind == "embedded",
         )
 
+    @classmethod
+    def for_model(
+        cls,
+        model: ModelConfig,
+        messages: Sequence[Mapping[str, str]],
+        seed: int,
+        structured: bool = False,
+    ) -> Request:
+        """A request of ``model``; ``structured`` asks for the patch as JSON output, in the
+        form the model's server takes (``ModelConfig.structured_form``)."""
+        response_format = structured_response_format(model.structured_form) if structured else None
+        return cls.build(model, messages, seed, response_format)
+
     def message_dicts(self) -> list[dict[str, str]]:
         return [{"role": role, "content": content} for role, content in self.messages]
 

@@ -5,17 +5,19 @@ stats.py           exact McNemar test, mean and std, pairing two runs' outcomes
 results.py         the one reader of results.json (loaded and checked, or streamed)
 replystore.py      each reply's text once, in replies/ (read by Python and by report.html)
 samples.py         samples.jsonl read back with the replies' text; ``revprop samples``
+metrics.py         beyond the paper: pass^S, pass@S, flaky cases, credit means, the bootstrap
+                   interval; where models fail; the cases no group or every group completes
 relative.py        each method relative to j+h: gain, cost and latency multiples, effectiveness
 aggregate.py       summary rows built one record at a time; the summary's cells
 sink.py            records to disk as they arrive; results.json, samples.jsonl, summary.md
 gate.py            the baseline gate and the baseline file
 header.py          the run header: versions, each model and where its calls go, the run
 compare.py         ``revprop compare``
-shaping.py         a results document -> the rows the report's figures and tables show
+report_rows.py     a results document -> the rows the report's figures and tables show
 figures.py         the plots (matplotlib, imported when a figure is drawn)
 report_tables.py   the report's tables
 html_data.py       report.html's sample index and the data files beside it
 html.py            report.html
 report_command.py  the report folder (``write_report``) and ``revprop report``
-item.py            the report of one item that failed or errored, and its rerun command
+item_report.py     the report of one item that failed or errored, and its rerun command
 """

@@ -5,16 +5,15 @@ The files themselves are written by ``sink.RecordSink`` as records arrive. No py
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from pytest_revprop.reporting.metrics import BEYOND_HEADER, GroupTally, beyond_cells
 from pytest_revprop.reporting.relative import relative_to_jh
-from pytest_revprop.reporting.shaping import method_rank as _order
+from pytest_revprop.reporting.report_rows import method_rank as _order
 from pytest_revprop.reporting.stats import mean_std
-from pytest_revprop.reporting.tables import markdown_table, text_table
+from pytest_revprop.reporting.tables import NO_RATE, markdown_table, text_table
 from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
 
 
@@ -40,6 +39,8 @@ class _Group:
     errors: int = 0
     truncated: int = 0
     selection_fallbacks: int = 0
+    beyond: GroupTally = field(default_factory=GroupTally)
+    """What the figures beyond the paper need (``metrics``)."""
 
 
 class SummaryBuilder:
@@ -60,6 +61,7 @@ class SummaryBuilder:
         group.cost_usd += record["cost_usd"]
         group.latency_s += record["latency_s"]
         group.calls += record["calls"]
+        group.beyond.add(record)
         if record.get("error") in INFRASTRUCTURE_ERRORS:
             group.errors += 1
             return
@@ -79,7 +81,8 @@ class SummaryBuilder:
             self._groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]), kv[0][2])
         ):
             rates = {seed: done / scored for seed, (done, scored) in sorted(g.by_seed.items())}
-            mean, std = mean_std(rates.values()) if rates else (0.0, 0.0)
+            # no result at all (every item an infrastructure error): no rate, not a zero
+            mean, std = mean_std(rates.values()) if rates else (None, None)
             rows.append({
                 "model": model, "method": method, "k": k, "n_cases": len(g.cases),
                 "runs": len(rates), "completion_rate": mean, "completion_std": std,
@@ -88,6 +91,7 @@ class SummaryBuilder:
                 "calls": g.calls, "n_items": g.n_items, "errors": g.errors,
                 "truncated": g.truncated, "selection_fallbacks": g.selection_fallbacks,
                 "completion_by_seed": {str(s): v for s, v in rates.items()},
+                **g.beyond.figures(),
             })  # fmt: skip
         return rows
 
@@ -102,18 +106,11 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return builder.rows()
 
 
-def private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) readable by the user only."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
-    return path
-
-
 # ------------------------------------------------------------------------------ tables
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:5.1f}"
+def _pct(value: float | None) -> str:
+    return f"{NO_RATE:>5}" if value is None else f"{100 * value:5.1f}"
 
 
 def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[list[str]]]:
@@ -132,6 +129,7 @@ def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[li
         "cost $",
         "latency s",
         "calls",
+        *BEYOND_HEADER,
     ]
     rows = [
         [
@@ -148,6 +146,7 @@ def table_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[li
             f"{r['cost_usd']:.4f}",
             f"{r['latency_s']:.2f}",
             str(r["calls"]),
+            *beyond_cells(r),
         ]
         for r in summary
     ]
@@ -166,7 +165,7 @@ def relative_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
             key.model,
             key.method,
             str(key.k),
-            f"{rel.gain_points:+.1f}",
+            fmt(rel.gain_points, "+.1f"),
             fmt(rel.cost_multiple, ".2f"),
             fmt(rel.latency_multiple, ".2f"),
             fmt(rel.cost_effectiveness, ".2f"),

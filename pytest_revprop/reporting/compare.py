@@ -4,16 +4,24 @@ from run A to run B, with the paired exact McNemar test and the samples that fli
 A group is a regression when its rate fell by more than ``--max-drop`` points AND p < alpha
 (the same rule as the plugin's ``--revprop-baseline`` gate, both from ``stats.PairGroup``).
 ``--fail-on-regression`` then exits with the gate's code, ``vocabulary.REGRESSION_EXIT``.
+``--metric pass_all_seeds`` compares pass^S per case instead, as the gate's
+``--revprop-gate-metric`` does (``gate.per_case``). A second table puts the figures beyond the
+paper side by side (``metrics.group_figures``): pass^S, the completion interval, the mean
+cascade recall and preservation of A and B.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.options import parse_alpha, parse_max_drop
+from pytest_revprop.options import parse_alpha, parse_gate_metric, parse_max_drop
+from pytest_revprop.reporting.gate import per_case
+from pytest_revprop.reporting.metrics import NONE_CELL, group_figures
 from pytest_revprop.reporting.results import load_results
 from pytest_revprop.reporting.stats import (
     DEFAULT_ALPHA,
@@ -42,6 +50,48 @@ HEADER = [
 ]
 
 
+BEYOND_HEADER = [
+    "model",
+    "method",
+    "k",
+    "A pass^S %",
+    "B pass^S %",
+    "A 95% CI %",
+    "B 95% CI %",
+    "A recall",
+    "B recall",
+    "A preserved",
+    "B preserved",
+]
+
+
+def _figure_cell(figures: dict[str, Any] | None, name: str) -> str:
+    value = None if figures is None else figures.get(name)
+    if value is None:
+        return NONE_CELL
+    if name == "completion_ci95":
+        return f"{100 * value[0]:.1f}–{100 * value[1]:.1f}"
+    return f"{100 * value:.1f}" if name == "pass_all_seeds" else f"{value:.2f}"
+
+
+def beyond_rows(
+    comparison: PairedComparison,
+    base: Iterable[Mapping[str, Any]],
+    new: Iterable[Mapping[str, Any]],
+) -> list[list[str]]:
+    """Per compared group, A's and B's figures beyond the paper (``BEYOND_HEADER``), from
+    all of each run's records of the group (``–`` where a run's records carry none)."""
+    a, b = group_figures(base), group_figures(new)
+    rows = []
+    for g in comparison.groups:
+        key = (g.model, g.method, g.k)
+        cells = [g.model, g.method, "" if g.k is None else str(g.k)]
+        for name in ("pass_all_seeds", "completion_ci95", "cascade_recall", "preservation"):
+            cells += [_figure_cell(a.get(key), name), _figure_cell(b.get(key), name)]
+        rows.append(cells)
+    return rows
+
+
 def verdict(group: PairGroup, max_drop: float, alpha: float = DEFAULT_ALPHA) -> str:
     if group.is_regression(max_drop, alpha):
         return "regression"
@@ -67,7 +117,7 @@ def _cells(group: PairGroup, max_drop: float, alpha: float) -> list[str]:
 
 
 def _samples(keys: list[SampleKey]) -> str:
-    return ", ".join(f"{s.case} (seed {s.seed})" for s in keys)
+    return ", ".join(s.case + ("" if s.seed is None else f" (seed {s.seed})") for s in keys)
 
 
 def _flips(comparison: PairedComparison) -> list[str]:
@@ -94,9 +144,10 @@ def _footer(comparison: PairedComparison) -> list[str]:
     return parts
 
 
-def _rule(max_drop: float, alpha: float) -> str:
+def _rule(max_drop: float, alpha: float, metric: str = "completion") -> str:
+    what = "completion rate" if metric == "completion" else "pass^S (cases passed at every seed)"
     return (
-        f"Regression: completion rate down by more than {max_drop:g} points and paired exact "
+        f"Regression: {what} down by more than {max_drop:g} points and paired exact "
         f"McNemar p < {alpha:g}."
     )
 
@@ -117,6 +168,8 @@ def render_markdown(
     b_name: str,
     max_drop: float,
     alpha: float = DEFAULT_ALPHA,
+    beyond: list[list[str]] | None = None,
+    metric: str = "completion",
 ) -> str:
     """A pull-request comment: the table, the verdict, and the flipped samples folded away."""
 
@@ -126,13 +179,15 @@ def render_markdown(
     lines = [
         f"### RevProp comparison: `{cell(a_name)}` (A) → `{cell(b_name)}` (B)",
         "",
-        _rule(max_drop, alpha),
+        _rule(max_drop, alpha, metric),
         "",
         markdown_table(HEADER, [_cells(g, max_drop, alpha) for g in comparison.groups]),
         "",
         f"**{_summary_line(comparison, max_drop, alpha)}**",
         "",
     ]
+    if beyond:
+        lines += ["Beyond the paper:", "", markdown_table(BEYOND_HEADER, beyond), ""]
     flips = _flips(comparison)
     if flips:
         lines += [
@@ -153,18 +208,22 @@ def render_text(
     b_name: str,
     max_drop: float,
     alpha: float = DEFAULT_ALPHA,
+    beyond: list[list[str]] | None = None,
+    metric: str = "completion",
 ) -> str:
     """The same content as aligned plain text for a terminal."""
     rows = [_cells(g, max_drop, alpha) for g in comparison.groups]
     lines = [
         f"A = {a_name}",
         f"B = {b_name}",
-        _rule(max_drop, alpha),
+        _rule(max_drop, alpha, metric),
         "",
         text_table(HEADER, rows, rule=False, trim=True),
         "",
         _summary_line(comparison, max_drop, alpha),
     ]
+    if beyond:
+        lines += ["", "Beyond the paper:", text_table(BEYOND_HEADER, beyond, rule=False, trim=True)]
     flips = _flips(comparison)
     if flips:
         lines += ["", "Samples that flipped:", *(f"  {f}" for f in flips)]
@@ -197,6 +256,14 @@ def compare_main(argv: Sequence[str]) -> int:
         help=f"significance level of the McNemar test (default: {DEFAULT_ALPHA})",
     )
     parser.add_argument(
+        "--metric",
+        type=parse_gate_metric,
+        default="completion",
+        help="what the test compares per (model, method, k): completion (default; pairs of "
+        "case and seed) or pass_all_seeds (pairs of cases: a case passes when it passes at "
+        "every seed both runs scored)",
+    )
+    parser.add_argument(
         "--markdown", action="store_true", help="print Markdown (for a pull-request comment)"
     )
     parser.add_argument(
@@ -212,7 +279,16 @@ def compare_main(argv: Sequence[str]) -> int:
         raise UserError(
             f"{args.a} and {args.b} share no (case, model, method, k, seed) results to pair"
         )
+    beyond = beyond_rows(comparison, base["results"], new["results"])
+    if args.metric == "pass_all_seeds":
+        by_case = pair_outcomes(*per_case(base["results"], new["results"]))
+        comparison = dataclasses.replace(comparison, groups=by_case.groups)
     render = render_markdown if args.markdown else render_text
-    print(render(comparison, str(args.a), str(args.b), args.max_drop, args.alpha), end="")
+    print(
+        render(
+            comparison, str(args.a), str(args.b), args.max_drop, args.alpha, beyond, args.metric
+        ),
+        end="",
+    )
     regressed = comparison.regressions(args.max_drop, args.alpha)
     return REGRESSION_EXIT if args.fail_on_regression and regressed else 0

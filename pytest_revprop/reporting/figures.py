@@ -3,6 +3,7 @@
   completion_by_method.png   completion rate per method for each model, error bars over seeds
   failure_composition.png    miss / over edit / wrong value / invalid, stacked, by method
   cost_vs_completion.png     completion rate against cost per sample as k grows
+  where_they_fail.png        completion, pass^S and cascade recall by pattern, size and domain
 
 Figures are drawn on bare ``matplotlib.figure.Figure`` objects with the Agg canvas, never
 through pyplot, so nothing needs a display and no global backend state is touched.
@@ -16,8 +17,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pytest_revprop.reporting.metrics import BREAKDOWN_DIMENSIONS, breakdown_rows
 from pytest_revprop.reporting.relative import REFERENCE_METHOD
-from pytest_revprop.reporting.shaping import (
+from pytest_revprop.reporting.report_rows import (
     completion_rows,
     cost_curve_rows,
     failure_rows,
@@ -38,6 +40,7 @@ __all__ = [
     "plot_completion_by_method",
     "plot_cost_vs_completion",
     "plot_failure_composition",
+    "plot_where_they_fail",
     "render_figures",
 ]
 
@@ -58,6 +61,7 @@ FIGURE_FILES = {
     "completion_by_method": "completion_by_method.png",
     "failure_composition": "failure_composition.png",
     "cost_vs_completion": "cost_vs_completion.png",
+    "where_they_fail": "where_they_fail.png",
 }
 
 
@@ -101,7 +105,11 @@ def plot_completion_by_method(results: Mapping[str, Any]) -> Figure:
     ax = figure.add_subplot()
     width = 0.8 / max(1, len(methods))
     for index, method in enumerate(methods):
-        by_model = {r["model"]: r for r in rows if r["method"] == method}
+        by_model = {  # a group without a rate (every item errored) has no bar
+            r["model"]: r
+            for r in rows
+            if r["method"] == method and r["completion_rate"] is not None
+        }
         xs = [
             m + (index - (len(methods) - 1) / 2) * width
             for m in range(len(models))
@@ -202,7 +210,11 @@ def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
     axes = figure.subplots(n_rows, n_cols, squeeze=False)
     for index, model in enumerate(models):
         ax = axes[index // n_cols][index % n_cols]
-        mine = [r for r in rows if r["model"] == model and r[x_name] is not None]
+        mine = [
+            r
+            for r in rows
+            if r["model"] == model and r[x_name] is not None and r["completion_rate"] is not None
+        ]
         fixed = fixed_k_methods(results)
         drawn = -1
         for method in ordered_methods(mine):
@@ -251,6 +263,63 @@ def plot_cost_vs_completion(results: Mapping[str, Any]) -> Figure | None:
     return figure
 
 
+def plot_where_they_fail(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
+    """One panel per dimension (pattern, size, domain): per value, a bar per model of its
+    completion rate, with pass^S (a dot) and the mean cascade recall (a diamond) on it.
+    None when no row has a dimension."""
+    if not rows:
+        return None
+    models = list(dict.fromkeys(str(r["model"]) for r in rows))
+    dimensions = [d for d in BREAKDOWN_DIMENSIONS if any(r["by"] == d for r in rows)]
+    widest = max(len({r["value"] for r in rows if r["by"] == d}) for d in dimensions)
+    figure = _new_figure(max(6.0, 0.35 * widest * len(models) + 2), 2.6 * len(dimensions) + 0.6)
+    from matplotlib import colormaps
+
+    palette = colormaps["tab10"]
+    width = 0.8 / len(models)
+    for panel, name in enumerate(dimensions):
+        ax = figure.add_subplot(len(dimensions), 1, panel + 1)
+        values = list(dict.fromkeys(r["value"] for r in rows if r["by"] == name))
+        for index, model in enumerate(models):
+            mine = {r["value"]: r for r in rows if r["by"] == name and r["model"] == model}
+            xs = [v + (index - (len(models) - 1) / 2) * width for v in range(len(values))]
+            present = [(x, mine[v]) for x, v in zip(xs, values, strict=True) if v in mine]
+            ax.bar(
+                [x for x, _ in present],
+                [100 * r["completion_rate"] for _, r in present],
+                width,
+                color=palette(index % 10),
+                label=model if panel == 0 else None,
+            )
+            ax.plot(
+                [x for x, _ in present],
+                [100 * r["pass_all_seeds"] for _, r in present],
+                "o",
+                color="black",
+                markersize=4,
+                label="pass^S" if panel == 0 and index == 0 else None,
+            )
+            recall = [
+                (x, r["cascade_recall"]) for x, r in present if r["cascade_recall"] is not None
+            ]
+            ax.plot(
+                [x for x, _ in recall],
+                [100 * value for _, value in recall],
+                "D",
+                markerfacecolor="none",
+                color="black",
+                markersize=5,
+                label="cascade recall" if panel == 0 and index == 0 else None,
+            )
+        ax.set_xticks(range(len(values)), values, rotation=20 if name == "domain" else 0)
+        ax.set_ylim(0, 105)
+        ax.set_ylabel("%")
+        ax.set_title(f"by {name}", fontsize=10)
+    figure.legend(loc="outside lower center", ncols=min(len(models) + 2, 6), fontsize=8)
+    figure.suptitle("Where they fail: completion (bars), pass^S and cascade recall")
+    return figure
+
+
 def _png_bytes(figure: Figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
@@ -280,4 +349,11 @@ def render_figures(
     else:
         pngs["cost_vs_completion"] = _png_bytes(cost_figure)
         data["cost_vs_completion"] = cost_curve_rows(results)
+    where = breakdown_rows(results["results"])
+    where_figure = plot_where_they_fail(where)
+    if where_figure is None:
+        notes.append("Where they fail skipped: the results name no pattern, size or domain.")
+    else:
+        pngs["where_they_fail"] = _png_bytes(where_figure)
+        data["where_they_fail"] = where
     return pngs, data, notes

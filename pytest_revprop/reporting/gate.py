@@ -7,6 +7,11 @@ points AND the paired exact McNemar p < 0.05; it improved under the mirror rule.
 a model call failed are left out (``stats.pair_outcomes``). ``revprop compare`` applies the
 same rule through the same ``stats.PairGroup``.
 
+With the metric ``pass_all_seeds`` (``--revprop-gate-metric``) the same rule applies to pass^S:
+the (case, seed) pairs are made as above, then each case becomes one pair whose side passes
+when it completed at every seed paired for that case (``per_case``); the rates are pass^S
+over the paired cases and McNemar counts the cases that flipped.
+
 A gate that can compare nothing is a usage error, never a silent pass: a baseline that shares
 no (model, method, k) with the run, or shares groups but no (case, seed) to pair. A pair left
 out for a failed call is not that: the failed call already fails the run.
@@ -14,6 +19,7 @@ out for a failed call is not that: the failed call already fails the run.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -22,7 +28,12 @@ from typing import Any, TypedDict
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.results import load_results
 from pytest_revprop.reporting.stats import GroupKey, PairedComparison, PairGroup, pair_outcomes
-from pytest_revprop.vocabulary import PYTEST_UNFINISHED_EXITS, REGRESSION_EXIT
+from pytest_revprop.vocabulary import (
+    INFRASTRUCTURE_ERRORS,
+    PYTEST_UNFINISHED_EXITS,
+    REGRESSION_EXIT,
+    GateMetric,
+)
 
 __all__ = [
     "BASELINE_KEYS",
@@ -33,6 +44,7 @@ __all__ = [
     "gate",
     "gate_lines",
     "groups_of",
+    "per_case",
     "read_baseline",
     "read_comparable_baseline",
     "write_baseline",
@@ -45,6 +57,7 @@ LISTED_GROUPS = 8
 
 
 class GateResult(TypedDict):
+    metric: GateMetric
     comparison: PairedComparison
     regressions: list[PairGroup]
     improvements: list[PairGroup]
@@ -113,10 +126,12 @@ def gate(
     max_drop: float,
     *,
     name: str = "file",
+    metric: GateMetric = "completion",
 ) -> GateResult:
     """Compare ``records`` with the baseline's results: the paired comparison, its
-    regressions and improvements (each group holding the samples that flipped) and the groups
-    not compared. Raises UserError, naming the baseline ``name``, when nothing can be compared."""
+    regressions and improvements (each group holding the samples, or under ``pass_all_seeds``
+    the cases, that flipped) and the groups not compared. Raises UserError, naming the
+    baseline ``name``, when nothing can be compared."""
     base_groups, run_groups = groups_of(baseline["results"]), groups_of(records)
     check_overlap(name, base_groups, run_groups)
     comparison = pair_outcomes(baseline["results"], list(records))
@@ -127,8 +142,12 @@ def gate(
             f"the baseline {name} pairs no sample with this run: both hold "
             f"{describe_groups(shared)}, but no (case, seed) in common"
         )
+    if metric == "pass_all_seeds":
+        by_case = pair_outcomes(*per_case(baseline["results"], records))
+        comparison = dataclasses.replace(comparison, groups=by_case.groups)
     compared = {g.key for g in comparison.groups}
     return {
+        "metric": metric,
         "comparison": comparison,
         "regressions": comparison.regressions(max_drop),
         "improvements": [g for g in comparison.groups if g.is_improvement(max_drop)],
@@ -138,12 +157,44 @@ def gate(
     }
 
 
+def per_case(
+    base: Iterable[Mapping[str, Any]], new: Iterable[Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The two runs' outcomes per case: for each (case, model, method, k) with a (case, seed)
+    pair in both runs (neither side's call failed), one record per side (seed None) that
+    completed when every paired seed of that side completed. Those are what pass^S compares."""
+
+    def index(records: Iterable[Mapping[str, Any]]) -> dict[tuple[Any, ...], Mapping[str, Any]]:
+        return {
+            (r.get("case"), r.get("model"), r.get("method"), r.get("k"), r.get("seed")): r
+            for r in records
+        }
+
+    old, now = index(base), index(new)
+    cases: dict[tuple[Any, ...], list[bool]] = {}
+    for key in sorted(old.keys() & now.keys(), key=repr):
+        if {old[key].get("error"), now[key].get("error")} & INFRASTRUCTURE_ERRORS:
+            continue
+        sides = cases.setdefault(key[:4], [True, True])
+        sides[0] = sides[0] and bool(old[key].get("completed"))
+        sides[1] = sides[1] and bool(now[key].get("completed"))
+    out: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+    for (case, model, method, k), sides in cases.items():
+        for side, passed in zip(out, sides, strict=True):
+            side.append(
+                {"case": case, "model": model, "method": method, "k": k, "seed": None,
+                 "completed": passed}
+            )  # fmt: skip
+    return out
+
+
 def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
     """The terminal's gate section: per compared group its verdict (``REGRESSION``,
     ``improved``, ``ok``), the rates, the change, the flips and p, with the first
     ``flipped_listed`` flipped samples under a regression or an improvement; then one line per
     kind of group not compared."""
     lines = []
+    label = "" if result.get("metric", "completion") == "completion" else "pass^S "
     for group in result["comparison"].groups:
         tag = (
             "REGRESSION"
@@ -151,13 +202,15 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
             else ("improved" if group in result["improvements"] else "ok")
         )
         lines.append(
-            f"{tag:<10} {group.model} {group.method} k{group.k}: {100 * group.base_rate:.1f}% -> "
+            f"{tag:<10} {group.model} {group.method} k{group.k}: {label}{100 * group.base_rate:.1f}% -> "
             f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
         )
         if tag != "ok":
             flipped = group.regressed if tag == "REGRESSION" else group.improved
             lines += [
-                f"    {sample.case} seed {sample.seed}" for sample in flipped[:flipped_listed]
+                f"    {sample.case} "
+                + ("at every seed" if sample.seed is None else f"seed {sample.seed}")
+                for sample in flipped[:flipped_listed]
             ]
     for groups, why in (
         (result["run_only"], "only in this run"),
@@ -193,9 +246,10 @@ def gate_section(
     assert result is not None
     lines: list[tuple[str, dict[str, bool]]] = [(line, {}) for line in gate_lines(result)]
     if result["regressions"]:
+        what = "" if result.get("metric", "completion") == "completion" else " of pass^S"
         lines.append(
             (
-                f"revprop: regression beyond {max_drop} points with p < 0.05: "
+                f"revprop: regression{what} beyond {max_drop} points with p < 0.05: "
                 f"exit status {REGRESSION_EXIT}",
                 {"red": True},
             )

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_revprop.private import private_dir, write_private
+from pytest_revprop.reporting.metrics import solved_label
 from pytest_revprop.reporting.replystore import (
     REPLIES_DIR,
     TEXT_FIELDS,
@@ -34,23 +35,22 @@ from pytest_revprop.reporting.replystore import (
     copy_store,
 )
 from pytest_revprop.reporting.samples import SampleFile
-from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
+from pytest_revprop.vocabulary import (
+    FAILURE_KINDS,
+    INFRASTRUCTURE_ERRORS,
+    USAGE_FIELDS,
+    VERDICT_FIELDS,
+)
 
 __all__ = ["DATA_DIR", "OUTCOMES", "build_data", "case_file_name", "sample_outcome"]
 
 DATA_DIR = "report_files"
 OUTCOMES = ("completed", "failed", "invalid", "error")
 DETAIL_FIELDS = (
-    "completed",
-    "valid",
-    "error",
+    *VERDICT_FIELDS,
     "reason",
-    "miss",
-    "over_edit",
-    "wrong_value",
-    "cost_usd",
-    "latency_s",
-    "calls",
+    *FAILURE_KINDS,
+    *USAGE_FIELDS,
     "selection_fallback",
     "request",
 )
@@ -230,13 +230,6 @@ def _js_call(function: str, number: int, payload: Any) -> str:
     return f"{function}({number}, {literal});\n"
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Write ``path`` readable by the user only, like every file of a reports folder."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
 def _sources(
     samples: Iterable[Mapping[str, Any]] | SampleFile,
 ) -> tuple[Iterable[tuple[Any, Mapping[str, Any]]], Callable[[Any], Mapping[str, Any]]]:
@@ -247,6 +240,18 @@ def _sources(
             ((offset, length), record) for offset, length, record in samples.places()
         ), lambda place: samples.read_at(*place)
     return ((record, record) for record in samples), lambda record: record
+
+
+def _mark_solved(case_rows: list[dict[str, Any]], index: Mapping[str, list[Any]]) -> None:
+    """Each case row's ``solved`` (``metrics.solved_label``) over its samples whose call did
+    not fail; None for a case with no such sample."""
+    tallies = [[0, 0] for _ in case_rows]
+    for where, outcome in zip(index["case"], index["outcome"], strict=True):
+        if OUTCOMES[outcome] != "error":
+            tallies[where][0] += OUTCOMES[outcome] == "completed"
+            tallies[where][1] += 1
+    for row, (done, scored) in zip(case_rows, tallies, strict=True):
+        row["solved"] = solved_label(done, scored) if scored else None
 
 
 def build_data(
@@ -262,7 +267,7 @@ def build_data(
     ``replies/`` beside the samples file)."""
     data_dir = out_dir / DATA_DIR
     shutil.rmtree(data_dir, ignore_errors=True)
-    data_dir.mkdir(parents=True, mode=0o700)
+    private_dir(data_dir)
     if replies_from is None and isinstance(samples, SampleFile):
         replies_from = samples.path.parent / REPLIES_DIR
     replies = _Replies(out_dir / REPLIES_DIR, replies_from)
@@ -294,13 +299,14 @@ def build_data(
         index["k"].append(record.get("k"))
         index["seed"].append(record.get("seed"))
         index["outcome"].append(OUTCOMES.index(sample_outcome(record)))
+    _mark_solved(case_rows, index)
     try:
         for where, (row, group) in enumerate(zip(case_rows, members, strict=True)):
             shared = _CaseShared(cases.get(row["id"]))
             details = {
                 str(number): _detail(load(handle), shared, replies) for number, handle in group
             }
-            _write_private(
+            write_private(
                 data_dir / case_file_name(where),
                 _js_call("revpropCase", where, shared.payload(details)),
             )

@@ -3,7 +3,8 @@
 gain = 100 * (completion - completion_j+h), in points; multiple = value / value_j+h (cost or
 latency); effectiveness = gain / (multiple - 1), the points gained per extra j+h's worth of
 cost or latency. A multiple is unknown when either value is unknown or the j+h value is not
-positive; effectiveness is unknown unless the multiple is known and above 1. The terminal
+positive; a gain is unknown when either rate is (a group whose every item errored has none);
+effectiveness is unknown unless the gain is known and the multiple known and above 1. The terminal
 summary, summary.md and report.md all take their relative figures from here.
 """
 
@@ -32,7 +33,7 @@ REFERENCE_METHOD = "j+h"
 class Measures:
     """What is compared with j+h: the completion rate (0 to 1), cost and latency (None: unknown)."""
 
-    completion_rate: float
+    completion_rate: float | None
     cost_usd: float | None
     latency_s: float | None
 
@@ -44,9 +45,10 @@ def multiple(value: float | None, reference: float | None) -> float | None:
     return value / reference
 
 
-def effectiveness(gain_points: float, times: float | None) -> float | None:
-    """``gain_points / (times - 1)``; None unless the multiple ``times`` is known and above 1."""
-    if times is None or not times > 1:
+def effectiveness(gain_points: float | None, times: float | None) -> float | None:
+    """``gain_points / (times - 1)``; None unless the gain is known and the multiple ``times``
+    known and above 1."""
+    if gain_points is None or times is None or not times > 1:
         return None
     return gain_points / (times - 1)
 
@@ -55,7 +57,7 @@ def effectiveness(gain_points: float, times: float | None) -> float | None:
 class Relative:
     """One method's measures relative to j+h's."""
 
-    gain_points: float
+    gain_points: float | None
     cost_multiple: float | None
     latency_multiple: float | None
 
@@ -70,8 +72,11 @@ class Relative:
 
 def relative_to(measures: Measures, reference: Measures) -> Relative:
     """``measures`` relative to ``reference`` (j+h's)."""
+    rate, reference_rate = measures.completion_rate, reference.completion_rate
     return Relative(
-        gain_points=100 * (measures.completion_rate - reference.completion_rate),
+        gain_points=None
+        if rate is None or reference_rate is None
+        else 100 * (rate - reference_rate),
         cost_multiple=multiple(measures.cost_usd, reference.cost_usd),
         latency_multiple=multiple(measures.latency_s, reference.latency_s),
     )

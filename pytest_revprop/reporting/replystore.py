@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pytest_revprop.private import open_private, private_dir
 from pytest_revprop.strictjson import json_bytes
 
 __all__ = [
@@ -171,7 +172,7 @@ class ReplyWriter:
 
     def __init__(self, folder: Path, *, chunk_bytes: int = CHUNK_BYTES) -> None:
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(self.folder)
         self.chunk_bytes = chunk_bytes
         self.places: dict[str, int] = {}
         numbers = _numbers(self.folder)
@@ -189,8 +190,7 @@ class ReplyWriter:
 
     def _open(self, number: int) -> Any:
         path = self.folder / file_name(number)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        return os.fdopen(fd, "ab")
+        return open_private(path, append=True)
 
     def add(self, reply: Mapping[str, Any]) -> tuple[str, int]:
         """Store ``reply``'s text unless its key is stored; (its key, its file number)."""
@@ -222,7 +222,7 @@ def copy_store(source: Path, target: Path) -> None:
     system allows, else copies); files already there stay."""
     if source.resolve() == target.resolve():
         return
-    target.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(target)
     for number in _numbers(source):
         name = file_name(number)
         if (target / name).exists():

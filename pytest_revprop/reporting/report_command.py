@@ -17,12 +17,13 @@ from typing import Any
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.figures import FIGURE_FILES, render_figures
 from pytest_revprop.reporting.html import write_html
+from pytest_revprop.reporting.metrics import fill_summary
 from pytest_revprop.reporting.report_tables import report_tables
 from pytest_revprop.reporting.results import check_results, open_results
 from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
 from pytest_revprop.reporting.tables import Table
 
-__all__ = ["load_case_dicts", "report_main", "write_report"]
+__all__ = ["default_cases", "load_case_dicts", "report_main", "write_report"]
 
 
 def load_case_dicts(path: Path | str) -> dict[str, dict[str, Any]]:
@@ -81,9 +82,11 @@ def write_report(
     paths written (the data folders not listed).
     """
     check_results(results)
+    results, filled = fill_summary(results)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pngs, data, notes = render_figures(results)
+    notes = filled + notes
     written: list[Path] = []
     for name, png in pngs.items():
         png_path = out_dir / FIGURE_FILES[name]
@@ -108,7 +111,7 @@ def write_report(
     return written
 
 
-def _default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Cases named by the run's meta.cases_path, else the shipped benchmark; {} if unusable."""
     from pytest_revprop.cases import BENCHMARK_DIR
 
@@ -153,7 +156,7 @@ def report_main(argv: Sequence[str]) -> int:
     if args.samples and not samples_path.is_file():
         raise UserError(f"samples file {samples_path}: no such file")
     samples = SampleFile(samples_path) if samples_path.is_file() else None
-    cases = load_case_dicts(args.cases) if args.cases else _default_cases(results)
+    cases = load_case_dicts(args.cases) if args.cases else default_cases(results)
     written = write_report(results, args.out or args.results.parent, samples=samples, cases=cases)
     for path in written:
         print(path)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pytest_revprop.reporting.metrics import BEYOND_HEADER, beyond_cells
 from pytest_revprop.reporting.relative import REFERENCE_METHOD, Measures, Relative, relative_to
-from pytest_revprop.reporting.shaping import (
+from pytest_revprop.reporting.report_rows import (
     Usage,
     completion_rows,
     completion_std,
@@ -19,12 +20,14 @@ from pytest_revprop.reporting.shaping import (
     k_of,
     method_rank,
     ordered_methods,
+    rate_of,
     run_models,
     single_call_methods,
     usage_by_group,
 )
 from pytest_revprop.reporting.stats import GroupKey
-from pytest_revprop.reporting.tables import Table
+from pytest_revprop.reporting.tables import NO_RATE, Table
+from pytest_revprop.reporting.where_tables import where_tables
 from pytest_revprop.vocabulary import OUTCOME_COLUMNS
 
 __all__ = ["report_tables"]
@@ -32,8 +35,12 @@ __all__ = ["report_tables"]
 Row = Mapping[str, Any]
 
 
-def _pct(rate: float) -> str:
-    return f"{100 * rate:.1f}"
+def _pct(rate: float | None) -> str:
+    return NO_RATE if rate is None else f"{100 * rate:.1f}"
+
+
+def _rate_cell(rate: float | None, std: float | None) -> str:
+    return NO_RATE if rate is None else f"{_pct(rate)} ± {_pct(std)}"
 
 
 def _summary_table(results: Mapping[str, Any]) -> Table:
@@ -55,12 +62,13 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
                 str(k_of(r)),
                 str(r.get("n_cases", "")),
                 str(r.get("runs", "")),
-                f"{_pct(float(r['completion_rate']))} ± {_pct(completion_std(r))}",
+                _rate_cell(rate_of(r), completion_std(r)),
                 *(str(count_of(r, kind)) for kind in OUTCOME_COLUMNS),
                 str(count_of(r, "errors")),
                 _fmt(use.cost_usd, "{:.6f}"),
                 _fmt(use.latency_s, "{:.2f}"),
                 _fmt(use.calls, "{:.2f}"),
+                *beyond_cells(r),
             ]
         )
     header = [
@@ -78,6 +86,7 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
         "cost/sample (USD)",
         "latency/sample (s)",
         "calls/sample",
+        *BEYOND_HEADER,
     ]
     return Table(
         "Summary",
@@ -85,7 +94,11 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
         rows,
         anchor="summary",
         note="Failure columns are totals over all runs: miss, over edit and wrong value count "
-        "artifact elements, invalid counts replies.",
+        "artifact elements, invalid counts replies. Beyond the paper (docs/protocol.md): pass^S "
+        "and pass@S are the shares of cases completed at every seed and at some seed, the 95% "
+        "interval of the completion rate resamples cases, recall and preserved are the means of "
+        "the samples' cascade recall and preservation, flaky counts the cases completed at some "
+        "seeds and not others.",
     )
 
 
@@ -101,7 +114,7 @@ def _completion_matrix(results: Mapping[str, Any]) -> Table:
         [
             model,
             *(
-                f"{_pct(by_key[model, m]['completion_rate'])} ± {_pct(by_key[model, m]['completion_std'])}"
+                _rate_cell(by_key[model, m]["completion_rate"], by_key[model, m]["completion_std"])
                 if (model, m) in by_key
                 else ""
                 for m in methods
@@ -133,7 +146,7 @@ def _reference_row(summary: Iterable[Row], model: str) -> Row | None:
 
 def _measures(row: Row, use: Usage | None) -> Measures:
     return Measures(
-        float(row["completion_rate"]),
+        rate_of(row),
         use.cost_usd if use else None,
         use.latency_s if use else None,
     )
@@ -183,7 +196,7 @@ def report_tables(results: Mapping[str, Any]) -> list[Table]:
     columns = [f"{m} k={k}" for m, k in _ratio_columns(results)]
     tables = [_summary_table(results), _completion_matrix(results)]
     if not columns:
-        return tables
+        return tables + where_tables(results)
     tables += [
         Table(
             "Latency relative to j+h",
@@ -215,4 +228,4 @@ def report_tables(results: Mapping[str, Any]) -> list[Table]:
             note="gain / (latency / latency_j+h - 1); n/a when the latency ratio is <= 1 or unknown.",
         ),
     ]
-    return tables
+    return tables + where_tables(results)

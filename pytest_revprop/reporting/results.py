@@ -72,8 +72,11 @@ def check_results(
                 raise _shape_error(
                     source, f"{name}[{index}]", f"lacks {', '.join(map(repr, missing))}"
                 )
-            if name == "summary" and not is_number(row["completion_rate"]):
-                raise _shape_error(source, f"summary[{index}].completion_rate", "is not a number")
+            rate = row.get("completion_rate")
+            if name == "summary" and rate is not None and not is_number(rate):
+                raise _shape_error(
+                    source, f"summary[{index}].completion_rate", "is not a number or null"
+                )
     return data
 
 

@@ -21,12 +21,8 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from pytest_revprop import __version__
-from pytest_revprop.reporting.aggregate import (
-    file_order,
-    markdown_summary,
-    private_dir,
-    summarize,
-)
+from pytest_revprop.private import open_private, private_dir, temp_beside, write_private
+from pytest_revprop.reporting.aggregate import file_order, markdown_summary, summarize
 from pytest_revprop.reporting.replystore import (
     REPLIES_DIR,
     TEXT_FIELDS,
@@ -36,27 +32,29 @@ from pytest_revprop.reporting.replystore import (
 )
 from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
 from pytest_revprop.strictjson import json_bytes
-from pytest_revprop.vocabulary import RESULT_KEYS, SAMPLE_ONLY_KEYS
+from pytest_revprop.vocabulary import (
+    ITEM_KEY_FIELDS,
+    OUTCOME_FIELDS,
+    RESULT_KEYS,
+    SAMPLE_ONLY_KEYS,
+)
 
-__all__ = ["RUN_FILES", "Outcomes", "RecordSink", "SentTexts", "failed_record"]
+__all__ = ["RUN_FILES", "OutcomeTable", "RecordSink", "SentTexts", "failed_record"]
 
 RUN_FILES = ("results.json", SAMPLES_FILE, "summary.md", "report.html")
 RUN_FOLDERS = (REPLIES_DIR, "report_files")
 """What a run writes and replaces in its reports folder when its first record arrives (the
 figures and report.md are replaced when written)."""
-OUTCOME_FIELDS = (
-    "completed",
-    "valid",
-    "error",
-    "miss",
-    "over_edit",
-    "wrong_value",
-    "cost_usd",
-    "latency_s",
-    "calls",
+TABLE_FIELDS = (
+    *OUTCOME_FIELDS,
     "selection_fallback",
+    "cascade_recall",
+    "preservation",
+    "domain",
+    "pattern",
+    "size",
 )
-KEY_FIELDS = ("case", "model", "method", "k", "seed")
+"""What the outcome table keeps of each result besides its key (``ITEM_KEY_FIELDS``)."""
 
 
 class _Entry(NamedTuple):
@@ -64,17 +62,17 @@ class _Entry(NamedTuple):
 
     offset: int
     length: int
-    outcome: tuple[Any, ...]  # OUTCOME_FIELDS, in order
+    outcome: tuple[Any, ...]  # TABLE_FIELDS, in order
 
 
-class Outcomes:
-    """The outcome table as rows (dicts of the key fields and ``OUTCOME_FIELDS``), in the
+class OutcomeTable:
+    """The outcome table as rows (dicts of the key fields and ``TABLE_FIELDS``), in the
     report files' order, made one at a time while iterated: enough for the summary, the
     usage means of the report and the baseline gate, at a few hundred bytes per result."""
 
     def __init__(self, entries: dict[tuple[Any, ...], _Entry]) -> None:
         self.keys = sorted(
-            entries, key=lambda key: file_order(dict(zip(KEY_FIELDS, key, strict=True)))
+            entries, key=lambda key: file_order(dict(zip(ITEM_KEY_FIELDS, key, strict=True)))
         )
         self._entries = entries
 
@@ -84,8 +82,8 @@ class Outcomes:
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for key in self.keys:
             yield {
-                **dict(zip(KEY_FIELDS, key, strict=True)),
-                **dict(zip(OUTCOME_FIELDS, self._entries[key].outcome, strict=True)),
+                **dict(zip(ITEM_KEY_FIELDS, key, strict=True)),
+                **dict(zip(TABLE_FIELDS, self._entries[key].outcome, strict=True)),
             }
 
 
@@ -125,8 +123,7 @@ class RecordSink:
             (self.out_dir / name).unlink(missing_ok=True)
         for name in RUN_FOLDERS:
             shutil.rmtree(self.out_dir / name, ignore_errors=True)
-        fd = os.open(self.samples_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        self._samples = os.fdopen(fd, "wb")
+        self._samples = open_private(self.samples_path)
         self._replies = ReplyWriter(self.out_dir / REPLIES_DIR)
         return self._samples, self._replies
 
@@ -173,12 +170,12 @@ class RecordSink:
             record["k"],
             record["seed"],
         )
-        outcome = tuple(record.get(name) for name in OUTCOME_FIELDS)
+        outcome = tuple(record.get(name) for name in TABLE_FIELDS)
         self._entries[key] = _Entry(self._offset, len(data), outcome)
         self._offset += len(data)
 
-    def outcomes(self) -> Outcomes:
-        return Outcomes(self._entries)
+    def outcomes(self) -> OutcomeTable:
+        return OutcomeTable(self._entries)
 
     def summary(self) -> list[dict[str, Any]]:
         return summarize(self.outcomes())
@@ -200,7 +197,7 @@ class RecordSink:
     def finish(self, meta: Mapping[str, Any]) -> dict[str, Any]:
         """Write results.json, samples.jsonl (sorted) and summary.md; returns the results
         document: ``meta`` (with version and creation time), ``summary`` and, as ``results``,
-        the outcome table (``Outcomes``; results.json has the full rows)."""
+        the outcome table (``OutcomeTable``; results.json has the full rows)."""
         if self._samples is None:
             self._open()
         assert self._samples is not None
@@ -216,18 +213,18 @@ class RecordSink:
             "results": outcomes,
         }
         self._write_sorted(doc, outcomes)
-        _write_text(self.out_dir / "summary.md", markdown_summary(doc))
+        write_private(self.out_dir / "summary.md", markdown_summary(doc))
         return doc
 
-    def _write_sorted(self, doc: Mapping[str, Any], outcomes: Outcomes) -> None:
+    def _write_sorted(self, doc: Mapping[str, Any], outcomes: OutcomeTable) -> None:
         """results.json and the sorted samples.jsonl, one record at a time from the lines."""
         head = json.dumps({"meta": doc["meta"], "summary": doc["summary"]}, indent=1)
-        results_tmp = _temp(self.out_dir / "results.json")
-        samples_tmp = _temp(self.samples_path)
+        results_tmp = temp_beside(self.out_dir / "results.json")
+        samples_tmp = temp_beside(self.samples_path)
         with (
             self.samples_path.open("rb") as lines,
-            _private(results_tmp) as results,
-            _private(samples_tmp) as samples,
+            open_private(results_tmp) as results,
+            open_private(samples_tmp) as samples,
         ):
             results.write(head[: head.rindex("\n}")].encode("utf-8") + b',\n "results": [')
             first = True
@@ -254,7 +251,7 @@ class RecordSink:
 def failed_record(record: Mapping[str, Any], exc: BaseException) -> dict[str, Any]:
     """The record of an item whose own record could not be written: its key, its calls'
     usage when readable, and a ``method_failed`` error naming the reason."""
-    key = {name: record[name] for name in KEY_FIELDS}  # as they are: the same item
+    key = {name: record[name] for name in ITEM_KEY_FIELDS}  # as they are: the same item
     numbers = {
         name: value if isinstance(value := record.get(name), int | float) else default
         for name, default in (("cost_usd", 0.0), ("latency_s", 0.0), ("calls", 0))
@@ -291,19 +288,3 @@ class SentTexts:
                 self._keys.add(key)
             replies.append(reply)
         return {**record, "replies": replies}
-
-
-def _temp(path: Path) -> Path:
-    return path.with_name(f".{path.name}.tmp{os.getpid()}")
-
-
-def _private(path: Path) -> IO[bytes]:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    return os.fdopen(fd, "wb")
-
-
-def _write_text(path: Path, text: str) -> None:
-    tmp = _temp(path)
-    with _private(tmp) as handle:
-        handle.write(text.encode("utf-8", "backslashreplace"))
-    os.replace(tmp, path)

@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Table", "markdown_table", "text_table"]
+__all__ = ["NO_RATE", "Table", "markdown_table", "text_table"]
+
+NO_RATE = "–"
+"""What a table shows for the completion rate of a group without any result (every item an
+infrastructure error); results.json has null there."""
 
 
 def _markdown_cell(text: str) -> str:

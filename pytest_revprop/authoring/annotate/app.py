@@ -35,6 +35,7 @@ from pytest_revprop.authoring.annotate.store import (
     PathRefused,
     SaveRefused,
 )
+from pytest_revprop.authoring.annotate.threeway import merge_case, new_saves
 from pytest_revprop.cases import MAX_CASE_BYTES
 from pytest_revprop.errors import UserError
 from pytest_revprop.jsonutil import loads_strict
@@ -206,6 +207,35 @@ async def save(request: web.Request) -> web.Response:
     return _json(saved)
 
 
+async def merge(request: web.Request) -> web.Response:
+    """The three-way merge of the page's edits (``mine``, made on ``base``) with the file on
+    disk now; with ``choices`` (conflict id -> mine/theirs) made against the disk version
+    ``hash``, also the merged case to save."""
+    body = await _body(request)
+    disk = await asyncio.to_thread(request.app[STORE].read, body.get("file") or "")
+    if disk["openable"] is not None or not isinstance(disk["data"], dict):
+        return _json(
+            {"disk": disk, "error": f"the file on disk cannot be merged: {disk['openable']}"}
+        )
+    result = merge_case(body.get("base"), body.get("mine"), disk["data"])
+    raw = body.get("choices")
+    choices = (
+        {int(k): v for k, v in raw.items() if str(k).isdigit()} if isinstance(raw, dict) else {}
+    )
+    if choices and body.get("hash") != disk["hash"]:
+        choices = {}  # chosen against another version: choose again
+    return _json(
+        {
+            "disk": disk,
+            "saves": new_saves(body.get("base"), disk["data"]),
+            "conflicts": [c.to_dict() for c in result.conflicts],
+            "theirs_changes": result.theirs_changes,
+            "mine_changes": result.mine_changes,
+            "merged": result.result(choices),
+        }
+    )
+
+
 def _seed(body: dict[str, Any]) -> int:
     seed = body.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
@@ -251,7 +281,7 @@ def make_app(store: CaseStore, assistant: Assistant, settings: dict[str, Any]) -
     app[STORE] = store
     app[ASSISTANT] = assistant
     app[SETTINGS] = settings
-    app.on_response_prepare.append(_secure)
+    app.on_response_prepare.append(_secure)  # type: ignore[arg-type]  # aiohttp < 3.11 mistypes the signal
     app.router.add_get("/", index)
     app.router.add_get("/static/{name}", asset)
     app.router.add_get("/api/session", session)
@@ -259,6 +289,7 @@ def make_app(store: CaseStore, assistant: Assistant, settings: dict[str, Any]) -
     app.router.add_get("/api/case", case)
     app.router.add_post("/api/check", check)
     app.router.add_post("/api/save", save)
+    app.router.add_post("/api/merge", merge)
     app.router.add_post("/api/propose", propose)
     app.router.add_post("/api/ask", ask)
     return app

@@ -45,9 +45,9 @@ def case_for_model(data: Any) -> Case:
         return Case.from_dict(data)
     except CaseError:
         pass
-    context = {k: v for k, v in data.items() if k != ANNOTATION_FIELD} | {"gold": []}
+    context = {k: v for k, v in data.items() if k != ANNOTATION_FIELD}
     try:
-        return Case.from_dict(context)
+        return Case.without_gold(context)
     except CaseError as exc:
         raise UserError(
             f"the case cannot be sent to a model: {exc.rule} at {exc.pointer}"

@@ -7,9 +7,11 @@ not complete its own case, a direct edit that completes the case alone). Every m
 from ``pytest_revprop.cases`` (schema and loading rules) or ``pytest_revprop.scoring``
 (application, matchers, completion), applied op by op so that each one lands on its op.
 
-The check also returns what the preview shows: the expected artifact, every changed, added
-and removed place, where each leaf of the artifact sits after the gold (for picking a leaf to
-start an operation on), and whether the direct edit alone completes the case.
+The check also returns what the preview shows: the expected artifact (a matcher's place shows
+the value it stands for, never the raw pattern or pointer), every changed place with its value
+before, every added and removed place, where each leaf of the artifact sits after the gold (for
+picking a leaf to start an operation on), and whether the direct edit alone completes the case.
+Messages name operations as the page numbers them, from 1.
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.authoring.annotate.store import openable
-from pytest_revprop.cases import Case, CaseError, case_schema
+from pytest_revprop.cases import (
+    Case,
+    CaseError,
+    case_schema,
+    reference_problem,
+    schema_error_text,
+)
 from pytest_revprop.jsonutil import (
     MISSING,
     is_within,
@@ -32,6 +40,8 @@ from pytest_revprop.patching import PatchError, apply_operations, check_operatio
 from pytest_revprop.scoring import literal_gold_patch, regex_example, regex_passes, score_patch
 
 MAX_MESSAGES = 200
+_UNCHANGED = object()
+"""A preview value meaning "the place keeps the value it has" (a matcher with no example)."""
 
 
 @dataclass
@@ -43,6 +53,7 @@ class Report:
     marks: dict[str, str] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
     removed: list[dict[str, Any]] = field(default_factory=list)
+    before: dict[str, Any] = field(default_factory=dict)
     moved: dict[str, str | None] = field(default_factory=dict)
     gold_completes: bool | None = None
     direct_alone_completes: bool | None = None
@@ -66,6 +77,7 @@ class Report:
             "marks": self.marks,
             "labels": self.labels,
             "removed": self.removed,
+            "before": self.before,
             "moved": self.moved,
             "gold_completes": self.gold_completes,
             "direct_alone_completes": self.direct_alone_completes,
@@ -94,17 +106,22 @@ def check_case(data: Any, examples: dict[int, Any] | None = None) -> Report:
         return report
     _schema_messages(data, report)
     gold: list[dict[str, Any]] = data["gold"]
+    _path_messages(gold, report)
     _replay(data["artifact"], gold, report)
     if report.valid:
         _op_messages(data["artifact"], gold, examples, report)
-        _preview(data["artifact"], gold, examples, report)
+    _preview(data["artifact"], gold, examples, report)
     try:
         case = Case.from_dict(data)
     except CaseError as exc:
-        if exc.rule != "gold-applies":
+        said = any(m["level"] == "error" for m in report.messages) and (
+            exc.rule == "schema" or any(m["pointer"] == exc.pointer for m in report.messages)
+        )
+        if exc.rule != "gold-applies" and not said:  # each is said once, where it lies
             report.add("error", exc.pointer, exc.rule, exc.message)
         return report
-    _scoring_messages(case, report)
+    if report.valid:  # the verdicts judge a gold that loads, never one with errors
+        _scoring_messages(case, report)
     return report
 
 
@@ -136,7 +153,21 @@ def _schema_message(error: Any, pointer: str, instance: Any) -> tuple[str, str, 
         return pointer, "schema", "a regex_match or ref_equal value is a string"
     if error.validator == "pattern" and error.validator_value.startswith("^(/"):
         return pointer, "schema", "a JSON Pointer is empty or starts with '/' (~0 for ~, ~1 for /)"
-    return pointer, "schema", " ".join(error.message.split())[:200]
+    return pointer, "schema", schema_error_text(error)
+
+
+def _path_messages(gold: list[dict[str, Any]], report: Report) -> None:
+    """An operation without a place yet: a new one starts with the path empty, and ``""`` (the
+    document root) would replace the whole artifact, so it is an error until a path is set."""
+    for index, op in enumerate(gold):
+        if op.get("path") == "":
+            report.add(
+                "error",
+                f"/gold/{index}/path",
+                "gold-root",  # the loader's rule; said here too while the op is incomplete
+                "no path yet: name the place this operation changes (e.g. /total); "
+                '"" would replace the whole document',
+            )
 
 
 # ---------------------------------------------------------------------------- gold, op by op
@@ -210,15 +241,25 @@ def _preview(
         value: Any = op.get("value")
         if op.get("match") == "regex_match":
             example = examples.get(index)
-            value = regex_example(value) or value if example is None else example
+            value = _example_of(value) if example is None else example
         elif op.get("match") == "ref_equal":
-            target = resolve(report.expected, value)
-            value = value if target is MISSING else target
+            target = resolve(report.expected, value) if isinstance(value, str) else MISSING
+            value = _UNCHANGED if target is MISSING else target
         shown.append({**op, "value": value} if "value" in op else op)
     preview = Report()
     _replay(artifact, shown, preview, labels=[_label(op) for op in gold])
     report.expected, report.marks, report.labels = preview.expected, preview.marks, preview.labels
     report.removed, report.moved = preview.removed, preview.moved
+    report.before = preview.before
+
+
+def _example_of(pattern: Any) -> Any:
+    """A string the pattern accepts, or _UNCHANGED (an invalid or unanswerable pattern)."""
+    try:
+        example = regex_example(pattern) if isinstance(pattern, str) else None
+    except Exception:  # an invalid pattern has its own message; the preview just skips it
+        example = None
+    return _UNCHANGED if example is None else example
 
 
 def _replay(
@@ -236,8 +277,18 @@ def _replay(
     moved: dict[str, str | None] = {path: path for path, _ in iter_leaves(artifact)}
     for index, op in enumerate(gold):
         plain = _plain(op)
+        if plain["path"] == "":
+            continue  # no path yet (see _path_messages): never replace the whole document
+        if plain.get("value") is _UNCHANGED:
+            plain["value"] = resolve(state, plain["path"])
+            if plain["value"] is MISSING:
+                continue
         try:
-            after = apply_operations(state, check_operations([plain]))
+            check_operations([plain])
+        except PatchError:
+            continue  # a malformed op (no value, an unknown op): the schema's message says so
+        try:
+            after = apply_operations(state, [plain])
         except PatchError as exc:
             report.add("error", f"/gold/{index}/path", "gold-applies", f"does not apply: {exc}")
             continue
@@ -246,6 +297,7 @@ def _replay(
             parent, position = target
             delta = 1 if plain["op"] == "add" else -1
             marks = _shifted_keys(marks, parent, position, delta)
+            report.before = _shifted_keys(report.before, parent, position, delta)
             places = _shifted_keys(places, parent, position, delta)
             moved = {
                 a: None if e is None else _shifted(e, parent, position, delta)
@@ -281,13 +333,18 @@ def _mark_place(state: Any, op: dict[str, Any], marks: dict[str, str], report: R
     inner = [p for p in marks if is_within(p, path) and p != path]
     for p in inner:
         del marks[p]
+    for p in [p for p in report.before if is_within(p, path) and p != path]:
+        del report.before[p]
     if op["op"] == "remove":
         marks.pop(path, None)
+        report.before.pop(path, None)
         report.removed.append({"path": path, "value": before})
     elif before is MISSING:
         marks[path] = "added"
     elif not json_equal(before, op["value"]):
         marks[path] = "added" if marks.get(path) == "added" else "changed"
+        if marks[path] == "changed":
+            report.before.setdefault(path, before)
 
 
 def _op_messages(
@@ -302,22 +359,18 @@ def _op_messages(
         match = op.get("match", "strict")
         if op["path"] in paths:
             report.add(
-                "warning", f"{here}/path", "duplicate", f"op {paths[op['path']]} has this path too"
+                "warning",
+                f"{here}/path",
+                "duplicate",
+                f"op {paths[op['path']] + 1} has this path too",
             )
         paths.setdefault(op["path"], index)
         if match == "regex_match":
             _regex_messages(op, before, examples.get(index, MISSING), here, report)
         elif match == "ref_equal":
-            target = resolve(report.expected, op["value"])
-            if target is MISSING or isinstance(target, dict | list):
-                report.add(
-                    "error" if target is MISSING else "warning",
-                    f"{here}/value",
-                    "ref_equal",
-                    "points at no place of the expected artifact"
-                    if target is MISSING
-                    else "points at an object or array, not a leaf",
-                )
+            problem = reference_problem(report.expected, op["value"])
+            if problem is not None:  # the loader's rule, so its message is this one
+                report.add("error", f"{here}/value", "ref-equal", problem)
         elif op["op"] == "replace" and match == "strict" and json_equal(before, op["value"]):
             report.add(
                 "warning",

@@ -10,12 +10,13 @@ Rules:
   the new one. The text is the project's one case writer's (``dump_case``).
 - A save names the content hash (SHA-256 of the bytes) of the version it edits; when the
   file on disk has another hash, nothing is written and the caller gets both versions.
-- A save takes the request, the gold, the notes and ``annotation.notes`` from the editor;
-  every other field stays as it is on disk. The session owns the annotation's status and
-  history: a save appends one history entry (annotator, UTC time to the second, action,
-  optional note). ``edited`` makes the status ``annotated``; ``reviewed`` makes it
-  ``reviewed``, records that the saved gold was checked as it is (no other change), and is
-  refused on a draft and to the person who edited it last.
+- A save takes the request, the gold, the notes, the size (the page offers to fix a wrong
+  one) and ``annotation.notes`` from the editor; every other field stays as it is on disk.
+  The session owns the annotation's status and history: a save appends one history entry
+  (annotator, UTC time to the second, action, optional note). ``edited`` makes the status
+  ``annotated``, or ``changed`` (since review) when the case was ``reviewed`` or
+  ``changed``; ``reviewed`` makes it ``reviewed``, records that the saved gold was checked
+  as it is (no other change), and is refused on a draft and to the person who edited it last.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ from pytest_revprop.cases import (
     CaseError,
     dump_case,
     iter_case_files,
+    leaf_count,
 )
 from pytest_revprop.errors import UserError
 from pytest_revprop.jsonutil import json_equal, loads_strict
 
-EDITABLE = ("request", "gold", "notes")
+EDITABLE = ("request", "gold", "notes", "size")
 """The fields a save takes from the editor; the others (conversation, artifact, ...) stay as
 on disk, number forms included."""
 ACTIONS = ("edited", "reviewed")
@@ -125,8 +127,17 @@ def openable(data: Any) -> str | None:
     return f"missing or malformed: {', '.join(broken)}" if broken else None
 
 
+def where(pointer: str) -> str:
+    """A JSON Pointer as a message names it, with a gold operation numbered as the page
+    numbers them (from 1): ``/gold/3/value (op 4)``."""
+    parts = pointer.split("/")
+    if len(parts) > 2 and parts[1] == "gold" and parts[2].isdigit():
+        return f"{pointer} (op {int(parts[2]) + 1})"
+    return pointer or "(root)"
+
+
 def _describe(exc: CaseError) -> str:
-    return f"{exc.rule} at {exc.pointer or '(root)'}: {exc.message}"
+    return f"{exc.rule} at {where(exc.pointer)}: {exc.message}"
 
 
 class CaseStore:
@@ -215,6 +226,8 @@ class CaseStore:
             "hash": content_hash(raw) if raw is not None else None,
             "data": None,
             "error": None,
+            "rule": None,
+            "leaves": None,
             "openable": None,
         }
         if raw is None:
@@ -225,10 +238,13 @@ class CaseStore:
         except (UnicodeDecodeError, ValueError) as exc:
             entry["error"] = entry["openable"] = f"json: {' '.join(str(exc).split())[:200]}"
             return entry
+        if isinstance(entry["data"], dict) and isinstance(entry["data"].get("artifact"), dict):
+            entry["leaves"] = leaf_count(entry["data"]["artifact"])
         try:
             Case.from_dict(entry["data"])
         except CaseError as exc:
             entry["error"] = _describe(exc)
+            entry["rule"] = exc.rule
             entry["openable"] = openable(entry["data"])
         return entry
 
@@ -343,8 +359,13 @@ def _next_annotation(
     entry = {"annotator": annotator, "time": utc_now(), "action": action}
     if note.strip():
         entry["note"] = note.strip()
+    was = case_status(disk)
+    if action == "reviewed":
+        status = "reviewed"
+    else:
+        status = "changed" if was in ("reviewed", "changed") else "annotated"
     new: dict[str, Any] = {
-        "status": "reviewed" if action == "reviewed" else "annotated",
+        "status": status,
         "history": [*history, entry],
     }
     sent_annotation = sent.get(ANNOTATION_FIELD)

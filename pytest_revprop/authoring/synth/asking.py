@@ -1,11 +1,11 @@
-"""Asking the model one step of a draft: through the project's client, within the budget,
-re-asked with the reason a bounded number of times.
+"""Asking the model one step of a draft: through the project's client, re-asked with the
+reason a bounded number of times.
 
 Every call goes through ``llm.client.Client`` (the response cache, de-duplication, retries,
-the concurrency bound, cost), so rerunning a synth resumes from the cache: the chat of a
-draft is rebuilt from cached replies, and only steps never answered are sent. The budget
-counts what this run spends on calls that were not cached; it is checked before each call,
-so calls already in flight finish (a run may end a few calls past it).
+the concurrency bound, cost, and the run's ``--max-cost`` ceiling: ``llm/budget.py``), so
+rerunning a synth resumes from the cache: the chat of a draft is rebuilt from cached replies,
+and only steps never answered are sent. A call the ceiling has no room for is not sent: it
+raises ``BudgetReached`` and the draft ends ``stopped``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pytest_revprop.authoring.synth.replies import NoObject, reply_object
 from pytest_revprop.llm.types import Reply
 from pytest_revprop.methods import Ask, Completer
 from pytest_revprop.prompts import Prompts
+from pytest_revprop.vocabulary import CallRole
 
 T = TypeVar("T")
 Message = dict[str, str]
@@ -27,29 +28,6 @@ Event = Callable[[str], None]
 """Where a draft reports what it is doing (a progress line)."""
 
 REASK_TEMPLATE = "synth_reask"
-
-
-class BudgetReached(Exception):
-    """The run has spent its ``--max-cost``: no new call is made."""
-
-
-@dataclass
-class Budget:
-    """What the run may spend on new calls (None: no limit) and has spent so far."""
-
-    limit_usd: float | None = None
-    spent_usd: float = 0.0
-
-    def check(self) -> None:
-        if self.limit_usd is not None and self.spent_usd >= self.limit_usd:
-            raise BudgetReached(
-                f"the --max-cost budget of ${self.limit_usd:.4f} is spent "
-                f"(${self.spent_usd:.4f} on new calls)"
-            )
-
-    def add(self, reply: Reply) -> None:
-        if not reply.cached:
-            self.spent_usd += reply.cost_usd
 
 
 @dataclass
@@ -90,27 +68,26 @@ class StepOutcome(Generic[T]):
 
 
 class Asker:
-    """The calls of one draft to one model: cached client calls, budget, tally, seed."""
+    """The calls of one draft to one model: cached client calls, tally, seed, and the
+    draft's priority (higher first, when calls wait for a free slot)."""
 
-    def __init__(self, client: Completer, budget: Budget, tally: Tally, *, seed: int) -> None:
+    def __init__(self, client: Completer, tally: Tally, *, seed: int, priority: int = 0) -> None:
         self.client = client
-        self.budget = budget
         self.tally = tally
+        self.priority = priority
         self.seed = seed
 
     async def reply(self, messages: Sequence[Message], seed: int | None = None) -> Reply:
         """The model's reply to ``messages`` (at the draft's seed unless given)."""
-        self.budget.check()
         request = self.client.make_request(list(messages), self.seed if seed is None else seed)
-        reply = await self.client.complete(request)
-        self.budget.add(reply)
+        reply = await self.client.complete(request, priority=self.priority)
         self.tally.add(reply)
         return reply
 
     def method_ask(self) -> Ask:
         """This asker as the ``ask`` callable of ``pytest_revprop.methods``."""
 
-        async def ask(messages: list[Message], seed: int, purpose: str, priority: int) -> Reply:
+        async def ask(messages: list[Message], seed: int, role: CallRole, priority: int) -> Reply:
             return await self.reply(messages, seed)
 
         return ask

@@ -8,8 +8,9 @@ their sources' ids, so that ``revprop compare`` pairs each original with its var
 The models are resolved as a run resolves them (presets, ``[tool.revprop]``, litellm
 strings, ``--api-base``); the embedded model's llama.cpp server is started here and stopped
 at the end; every server is checked before the first call. One line per draft reports its
-outcome, turns, failed checks and cost; the exit status is 0 when every draft became a case,
-1 otherwise (rejected, stopped by the budget, or a failed call), 2 for unusable input.
+outcome, turns, failed checks and cost; the exit status is 0 when every draft became a case
+(or was skipped: its file holds a person's work), 1 otherwise (rejected, stopped by the
+budget, or a failed call), 2 for unusable input.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_revprop.authoring.synth.asking import Budget, Event
 from pytest_revprop.authoring.synth.cards import EXAMPLE_CARDS, Card, example_card_text, load_card
 from pytest_revprop.authoring.synth.generate import check_templates
 from pytest_revprop.authoring.synth.gold_draft import GOLD_RULES
@@ -37,6 +37,7 @@ from pytest_revprop.authoring.synth.pipeline import (
 )
 from pytest_revprop.cases import load_cases
 from pytest_revprop.errors import UserError
+from pytest_revprop.llm.budget import Ceiling, require_prices
 from pytest_revprop.llm.transports import TRANSPORTS
 from pytest_revprop.options import parse_api_bases, parse_concurrency, parse_retries, parse_seconds
 from pytest_revprop.prompts import Prompts
@@ -158,7 +159,8 @@ def _parser() -> argparse.ArgumentParser:
         "--max-cost",
         type=_usd,
         metavar="USD",
-        help="stop making new calls once this much is spent (cached replies are free)",
+        help="a ceiling on new spending: no call is sent that could take it past USD "
+        "(cached replies are free; needs the models' prices)",
     )
     add(
         "--api-base",
@@ -233,8 +235,9 @@ def synth_main(argv: Sequence[str]) -> int:
     return _run(args, prompts, jobs)
 
 
-Job = tuple[str, Callable[[Settings, Budget, Event | None], Awaitable[Outcome]]]
-"""A draft to make: its name, and the coroutine function that makes it."""
+Job = tuple[str, Callable[..., Awaitable[Outcome]]]
+"""A draft to make: its name, and the coroutine function that makes it (called with the
+settings, the event callback or None, and the keyword ``priority``)."""
 
 
 def _card_jobs(args: argparse.Namespace) -> list[Job]:
@@ -289,13 +292,15 @@ def _model(name: str, args: argparse.Namespace, servers: list[EmbeddedServer]) -
         raise UserError(
             f"{name} is a reference solver: it answers from a case's gold and cannot write one"
         )
+    if args.max_cost is not None:
+        require_prices(model, "--max-cost")
     from pytest_revprop.servers.startup import ready_models
 
     (model,) = ready_models([model], servers)
     return model
 
 
-def _client(model: ModelConfig, args: argparse.Namespace) -> Client:
+def _client(model: ModelConfig, args: argparse.Namespace, ceiling: Ceiling) -> Client:
     from pytest_revprop.llm.client import Client
     from pytest_revprop.llm.types import RetryPolicy
 
@@ -305,18 +310,24 @@ def _client(model: ModelConfig, args: argparse.Namespace) -> Client:
         concurrency=min(args.concurrency, model.max_concurrency or args.concurrency),
         retry=RetryPolicy(max_attempts=args.retries, attempt_timeout_s=args.timeout),
         transport=args.transport,
+        ceiling=ceiling,
     )
     client.prepare()
     return client
 
 
-def _roles(args: argparse.Namespace, servers: list[EmbeddedServer]) -> tuple[Role, Role]:
+def _roles(
+    args: argparse.Namespace, servers: list[EmbeddedServer], ceiling: Ceiling
+) -> tuple[Role, Role]:
+    """The writer and the gold model, their clients sharing the run's ceiling."""
     writer_model = _model(args.model, args, servers)
-    writer = Role(_client(writer_model, args), args.model)
-    if not args.gold_model or args.gold_model == args.model:
+    gold_model = None
+    if args.gold_model and args.gold_model != args.model:
+        gold_model = _model(args.gold_model, args, servers)
+    writer = Role(_client(writer_model, args, ceiling), args.model)
+    if gold_model is None:
         return writer, writer
-    gold_model = _model(args.gold_model, args, servers)
-    return writer, Role(_client(gold_model, args), args.gold_model)
+    return writer, Role(_client(gold_model, args, ceiling), args.gold_model)
 
 
 # ------------------------------------------------------------------------------ the run
@@ -325,7 +336,8 @@ def _roles(args: argparse.Namespace, servers: list[EmbeddedServer]) -> tuple[Rol
 def _run(args: argparse.Namespace, prompts: Prompts, jobs: list[Job]) -> int:
     servers: list[EmbeddedServer] = []
     try:
-        writer, gold = _roles(args, servers)
+        budget = Ceiling(args.max_cost)
+        writer, gold = _roles(args, servers, budget)
         settings = Settings(
             out=args.out or DEFAULT_OUT,
             prompts=prompts,
@@ -335,35 +347,33 @@ def _run(args: argparse.Namespace, prompts: Prompts, jobs: list[Job]) -> int:
             gold_rule=args.gold_rule,
             gold_k=args.gold_samples,
         )
-        budget = Budget(args.max_cost)
         outcomes = asyncio.run(_all(jobs, settings, budget, verbose=args.verbose))
     finally:
         for server in servers:
             server.stop()
     print(_summary(outcomes, budget, settings.out))
-    return 0 if all(o.status == "draft" for o in outcomes) else 1
+    return 0 if all(o.status in ("draft", "skipped") for o in outcomes) else 1
 
 
 async def _all(
-    jobs: list[Job], settings: Settings, budget: Budget, *, verbose: bool
+    jobs: list[Job], settings: Settings, budget: Ceiling, *, verbose: bool
 ) -> list[Outcome]:
     done: list[Outcome] = []
 
-    async def one(
-        name: str, job: Callable[[Settings, Budget, Event | None], Awaitable[Outcome]]
-    ) -> Outcome:
+    async def one(index: int, name: str, job: Callable[..., Awaitable[Outcome]]) -> Outcome:
         def event(line: str) -> None:
             print(f"  {name}: {line}", flush=True)
 
-        outcome = await job(settings, budget, event if verbose else None)
+        # earlier drafts first: under a budget, the run finishes drafts before it starts more
+        outcome = await job(settings, event if verbose else None, priority=-index)
         done.append(outcome)
         print(progress_line(outcome, len(done), len(jobs), budget), flush=True)
         return outcome
 
-    return list(await asyncio.gather(*(one(name, job) for name, job in jobs)))
+    return list(await asyncio.gather(*(one(i, name, job) for i, (name, job) in enumerate(jobs))))
 
 
-def progress_line(outcome: Outcome, done: int, total: int, budget: Budget) -> str:
+def progress_line(outcome: Outcome, done: int, total: int, budget: Ceiling) -> str:
     """One draft's line: outcome, turns, failed checks, its cost and the run's spending."""
     tally = outcome.tally
     parts = [
@@ -382,18 +392,25 @@ def progress_line(outcome: Outcome, done: int, total: int, budget: Budget) -> st
     return line
 
 
-def _summary(outcomes: list[Outcome], budget: Budget, out: Path) -> str:
+def _summary(outcomes: list[Outcome], budget: Ceiling, out: Path) -> str:
     counts = {
         status: sum(1 for o in outcomes if o.status == status)
-        for status in ("draft", "rejected", "stopped", "failed")
+        for status in ("draft", "rejected", "stopped", "failed", "skipped")
     }
     calls = sum(o.tally.calls for o in outcomes)
     cached = sum(o.tally.cached for o in outcomes)
+    spending = f"new spending ${budget.spent_usd:.4f}"
+    if budget.limit_usd is not None:
+        spending += f" of the ${budget.limit_usd:.4f} ceiling"
     line = (
         f"{counts['draft']} draft(s), {counts['rejected']} rejected, {counts['stopped']} stopped, "
-        f"{counts['failed']} failed; {calls} calls ({cached} from the cache); "
-        f"new spending ${budget.spent_usd:.4f}; in {out}"
+        f"{counts['failed']} failed; {calls} calls ({cached} from the cache); {spending}; in {out}"
     )
+    if counts["skipped"]:
+        line += (
+            f"\n{counts['skipped']} skipped: their case files hold a person's work "
+            "(kept, not overwritten)"
+        )
     if counts["stopped"]:
         line += "\nstopped by --max-cost: rerun with a higher budget to resume from the cache"
     return line

@@ -8,6 +8,10 @@ A draft case is written by the project's one case writer (``assembly.dump_case``
 draft is never dropped: ``OUT/__rejected__/<id>.json`` keeps what was made, the step that
 failed, its reasons and every failed attempt. The loader skips folders named ``__...``, so
 ``OUT`` stays a folder of valid cases. Writing one kind removes a stale file of the other.
+
+A case file that holds a person's work is never overwritten nor removed (``persons_work``):
+its status is not ``draft``, or its history has an entry other than synth's ``drafted``, or
+it is not a case synth could have written. Such a draft is skipped (``KeptWork``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,46 @@ GENERATOR = f"revprop synth {__version__}"
 ANNOTATOR = "synth"
 REJECTED_FOLDER = "__rejected__"
 """Where rejected drafts go, inside the output folder (skipped by the case loader)."""
+
+
+class KeptWork(Exception):
+    """The draft's case file holds a person's work: it is kept, and the draft not written."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        self.path = path
+        self.why = why
+        super().__init__(f"{path} {why}: kept, not overwritten")
+
+
+def persons_work(path: Path) -> str | None:
+    """Why the case file at ``path`` holds a person's work (a reason to never overwrite or
+    remove it), or None when there is no file or synth drafted it and nobody changed it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return "is not a case file synth wrote (it cannot be read as JSON)"
+    note = data.get(ANNOTATION_FIELD) if isinstance(data, dict) else None
+    if not isinstance(note, dict):
+        return "has no synth annotation (someone else wrote it)"
+    status = note.get("status")
+    if status != "draft":
+        return f"has annotation status {status!r}"
+    history = note.get("history")
+    for entry in history if isinstance(history, list) else [{}]:
+        entry = entry if isinstance(entry, dict) else {}
+        if (entry.get("annotator"), entry.get("action")) != (ANNOTATOR, "drafted"):
+            action, by = entry.get("action"), entry.get("annotator")
+            return f"has a {action!r} entry by {by!r} in its history"
+    return None
+
+
+def check_not_persons_work(path: Path) -> None:
+    """Raise KeptWork when the case file at ``path`` holds a person's work."""
+    why = persons_work(path)
+    if why is not None:
+        raise KeptWork(path, why)
 
 
 def utc_now() -> str:
@@ -117,20 +161,25 @@ def file_for(out: Path, case_id: str, rejected: bool = False) -> Path:
 
 
 def write_case(out: Path, data: Mapping[str, Any]) -> Path:
-    """Write a draft case (it must pass the loading rules: raises CaseError otherwise)."""
+    """Write a draft case (it must pass the loading rules: raises CaseError otherwise; and
+    KeptWork, writing nothing, when the file there holds a person's work)."""
     text = dump_case(data)
     Case.from_dict(json.loads(text), source=str(file_for(out, str(data["id"]))))
     path = file_for(out, str(data["id"]))
+    check_not_persons_work(path)
     _write(path, text)
-    file_for(out, str(data["id"]), rejected=True).unlink(missing_ok=True)
+    _remove(out, file_for(out, str(data["id"]), rejected=True))
     return path
 
 
 def write_rejected(out: Path, case_id: str, record: Mapping[str, Any]) -> Path:
-    """Write a rejected draft's record; a draft case of the same id is removed."""
+    """Write a rejected draft's record; a draft case of the same id is removed, unless it
+    holds a person's work."""
     path = file_for(out, case_id, rejected=True)
     _write(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    file_for(out, case_id).unlink(missing_ok=True)
+    case_file = file_for(out, case_id)
+    if persons_work(case_file) is None:
+        _remove(out, case_file)
     return path
 
 
@@ -151,6 +200,18 @@ def rejected_record(
         "attempts": list(attempts),
         ANNOTATION_FIELD: note,
     }
+
+
+def _remove(out: Path, path: Path) -> None:
+    """Remove a stale file, and the folders under ``out`` it leaves empty."""
+    path.unlink(missing_ok=True)
+    folder = path.parent
+    while folder != out and out in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or already gone): the folders above are not empty either
+            return
+        folder = folder.parent
 
 
 def _write(path: Path, text: str) -> None:

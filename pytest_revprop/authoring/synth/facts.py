@@ -5,13 +5,19 @@ and ``1020`` are one number, ``2:30 pm`` and ``14:30`` one time, ``2026-03-14`` 
 ``March 14, 2026`` one date; an identifier (a token with letters and digits, an underscore,
 an ``@``, or in capitals, such as ``INV-2041``, ``eu-west-1``, ``USD``) and a name (a
 capitalised word that does not merely start a sentence) must reappear exactly. Number words
-from two to twenty count as numbers. The same reading decides whether a request states the
-value it asks for.
+from two to twenty count as numbers, and so do ordinals (``4th`` and ``fourth`` are 4; "first"
+and "second", like "one", are left out: they are as often no number). A reworded text also
+keeps the original's **relation words**, which turn a value's meaning without being a value:
+before/after (earlier, later), plus/minus, more/less, at least/at most, above/below,
+increase/decrease, include/exclude and the negations (not, no, never, n't), each as many
+times as the original says it (``relations_changed``). The same reading decides whether a
+request states the value it asks for.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -25,8 +31,44 @@ _NUMBER_NAMES = (
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
     "nineteen", "twenty",
 )  # fmt: skip
-NUMBER_WORDS = {word: index for index, word in enumerate(_NUMBER_NAMES) if index >= 2}
-"""Number words read as numbers; "one" is left out (it is as often a pronoun)."""
+_ORDINAL_NAMES = (
+    "zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+    "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
+    "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth",
+)  # fmt: skip
+NUMBER_WORDS = {
+    word: index
+    for names in (_NUMBER_NAMES, _ORDINAL_NAMES)
+    for index, word in enumerate(names)
+    if index >= 2 and word != "second"
+}
+"""Number words read as numbers, cardinal and ordinal ("fourth" is 4, as "4th" is); "one",
+"first" and "second" are left out (a pronoun, an order of steps, a unit of time as often)."""
+
+RELATION_WORDS: tuple[tuple[str, str, str], ...] = (
+    # (relation, pole, pattern); the phrases of a bound come first: "no more than" is "at most"
+    ("bound", "at least", r"at least|(?:no|not) (?:less|fewer) than|minimum"),
+    ("bound", "at most", r"at most|(?:no|not) more than|maximum"),
+    ("order", "before", r"before|beforehand|earlier|prior"),
+    ("order", "after", r"after|afterwards?|later"),
+    ("sign", "plus", r"plus"),
+    ("sign", "minus", r"minus"),
+    ("amount", "more", r"more"),
+    ("amount", "less", r"less|fewer"),
+    ("position", "above", r"above"),
+    ("position", "below", r"below"),
+    ("change", "increase", r"increas(?:e|es|ed|ing)"),
+    ("change", "decrease", r"decreas(?:e|es|ed|ing)"),
+    ("scope", "include", r"includ(?:e|es|ed|ing)|inclusive"),
+    ("scope", "exclude", r"exclud(?:e|es|ed|ing)|exclusive"),
+    ("negation", "not", r"not|no|never|cannot|\w+n['’]t"),
+)
+"""The relation words a rewording keeps, by the pole of a relation each stands for (words of
+one pole may replace each other: "earlier" for "before"; never a word of the other pole)."""
+_RELATIONS = [
+    (relation, pole, re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE))
+    for relation, pole, pattern in RELATION_WORDS
+]
 
 _MONTH = r"(?P<month>" + "|".join(m.capitalize() + "|" + m[:3].capitalize() for m in MONTHS) + r")"
 _ISO_DATE = re.compile(
@@ -73,6 +115,8 @@ class Facts:
     times: set[str] = field(default_factory=set)
     identifiers: set[str] = field(default_factory=set)
     names: set[str] = field(default_factory=set)
+    relations: Counter[str] = field(default_factory=Counter)
+    """How many times the text says each pole of ``RELATION_WORDS``."""
     shown: dict[Any, str] = field(default_factory=dict)
 
 
@@ -84,6 +128,7 @@ def facts_of(text: str) -> Facts:
     rest = _identifiers(rest, facts)
     _numbers(rest, facts)
     _names(rest, text, facts)
+    _relations(text, facts)
     return facts
 
 
@@ -100,6 +145,27 @@ def missing_facts(original: str, reworded: str) -> list[str]:
     missing += [f"the identifier {i}" for i in old.identifiers if i not in new.identifiers]
     missing += [f"the name {n}" for n in old.names if n not in new.names]
     return sorted(missing, key=lambda phrase: original.find(phrase.rsplit(" ", 1)[-1]))
+
+
+def relations_changed(original: str, reworded: str) -> list[str]:
+    """How ``reworded`` changes the relation words of ``original``, as short phrases (say
+    "after" where the original says "before"; no longer say "not"; say "minus", which the
+    original does not)."""
+    old, new = facts_of(original), facts_of(reworded)
+    changed = []
+    for relation in dict.fromkeys(r for r, _, _ in RELATION_WORDS):
+        poles = [pole for r, pole, _ in RELATION_WORDS if r == relation]
+        lost = [p for p in poles if old.relations[p] > new.relations[p]]
+        gained = [p for p in poles if new.relations[p] > old.relations[p]]
+        said = " or ".join(repr(new.shown.get(("relation", p), p)) for p in gained)
+        meant = " or ".join(repr(old.shown.get(("relation", p), p)) for p in lost)
+        if lost and gained:
+            changed.append(f"says {said} where the original says {meant}")
+        elif lost:
+            changed.append(f"no longer says {meant}")
+        elif gained:
+            changed.append(f"says {said}, which the original does not")
+    return changed
 
 
 def added_numbers(original: str, reworded: str) -> list[str]:
@@ -214,6 +280,15 @@ def _numbers(text: str, facts: Facts) -> None:
         if number is not None:
             facts.numbers.add(Decimal(number))
             facts.shown.setdefault(Decimal(number), match.group(0))
+
+
+def _relations(text: str, facts: Facts) -> None:
+    """Count the relation words of ``text``, each phrase once (a bound's before its words)."""
+    for _, pole, pattern in _RELATIONS:
+        for match in pattern.finditer(text):
+            facts.relations[pole] += 1
+            facts.shown.setdefault(("relation", pole), match.group(0).lower())
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _names(text: str, original: str, facts: Facts) -> None:

@@ -4,8 +4,9 @@ The model is shown the case's user messages and request (``synth_paraphrase_syst
 ``synth_paraphrase``) and answers with one JSON object, ``{"turns": [...], "request": ...}``.
 The check, applied to each turn and to the request on its own: the text is not empty and
 never says key, field or JSON; it still states every number, date, time, identifier and name
-of the original text (``facts``); it states no number the original does not; and at least
-one text of the case changed. The variant keeps the artifact, the assistant patches and the
+of the original text (``facts``); it states no number the original does not; it keeps the
+original's relation words (before/after, plus/minus, not, ...); and at least one text of the
+case changed. The variant keeps the artifact, the assistant patches and the
 gold, gets a new id (``<source id>-p<N>``) and names its source in ``annotation.draft``.
 
 To run originals and variants side by side, the results of a run on the variants are renamed
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop.authoring.assembly import FORBIDDEN_WORDS
-from pytest_revprop.authoring.synth.facts import added_numbers, missing_facts
+from pytest_revprop.authoring.synth.facts import added_numbers, missing_facts, relations_changed
 from pytest_revprop.cases import Case, iter_case_files
 from pytest_revprop.errors import UserError
 from pytest_revprop.jsonutil import loads_strict
@@ -92,6 +93,12 @@ def text_reasons(name: str, original: str, reworded: str) -> list[str]:
     if added:
         reasons.append(
             f"{name} states {', '.join(added)}, which the original does not: add no fact"
+        )
+    changed = relations_changed(original, reworded)
+    if changed:
+        reasons.append(
+            f"{name} {'; '.join(changed)}: keep every relation (before/after, plus/minus, "
+            "more/less, at least/at most, not, ...) as the original states it"
         )
     return reasons
 

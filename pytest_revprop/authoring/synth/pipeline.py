@@ -4,8 +4,9 @@ reworded variant of an existing case.
 Each ends in an ``Outcome`` and a file, whatever happens: ``draft`` (a valid case file),
 ``rejected`` (a step failed its checks after the re-asks, the gold could not be drafted, or
 the case broke a loading rule), ``stopped`` (the budget ran out before the draft was done)
-or ``failed`` (a model call failed for good). All but ``draft`` write the rejected record, so
-nothing made is lost; a rerun answers the steps already made from the cache.
+or ``failed`` (a model call failed for good): these write the rejected record, so nothing
+made is lost, and a rerun answers the steps already made from the cache. ``skipped``: the
+draft's case file holds a person's work (``drafts.persons_work``), so nothing is written.
 """
 
 from __future__ import annotations
@@ -17,17 +18,18 @@ from typing import Any, Literal
 from pytest_revprop.authoring.synth.asking import (
     Asker,
     Attempt,
-    Budget,
-    BudgetReached,
     Event,
     Tally,
     checked_step,
 )
 from pytest_revprop.authoring.synth.cards import Card
 from pytest_revprop.authoring.synth.drafts import (
+    KeptWork,
     annotation,
     case_data,
+    check_not_persons_work,
     context_case,
+    file_for,
     rejected_record,
     write_case,
     write_rejected,
@@ -42,11 +44,12 @@ from pytest_revprop.authoring.synth.paraphrase import (
     variant_id,
 )
 from pytest_revprop.cases import Case, CaseError
+from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.llm.types import CallFailed
 from pytest_revprop.methods import Completer
 from pytest_revprop.prompts import Prompts
 
-Status = Literal["draft", "rejected", "stopped", "failed"]
+Status = Literal["draft", "rejected", "stopped", "failed", "skipped"]
 
 
 @dataclass(frozen=True)
@@ -89,12 +92,20 @@ def card_case_id(card: Card, number: int) -> str:
 
 
 async def card_draft(
-    card: Card, number: int, settings: Settings, budget: Budget, event: Event | None = None
+    card: Card,
+    number: int,
+    settings: Settings,
+    event: Event | None = None,
+    *,
+    priority: int = 0,
 ) -> Outcome:
-    """Draft ``number`` of ``card``: writer seed ``number - 1``; its file is always written."""
+    """Draft ``number`` of ``card``: writer seed ``number - 1``; its file is always written.
+    ``priority``: its calls' (a run gives earlier drafts more, so that a budget finishes
+    drafts rather than starting them all)."""
     draft = _CardDraft(card, number, settings)
-    writer = Asker(settings.writer.client, budget, draft.tally, seed=draft.seed)
+    writer = Asker(settings.writer.client, draft.tally, seed=draft.seed, priority=priority)
     try:
+        check_not_persons_work(file_for(settings.out, draft.id))
         await write_turns(
             card,
             writer,
@@ -106,7 +117,9 @@ async def card_draft(
         context = draft.context()
         request = draft.written.request
         assert request is not None
-        gold_asker = Asker(settings.gold.client, budget, draft.tally, seed=settings.gold_seed)
+        gold_asker = Asker(
+            settings.gold.client, draft.tally, seed=settings.gold_seed, priority=priority
+        )
         gold = await draft_gold(
             context,
             request.edit,
@@ -118,6 +131,8 @@ async def card_draft(
         )
         path = write_case(settings.out, case_data(context, gold.gold, draft.annotation(gold)))
         return Outcome(draft.id, "draft", path, draft.tally, len(draft.written.turns))
+    except KeptWork as kept:
+        return _skipped(draft.id, kept, draft.tally)
     except FAILURES as exc:
         status, step, reasons = _failure(exc)
         if _not_started(status, draft.tally):
@@ -142,6 +157,12 @@ def _failure(exc: Exception) -> tuple[Status, str, list[str]]:
     if isinstance(exc, CallFailed):
         return "failed", "call", [f"a model call failed: {exc.reason}"]
     raise exc
+
+
+def _skipped(case_id: str, kept: KeptWork, tally: Tally) -> Outcome:
+    """A draft whose case file holds a person's work: nothing written, and why."""
+    reason = f"{kept}; move it away (or use another --out) to draft it again"
+    return Outcome(case_id, "skipped", kept.path, tally, reason=reason)
 
 
 def _with_tally(event: Event | None, tally: Tally) -> Event | None:
@@ -284,13 +305,19 @@ def _gold_notes(gold: GoldDraft, settings: Settings) -> str:
 
 
 async def paraphrase_draft(
-    case: Case, number: int, settings: Settings, budget: Budget, event: Event | None = None
+    case: Case,
+    number: int,
+    settings: Settings,
+    event: Event | None = None,
+    *,
+    priority: int = 0,
 ) -> Outcome:
-    """Reworded variant ``number`` of ``case`` (writer seed ``number - 1``)."""
+    """Reworded variant ``number`` of ``case`` (writer seed ``number - 1``; ``priority`` as
+    ``card_draft``'s)."""
     new_id = variant_id(case, number)
     tally = Tally()
     seed = number - 1
-    writer = Asker(settings.writer.client, budget, tally, seed=seed)
+    writer = Asker(settings.writer.client, tally, seed=seed, priority=priority)
     attempts: list[Attempt] = []
     note_args: dict[str, Any] = {
         "models": {"writer": settings.writer.name},
@@ -299,6 +326,7 @@ async def paraphrase_draft(
         "source": case.id,
     }
     try:
+        check_not_persons_work(file_for(settings.out, new_id))
         outcome = await checked_step(
             writer,
             paraphrase_messages(case, settings.prompts),
@@ -320,6 +348,8 @@ async def paraphrase_draft(
         )
         path = write_case(settings.out, data)
         return Outcome(new_id, "draft", path, tally, len(turns))
+    except KeptWork as kept:
+        return _skipped(new_id, kept, tally)
     except FAILURES as exc:
         status, step, reasons = _failure(exc)
         if _not_started(status, tally):

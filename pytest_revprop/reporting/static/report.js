@@ -11,11 +11,13 @@
     return {
       index: i, where, case: c.id, model: data.models[index.model[i]], method: data.methods[index.method[i]],
       k: index.k[i], seed: index.seed[i], outcome: data.outcomes[index.outcome[i]],
-      domain: c.domain, pattern: c.pattern, size: c.size,
+      domain: c.domain, pattern: c.pattern, size: c.size, solved: c.solved,
     };
   });
-  const FILTERS = ["model", "method", "k", "seed", "outcome", "domain", "pattern", "size"];
+  const FILTERS = ["model", "method", "k", "seed", "outcome", "domain", "pattern", "size", "solved"];
   const OUTCOME_ORDER = ["completed", "failed", "invalid", "error"];
+  // How every (model, method, k) of the run did on the sample's case (html_data._mark_solved).
+  const SOLVED_ORDER = ["by none", "by some", "by all"];
   const KIND_LABEL = { miss: "miss", over_edit: "over edit", wrong_value: "wrong value" };
   const LIST_LIMIT = 1000;
   let selected = -1;
@@ -80,6 +82,7 @@
     const values = new Set();
     for (const s of samples) if (s[name] !== null && s[name] !== undefined) values.add(String(s[name]));
     if (name === "outcome") return OUTCOME_ORDER.filter((o) => values.has(o));
+    if (name === "solved") return SOLVED_ORDER.filter((o) => values.has(o));
     return sortValues([...values]);
   }
 

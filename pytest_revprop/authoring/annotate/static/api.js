@@ -26,6 +26,7 @@ export const api = {
   read: (file) => call("GET", `/api/case?file=${encodeURIComponent(file)}`),
   check: (data, examples) => call("POST", "/api/check", { data, examples }),
   save: (payload) => call("POST", "/api/save", payload),
+  merge: (payload) => call("POST", "/api/merge", payload),
   propose: (file, data, model, seed) => call("POST", "/api/propose", { file, data, model, seed }),
   ask: (payload) => call("POST", "/api/ask", payload),
 };

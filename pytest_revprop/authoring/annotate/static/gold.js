@@ -1,9 +1,12 @@
 // The expected patch, operation by operation: op, path, value, kind, matcher, optional; add,
 // reorder, delete. It edits the case's gold in place and calls onChange after every change.
 // A regex_match operation also has the value it stands for (kept by the page, not the file),
-// against which the server checks the pattern.
+// against which the server checks the pattern. A path field suggests the places of the artifact
+// (`places`: [path, value] pairs); picking one for an operation without a value yet fills in the
+// place's current value, to edit from.
 
 import { clear, el, option } from "./dom.js";
+import { suggestPaths } from "./search.js";
 
 export const OPS = ["replace", "add", "remove"];
 export const KINDS = ["direct", "cascade"];
@@ -46,9 +49,10 @@ function escapeRegex(text) {
 }
 
 export class GoldEditor {
-  constructor(container, { onChange }) {
+  constructor(container, { onChange, places = () => [] }) {
     this.container = container;
     this.onChange = onChange;
+    this.places = places;
     this.data = null;
     this.examples = new WeakMap();
     this.messages = [];
@@ -112,7 +116,7 @@ export class GoldEditor {
       value: op.op === "remove" ? "" : valueText(op.value, match),
       spellcheck: "false",
     });
-    const typeLabel = el("span", { class: "type muted" }, op.op === "remove" ? "" : describe(op.value));
+    const typeLabel = el("span", { class: "type muted" }, op.op === "remove" || !("value" in op) ? "" : describe(op.value));
     valueInput.addEventListener("input", () => {
       op.value = parseValue(valueInput.value, op.match || "strict");
       typeLabel.textContent = RAW.has(op.match) ? (op.match === "ref_equal" ? "pointer" : "pattern") : describe(op.value);
@@ -128,6 +132,16 @@ export class GoldEditor {
       placeholder: "/pointer/to/place",
     });
     pathInput.addEventListener("input", () => update("path", pathInput.value));
+    const pathBox = el("span", { class: "path-wrap" }, pathInput);
+    suggestPaths(pathInput, this.places, (path) => {
+      pathInput.value = path;
+      op.path = path;
+      const place = this.places().find(([p]) => p === path);
+      const fill = op.op !== "remove" && !("value" in op) && place !== undefined;
+      if (fill) op.value = place[1];
+      this.changed(true);
+      this.container.children[index]?.querySelector(`[data-field="${fill ? "value" : "path"}"]`)?.focus();
+    });
     const opSelect = el("select", { dataset: { field: "op" }, "aria-label": `op of operation ${index + 1}` },
       OPS.map((name) => option(name, name, op.op === name)));
     opSelect.addEventListener("change", () => {
@@ -155,7 +169,7 @@ export class GoldEditor {
       { class: "op-line" },
       el("span", { class: "op-num" }, `${index + 1}`),
       opSelect,
-      pathInput,
+      pathBox,
       op.op === "remove" ? null : valueInput,
       op.op === "remove" ? null : typeLabel,
     );
@@ -226,6 +240,17 @@ export class GoldEditor {
     const field = row?.querySelector(`[data-field="${focus}"]`) || row?.querySelector('[data-field="path"]');
     field?.focus();
     row?.scrollIntoView({ block: "nearest" });
+  }
+
+  // Bring operation `index` into view and focus it (the `+` of a place that already has one).
+  focusOp(index) {
+    const row = this.container.children[index];
+    if (!row) return;
+    row.scrollIntoView({ block: "center" });
+    (row.querySelector('[data-field="value"]') || row.querySelector('[data-field="path"]'))?.focus();
+    row.classList.remove("flash");
+    void row.offsetWidth;
+    row.classList.add("flash");
   }
 
   reindexFlags(map) {

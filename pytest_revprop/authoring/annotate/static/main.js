@@ -1,16 +1,21 @@
-// The annotation page: opens a case, keeps the working copy (and the browser's copy of unsaved
-// work), has the server check every change, shows the preview, and saves.
+// The annotation page: opens a case (from the list or the URL's hash, with Back/Forward), keeps
+// the working copy (and this tab's copy of unsaved work), has the server check every change,
+// shows the preview, and saves, merging with whatever was saved meanwhile.
 
 import { api } from "./api.js";
 import { Assist } from "./assist.js";
-import { chooseVersion } from "./conflict.js";
+import { chooseSides } from "./conflict.js";
 import { $, clear, el, option, shortText } from "./dom.js";
 import { drafts } from "./drafts.js";
 import { GoldEditor } from "./gold.js";
-import { Sidebar } from "./sidebar.js";
-import { renderTree } from "./tree.js";
+import { TreeSearch } from "./search.js";
+import { STATUS_LABELS, Sidebar } from "./sidebar.js";
+import { pointerChild, renderTree } from "./tree.js";
 
 const CHECK_DELAY_MS = 150;
+const PATCH_CUT = 160;
+const MAX_MERGE_ROUNDS = 3;
+const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("revprop-annotate") : null;
 const state = { session: null, current: null, check: null, checkSeq: 0, checkTimer: null, checkPending: false, opening: 0 };
 
 const clone = (value) => JSON.parse(JSON.stringify(value));
@@ -27,6 +32,24 @@ function resolvePointer(doc, pointer) {
   return node;
 }
 
+// Every place of `doc` (containers and leaves, not the root) with its value.
+function places(doc, pointer = "", out = []) {
+  if (doc === null || typeof doc !== "object") return out;
+  for (const [key, value] of Array.isArray(doc) ? doc.map((v, i) => [i, v]) : Object.entries(doc)) {
+    const path = pointerChild(pointer, key);
+    out.push([path, value]);
+    places(value, path, out);
+  }
+  return out;
+}
+
+// A JSON Pointer as the page names it: a gold operation by its number (from 1).
+function where(pointer) {
+  const found = /^\/gold\/(\d+)(\/(.*))?$/.exec(pointer || "");
+  if (!found) return pointer || "(case)";
+  return `op ${Number(found[1]) + 1}${found[3] ? ` ${found[3]}` : ""}`;
+}
+
 // ------------------------------------------------------------------------------ working copy
 
 function isDirty() {
@@ -41,9 +64,29 @@ function statusOf(data) {
 function persist() {
   const cur = state.current;
   const was = drafts.has(cur.file);
-  if (isDirty()) drafts.put(cur.file, cur.hash, cur.data, gold.exampleList());
+  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: gold.exampleList() });
   else drafts.drop(cur.file);
+  keepExamples();
   if (was !== drafts.has(cur.file)) sidebar.render();
+}
+
+// "Stands for" values live in the browser per case file, by (path, pattern): they survive a
+// save, a reload and a merge, though the file does not hold them.
+const exampleKey = (op) => `${op.path}\n${op.value}`;
+
+function keepExamples() {
+  const cur = state.current;
+  const map = drafts.examples(cur.file);
+  (cur.data.gold || []).forEach((op, i) => {
+    const example = gold.exampleList()[i];
+    if (op.match === "regex_match" && example !== null) map[exampleKey(op)] = example;
+  });
+  drafts.keepExamples(cur.file, map);
+}
+
+function examplesFor(file, data, listed = []) {
+  const map = drafts.examples(file);
+  return (data.gold || []).map((op, i) => listed[i] ?? (op.match === "regex_match" ? map[exampleKey(op)] ?? null : null));
 }
 
 function changed() {
@@ -56,11 +99,36 @@ function changed() {
 
 // ------------------------------------------------------------------------------ opening
 
-async function openCase(file) {
+function hashFor(file) {
+  const entry = sidebar.entries.find((e) => e.file === file);
+  const unique = entry?.id && sidebar.entries.filter((e) => e.id === entry.id).length === 1;
+  return encodeURIComponent(unique ? entry.id : file).replaceAll("%2F", "/");
+}
+
+function hashText() {
+  try {
+    return decodeURIComponent(location.hash.slice(1));
+  } catch {
+    return location.hash.slice(1);
+  }
+}
+
+function fileFromHash() {
+  const wanted = hashText();
+  if (!wanted) return null;
+  const entry = sidebar.entries.find((e) => e.file === wanted) || sidebar.entries.find((e) => e.id === wanted);
+  return entry ? entry.file : null;
+}
+
+async function openCase(file, { push = true } = {}) {
   const token = ++state.opening;
   const reply = await api.read(file);
   if (token !== state.opening) return;
-  history.replaceState(null, "", `#${encodeURIComponent(file)}`);
+  const hash = `#${hashFor(file)}`;
+  if (location.hash !== hash) {
+    if (push && location.hash) history.pushState(null, "", hash);
+    else history.replaceState(null, "", hash);
+  }
   $("#placeholder").hidden = true;
   $("#case-view").hidden = false;
   if (!reply.ok) {
@@ -74,24 +142,31 @@ async function openCase(file) {
     showBroken(entry.path, entry.openable);
     return;
   }
-  const cur = { file, path: entry.path, hash: entry.hash, diskHash: entry.hash, disk: entry.data, data: clone(entry.data), error: entry.error };
-  const draft = drafts.get(file);
+  const cur = { file, path: entry.path, hash: entry.hash, diskHash: entry.hash, disk: entry.data, base: entry.data, data: clone(entry.data), error: entry.error, rule: entry.rule, leaves: entry.leaves };
+  let draft = drafts.get(file);
   let notice = "";
-  let examples = [];
+  if (draft?.data) {
+    notice = "Your unsaved changes are restored.";
+  } else {
+    draft = await drafts.adopt(file);
+    if (draft) notice = "Unsaved changes a closed tab left are restored.";
+  }
+  const others = await drafts.show(file);
+  if (token !== state.opening) return;
   if (draft?.data) {
     cur.data = draft.data;
     cur.hash = draft.hash;
-    examples = draft.examples || [];
-    notice = draft.hash === entry.hash
-      ? "Your unsaved changes are restored."
-      : "Your unsaved changes are restored. The file changed on disk since you made them: saving shows both versions.";
+    cur.base = draft.hash === entry.hash ? entry.data : draft.base || entry.data;
+    if (draft.hash !== entry.hash) notice += " The file changed on disk since: saving merges your changes with the saved ones.";
   }
+  if (others) notice += ` This case is also open in ${others === 1 ? "another tab" : `${others} other tabs`}: each tab keeps its own unsaved changes, and whichever saves second merges with the first.`;
   state.current = cur;
   state.check = null;
-  showCase(notice);
-  gold.load(cur.data, examples);
+  showCase(notice.trim());
+  gold.load(cur.data, examplesFor(file, cur.data, draft?.examples || []));
   assist.reset();
   scheduleCheck(0);
+  if (draft) sidebar.render();
 }
 
 function showBroken(path, error) {
@@ -101,9 +176,25 @@ function showBroken(path, error) {
   $("#case-status").className = "badge error";
   $("#case-path").textContent = "";
   $("#notice").hidden = true;
-  const banner = $("#case-error");
-  banner.hidden = false;
-  banner.textContent = `This file cannot be edited here: ${error}. Fix it in a text editor; \`revprop validate\` names the rule.`;
+  $("#case-error").hidden = false;
+  $("#fix-size").hidden = true;
+  $("#case-error-text").textContent = `This file cannot be edited here: ${error}. Fix it in a text editor; \`revprop validate\` names the rule.`;
+  drafts.show(null);
+}
+
+function showError() {
+  const cur = state.current;
+  const fixable = cur.rule === "size" && Number.isInteger(cur.leaves);
+  const fixed = fixable && cur.data.size === cur.leaves;
+  $("#case-error").hidden = !cur.error;
+  let text = cur.error ? `The file on disk breaks a rule of the case format: ${cur.error}.` : "";
+  if (fixed) text += ` The size is set to ${cur.leaves} here: save to write it.`;
+  else if (fixable) text += " The size is the artifact's leaf count:";
+  else if (cur.error) text += " Fix the field marked below and save, or edit the file in a text editor.";
+  $("#case-error-text").textContent = text;
+  const button = $("#fix-size");
+  button.hidden = !fixable || fixed;
+  button.textContent = `Set size to ${cur.leaves}`;
 }
 
 function showCase(notice) {
@@ -112,16 +203,16 @@ function showCase(notice) {
   $("#editor-columns").hidden = false;
   $("#case-id").textContent = data.id;
   const status = statusOf(cur.disk);
-  $("#case-status").textContent = status;
+  $("#case-status").textContent = STATUS_LABELS[status] || status;
   $("#case-status").className = `badge ${status}`;
   $("#case-path").textContent = cur.path;
   $("#notice").hidden = !notice;
   $("#notice").textContent = notice;
-  $("#case-error").hidden = !cur.error;
-  $("#case-error").textContent = cur.error ? `The file on disk breaks a rule of the case format: ${cur.error}` : "";
+  showError();
   showMeta(data);
   showConversation(data.conversation);
   renderTree($("#artifact"), data.artifact, { onPick: pickLeaf });
+  search.run();
   $("#request").value = data.request;
   $("#case-notes").value = data.notes || "";
   $("#annotation-notes").value = data.annotation?.notes || "";
@@ -150,10 +241,17 @@ function showMeta(data) {
 function showConversation(turns) {
   const list = clear($("#conversation"));
   turns.forEach((turn, i) => {
+    const line = (op) => {
+      const full = JSON.stringify(op.value);
+      if (full.length <= PATCH_CUT) return el("li", {}, el("code", {}, `${op.op} ${op.path} = ${full}`));
+      return el("li", {}, el("details", { class: "long-patch" },
+        el("summary", {}, el("code", {}, `${op.op} ${op.path} = ${shortText(op.value, PATCH_CUT)}`)),
+        el("pre", { class: "patch-value" }, JSON.stringify(op.value, null, 2))));
+    };
     list.append(
       el("li", { class: "turn" },
         el("p", { class: "user" }, el("span", { class: "who" }, `User ${i + 1}: `), turn.user),
-        el("ul", { class: "patch" }, turn.assistant.map((op) => el("li", {}, el("code", {}, `${op.op} ${op.path} = ${shortText(op.value, 160)}`))))),
+        el("ul", { class: "patch" }, turn.assistant.map(line))),
     );
   });
 }
@@ -184,6 +282,12 @@ function pickLeaf(aPath, value) {
   }
   if (path === null) {
     setSaveState(`${aPath} is removed by an earlier operation`, "warn");
+    return;
+  }
+  const existing = (cur.data.gold || []).findIndex((op) => op.path === path);
+  if (existing >= 0) {
+    gold.focusOp(existing);
+    setSaveState(`op ${existing + 1} already changes ${path}: edit it there`, "");
     return;
   }
   const kind = (cur.data.gold || []).some((op) => op.kind === "direct") ? "cascade" : "direct";
@@ -220,17 +324,26 @@ bindField("#annotation-notes", (data, value) => {
 function scheduleCheck(delay = CHECK_DELAY_MS) {
   clearTimeout(state.checkTimer);
   state.checkPending = true;
+  document.body.dataset.checking = "true"; // until the answer to the last change is shown
   updateButtons();
   state.checkTimer = setTimeout(runCheck, delay);
 }
 
 async function runCheck() {
   const cur = state.current;
-  if (!cur) return;
   const seq = ++state.checkSeq;
+  if (!cur) {
+    delete document.body.dataset.checking;
+    return;
+  }
   const reply = await api.check(cur.data, gold.examplesByIndex());
-  if (seq !== state.checkSeq || cur !== state.current) return;
+  if (seq !== state.checkSeq) return; // a later check answers for the later change
+  if (cur !== state.current) {
+    if (!state.current) delete document.body.dataset.checking;
+    return;
+  }
   state.checkPending = false;
+  delete document.body.dataset.checking;
   if (!reply.ok) {
     setSaveState(reply.body.error || "the check failed", "error");
     return;
@@ -246,7 +359,7 @@ function showMessages(messages) {
   const isOp = (m) => /^\/gold\/\d+(\/|$)/.test(m.pointer);
   const request = messages.filter((m) => m.pointer === "/request");
   const general = messages.filter((m) => !isOp(m) && m.pointer !== "/request");
-  const item = (m, label) => el("li", { class: m.level, dataset: { pointer: m.pointer } }, label ? `${m.pointer || "(case)"}: ${m.message}` : m.message);
+  const item = (m, label) => el("li", { class: m.level, dataset: { pointer: m.pointer } }, label ? `${where(m.pointer)}: ${m.message}` : m.message);
   clear($("#request-messages")).append(...request.map((m) => item(m, false)));
   clear($("#general-messages")).append(...general.map((m) => item(m, true)));
   $("#request").classList.toggle("invalid", request.some((m) => m.level === "error"));
@@ -254,7 +367,7 @@ function showMessages(messages) {
 
 function showPreview(report) {
   const cur = state.current;
-  renderTree($("#preview"), report.expected ?? cur.data.artifact, { marks: report.marks || {}, labels: report.labels || {} });
+  renderTree($("#preview"), report.expected ?? cur.data.artifact, { marks: report.marks || {}, labels: report.labels || {}, before: report.before || {} });
   const removed = clear($("#removed"));
   for (const r of report.removed || []) {
     removed.append(el("li", { class: "mark-removed", dataset: { path: r.path } }, el("span", { class: "key" }, r.path), ": ", el("del", {}, shortText(r.value, 160))));
@@ -290,6 +403,12 @@ function updateButtons() {
   $("#review").title = self ? "a review is a second person's check: you edited this case last" : "";
   $("#discard").disabled = !dirty;
   $("#save").title = errors ? `fix the ${errors} error(s) first` : "";
+  const listed = (state.check?.messages || []).filter((m) => m.level === "error").slice(0, 3);
+  const blocked = $("#save-blocked");
+  blocked.hidden = !(cur && state.check && !state.checkPending && errors);
+  blocked.textContent = listed.length
+    ? `Save is disabled until ${errors === 1 ? "this error is" : `these ${errors} errors are`} fixed: ${listed.map((m) => `${where(m.pointer)}: ${m.message}`).join("; ")}${errors > listed.length ? "; and more, marked above" : ""}.`
+    : "";
 }
 
 async function save(action) {
@@ -301,46 +420,81 @@ async function save(action) {
     $("#annotator").focus();
     return;
   }
-  setSaveState("saving…", "");
-  const reply = await api.save({ file: cur.file, hash: cur.hash, data: cur.data, annotator, action, note: $("#history-note").value });
-  if (cur !== state.current) return;
-  if (reply.ok) {
-    saved(reply.body);
-  } else if (reply.status === 409) {
-    await resolveConflict(action, reply.body.disk);
-  } else {
+  for (let round = 0; round < MAX_MERGE_ROUNDS; round++) {
+    setSaveState("saving…", "");
+    const reply = await api.save({ file: cur.file, hash: cur.hash, data: cur.data, annotator, action, note: $("#history-note").value });
+    if (cur !== state.current) return;
+    if (reply.ok) {
+      saved(reply.body, cur.mergedNote || "");
+      return;
+    }
+    if (reply.status !== 409) {
+      setSaveState(`Not saved: ${reply.body.error}`, "error");
+      return;
+    }
+    if (action === "reviewed") {
+      // A review vouches for the version the reviewer read: a newer one is read first.
+      await openCase(cur.file, { push: false });
+      setSaveState("Not marked reviewed: a newer version was saved meanwhile. It is shown now: check it, then mark it reviewed.", "warn");
+      return;
+    }
+    if (!(await merge(annotator))) return;
+  }
+  setSaveState("Not saved: the file keeps changing on disk. Your changes stay in this browser; try again.", "warn");
+}
+
+// The file changed on disk: merge against the base; true when the page now holds the merge
+// (made on the version on disk) and should save it.
+async function merge(annotator) {
+  const cur = state.current;
+  let reply = await api.merge({ file: cur.file, base: cur.base, mine: cur.data });
+  if (cur !== state.current) return false;
+  if (!reply.ok) {
     setSaveState(`Not saved: ${reply.body.error}`, "error");
+    return false;
   }
+  let result = reply.body;
+  if (result.conflicts?.length || result.error) {
+    const answer = await chooseSides($("#conflict"), { merge: result, base: cur.base, annotator });
+    if (answer.choice === "theirs") {
+      drafts.drop(cur.file);
+      sidebar.render();
+      await openCase(cur.file, { push: false });
+      setSaveState("Took the version on disk; your changes are dropped.", "ok");
+      return false;
+    }
+    if (answer.choice === "later") {
+      setSaveState("Not saved: the file changed on disk. Your changes stay in this browser.", "warn");
+      return false;
+    }
+    reply = await api.merge({ file: cur.file, base: cur.base, mine: cur.data, choices: answer.choices, hash: result.disk.hash });
+    if (cur !== state.current || !reply.ok) return false;
+    result = reply.body;
+    if (!result.merged) return true; // changed again meanwhile: the next round asks again
+  }
+  const who = [...new Set((result.saves || []).map((h) => h.annotator))].join(", ") || "the version on disk";
+  keepExamples();
+  Object.assign(cur, { disk: result.disk.data, diskHash: result.disk.hash, hash: result.disk.hash, base: result.disk.data, data: result.merged });
+  cur.mergedNote = `Merged with ${who}'s save.`;
+  const note = $("#history-note").value;
+  showCase(`${cur.mergedNote} Saving the merge…`);
+  $("#history-note").value = note;
+  gold.load(cur.data, examplesFor(cur.file, cur.data)); // by (path, pattern): the merge reorders
+  persist();
+  return true;
 }
 
-function saved(entry) {
+function saved(entry, note) {
   const cur = state.current;
-  const examples = gold.exampleList();
-  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, hash: entry.hash, data: clone(entry.data), error: entry.error });
+  keepExamples();
+  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, hash: entry.hash, base: entry.data, data: clone(entry.data), error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "" });
   drafts.drop(cur.file);
-  sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, openable: null });
+  sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, size: entry.data.size, openable: null });
   showCase("");
-  gold.load(cur.data, examples);
-  setSaveState(`Saved at ${new Date().toLocaleTimeString()}.`, "ok");
+  gold.load(cur.data, examplesFor(cur.file, cur.data));
+  setSaveState(`Saved at ${new Date().toLocaleTimeString()}.${note ? ` ${note}` : ""}`, "ok");
+  channel?.postMessage({ saved: cur.file, tab: drafts.tab() });
   scheduleCheck(0);
-}
-
-async function resolveConflict(action, disk) {
-  const cur = state.current;
-  const choice = await chooseVersion($("#conflict"), cur.data, disk);
-  if (choice === "mine") {
-    cur.hash = disk.hash;
-    persist();
-    await save(action);
-  } else if (choice === "theirs") {
-    drafts.drop(cur.file);
-    sidebar.render();
-    state.opening++;
-    await openCase(cur.file);
-    setSaveState("Took the version on disk.", "ok");
-  } else {
-    setSaveState("Not saved: the file changed on disk. Your changes stay in this browser.", "warn");
-  }
 }
 
 function discard() {
@@ -349,19 +503,25 @@ function discard() {
   drafts.drop(cur.file);
   cur.data = clone(cur.disk);
   cur.hash = cur.diskHash;
+  cur.base = cur.disk;
   sidebar.render();
   showCase("Your changes are discarded.");
-  gold.load(cur.data);
+  gold.load(cur.data, examplesFor(cur.file, cur.data));
   assist.reset();
   scheduleCheck(0);
 }
 
 // ------------------------------------------------------------------------------ wiring
 
-const gold = new GoldEditor($("#gold"), { onChange: changed });
+const gold = new GoldEditor($("#gold"), {
+  onChange: changed,
+  places: () => places(state.check?.expected ?? state.current?.data.artifact),
+});
+const search = new TreeSearch($("#path-search"), $("#search-count"), () => $("#artifact"));
 const sidebar = new Sidebar({
   list: $("#case-list"),
   count: $("#case-count"),
+  counts: $("#status-counts"),
   filterText: $("#filter-text"),
   filterStatus: $("#filter-status"),
   onOpen: openCase,
@@ -378,7 +538,39 @@ const assist = new Assist($("#assist"), {
 $("#add-op").addEventListener("click", () => {
   if (!state.current) return;
   const kind = (state.current.data.gold || []).some((op) => op.kind === "direct") ? "cascade" : "direct";
-  gold.add({ op: "replace", path: "", value: null, kind }, "path");
+  gold.add({ op: "replace", path: "", kind }, "path"); // invalid until its path (and value) are set
+});
+$("#fix-size").addEventListener("click", () => {
+  const cur = state.current;
+  if (!cur || !Number.isInteger(cur.leaves)) return;
+  cur.data.size = cur.leaves;
+  showError();
+  showMeta(cur.data);
+  changed();
+});
+// The case the URL's hash names (on loading, a link, Back or Forward).
+function openFromHash() {
+  const file = fileFromHash();
+  if (file) {
+    if (file !== state.current?.file) {
+      sidebar.select(file);
+      openCase(file, { push: false });
+    }
+  } else if (location.hash.length > 1) {
+    state.opening++;
+    state.current = null;
+    $("#case-view").hidden = true;
+    $("#placeholder").hidden = false;
+    $("#placeholder").textContent = `No case ${hashText()} here. Pick a case on the left.`;
+  }
+}
+window.addEventListener("popstate", openFromHash);
+channel?.addEventListener("message", (event) => {
+  const cur = state.current;
+  if (cur && event.data?.saved === cur.file && event.data.tab !== drafts.tab()) {
+    $("#notice").hidden = false;
+    $("#notice").textContent = "Another tab just saved this case: your next save merges with it.";
+  }
 });
 $("#save").addEventListener("click", () => save("edited"));
 $("#review").addEventListener("click", () => save("reviewed"));
@@ -404,6 +596,7 @@ document.addEventListener("keydown", (event) => {
 });
 
 async function boot() {
+  await drafts.start();
   const session = await api.session();
   if (!session.ok) {
     $("#case-count").textContent = session.body.error;
@@ -420,8 +613,7 @@ async function boot() {
     return;
   }
   sidebar.setCases(listing.body.cases);
-  const wanted = decodeURIComponent(location.hash.slice(1));
-  if (wanted && listing.body.cases.some((c) => c.file === wanted)) sidebar.open(wanted);
+  openFromHash();
 }
 
 boot();

@@ -1,12 +1,24 @@
 // The case list: status, domain, pattern, size and gold operations per case; a text and a
-// status filter; keyboard navigation (arrows, Home, End) as a listbox.
+// status filter, and the number of cases per status (each a button for its filter); keyboard
+// navigation (arrows, Home, End) as a listbox. A "broken file" is one the loader refuses: not
+// JSON, or JSON that breaks a loading rule (the latter still opens, to be fixed).
 
 import { clear, el } from "./dom.js";
 
+export const STATUS_LABELS = {
+  draft: "draft",
+  annotated: "annotated",
+  changed: "changed since review",
+  reviewed: "reviewed",
+  error: "broken file",
+  unsaved: "unsaved changes",
+};
 
 function statusOf(entry) {
   return entry.openable ? "error" : entry.status || "annotated";
 }
+
+const broken = (entry) => Boolean(entry.openable || entry.error);
 
 function facts(entry) {
   const parts = [entry.domain, entry.pattern];
@@ -16,8 +28,8 @@ function facts(entry) {
 }
 
 export class Sidebar {
-  constructor({ list, count, filterText, filterStatus, onOpen, isUnsaved }) {
-    Object.assign(this, { list, count, filterText, filterStatus, onOpen, isUnsaved });
+  constructor({ list, count, counts, filterText, filterStatus, onOpen, isUnsaved }) {
+    Object.assign(this, { list, count, counts, filterText, filterStatus, onOpen, isUnsaved });
     this.entries = [];
     this.selected = null;
     filterText.addEventListener("input", () => this.render());
@@ -38,9 +50,9 @@ export class Sidebar {
 
   matches(entry) {
     const status = this.filterStatus.value;
-    if (status === "unsaved" ? !this.isUnsaved(entry.file) : status && statusOf(entry) !== status) {
-      return false;
-    }
+    if (status === "unsaved" && !this.isUnsaved(entry.file)) return false;
+    if (status === "error" && !broken(entry)) return false;
+    if (status && status !== "unsaved" && status !== "error" && statusOf(entry) !== status) return false;
     const words = this.filterText.value.toLowerCase().split(/\s+/).filter(Boolean);
     const text = [entry.id, entry.path, entry.domain, entry.pattern, entry.split, statusOf(entry), entry.request]
       .filter(Boolean)
@@ -58,9 +70,35 @@ export class Sidebar {
     clear(this.list);
     shown.forEach((entry, i) => this.list.append(this.item(entry, i)));
     this.count.textContent = `${shown.length} of ${this.entries.length} cases`;
+    this.renderCounts();
     this.list.removeAttribute("aria-activedescendant");
     const active = this.list.querySelector('[aria-selected="true"]');
     if (active) this.list.setAttribute("aria-activedescendant", active.id);
+  }
+
+  // How many cases have each status (and how many are broken or have unsaved changes).
+  renderCounts() {
+    const tally = Object.fromEntries(Object.keys(STATUS_LABELS).map((k) => [k, 0]));
+    for (const entry of this.entries) {
+      if (!entry.openable) tally[statusOf(entry)] = (tally[statusOf(entry)] || 0) + 1;
+      if (broken(entry)) tally.error++;
+      if (this.isUnsaved(entry.file)) tally.unsaved++;
+    }
+    clear(this.counts);
+    for (const [status, label] of Object.entries(STATUS_LABELS)) {
+      const on = this.filterStatus.value === status;
+      this.counts.append(el("button", {
+        type: "button",
+        class: `count-chip ${status}${on ? " on" : ""}`,
+        dataset: { status, count: String(tally[status]) },
+        "aria-pressed": on ? "true" : "false",
+        title: on ? "show every status" : `show only: ${label}`,
+        onclick: () => {
+          this.filterStatus.value = on ? "" : status;
+          this.render();
+        },
+      }, `${label} ${tally[status]}`));
+    }
   }
 
   item(entry, index) {
@@ -85,7 +123,7 @@ export class Sidebar {
       el(
         "div",
         { class: "case-facts" },
-        el("span", { class: `badge ${status}` }, status),
+        el("span", { class: `badge ${status}` }, status === "error" ? "broken" : STATUS_LABELS[status] || status),
         " ",
         facts(entry),
       ),

@@ -1,7 +1,7 @@
 // A JSON document as a collapsible tree: objects and arrays are <details> elements (keyboard
 // operable as they are), leaves are lines. Each node carries its JSON Pointer in data-path.
 // Options: marks (pointer -> "changed" | "added"), labels (pointer -> how the place is judged),
-// onPick(pointer, value) adds a button to each leaf and each array element ("start an
+// before (pointer -> the value a changed place had: shown as old → new), onPick(pointer, value) adds a button to each leaf and each array element ("start an
 // operation here").
 
 import { el } from "./dom.js";
@@ -18,6 +18,11 @@ function typeOf(value) {
 
 function leafText(value) {
   return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+function oldText(value) {
+  if (value !== null && typeof value === "object") return Array.isArray(value) ? `[${value.length} items]` : `{${Object.keys(value).length} members}`;
+  return leafText(value);
 }
 
 function pickButton(path, value, onPick, what) {
@@ -49,6 +54,8 @@ function node(key, value, path, options, inArray) {
       { class: `${classes} leaf`, dataset: { path } },
       label,
       label ? el("span", { class: "colon" }, ": ") : null,
+      path in options.before ? el("del", { class: "old" }, oldText(options.before[path])) : null,
+      path in options.before ? el("span", { class: "arrow" }, " → ") : null,
       el("span", { class: `val ${type}` }, leafText(value)),
       judged,
       options.onPick ? pickButton(path, value, options.onPick, "edit") : null,
@@ -73,6 +80,6 @@ function node(key, value, path, options, inArray) {
 }
 
 export function renderTree(container, value, options = {}) {
-  const settings = { marks: {}, labels: {}, onPick: null, ...options };
+  const settings = { marks: {}, labels: {}, before: {}, onPick: null, ...options };
   container.replaceChildren(node(null, value, "", settings, false));
 }

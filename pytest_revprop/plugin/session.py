@@ -9,6 +9,7 @@ overwriting what pytest and other plugins set (docs/interfaces.md, "Exit codes")
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,9 +19,17 @@ import pytest
 
 from pytest_revprop.cases import BENCHMARK_DIR, Case, select_cases
 from pytest_revprop.errors import UserError
-from pytest_revprop.gc_tuning import RunCollector
-from pytest_revprop.interruption import SigintShield, collect_handovers, hand_over, terminal_note
-from pytest_revprop.items import (
+from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
+from pytest_revprop.options import option_label, option_value
+from pytest_revprop.plugin.gc_tuning import RunCollector
+from pytest_revprop.plugin.interruption import (
+    SigintShield,
+    collect_handovers,
+    hand_over,
+    terminal_note,
+)
+from pytest_revprop.plugin.items import (
+    CUT_ATTR,
     NOT_COMPLETED_ATTR,
     OURS_ATTR,
     RECORD_ATTR,
@@ -28,11 +37,9 @@ from pytest_revprop.items import (
     RevpropItem,
     let_go,
 )
-from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
-from pytest_revprop.options import option_label, option_value
-from pytest_revprop.preflight import check_cache_folder, check_credentials, run_settings
+from pytest_revprop.plugin.preflight import check_cache_folder, check_credentials, run_settings
 from pytest_revprop.registry import registered_through
-from pytest_revprop.reporting.item import ItemReport, rerun_args
+from pytest_revprop.reporting.item_report import ItemReport, rerun_args
 from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink, SentTexts
 from pytest_revprop.runner import (
     ItemSpec,
@@ -41,6 +48,7 @@ from pytest_revprop.runner import (
     item_specs,
     worker_share,
 )
+from pytest_revprop.scaleout import RunScope, run_scope
 from pytest_revprop.servers.startup import ready_models
 from pytest_revprop.vocabulary import (
     BENCHMARK_MARKERS,
@@ -96,6 +104,7 @@ class RevpropSession:
         self._shield = SigintShield(None if self.is_worker else terminal_note(config))
         config.add_cleanup(self._shield.remove)  # also when the session never started
         self.rerun_args = rerun_args([str(arg) for arg in config.invocation_params.args])
+        self.scope = RunScope()
 
     # ------------------------------------------------------------------ building
 
@@ -121,6 +130,11 @@ class RevpropSession:
             opt("revprop_cases"), opt("revprop_split"), opt("revprop_sizes"), opt("revprop_case")
         )
         settings = run_settings(opt, registry)
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+        cases, scope = run_scope(
+            cases, models, settings, opt, functools.partial(option_label, config),
+            workers=workers if hasattr(config, "workerinput") else 1,
+        )  # fmt: skip
         for name in {c.domain for c in cases} | {c.pattern for c in cases}:
             config.addinivalue_line("markers", f"{name}: RevPropBench cases of {name}")
         for name in BENCHMARK_MARKERS:
@@ -130,6 +144,7 @@ class RevpropSession:
                 "markers", f"size{size}: cases whose artifact has {size} leaves"
             )
         session = cls(config, cases, models, settings)
+        session.scope = scope
         comparing = opt("revprop_baseline") is not None and not opt("revprop_update_baseline")
         if comparing and not session.is_worker:
             from pytest_revprop.reporting.gate import groups_of, read_comparable_baseline
@@ -159,7 +174,7 @@ class RevpropSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        if self.config.option.collectonly:
+        if self.config.option.collectonly or self.scope.plan:
             return
         if self.is_worker:
             bases = self.config.workerinput.get("revprop_api_bases", {})  # type: ignore[attr-defined]
@@ -208,7 +223,10 @@ class RevpropSession:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        """Add the evaluation items before -m/-k deselection and report them as collected."""
+        """Add the evaluation items before -m/-k deselection and report them as collected
+        (none for a plan: it runs nothing)."""
+        if self.scope.plan:
+            return
         by_id = {c.id: c for c in self.cases}
         created: list[pytest.Item] = [
             RevpropItem.from_parent(
@@ -226,7 +244,7 @@ class RevpropSession:
         config.hook.pytest_collectreport(report=report)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        if self.config.option.collectonly:
+        if self.config.option.collectonly or self.scope.plan:
             return
         specs = [item.spec for item in session.items if isinstance(item, RevpropItem)]
         runner = self._runner()  # the credentials check may have made it
@@ -244,6 +262,9 @@ class RevpropSession:
     def result(self, spec: ItemSpec) -> ResultRecord:
         return self._runner().result(spec)
 
+    def uses_k(self, method: str) -> bool:
+        return self.settings.registry.get(method).uses_k
+
     # ------------------------------------------------------------------ results
 
     @pytest.hookimpl(wrapper=True)
@@ -254,6 +275,8 @@ class RevpropSession:
         if not isinstance(item, RevpropItem):
             return report
         setattr(report, OURS_ATTR, True)
+        if call.when == "setup" and item.cut:
+            setattr(report, CUT_ATTR, True)
         if call.when == "teardown":
             item.user_properties.clear()  # the report has its own copy
         wanted = call.when == "call" or (call.when == "setup" and report.failed)
@@ -300,6 +323,7 @@ class RevpropSession:
         if not self.is_worker:
             if getattr(report, NOT_COMPLETED_ATTR, False) and report.failed:
                 self.not_completed += 1
+            self.scope.cut_items += bool(getattr(report, CUT_ATTR, False))
             self._junit_names(report)
         yield
         record = getattr(report, RECORD_ATTR, None)
@@ -386,6 +410,7 @@ class RevpropSession:
             },
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
+            **self.scope.meta(self.spent_usd()),
         }
         doc = self.sink.finish(meta)
         out_dir = self.sink.out_dir
@@ -405,6 +430,7 @@ class RevpropSession:
                     doc["results"],
                     self.config.getoption("revprop_max_drop"),
                     name=str(self.config.getoption("revprop_baseline")),
+                    metric=self.config.getoption("revprop_gate_metric"),
                 )
             except UserError as exc:
                 self.gate_error = str(exc)
@@ -435,8 +461,11 @@ class RevpropSession:
 
     @pytest.hookimpl(trylast=True, specname="pytest_sessionfinish")
     def pytest_sessionfinish_hand_over(self, session: pytest.Session, exitstatus: int) -> None:
-        """An interrupted xdist worker hands the items it finished to the controller."""
+        """An interrupted xdist worker hands the items it finished to the controller; every
+        worker tells it what it spent."""
         output = getattr(self.config, "workeroutput", None)
+        if output is not None and self.runner is not None:
+            output["revprop_spent_usd"] = self.runner.ceiling.spent_usd
         if exitstatus == pytest.ExitCode.INTERRUPTED and output is not None and self.runner:
             hand_over(output, self.runner.done())
 
@@ -451,6 +480,9 @@ class RevpropSession:
             from pytest_revprop.reporting.gate import combined_exit_status
 
             session.exitstatus = combined_exit_status(session.exitstatus, self.gate_status)
+        if self.scope.plan and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK  # a plan runs no item, by design
+        session.exitstatus = self.scope.exit_status(session.exitstatus)
 
     def _figures(self, doc: dict[str, Any], out_dir: Path) -> None:
         try:
@@ -482,7 +514,8 @@ class RevpropSession:
             return
         for row in doc["summary"]:
             name = f"revprop_completion_rate[{row['model']}|{row['method']}|k{row['k']}]"
-            xml.add_global_property(name, f"{row['completion_rate']:.4f}")
+            rate = row["completion_rate"]  # None: every item errored (JSON-style null)
+            xml.add_global_property(name, "null" if rate is None else f"{rate:.4f}")
 
     @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_terminal_summary")
     def pytest_terminal_summary_listing(self, terminalreporter: Any) -> Generator[None, None, None]:
@@ -521,13 +554,18 @@ class RevpropSession:
     def pytest_terminal_summary(
         self, terminalreporter: Any, exitstatus: int, config: pytest.Config
     ) -> None:
-        if self.is_worker or not len(self.sink):
+        tr = terminalreporter
+        if not self.is_worker and self.scope.plan:
+            self._write_plan(tr)
+        if self.is_worker or self.scope.plan or not (len(self.sink) or self.scope.cut_items):
             return
         from pytest_revprop.reporting.aggregate import summary_text
 
-        tr = terminalreporter
         tr.section("revprop summary")
-        tr.write_line(summary_text(self.sink.summary()))
+        if self.scope.cut_items:
+            tr.write_line(self.scope.cut_line(self.spent_usd()), red=True)
+        if len(self.sink):
+            tr.write_line(summary_text(self.sink.summary()))
         if self.written:
             first, *rest = self.written
             tr.write_line(f"reports: {first}" + "".join(f", {path.name}" for path in rest))
@@ -550,6 +588,18 @@ class RevpropSession:
             max_drop = self.config.getoption("revprop_max_drop")
             for line, markup in gate_section(self.gate_result, self.gate_error, max_drop):
                 tr.write_line(line, **markup)
+
+    def _write_plan(self, tr: Any) -> None:
+        from pytest_revprop.planning import plan_lines, plan_run
+
+        tr.section("revprop plan")
+        plans = plan_run(self.cases, self.models, self.settings, self.specs)
+        for line in plan_lines(plans, shard=self.scope.shard):
+            tr.write_line(line)
+
+    def spent_usd(self) -> float:
+        """What the run's calls cost (cached replies are free)."""
+        return self.scope.spent_usd(0.0 if self.runner is None else self.runner.ceiling.spent_usd)
 
 
 def _record_key(record: ResultRecord) -> tuple[Any, ...]:

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_revprop.vocabulary import K_METHODS, FailedCall, ResultRecord
+from pytest_revprop.vocabulary import OUTCOME_FIELDS, FailedCall, ResultRecord
 
 MAX_FINDINGS = 30
 """Wrong places listed in a failure's report; the rest are counted."""
@@ -77,11 +77,11 @@ def describe_failure(record: ResultRecord) -> str:
     return "\n".join(lines)
 
 
-def _call_of(record: ResultRecord, failed: FailedCall) -> str:
+def _call_of(record: ResultRecord, failed: FailedCall, uses_k: bool) -> str:
     """Which call of the method failed, e.g. ``med, k 3, base seed 1: the sample call at
-    seed 3``."""
+    seed 3`` (k only for a method that uses it)."""
     method = record["method"]
-    run = f"{method}, k {record['k']}" if method in K_METHODS else method
+    run = f"{method}, k {record['k']}" if uses_k else method
     run += f", base seed {record['seed']}"
     role, seed, round_ = failed.get("role"), failed.get("seed"), failed.get("round")
     if role is None:
@@ -103,9 +103,12 @@ def _attempts(failed: FailedCall) -> str:
     return f"{attempts}, not retried: {why}"
 
 
-def describe_call_failure(record: ResultRecord, model_name: str | None = None) -> str:
+def describe_call_failure(
+    record: ResultRecord, *, uses_k: bool, model_name: str | None = None
+) -> str:
     """An error's report: its first line says what failed (the short summary and JUnit show
-    that line), the next ones say where, how often and what the server answered."""
+    that line), the next ones say where, how often and what the server answered. ``uses_k``:
+    the method's (registry.MethodSpec), whether the call names k."""
     failed: FailedCall = record.get("failed_call") or {}
     reason = record.get("reason") or "model call failed"
     error = failed.get("error") or reason
@@ -117,7 +120,7 @@ def describe_call_failure(record: ResultRecord, model_name: str | None = None) -
         served = f" ({model})" if model and model != name else ""
         lines += [
             f"  model:    {name}{served} at {url}",
-            f"  call:     {_call_of(record, failed)}",
+            f"  call:     {_call_of(record, failed, uses_k)}",
             f"  attempts: {_attempts(failed)}",
         ]
     else:
@@ -125,17 +128,17 @@ def describe_call_failure(record: ResultRecord, model_name: str | None = None) -
     return "\n".join(lines)
 
 
-def rerun_command(item: Mapping[str, Any], run_args: Sequence[str] = ()) -> str:
+def rerun_command(item: Mapping[str, Any], run_args: Sequence[str] = (), *, uses_k: bool) -> str:
     """The command line that runs exactly one item again, from the folder the run started in:
     the item's (``case``, ``model``, ``method``, ``k``, ``seed``, as in a record) model,
-    method, k (for the methods that take one), seed and case (``--revprop-case``, which ignores
-    the split and size filters), plus ``run_args``, the run's options that can change an
-    item's result (``rerun_args``)."""
+    method, k (when the method ``uses_k``, as its registry.MethodSpec says), seed and case
+    (``--revprop-case``, which ignores the split and size filters), plus ``run_args``, the
+    run's options that can change an item's result (``rerun_args``)."""
     args = [
         "pytest",
         f"--revprop-model={item['model']}",
         f"--revprop-method={item['method']}",
-        *([f"--revprop-k={item['k']}"] if item["method"] in K_METHODS else []),
+        *([f"--revprop-k={item['k']}"] if uses_k else []),
         f"--revprop-seeds={item['seed']}",
         f"--revprop-case={item['case']}",
         *run_args,
@@ -187,16 +190,10 @@ def rerun_args(args: Sequence[str]) -> list[str]:
     return kept
 
 
-JUNIT_PROPERTY_KEYS = (
-    "completed", "valid", "error", "miss", "over_edit", "wrong_value", "cost_usd", "latency_s",
-    "calls",
-)  # fmt: skip
-
-
 def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The record's outcome as JUnit properties, with JSON-style values (``true``, ``null``,
+    """The record's outcome (``OUTCOME_FIELDS``) as JUnit properties, with JSON-style values (``true``, ``null``,
     numbers as JSON writes them; strings as they are)."""
     return [
         (f"revprop_{key}", value if isinstance(value := record[key], str) else json.dumps(value))
-        for key in JUNIT_PROPERTY_KEYS
+        for key in OUTCOME_FIELDS
     ]

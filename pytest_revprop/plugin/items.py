@@ -17,7 +17,8 @@ from typing import Any, Protocol
 import pytest
 
 from pytest_revprop.cases import Case
-from pytest_revprop.reporting.item import (
+from pytest_revprop.llm.budget import BudgetReached
+from pytest_revprop.reporting.item_report import (
     describe_call_failure,
     describe_failure,
     junit_properties,
@@ -28,17 +29,22 @@ from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, ResultRecord
 
 
 class ItemOwner(Protocol):
-    """What an item needs of the run: its record, and the arguments that rerun it."""
+    """What an item needs of the run: its record, the arguments that rerun it, and whether
+    its method uses k (the registry's, for its reports)."""
 
     rerun_args: list[str]
 
     def result(self, spec: ItemSpec) -> ResultRecord: ...
+
+    def uses_k(self, method: str) -> bool: ...
 
 
 RECORD_ATTR = "revprop_record"
 NOT_COMPLETED_ATTR = "revprop_not_completed"
 """Set on the call report of an item whose sample did not complete: the only failure that a
 baseline gate may waive (a call error, or any other test's failure, never is)."""
+CUT_ATTR = "revprop_cut"
+"""Set on the setup report of an item the run's spending ceiling left unrun (skipped)."""
 OURS_ATTR = "revprop_item"
 """Set on every report of our items (xdist carries it to the controller), so that ``let_go``
 tells them from other tests' reports without a table of node ids."""
@@ -61,18 +67,24 @@ class RevpropItem(pytest.Item):
         self.case = case
         self.owner = runner_owner
         self.record: ResultRecord | None = None
+        self.cut = False
+        """The spending ceiling left this item unrun."""
         for marker in ("revprop", case.domain, case.pattern, case.split, f"size{case.size}"):
             self.add_marker(shared_mark(marker))
 
     def setup(self) -> None:
         try:
             self.record = self.owner.result(self.spec)
+        except BudgetReached as exc:
+            self.cut = True
+            pytest.skip(f"not run: {exc}")
         except OSError as exc:  # the response cache's folder or disk, a prompt file
             raise CallFailedError(f"infrastructure error: {type(exc).__name__}: {exc}") from None
         self._properties()
         error = self.record["error"]
         if error == "call_failed":
-            raise CallFailedError(describe_call_failure(self.record))
+            uses_k = self.owner.uses_k(self.spec.method)
+            raise CallFailedError(describe_call_failure(self.record, uses_k=uses_k))
         if error in INFRASTRUCTURE_ERRORS:
             raise CallFailedError(f"method failed: {self.record.get('reason')}")
 
@@ -90,7 +102,8 @@ class RevpropItem(pytest.Item):
         command that reruns this item; None for any other exception."""
         if not isinstance(exc, RevpropFailure | CallFailedError):
             return None
-        rerun = rerun_command(dataclasses.asdict(self.spec), self.owner.rerun_args)
+        uses_k = self.owner.uses_k(self.spec.method)
+        rerun = rerun_command(dataclasses.asdict(self.spec), self.owner.rerun_args, uses_k=uses_k)
         if isinstance(exc, CallFailedError):
             return f"{exc}\n  rerun:    {rerun}"
         return f"{self.spec.case} [{self.spec.label()}]: not completed\n{exc}\nrerun: {rerun}"
@@ -161,6 +174,7 @@ def _share_strings(report: pytest.TestReport) -> None:
 
 
 __all__ = [
+    "CUT_ATTR",
     "NOT_COMPLETED_ATTR",
     "OURS_ATTR",
     "RECORD_ATTR",

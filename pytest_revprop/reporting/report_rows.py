@@ -30,6 +30,7 @@ __all__ = [
     "method_rank",
     "multi_k_values",
     "ordered_methods",
+    "rate_of",
     "run_models",
     "single_call_methods",
     "usage_by_group",
@@ -101,8 +102,17 @@ def _primary_rows(summary: Iterable[Row]) -> dict[tuple[str, str], Row]:
     return chosen
 
 
-def completion_std(row: Row) -> float:
-    """The summary row's std over seeds; from its rates by seed when it has no std; else 0."""
+def rate_of(row: Row) -> float | None:
+    """The summary row's completion rate; None when it has none (every item errored)."""
+    rate = row.get("completion_rate")
+    return float(rate) if is_number(rate) else None
+
+
+def completion_std(row: Row) -> float | None:
+    """The summary row's std over seeds; from its rates by seed when it has no std; else 0
+    (None for a row without a rate)."""
+    if rate_of(row) is None:
+        return None
     std = row.get("completion_std")
     if is_number(std):
         return float(std)
@@ -163,7 +173,7 @@ def completion_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
             "model": model,
             "method": method,
             "k": k_of(primary[model, method]),
-            "completion_rate": float(primary[model, method]["completion_rate"]),
+            "completion_rate": rate_of(primary[model, method]),
             "completion_std": completion_std(primary[model, method]),
             "runs": primary[model, method].get("runs"),
         }
@@ -204,7 +214,7 @@ def cost_curve_rows(results: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "calls": use.calls,
                 "cost_usd": use.cost_usd,
                 "latency_s": use.latency_s,
-                "completion_rate": float(row["completion_rate"]),
+                "completion_rate": rate_of(row),
             }
         )
     models = run_models(results)

@@ -5,7 +5,7 @@ The options are declared in :data:`pytest_revprop.options.PLUGIN_OPTIONS` (each 
 of the same name, ``revprop_model`` for ``--revprop-model``) and read through
 :func:`pytest_revprop.options.option_value`: the command line wins, then the ini file, then the
 default. The per-run plugin object, the items, the summary, the reports and the exit status
-live in :mod:`pytest_revprop.session`.
+live in :mod:`pytest_revprop.plugin.session`.
 
 A run is on when ``--revprop-model`` (or the ini key ``revprop_model``) names a model. Without
 one, this plugin adds nothing to a pytest run: no output, no files, no markers, no environment
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -40,10 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 metavar=option.metavar,
                 help=option.help,
             )
-        parser.addini(
-            option.name, f"default for {option.flag}", type="bool" if option.is_flag else "string",
-            default=None,
-        )  # fmt: skip
+        ini_type: Literal["bool", "string"] = "bool" if option.is_flag else "string"
+        parser.addini(option.name, f"default for {option.flag}", type=ini_type, default=None)
     group.addoption(
         "--revprop-figures",
         action="store_false",
@@ -86,7 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{option_label(config, 'revprop_update_baseline')} needs a baseline file: "
             "--revprop-baseline=FILE or revprop_baseline in the ini file"
         )
-    from pytest_revprop.session import RevpropSession
+    from pytest_revprop.plugin.session import RevpropSession
 
     try:
         session = RevpropSession.from_config(config)
@@ -127,6 +125,13 @@ class _XdistHooks:
 
     def pytest_testnodeready(self, node: Any) -> None:
         self.session.worker_nodes.append(node)  # for the hand-over after a Ctrl-C
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        if "revprop_spent_usd" in output:
+            self.session.scope.worker_spent[str(node.gateway.id)] = float(
+                output["revprop_spent_usd"]
+            )
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

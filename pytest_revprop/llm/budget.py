@@ -1,0 +1,160 @@
+"""A spending ceiling: a call is sent only if it cannot take the spending past the limit.
+
+A call's cost is known only once it has been answered, so a ceiling counts each call at its
+worst case while it is in flight (``worst_case_usd``: its input at most one token per UTF-8
+byte of the prompt, plus its ``max_tokens`` of output, at the model's prices) and at its
+actual cost once it is answered. A call may start only while
+
+    spent so far + worst cases of the calls in flight + its own worst case <= limit,
+
+so the spending never passes the limit, however many calls run at once. Cached replies cost
+nothing and never reach the ceiling. The API, for any budget of the project (``revprop synth
+--max-cost``, a run's budget)::
+
+    ceiling = Ceiling(limit_usd)                  # None: no limit (still counts the spending)
+    hold = await ceiling.reserve(worst_case_usd(model, request))   # or raises BudgetReached
+    ... send the call ...
+    ceiling.settle(hold, reply.cost_usd)          # answered: its actual cost is spent
+    ceiling.release(hold)                         # not answered (failed, cancelled): nothing spent
+
+``reserve`` waits while calls in flight hold the room it needs (they may cost less than
+their worst case) and raises ``BudgetReached`` once it cannot fit even if they cost nothing
+more than what is spent. ``require_prices`` refuses a ceiling on a model with no prices,
+which it could never enforce. ``llm.client.Client(ceiling=...)`` applies a ceiling to every
+call the client sends. One ceiling serves the coroutines of one process (not threads, not
+other processes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from pytest_revprop.errors import UserError
+from pytest_revprop.llm.presets import ModelConfig
+from pytest_revprop.llm.types import Request
+
+TOKENS_PER_MESSAGE = 16
+"""Template tokens a chat message may add around its text (role markers, separators)."""
+
+
+class BudgetReached(Exception):
+    """The ceiling leaves no room for a call: it was not sent."""
+
+
+@dataclass(eq=False)
+class Hold:
+    """The room one call in flight holds under a ceiling (its worst-case cost)."""
+
+    usd: float
+    open: bool = True
+
+
+class Ceiling:
+    """What may be spent (``limit_usd``; None: no limit), what was spent on answered calls
+    (``spent_usd``) and what the calls in flight may still cost (``held_usd``)."""
+
+    def __init__(self, limit_usd: float | None = None, *, name: str = "--max-cost") -> None:
+        if limit_usd is not None and not limit_usd >= 0:
+            raise ValueError(f"a ceiling must be >= 0, got {limit_usd}")
+        self.limit_usd = limit_usd
+        self.name = name
+        self.spent_usd = 0.0
+        self.held_usd = 0.0
+        self.refused = 0
+        """Calls refused for want of room (not sent)."""
+        self._holds = 0
+        self._waiters: list[asyncio.Future[None]] = []
+
+    def fits(self, worst_case_usd: float) -> bool:
+        """Whether a call of this worst case may start now."""
+        if self.limit_usd is None:
+            return True
+        return self.spent_usd + self.held_usd + worst_case_usd <= self.limit_usd + 1e-12
+
+    async def reserve(self, worst_case_usd: float) -> Hold:
+        """Hold room for a call of this worst case, waiting for calls in flight to settle
+        while they hold the room; BudgetReached when it can never fit."""
+        while not self.fits(worst_case_usd):
+            if self._holds == 0 or self._hopeless(worst_case_usd):
+                self.refused += 1
+                raise BudgetReached(self.reason(worst_case_usd))
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+        self._holds += 1
+        self.held_usd += worst_case_usd
+        return Hold(worst_case_usd)
+
+    def settle(self, hold: Hold, actual_usd: float) -> None:
+        """The call of ``hold`` was answered at ``actual_usd``: spend it, free the rest."""
+        if self._close(hold):
+            self.spent_usd += actual_usd
+            self._wake()
+
+    def release(self, hold: Hold) -> None:
+        """The call of ``hold`` was not answered (it failed or was cancelled): free it all."""
+        if self._close(hold):
+            self._wake()
+
+    def reason(self, worst_case_usd: float) -> str:
+        """Why a call of this worst case is not sent (the line a user sees)."""
+        return (
+            f"the {self.name} budget of ${self.limit_usd or 0.0:.4f} leaves no room for another "
+            f"call: ${self.spent_usd:.4f} spent, ${self.held_usd:.4f} held by calls in flight, "
+            f"and the next call may cost up to ${worst_case_usd:.4f}"
+        )
+
+    def _hopeless(self, worst_case_usd: float) -> bool:
+        """Whether the call could not fit even if the calls in flight cost nothing more."""
+        assert self.limit_usd is not None
+        return self.spent_usd + worst_case_usd > self.limit_usd + 1e-12
+
+    def _close(self, hold: Hold) -> bool:
+        if not hold.open:
+            return False
+        hold.open = False
+        self._holds -= 1
+        self.held_usd = max(self.held_usd - hold.usd, 0.0) if self._holds else 0.0
+        return True
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+
+def input_token_bound(request: Request) -> int:
+    """At most how many tokens the request's prompt is: one per UTF-8 byte of its texts (no
+    byte-level tokenizer makes more), plus a chat template's tokens around each message."""
+    texts = [content for _, content in request.messages]
+    if request.response_format is not None:
+        texts.append(request.response_format)
+    size = sum(len(text.encode("utf-8")) for text in texts)
+    return size + TOKENS_PER_MESSAGE * (len(request.messages) + 1)
+
+
+def worst_case_usd(model: ModelConfig, request: Request) -> float:
+    """The most ``request`` can cost on ``model``: its prompt's token bound and its
+    ``max_tokens`` of output, at the model's prices."""
+    return model.cost_usd(input_token_bound(request), request.max_tokens)
+
+
+def is_priced(model: ModelConfig) -> bool:
+    """Whether the model has prices (a budget on an unpriced model could not be enforced)."""
+    return model.price_in > 0 or model.price_out > 0
+
+
+def require_prices(model: ModelConfig, option: str) -> None:
+    """UserError unless ``model`` is priced: ``option`` (a budget) cannot be kept without."""
+    if not is_priced(model):
+        raise UserError(
+            f"{option} needs the prices of {model.name}, which has none: set them as "
+            f"[tool.revprop.prices] {model.name} = [USD per 1M input tokens, USD per 1M "
+            f"output tokens] in pyproject.toml (or [prices] in revprop.toml), or drop {option}"
+        )

@@ -1,0 +1,156 @@
+"""Shards: one run split into N disjoint parts that separate hosts run, then combine.
+
+``--revprop-shard=I/N`` runs part I (1 to N) of the run. A part is a set of whole cases: every
+item of a case (all its models, methods, k and seeds) stays in one shard, so the response
+cache still shares their calls. Cases go to shards by expected calls (``planning``: the
+distinct calls a case's items make, counted with no cache), the largest first, each to the
+part with the fewest calls so far (ties: the fewest leaves, then the lowest number). The
+split is a pure function of the selected cases and the run's settings, so every host computes
+the same one, and the N parts together are exactly the unsharded run.
+
+``--revprop-shard=auto`` takes I and N from the engine that started the process: a Slurm
+array job (``SLURM_ARRAY_TASK_ID``, ``SLURM_ARRAY_TASK_COUNT``, ``SLURM_ARRAY_TASK_MIN``, and
+``SLURM_ARRAY_TASK_STEP`` when the array has a step) or a Kubernetes Indexed Job
+(``JOB_COMPLETION_INDEX``, with the count in ``REVPROP_SHARD_COUNT``, which the Job's
+manifest sets to its ``completions``). docs/scale-out.md shows both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pytest_revprop.errors import UserError
+
+if TYPE_CHECKING:
+    from pytest_revprop.cases import Case
+
+AUTO = "auto"
+COUNT_VARIABLE = "REVPROP_SHARD_COUNT"
+"""The shard count of a Kubernetes Indexed Job (Kubernetes gives the index only)."""
+SLURM_VARIABLES = ("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN")
+KUBERNETES_VARIABLES = ("JOB_COMPLETION_INDEX", COUNT_VARIABLE)
+_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+
+
+@dataclass(frozen=True, order=True)
+class Shard:
+    """Part ``index`` (1-based) of ``count``."""
+
+    index: int
+    count: int
+
+    def __post_init__(self) -> None:
+        if self.count < 1 or not 1 <= self.index <= self.count:
+            raise ValueError(f"shard {self.index}/{self.count}: need 1 <= I <= N")
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def to_dict(self) -> dict[str, int]:
+        return {"index": self.index, "count": self.count}
+
+
+def parse_shard(text: str) -> Shard | str:
+    """``I/N`` (1 <= I <= N) or ``auto`` (an argparse ``type=``)."""
+    if text.strip() == AUTO:
+        return AUTO
+    match = _SHARD.fullmatch(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"shard must be I/N (e.g. 2/3) or auto, got {text!r}")
+    index, count = int(match.group(1)), int(match.group(2))
+    if count < 1 or not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(
+            f"shard I/N needs 1 <= I <= N, got {text.strip()!r} (shards are numbered from 1)"
+        )
+    return Shard(index, count)
+
+
+def shard_from_environment(environ: Mapping[str, str], option: str = "--revprop-shard") -> Shard:
+    """The shard of this process under Slurm or Kubernetes (``auto``); UserError naming the
+    variables when it finds neither, or when what it finds makes no shard."""
+    if "SLURM_ARRAY_TASK_ID" in environ:
+        task = _whole(environ, "SLURM_ARRAY_TASK_ID", option)
+        count = _whole(environ, "SLURM_ARRAY_TASK_COUNT", option)
+        first = _whole(environ, "SLURM_ARRAY_TASK_MIN", option)
+        step = _whole(environ, "SLURM_ARRAY_TASK_STEP", option) if (
+            "SLURM_ARRAY_TASK_STEP" in environ
+        ) else 1  # fmt: skip
+        offset = task - first
+        if step < 1 or offset < 0 or offset % step:
+            raise UserError(
+                f"{option}=auto: SLURM_ARRAY_TASK_ID={task} is not a task of the array "
+                f"starting at SLURM_ARRAY_TASK_MIN={first} with step {step}"
+            )
+        return _shard(offset // step + 1, count, "Slurm array", option)
+    if "JOB_COMPLETION_INDEX" in environ:
+        index = _whole(environ, "JOB_COMPLETION_INDEX", option)
+        if COUNT_VARIABLE not in environ:
+            raise UserError(
+                f"{option}=auto: a Kubernetes Indexed Job (JOB_COMPLETION_INDEX={index}) but no "
+                f"{COUNT_VARIABLE}: set it to the Job's completions in the pod template"
+            )
+        count = _whole(environ, COUNT_VARIABLE, option)
+        return _shard(index + 1, count, "Kubernetes Indexed Job", option)
+    raise UserError(
+        f"{option}=auto found neither a Slurm array job ({', '.join(SLURM_VARIABLES)}) nor a "
+        f"Kubernetes Indexed Job ({' with '.join(KUBERNETES_VARIABLES)}): give "
+        f"{option}=I/N instead"
+    )
+
+
+def _whole(environ: Mapping[str, str], name: str, option: str) -> int:
+    text = environ.get(name)
+    if text is None:
+        raise UserError(f"{option}=auto: {name} is not set")
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise UserError(f"{option}=auto: {name} must be a whole number, got {text!r}") from None
+
+
+def _shard(index: int, count: int, engine: str, option: str) -> Shard:
+    if count < 1 or not 1 <= index <= count:
+        raise UserError(f"{option}=auto: the {engine} gives shard {index} of {count}")
+    return Shard(index, count)
+
+
+def assign(weights: Mapping[str, int], sizes: Mapping[str, int], count: int) -> list[list[str]]:
+    """The case ids of each of ``count`` parts (each list in the order of ``weights``): the
+    heaviest case first, each to the lightest part so far (ties: fewer leaves, lower number).
+    A pure function of its arguments."""
+    loads = [(0, 0, number) for number in range(count)]
+    part_of: dict[str, int] = {}
+    for case in sorted(weights, key=lambda c: (-weights[c], -sizes.get(c, 0), c)):
+        load, leaves, number = min(loads)
+        part_of[case] = number
+        loads[number] = (load + weights[case], leaves + sizes.get(case, 0), number)
+    parts: list[list[str]] = [[] for _ in range(count)]
+    for case in weights:
+        parts[part_of[case]].append(case)
+    return parts
+
+
+def shard_case_ids(weights: Mapping[str, int], sizes: Mapping[str, int], shard: Shard) -> list[str]:
+    """The case ids of ``shard`` (``assign``'s part), in the order of ``weights``."""
+    return assign(weights, sizes, shard.count)[shard.index - 1]
+
+
+def describe_parts(weights: Mapping[str, int], parts: Sequence[Sequence[str]]) -> str:
+    """One line: each part's cases and expected calls (for the run's header)."""
+    return ", ".join(f"{len(part)} cases/{sum(weights[c] for c in part)} calls" for part in parts)
+
+
+def cases_digest(cases: Sequence[Case]) -> str:
+    """A digest of the selected cases' contents (before any split): shards of one run share
+    it, and ``revprop combine`` refuses shards whose case files differ."""
+    digest = hashlib.sha256()
+    for case in sorted(cases, key=lambda c: c.id):
+        digest.update(json.dumps(case.to_dict(), sort_keys=True, ensure_ascii=False).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()

@@ -1,0 +1,19 @@
+"""docs/hooks.md shows the example user test as it is in tests/test_user_method_example.py,
+which the suite runs (the MLflow example has its own test, tests/test_results_mlflow.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MARK = "<!-- user-method-example: tests/test_user_method_example.py below its pytestmark -->"
+
+
+def test_the_user_method_example_in_the_docs_is_the_test_the_suite_runs() -> None:
+    doc = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
+    shown = re.search(re.escape(MARK) + r"\n```python\n(.*?)```", doc, re.DOTALL)
+    assert shown is not None, "docs/hooks.md lost the example block or its mark"
+    source = (ROOT / "tests" / "test_user_method_example.py").read_text(encoding="utf-8")
+    body = source.split("\npytestmark = ", 1)[1].split("\n", 1)[1].lstrip("\n")
+    assert shown.group(1) == body
