@@ -34,11 +34,14 @@ def temp_beside(path: Path) -> Path:
 
 
 def write_private(path: Path, data: str | bytes) -> None:
-    """Replace ``path`` by ``data`` (text is written as UTF-8), readable by the user only."""
+    """Replace ``path`` by ``data`` (text is written as UTF-8, a lone surrogate as its
+    ``\\udxxx`` escape: a report never fails on a name from outside), readable by the user only."""
     tmp = temp_beside(path)
     try:
         with open_private(tmp) as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            handle.write(
+                data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
+            )
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -29,13 +29,14 @@ from hypothesis import strategies as st
 from pytest_revprop.cases import Case, CaseError, load_case
 from pytest_revprop.errors import UserError
 from pytest_revprop.extraction import InvalidReply, extract_patch
-from pytest_revprop.merge import RULES, merge_patches
+from pytest_revprop.merge import merge_patches
 from pytest_revprop.options import PLUGIN_OPTIONS, option_value
 from pytest_revprop.patching import PatchError, apply_operations, check_operations
 from pytest_revprop.regexguard import RegexRefused, compile_bounded, regex_budget, search_bounded
 from pytest_revprop.reporting.sink import RecordSink
 from pytest_revprop.scoring import score_patch, score_reply
 from pytest_revprop.strictjson import check_value, loads_strict
+from pytest_revprop.vocabulary import MERGE_RULES
 
 QUICK = 30
 LARGE = int(os.environ.get("REVPROP_FUZZ_EXAMPLES", "1500"))
@@ -242,7 +243,7 @@ def test_fuzz_merge_rules(examples: int) -> None:
                 p is not None and check_value(p) is not None for p in chosen
             )
 
-    fuzz("merge rules", examples, st.tuples(samples, st.sampled_from(RULES)), check)
+    fuzz("merge rules", examples, st.tuples(samples, st.sampled_from(MERGE_RULES)), check)
 
 
 class _Config:
