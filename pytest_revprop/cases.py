@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.errors import UserError
+from pytest_revprop.errors import UserError, one_line
 from pytest_revprop.jsonutil import (
     MISSING,
     child_pointer,
@@ -81,7 +81,7 @@ class CaseError(Exception):
 
     def __str__(self) -> str:
         where = self.pointer if self.pointer else "(root)"
-        return f"{self.file}: {self.rule} at {where}: {self.message}"
+        return one_line(f"{self.file}: {self.rule} at {where}: {self.message}")
 
 
 @dataclass(frozen=True)

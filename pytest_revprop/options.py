@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from pytest_revprop.errors import UserError
+from pytest_revprop.errors import UserError, one_line
 from pytest_revprop.sharding import parse_shard
 from pytest_revprop.vocabulary import (
     BUILTIN_METHODS,
@@ -492,7 +492,7 @@ def option_value(config: OptionSource, name: str) -> Any:
     try:
         return option.parse(text)
     except argparse.ArgumentTypeError as exc:
-        raise UserError(f"{_ini_label(config, name)}: {exc}") from None
+        raise UserError(one_line(f"{_ini_label(config, name)}: {exc}")) from None
 
 
 def _read_ini(config: OptionSource, name: str) -> Any:

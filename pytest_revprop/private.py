@@ -34,8 +34,8 @@ def temp_beside(path: Path) -> Path:
 
 
 def write_private(path: Path, data: str | bytes) -> None:
-    """Replace ``path`` by ``data`` (text is written as UTF-8, a lone surrogate, which UTF-8
-    cannot hold, as its ``\\udXXX`` escape), readable by the user only."""
+    """Replace ``path`` by ``data`` (text is written as UTF-8, a lone surrogate as its
+    ``\\udxxx`` escape: a report never fails on a name from outside), readable by the user only."""
     tmp = temp_beside(path)
     try:
         with open_private(tmp) as handle:

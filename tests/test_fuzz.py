@@ -40,7 +40,8 @@ from pytest_revprop.vocabulary import MERGE_RULES
 
 QUICK = 30
 LARGE = int(os.environ.get("REVPROP_FUZZ_EXAMPLES", "1500"))
-PER_EXAMPLE = timedelta(seconds=5)
+PER_EXAMPLE = timedelta(seconds=20)
+"""Wall time per example: generous, as the machine may be shared; CPU bounds are tighter."""
 MEMORY_GROWTH_BYTES = 1024 * 2**20
 RUNS = [pytest.param(QUICK, id="quick"), pytest.param(LARGE, id="large", marks=pytest.mark.slow)]
 COUNTS: dict[str, tuple[int, float]] = {}
@@ -78,7 +79,7 @@ json_texts = (
     | json_values.map(json.dumps)
     | st.integers(0, 3000).map(_nest)
     | st.sampled_from(["1e400", "-1e400", "NaN", "Infinity", '{"a":1,"a":2}', '"\\ud800"',
-                       "1" * 5000, '["\\udc00\\ud800"]', "[" * 10_000, '{"a":' * 2000])
+                       "1" * 5000, '["\\udc00\\ud800"]', '{"\\n":"\\uD800"}', "[" * 10_000, '{"a":' * 2000])
     | st.text(max_size=200)
 )  # fmt: skip
 operations = st.fixed_dictionaries(
@@ -188,13 +189,13 @@ def test_fuzz_case_loader(examples: int, tmp_path_factory: pytest.TempPathFactor
 @pytest.mark.parametrize("examples", RUNS)
 def test_fuzz_regex_guard(examples: int) -> None:
     def check(pattern: str) -> None:
-        started = time.perf_counter()
+        started = time.thread_time()
         with contextlib.suppress(RegexRefused):
             compile_bounded(pattern)
         with regex_budget(0.2):
             for subject in ("a" * 30 + "!", "2025-06-15", "x" * 100):
                 search_bounded(pattern, subject)
-        assert time.perf_counter() - started < 3
+        assert time.thread_time() - started < 2  # CPU seconds
 
     fuzz("regex guard", examples, regex_shapes, check)
 
@@ -266,7 +267,7 @@ def test_fuzz_ini_and_option_parsers(examples: int) -> None:
         | st.lists(hostile_text, max_size=3)
         | edge_numbers.map(str)
         | st.sampled_from(
-            ["1" * 5000, "-1", "0", "nan", "inf", "1e400", "１２", " , ,", "a,,b", "\ud800"]
+            ["1" * 5000, "0\n0", "-1", "0", "nan", "inf", "1e400", "１２", " , ,", "a,,b", "\ud800"]
         )
     )
 

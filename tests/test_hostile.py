@@ -1,5 +1,8 @@
 """Hostile input, issue 27: each numbered escape as a test (a bad record, deep nesting, the
-pointer pattern, work per reply, regex size, one verdict per reply, forbidden pointers)."""
+pointer pattern, work per reply, regex size, one verdict per reply, forbidden pointers).
+
+Time bounds are CPU seconds of the test's thread (``time.thread_time``): generous limits that
+a hang or an exponential path exceeds by far, whatever else the machine is running."""
 
 from __future__ import annotations
 
@@ -123,14 +126,14 @@ def test_a_case_nested_600_deep_is_one_line_and_the_folder_still_reports(
 
 def test_the_schema_pointer_pattern_is_linear_and_the_case_is_refused_fast() -> None:
     pattern = case_schema()["definitions"]["pointer"]["pattern"]
-    started = time.perf_counter()
+    started = time.thread_time()
     assert re.search(pattern, "/" * 40 + "~") is None
     assert re.search(pattern, "/a~0b/~1/c") is not None
     with pytest.raises(CaseError, match="schema at /gold/0/path"):
         make_case(
             {"total": 1}, [{"op": "replace", "path": "/" * 40 + "~", "value": 2, "kind": "direct"}]
         )
-    assert time.perf_counter() - started < 2
+    assert time.thread_time() - started < 2
 
 
 # ---------------------------------------------------------------- 4. work per reply
@@ -138,10 +141,10 @@ def test_the_schema_pointer_pattern_is_linear_and_the_case_is_refused_fast() -> 
 
 def test_a_reply_near_the_size_limit_is_searched_in_bounded_time() -> None:
     text = ("```\n" * MAX_REPLY_CHARS)[: MAX_REPLY_CHARS - 9_010]  # 1,990,990 characters
-    started = time.perf_counter()
+    started = time.thread_time()
     with pytest.raises(InvalidReply):
         extract_patch(text)
-    assert time.perf_counter() - started < 4
+    assert time.thread_time() - started < 0.4  # 0.02 s now; 0.8 s with a lazy fence regex
 
 
 def test_catastrophic_regex_gold_ops_cost_a_bounded_time_per_reply() -> None:
@@ -155,9 +158,9 @@ def test_catastrophic_regex_gold_ops_cost_a_bounded_time_per_reply() -> None:
     reply = json.dumps(
         [{"op": "replace", "path": f"/f{i}", "value": "a" * 40 + "!"} for i in range(30)]
     )
-    started = time.perf_counter()
+    started = time.thread_time()
     score = score_reply(case, reply)
-    assert time.perf_counter() - started < 5
+    assert time.thread_time() - started < 5
     assert score.valid and not score.completed
 
 
@@ -165,14 +168,14 @@ def test_catastrophic_regex_gold_ops_cost_a_bounded_time_per_reply() -> None:
 
 
 def test_a_regex_that_explodes_when_compiled_is_refused_quickly() -> None:
-    started = time.perf_counter()
+    started = time.thread_time()
     with pytest.raises(CaseError, match=r"regex at /gold/0/value: .*expands to more than"):
         make_case(
             {"memo": "x"},
             [{"op": "replace", "path": "/memo", "value": "((a{1000}){1000}){1000}",
               "match": "regex_match", "kind": "direct"}],
         )  # fmt: skip
-    assert time.perf_counter() - started < 2
+    assert time.thread_time() - started < 2
 
 
 # ---------------------------------------------------------------- 6. one verdict
@@ -215,3 +218,41 @@ def test_pointers_the_spec_forbids_are_refused(pointer: str) -> None:
     reply = json.dumps([{"op": "replace", "path": pointer, "value": 2}])
     score = score_reply(invoice_case(), reply)
     assert (score.valid, score.error) == (False, "not_a_patch")
+
+
+# ---------------------------------------------------------------- a real run
+
+
+@pytest.mark.slow
+def test_a_run_of_hostile_replies_keeps_every_record_with_the_command_verdicts(
+    tmp_path: Path,
+) -> None:
+    """The real plugin in a pytest subprocess against the fake server: a lone surrogate, 900
+    levels of nesting, ``1e400`` and the gold; every record is in results.json, and each
+    verdict is the one ``revprop score``'s scorer gives the same text."""
+    from test_faults import FAST_RETRIES, MODEL, dev_cases, results, run_pytest
+
+    from pytest_revprop.scoring import literal_gold_patch
+    from pytest_revprop.testing.fakeserver import FakeServer
+
+    case = dev_cases()[0]
+    texts = [SURROGATE_REPLY, DEEP_REPLY, INF_REPLY, json.dumps(literal_gold_patch(case))]
+    with FakeServer(rules=[{"seed": s, "content": t} for s, t in enumerate(texts)]) as server:
+        run = run_pytest(
+            tmp_path,
+            f"--revprop-model={MODEL}",
+            f"--revprop-api-base={server.base_url}",
+            f"--revprop-cases={case.source}",
+            "--revprop-split=all",
+            "--revprop-method=j+h",
+            "--revprop-seeds=0,1,2,3",
+            *FAST_RETRIES,
+        )
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    rows = {row["seed"]: row for row in results(tmp_path)}
+    assert sorted(rows) == [0, 1, 2, 3]
+    for seed, text in enumerate(texts):
+        expected = score_reply(case, text)
+        got = (rows[seed]["valid"], rows[seed]["error"], rows[seed]["completed"])
+        assert got == (expected.valid, expected.error, expected.completed), seed
+    assert rows[3]["completed"] and rows[1]["error"] != "method_failed"

@@ -251,9 +251,7 @@ class RecordSink:
 def failed_record(record: Mapping[str, Any], exc: BaseException) -> dict[str, Any]:
     """The record of an item whose own record could not be written: its key, its calls'
     usage when readable, and a ``method_failed`` error naming the reason."""
-    key = {name: record[name] for name in ITEM_KEY_FIELDS}
-    for name in ("case", "model", "method"):
-        key[name] = str(key[name]).encode("utf-8", "backslashreplace").decode("utf-8")
+    key = {name: record[name] for name in ITEM_KEY_FIELDS}  # as they are: the same item
     numbers = {
         name: value if isinstance(value := record.get(name), int | float) else default
         for name, default in (("cost_usd", 0.0), ("latency_s", 0.0), ("calls", 0))
