@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import string
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -46,15 +46,23 @@ def _shipped(name: str) -> str:
 
 @dataclass(frozen=True)
 class Prompts:
-    """A full set of templates: the shipped ones, with any file of ``folder`` taking precedence."""
+    """A full set of templates: the shipped ones, with any file of ``folder`` taking precedence.
+    ``remembering()`` gives the same templates rendering each case's revision prompt once."""
 
     folder: Path | None = None
+    _revisions: dict[tuple[str, str], str] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.folder is not None and not Path(self.folder).is_dir():
             raise UserError(f"prompt folder {self.folder}: no such folder")
         for name in TEMPLATE_NAMES:
             self.template(name)  # fail early on a broken user template
+
+    def remembering(self) -> Prompts:
+        """These templates, remembering each case's revision prompt per context: a run's items
+        ask with the same messages many times, and sharing the strings also makes their cache
+        keys cheap (one run's cases and contexts: a bounded set)."""
+        return replace(self, _revisions={})
 
     def template(self, name: str) -> string.Template:
         return _template(self.folder, name)
@@ -93,8 +101,14 @@ class Prompts:
 
     def revision_user_prompt(self, case: Case, context: str) -> str:
         """The user message for a revision call with context ``j``, ``h`` or ``j+h``."""
+        key = (case.id, context)
+        if self._revisions is not None and (text := self._revisions.get(key)) is not None:
+            return text
         sections = self.context_sections(case, context)
-        return self.render("revise", context="\n\n".join(sections), request=case.request)
+        text = self.render("revise", context="\n\n".join(sections), request=case.request)
+        if self._revisions is not None:
+            self._revisions[key] = text
+        return text
 
     def revision_messages(self, case: Case, context: str) -> list[Message]:
         return [

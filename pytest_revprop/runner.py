@@ -1,10 +1,10 @@
 """Running an evaluation: the work items, the background event loop that runs them all
 concurrently, and the plain result records they produce. No pytest here.
 
-A plain pytest run schedules ALL of its items at once on one background event loop; the
-model clients bound the requests in flight and share one response cache, so items that share
-calls overlap their work and no call is made twice. A test item then only waits for its
-result. An xdist worker cannot know which items it will be handed: it makes the calls of its
+A plain pytest run hands all of its items to one background event loop when collection
+ends, which runs up to ``ITEMS_AHEAD`` of them ahead of the tests; the model clients bound the
+requests in flight and share one response cache, so items that share calls overlap their work
+and no call is made twice. A test item then only waits for its result. An xdist worker cannot know which items it will be handed: it makes the calls of its
 share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
 across workers) and runs each item it is handed on demand, that item's calls first.
 docs/architecture.md describes this flow; docs/interfaces.md the records' fields.
@@ -194,21 +194,6 @@ URGENT = 100
 """Priority boost for the calls of an item a test is waiting for and no one had started."""
 
 
-@dataclass(frozen=True)
-class _RunPrompts(Prompts):
-    """The run's prompts, rendering each case's revision prompt once: many items ask with
-    the same messages, and sharing the strings also makes their cache keys cheap."""
-
-    _rendered: dict[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
-
-    def revision_user_prompt(self, case: Case, context: str) -> str:
-        key = (case.id, context)
-        text = self._rendered.get(key)
-        if text is None:
-            text = self._rendered[key] = super().revision_user_prompt(case, context)
-        return text
-
-
 class Runner:
     """Runs items' methods on one background event loop; ``result(spec)`` blocks until an
     item's method run is done, then scores it in the calling thread.
@@ -227,7 +212,7 @@ class Runner:
         self.cases = {c.id: c for c in cases}
         self.models = {m.name: m for m in models}
         self.settings = settings
-        self.prompts = _RunPrompts(settings.prompts.folder)
+        self.prompts = settings.prompts.remembering()
         self.shared = SharedWork()
         self.clients: dict[str, Client] = {
             m.name: Client(
