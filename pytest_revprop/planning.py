@@ -39,7 +39,7 @@ from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, Request
 from pytest_revprop.methods import Ask, Message
 from pytest_revprop.registry import run_method
-from pytest_revprop.runner import ItemSpec, RunPrompts, RunSettings, calls_cover, item_specs
+from pytest_revprop.runner import ItemSpec, RunSettings, calls_cover, item_specs
 
 Mode = Literal["most", "least"]
 CHARS_PER_TOKEN = 4
@@ -101,7 +101,7 @@ def census(
         else None
     )
     found = {name: Census() for name in calling}
-    prompts = RunPrompts(settings.prompts.folder)
+    prompts = settings.prompts.remembering()
 
     def ask_for(case: Case, model: ModelConfig) -> Ask:
         counted = found[model.name]

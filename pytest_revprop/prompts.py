@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import string
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_revprop.cases import Case
 from pytest_revprop.errors import UserError
+from pytest_revprop.memo import Memo
 
 TEMPLATE_NAMES = (
     "system", "revise", "context_conversation", "context_artifact", "context_reference",
@@ -27,6 +28,9 @@ TEMPLATE_NAMES = (
 CONTEXTS = {"j": ("artifact",), "h": ("conversation",), "j+h": ("conversation", "artifact")}
 
 Message = dict[str, str]
+PROMPTS_KEPT = 4096
+"""Revision prompts a remembering set keeps (per case and context: a run of the shipped
+benchmark has 450)."""
 
 
 def _json(value: Any) -> str:
@@ -46,15 +50,23 @@ def _shipped(name: str) -> str:
 
 @dataclass(frozen=True)
 class Prompts:
-    """A full set of templates: the shipped ones, with any file of ``folder`` taking precedence."""
+    """A full set of templates: the shipped ones, with any file of ``folder`` taking precedence.
+    ``remembering()`` gives the same templates rendering each case's revision prompt once."""
 
     folder: Path | None = None
+    _revisions: Memo[tuple[str, str], str] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.folder is not None and not Path(self.folder).is_dir():
             raise UserError(f"prompt folder {self.folder}: no such folder")
         for name in TEMPLATE_NAMES:
             self.template(name)  # fail early on a broken user template
+
+    def remembering(self) -> Prompts:
+        """These templates, remembering each case's revision prompt per context: a run's items
+        ask with the same messages many times, and sharing the strings also makes their cache
+        keys cheap (at most ``PROMPTS_KEPT``, the least recently used out first)."""
+        return replace(self, _revisions=Memo(PROMPTS_KEPT))
 
     def template(self, name: str) -> string.Template:
         return _template(self.folder, name)
@@ -93,6 +105,11 @@ class Prompts:
 
     def revision_user_prompt(self, case: Case, context: str) -> str:
         """The user message for a revision call with context ``j``, ``h`` or ``j+h``."""
+        if self._revisions is not None:
+            return self._revisions.get((case.id, context), lambda: self._revision(case, context))
+        return self._revision(case, context)
+
+    def _revision(self, case: Case, context: str) -> str:
         sections = self.context_sections(case, context)
         return self.render("revise", context="\n\n".join(sections), request=case.request)
 

@@ -1,10 +1,10 @@
 """Running an evaluation: the work items, the background event loop that runs them all
 concurrently, and the plain result records they produce. No pytest here.
 
-A plain pytest run schedules its items on one background event loop, up to ``ITEMS_AHEAD``
-ahead of the test that waits; the model clients bound the requests in flight and share one
-response cache, so items that share calls overlap their work and no call is made twice. A test item then only waits for its
-result. An xdist worker cannot know which items it will be handed: it makes the calls of its
+A plain pytest run hands all of its items to one background event loop when collection
+ends, which runs up to ``ITEMS_AHEAD`` of them ahead of the tests; the model clients bound the
+requests in flight and share one response cache, so items that share calls overlap their work
+and no call is made twice. A test item then only waits for its result. An xdist worker cannot know which items it will be handed: it makes the calls of its
 share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
 across workers) and runs each item it is handed on demand, that item's calls first.
 docs/architecture.md describes this flow; docs/interfaces.md the records' fields.
@@ -54,8 +54,6 @@ PREFETCH_AHEAD = 1024
 SCORES_KEPT = 4096
 """Scores remembered for sharing between items with the same final patch (items of one case
 come together, so recent ones are the ones shared)."""
-PROMPTS_KEPT = 4096
-"""Revision prompts remembered (per case and context: a run of the shipped benchmark has 450)."""
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -204,20 +202,6 @@ URGENT = 100
 """Priority boost for the calls of an item a test is waiting for and no one had started."""
 
 
-@dataclass(frozen=True)
-class RunPrompts(Prompts):
-    """The run's prompts, rendering each case's revision prompt once: many items ask with
-    the same messages, and sharing the strings also makes their cache keys cheap."""
-
-    _rendered: Memo[tuple[str, str], str] = field(
-        default_factory=lambda: Memo(PROMPTS_KEPT), compare=False, repr=False
-    )
-
-    def revision_user_prompt(self, case: Case, context: str) -> str:
-        render = super().revision_user_prompt
-        return self._rendered.get((case.id, context), lambda: render(case, context))
-
-
 class Runner:
     """Runs items' methods on one background event loop; ``result(spec)`` blocks until an
     item's method run is done, then scores it in the calling thread.
@@ -236,7 +220,7 @@ class Runner:
         self.cases = {c.id: c for c in cases}
         self.models = {m.name: m for m in models}
         self.settings = settings
-        self.prompts = RunPrompts(settings.prompts.folder)
+        self.prompts = settings.prompts.remembering()
         self.artifacts = SampleArtifacts()
         self.ceiling = Ceiling(settings.max_cost_usd, name="--revprop-max-cost")
         """Every call of the run holds its worst case under it (no limit: it only counts)."""

@@ -10,11 +10,8 @@ from pathlib import Path
 import pytest_revprop
 
 PACKAGE_DIR = Path(pytest_revprop.__file__).parent
-PYTEST_GLUE = {
-    "pytest_revprop.plugin",
-    "pytest_revprop.plugin.session",
-    "pytest_revprop.plugin.items",
-}
+PYTEST_GLUE = "pytest_revprop.plugin"
+"""The glue's package: the only one that imports pytest."""
 MAX_MODULE_LINES = 600
 
 
@@ -85,7 +82,20 @@ def test_only_the_pytest_glue_imports_pytest() -> None:
         for name, path in _modules().items()
         if any(m == "pytest" or m.startswith(("pytest.", "_pytest")) for m in _imports(path))
     }
-    assert importers == PYTEST_GLUE
+    outside = {name for name in importers if not _in_glue(name)}
+    assert not outside, f"pytest imported outside {PYTEST_GLUE}: {sorted(outside)}"
+    assert PYTEST_GLUE in importers  # the entry point: what pytest loads
+
+
+def _in_glue(name: str) -> bool:
+    return name == PYTEST_GLUE or name.startswith(PYTEST_GLUE + ".")
+
+
+def test_the_core_never_imports_the_glue() -> None:
+    for name, path in _modules().items():
+        if not _in_glue(name):
+            glue = sorted(m for m in _imports(path) if _in_glue(m))
+            assert not glue, f"{name} imports the glue: {glue}"
 
 
 def test_the_vocabulary_imports_nothing_of_ours() -> None:

@@ -1,5 +1,5 @@
-"""What pytest keeps of our items' reports once every plugin saw them (``items.let_go``): the
-controller keeps one call report per item, without keywords or JUnit properties, and no passed
+"""What pytest keeps of our items' reports once every plugin saw them
+(``plugin.reports.slim_report``): the controller keeps one call report per item, without keywords or JUnit properties, and no passed
 setup or teardown of ours; an xdist worker keeps none of ours; other tests' reports stay whole;
 the summary line, JUnit properties and ``--durations`` are as before."""
 

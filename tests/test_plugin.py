@@ -57,6 +57,10 @@ def _results(pytester: pytest.Pytester) -> dict:
         (["--revprop-split=train"], "split must be dev, test or all"),
         (["--revprop-concurrency=-3"], ">= 1"),
         (["--revprop-case=nope/10"], "no case 'nope/10'"),
+        (
+            ["--revprop-method=select", "--revprop-k=2"],
+            "no item: min_k of select is 3, --revprop-k gives 2",
+        ),
     ],
 )
 def test_bad_option_values_are_clean_usage_errors(

@@ -1,11 +1,16 @@
-"""pytest glue, the thin half: the ``--revprop-*`` options, their ini keys, and the hooks that
-start a run.
+"""The pytest glue, a package: pytest loads this module (the ``pytest11`` entry point
+``revprop = pytest_revprop.plugin``), which declares the ``--revprop-*`` options and their ini
+keys, adds the plugin's own hooks (``hookspecs``) and registers the built-in methods.
 
 The options are declared in :data:`pytest_revprop.options.PLUGIN_OPTIONS` (each with an ini key
-of the same name, ``revprop_model`` for ``--revprop-model``) and read through
-:func:`pytest_revprop.options.option_value`: the command line wins, then the ini file, then the
-default. The per-run plugin object, the items, the summary, the reports and the exit status
-live in :mod:`pytest_revprop.plugin.session`.
+of the same name, ``revprop_model`` for ``--revprop-model``) and read once, at configure,
+through :func:`pytest_revprop.options.option_value`: the command line wins, then the ini file,
+then the default. From those values it builds the run's plan (:mod:`pytest_revprop.runplan`,
+no pytest there) and registers the run's plugin object (:mod:`pytest_revprop.plugin.run`);
+the package's other modules each do one job for it: ``items`` (the items), ``reports``
+(what their reports carry and keep, JUnit), ``outputs`` (the files at the end),
+``exit_status`` (the gate's place in the exit status), ``interruption`` (Ctrl-C),
+``summary`` (the terminal) and ``gc_tuning`` (the collector's thresholds during a run).
 
 A run is on when ``--revprop-model`` (or the ini key ``revprop_model``) names a model. Without
 one, this plugin adds nothing to a pytest run: no output, no files, no markers, no environment
@@ -15,6 +20,7 @@ variables, nothing in ``--help`` beyond its own group and ini keys.
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 from typing import Any, Literal
 
@@ -59,16 +65,15 @@ def _alias_dest(old: str) -> str:
     return "revprop_deprecated_" + old.lstrip("-").replace("-", "_")
 
 
-def _active(config: pytest.Config) -> bool:
-    return bool(option_value(config, "revprop_model"))
-
-
 def pytest_configure(config: pytest.Config) -> None:
+    """Without a model, nothing; with one, the run's plan from every option's value (read once,
+    here) and its plugin object (``run.RevpropRun``). A plan the options cannot make is a
+    usage error, one line."""
     _apply_deprecated_aliases(config)
     if config.option.help:
         return
     try:
-        if not _active(config):
+        if not option_value(config, "revprop_model"):
             return
         values = {option.name: option_value(config, option.name) for option in PLUGIN_OPTIONS}
     except UserError as exc:
@@ -79,24 +84,30 @@ def pytest_configure(config: pytest.Config) -> None:
         "filterwarnings",
         "ignore:Items? .* on TypedDict class '.*' (is|are) using the `ReadOnly` qualifier:UserWarning",
     )
-    if values["revprop_update_baseline"] and values["revprop_baseline"] is None:
-        raise pytest.UsageError(
-            f"{option_label(config, 'revprop_update_baseline')} needs a baseline file: "
-            "--revprop-baseline=FILE or revprop_baseline in the ini file"
-        )
-    from pytest_revprop.plugin.session import RevpropSession
+    from pytest_revprop.plugin.run import RevpropRun
+    from pytest_revprop.registry import registered_through
+    from pytest_revprop.runplan import RunPlan
 
     try:
-        session = RevpropSession.from_config(config)
+        registry, presets = registered_through(config.hook)
+        plan = RunPlan.from_options(
+            values,
+            rootdir=Path(str(config.rootpath)),
+            registry=registry,
+            presets=presets,
+            label=functools.partial(option_label, config),
+            worker=hasattr(config, "workerinput"),
+        )
+        baseline = None if hasattr(config, "workerinput") else plan.comparable_baseline()
     except UserError as exc:
         raise pytest.UsageError(str(exc)) from None
-    # From here on, config.getoption gives every revprop option's value in effect, wherever it
-    # came from (the session's later hooks, conftest files and other plugins read it there).
-    for name, value in values.items():
+    for line in plan.markers():
+        config.addinivalue_line("markers", line)
+    # config.getoption gives every revprop option's value in effect, wherever it came from,
+    # for conftest files and other plugins (docs/interfaces.md); the plugin asks the plan.
+    for name, value in plan.values.items():
         setattr(config.option, name, value)
-    config.pluginmanager.register(session, "revprop-session")
-    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(_XdistHooks(session), "revprop-xdist")
+    config.pluginmanager.register(RevpropRun(config, plan, baseline), "revprop-run")
 
 
 def _apply_deprecated_aliases(config: pytest.Config) -> None:
@@ -112,44 +123,6 @@ def _apply_deprecated_aliases(config: pytest.Config) -> None:
                 ),
                 stacklevel=2,
             )
-
-
-class _XdistHooks:
-    """Registered only in an xdist controller."""
-
-    def __init__(self, session: Any) -> None:
-        self.session = session
-
-    def pytest_configure_node(self, node: Any) -> None:
-        node.workerinput["revprop_api_bases"] = self.session.worker_api_bases()
-
-    def pytest_testnodeready(self, node: Any) -> None:
-        self.session.worker_nodes.append(node)  # for the hand-over after a Ctrl-C
-
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        output = getattr(node, "workeroutput", None) or {}
-        if "revprop_spent_usd" in output:
-            self.session.scope.worker_spent[str(node.gateway.id)] = float(
-                output["revprop_spent_usd"]
-            )
-
-
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """A benchmark run collects only its own items, unless --revprop-with-tests."""
-    if (
-        collection_path.is_file()
-        and _active(config)
-        and not option_value(config, "revprop_with_tests")
-    ):
-        return True
-    return None
-
-
-def pytest_report_header(config: pytest.Config) -> str | None:
-    if not _active(config):
-        return None
-    session = config.pluginmanager.get_plugin("revprop-session")
-    return None if session is None else str(session.header())
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

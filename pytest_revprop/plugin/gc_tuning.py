@@ -15,7 +15,7 @@ RUN_THRESHOLDS = (20_000, 20, 20)
 """Collector thresholds while the runner works (Python's defaults: 700, 10, 10)."""
 
 
-class RunCollector:
+class GcTuning:
     """``start()`` when the run's long-lived objects exist, ``restore()`` when the run ends,
     ``unfreeze()`` as the last cleanup of the session."""
 

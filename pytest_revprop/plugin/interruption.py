@@ -1,6 +1,6 @@
 """After a Ctrl-C: keep the finished results and write the reports, whatever else happens.
 
-Two rules, used by ``session.py`` (no pytest here):
+Two rules, used by ``run.py``'s end-of-run sequence (no pytest here):
 
 - **A second Ctrl-C waits for the reports.** From the first Ctrl-C until the reports are
   written, ``SigintShield`` turns a further Ctrl-C into a note; only the one after that
