@@ -83,6 +83,13 @@ def test_structured_output_from_the_embedded_model_is_a_schema_valid_patch_or_tr
         if reply["finish_reason"] == "length":
             assert record["error"] == "truncated"
             continue
-        jsonschema.validate(json.loads(reply["content"]), PATCH_SCHEMA)
+        try:
+            content = json.loads(reply["content"])
+        except json.JSONDecodeError:
+            # llama.cpp's grammar at times lets a raw control character into a JSON string
+            # (README: structured output); the strict reader then finds no patch in it
+            assert record["error"] == "no_patch", record
+            continue
+        jsonschema.validate(content, PATCH_SCHEMA)
         # scored as a patch: completed or not, or one that breaks a rule the schema leaves out
         assert record["error"] in (None, "not_a_patch", "apply_error")
