@@ -98,3 +98,27 @@ def write_cases(folder: Path, cases: list[Case]) -> Path:
         name = case.id.replace("/", "-") + ".json"
         (folder / name).write_text(json.dumps(case.to_dict(), indent=1), encoding="utf-8")
     return folder
+
+
+def task_drop_case() -> Case:
+    """Remove task B from three; C's ``after`` moves to A; count 3 -> 2; the project stays."""
+    return make_case(
+        {
+            "project": "Apollo",
+            "tasks": [
+                {"name": "A", "after": None},
+                {"name": "B", "after": "A"},
+                {"name": "C", "after": "B"},
+            ],
+            "count": 3,
+        },
+        [
+            {"op": "remove", "path": "/tasks/1", "kind": "direct"},
+            {"op": "replace", "path": "/tasks/1/after", "value": "A", "kind": "cascade"},
+            {"op": "replace", "path": "/count", "value": 2, "kind": "cascade"},
+        ],
+        id="tasks-drop/8",
+        scenario="tasks-drop",
+        domain="project_schedule",
+        request="Drop task B.",
+    )

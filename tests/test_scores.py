@@ -10,7 +10,7 @@ import random
 from typing import Any
 
 import pytest
-from handmade_cases import invoice_case, make_case
+from handmade_cases import invoice_case, make_case, task_drop_case
 
 from pytest_revprop.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.credit import partial_credit, preserved_places, required_cascades
@@ -96,32 +96,8 @@ def test_recall_is_none_without_a_required_cascade() -> None:
     assert (invalid.cascade_recall, invalid.preservation) == (None, 0.0)
 
 
-def _task_case() -> Any:
-    """Remove task B from three; C's ``after`` moves to A; count 3 -> 2; the project stays."""
-    return make_case(
-        {
-            "project": "Apollo",
-            "tasks": [
-                {"name": "A", "after": None},
-                {"name": "B", "after": "A"},
-                {"name": "C", "after": "B"},
-            ],
-            "count": 3,
-        },
-        [
-            {"op": "remove", "path": "/tasks/1", "kind": "direct"},
-            {"op": "replace", "path": "/tasks/1/after", "value": "A", "kind": "cascade"},
-            {"op": "replace", "path": "/count", "value": 2, "kind": "cascade"},
-        ],
-        id="tasks-drop/8",
-        scenario="tasks-drop",
-        domain="project_schedule",
-        request="Drop task B.",
-    )
-
-
 def test_an_array_whose_length_the_gold_changes_keeps_the_elements_the_gold_leaves() -> None:
-    case = _task_case()
+    case = task_drop_case()
     # B is removed and C edited (its after): of the list only task A is kept, whole
     assert preserved_places(case) == ("/project", "/tasks/0/name", "/tasks/0/after")
     remove, relink, count = (

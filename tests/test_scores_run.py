@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from handmade_cases import invoice_case, make_case, travel_case, write_cases
+from handmade_cases import invoice_case, task_drop_case, travel_case, write_cases
 
 from pytest_revprop.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.scoring import literal_gold_patch
@@ -20,29 +20,6 @@ pytestmark = pytest.mark.slow
 INVOICE_MARK = "3 widgets and 7 bolts"
 TRAVEL_MARK = "Old town walk"
 TASKS_MARK = "Apollo"
-
-
-def _tasks_case() -> Any:
-    return make_case(
-        {
-            "project": "Apollo",
-            "tasks": [
-                {"name": "A", "after": None},
-                {"name": "B", "after": "A"},
-                {"name": "C", "after": "B"},
-            ],
-            "count": 3,
-        },
-        [
-            {"op": "remove", "path": "/tasks/1", "kind": "direct"},
-            {"op": "replace", "path": "/tasks/1/after", "value": "A", "kind": "cascade"},
-            {"op": "replace", "path": "/count", "value": 2, "kind": "cascade"},
-        ],
-        id="tasks-drop/8",
-        scenario="tasks-drop",
-        domain="project_schedule",
-        request="Drop task B.",
-    )
 
 
 def _op(op: str, path: str, value: Any = None) -> dict[str, Any]:
@@ -86,7 +63,7 @@ def _run(pytester: pytest.Pytester, server: Any, cases: Path, *args: str) -> pyt
 
 @pytest.fixture
 def cases(tmp_path: Path) -> Path:
-    return write_cases(tmp_path / "cases", [invoice_case(), travel_case(), _tasks_case()])
+    return write_cases(tmp_path / "cases", [invoice_case(), travel_case(), task_drop_case()])
 
 
 def test_a_scripted_run_scores_beyond_the_paper_as_counted_by_hand(
