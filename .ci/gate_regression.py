@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pytest_revprop.methods import Answer, MethodContext
-    from pytest_revprop.registry import MethodRegistry
+    from pytest_revprop.core.methods import Answer, MethodContext
+    from pytest_revprop.core.registry import MethodRegistry
 
 
 async def jh_med(ctx: MethodContext) -> Answer | list[dict[str, object]]:

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.cases import BENCHMARK_DIR, dump_case, load_case
+from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case, load_case
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]

@@ -39,7 +39,7 @@ from typing import Any
 from reasoning_responder import REASONING_BYTES_ENV
 from throughput import HERE, Session, TreeSampler, run_pytest
 
-from pytest_revprop.cases import BENCHMARK_DIR, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.testing.fakeserver import FakeServerProcess
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from pytest_revprop.cases import BENCHMARK_DIR, load_case, load_cases
-from pytest_revprop.merge import merge_patches
-from pytest_revprop.scoring import literal_gold_patch, score_patch, score_reply
+from pytest_revprop.core.cases import BENCHMARK_DIR, load_case, load_cases
+from pytest_revprop.core.merge import merge_patches
+from pytest_revprop.core.scoring import literal_gold_patch, score_patch, score_reply
 
 CASE = load_case(BENCHMARK_DIR / "schedule-kickoff-shift" / "100.json")
 GOLD = literal_gold_patch(CASE) or CASE.gold_patch

@@ -51,7 +51,7 @@ from typing import Any
 
 import psutil
 
-from pytest_revprop.cases import BENCHMARK_DIR, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.testing.fakeserver import FakeServerProcess
 
 HERE = Path(__file__).resolve().parent

@@ -33,10 +33,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from pytest_revprop.cases import Case
-from pytest_revprop.llm.presets import ModelConfig
-from pytest_revprop.llm.types import Reply
-from pytest_revprop.methods import (
+from pytest_revprop.core.cases import Case
+from pytest_revprop.core.methods import (
     REFERENCE_ANSWERS,
     REFERENCE_SOLVERS,
     Answer,
@@ -46,8 +44,10 @@ from pytest_revprop.methods import (
     Outcome,
     Patch,
 )
-from pytest_revprop.prompts import TEMPLATE_NAMES, Prompts
-from pytest_revprop.registry import MethodFunction, MethodSpec
+from pytest_revprop.core.prompts import TEMPLATE_NAMES, Prompts
+from pytest_revprop.core.registry import MethodFunction, MethodSpec
+from pytest_revprop.llm.presets import ModelConfig
+from pytest_revprop.llm.types import Reply
 from pytest_revprop.vocabulary import (
     CALL_ROLES,
     MERGE_RULES,
@@ -89,8 +89,8 @@ class RegisterModel(Protocol):
 
 
 if TYPE_CHECKING:  # mypy holds the registries to what these protocols promise
+    from pytest_revprop.core.registry import MethodRegistry
     from pytest_revprop.llm.presets import PresetRegistry
-    from pytest_revprop.registry import MethodRegistry
 
     _methods: RegisterMethod = MethodRegistry().register
     _models: RegisterModel = PresetRegistry().register

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from pytest_revprop.core.registry import MethodRegistry
     from pytest_revprop.llm.presets import PresetRegistry
-    from pytest_revprop.registry import MethodRegistry
 
 hookspec = pluggy.HookspecMarker("pytest")
 

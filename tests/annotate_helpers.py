@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from chromium import CHROMIUM, CHROMIUM_ARGS
 
-from pytest_revprop.cases import BENCHMARK_DIR
+from pytest_revprop.core.cases import BENCHMARK_DIR
 
 BROWSER_TESTS = [
     pytest.mark.slow,

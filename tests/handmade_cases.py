@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.cases import Case
-from pytest_revprop.jsonutil import leaf_count
+from pytest_revprop.core.cases import Case
+from pytest_revprop.util.jsonutil import leaf_count
 
 
 def make_case(artifact: dict[str, Any], gold: list[dict[str, Any]], **extra: Any) -> Case:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_revprop.cases import Case
+from pytest_revprop.core.cases import Case
+from pytest_revprop.core.scoring import score_patch
 from pytest_revprop.reporting.stats import mean_std
-from pytest_revprop.scoring import score_patch
 
 MODELS = ["m-small", "m-large"]
 SEEDS = [0, 42]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from annotate_helpers import BROWSER_TESTS, AnnotateProcess, browser, copy_cases
 
-from pytest_revprop.cases import BENCHMARK_DIR, dump_case, load_case
+from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case, load_case
 
 INVOICE = "invoice-workshop-hours/10"
 
@@ -292,8 +292,8 @@ def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
 
     from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
     from pytest_revprop.authoring.synth.pipeline import Role, Settings, card_draft
+    from pytest_revprop.core.prompts import Prompts
     from pytest_revprop.llm.client import Client
-    from pytest_revprop.prompts import Prompts
 
     server = fake_server(responder=ScriptedWriter())
     client = Client(model(server.base_url), cache_dir=tmp_path / "cache", concurrency=4)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, browser, copy_cases
 
-from pytest_revprop.cases import dump_case, load_case
+from pytest_revprop.core.cases import dump_case, load_case
 
 ORG = "org-role-change/10"
 HOTEL = "travel-hotel-swap/10"

@@ -12,8 +12,8 @@ from handmade_cases import invoice_case
 
 from pytest_revprop.authoring.annotate.checks import check_case
 from pytest_revprop.authoring.annotate.kinds import guess_kinds
-from pytest_revprop.cases import BENCHMARK_DIR, Case, CaseError, load_cases
-from pytest_revprop.scoring import literal_gold_patch
+from pytest_revprop.core.cases import BENCHMARK_DIR, Case, CaseError, load_cases
+from pytest_revprop.core.scoring import literal_gold_patch
 
 
 def _data() -> dict[str, Any]:

@@ -15,7 +15,7 @@ from annotate_helpers import DEV_CASES, AnnotateProcess, copy_cases, with_client
 from pytest_revprop.authoring.annotate.app import CSP, make_app
 from pytest_revprop.authoring.annotate.assist import Assistant
 from pytest_revprop.authoring.annotate.store import CaseStore, content_hash
-from pytest_revprop.cases import dump_case, load_case
+from pytest_revprop.core.cases import dump_case, load_case
 
 INVOICE = "0/invoice-workshop-hours/10.json"
 

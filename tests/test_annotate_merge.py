@@ -15,7 +15,7 @@ from pytest_revprop.authoring.annotate.app import make_app
 from pytest_revprop.authoring.annotate.assist import Assistant
 from pytest_revprop.authoring.annotate.store import CaseStore
 from pytest_revprop.authoring.annotate.threeway import merge_case, new_saves
-from pytest_revprop.cases import BENCHMARK_DIR, dump_case
+from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case
 
 CART = "cart-order-cancelled/10"
 

@@ -22,9 +22,9 @@ from pytest_revprop.authoring.build import (
 )
 from pytest_revprop.authoring.checkout import cases_folder, find_checkout
 from pytest_revprop.authoring.split import propagation_buckets, read_split
-from pytest_revprop.cases import BENCHMARK_DIR, SPLIT_FILE, Case, iter_case_files, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, SPLIT_FILE, Case, iter_case_files, load_cases
+from pytest_revprop.core.scoring import score_patch
 from pytest_revprop.errors import UserError
-from pytest_revprop.scoring import score_patch
 from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 from pytest_revprop.vocabulary import DOMAINS, PATTERNS
 

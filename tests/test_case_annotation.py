@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case
 
-from pytest_revprop.cases import Case, CaseError, dump_case, load_case
-from pytest_revprop.scoring import score_patch
+from pytest_revprop.core.cases import Case, CaseError, dump_case, load_case
+from pytest_revprop.core.scoring import score_patch
 
 ANNOTATION: dict[str, Any] = {
     "status": "reviewed",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from handmade_cases import invoice_case
 
-from pytest_revprop.cases import case_schema, load_case, load_cases
+from pytest_revprop.core.cases import case_schema, load_case, load_cases
 
 
 def _write(tmp: Path, name: str, data: object) -> Path:

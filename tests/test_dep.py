@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case
 
-from pytest_revprop.dep import check_map
+from pytest_revprop.core.dep import check_map
+from pytest_revprop.core.methods import client_ask, reference_ask
+from pytest_revprop.core.prompts import default_prompts
+from pytest_revprop.core.registry import builtin_registry, run_method
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
-from pytest_revprop.methods import client_ask, reference_ask
-from pytest_revprop.prompts import default_prompts
-from pytest_revprop.registry import builtin_registry, run_method
 from pytest_revprop.reporting.report_command import write_report
 from pytest_revprop.reporting.sink import RecordSink
-from pytest_revprop.runner import Runner, RunSettings, item_specs
+from pytest_revprop.run.runner import Runner, RunSettings, item_specs
 from pytest_revprop.testing.fakeserver import FakeServer
 
 CASE = invoice_case()

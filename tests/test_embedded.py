@@ -11,10 +11,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from pytest_revprop.cases import BENCHMARK_DIR, load_case
+from pytest_revprop.core.cases import BENCHMARK_DIR, load_case
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.llm.types import PATCH_SCHEMA
-from pytest_revprop.runner import ItemSpec, Runner, RunSettings
+from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings
 from pytest_revprop.servers.embedded import EmbeddedServer
 
 pytestmark = pytest.mark.slow

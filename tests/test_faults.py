@@ -28,17 +28,17 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case, write_cases
 
-from pytest_revprop.cases import BENCHMARK_DIR, Case, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, Case, load_cases
+from pytest_revprop.core.prompts import default_prompts
+from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.llm.transports import TRANSPORT_ENV
 from pytest_revprop.llm.types import Reply, canonical_json
 from pytest_revprop.plugin.interruption import SECOND_NOTE, STOPPING_NOTE
-from pytest_revprop.prompts import default_prompts
-from pytest_revprop.registry import run_method
 from pytest_revprop.reporting.samples import read_samples
-from pytest_revprop.runner import ItemSpec, result_record
+from pytest_revprop.run.runner import ItemSpec, result_record
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import respond
 from pytest_revprop.vocabulary import RESULT_KEYS

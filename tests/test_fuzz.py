@@ -26,16 +26,21 @@ from handmade_cases import invoice_case
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_revprop.cases import Case, CaseError, load_case
+from pytest_revprop.core.cases import Case, CaseError, load_case
+from pytest_revprop.core.extraction import InvalidReply, extract_patch
+from pytest_revprop.core.merge import merge_patches
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.core.scoring import score_patch, score_reply
 from pytest_revprop.errors import UserError
-from pytest_revprop.extraction import InvalidReply, extract_patch
-from pytest_revprop.merge import merge_patches
-from pytest_revprop.options import PLUGIN_OPTIONS, option_value
-from pytest_revprop.patching import PatchError, apply_operations, check_operations
-from pytest_revprop.regexguard import RegexRefused, compile_bounded, regex_budget, search_bounded
 from pytest_revprop.reporting.sink import RecordSink
-from pytest_revprop.scoring import score_patch, score_reply
-from pytest_revprop.strictjson import check_value, loads_strict
+from pytest_revprop.run.options import PLUGIN_OPTIONS, option_value
+from pytest_revprop.util.regexguard import (
+    RegexRefused,
+    compile_bounded,
+    regex_budget,
+    search_bounded,
+)
+from pytest_revprop.util.strictjson import check_value, loads_strict
 from pytest_revprop.vocabulary import MERGE_RULES
 
 QUICK = 30

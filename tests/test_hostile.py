@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case, make_case, write_cases
 
-from pytest_revprop.cases import CaseError, case_schema
-from pytest_revprop.commands import merge_main, score_main, validate_main
-from pytest_revprop.extraction import MAX_REPLY_CHARS, InvalidReply, extract_patch
+from pytest_revprop.cli.case_tools import merge_main, score_main, validate_main
+from pytest_revprop.core.cases import CaseError, case_schema
+from pytest_revprop.core.extraction import MAX_REPLY_CHARS, InvalidReply, extract_patch
+from pytest_revprop.core.registry import run_method
+from pytest_revprop.core.scoring import score_reply
 from pytest_revprop.llm.types import Reply
-from pytest_revprop.registry import run_method
 from pytest_revprop.reporting.samples import read_samples
 from pytest_revprop.reporting.sink import RecordSink
-from pytest_revprop.scoring import score_reply
-from pytest_revprop.strictjson import MAX_DEPTH, loads_strict
+from pytest_revprop.util.strictjson import MAX_DEPTH, loads_strict
 
 SURROGATE_REPLY = '[{"op": "replace", "path": "/total", "value": "\\ud800"}]'
 DEEP_REPLY = json.dumps([{"op": "replace", "path": "/total", "value": 1}])[:-2] + (
@@ -232,7 +232,7 @@ def test_a_run_of_hostile_replies_keeps_every_record_with_the_command_verdicts(
     verdict is the one ``revprop score``'s scorer gives the same text."""
     from test_faults import FAST_RETRIES, MODEL, dev_cases, results, run_pytest
 
-    from pytest_revprop.scoring import literal_gold_patch
+    from pytest_revprop.core.scoring import literal_gold_patch
     from pytest_revprop.testing.fakeserver import FakeServer
 
     case = dev_cases()[0]

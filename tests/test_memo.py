@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from pytest_revprop.memo import Memo
+from pytest_revprop.util.memo import Memo
 
 
 def test_a_value_is_made_once_and_the_least_recently_used_goes_first() -> None:

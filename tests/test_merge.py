@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_revprop.merge import disagreement, medoid_index, merge_patches
+from pytest_revprop.core.merge import disagreement, medoid_index, merge_patches
 
 BASE = {"qty": 3, "amount": 36, "total": 50, "memo": "three"}
 S_FULL = [

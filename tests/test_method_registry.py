@@ -13,11 +13,11 @@ import pytest
 from handmade_cases import invoice_case
 
 from pytest_revprop.api import MethodContext, Outcome
+from pytest_revprop.core.registry import MethodRegistry, builtin_registry, run_method
+from pytest_revprop.core.scoring import literal_gold_patch
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.types import Reply
-from pytest_revprop.registry import MethodRegistry, builtin_registry, run_method
-from pytest_revprop.runner import ItemSpec, calls_cover
-from pytest_revprop.scoring import literal_gold_patch
+from pytest_revprop.run.runner import ItemSpec, calls_cover
 from pytest_revprop.vocabulary import BUILTIN_METHODS, METHODS
 
 CASE = invoice_case()
@@ -191,9 +191,9 @@ def _ask_by_seed(patches: dict[int, Any]) -> Any:
 def test_a_merge_rule_hands_its_artifact_to_the_score_which_applies_nothing_again(
     rule: str,
 ) -> None:
-    from pytest_revprop.jsonutil import MISSING
-    from pytest_revprop.patching import apply_operations
-    from pytest_revprop.scoring import score_patch
+    from pytest_revprop.core.patching import apply_operations
+    from pytest_revprop.core.scoring import score_patch
+    from pytest_revprop.util.jsonutil import MISSING
 
     direct = [op for op, gold in zip(GOLD, CASE.gold, strict=True) if gold.kind == "direct"]
     ask = _ask_by_seed({0: direct, 1: GOLD, 2: GOLD})

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case
 
+from pytest_revprop.core.methods import client_ask, parse_selection, reference_ask
+from pytest_revprop.core.prompts import Prompts, default_prompts
+from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import CallFailed
-from pytest_revprop.methods import client_ask, parse_selection, reference_ask
-from pytest_revprop.prompts import Prompts, default_prompts
-from pytest_revprop.registry import run_method
-from pytest_revprop.runner import ItemSpec, Runner, RunSettings, item_specs
+from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings, item_specs
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.vocabulary import METHODS, CallRole
 

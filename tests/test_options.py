@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.options import (
+from pytest_revprop.run.options import (
     PLUGIN_OPTIONS,
     option_label,
     option_value,

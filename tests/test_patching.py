@@ -9,7 +9,13 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pytest_revprop.patching import PatchError, _apply_plain, _NotPlain, _Patch, apply_operations
+from pytest_revprop.core.patching import (
+    PatchError,
+    _apply_plain,
+    _NotPlain,
+    _Patch,
+    apply_operations,
+)
 
 KEYS = st.sampled_from(["a", "b", "-", "0", "01", "x/y", "t~1"])
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["s", ""]))

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_revprop.cases import select_cases
+from pytest_revprop.core.cases import select_cases
+from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.llm.types import Reply, Request
-from pytest_revprop.planning import plan_lines, plan_run
-from pytest_revprop.prompts import default_prompts
-from pytest_revprop.runner import RunSettings, item_specs
+from pytest_revprop.run.estimate import plan_lines, plan_run
+from pytest_revprop.run.runner import RunSettings, item_specs
 
 MODEL = resolve_model("openai/fake", api_bases=["http://127.0.0.1:9/v1"]).replace(
     price_in=1.0, price_out=2.0, max_tokens=100

@@ -19,7 +19,7 @@ import pytest
 from handmade_cases import invoice_case, travel_case, write_cases
 
 from pytest_revprop import __version__, cli
-from pytest_revprop.options import PLUGIN_OPTIONS
+from pytest_revprop.run.options import PLUGIN_OPTIONS
 from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 pytestmark = pytest.mark.slow

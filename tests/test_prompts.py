@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from handmade_cases import invoice_case, travel_case
 
+from pytest_revprop.core.prompts import Prompts, default_prompts
 from pytest_revprop.errors import UserError
-from pytest_revprop.prompts import Prompts, default_prompts
 
 
 @pytest.mark.parametrize("context", ["j", "h", "j+h"])
@@ -18,7 +18,7 @@ def test_revision_prompt(snapshot, context: str) -> None:
 def test_revision_prompt_with_reference_data(snapshot) -> None:
     case = invoice_case()
     data = case.to_dict() | {"reference": {"new_client": "Globex", "terms_days": 45}}
-    from pytest_revprop.cases import Case
+    from pytest_revprop.core.cases import Case
 
     assert default_prompts().revision_user_prompt(Case.from_dict(data), "j+h") == snapshot
 

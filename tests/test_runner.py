@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case
 
-from pytest_revprop import runner as runner_module
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
-from pytest_revprop.runner import (
+from pytest_revprop.run import runner as runner_module
+from pytest_revprop.run.runner import (
     ItemSpec,
     Runner,
     RunSettings,

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from pytest_revprop.core.registry import MethodRegistry, builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.transports import TRANSPORT_ENV
-from pytest_revprop.registry import MethodRegistry, builtin_registry
-from pytest_revprop.runner import Runner
-from pytest_revprop.runplan import RunPlan, option_values
+from pytest_revprop.run.plan import RunPlan, option_values
+from pytest_revprop.run.runner import Runner
 
 DEV_CASE = "cart-free-shipping/10"
 

@@ -32,9 +32,9 @@ from pytest_revprop.authoring.scenario import (
     ref_equal,
     regex,
 )
-from pytest_revprop.cases import CASE_FIELDS, Case, dump_case
-from pytest_revprop.patching import apply_operations
-from pytest_revprop.scoring import score_patch
+from pytest_revprop.core.cases import CASE_FIELDS, Case, dump_case
+from pytest_revprop.core.patching import apply_operations
+from pytest_revprop.core.scoring import score_patch
 
 # --------------------------------------------------------------------------- the gold patch
 

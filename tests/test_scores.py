@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case, make_case, task_drop_case
 
-from pytest_revprop.cases import BENCHMARK_DIR, load_cases
-from pytest_revprop.credit import partial_credit, preserved_places, required_cascades
-from pytest_revprop.methods import REFERENCE_SOLVERS, reference_ask
+from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
+from pytest_revprop.core.credit import partial_credit, preserved_places, required_cascades
+from pytest_revprop.core.methods import REFERENCE_SOLVERS, reference_ask
+from pytest_revprop.core.scoring import Score, score_patch, score_reply
 from pytest_revprop.reporting.aggregate import summarize
 from pytest_revprop.reporting.gate import gate, gate_lines
 from pytest_revprop.reporting.metrics import (
@@ -28,7 +29,6 @@ from pytest_revprop.reporting.metrics import (
     solved_cases,
 )
 from pytest_revprop.reporting.where_tables import where_tables
-from pytest_revprop.scoring import Score, score_patch, score_reply
 
 # ------------------------------------------------------------------------------ per sample
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case, task_drop_case, travel_case, write_cases
 
-from pytest_revprop.cases import BENCHMARK_DIR, load_cases
-from pytest_revprop.scoring import literal_gold_patch
+from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
+from pytest_revprop.core.scoring import literal_gold_patch
 from pytest_revprop.testing.responder import find_case
 
 pytestmark = pytest.mark.slow

@@ -10,8 +10,8 @@ from handmade_cases import invoice_case, make_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_revprop.extraction import extract_patch
-from pytest_revprop.scoring import ABSENT, json_equal, score_patch, score_reply
+from pytest_revprop.core.extraction import extract_patch
+from pytest_revprop.core.scoring import ABSENT, json_equal, score_patch, score_reply
 
 GOLD_REPLY = [
     {"op": "replace", "path": "/lines/0/qty", "value": 2},

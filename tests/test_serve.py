@@ -18,10 +18,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from pytest_revprop.cases import BENCHMARK_DIR, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
+from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import EMBEDDED_MAX_TOKENS, PRESETS, resolve_model
-from pytest_revprop.prompts import default_prompts
 from pytest_revprop.servers.embedded import (
     EmbeddedServer,
     EmbeddedServerError,

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.cases import select_cases
+from pytest_revprop.core.cases import select_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import resolve_model
-from pytest_revprop.planning import expected_calls
 from pytest_revprop.reporting.combine import combine
 from pytest_revprop.reporting.sink import RecordSink
-from pytest_revprop.runner import RunSettings
-from pytest_revprop.scaleout import shard_cases
-from pytest_revprop.sharding import (
+from pytest_revprop.run.estimate import expected_calls
+from pytest_revprop.run.runner import RunSettings
+from pytest_revprop.run.scope import shard_cases
+from pytest_revprop.run.sharding import (
     Shard,
     assign,
     parse_shard,
@@ -88,7 +88,7 @@ def test_auto_says_what_it_did_not_find() -> None:
 
 
 def test_cut_exit_is_ored_in_and_pytest_statuses_stand() -> None:
-    from pytest_revprop.scaleout import RunScope
+    from pytest_revprop.run.scope import RunScope
 
     scope = RunScope(cut_items=2, max_cost_usd=1.0)
     assert [scope.exit_status(s) for s in (0, 1, 6, 2, 4)] == [CUT_EXIT, CUT_EXIT | 1, 14, 2, 4]

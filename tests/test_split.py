@@ -20,7 +20,7 @@ from pytest_revprop.authoring.split import (
     redrawn_split,
     split_text,
 )
-from pytest_revprop.cases import BENCHMARK_DIR, SPLIT_FILE, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, SPLIT_FILE, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 

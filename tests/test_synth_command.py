@@ -14,8 +14,8 @@ import pytest
 from scripted_writer import TURNS, ScriptedWriter, add, turn
 
 from pytest_revprop.authoring.synth.cards import EXAMPLE_CARDS, example_card_text, parse_card
-from pytest_revprop.cases import load_case, load_cases
 from pytest_revprop.cli import main
+from pytest_revprop.core.cases import load_case, load_cases
 from pytest_revprop.testing.fakeserver import FakeServer
 
 CONFIG = """

@@ -11,8 +11,8 @@ import pytest
 from handmade_cases import make_case
 
 from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed, draft_gold
+from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.llm.types import Reply
-from pytest_revprop.prompts import default_prompts
 
 CART = make_case(
     {"items": [{"sku": "A1", "price": 10}, {"sku": "B2", "price": 5}], "count": 2, "sum": 15},

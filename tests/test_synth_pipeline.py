@@ -15,9 +15,9 @@ from scripted_writer import GOLD, REQUEST, TURNS, ScriptedWriter, add, dep, mode
 
 from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
 from pytest_revprop.authoring.synth.pipeline import Outcome, Role, Settings, card_draft
-from pytest_revprop.cases import load_case, load_cases
+from pytest_revprop.core.cases import load_case, load_cases
+from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.llm.client import Client
-from pytest_revprop.prompts import Prompts
 from pytest_revprop.testing.fakeserver import FakeServer
 
 CARD = parse_card(example_card_text("invoice-discount"), Path("cards/invoice-discount.toml"))

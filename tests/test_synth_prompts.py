@@ -17,8 +17,8 @@ from pytest_revprop.authoring.synth.generate import (
     turn_message,
 )
 from pytest_revprop.authoring.synth.paraphrase import paraphrase_messages
+from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.errors import UserError
-from pytest_revprop.prompts import Prompts
 
 CARD = parse_card(example_card_text("invoice-discount"))
 SO_FAR = {"client": "Harbor Lane Bakery", "currency": "USD", "line": {"hours": 12, "rate": 85}}

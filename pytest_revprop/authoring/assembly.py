@@ -21,8 +21,10 @@ from pytest_revprop.authoring.scenario import (
     ScenarioError,
     Turn,
 )
-from pytest_revprop.cases import Case, CaseError
-from pytest_revprop.jsonutil import (
+from pytest_revprop.core.cases import Case, CaseError
+from pytest_revprop.core.patching import PatchError, apply_operations
+from pytest_revprop.core.scoring import score_patch
+from pytest_revprop.util.jsonutil import (
     MISSING,
     iter_leaves,
     join_pointer,
@@ -31,8 +33,6 @@ from pytest_revprop.jsonutil import (
     resolve,
     split_pointer,
 )
-from pytest_revprop.patching import PatchError, apply_operations
-from pytest_revprop.scoring import score_patch
 from pytest_revprop.vocabulary import PATTERNS
 
 FORBIDDEN_WORDS = re.compile(r"\b(keys?|fields?|json)\b", re.IGNORECASE)

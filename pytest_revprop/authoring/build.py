@@ -32,7 +32,7 @@ from pytest_revprop.authoring.split import (
     scenario_attributes,
     split_text,
 )
-from pytest_revprop.cases import ANNOTATION_FIELD, SPLIT_FILE, dump_case
+from pytest_revprop.core.cases import ANNOTATION_FIELD, SPLIT_FILE, dump_case
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 

@@ -13,7 +13,7 @@ import sysconfig
 import tomllib
 from pathlib import Path
 
-from pytest_revprop.cases import BENCHMARK_DIR
+from pytest_revprop.core.cases import BENCHMARK_DIR
 from pytest_revprop.errors import UserError
 
 PROJECT_NAME = "pytest-revprop"

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.cases import load_cases
+from pytest_revprop.core.cases import load_cases
 from pytest_revprop.errors import UserError
 
 

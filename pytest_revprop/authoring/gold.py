@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_revprop.authoring.scenario import Override, Revision, ScenarioError
-from pytest_revprop.jsonutil import MISSING, child_pointer, json_equal, resolve
-from pytest_revprop.patching import PatchError, apply_operations
+from pytest_revprop.core.patching import PatchError, apply_operations
+from pytest_revprop.util.jsonutil import MISSING, child_pointer, json_equal, resolve
 
 
 def _is_leaf(value: Any) -> bool:

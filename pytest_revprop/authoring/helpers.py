@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
-from pytest_revprop.jsonutil import child_pointer, leaf_count
+from pytest_revprop.util.jsonutil import child_pointer, leaf_count
 
 __all__ = [
     "CLEARED", "CLEARED_OR_NONE", "add_days", "all_of", "all_of_lazy", "date_regex", "days_between",

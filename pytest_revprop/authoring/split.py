@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.cases import SPLIT_FILE
+from pytest_revprop.core.cases import SPLIT_FILE
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import SPLITS
 

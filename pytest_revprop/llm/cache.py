@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from pytest_revprop.llm.types import CACHE_VERSION, Reply, Request
-from pytest_revprop.private import open_private
+from pytest_revprop.util.private import open_private
 
 _HOST = socket.gethostname()
 STALE_TMP_S = 600.0

@@ -45,7 +45,7 @@ from pytest_revprop.llm.types import (
     Request,
     RetryPolicy,
 )
-from pytest_revprop.memo import Memo
+from pytest_revprop.util.memo import Memo
 
 if TYPE_CHECKING:
     from pytest_revprop.vocabulary import FailedCall

@@ -2,10 +2,10 @@
 ``revprop = pytest_revprop.plugin``), which declares the ``--revprop-*`` options and their ini
 keys, adds the plugin's own hooks (``hookspecs``) and registers the built-in methods.
 
-The options are declared in :data:`pytest_revprop.options.PLUGIN_OPTIONS` (each with an ini key
+The options are declared in :data:`pytest_revprop.run.options.PLUGIN_OPTIONS` (each with an ini key
 of the same name, ``revprop_model`` for ``--revprop-model``) and read once, at configure,
-through :func:`pytest_revprop.options.option_value`: the command line wins, then the ini file,
-then the default. From those values it builds the run's plan (:mod:`pytest_revprop.runplan`,
+through :func:`pytest_revprop.run.options.option_value`: the command line wins, then the ini file,
+then the default. From those values it builds the run's plan (:mod:`pytest_revprop.run.plan`,
 no pytest there) and registers the run's plugin object (:mod:`pytest_revprop.plugin.run`);
 the package's other modules each do one job for it: ``items`` (the items), ``reports``
 (what their reports carry and keep, JUnit), ``outputs`` (the files at the end),
@@ -27,7 +27,7 @@ from typing import Any, Literal
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.options import PLUGIN_OPTIONS, option_label, option_value
+from pytest_revprop.run.options import PLUGIN_OPTIONS, option_label, option_value
 
 DEPRECATED_ALIASES = {"--no-revprop-figures": "--revprop-no-figures"}
 """Old spellings kept for one release (until 0.2): each still works and warns once."""
@@ -84,9 +84,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "filterwarnings",
         "ignore:Items? .* on TypedDict class '.*' (is|are) using the `ReadOnly` qualifier:UserWarning",
     )
+    from pytest_revprop.core.registry import registered_through
     from pytest_revprop.plugin.run import RevpropRun
-    from pytest_revprop.registry import registered_through
-    from pytest_revprop.runplan import RunPlan
+    from pytest_revprop.run.plan import RunPlan
 
     try:
         registry, presets = registered_through(config.hook)
@@ -135,6 +135,6 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_revprop_methods(register: Any) -> None:
     """The built-in methods, registered first through the same hook as everyone's."""
-    from pytest_revprop.registry import register_builtins
+    from pytest_revprop.core.registry import register_builtins
 
     register_builtins(register)

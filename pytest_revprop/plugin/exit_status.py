@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.scaleout import RunScope
+from pytest_revprop.run.scope import RunScope
 from pytest_revprop.vocabulary import PYTEST_USAGE_EXIT, REGRESSION_EXIT, GateMetric
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.cases import Case
+from pytest_revprop.core.cases import Case
 from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.reporting.item_report import (
     describe_call_failure,
@@ -25,7 +25,7 @@ from pytest_revprop.reporting.item_report import (
     junit_properties,
     rerun_command,
 )
-from pytest_revprop.runner import ItemSpec, Runner
+from pytest_revprop.run.runner import ItemSpec, Runner
 from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, ResultRecord
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.cases import Case
+from pytest_revprop.core.cases import Case
 from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink
-from pytest_revprop.runplan import RunPlan
+from pytest_revprop.run.plan import RunPlan
 
 
 @dataclass

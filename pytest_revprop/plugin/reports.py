@@ -18,7 +18,7 @@ import pytest
 
 from pytest_revprop.plugin.items import RevpropFailure, RevpropItem
 from pytest_revprop.reporting.item_report import ItemReport
-from pytest_revprop.runner import ItemSpec
+from pytest_revprop.run.runner import ItemSpec
 from pytest_revprop.vocabulary import ResultRecord
 
 JUNIT_CLASSNAME = "revprop.{model}.{method}-k{k}"

@@ -44,8 +44,8 @@ from pytest_revprop.plugin.reports import (
 from pytest_revprop.plugin.summary import NO_MARKUP, PhasesAside, summary_lines, write_section
 from pytest_revprop.reporting.item_report import rerun_args
 from pytest_revprop.reporting.sink import RecordSink, SentTexts
-from pytest_revprop.runner import Runner, worker_share
-from pytest_revprop.runplan import RunPlan
+from pytest_revprop.run.plan import RunPlan
+from pytest_revprop.run.runner import Runner, worker_share
 from pytest_revprop.servers.startup import ready_models
 from pytest_revprop.vocabulary import ResultRecord
 

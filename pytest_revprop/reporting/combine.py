@@ -144,7 +144,7 @@ def combine(folders: Sequence[Path], out: Path, *, figures: bool = True) -> list
 
 def combine_main(argv: Sequence[str]) -> int:
     """``revprop combine DIR... --out DIR [--no-figures]``."""
-    from pytest_revprop.commands import _Parser
+    from pytest_revprop.cli.case_tools import _Parser
 
     parser = _Parser(
         prog="revprop combine",

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.options import parse_alpha, parse_gate_metric, parse_max_drop
 from pytest_revprop.reporting.gate import per_case
 from pytest_revprop.reporting.metrics import NONE_CELL, group_figures
 from pytest_revprop.reporting.results import load_results
@@ -31,6 +30,7 @@ from pytest_revprop.reporting.stats import (
     pair_outcomes,
 )
 from pytest_revprop.reporting.tables import markdown_table, text_table
+from pytest_revprop.run.options import parse_alpha, parse_gate_metric, parse_max_drop
 from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 __all__ = ["compare_main", "render_markdown", "render_text", "verdict"]

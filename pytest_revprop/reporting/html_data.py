@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.private import private_dir, write_private
 from pytest_revprop.reporting.metrics import solved_label
 from pytest_revprop.reporting.replystore import (
     REPLIES_DIR,
@@ -35,6 +34,7 @@ from pytest_revprop.reporting.replystore import (
     copy_store,
 )
 from pytest_revprop.reporting.samples import SampleFile
+from pytest_revprop.util.private import private_dir, write_private
 from pytest_revprop.vocabulary import (
     FAILURE_KINDS,
     INFRASTRUCTURE_ERRORS,
@@ -124,8 +124,8 @@ def _plain_gold(case: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _applied(artifact: Any, patch: Any) -> tuple[Any, str | None]:
     """(artifact after ``patch``, None) or (None, why it does not apply)."""
-    from pytest_revprop.extraction import InvalidReply
-    from pytest_revprop.scoring import apply_patch
+    from pytest_revprop.core.extraction import InvalidReply
+    from pytest_revprop.core.scoring import apply_patch
 
     if not isinstance(patch, list):
         return None, "no patch"

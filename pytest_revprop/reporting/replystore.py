@@ -25,8 +25,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pytest_revprop.private import open_private, private_dir
-from pytest_revprop.strictjson import json_bytes
+from pytest_revprop.util.private import open_private, private_dir
+from pytest_revprop.util.strictjson import json_bytes
 
 __all__ = [
     "CHUNK_BYTES",

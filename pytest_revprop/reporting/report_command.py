@@ -28,7 +28,7 @@ __all__ = ["default_cases", "load_case_dicts", "report_main", "write_report"]
 
 def load_case_dicts(path: Path | str) -> dict[str, dict[str, Any]]:
     """Case id -> case JSON (file format) for every valid case file under ``path``."""
-    from pytest_revprop.cases import load_cases
+    from pytest_revprop.core.cases import load_cases
 
     case_set = load_cases([path])
     if not case_set.cases:
@@ -113,7 +113,7 @@ def write_report(
 
 def default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Cases named by the run's meta.cases_path, else the shipped benchmark; {} if unusable."""
-    from pytest_revprop.cases import BENCHMARK_DIR
+    from pytest_revprop.core.cases import BENCHMARK_DIR
 
     named = results.get("meta", {}).get("cases_path")
     path = Path(named) if isinstance(named, str) and named else BENCHMARK_DIR

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from pytest_revprop import __version__
-from pytest_revprop.private import open_private, private_dir, temp_beside, write_private
 from pytest_revprop.reporting.aggregate import file_order, markdown_summary, summarize
 from pytest_revprop.reporting.replystore import (
     REPLIES_DIR,
@@ -31,7 +30,8 @@ from pytest_revprop.reporting.replystore import (
     reply_key,
 )
 from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
-from pytest_revprop.strictjson import json_bytes
+from pytest_revprop.util.private import open_private, private_dir, temp_beside, write_private
+from pytest_revprop.util.strictjson import json_bytes
 from pytest_revprop.vocabulary import (
     ITEM_KEY_FIELDS,
     OUTCOME_FIELDS,

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.options import parse_gpus_per_replica, parse_port, parse_replicas
+from pytest_revprop.run.options import parse_gpus_per_replica, parse_port, parse_replicas
 
 if TYPE_CHECKING:
-    from pytest_revprop.cases import Case
+    from pytest_revprop.core.cases import Case
     from pytest_revprop.llm.presets import ModelConfig
 
 VLLM_RANGE = ">=0.17,<0.34"
@@ -100,7 +100,7 @@ def case_prompt_tokens(case: Case, k: int = 5) -> int:
     counted too and the larger of the two taken. Calls with more than ``k`` rounds, or
     prompts from a user's template folder, can be larger.
     """
-    from pytest_revprop.prompts import default_prompts
+    from pytest_revprop.core.prompts import default_prompts
 
     prompts = default_prompts()
     patch = [{"op": g.op, "path": g.path, "value": g.value} for g in case.gold]
@@ -129,7 +129,7 @@ def shipped_prompt_tokens(cases_path: Path | None = None) -> int:
 
     Falls back to :data:`DEFAULT_PROMPT_TOKENS` when no case loads.
     """
-    from pytest_revprop.cases import BENCHMARK_DIR, load_cases
+    from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
 
     path = cases_path if cases_path is not None else BENCHMARK_DIR
     if cases_path is not None and not path.exists():

@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_revprop.cases import Case, GoldOp, load_cases
+from pytest_revprop.core.cases import Case, GoldOp, load_cases
+from pytest_revprop.core.patching import apply_operations
+from pytest_revprop.core.scoring import literal_gold_patch, score_patch
 from pytest_revprop.errors import UserError
-from pytest_revprop.jsonutil import is_within, json_equal, resolve
-from pytest_revprop.patching import apply_operations
-from pytest_revprop.scoring import literal_gold_patch, score_patch
+from pytest_revprop.util.jsonutil import is_within, json_equal, resolve
 
 SAME, EQUIVALENT, DISAGREE = "same", "equivalent", "disagree"
 SHOWN_FIRST = (DISAGREE, EQUIVALENT, SAME)

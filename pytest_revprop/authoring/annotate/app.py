@@ -36,10 +36,10 @@ from pytest_revprop.authoring.annotate.store import (
     SaveRefused,
 )
 from pytest_revprop.authoring.annotate.threeway import merge_case, new_saves
-from pytest_revprop.cases import MAX_CASE_BYTES
+from pytest_revprop.core.cases import MAX_CASE_BYTES
 from pytest_revprop.errors import UserError
-from pytest_revprop.jsonutil import loads_strict
 from pytest_revprop.llm.presets import preset_names
+from pytest_revprop.util.jsonutil import loads_strict
 
 HOST = "127.0.0.1"
 STATIC = Path(__file__).resolve().parent / "static"

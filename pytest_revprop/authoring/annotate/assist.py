@@ -2,7 +2,7 @@
 
 Both go through the path evaluation runs take: a preset or litellm model string resolved by
 ``llm.presets``, one ``llm.client.Client`` per model (the response cache, retries, cost), and
-for the proposal the ``j+h`` method of ``pytest_revprop.methods`` with the project's prompts, so
+for the proposal the ``j+h`` method of ``pytest_revprop.core.methods`` with the project's prompts, so
 a proposal at seed s is the very call a run makes for ``j+h`` at seed s (and shares its cache
 entry). The reference solvers answer without a network; the embedded model's llama.cpp server
 starts on first use and stops with the session. Nothing here changes a case: a proposal is a
@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop.authoring.annotate.kinds import guess_kinds
-from pytest_revprop.cases import ANNOTATION_FIELD, Case, CaseError
+from pytest_revprop.core.cases import ANNOTATION_FIELD, Case, CaseError
+from pytest_revprop.core.methods import REFERENCE_SOLVERS, Ask, client_ask, reference_ask
+from pytest_revprop.core.prompts import Prompts
+from pytest_revprop.core.registry import run_method
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig, load_config, resolve_model
 from pytest_revprop.llm.types import CallFailed
-from pytest_revprop.methods import REFERENCE_SOLVERS, Ask, client_ask, reference_ask
-from pytest_revprop.prompts import Prompts
-from pytest_revprop.registry import run_method
 
 MAX_REPLY_CHARS = 20_000
 MAX_QUESTION_CHARS = 2_000

@@ -4,7 +4,7 @@ as messages keyed by the JSON Pointer of the field they concern (``/gold/2/path`
 An ``error`` breaks a loading rule of the case format (the file could not be saved); a
 ``warning`` is a case that loads but looks wrong (an op that changes nothing, a gold that does
 not complete its own case, a direct edit that completes the case alone). Every message comes
-from ``pytest_revprop.cases`` (schema and loading rules) or ``pytest_revprop.scoring``
+from ``pytest_revprop.core.cases`` (schema and loading rules) or ``pytest_revprop.core.scoring``
 (application, matchers, completion), applied op by op so that each one lands on its op.
 
 The check also returns what the preview shows: the expected artifact (a matcher's place shows
@@ -21,14 +21,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.authoring.annotate.store import openable
-from pytest_revprop.cases import (
+from pytest_revprop.core.cases import (
     Case,
     CaseError,
     case_schema,
     reference_problem,
     schema_error_text,
 )
-from pytest_revprop.jsonutil import (
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.core.scoring import literal_gold_patch, regex_example, regex_passes, score_patch
+from pytest_revprop.util.jsonutil import (
     MISSING,
     is_within,
     iter_leaves,
@@ -36,8 +38,6 @@ from pytest_revprop.jsonutil import (
     loads_strict,
     resolve,
 )
-from pytest_revprop.patching import PatchError, apply_operations, check_operations
-from pytest_revprop.scoring import literal_gold_patch, regex_example, regex_passes, score_patch
 
 MAX_MESSAGES = 200
 _UNCHANGED = object()

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.options import parse_local_port
+from pytest_revprop.run.options import parse_local_port
 
 DEFAULT_PORT = 8765
 """A fixed default: the page keeps unsaved work per origin, so the port should not change."""

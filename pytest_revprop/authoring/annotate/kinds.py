@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_revprop.jsonutil import MISSING, iter_leaves, resolve, split_pointer
-from pytest_revprop.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.util.jsonutil import MISSING, iter_leaves, resolve, split_pointer
 
 NUMBER_WORDS = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_revprop.cases import (
+from pytest_revprop.core.cases import (
     ANNOTATION_FIELD,
     MAX_CASE_BYTES,
     Case,
@@ -41,7 +41,7 @@ from pytest_revprop.cases import (
     leaf_count,
 )
 from pytest_revprop.errors import UserError
-from pytest_revprop.jsonutil import json_equal, loads_strict
+from pytest_revprop.util.jsonutil import json_equal, loads_strict
 
 EDITABLE = ("request", "gold", "notes", "size")
 """The fields a save takes from the editor; the others (conversation, artifact, ...) stay as

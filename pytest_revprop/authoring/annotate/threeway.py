@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_revprop.cases import ANNOTATION_FIELD
-from pytest_revprop.jsonutil import MISSING, json_equal
+from pytest_revprop.core.cases import ANNOTATION_FIELD
+from pytest_revprop.util.jsonutil import MISSING, json_equal
 
 SIDES = ("mine", "theirs")
 OP_MEMBERS = ("op", "path", "value", "kind", "match", "optional")

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pytest_revprop.authoring.synth.replies import NoObject, reply_object
+from pytest_revprop.core.methods import Ask, Completer
+from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.llm.types import Reply
-from pytest_revprop.methods import Ask, Completer
-from pytest_revprop.prompts import Prompts
 from pytest_revprop.vocabulary import CallRole
 
 T = TypeVar("T")
@@ -85,7 +85,7 @@ class Asker:
         return reply
 
     def method_ask(self) -> Ask:
-        """This asker as the ``ask`` callable of ``pytest_revprop.methods``."""
+        """This asker as the ``ask`` callable of ``pytest_revprop.core.methods``."""
 
         async def ask(messages: list[Message], seed: int, role: CallRole, priority: int) -> Reply:
             return await self.reply(messages, seed)

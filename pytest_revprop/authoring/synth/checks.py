@@ -31,7 +31,8 @@ from typing import Any
 from pytest_revprop.authoring.assembly import FORBIDDEN_WORDS
 from pytest_revprop.authoring.synth.facts import states_value
 from pytest_revprop.authoring.synth.formulas import formula_reasons
-from pytest_revprop.jsonutil import (
+from pytest_revprop.core.patching import PatchError, apply_operations, copy_json
+from pytest_revprop.util.jsonutil import (
     MISSING,
     is_within,
     iter_leaves,
@@ -41,7 +42,6 @@ from pytest_revprop.jsonutil import (
     resolve,
     split_pointer,
 )
-from pytest_revprop.patching import PatchError, apply_operations, copy_json
 
 AGGREGATE_WORDS = frozenset(
     {"total", "totals", "subtotal", "sum", "count", "average", "avg", "mean", "balance"}

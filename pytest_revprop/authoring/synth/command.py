@@ -40,12 +40,17 @@ from pytest_revprop.authoring.synth.pipeline import (
     card_draft,
     paraphrase_draft,
 )
-from pytest_revprop.cases import load_cases
+from pytest_revprop.core.cases import load_cases
+from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.budget import Ceiling, require_prices
 from pytest_revprop.llm.transports import TRANSPORTS
-from pytest_revprop.options import parse_api_bases, parse_concurrency, parse_retries, parse_seconds
-from pytest_revprop.prompts import Prompts
+from pytest_revprop.run.options import (
+    parse_api_bases,
+    parse_concurrency,
+    parse_retries,
+    parse_seconds,
+)
 
 if TYPE_CHECKING:
     from pytest_revprop.llm.client import Client

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop import __version__
-from pytest_revprop.cases import ANNOTATION_FIELD, Case, Turn, dump_case
-from pytest_revprop.jsonutil import leaf_count
+from pytest_revprop.core.cases import ANNOTATION_FIELD, Case, Turn, dump_case
+from pytest_revprop.util.jsonutil import leaf_count
 
 GENERATOR = f"revprop synth {__version__}"
 ANNOTATOR = "synth"

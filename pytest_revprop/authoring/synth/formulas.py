@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
-from pytest_revprop.jsonutil import MISSING, is_within, resolve
+from pytest_revprop.util.jsonutil import MISSING, is_within, resolve
 
 MAX_FORMULA_CHARS = 500
 _REFERENCE = re.compile(r"\{(/[^{}]*)\}")

@@ -26,9 +26,9 @@ from pytest_revprop.authoring.synth.checks import (
     check_size,
     check_turn,
 )
-from pytest_revprop.jsonutil import leaf_count
-from pytest_revprop.patching import apply_operations
-from pytest_revprop.prompts import Prompts
+from pytest_revprop.core.patching import apply_operations
+from pytest_revprop.core.prompts import Prompts
+from pytest_revprop.util.jsonutil import leaf_count
 
 SYNTH_TEMPLATES = (
     "synth_system", "synth_first_turn", "synth_next_turn", "synth_request", "synth_reask",

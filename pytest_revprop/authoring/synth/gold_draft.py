@@ -1,7 +1,7 @@
 """The tentative gold of a draft: the project's own methods, run on the draft as a case.
 
 A gold model answers the finished case k times with the ``j+h`` prompt (seeds s to s+k-1),
-and the samples are merged by ``and`` or ``maj`` exactly as ``pytest_revprop.methods`` does
+and the samples are merged by ``and`` or ``maj`` exactly as ``pytest_revprop.core.methods`` does
 in a run (so the calls are the run's calls, and share its cache). On top of the merged patch:
 
 - **kind**: an operation at the place the request names (the writer's ``edit``) is
@@ -25,15 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_revprop.cases import Case
-from pytest_revprop.extraction import InvalidReply, extract_patch
-from pytest_revprop.jsonutil import MISSING, is_within, json_equal, resolve
+from pytest_revprop.core.cases import Case
+from pytest_revprop.core.extraction import InvalidReply, extract_patch
+from pytest_revprop.core.merge import sample_artifacts
+from pytest_revprop.core.methods import Ask
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations, diff
+from pytest_revprop.core.prompts import Prompts
+from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.types import Reply, canonical_json
-from pytest_revprop.merge import sample_artifacts
-from pytest_revprop.methods import Ask
-from pytest_revprop.patching import PatchError, apply_operations, check_operations, diff
-from pytest_revprop.prompts import Prompts
-from pytest_revprop.registry import run_method
+from pytest_revprop.util.jsonutil import MISSING, is_within, json_equal, resolve
 
 GOLD_RULES = ("maj", "and")
 """The merge rules a draft's gold may use: a change needs most, or all, samples."""

@@ -21,10 +21,10 @@ from typing import Any
 
 from pytest_revprop.authoring.assembly import FORBIDDEN_WORDS
 from pytest_revprop.authoring.synth.facts import added_numbers, missing_facts, relations_changed
-from pytest_revprop.cases import Case, iter_case_files
+from pytest_revprop.core.cases import Case, iter_case_files
+from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.errors import UserError
-from pytest_revprop.jsonutil import loads_strict
-from pytest_revprop.prompts import Prompts
+from pytest_revprop.util.jsonutil import loads_strict
 
 MAX_REASONS = 5
 

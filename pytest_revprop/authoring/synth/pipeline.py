@@ -43,11 +43,11 @@ from pytest_revprop.authoring.synth.paraphrase import (
     variant_data,
     variant_id,
 )
-from pytest_revprop.cases import Case, CaseError
+from pytest_revprop.core.cases import Case, CaseError
+from pytest_revprop.core.methods import Completer
+from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.llm.types import CallFailed
-from pytest_revprop.methods import Completer
-from pytest_revprop.prompts import Prompts
 
 Status = Literal["draft", "rejected", "stopped", "failed", "skipped"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_revprop.jsonutil import StrictJSONError, loads_strict, raw_decode_strict
 from pytest_revprop.llm.types import Reply
+from pytest_revprop.util.jsonutil import StrictJSONError, loads_strict, raw_decode_strict
 
 MAX_SCAN_ATTEMPTS = 2_000
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)

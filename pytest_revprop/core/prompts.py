@@ -16,9 +16,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.cases import Case
+from pytest_revprop.core.cases import Case
 from pytest_revprop.errors import UserError
-from pytest_revprop.memo import Memo
+from pytest_revprop.util.memo import Memo
 
 TEMPLATE_NAMES = (
     "system", "revise", "context_conversation", "context_artifact", "context_reference",

@@ -12,11 +12,11 @@ import re
 from collections.abc import Iterator
 from typing import Any, Final
 
-from pytest_revprop.strictjson import MAX_DEPTH as MAX_DEPTH
-from pytest_revprop.strictjson import StrictJSONError as StrictJSONError
-from pytest_revprop.strictjson import check_value
-from pytest_revprop.strictjson import loads_strict as loads_strict
-from pytest_revprop.strictjson import raw_decode_strict as raw_decode_strict
+from pytest_revprop.util.strictjson import MAX_DEPTH as MAX_DEPTH
+from pytest_revprop.util.strictjson import StrictJSONError as StrictJSONError
+from pytest_revprop.util.strictjson import check_value
+from pytest_revprop.util.strictjson import loads_strict as loads_strict
+from pytest_revprop.util.strictjson import raw_decode_strict as raw_decode_strict
 
 
 class _Missing:

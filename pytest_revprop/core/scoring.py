@@ -8,8 +8,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_revprop.extraction import InvalidReply, extract_patch
-from pytest_revprop.jsonutil import (
+from pytest_revprop.core.extraction import InvalidReply, extract_patch
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.util.jsonutil import (
     MISSING,
     child_pointer,
     dumps_compact,
@@ -18,14 +19,13 @@ from pytest_revprop.jsonutil import (
     resolve,
     split_pointer,
 )
-from pytest_revprop.memo import Memo
-from pytest_revprop.patching import PatchError, apply_operations, check_operations
-from pytest_revprop.regexguard import REGEX_TIMEOUT_S as REGEX_TIMEOUT_S
-from pytest_revprop.regexguard import regex_budget, search_bounded
+from pytest_revprop.util.memo import Memo
+from pytest_revprop.util.regexguard import REGEX_TIMEOUT_S as REGEX_TIMEOUT_S
+from pytest_revprop.util.regexguard import regex_budget, search_bounded
 from pytest_revprop.vocabulary import FAILURE_KINDS, FailureKind, OpKind
 
 if TYPE_CHECKING:
-    from pytest_revprop.cases import Case, GoldOp
+    from pytest_revprop.core.cases import Case, GoldOp
 
 __all__ = [
     "ABSENT",

@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_revprop.cases import Case
+from pytest_revprop.core.cases import Case
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.budget import require_prices
 from pytest_revprop.llm.presets import ModelConfig
-from pytest_revprop.runner import ItemSpec, Runner, RunSettings
-from pytest_revprop.sharding import (
+from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings
+from pytest_revprop.run.sharding import (
     AUTO,
     Shard,
     cases_digest,
@@ -75,7 +75,7 @@ class RunScope:
         specs: Sequence[ItemSpec],
     ) -> list[str]:
         """The plan of the items ``specs`` (``planning``), as the terminal prints it."""
-        from pytest_revprop.planning import plan_lines, plan_run
+        from pytest_revprop.run.estimate import plan_lines, plan_run
 
         return plan_lines(plan_run(cases, models, settings, specs), shard=self.shard)
 
@@ -127,7 +127,7 @@ def shard_cases(
 ) -> list[Case]:
     """The cases of ``shard`` (``sharding``, weighed by ``planning.expected_calls``);
     UserError when it gets none."""
-    from pytest_revprop.planning import expected_calls
+    from pytest_revprop.run.estimate import expected_calls
 
     weights = expected_calls(cases, models, settings)
     mine = set(shard_case_ids(weights, {c.id: c.size for c in cases}, shard))

@@ -24,15 +24,21 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from pytest_revprop.cases import Case
-from pytest_revprop.extraction import InvalidReply, extract_patch
-from pytest_revprop.jsonutil import MISSING, is_finite_json, json_equal
+from pytest_revprop.core.cases import Case
+from pytest_revprop.core.extraction import InvalidReply, extract_patch
+from pytest_revprop.core.merge import merge_patches, sample_artifacts
+from pytest_revprop.core.patching import (
+    PatchError,
+    apply_operations,
+    check_operations,
+    copy_json,
+    diff,
+)
+from pytest_revprop.core.prompts import Prompts
+from pytest_revprop.core.scoring import Score, literal_gold_patch, score_patch
 from pytest_revprop.llm.types import CallFailed, Reply, Request
-from pytest_revprop.memo import Memo
-from pytest_revprop.merge import merge_patches, sample_artifacts
-from pytest_revprop.patching import PatchError, apply_operations, check_operations, copy_json, diff
-from pytest_revprop.prompts import Prompts
-from pytest_revprop.scoring import Score, literal_gold_patch, score_patch
+from pytest_revprop.util.jsonutil import MISSING, is_finite_json, json_equal
+from pytest_revprop.util.memo import Memo
 from pytest_revprop.vocabulary import (
     CALL_ROLES,
     OUTCOME_ERRORS,

@@ -16,8 +16,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pytest_revprop.core.patching import PatchError, apply_operations, diff
 from pytest_revprop.errors import UserError, one_line
-from pytest_revprop.jsonutil import (
+from pytest_revprop.util.jsonutil import (
     MISSING,
     child_pointer,
     json_equal,
@@ -26,9 +27,8 @@ from pytest_revprop.jsonutil import (
     resolve,
     split_pointer,
 )
-from pytest_revprop.patching import PatchError, apply_operations, diff
-from pytest_revprop.regexguard import RegexRefused, compile_bounded
-from pytest_revprop.strictjson import StrictJSONError, check_value
+from pytest_revprop.util.regexguard import RegexRefused, compile_bounded
+from pytest_revprop.util.strictjson import StrictJSONError, check_value
 from pytest_revprop.vocabulary import Matcher, OpKind
 
 __all__ = [
@@ -60,7 +60,7 @@ def _benchmark_dir() -> Path:
         spec_dir = resources.files("pytest_revprop.benchmark_cases")
         return Path(str(spec_dir))
     except ModuleNotFoundError:  # pragma: no cover - broken install
-        return Path(__file__).resolve().parent.parent / "benchmark_cases"
+        return Path(__file__).resolve().parents[2] / "benchmark_cases"
 
 
 BENCHMARK_DIR = _benchmark_dir()

@@ -23,14 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_revprop.cases import Case
-from pytest_revprop.credit import partial_credit
-from pytest_revprop.llm.budget import BudgetReached, Ceiling
-from pytest_revprop.llm.client import Client
-from pytest_revprop.llm.presets import ModelConfig
-from pytest_revprop.llm.types import Reply, RetryPolicy
-from pytest_revprop.memo import Memo
-from pytest_revprop.methods import (
+from pytest_revprop.core.cases import Case
+from pytest_revprop.core.credit import partial_credit
+from pytest_revprop.core.methods import (
     REFERENCE_SOLVERS,
     Ask,
     MethodRun,
@@ -38,9 +33,14 @@ from pytest_revprop.methods import (
     client_ask,
     reference_ask,
 )
-from pytest_revprop.prompts import Prompts
-from pytest_revprop.registry import MethodRegistry, builtin_registry, run_method
-from pytest_revprop.scoring import Score
+from pytest_revprop.core.prompts import Prompts
+from pytest_revprop.core.registry import MethodRegistry, builtin_registry, run_method
+from pytest_revprop.core.scoring import Score
+from pytest_revprop.llm.budget import BudgetReached, Ceiling
+from pytest_revprop.llm.client import Client
+from pytest_revprop.llm.presets import ModelConfig
+from pytest_revprop.llm.types import Reply, RetryPolicy
+from pytest_revprop.util.memo import Memo
 from pytest_revprop.vocabulary import PAPER_SEEDS, CallRole, ResultRecord
 
 CANCEL_GRACE_S = 2.0

@@ -24,7 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_revprop.jsonutil import (
+from pytest_revprop.core.scoring import Score, _gold_geometry, _GoldPlace, _Judge
+from pytest_revprop.util.jsonutil import (
     MISSING,
     child_pointer,
     is_within,
@@ -32,11 +33,10 @@ from pytest_revprop.jsonutil import (
     json_equal,
     resolve,
 )
-from pytest_revprop.scoring import Score, _gold_geometry, _GoldPlace, _Judge
 from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
 
 if TYPE_CHECKING:
-    from pytest_revprop.cases import Case
+    from pytest_revprop.core.cases import Case
 
 __all__ = ["Credit", "partial_credit", "preserved_places", "required_cascades"]
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_revprop.errors import UserError, one_line
-from pytest_revprop.sharding import parse_shard
+from pytest_revprop.run.sharding import parse_shard
 from pytest_revprop.vocabulary import (
     BUILTIN_METHODS,
     DEFAULT_K,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pytest_revprop.cases import Case, CaseError, load_case, load_cases
+from pytest_revprop.core.cases import Case, CaseError, load_case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import MERGE_RULES, SCORE_FIELDS
 
@@ -105,7 +105,7 @@ def score_main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--details", action="store_true", help="include reason and findings")
     args = parser.parse_args(argv)
-    from pytest_revprop.scoring import score_reply
+    from pytest_revprop.core.scoring import score_reply
 
     case = _case(args.case)
     score = score_reply(case, read_reply(args.reply)).to_dict()
@@ -127,8 +127,8 @@ def merge_main(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     if args.replies.count(STDIN) > 1:
         raise UserError("stdin holds one reply: give '-' at most once")
-    from pytest_revprop.extraction import InvalidReply, extract_patch
-    from pytest_revprop.merge import merge_patches
+    from pytest_revprop.core.extraction import InvalidReply, extract_patch
+    from pytest_revprop.core.merge import merge_patches
 
     case = _case(args.case)
     patches: list[list[dict[str, Any]] | None] = []

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_revprop.jsonutil import MISSING, iter_leaves, json_equal
-from pytest_revprop.patching import PatchError, apply_operations, check_operations, diff
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations, diff
+from pytest_revprop.util.jsonutil import MISSING, iter_leaves, json_equal
 from pytest_revprop.vocabulary import MERGE_RULES
 
 

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 import jsonpatch
 import jsonpointer
 
-from pytest_revprop.jsonutil import MISSING, child_pointer, json_equal, split_pointer
-from pytest_revprop.strictjson import MAX_DEPTH, check_value
+from pytest_revprop.util.jsonutil import MISSING, child_pointer, json_equal, split_pointer
+from pytest_revprop.util.strictjson import MAX_DEPTH, check_value
 
 OPS_WITH_VALUE = frozenset({"add", "replace", "test"})
 OPS_WITH_FROM = frozenset({"move", "copy"})

@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from pytest_revprop.jsonutil import StrictJSONError, loads_strict, raw_decode_strict
-from pytest_revprop.patching import PatchError, check_operations
+from pytest_revprop.core.patching import PatchError, check_operations
+from pytest_revprop.util.jsonutil import StrictJSONError, loads_strict, raw_decode_strict
 
 __all__ = ["InvalidReply", "extract_patch"]
 

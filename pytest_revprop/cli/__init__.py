@@ -15,9 +15,18 @@ from pytest_revprop.errors import UserError
 
 # command -> ("module:function", one-line help). Each function takes argv and returns an exit code.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "validate": ("pytest_revprop.commands:validate_main", "validate case files or folders of them"),
-    "score": ("pytest_revprop.commands:score_main", "score one raw model reply against one case"),
-    "merge": ("pytest_revprop.commands:merge_main", "combine sample replies as or/and/maj/med do"),
+    "validate": (
+        "pytest_revprop.cli.case_tools:validate_main",
+        "validate case files or folders of them",
+    ),
+    "score": (
+        "pytest_revprop.cli.case_tools:score_main",
+        "score one raw model reply against one case",
+    ),
+    "merge": (
+        "pytest_revprop.cli.case_tools:merge_main",
+        "combine sample replies as or/and/maj/med do",
+    ),
     "cases": (
         "pytest_revprop.authoring.build:cases_main",
         "build the shipped benchmark, or print case statistics",
@@ -93,5 +102,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

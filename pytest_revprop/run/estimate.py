@@ -32,14 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_revprop.cases import Case
-from pytest_revprop.jsonutil import iter_leaves
+from pytest_revprop.core.cases import Case
+from pytest_revprop.core.methods import Ask, Message
+from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, Request
-from pytest_revprop.methods import Ask, Message
-from pytest_revprop.registry import run_method
-from pytest_revprop.runner import ItemSpec, RunSettings, calls_cover, item_specs
+from pytest_revprop.run.runner import ItemSpec, RunSettings, calls_cover, item_specs
+from pytest_revprop.util.jsonutil import iter_leaves
 
 Mode = Literal["most", "least"]
 CHARS_PER_TOKEN = 4

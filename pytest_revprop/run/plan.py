@@ -25,17 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_revprop.cases import BENCHMARK_DIR, Case, select_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, Case, select_cases
+from pytest_revprop.core.registry import MethodRegistry, builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import ModelConfig, PresetRegistry, load_config, resolve_model
-from pytest_revprop.options import OPTIONS_BY_NAME
-from pytest_revprop.registry import MethodRegistry, builtin_registry
-from pytest_revprop.runner import ItemSpec, RunSettings, item_specs
-from pytest_revprop.scaleout import RunScope, run_scope
+from pytest_revprop.run.options import OPTIONS_BY_NAME
+from pytest_revprop.run.runner import ItemSpec, RunSettings, item_specs
+from pytest_revprop.run.scope import RunScope, run_scope
 from pytest_revprop.vocabulary import BENCHMARK_MARKERS
 
 if TYPE_CHECKING:
-    from pytest_revprop.runner import Runner
+    from pytest_revprop.run.runner import Runner
 
 Label = Callable[[str], str]
 """Where the value of an option comes from, for messages: ``--revprop-k``, or
@@ -196,7 +196,7 @@ class RunPlan:
 
     def header(self) -> str:
         """The lines pytest prints above the items (``reporting.header``)."""
-        from pytest_revprop.reporting.header import run_header
+        from pytest_revprop.run.header import run_header
 
         return run_header(
             self.models,
@@ -279,9 +279,9 @@ class RunPlan:
 
 def run_settings(values: Mapping[str, Any], registry: MethodRegistry) -> RunSettings:
     """The runner's settings from the option values (all of them, as ``option_values``)."""
+    from pytest_revprop.core.prompts import Prompts
     from pytest_revprop.llm.transports import TRANSPORT_ENV, TRANSPORTS
     from pytest_revprop.llm.types import RetryPolicy
-    from pytest_revprop.prompts import Prompts
 
     from_env = os.environ.get(TRANSPORT_ENV)
     if values["revprop_transport"] is None and from_env and from_env not in TRANSPORTS:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from pytest_revprop.errors import UserError
 
 if TYPE_CHECKING:
-    from pytest_revprop.cases import Case
+    from pytest_revprop.core.cases import Case
 
 AUTO = "auto"
 COUNT_VARIABLE = "REVPROP_SHARD_COUNT"

@@ -17,7 +17,7 @@ from pytest_revprop.llm.redact import redact
 
 if TYPE_CHECKING:
     from pytest_revprop.llm.presets import ModelConfig
-    from pytest_revprop.runner import RunSettings
+    from pytest_revprop.run.runner import RunSettings
 
 __all__ = ["model_line", "run_header", "versions_line"]
 

@@ -22,13 +22,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from pytest_revprop.cases import Case
-from pytest_revprop.dep import dep
-from pytest_revprop.errors import UserError
-from pytest_revprop.llm.budget import BudgetReached
-from pytest_revprop.llm.presets import PresetRegistry
-from pytest_revprop.llm.types import CallFailed
-from pytest_revprop.methods import (
+from pytest_revprop.core.cases import Case
+from pytest_revprop.core.dep import dep
+from pytest_revprop.core.methods import (
     Ask,
     Message,
     MethodContext,
@@ -41,7 +37,11 @@ from pytest_revprop.methods import (
     revision_in,
     select,
 )
-from pytest_revprop.prompts import Prompts, default_prompts
+from pytest_revprop.core.prompts import Prompts, default_prompts
+from pytest_revprop.errors import UserError
+from pytest_revprop.llm.budget import BudgetReached
+from pytest_revprop.llm.presets import PresetRegistry
+from pytest_revprop.llm.types import CallFailed
 from pytest_revprop.vocabulary import (
     ALL_METHODS,
     BUILTIN_METHODS,
@@ -316,7 +316,7 @@ async def run_method(
     return ctx.finish(outcome)
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _where(exc: BaseException, function: MethodFunction) -> str:

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pytest_revprop.jsonutil import MISSING, loads_strict, raw_decode_strict, resolve
-from pytest_revprop.methods import Answer, MethodContext, Outcome
+from pytest_revprop.core.methods import Answer, MethodContext, Outcome
+from pytest_revprop.util.jsonutil import MISSING, loads_strict, raw_decode_strict, resolve
 
 MAP_ROLE: Final = "map"
 """The call role of the map call (its reply is free JSON, never a constrained patch)."""

@@ -1,0 +1,1 @@
+"""The benchmark's semantics: cases, prompts, patches, scoring, methods and their registry."""
