@@ -100,5 +100,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"revprop {name}: interrupted", file=sys.stderr)
         return 130
-
-
