@@ -87,7 +87,7 @@ def test_structured_output_from_the_embedded_model_is_a_schema_valid_patch_or_tr
             content = json.loads(reply["content"])
         except json.JSONDecodeError:
             # llama.cpp's grammar at times lets a raw control character into a JSON string
-            # (README: structured output); the strict reader then finds no patch in it
+            # (benchmarks/README.md: structured output); the strict reader then finds no patch in it
             assert record["error"] == "no_patch", record
             continue
         jsonschema.validate(content, PATCH_SCHEMA)

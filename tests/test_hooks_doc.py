@@ -17,3 +17,16 @@ def test_the_user_method_example_in_the_docs_is_the_test_the_suite_runs() -> Non
     source = (ROOT / "tests" / "test_user_method_example.py").read_text(encoding="utf-8")
     body = source.split("\npytestmark = ", 1)[1].split("\n", 1)[1].lstrip("\n")
     assert shown.group(1) == body
+
+
+def test_the_readme_shows_the_worked_method_of_docs_hooks_md_and_imports_only_the_api() -> None:
+    """The README's only Python block is the method example of docs/hooks.md, character for
+    character, so the checks on that page's blocks (tests/test_architecture.py: nothing of ours
+    imported but ``pytest_revprop.api``) hold for the README's copy too."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
+    shown = re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
+    assert len(shown) == 1, "the README should show one Python block: the method example"
+    assert shown[0] in re.findall(r"```python\n(.*?)```", doc, re.DOTALL)
+    imports = re.findall(r"^\s*(?:from|import)\s+([\w.]+)", shown[0], re.MULTILINE)
+    assert imports == ["pytest_revprop.api"]
