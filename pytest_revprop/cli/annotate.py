@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-browser", action="store_true", help="only print the URL")
     parser.add_argument(
         "--model", default=DEFAULT_MODEL, metavar="M",
-        help=f"model the page proposes gold with: a preset or litellm model string (default: {DEFAULT_MODEL})",
+        help="model the page proposes gold with: a preset or litellm model string"
+        f" (default: {DEFAULT_MODEL})",
     )  # fmt: skip
     parser.add_argument(
         "--api-base", default="", metavar="URL[,URL...]",

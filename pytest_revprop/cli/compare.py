@@ -17,10 +17,12 @@ from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 
 def compare_main(argv: Sequence[str]) -> int:
-    """``revprop compare A.json B.json [--max-drop 2] [--alpha 0.05] [--markdown] [--fail-on-regression]``."""
+    """``revprop compare A.json B.json [--max-drop 2] [--alpha 0.05] [--markdown]
+    [--fail-on-regression]``."""
     parser = argparse.ArgumentParser(
         prog="revprop compare",
-        description="Compare two results.json files per (model, method, k) with the paired exact McNemar test.",
+        description="Compare two results.json files per (model, method, k)"
+        " with the paired exact McNemar test.",
     )
     parser.add_argument(
         "a", type=Path, metavar="A.json", help="the base run (e.g. the committed baseline)"

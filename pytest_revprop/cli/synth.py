@@ -70,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
         const=EXAMPLE_CARDS[0],
         choices=EXAMPLE_CARDS,
         metavar="NAME",
-        help=f"print a commented example card and exit ({', '.join(EXAMPLE_CARDS)}; default {EXAMPLE_CARDS[0]})",
+        help="print a commented example card and exit"
+        f" ({', '.join(EXAMPLE_CARDS)}; default {EXAMPLE_CARDS[0]})",
     )
     add(
         "--paraphrase",
@@ -81,7 +82,8 @@ def _parser() -> argparse.ArgumentParser:
         "--source-ids",
         type=Path,
         metavar="RESULTS.json",
-        help="rewrite a run's results on reworded variants (PATH: the variants) with their sources' ids, for revprop compare",
+        help="rewrite a run's results on reworded variants (PATH: the variants)"
+        " with their sources' ids, for revprop compare",
     )
     add(
         "--variant",
@@ -99,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         metavar="DIR",
-        help=f"where drafts go (default: {DEFAULT_OUT}); with --source-ids, the file written (default: stdout)",
+        help=f"where drafts go (default: {DEFAULT_OUT});"
+        " with --source-ids, the file written (default: stdout)",
     )
     add(
         "--drafts",
