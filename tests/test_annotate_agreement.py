@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_revprop.authoring.annotate.agreement import agreement
-from pytest_revprop.authoring.annotate.command import annotate_main
+from pytest_revprop.cli.annotate import annotate_main
 from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case, load_cases
 from pytest_revprop.errors import UserError
 

@@ -15,13 +15,13 @@ from pytest_revprop.authoring.assembly import FORBIDDEN_WORDS
 from pytest_revprop.authoring.build import (
     BuildResult,
     build_all,
-    cases_main,
     differences,
     discover,
     write_files,
 )
 from pytest_revprop.authoring.checkout import cases_folder, find_checkout
 from pytest_revprop.authoring.split import propagation_buckets, read_split
+from pytest_revprop.cli.cases import cases_main
 from pytest_revprop.core.cases import BENCHMARK_DIR, SPLIT_FILE, Case, iter_case_files, load_cases
 from pytest_revprop.core.scoring import score_patch
 from pytest_revprop.errors import UserError

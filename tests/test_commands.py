@@ -161,3 +161,31 @@ def test_binary_replies_broken_cases_and_empty_folders_are_refused(tmp_path: Pat
     empty.mkdir()
     result = _revprop("validate", str(empty))
     assert result.returncode == 2 and "no case files" in result.stderr
+
+
+def test_every_command_is_a_front_end_in_cli() -> None:
+    import importlib
+
+    for name, (target, _) in COMMANDS.items():
+        module, function = target.split(":")
+        assert module.startswith("pytest_revprop.cli."), name
+        assert callable(getattr(importlib.import_module(module), function)), name
+
+
+def test_validate_score_and_merge_load_neither_litellm_nor_matplotlib(tmp_path: Path) -> None:
+    case = _case_file(tmp_path)
+    reply = _reply_file(tmp_path, "gold.txt", json.dumps(invoice_case().gold_patch[:3]))
+    code = (
+        "import sys\n"
+        "from pytest_revprop.cli import main\n"
+        "case, reply = sys.argv[1:]\n"
+        "assert main(['validate', '-q', case]) == 0\n"
+        "assert main(['score', case, reply]) == 0\n"
+        "assert main(['merge', '--rule', 'maj', case, reply, reply]) == 0\n"
+        "heavy = {'litellm', 'matplotlib', 'aiohttp'} & set(sys.modules)\n"
+        "assert not heavy, f'imported {sorted(heavy)}'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(case), str(reply)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr

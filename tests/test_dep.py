@@ -21,7 +21,7 @@ from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.core.registry import builtin_registry, run_method
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
-from pytest_revprop.reporting.report_command import write_report
+from pytest_revprop.reporting.report import write_report
 from pytest_revprop.reporting.sink import RecordSink
 from pytest_revprop.run.runner import Runner, RunSettings, item_specs
 from pytest_revprop.testing.fakeserver import FakeServer

@@ -18,7 +18,7 @@ from pytest_revprop.reporting.figures import (
     plot_failure_composition,
 )
 from pytest_revprop.reporting.replystore import REPLIES_DIR, ReplyReader
-from pytest_revprop.reporting.report_command import write_report
+from pytest_revprop.reporting.report import write_report
 from pytest_revprop.reporting.report_tables import report_tables
 from pytest_revprop.reporting.samples import SampleFile
 

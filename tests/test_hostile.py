@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case, make_case, write_cases
 
-from pytest_revprop.cli.case_tools import merge_main, score_main, validate_main
+from pytest_revprop.cli.check import merge_main, score_main, validate_main
 from pytest_revprop.core.cases import CaseError, case_schema
 from pytest_revprop.core.extraction import MAX_REPLY_CHARS, InvalidReply, extract_patch
 from pytest_revprop.core.registry import run_method

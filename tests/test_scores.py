@@ -325,7 +325,7 @@ def test_the_pass_all_seeds_gate_pairs_only_the_seeds_both_runs_scored() -> None
 def test_compare_tests_pass_all_seeds_and_shows_the_figures_beyond_the_paper(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pytest_revprop.reporting.compare import compare_main
+    from pytest_revprop.cli.compare import compare_main
 
     cases = [f"c{i}" for i in range(12)]  # as in the gate test above
     base = [_gate_record(c, s, i < 6) for i, c in enumerate(cases) for s in (0, 1)]

@@ -11,7 +11,7 @@ import pytest
 from chromium import CHROMIUM, CHROMIUM_ARGS
 from revprop_report_data import CASES, make_results, make_samples
 
-from pytest_revprop.reporting.report_command import write_report
+from pytest_revprop.reporting.report import write_report
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 INVOICE = "invoice-qty/10"

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from pytest_revprop.cli.serve import serve_main
 from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.errors import UserError
@@ -34,7 +35,6 @@ from pytest_revprop.servers.vllm import (
     PROMPT_MARGIN,
     case_prompt_tokens,
     reasoning_parser_for,
-    serve_main,
     shipped_prompt_tokens,
     vllm_command,
     vllm_max_model_len,

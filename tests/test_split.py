@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from _scenarios import SHIPPED, scenario_package
 
-from pytest_revprop.authoring.build import cases_main
 from pytest_revprop.authoring.split import (
     choose_dev,
     frozen_split,
@@ -20,6 +19,7 @@ from pytest_revprop.authoring.split import (
     redrawn_split,
     split_text,
 )
+from pytest_revprop.cli.cases import cases_main
 from pytest_revprop.core.cases import BENCHMARK_DIR, SPLIT_FILE, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES

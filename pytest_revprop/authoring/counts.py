@@ -1,16 +1,13 @@
-"""``revprop cases stats``: counts of a case set by domain, pattern, size and split, and gold ops."""
+"""Counts of a case set by domain, pattern, size and split, and gold ops per size.
+
+What ``revprop cases stats`` prints.
+"""
 
 from __future__ import annotations
 
-import json
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
-
-from pytest_revprop.core.cases import load_cases
-from pytest_revprop.errors import UserError
 
 
 def case_stats(cases: Sequence[Any]) -> dict[str, Any]:
@@ -66,18 +63,3 @@ def format_stats(stats: Mapping[str, Any]) -> str:
     for k, v in stats["scenarios_by_pattern"].items():
         lines.append(f"  {k:<18} {v:>3}  {'#' * v}  {100 * v / total:.0f}%")
     return "\n".join(lines)
-
-
-def stats_command(paths: Sequence[Path], as_json: bool) -> int:
-    """Print the counts of the cases under ``paths`` (a table, or JSON); exit status 0."""
-    for path in paths:
-        if not path.exists():
-            raise UserError(f"no such file or folder: {path}")
-    loaded = load_cases(list(paths))
-    for error in loaded.errors:
-        print(f"skipped: {error}", file=sys.stderr)
-    if not loaded.cases:
-        raise UserError(f"no valid case files in {' '.join(str(p) for p in paths)}")
-    stats = case_stats(loaded.cases)
-    print(json.dumps(stats, indent=2) if as_json else format_stats(stats))
-    return 0

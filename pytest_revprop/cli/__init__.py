@@ -1,8 +1,9 @@
-"""The ``revprop`` command.
+"""The ``revprop`` command: the dispatcher of its subcommands.
 
-Each subcommand lives in the module that owns its job and is imported only when it runs,
-so ``revprop validate`` and ``revprop score`` start without loading litellm or matplotlib.
-docs/interfaces.md lists every command, its output and its exit statuses.
+Each command family's front end (its arguments, what it prints, its exit status) is a module
+of this package, over the work of the family's own modules; it is imported only when its
+command runs, so ``revprop validate`` and ``revprop score`` start without loading litellm or
+matplotlib. docs/interfaces.md lists every command, its output and its exit statuses.
 """
 
 from __future__ import annotations
@@ -16,47 +17,47 @@ from pytest_revprop.errors import UserError
 # command -> ("module:function", one-line help). Each function takes argv and returns an exit code.
 COMMANDS: dict[str, tuple[str, str]] = {
     "validate": (
-        "pytest_revprop.cli.case_tools:validate_main",
+        "pytest_revprop.cli.check:validate_main",
         "validate case files or folders of them",
     ),
     "score": (
-        "pytest_revprop.cli.case_tools:score_main",
+        "pytest_revprop.cli.check:score_main",
         "score one raw model reply against one case",
     ),
     "merge": (
-        "pytest_revprop.cli.case_tools:merge_main",
+        "pytest_revprop.cli.check:merge_main",
         "combine sample replies as or/and/maj/med do",
     ),
     "cases": (
-        "pytest_revprop.authoring.build:cases_main",
+        "pytest_revprop.cli.cases:cases_main",
         "build the shipped benchmark, or print case statistics",
     ),
     "annotate": (
-        "pytest_revprop.authoring.annotate.command:annotate_main",
+        "pytest_revprop.cli.annotate:annotate_main",
         "annotate case files in a local web app; --agreement compares two annotators",
     ),
     "synth": (
-        "pytest_revprop.authoring.synth.command:synth_main",
+        "pytest_revprop.cli.synth:synth_main",
         "draft cases with a model from scenario cards, or reword existing cases",
     ),
     "serve": (
-        "pytest_revprop.servers.vllm:serve_main",
+        "pytest_revprop.cli.serve:serve_main",
         "start (or print) the vLLM server command for a model preset",
     ),
     "report": (
-        "pytest_revprop.reporting.report_command:report_main",
+        "pytest_revprop.cli.report:report_main",
         "figures, tables and an HTML sample browser from results.json",
     ),
     "samples": (
-        "pytest_revprop.reporting.samples:samples_main",
+        "pytest_revprop.cli.report:samples_main",
         "print a run's samples with their replies and reasoning (filter by case, model, ...)",
     ),
     "combine": (
-        "pytest_revprop.reporting.combine:combine_main",
+        "pytest_revprop.cli.combine:combine_main",
         "merge the reports folders of a run's shards (--revprop-shard) into one",
     ),
     "compare": (
-        "pytest_revprop.reporting.compare:compare_main",
+        "pytest_revprop.cli.compare:compare_main",
         "compare two results.json files (paired McNemar test)",
     ),
 }

@@ -68,7 +68,7 @@ def _call_results_hook(
 
 def _figures(outputs: RunOutputs, cases: list[Case], sink: RecordSink, out_dir: Path) -> None:
     try:
-        from pytest_revprop.reporting.report_command import write_report
+        from pytest_revprop.reporting.report import write_report
 
         by_id = {c.id: c.to_dict() for c in cases}
         samples = sink.records(with_replies=False)

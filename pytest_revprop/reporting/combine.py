@@ -1,4 +1,4 @@
-"""``revprop combine DIR... --out DIR``: the shards' reports folders merged into one.
+"""The shards' reports folders merged into one (``revprop combine DIR... --out DIR``).
 
 Each shard of a run (``--revprop-shard=I/N``) writes a whole reports folder whose
 ``results.json`` says which shard it is (``meta.shard``) and what it ran (models, methods, k,
@@ -109,7 +109,7 @@ def combined_meta(metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def combine(folders: Sequence[Path], out: Path, *, figures: bool = True) -> list[Path]:
     """Merge the shards' reports ``folders`` into ``out``; returns the files written."""
-    from pytest_revprop.reporting.report_command import default_cases, write_report
+    from pytest_revprop.reporting.report import default_cases, write_report
     from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink
 
     seen: dict[Path, Path] = {}
@@ -142,24 +142,4 @@ def combine(folders: Sequence[Path], out: Path, *, figures: bool = True) -> list
     return written
 
 
-def combine_main(argv: Sequence[str]) -> int:
-    """``revprop combine DIR... --out DIR [--no-figures]``."""
-    from pytest_revprop.cli.case_tools import _Parser
-
-    parser = _Parser(
-        prog="revprop combine",
-        description="Merge the reports folders of a run's shards (--revprop-shard) into one.",
-    )
-    parser.add_argument("folders", nargs="+", type=Path, metavar="DIR")
-    parser.add_argument("--out", type=Path, required=True, help="the combined reports folder")
-    parser.add_argument(
-        "--no-figures", action="store_true", help="do not write the figures and the HTML report"
-    )
-    args = parser.parse_args(list(argv))
-    written = combine(args.folders, args.out, figures=not args.no_figures)
-    for path in written:
-        print(path)
-    return 0
-
-
-__all__ = ["check_shards", "combine", "combine_main", "combined_meta", "read_shard"]
+__all__ = ["check_shards", "combine", "combined_meta", "read_shard"]

@@ -1,5 +1,5 @@
-"""``revprop compare A.json B.json``: per (model, method, k) change of the completion rate
-from run A to run B, with the paired exact McNemar test and the samples that flipped.
+"""Per (model, method, k) change of the completion rate from run A to run B, with the paired
+exact McNemar test and the samples that flipped (``revprop compare A.json B.json``).
 
 A group is a regression when its rate fell by more than ``--max-drop`` points AND p < alpha
 (the same rule as the plugin's ``--revprop-baseline`` gate, both from ``stats.PairGroup``).
@@ -12,9 +12,8 @@ cascade recall and preservation of A and B.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +29,8 @@ from pytest_revprop.reporting.stats import (
     pair_outcomes,
 )
 from pytest_revprop.reporting.tables import markdown_table, text_table
-from pytest_revprop.run.options import parse_alpha, parse_gate_metric, parse_max_drop
-from pytest_revprop.vocabulary import REGRESSION_EXIT
 
-__all__ = ["compare_main", "render_markdown", "render_text", "verdict"]
+__all__ = ["compare_files", "render_markdown", "render_text", "verdict"]
 
 HEADER = [
     "model",
@@ -233,62 +230,18 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def compare_main(argv: Sequence[str]) -> int:
-    """``revprop compare A.json B.json [--max-drop 2] [--alpha 0.05] [--markdown] [--fail-on-regression]``."""
-    parser = argparse.ArgumentParser(
-        prog="revprop compare",
-        description="Compare two results.json files per (model, method, k) with the paired exact McNemar test.",
-    )
-    parser.add_argument(
-        "a", type=Path, metavar="A.json", help="the base run (e.g. the committed baseline)"
-    )
-    parser.add_argument("b", type=Path, metavar="B.json", help="the new run")
-    parser.add_argument(
-        "--max-drop",
-        type=parse_max_drop,
-        default=2.0,
-        help="largest tolerated drop of a completion rate, in points (default: 2)",
-    )
-    parser.add_argument(
-        "--alpha",
-        type=parse_alpha,
-        default=DEFAULT_ALPHA,
-        help=f"significance level of the McNemar test (default: {DEFAULT_ALPHA})",
-    )
-    parser.add_argument(
-        "--metric",
-        type=parse_gate_metric,
-        default="completion",
-        help="what the test compares per (model, method, k): completion (default; pairs of "
-        "case and seed) or pass_all_seeds (pairs of cases: a case passes when it passes at "
-        "every seed both runs scored)",
-    )
-    parser.add_argument(
-        "--markdown", action="store_true", help="print Markdown (for a pull-request comment)"
-    )
-    parser.add_argument(
-        "--fail-on-regression",
-        action="store_true",
-        help=f"exit {REGRESSION_EXIT} when any (model, method, k) regressed, as the plugin's "
-        "--revprop-baseline gate does",
-    )
-    args = parser.parse_args(list(argv))
-    base, new = load_results(args.a), load_results(args.b)
+def compare_files(
+    a: Path, b: Path, metric: str = "completion"
+) -> tuple[PairedComparison, list[list[str]]]:
+    """Run A's results file against run B's: the paired comparison per (model, method, k)
+    (per case when ``metric`` is ``pass_all_seeds``) and the rows of the figures beyond the
+    paper. UserError when the two share no result to pair."""
+    base, new = load_results(a), load_results(b)
     comparison = pair_outcomes(base["results"], new["results"])
     if not comparison.groups:
-        raise UserError(
-            f"{args.a} and {args.b} share no (case, model, method, k, seed) results to pair"
-        )
+        raise UserError(f"{a} and {b} share no (case, model, method, k, seed) results to pair")
     beyond = beyond_rows(comparison, base["results"], new["results"])
-    if args.metric == "pass_all_seeds":
+    if metric == "pass_all_seeds":
         by_case = pair_outcomes(*per_case(base["results"], new["results"]))
         comparison = dataclasses.replace(comparison, groups=by_case.groups)
-    render = render_markdown if args.markdown else render_text
-    print(
-        render(
-            comparison, str(args.a), str(args.b), args.max_drop, args.alpha, beyond, args.metric
-        ),
-        end="",
-    )
-    regressed = comparison.regressions(args.max_drop, args.alpha)
-    return REGRESSION_EXIT if args.fail_on_regression and regressed else 0
+    return comparison, beyond

@@ -1,5 +1,6 @@
 """Reading a run's samples back: ``samples.jsonl`` streamed one record at a time, each record's
-replies with their text from the reply store (``replystore``), and ``revprop samples``.
+replies with their text from the reply store (``replystore``): what ``revprop samples``
+prints.
 
 ``samples.jsonl`` holds one record per line, its replies' facts and keys; the text of each
 distinct reply is in ``replies/`` beside it. ``read_samples(folder, case=..., ...)`` and
@@ -10,16 +11,15 @@ whose replies carry their text, are read as they are.
 
 from __future__ import annotations
 
-import argparse
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.replystore import REPLIES_DIR, ReplyReader
 
-__all__ = ["SAMPLES_FILE", "SampleFile", "read_samples", "samples_main"]
+__all__ = ["SAMPLES_FILE", "SampleFile", "read_samples"]
 
 SAMPLES_FILE = "samples.jsonl"
 
@@ -109,38 +109,3 @@ def read_samples(
     for _, _, record in samples.places():
         if all(record.get(name) == value for name, value in wanted.items()):
             yield reader.resolve(record) if reader is not None else record
-
-
-def samples_main(argv: Sequence[str]) -> int:
-    """``revprop samples FOLDER [--case ID] [--model M] [--method X] [--k K] [--seed S]``."""
-    parser = argparse.ArgumentParser(
-        prog="revprop samples",
-        description="Print a run's samples with their calls' replies and reasoning, "
-        "one JSON object per line.",
-    )
-    parser.add_argument(
-        "folder", type=Path, help="the run's reports folder (or its results.json or samples.jsonl)"
-    )
-    parser.add_argument("--case", default=None, help="case id, e.g. invoice-workshop-hours/10")
-    parser.add_argument("--model", default=None)
-    parser.add_argument("--method", default=None)
-    parser.add_argument("--k", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--no-replies", action="store_true", help="leave out the replies' text")
-    parser.add_argument("--indent", type=int, default=None, help="indent the JSON")
-    args = parser.parse_args(list(argv))
-    matched = 0
-    for record in read_samples(
-        args.folder,
-        case=args.case,
-        model=args.model,
-        method=args.method,
-        k=args.k,
-        seed=args.seed,
-        with_replies=not args.no_replies,
-    ):
-        print(json.dumps(record, ensure_ascii=False, indent=args.indent))
-        matched += 1
-    if not matched:
-        raise UserError(f"samples {args.folder}: no sample matches")
-    return 0

@@ -4,5 +4,6 @@
 validates an edited case with the project's loader and scorer, ``threeway`` merges a stale
 save with the file on disk against their common base, ``assist`` asks a model for a
 tentative gold patch, ``agreement`` compares two annotators' golds, ``app`` is the aiohttp
-application and ``command`` the command line. Only ``app`` imports aiohttp.
+application (its command line is :mod:`pytest_revprop.cli.annotate`). Only ``app`` imports
+aiohttp.
 """

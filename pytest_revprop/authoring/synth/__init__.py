@@ -12,5 +12,6 @@ Modules, in the order a draft flows through them:
 - ``drafts``: the draft case with its ``annotation`` object, and the rejected-draft record;
 - ``facts`` and ``paraphrase``: reworded variants and their mechanical fact check;
 - ``pipeline``: one draft from start to file (a card's case, or a reworded variant);
-- ``command``: the command line, the models and servers, progress lines and exit status.
+- ``batch``: a batch of drafts: the models and servers, the run, its progress lines
+  (the command line is :mod:`pytest_revprop.cli.synth`).
 """

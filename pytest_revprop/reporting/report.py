@@ -1,4 +1,4 @@
-"""The report folder and the ``revprop report`` command.
+"""The report folder: figures, report.md and report.html from a run's results.
 
 ``write_report`` writes the figures (PNG with their data as CSV), report.md and report.html
 (with its data files) into a folder; the session calls it at the end of a run and
@@ -8,9 +8,8 @@ samples.jsonl one record at a time.
 
 from __future__ import annotations
 
-import argparse
 import csv
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,11 @@ from pytest_revprop.reporting.figures import FIGURE_FILES, render_figures
 from pytest_revprop.reporting.html import write_html
 from pytest_revprop.reporting.metrics import fill_summary
 from pytest_revprop.reporting.report_tables import report_tables
-from pytest_revprop.reporting.results import check_results, open_results
-from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
+from pytest_revprop.reporting.results import check_results
+from pytest_revprop.reporting.samples import SampleFile
 from pytest_revprop.reporting.tables import Table
 
-__all__ = ["default_cases", "load_case_dicts", "report_main", "write_report"]
+__all__ = ["default_cases", "load_case_dicts", "write_report"]
 
 
 def load_case_dicts(path: Path | str) -> dict[str, dict[str, Any]]:
@@ -123,41 +122,3 @@ def default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         return load_case_dicts(path)
     except UserError:
         return {}
-
-
-def report_main(argv: Sequence[str]) -> int:
-    """``revprop report RESULTS.json [--out DIR] [--cases PATH] [--samples FILE]``."""
-    parser = argparse.ArgumentParser(
-        prog="revprop report",
-        description="Figures, tables and an offline HTML sample browser from a results.json.",
-    )
-    parser.add_argument("results", type=Path, help="results.json written by --revprop-report")
-    parser.add_argument(
-        "--out", type=Path, default=None, help="output folder (default: the folder of RESULTS.json)"
-    )
-    parser.add_argument(
-        "--cases",
-        type=Path,
-        default=None,
-        help="case files or folder for the sample browser "
-        "(default: the run's cases_path, else the shipped benchmark)",
-    )
-    parser.add_argument(
-        "--samples",
-        type=Path,
-        default=None,
-        help="samples.jsonl with the raw replies, their text in the replies/ folder beside it "
-        "(default: samples.jsonl beside RESULTS.json, if any)",
-    )
-    args = parser.parse_args(list(argv))
-    results = open_results(args.results)
-    len(results["results"])  # every row read and checked before anything is written
-    samples_path = args.samples or args.results.parent / SAMPLES_FILE
-    if args.samples and not samples_path.is_file():
-        raise UserError(f"samples file {samples_path}: no such file")
-    samples = SampleFile(samples_path) if samples_path.is_file() else None
-    cases = load_case_dicts(args.cases) if args.cases else default_cases(results)
-    written = write_report(results, args.out or args.results.parent, samples=samples, cases=cases)
-    for path in written:
-        print(path)
-    return 0

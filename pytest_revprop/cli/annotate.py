@@ -1,7 +1,8 @@
-"""The `revprop annotate` command line: the web app, or the agreement report.
+"""``revprop annotate``: the annotation web app, or the agreement report.
 
-The web app (and aiohttp with it) is imported only when the server starts, so the agreement
-report and every other command start without it.
+The work is :mod:`pytest_revprop.authoring.annotate` (the case store, the model's proposals,
+the app, the agreement report). The web app (and aiohttp with it) is imported only when the
+server starts, so the agreement report and every other command start without it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from pytest_revprop.run.options import parse_local_port
 DEFAULT_PORT = 8765
 """A fixed default: the page keeps unsaved work per origin, so the port should not change."""
 DEFAULT_MODEL = "smollm2-135m"
+"""The model the page proposes gold with: the small embedded one, free and offline."""
 ANNOTATOR_ENV = "REVPROP_ANNOTATOR"
+"""The environment variable with the annotator's name."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-browser", action="store_true", help="only print the URL")
     parser.add_argument(
         "--model", default=DEFAULT_MODEL, metavar="M",
-        help=f"model the page proposes gold with: a preset or litellm model string (default: {DEFAULT_MODEL})",
+        help="model the page proposes gold with: a preset or litellm model string"
+        f" (default: {DEFAULT_MODEL})",
     )  # fmt: skip
     parser.add_argument(
         "--api-base", default="", metavar="URL[,URL...]",

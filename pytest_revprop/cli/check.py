@@ -5,69 +5,16 @@ Their arguments, outputs and exit statuses are fixed by docs/interfaces.md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
+from pytest_revprop.cli.args import STDIN, OneLineParser, read_reply
 from pytest_revprop.core.cases import Case, CaseError, load_case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import MERGE_RULES, SCORE_FIELDS
-
-MAX_REPLY_BYTES = 16 * 1024 * 1024
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as UserError (one line, exit 2)."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UserError(f"{message} (see 'revprop {self.prog.split()[-1]} --help')")
-
-
-STDIN = "-"
-"""The REPLY argument that reads the reply from standard input."""
-
-
-def read_reply(path: str) -> str:
-    """A reply: UTF-8 text, not binary, not huge. ``-`` reads standard input; a path that is
-    not a regular file but can be read as a stream (a pipe, e.g. bash's ``<(cmd)``, which
-    passes ``/dev/fd/N``) is read to its end. Raises UserError."""
-    if path == STDIN:
-        if sys.stdin is None:
-            raise UserError("reply on stdin: there is no standard input")
-        return _decode("reply on stdin", _read_limited(sys.stdin.buffer, "reply on stdin"))
-    label = f"reply file {path}"
-    file = Path(path)
-    if file.is_file():
-        size = file.stat().st_size
-        if size > MAX_REPLY_BYTES:
-            raise UserError(f"{label}: {size} bytes is too large (limit {MAX_REPLY_BYTES})")
-        return _decode(label, file.read_bytes())
-    if not file.exists() or file.is_dir():
-        raise UserError(f"{label}: no such file")
-    try:
-        with file.open("rb") as stream:
-            return _decode(label, _read_limited(stream, label))
-    except OSError as exc:
-        raise UserError(f"{label}: cannot be read ({exc.strerror or exc})") from None
-
-
-def _read_limited(stream: BinaryIO, label: str) -> bytes:
-    raw = stream.read(MAX_REPLY_BYTES + 1)
-    if len(raw) > MAX_REPLY_BYTES:
-        raise UserError(f"{label}: more than {MAX_REPLY_BYTES} bytes is too large")
-    return raw
-
-
-def _decode(label: str, raw: bytes) -> str:
-    if b"\x00" in raw:
-        raise UserError(f"{label}: binary content (NUL bytes), expected a text reply")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{label}: not UTF-8 text (byte {exc.start})") from None
 
 
 def _case(path: str) -> Case:
@@ -80,7 +27,10 @@ def _case(path: str) -> Case:
 
 
 def validate_main(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="revprop validate", description="Validate case files or folders of them.")
+    """``revprop validate PATH... [-q]``: exit 0 when every case file is valid, 1 otherwise."""
+    parser = OneLineParser(
+        prog="revprop validate", description="Validate case files or folders of them."
+    )
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only broken files")
     args = parser.parse_args(argv)
@@ -96,7 +46,8 @@ def validate_main(argv: Sequence[str]) -> int:
 
 
 def score_main(argv: Sequence[str]) -> int:
-    parser = _Parser(
+    """``revprop score CASE REPLY [--details]``: the reply's score as one JSON line."""
+    parser = OneLineParser(
         prog="revprop score", description="Score one raw model reply against one case."
     )
     parser.add_argument("case", metavar="CASE")
@@ -116,7 +67,8 @@ def score_main(argv: Sequence[str]) -> int:
 
 
 def merge_main(argv: Sequence[str]) -> int:
-    parser = _Parser(
+    """``revprop merge --rule RULE CASE REPLY...``: the merged artifact as one JSON line."""
+    parser = OneLineParser(
         prog="revprop merge", description="Combine raw sample replies as the parallel methods do."
     )
     parser.add_argument("--rule", required=True, choices=MERGE_RULES)

@@ -1,0 +1,70 @@
+"""``revprop compare A.json B.json``: two runs compared per (model, method, k) with the paired
+exact McNemar test; with ``--fail-on-regression``, the baseline gate's exit status.
+
+The work is :mod:`pytest_revprop.reporting.compare`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_revprop.reporting.compare import compare_files, render_markdown, render_text
+from pytest_revprop.reporting.stats import DEFAULT_ALPHA
+from pytest_revprop.run.options import parse_alpha, parse_gate_metric, parse_max_drop
+from pytest_revprop.vocabulary import REGRESSION_EXIT
+
+
+def compare_main(argv: Sequence[str]) -> int:
+    """``revprop compare A.json B.json [--max-drop 2] [--alpha 0.05] [--markdown]
+    [--fail-on-regression]``."""
+    parser = argparse.ArgumentParser(
+        prog="revprop compare",
+        description="Compare two results.json files per (model, method, k)"
+        " with the paired exact McNemar test.",
+    )
+    parser.add_argument(
+        "a", type=Path, metavar="A.json", help="the base run (e.g. the committed baseline)"
+    )
+    parser.add_argument("b", type=Path, metavar="B.json", help="the new run")
+    parser.add_argument(
+        "--max-drop",
+        type=parse_max_drop,
+        default=2.0,
+        help="largest tolerated drop of a completion rate, in points (default: 2)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=parse_alpha,
+        default=DEFAULT_ALPHA,
+        help=f"significance level of the McNemar test (default: {DEFAULT_ALPHA})",
+    )
+    parser.add_argument(
+        "--metric",
+        type=parse_gate_metric,
+        default="completion",
+        help="what the test compares per (model, method, k): completion (default; pairs of "
+        "case and seed) or pass_all_seeds (pairs of cases: a case passes when it passes at "
+        "every seed both runs scored)",
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print Markdown (for a pull-request comment)"
+    )
+    parser.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help=f"exit {REGRESSION_EXIT} when any (model, method, k) regressed, as the plugin's "
+        "--revprop-baseline gate does",
+    )
+    args = parser.parse_args(list(argv))
+    comparison, beyond = compare_files(args.a, args.b, args.metric)
+    render = render_markdown if args.markdown else render_text
+    print(
+        render(
+            comparison, str(args.a), str(args.b), args.max_drop, args.alpha, beyond, args.metric
+        ),
+        end="",
+    )
+    regressed = comparison.regressions(args.max_drop, args.alpha)
+    return REGRESSION_EXIT if args.fail_on_regression and regressed else 0
