@@ -13,6 +13,10 @@ PACKAGE_DIR = Path(pytest_revprop.__file__).parent
 PYTEST_GLUE = "pytest_revprop.plugin"
 """The glue's package: the only one that imports pytest."""
 MAX_MODULE_LINES = 600
+FACE = {"__init__", "api", "hookspecs", "vocabulary", "errors"}
+"""The package's face: the only modules at its top level (at most one more may join them)."""
+MAX_FACE_MODULES = 6
+ARCHITECTURE_DOC = PACKAGE_DIR.parent / "docs" / "architecture.md"
 
 
 def _module_name(path: Path) -> str:
@@ -148,3 +152,80 @@ def test_methods_written_outside_the_package_use_the_public_api_only() -> None:
             if not module.startswith(allowed):
                 wrong.append(f"{where} imports {module}")
     assert texts and not wrong, "\n".join(wrong)
+
+
+def _folder(module: str) -> str:
+    """The folder a module belongs to: its subpackage under ``pytest_revprop``, or for a module
+    of the package's face, the module itself (``api``, ``vocabulary``, ``__init__``, ...)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _folder_graph() -> dict[str, dict[str, list[str]]]:
+    """folder -> folder it imports -> the module imports that make the edge."""
+    graph: dict[str, dict[str, list[str]]] = {}
+    for name, deps in _internal_graph().items():
+        edges = graph.setdefault(_folder(name), {})
+        for dep in sorted(deps):
+            if _folder(dep) != _folder(name):
+                edges.setdefault(_folder(dep), []).append(f"{name} -> {dep}")
+    return graph
+
+
+def _documented_folders() -> dict[str, set[str]]:
+    """docs/architecture.md's folder table: folder -> the folders it may import."""
+    import re
+
+    allowed: dict[str, set[str]] = {}
+    for line in ARCHITECTURE_DOC.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and (m := re.fullmatch(r"`(\w+)(?:/|\.py)`", cells[0])):
+            allowed[m.group(1)] = set(re.findall(r"`(\w+)(?:/|\.py)`", cells[2]))
+    return allowed
+
+
+def test_the_top_level_holds_only_the_package_face() -> None:
+    top = sorted(p.stem for p in PACKAGE_DIR.glob("*.py"))
+    assert len(top) <= MAX_FACE_MODULES and set(top) <= FACE, top
+    folders = {p.name for p in PACKAGE_DIR.iterdir() if (p / "__init__.py").exists()}
+    assert folders, "no subpackages"
+
+
+def test_folders_import_in_one_direction() -> None:
+    """No two folders import each other, directly or around a circle (lazy imports count)."""
+    graph = {folder: set(edges) for folder, edges in _folder_graph().items()}
+    for folder in {f for edges in graph.values() for f in edges}:
+        graph.setdefault(folder, set())
+    cycle = _cycle(graph)
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def test_each_folder_imports_only_what_docs_architecture_allows() -> None:
+    allowed = _documented_folders()
+    graph = _folder_graph()
+    undocumented = sorted(set(graph) - set(allowed))
+    assert not undocumented, f"folders missing from docs/architecture.md's table: {undocumented}"
+    wrong = [
+        f"{folder} may not import {dep}: {edges[0]}"
+        for folder, deps in sorted(graph.items())
+        for dep, edges in sorted(deps.items())
+        if dep not in allowed[folder]
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_core_imports_no_layer_above_it() -> None:
+    above = {"run", "plugin", "cli", "reporting", "servers", "authoring", "testing"}
+    core = _folder_graph().get("core", {})
+    assert not above & set(core), {f: core[f] for f in above & set(core)}
+
+
+def test_every_module_path_docs_architecture_names_exists() -> None:
+    import re
+
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:[a-z_]+/)+[a-z_]+\.py)`", text))
+    assert named, "docs/architecture.md names no module path"
+    roots = [PACKAGE_DIR, PACKAGE_DIR.parent]
+    missing = sorted(p for p in named if not any((root / p).exists() for root in roots))
+    assert not missing, f"docs/architecture.md names paths that do not exist: {missing}"

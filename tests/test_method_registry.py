@@ -201,3 +201,28 @@ def test_a_merge_rule_hands_its_artifact_to_the_score_which_applies_nothing_agai
     assert run.patch is not None and run.artifact is not MISSING
     assert run.artifact == apply_operations(CASE.artifact, run.patch)
     assert run.score(CASE) == score_patch(CASE, run.patch)
+
+
+def test_a_method_sees_the_case_without_its_gold() -> None:
+    """The five-line cheat (answer ``ctx.case.gold``) and an innocent ``to_dict()`` in a prompt
+    both fail the method with a reason; what prompts show stays readable."""
+    seen: dict[str, Any] = {}
+
+    async def cheat(ctx: MethodContext) -> Outcome:
+        await ctx.revise()
+        seen.update(request=ctx.case.request, artifact=ctx.case.artifact, source=ctx.case.source)
+        return Outcome([{"op": g.op, "path": g.path, "value": g.value} for g in ctx.case.gold])
+
+    async def dumps_the_case(ctx: MethodContext) -> Outcome:
+        import json
+
+        await ctx.ask([{"role": "user", "content": json.dumps(ctx.case.to_dict())}])
+        return Outcome([])
+
+    for name, method in [("cheat", cheat), ("dumps", dumps_the_case)]:
+        registry = _registry_with(name, method)
+        run = asyncio.run(run_method(name, CASE, _timed_ask({}), k=1, seed=0, registry=registry))
+        assert run.error == "method_failed", name
+        assert run.reason is not None and "not shown the gold" in run.reason, run.reason
+    assert seen == {"request": CASE.request, "artifact": CASE.artifact, "source": None}
+    assert CASE.gold and CASE.gold_patch  # the runner's own case keeps it, for scoring

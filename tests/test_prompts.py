@@ -48,3 +48,32 @@ def test_broken_user_template_is_a_clear_error(tmp_path) -> None:
         Prompts(tmp_path)
     with pytest.raises(UserError, match="no such folder"):
         Prompts(tmp_path / "missing")
+
+
+def test_an_unknown_placeholder_in_a_user_template_fails_when_the_templates_load(tmp_path) -> None:
+    (tmp_path / "revise.md").write_text("$contxt\n\n$request\n", encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        Prompts(tmp_path)
+    message = str(caught.value)
+    assert "revise.md" in message and "unknown placeholder $contxt" in message
+    assert "$context" in message and "\n" not in message
+
+
+def test_a_misspelled_template_file_is_refused_naming_the_known_ones(tmp_path) -> None:
+    (tmp_path / "sytem.md").write_text("You revise JSON.\n", encoding="utf-8")
+    with pytest.raises(
+        UserError, match=r"sytem\.md: unknown template name 'sytem' \(known: .*system"
+    ):
+        Prompts(tmp_path)
+
+
+def test_the_fingerprint_names_each_template_its_source_and_hash(tmp_path) -> None:
+    shipped = default_prompts().fingerprint()
+    assert {f["source"] for f in shipped.values()} == {"shipped"}
+    (tmp_path / "system.md").write_text("Revise the JSON, all of it.\n", encoding="utf-8")
+    changed = Prompts(tmp_path).fingerprint()
+    assert changed["system"]["source"] == "override"
+    assert changed["system"]["sha256"] != shipped["system"]["sha256"]
+    assert {k: v for k, v in changed.items() if k != "system"} == {
+        k: v for k, v in shipped.items() if k != "system"
+    }

@@ -378,7 +378,8 @@ def openai_server() -> Iterator[str]:
 
 @pytest.fixture
 def health_only_server() -> Iterator[str]:
-    yield from _serve({"/health": 200})
+    """A server whose model list fails (not with 404) while its health check answers."""
+    yield from _serve({"/v1/models": 500, "/health": 200})
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ broke; the other files of a folder still load.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pytest_revprop.core.patching import PatchError, apply_operations, diff
 from pytest_revprop.errors import UserError, one_line
@@ -111,6 +112,21 @@ class GoldOp:
         return out
 
 
+class GoldHidden(AttributeError):
+    """A method asked for the gold of its case, which methods are never shown."""
+
+
+class HiddenGold(list[GoldOp]):
+    """The gold of a case as a method receives it: empty, and any use of it says why."""
+
+    def _refuse(self, *args: object) -> NoReturn:
+        raise GoldHidden(
+            "a method is not shown the gold of its case (docs/hooks.md: what a method sees)"
+        )
+
+    __iter__ = __len__ = __getitem__ = __bool__ = __contains__ = __reversed__ = _refuse  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -196,6 +212,13 @@ class Case:
         if self.annotation is not None:
             out[ANNOTATION_FIELD] = self.annotation
         return out
+
+    def for_methods(self) -> Case:
+        """This case as a method sees it: everything a prompt may show (the conversation, the
+        artifact, the request, the reference data) and nothing the gold can be read or rebuilt
+        from. Its ``gold`` raises ``GoldHidden`` on any use, and its notes, annotation and
+        source file are left out (a method could reread the file)."""
+        return dataclasses.replace(self, gold=HiddenGold(), notes="", annotation=None, source=None)
 
     @property
     def gold_patch(self) -> list[dict[str, Any]]:

@@ -213,7 +213,7 @@ class MethodContext:
         artifacts: SampleArtifacts | None = None,
     ) -> None:
         self.method = method
-        self.case = case
+        self.case = case.for_methods()
         self.k = k
         self.seed = seed
         self.prompts = prompts

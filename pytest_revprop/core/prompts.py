@@ -7,6 +7,7 @@ docs/protocol.md (Prompts) says what each kind of call sends.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import string
 from collections.abc import Sequence
@@ -57,10 +58,22 @@ class Prompts:
     _revisions: Memo[tuple[str, str], str] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.folder is not None and not Path(self.folder).is_dir():
-            raise UserError(f"prompt folder {self.folder}: no such folder")
+        if self.folder is not None:
+            _check_folder(Path(self.folder))
         for name in TEMPLATE_NAMES:
             self.template(name)  # fail early on a broken user template
+
+    def fingerprint(self) -> dict[str, dict[str, str]]:
+        """Each run template's name -> its source (``shipped`` or ``override``) and the SHA-256
+        of its text: what results.json records, so two runs can say which prompts differ."""
+        found: dict[str, dict[str, str]] = {}
+        for name in TEMPLATE_NAMES:
+            text, path = _template_text(self.folder, name)
+            found[name] = {
+                "source": "shipped" if path is None else "override",
+                "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            }
+        return found
 
     def remembering(self) -> Prompts:
         """These templates, remembering each case's revision prompt per context: a run's items
@@ -168,22 +181,55 @@ class Prompts:
 
 
 @cache
-def _template(folder: Path | None, name: str) -> string.Template:
-    text: str | None = None
+def _template_text(folder: Path | None, name: str) -> tuple[str, Path | None]:
+    """A template's text and the user file it came from (None: the shipped one)."""
     if folder is not None:
         path = Path(folder) / f"{name}.md"
         if path.is_file():
             try:
-                text = path.read_text(encoding="utf-8")
+                return path.read_text(encoding="utf-8"), path
             except (OSError, UnicodeDecodeError) as exc:
                 raise UserError(f"prompt template {path}: cannot be read ({exc})") from None
-    template = string.Template(_shipped(name) if text is None else text)
+    return _shipped(name), None
+
+
+def _template(folder: Path | None, name: str) -> string.Template:
+    text, path = _template_text(folder, name)
+    template = string.Template(text)
+    where = path if path is not None else f"{name}.md"
     if not template.is_valid():
-        where = path if folder is not None and text is not None else f"{name}.md"
         raise UserError(
             f"prompt template {where}: malformed $placeholder (write $$ for a dollar sign)"
         )
+    if path is not None:
+        allowed = set(string.Template(_shipped(name)).get_identifiers())
+        unknown = [p for p in template.get_identifiers() if p not in allowed]
+        if unknown:
+            raise UserError(
+                f"prompt template {where}: unknown placeholder ${unknown[0]} "
+                f"(this template knows {', '.join('$' + a for a in sorted(allowed)) or 'none'})"
+            )
     return template
+
+
+def shipped_template_names() -> list[str]:
+    """The names of the templates the package ships (every kind of call, synth's included):
+    the only file names a prompt folder may hold."""
+    folder = resources.files("pytest_revprop").joinpath("prompts")
+    return sorted(f.name[: -len(".md")] for f in folder.iterdir() if f.name.endswith(".md"))
+
+
+def _check_folder(folder: Path) -> None:
+    """A user prompt folder exists and holds only templates of known names."""
+    if not folder.is_dir():
+        raise UserError(f"prompt folder {folder}: no such folder")
+    known = shipped_template_names()
+    for path in sorted(folder.glob("*.md")):
+        if path.stem not in known:
+            raise UserError(
+                f"prompt template {path}: unknown template name {path.stem!r} "
+                f"(known: {', '.join(known)})"
+            )
 
 
 @cache

@@ -38,7 +38,29 @@ def check_model_servers(models: Sequence[ModelConfig], option: str | None = None
     if urls:
         from pytest_revprop.servers.health import API_BASE_OPTION, check_servers
 
-        check_servers(urls, option=option or API_BASE_OPTION)
+        served: dict[str, list[str]] = {}
+        for model in models:
+            name = served_model_name(model)
+            for url in model.api_bases if name else ():
+                served.setdefault(url, []).append(name)
+        check_servers(urls, option=option or API_BASE_OPTION, served=served)
+
+
+OPENAI_COMPATIBLE_PROVIDERS = ("openai/", "hosted_vllm/")
+"""litellm's providers whose model string names the model an OpenAI-compatible server lists."""
+
+
+def served_model_name(model: ModelConfig) -> str:
+    """The model name a model's calls carry to its server, where the server's model list can
+    be checked for it; empty for reference solvers and providers that name models otherwise."""
+    if model.kind == "reference":
+        return ""
+    if model.served_name:
+        return model.served_name
+    for prefix in OPENAI_COMPATIBLE_PROVIDERS:
+        if model.litellm_model.startswith(prefix):
+            return model.litellm_model[len(prefix) :]
+    return ""
 
 
 def ready_models(

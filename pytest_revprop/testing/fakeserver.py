@@ -26,7 +26,8 @@ Options (keyword arguments, or keys of the config JSON):
 - ``faults``: ``{"first_attempt_fail_fraction": 0.3, "kinds": ["429", "503", "reset",
   "malformed", "hang"], "retry_after_s": 0.1, "always_fail": "503", "hang_s": 5}``; the
   kinds are in ``FAULT_KINDS`` (a status code answers with that status);
-- ``model_names``: served model names; a request for another model gets a 404 like vLLM's;
+- ``model_names``: served model names, listed by ``/v1/models``; a request for another model
+  gets a 404 like vLLM's (without names, any model is answered and none is listed);
 - ``response_formats``: the ``response_format`` types the server takes (None: any); another
   gets HTTP 500 with a validation error, as llama.cpp's server answers ``json_schema``.
 
@@ -186,7 +187,7 @@ class FakeApp:
     async def models(self, request: Any) -> Any:
         from aiohttp import web
 
-        names = self.model_names or ["fake-model"]
+        names = self.model_names or ()  # no names: any name is answered, so none is listed
         data = [{"id": n, "object": "model", "owned_by": "fakeserver"} for n in names]
         return web.json_response({"object": "list", "data": data})
 

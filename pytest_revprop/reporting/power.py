@@ -1,0 +1,155 @@
+"""What a paired comparison can see: the power of the gate's exact McNemar test.
+
+A gate that says "no significant change" is only informative when it could have seen a drop of
+the size that matters. These functions answer that for the test the gate uses
+(``stats.mcnemar_exact``, two-sided, at the gate's alpha):
+
+- ``drop_power``: the chance that ``pairs`` paired samples show a significant drop when the
+  completion rate truly falls by ``drop`` (a fraction, 0.10 = ten points);
+- ``detectable_drop``: the smallest drop detected with at least the given power;
+- ``pairs_needed``: how many pairs detect a given drop with that power.
+
+The model of a pair: each (case, seed) sample flips from pass to fail with probability
+``p10`` and from fail to pass with ``p01``, independently; the drop is ``p10 - p01`` and the
+discordance (the share of samples that flip either way) is ``p10 + p01``. Discordance is not
+known before a run; the callers say which they assume (the observed one, or the drop itself:
+no sample improves, the fewest pairs any drop of that size can need). docs/protocol.md
+("What the gate can see") gives a worked example.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+DEFAULT_POWER = 0.80
+"""The power a detectable drop is quoted at."""
+MAX_PAIRS = 20_000
+"""``pairs_needed`` looks no further than this many pairs."""
+
+
+@lru_cache(maxsize=4096)
+def _critical_improvements(discordant: int, alpha: float) -> int:
+    """The most improvements (fail -> pass flips) among ``discordant`` flips for which the
+    exact McNemar test still calls the drop significant (p < alpha); -1 when none does.
+
+    p = min(1, 2 * P[X <= c]) with X ~ Binomial(discordant, 1/2) for ``c`` improvements
+    below half, so the rejection region is ``c <= k`` for the largest such ``k``."""
+    tail = 0
+    total = 2**discordant
+    k = -1
+    for c in range((discordant - 1) // 2 + 1):
+        tail += math.comb(discordant, c)
+        if 2 * tail / total < alpha:
+            k = c
+        else:
+            break
+    return k
+
+
+def _binomial_cdf(k: int, n: int, p: float) -> float:
+    """P[X <= k] for X ~ Binomial(n, p), in floating point (log-space terms)."""
+    if k < 0:
+        return 0.0
+    if k >= n or p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 0.0
+    log_p, log_q = math.log(p), math.log1p(-p)
+    return min(
+        1.0,
+        sum(
+            math.exp(
+                math.lgamma(n + 1)
+                - math.lgamma(i + 1)
+                - math.lgamma(n - i + 1)
+                + i * log_p
+                + (n - i) * log_q
+            )
+            for i in range(k + 1)
+        ),
+    )
+
+
+def _binomial_pmf(m: int, n: int, p: float) -> float:
+    if p <= 0.0:
+        return 1.0 if m == 0 else 0.0
+    if p >= 1.0:
+        return 1.0 if m == n else 0.0
+    return math.exp(
+        math.lgamma(n + 1)
+        - math.lgamma(m + 1)
+        - math.lgamma(n - m + 1)
+        + m * math.log(p)
+        + (n - m) * math.log1p(-p)
+    )
+
+
+def drop_power(pairs: int, drop: float, discordance: float, alpha: float) -> float:
+    """The probability that ``pairs`` paired samples give a significant drop (more pass -> fail
+    flips than fail -> pass, exact McNemar p < ``alpha``) when the rate truly falls by ``drop``
+    and a share ``discordance`` of the samples flips either way.
+
+    Raises ValueError unless 0 <= drop <= discordance <= 1 and 0 < alpha < 1."""
+    if not 0.0 <= drop <= discordance <= 1.0:
+        raise ValueError(f"need 0 <= drop <= discordance <= 1, got {drop} and {discordance}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if pairs <= 0 or discordance == 0.0:
+        return 0.0
+    improve_share = (discordance - drop) / 2 / discordance
+    power = 0.0
+    for discordant in range(1, pairs + 1):
+        weight = _binomial_pmf(discordant, pairs, discordance)
+        if weight < 1e-15:
+            continue
+        k = _critical_improvements(discordant, alpha)
+        if k >= 0:
+            power += weight * _binomial_cdf(k, discordant, improve_share)
+    return min(1.0, power)
+
+
+def detectable_drop(
+    pairs: int,
+    alpha: float,
+    discordance: float | None = None,
+    power: float = DEFAULT_POWER,
+    step: float = 0.005,
+) -> float | None:
+    """The smallest drop (a fraction, on a grid of ``step``) that ``pairs`` pairs detect with at
+    least ``power``; None when even a fall from 100% to 0% is not detected that often.
+
+    ``discordance``: the share of samples assumed to flip either way; each drop is evaluated
+    at ``max(discordance, drop)`` (a drop cannot flip fewer samples than itself). None assumes
+    the drop alone (no sample improves)."""
+    steps = round(1.0 / step)
+    for i in range(1, steps + 1):
+        drop = min(1.0, round(i * step, 10))
+        flips = drop if discordance is None else min(1.0, max(discordance, drop))
+        if drop_power(pairs, drop, flips, alpha) >= power:
+            return drop
+    return None
+
+
+def pairs_needed(
+    drop: float,
+    alpha: float,
+    discordance: float | None = None,
+    power: float = DEFAULT_POWER,
+) -> int | None:
+    """The fewest pairs that detect a ``drop`` with at least ``power`` (discordance as in
+    ``detectable_drop``); None past ``MAX_PAIRS``. Power is not monotone in the number of
+    pairs for a discrete test, so this is the first count at which it is reached."""
+    if not 0.0 < drop <= 1.0:
+        raise ValueError(f"drop must be in (0, 1], got {drop}")
+    flips = drop if discordance is None else min(1.0, max(discordance, drop))
+    low, high = 1, 1
+    while drop_power(high, drop, flips, alpha) < power:
+        low = high + 1
+        high *= 2
+        if high > MAX_PAIRS:
+            return None
+    for pairs in range(low, high + 1):
+        if drop_power(pairs, drop, flips, alpha) >= power:
+            return pairs
+    return high
