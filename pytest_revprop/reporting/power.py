@@ -36,39 +36,47 @@ def _critical_improvements(discordant: int, alpha: float) -> int:
     p = min(1, 2 * P[X <= c]) with X ~ Binomial(discordant, 1/2) for ``c`` improvements
     below half, so the rejection region is ``c <= k`` for the largest such ``k``."""
     tail = 0
+    term = 1  # comb(discordant, c), updated exactly from one c to the next
     total = 2**discordant
     k = -1
     for c in range((discordant - 1) // 2 + 1):
-        tail += math.comb(discordant, c)
+        tail += term
         if 2 * tail / total < alpha:
             k = c
         else:
             break
+        term = term * (discordant - c) // (c + 1)
     return k
 
 
 def _binomial_cdf(k: int, n: int, p: float) -> float:
-    """P[X <= k] for X ~ Binomial(n, p), in floating point (log-space terms)."""
+    """P[X <= k] for X ~ Binomial(n, p), in floating point: the terms from the one at ``k``
+    outwards (each from the last by their ratio) until they no longer count, summing the
+    lower tail below the mode and one minus the upper tail above it."""
     if k < 0:
         return 0.0
     if k >= n or p <= 0.0:
         return 1.0
     if p >= 1.0:
         return 0.0
-    log_p, log_q = math.log(p), math.log1p(-p)
-    return min(
-        1.0,
-        sum(
-            math.exp(
-                math.lgamma(n + 1)
-                - math.lgamma(i + 1)
-                - math.lgamma(n - i + 1)
-                + i * log_p
-                + (n - i) * log_q
-            )
-            for i in range(k + 1)
-        ),
-    )
+    odds = p / (1.0 - p)
+    if k < (n + 1) * p:  # below the mode: the terms fall going down from k
+        term, total, i = _binomial_pmf(k, n, p), 0.0, k
+        while i >= 0 and term > 0.0:
+            total += term
+            if term < total * 1e-17:
+                break
+            term *= i / (n - i + 1) / odds
+            i -= 1
+        return min(1.0, total)
+    term, upper, i = _binomial_pmf(k + 1, n, p), 0.0, k + 1
+    while i <= n and term > 0.0:
+        upper += term
+        if term < upper * 1e-17:
+            break
+        term *= (n - i) / (i + 1) * odds
+        i += 1
+    return max(0.0, 1.0 - upper)
 
 
 def _binomial_pmf(m: int, n: int, p: float) -> float:
