@@ -12,12 +12,17 @@ from pathlib import Path
 
 from pytest_revprop.reporting.compare import compare_files, render_markdown, render_text
 from pytest_revprop.reporting.stats import DEFAULT_ALPHA
-from pytest_revprop.run.options import parse_alpha, parse_gate_metric, parse_max_drop
+from pytest_revprop.run.options import (
+    parse_alpha,
+    parse_drop_points,
+    parse_gate_metric,
+    parse_max_drop,
+)
 from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 
 def compare_main(argv: Sequence[str]) -> int:
-    """``revprop compare A.json B.json [--max-drop 2] [--alpha 0.05] [--markdown]
+    """``revprop compare A.json B.json [--max-drop 2] [--alpha 0.05] [--detect D] [--markdown]
     [--fail-on-regression]``."""
     parser = argparse.ArgumentParser(
         prog="revprop compare",
@@ -49,6 +54,13 @@ def compare_main(argv: Sequence[str]) -> int:
         "every seed both runs scored)",
     )
     parser.add_argument(
+        "--detect",
+        type=parse_drop_points,
+        metavar="POINTS",
+        help="also say, per (model, method, k), how many cases and seeds detect a drop of this "
+        "many points with 80%% power (at the share of pairs that flipped between A and B)",
+    )
+    parser.add_argument(
         "--markdown", action="store_true", help="print Markdown (for a pull-request comment)"
     )
     parser.add_argument(
@@ -58,13 +70,20 @@ def compare_main(argv: Sequence[str]) -> int:
         "--revprop-baseline gate does",
     )
     args = parser.parse_args(list(argv))
-    comparison, beyond = compare_files(args.a, args.b, args.metric)
+    found = compare_files(args.a, args.b, args.metric, detect=args.detect, alpha=args.alpha)
     render = render_markdown if args.markdown else render_text
     print(
         render(
-            comparison, str(args.a), str(args.b), args.max_drop, args.alpha, beyond, args.metric
+            found.comparison,
+            str(args.a),
+            str(args.b),
+            args.max_drop,
+            args.alpha,
+            found.beyond,
+            args.metric,
+            notes=found.notes,
         ),
         end="",
     )
-    regressed = comparison.regressions(args.max_drop, args.alpha)
+    regressed = found.comparison.regressions(args.max_drop, args.alpha)
     return REGRESSION_EXIT if args.fail_on_regression and regressed else 0

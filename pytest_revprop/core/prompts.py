@@ -232,6 +232,20 @@ def _check_folder(folder: Path) -> None:
             )
 
 
+def changed_templates(before: Any, after: Any) -> list[str] | None:
+    """The templates whose text differs between two runs' ``meta.prompts`` (each a
+    ``Prompts.fingerprint()``), sorted by name; a template only one run records counts as
+    changed. None when either run records no templates (written before they were recorded)."""
+    if not isinstance(before, dict) or not isinstance(after, dict) or not before or not after:
+        return None
+
+    def digest(prints: dict[str, Any], name: str) -> Any:
+        entry = prints.get(name)
+        return entry.get("sha256") if isinstance(entry, dict) else None
+
+    return sorted(n for n in before.keys() | after.keys() if digest(before, n) != digest(after, n))
+
+
 @cache
 def default_prompts() -> Prompts:
     return Prompts()

@@ -47,15 +47,25 @@ class GateVerdict:
         if self.baseline is not None:
             session.testsfailed = max(0, session.testsfailed - self.not_completed)
 
-    def judge(self, results: Any, max_drop: float, name: Path | str, metric: GateMetric) -> None:
+    def judge(
+        self,
+        results: Any,
+        max_drop: float,
+        name: Path | str,
+        metric: GateMetric,
+        run_meta: Mapping[str, Any] | None = None,
+    ) -> None:
         """Compare the run's ``results`` with the baseline (if any) by ``metric`` (the
-        ``--revprop-gate-metric``) and keep the verdict."""
+        ``--revprop-gate-metric``) and keep the verdict; ``run_meta``, the run's results meta,
+        names the prompt templates that differ from the baseline's."""
         if self.baseline is None:
             return
         from pytest_revprop.reporting.gate import gate
 
         try:
-            self.result = gate(self.baseline, results, max_drop, name=str(name), metric=metric)
+            self.result = gate(
+                self.baseline, results, max_drop, name=str(name), metric=metric, run_meta=run_meta
+            )
         except UserError as exc:
             self.error = str(exc)
             self.status = PYTEST_USAGE_EXIT

@@ -313,7 +313,17 @@ class RevpropRun:
                 self.plan.value("revprop_max_drop"),
                 self.plan.baseline_path or "",
                 self.plan.value("revprop_gate_metric"),
+                run_meta=self.outputs.doc.get("meta"),
             )
+            if self.verdict.result is not None:
+                from pytest_revprop.reporting.gate_report import append_gate_section
+
+                append_gate_section(
+                    self.plan.report_dir,
+                    self.verdict.result,
+                    self.plan.value("revprop_max_drop"),
+                    str(self.plan.baseline_path),
+                )
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> Generator[None, None, None]:

@@ -8,19 +8,30 @@ A group is a regression when its rate fell by more than ``--max-drop`` points AN
 ``--revprop-gate-metric`` does (``gate.per_case``). A second table puts the figures beyond the
 paper side by side (``metrics.group_figures``): pass^S, the completion interval, the mean
 cascade recall and preservation of A and B.
+
+Each row also says what it could see: the smallest drop its pairs detect with 80% power
+(``sight.detectable_points``); ``--detect=D`` adds, per group, the cases and seeds a D-point
+drop needs. A note names the prompt templates whose text differs between A and B (results.json's
+``meta.prompts``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.reporting.gate import per_case
+from pytest_revprop.reporting.gate import per_case, prompts_note
 from pytest_revprop.reporting.metrics import NONE_CELL, group_figures
 from pytest_revprop.reporting.results import load_results
+from pytest_revprop.reporting.sight import (
+    detect_need,
+    detectable_points,
+    observed_discordance,
+    verdict,
+)
 from pytest_revprop.reporting.stats import (
     DEFAULT_ALPHA,
     PairedComparison,
@@ -30,7 +41,15 @@ from pytest_revprop.reporting.stats import (
 )
 from pytest_revprop.reporting.tables import markdown_table, text_table
 
-__all__ = ["compare_files", "render_markdown", "render_text", "verdict"]
+__all__ = [
+    "Compared",
+    "compare_files",
+    "detect_lines",
+    "prompts_note",
+    "render_markdown",
+    "render_text",
+    "verdict",
+]
 
 HEADER = [
     "model",
@@ -44,6 +63,7 @@ HEADER = [
     "A fail→B pass",
     "p",
     "verdict",
+    "detectable drop",
 ]
 
 
@@ -89,14 +109,6 @@ def beyond_rows(
     return rows
 
 
-def verdict(group: PairGroup, max_drop: float, alpha: float = DEFAULT_ALPHA) -> str:
-    if group.is_regression(max_drop, alpha):
-        return "regression"
-    if group.is_improvement(max_drop, alpha):
-        return "improvement"
-    return "no significant change" if group.b or group.c else "unchanged"
-
-
 def _cells(group: PairGroup, max_drop: float, alpha: float) -> list[str]:
     return [
         group.model,
@@ -110,7 +122,13 @@ def _cells(group: PairGroup, max_drop: float, alpha: float) -> list[str]:
         str(group.c),
         f"{group.p_value:.4g}",
         verdict(group, max_drop, alpha),
+        _detectable_cell(group, alpha),
     ]
+
+
+def _detectable_cell(group: PairGroup, alpha: float) -> str:
+    points = detectable_points(group, alpha)
+    return "none" if points is None else f"{points:g}"
 
 
 def _samples(keys: list[SampleKey]) -> str:
@@ -145,7 +163,8 @@ def _rule(max_drop: float, alpha: float, metric: str = "completion") -> str:
     what = "completion rate" if metric == "completion" else "pass^S (cases passed at every seed)"
     return (
         f"Regression: {what} down by more than {max_drop:g} points and paired exact "
-        f"McNemar p < {alpha:g}."
+        f"McNemar p < {alpha:g}. Detectable drop: the smallest drop, in points, that the row's "
+        "pairs detect with 80% power at the share of pairs that flipped."
     )
 
 
@@ -167,14 +186,19 @@ def render_markdown(
     alpha: float = DEFAULT_ALPHA,
     beyond: list[list[str]] | None = None,
     metric: str = "completion",
+    notes: Sequence[str] = (),
+    heading: str | None = None,
 ) -> str:
-    """A pull-request comment: the table, the verdict, and the flipped samples folded away."""
+    """A pull-request comment: the table, the verdict, the ``notes`` (the templates that
+    differ, the cases a drop needs), and the flipped samples folded away. ``heading``
+    replaces the comparison's own title line."""
 
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
+    title = heading or f"### RevProp comparison: `{cell(a_name)}` (A) → `{cell(b_name)}` (B)"
     lines = [
-        f"### RevProp comparison: `{cell(a_name)}` (A) → `{cell(b_name)}` (B)",
+        title,
         "",
         _rule(max_drop, alpha, metric),
         "",
@@ -183,6 +207,8 @@ def render_markdown(
         f"**{_summary_line(comparison, max_drop, alpha)}**",
         "",
     ]
+    if notes:
+        lines += [*(f"- {note}" for note in notes), ""]
     if beyond:
         lines += ["Beyond the paper:", "", markdown_table(BEYOND_HEADER, beyond), ""]
     flips = _flips(comparison)
@@ -207,6 +233,7 @@ def render_text(
     alpha: float = DEFAULT_ALPHA,
     beyond: list[list[str]] | None = None,
     metric: str = "completion",
+    notes: Sequence[str] = (),
 ) -> str:
     """The same content as aligned plain text for a terminal."""
     rows = [_cells(g, max_drop, alpha) for g in comparison.groups]
@@ -218,6 +245,7 @@ def render_text(
         text_table(HEADER, rows, rule=False, trim=True),
         "",
         _summary_line(comparison, max_drop, alpha),
+        *notes,
     ]
     if beyond:
         lines += ["", "Beyond the paper:", text_table(BEYOND_HEADER, beyond, rule=False, trim=True)]
@@ -230,12 +258,60 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
+def detect_lines(
+    comparison: PairedComparison,
+    points: float,
+    samples: Mapping[tuple[str, str, int | None], tuple[int, int]],
+    alpha: float = DEFAULT_ALPHA,
+    metric: str = "completion",
+) -> list[str]:
+    """Per compared group, what detecting a ``points`` drop with 80% power takes at the
+    group's observed discordance, in cases and seeds (``samples``: each group's distinct
+    cases and seeds in B)."""
+    lines = []
+    for g in comparison.groups:
+        cases, seeds = samples.get((g.model, g.method, g.k), (g.n_pairs, 1))
+        if metric == "pass_all_seeds":
+            cases, seeds = g.n_pairs, 1
+        need = detect_need(points, cases, seeds, alpha, discordance=observed_discordance(g))
+        name = f"{g.model} · {g.method}" + ("" if g.k is None else f" k={g.k}")
+        assumption = f"at the {100 * observed_discordance(g):.0f}% of pairs that flipped here"
+        lines.append(f"Detect: {name}: {need.words(assumption)}; this comparison has {g.n_pairs}.")
+    return lines
+
+
+def _cases_and_seeds(
+    records: Iterable[Mapping[str, Any]],
+) -> dict[tuple[str, str, int | None], tuple[int, int]]:
+    cases: dict[tuple[str, str, int | None], set[Any]] = {}
+    seeds: dict[tuple[str, str, int | None], set[Any]] = {}
+    for r in records:
+        key = (str(r.get("model")), str(r.get("method")), r.get("k"))
+        cases.setdefault(key, set()).add(r.get("case"))
+        seeds.setdefault(key, set()).add(r.get("seed"))
+    return {key: (len(cases[key]), len(seeds[key])) for key in cases}
+
+
+class Compared(NamedTuple):
+    """What ``compare_files`` found: the comparison, the rows beyond the paper and the notes
+    (the prompt templates that differ; with ``detect``, what a drop of that size needs)."""
+
+    comparison: PairedComparison
+    beyond: list[list[str]]
+    notes: list[str]
+
+
 def compare_files(
-    a: Path, b: Path, metric: str = "completion"
-) -> tuple[PairedComparison, list[list[str]]]:
+    a: Path,
+    b: Path,
+    metric: str = "completion",
+    *,
+    detect: float | None = None,
+    alpha: float = DEFAULT_ALPHA,
+) -> Compared:
     """Run A's results file against run B's: the paired comparison per (model, method, k)
-    (per case when ``metric`` is ``pass_all_seeds``) and the rows of the figures beyond the
-    paper. UserError when the two share no result to pair."""
+    (per case when ``metric`` is ``pass_all_seeds``), the rows of the figures beyond the
+    paper and the notes. UserError when the two share no result to pair."""
     base, new = load_results(a), load_results(b)
     comparison = pair_outcomes(base["results"], new["results"])
     if not comparison.groups:
@@ -244,4 +320,8 @@ def compare_files(
     if metric == "pass_all_seeds":
         by_case = pair_outcomes(*per_case(base["results"], new["results"]))
         comparison = dataclasses.replace(comparison, groups=by_case.groups)
-    return comparison, beyond
+    notes = [prompts_note(base.get("meta") or {}, new.get("meta") or {})]
+    if detect is not None:
+        samples = _cases_and_seeds(new["results"])
+        notes += detect_lines(comparison, detect, samples, alpha, metric)
+    return Compared(comparison, beyond, notes)

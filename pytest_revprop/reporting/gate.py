@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
+from pytest_revprop.core.prompts import changed_templates
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.results import load_results
 from pytest_revprop.reporting.stats import GroupKey, PairedComparison, PairGroup, pair_outcomes
@@ -45,6 +47,7 @@ __all__ = [
     "gate_lines",
     "groups_of",
     "per_case",
+    "prompts_note",
     "read_baseline",
     "read_comparable_baseline",
     "write_baseline",
@@ -67,6 +70,9 @@ class GateResult(TypedDict):
     """The baseline's groups that the run does not hold."""
     unpaired: list[GroupKey]
     """Groups both hold that paired no sample (other cases or seeds, or only failed calls)."""
+    prompts: str | None
+    """``prompts_note``: the prompt templates that differ from the baseline's (None: the
+    run's meta was not given)."""
 
 
 def write_baseline(path: Path, doc: Mapping[str, Any]) -> None:
@@ -127,11 +133,13 @@ def gate(
     *,
     name: str = "file",
     metric: GateMetric = "completion",
+    run_meta: Mapping[str, Any] | None = None,
 ) -> GateResult:
     """Compare ``records`` with the baseline's results: the paired comparison, its
     regressions and improvements (each group holding the samples, or under ``pass_all_seeds``
-    the cases, that flipped) and the groups not compared. Raises UserError, naming the
-    baseline ``name``, when nothing can be compared."""
+    the cases, that flipped), the groups not compared and, given the run's ``run_meta``, the
+    prompt templates that differ from the baseline's. Raises UserError, naming the baseline
+    ``name``, when nothing can be compared."""
     base_groups, run_groups = groups_of(baseline["results"]), groups_of(records)
     check_overlap(name, base_groups, run_groups)
     comparison = pair_outcomes(baseline["results"], list(records))
@@ -154,7 +162,33 @@ def gate(
         "run_only": [g for g in run_groups if g not in in_base],
         "baseline_only": [g for g in base_groups if g not in in_run],
         "unpaired": [g for g in run_groups if g in in_base and g not in compared],
+        "prompts": None if run_meta is None else prompts_note(baseline.get("meta") or {}, run_meta),
     }
+
+
+def prompts_note(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """One sentence on the prompt templates of two runs (their ``meta``): which differ, with
+    each side's source (``shipped`` or ``override``), or that they are the same, or that a run
+    does not record them."""
+    a, b = before.get("prompts"), after.get("prompts")
+    changed = changed_templates(a, b)
+    if changed is None:
+        which = (
+            "neither run records"
+            if not a and not b
+            else ("A does not record" if not a else "B does not record")
+        )
+        return f"Prompt templates: {which} its templates, so which differ is unknown."
+    if not changed:
+        return "Prompt templates: the same in both runs."
+
+    def source(prints: Mapping[str, Any], name: str) -> str:
+        entry = prints.get(name)
+        return str(entry.get("source", "?")) if isinstance(entry, Mapping) else "absent"
+
+    assert isinstance(a, Mapping) and isinstance(b, Mapping)
+    names = ", ".join(f"{n}.md (A {source(a, n)}, B {source(b, n)})" for n in changed)
+    return f"Prompt templates that differ: {names}."
 
 
 def per_case(
@@ -190,28 +224,36 @@ def per_case(
 
 def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
     """The terminal's gate section: per compared group its verdict (``REGRESSION``,
-    ``improved``, ``ok``), the rates, the change, the flips and p, with the first
-    ``flipped_listed`` flipped samples under a regression or an improvement; then one line per
-    kind of group not compared."""
+    ``improvement``, ``no significant change``, ...: ``sight.verdict``), the rates, the change,
+    the flips and p; under a regression or an improvement the first ``flipped_listed`` flipped
+    samples, under any other verdict the smallest drop the group's pairs could detect
+    (``sight.sight_line``). Then one line per kind of group not compared, and the prompt
+    templates that differ from the baseline's."""
+    from pytest_revprop.reporting.sight import sight_line, verdict
+
     lines = []
-    label = "" if result.get("metric", "completion") == "completion" else "pass^S "
+    by_case = result.get("metric", "completion") != "completion"
+    label = "pass^S " if by_case else ""
     for group in result["comparison"].groups:
-        tag = (
-            "REGRESSION"
-            if group in result["regressions"]
-            else ("improved" if group in result["improvements"] else "ok")
-        )
+        if group in result["regressions"]:
+            tag = "REGRESSION"
+        elif group in result["improvements"]:
+            tag = "improvement"
+        else:
+            tag = verdict(group, max_drop=math.inf)
         lines.append(
             f"{tag:<10} {group.model} {group.method} k{group.k}: {label}{100 * group.base_rate:.1f}% -> "
             f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
         )
-        if tag != "ok":
+        if tag in ("REGRESSION", "improvement"):
             flipped = group.regressed if tag == "REGRESSION" else group.improved
             lines += [
                 f"    {sample.case} "
                 + ("at every seed" if sample.seed is None else f"seed {sample.seed}")
                 for sample in flipped[:flipped_listed]
             ]
+        else:
+            lines.append("    " + sight_line(group, unit="cases" if by_case else "pairs"))
     for groups, why in (
         (result["run_only"], "only in this run"),
         (result["baseline_only"], "only in the baseline"),
@@ -219,6 +261,8 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
     ):
         if groups:
             lines.append(f"not compared ({why}): {describe_groups(groups)}")
+    if result.get("prompts"):
+        lines.append(str(result["prompts"]))
     return lines
 
 

@@ -343,3 +343,47 @@ def plan_lines(plans: Sequence[ModelPlan], *, shard: object = None) -> list[str]
         f"total: {_range(sends_least, sends)} calls to send, ${total_low:,.4f} to ${total_high:,.4f}"
     )
     return lines
+
+
+# ------------------------------------------------------------------------------ the gate's sight
+
+
+def gate_sight_lines(
+    cases: int,
+    seeds: int,
+    detect: float | None,
+    *,
+    metric: str = "completion",
+    alpha: float | None = None,
+) -> list[str]:
+    """The plan's lines on what a gate of this run could see (docs/protocol.md, "What the
+    gate can see"): the smallest drop its pairs per (model, method, k) detect with 80% power,
+    and with ``detect`` (points, ``--revprop-detect``) how many cases and seeds a drop of that
+    size needs. No discordance is observed before a run, so both assume that no sample
+    improves: the best case, which a real gate can only fall short of (the gate's own line
+    quotes the observed discordance). Under ``metric`` ``pass_all_seeds`` a pair is a case."""
+    from pytest_revprop.reporting.power import DEFAULT_POWER, detectable_drop
+    from pytest_revprop.reporting.sight import counted, detect_need
+    from pytest_revprop.reporting.stats import DEFAULT_ALPHA
+
+    alpha = DEFAULT_ALPHA if alpha is None else alpha
+    by_case = metric == "pass_all_seeds"
+    pairs = cases if by_case else cases * seeds
+    best = detectable_drop(pairs, alpha) if pairs else None
+    seen = f"a drop of {100 * best:g} points or more" if best is not None else "no drop at all"
+    made = counted(cases, "case") + (" (pass^S)" if by_case else f" x {counted(seeds, 'seed')}")
+    how = f"{100 * DEFAULT_POWER:.0f}% power, exact McNemar at alpha {alpha:g}"
+    lines = [
+        f"gate: {made} = {pairs} pairs per (model, method, k) detect at best {seen} "
+        f"({how}, if no sample improves)"
+    ]
+    if detect is not None:
+        need = detect_need(detect, cases, 1 if by_case else seeds, alpha)
+        if by_case and need.pairs is not None:
+            lines.append(
+                f"gate: a {detect:g}-point drop of pass^S needs at least {need.pairs} cases "
+                "(if no case improves)"
+            )
+        else:
+            lines.append("gate: " + need.words("at least; if no sample improves"))
+    return lines

@@ -167,6 +167,14 @@ def parse_max_drop(text: str) -> float:
     return _number(text, "max drop", minimum=0.0)
 
 
+def parse_drop_points(text: str) -> float:
+    """A drop of a rate to detect, in points: above 0, at most 100."""
+    points = _number(text, "drop")
+    if not 0 < points <= 100:
+        raise argparse.ArgumentTypeError(f"a drop to detect must be in (0, 100] points, got {text}")
+    return points
+
+
 def parse_usd(text: str) -> float:
     """An amount in US dollars: a number, at least 0."""
     return _number(text, "USD amount", minimum=0.0)
@@ -450,6 +458,13 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
         "revprop_plan",
         "send no request: print the run's plan (per model: items, calls needed, cached, to "
         "send, their tokens, cost and time) and exit 0",
+    ),
+    PluginOption(
+        "revprop_detect",
+        "with --revprop-plan: how many cases and seeds a gate needs to detect a drop of this "
+        "many points of completion rate (80% power, the gate's McNemar test)",
+        parse_drop_points,
+        metavar="POINTS",
     ),
     PluginOption(
         "revprop_with_tests",

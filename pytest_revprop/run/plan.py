@@ -191,8 +191,20 @@ class RunPlan:
 
     def plan_lines(self) -> list[str]:
         """The lines of ``--revprop-plan`` (``scaleout.RunScope.plan_lines``): the run's items
-        counted against the cache, nothing sent."""
-        return self.scope.plan_lines(self.cases, self.models, self.settings, self.specs)
+        counted against the cache, nothing sent), then, for a run with a baseline or a
+        ``--revprop-detect``, what its gate could see (``estimate.gate_sight_lines``)."""
+        lines = self.scope.plan_lines(self.cases, self.models, self.settings, self.specs)
+        detect = self.values.get("revprop_detect")
+        if self.baseline_path is not None or detect is not None:
+            from pytest_revprop.run.estimate import gate_sight_lines
+
+            lines += gate_sight_lines(
+                len(self.cases),
+                len(self.settings.seeds),
+                detect,
+                metric=self.values["revprop_gate_metric"],
+            )
+        return lines
 
     def header(self) -> str:
         """The lines pytest prints above the items (``reporting.header``)."""
@@ -224,6 +236,7 @@ class RunPlan:
             },
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
+            "prompts": self.settings.prompts.fingerprint(),
             **self.scope.meta(spent_usd),
         }
 
