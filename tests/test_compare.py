@@ -52,15 +52,20 @@ def test_markdown_comparison_names_the_regression_and_the_flips(
     assert cli.main(["compare", str(a), str(b), "--markdown"]) == 0
     out = capsys.readouterr().out
     assert (
-        "| model | method | k | pairs | A % | B % | Δ points | A pass→B fail | A fail→B pass | p | verdict |"
-        in out
+        "| model | method | k | pairs | A % | B % | Δ points | A pass→B fail | A fail→B pass | p | "
+        "verdict | detectable drop |" in out
     )
-    assert "| m | med | 3 | 10 | 100.0 | 0.0 | -100.0 | 10 | 0 | 0.001953 | regression |" in out
     assert (
-        "| m | select | 5 | 5 | 100.0 | 0.0 | -100.0 | 5 | 0 | 0.0625 | no significant change |"
+        "| m | med | 3 | 10 | 100.0 | 0.0 | -100.0 | 10 | 0 | 0.001953 | regression | 83.5 |" in out
+    )
+    assert (
+        "| m | select | 5 | 5 | 100.0 | 0.0 | -100.0 | 5 | 0 | 0.0625 | no significant change | none |"
         in out
     )
-    assert "| m | j+h | 1 | 2 | 50.0 | 100.0 | +50.0 | 0 | 1 | 1 | no significant change |" in out
+    assert (
+        "| m | j+h | 1 | 2 | 50.0 | 100.0 | +50.0 | 0 | 1 | 1 | no significant change | none |"
+        in out
+    )
     assert "**1 regression: m · med k=3.**" in out
     assert "- m · j+h k=1: A fail → B pass (1): j0 (seed 0)" in out
     assert "<details><summary>Samples that flipped (16)</summary>" in out
@@ -103,7 +108,7 @@ def test_unchanged_runs_list_no_flips_and_count_unpaired_results(
     assert "No regression." in out
     assert "Samples that flipped" not in out
     assert "Unpaired results: 1 only in A, 0 only in B." in out
-    assert sum(line.endswith("  unchanged") for line in out.splitlines()) == 10
+    assert sum("  no significant change  " in line for line in out.splitlines()) == 10
 
 
 @pytest.mark.parametrize(

@@ -180,7 +180,9 @@ def test_a_partial_overlap_lists_each_group_not_compared_and_why() -> None:
     result = gate(baseline, run, max_drop=2.0)
     assert [g.key for g in result["comparison"].groups] == [GroupKey("m", "med", 3)]
     assert gate_lines(result) == [
-        "ok         m med k3: 100.0% -> 100.0% (+0.0 pts, flips 0 down / 0 up, p=1)",
+        "no significant change m med k3: 100.0% -> 100.0% (+0.0 pts, flips 0 down / 0 up, p=1)",
+        "    1 pair cannot detect even a 100-point drop (80% power, exact McNemar at alpha 0.05; "
+        "0% of them flipped)",
         "not compared (only in this run): x med k3",
         "not compared (only in the baseline): m select k5",
         "not compared (no pair of the same case and seed without a failed call): m j+h k1",

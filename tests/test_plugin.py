@@ -542,7 +542,13 @@ def test_baseline_gate_passes_then_fails_on_a_regression(
         pytester, cases_dir, "--revprop-model=gold", seeds, f"--revprop-baseline={baseline}"
     )
     assert same.ret == 0
-    same.stdout.fnmatch_lines(["*baseline gate*", "*ok*gold j+h k1: 100.0% -> 100.0%*"])
+    same.stdout.fnmatch_lines(
+        [
+            "*baseline gate*",
+            "no significant change gold j+h k1: 100.0% -> 100.0%*",
+            "    8 pairs detect a drop of 80.5 points or more (80% power*",
+        ]
+    )
     baseline = _baseline(pytester, cases_dir, "0,1,2,3")
     regressed = _run(
         pytester, cases_dir, "--revprop-model=noop", seeds, f"--revprop-baseline={baseline}"
@@ -663,7 +669,11 @@ def test_a_gate_names_the_groups_it_did_not_compare_and_refuses_when_none_is_lef
     partial = _run(pytester, cases_dir, *args)
     assert partial.ret == pytest.ExitCode.OK
     partial.stdout.fnmatch_lines(
-        ["*ok*noop j+h k1: 100.0% -> 0.0%*", "not compared (only in this run): noop med k5"]
+        [
+            "no significant change noop j+h k1: 100.0% -> 0.0%*",
+            "    2 pairs cannot*",
+            "not compared (only in this run): noop med k5",
+        ]
     )
     # -k leaves only the group the baseline lacks: the gate compares nothing
     nothing_left = _run(pytester, cases_dir, *args, "-k", "med")

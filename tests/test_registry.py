@@ -105,7 +105,7 @@ def test_a_registered_method_reaches_junit_figures_html_and_the_gate(
     assert '"jh-med"' in (pytester.path / "reports" / "report.html").read_text()
     same = _run(pytester, cases_dir, *args)
     assert same.ret == 0
-    same.stdout.fnmatch_lines(["*ok*gold jh-med k1: 100.0% -> 100.0%*"])
+    same.stdout.fnmatch_lines(["no significant change gold jh-med k1: 100.0% -> 100.0%*"])
     pytester.makeconftest(BROKEN_LATER)
     regressed = _run(pytester, cases_dir, *args)
     assert regressed.ret == 6

@@ -253,7 +253,7 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
                 for sample in flipped[:flipped_listed]
             ]
         else:
-            lines.append("    " + sight_line(group, unit="cases" if by_case else "pairs"))
+            lines.append("    " + sight_line(group, unit="case" if by_case else "pair"))
     for groups, why in (
         (result["run_only"], "only in this run"),
         (result["baseline_only"], "only in the baseline"),

@@ -64,20 +64,18 @@ def _power_words(alpha: float) -> str:
     return f"{100 * DEFAULT_POWER:.0f}% power, exact McNemar at alpha {alpha:g}"
 
 
-def sight_line(group: PairGroup, alpha: float = DEFAULT_ALPHA, unit: str = "pairs") -> str:
+def sight_line(group: PairGroup, alpha: float = DEFAULT_ALPHA, unit: str = "pair") -> str:
     """One line on what the group's comparison could see: ``30 pairs detect a drop of 35
-    points or more (80% power, ...; 47% of the pairs flipped)``. ``unit`` names a pair
-    (``cases`` under pass^S)."""
+    points or more (80% power, ...; 47% of them flipped)``. ``unit`` names a pair (``case``
+    under pass^S)."""
     points = detectable_points(group, alpha)
-    flipped = f"{100 * observed_discordance(group):.0f}% of the {unit} flipped"
+    pairs = counted(group.n_pairs, unit)
+    flipped = f"{100 * observed_discordance(group):.0f}% of them flipped"
     if points is None:
-        return (
-            f"{group.n_pairs} {unit} cannot detect even a 100-point drop "
-            f"({_power_words(alpha)}; {flipped})"
-        )
+        return f"{pairs} cannot detect even a 100-point drop ({_power_words(alpha)}; {flipped})"
+    verb = "detects" if group.n_pairs == 1 else "detect"
     return (
-        f"{group.n_pairs} {unit} detect a drop of {points:g} points or more "
-        f"({_power_words(alpha)}; {flipped})"
+        f"{pairs} {verb} a drop of {points:g} points or more ({_power_words(alpha)}; {flipped})"
     )
 
 

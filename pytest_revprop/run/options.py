@@ -462,7 +462,7 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
     PluginOption(
         "revprop_detect",
         "with --revprop-plan: how many cases and seeds a gate needs to detect a drop of this "
-        "many points of completion rate (80% power, the gate's McNemar test)",
+        "many points of completion rate (power 0.8, the gate's McNemar test)",
         parse_drop_points,
         metavar="POINTS",
     ),
