@@ -149,7 +149,8 @@ def test_shared_groups_without_a_common_case_and_seed_are_refused() -> None:
     run = [_record(f"c{i}", True, seed=1) for i in range(3)]
     with pytest.raises(
         UserError,
-        match=r"pairs no sample with this run: both hold m med k3, but no \(case, seed\) in common",
+        match=r"pairs no sample with this run: both hold m med k3, but the baseline has seeds 0 "
+        r"and this run seeds 1 \(pass --revprop-seeds=0\)$",
     ):
         gate(baseline, run, max_drop=2.0)
 

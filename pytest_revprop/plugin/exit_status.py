@@ -1,7 +1,8 @@
 """The baseline gate's and the run's scope's places in the exit status (docs/interfaces.md,
 "Exit codes").
 
-Under a baseline the gate, not pytest, judges the model's failures: pytest's failure count,
+Under a baseline the gate, not pytest, judges the model's failures (and a run that writes a
+baseline records them, so they fail neither): pytest's failure count,
 from which it derives the exit status every plugin then sees, keeps every other failure and
 error but not the items whose sample did not complete (``waive``). At the end the gate
 compares the run with the baseline (``judge``) and its verdict is folded into the exit status
@@ -28,10 +29,13 @@ if TYPE_CHECKING:
 
 class GateVerdict:
     """The gate of one run: ``baseline`` is the document to compare with (read and checked
-    before the first item), None when the run compares with none."""
+    before the first item), None when the run compares with none. ``writes_baseline``: the
+    run writes a baseline (``--revprop-update-baseline``); the items that did not complete are
+    then the baseline's record of the model's failures, listed but not failing the run."""
 
-    def __init__(self, baseline: dict[str, Any] | None) -> None:
+    def __init__(self, baseline: dict[str, Any] | None, *, writes_baseline: bool = False) -> None:
         self.baseline = baseline
+        self.writes_baseline = writes_baseline
         self.not_completed = 0
         """Items whose sample did not complete, counted on the controller."""
         self.result: GateResult | None = None
@@ -43,8 +47,9 @@ class GateVerdict:
         self.not_completed += 1
 
     def waive(self, session: pytest.Session) -> None:
-        """Take the items that did not complete out of pytest's failure count (under a baseline)."""
-        if self.baseline is not None:
+        """Take the items that did not complete out of pytest's failure count (under a baseline,
+        compared with or written)."""
+        if self.baseline is not None or self.writes_baseline:
             session.testsfailed = max(0, session.testsfailed - self.not_completed)
 
     def judge(

@@ -63,7 +63,9 @@ class RevpropRun:
         self.servers: list[Any] = []
         self.sink = RecordSink(plan.report_dir)
         self.sent = SentTexts()
-        self.verdict = GateVerdict(baseline)
+        self.verdict = GateVerdict(
+            baseline, writes_baseline=bool(plan.value("revprop_update_baseline"))
+        )
         self.outputs: RunOutputs | None = None
         self.worker_nodes: list[Any] = []  # an xdist controller's workers, for the hand-over
         self.rerun_args = rerun_args([str(arg) for arg in config.invocation_params.args])

@@ -41,6 +41,7 @@ __all__ = [
     "BASELINE_KEYS",
     "GateResult",
     "check_overlap",
+    "check_pairs",
     "combined_exit_status",
     "describe_groups",
     "gate",
@@ -91,12 +92,73 @@ def read_baseline(path: Path) -> dict[str, Any]:
     return load_results(path, with_summary=False)
 
 
-def read_comparable_baseline(path: Path, run_groups: Sequence[GroupKey]) -> dict[str, Any]:
+def read_comparable_baseline(
+    path: Path,
+    run_groups: Sequence[GroupKey],
+    planned: Sequence[Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The baseline at ``path``, read before any item runs; UserError (a usage error) when it
-    cannot be read or shares no (model, method, k) with ``run_groups``, the run's items."""
+    cannot be read, shares no (model, method, k) with ``run_groups``, the run's items, or
+    (given ``planned``, the run's items as records of case, model, method, k and seed) no
+    (case, seed) within the groups both hold: such a gate could pair nothing."""
     baseline = read_baseline(path)
     check_overlap(str(path), groups_of(baseline["results"]), run_groups)
+    if planned is not None:
+        check_pairs(str(path), baseline["results"], planned)
     return baseline
+
+
+def _sample_keys(records: Iterable[Mapping[str, Any]]) -> set[tuple[Any, ...]]:
+    return {
+        (r.get("case"), str(r.get("model")), str(r.get("method")), r.get("k"), r.get("seed"))
+        for r in records
+    }
+
+
+def check_pairs(
+    name: str, baseline_results: Sequence[Mapping[str, Any]], run: Sequence[Mapping[str, Any]]
+) -> None:
+    """Raise UserError when the baseline ``name`` and the run's records (or planned items)
+    hold no sample of the same (case, model, method, k, seed): the gate would pair nothing.
+    The message says why: the seeds, or the cases, of the groups both hold differ."""
+    if _sample_keys(baseline_results) & _sample_keys(run):
+        return
+    in_run = set(groups_of(run))
+    shared = [g for g in groups_of(baseline_results) if g in in_run]
+
+    def within(records: Iterable[Mapping[str, Any]], field: str) -> list[Any]:
+        keys = set(shared)
+        found = {
+            r.get(field)
+            for r in records
+            if GroupKey(str(r.get("model")), str(r.get("method")), r.get("k")) in keys
+        }
+        return sorted(found, key=repr)
+
+    base_seeds, run_seeds = within(baseline_results, "seed"), within(run, "seed")
+    base_cases, run_cases = within(baseline_results, "case"), within(run, "case")
+    if not set(base_seeds) & set(run_seeds):
+        why = (
+            f"the baseline has seeds {_listed(base_seeds)} and this run seeds "
+            f"{_listed(run_seeds)} (pass --revprop-seeds={_listed(base_seeds, ',')})"
+        )
+    elif not set(base_cases) & set(run_cases):
+        why = (
+            f"the baseline's {len(base_cases)} cases and this run's {len(run_cases)} are "
+            f"different cases (this run: {_listed(run_cases)})"
+        )
+    else:
+        why = "no (case, seed) in common"
+    raise UserError(
+        f"the baseline {name} pairs no sample with this run: both hold "
+        f"{describe_groups(shared)}, but {why}"
+    )
+
+
+def _listed(values: Sequence[Any], sep: str = ", ") -> str:
+    shown = [str(v) for v in values[:LISTED_GROUPS]]
+    more = len(values) - LISTED_GROUPS
+    return sep.join(shown) + (f" and {more} more" if more > 0 and sep == ", " else "")
 
 
 def groups_of(results: Iterable[Mapping[str, Any]]) -> list[GroupKey]:
@@ -145,11 +207,8 @@ def gate(
     comparison = pair_outcomes(baseline["results"], list(records))
     in_base, in_run = set(base_groups), set(run_groups)
     if not comparison.groups and not comparison.skipped:
-        shared = [g for g in run_groups if g in in_base]
-        raise UserError(
-            f"the baseline {name} pairs no sample with this run: both hold "
-            f"{describe_groups(shared)}, but no (case, seed) in common"
-        )
+        check_pairs(name, baseline["results"], records)
+        raise UserError(f"the baseline {name} pairs no sample with this run")
     if metric == "pass_all_seeds":
         by_case = pair_outcomes(*per_case(baseline["results"], records))
         comparison = dataclasses.replace(comparison, groups=by_case.groups)

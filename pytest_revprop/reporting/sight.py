@@ -74,9 +74,7 @@ def sight_line(group: PairGroup, alpha: float = DEFAULT_ALPHA, unit: str = "pair
     if points is None:
         return f"{pairs} cannot detect even a 100-point drop ({_power_words(alpha)}; {flipped})"
     verb = "detects" if group.n_pairs == 1 else "detect"
-    return (
-        f"{pairs} {verb} a drop of {points:g} points or more ({_power_words(alpha)}; {flipped})"
-    )
+    return f"{pairs} {verb} a drop of {points:g} points or more ({_power_words(alpha)}; {flipped})"
 
 
 @dataclass(frozen=True)

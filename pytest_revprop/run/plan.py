@@ -10,7 +10,8 @@ The checks, in the order a run makes them:
   transport is known, the run's scope holds (``scaleout.run_scope``: a ceiling's models are
   priced, a shard gets cases), every method is known and has an item at the k values given;
 - **the baseline** (configure, in the controller): ``comparable_baseline`` reads the file to
-  compare with, which must share a (model, method, k) with the run;
+  compare with, which must share a (model, method, k) with the run and, within those, a
+  (case, seed);
 - **before the first item** (the session's start, once the servers are up):
   ``check_cache_folder`` (the response cache can be written) and ``check_credentials`` (every
   model with calls to make has its key).
@@ -259,9 +260,12 @@ class RunPlan:
             return None
         from pytest_revprop.reporting.gate import groups_of, read_comparable_baseline
 
-        planned = groups_of({"model": s.model, "method": s.method, "k": s.k} for s in self.specs)
+        items = [
+            {"case": s.case, "model": s.model, "method": s.method, "k": s.k, "seed": s.seed}
+            for s in self.specs
+        ]
         assert self.baseline_path is not None
-        return read_comparable_baseline(self.baseline_path, planned)
+        return read_comparable_baseline(self.baseline_path, groups_of(items), items)
 
     def check_cache_folder(self) -> None:
         """Stop before any item when the response cache folder cannot be made or written to
