@@ -151,7 +151,7 @@ def test_the_plan_says_what_the_runs_pairs_see_and_what_a_drop_needs() -> None:
 def test_compare_detect_is_a_drop_in_points(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    baseline, new = _worked_runs()
+    baseline, _ = _worked_runs()
     a = tmp_path / "a.json"
     a.write_text(json.dumps(baseline))
     with pytest.raises(SystemExit) as stop:
