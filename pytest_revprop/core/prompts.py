@@ -60,6 +60,9 @@ class Prompts:
     def __post_init__(self) -> None:
         if self.folder is not None:
             _check_folder(Path(self.folder))
+            # absolute: the templates are read once per folder and process, and a relative
+            # folder names another one after a change of working directory
+            object.__setattr__(self, "folder", Path(self.folder).resolve())
         for name in TEMPLATE_NAMES:
             self.template(name)  # fail early on a broken user template
 
