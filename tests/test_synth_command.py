@@ -366,7 +366,7 @@ def test_source_ids_renames_a_variants_run_so_compare_pairs_it_with_the_original
     assert [r["case"] for r in paired["results"]] == [source.id]
     capsys.readouterr()
     assert main(["compare", "originals.json", "paired.json"]) == 0
-    assert "unchanged" in capsys.readouterr().out
+    assert "  no significant change  " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
