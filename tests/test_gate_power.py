@@ -86,6 +86,8 @@ def test_the_protocol_pages_worked_example_is_what_the_gate_and_compare_print(
     gate_block, detect_block = _blocks(section)[:2]
     baseline, new = _worked_runs()
     assert gate_lines(gate(baseline, new, max_drop=2.0)) == gate_block
+    asked = gate_lines(gate(baseline, new, max_drop=2.0, detect=26.7))
+    assert asked == [*gate_block, *detect_block]
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(json.dumps(baseline))
     b.write_text(json.dumps({"meta": {}, "summary": [], "results": new}))
@@ -138,7 +140,7 @@ def test_the_plan_says_what_the_runs_pairs_see_and_what_a_drop_needs() -> None:
         "gate: 30 cases x 3 seeds = 90 pairs per (model, method, k) detect at best a drop of 9 "
         "points or more (80% power, exact McNemar at alpha 0.05, if no sample improves)",
         "gate: a 10-point drop needs 78 pairs per (model, method, k) (at least; if no sample "
-        "improves): 30 cases x 3 seeds, or 26 cases x 3 seeds",
+        "improves): with 30 cases, 3 seeds; with 3 seeds, 26 cases",
     ]
     by_case = gate_sight_lines(30, 3, 20.0, metric="pass_all_seeds")
     assert by_case[0].startswith("gate: 30 cases (pass^S) = 30 pairs")
@@ -174,7 +176,7 @@ def test_the_plan_option_answers_without_a_request(
     result.stdout.fnmatch_lines(
         [
             "gate: 2 cases x 2 seeds = 4 pairs per (model, method, k) detect at best no drop at all*",
-            "gate: a 50-point drop needs * pairs per (model, method, k)*: 2 cases x * seeds, or *",
+            "gate: a 50-point drop needs * pairs per (model, method, k)*: with 2 cases, * seeds; with 2 seeds, * cases",
         ]
     )
     assert server.app.state.count == 0

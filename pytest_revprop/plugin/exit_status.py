@@ -59,17 +59,25 @@ class GateVerdict:
         name: Path | str,
         metric: GateMetric,
         run_meta: Mapping[str, Any] | None = None,
+        detect: float | None = None,
     ) -> None:
         """Compare the run's ``results`` with the baseline (if any) by ``metric`` (the
         ``--revprop-gate-metric``) and keep the verdict; ``run_meta``, the run's results meta,
-        names the prompt templates that differ from the baseline's."""
+        names the prompt templates that differ from the baseline's; ``detect`` (points, the
+        ``--revprop-detect``) asks what detecting a drop of that size takes."""
         if self.baseline is None:
             return
         from pytest_revprop.reporting.gate import gate
 
         try:
             self.result = gate(
-                self.baseline, results, max_drop, name=str(name), metric=metric, run_meta=run_meta
+                self.baseline,
+                results,
+                max_drop,
+                name=str(name),
+                metric=metric,
+                run_meta=run_meta,
+                detect=detect,
             )
         except UserError as exc:
             self.error = str(exc)

@@ -316,6 +316,7 @@ class RevpropRun:
                 self.plan.baseline_path or "",
                 self.plan.value("revprop_gate_metric"),
                 run_meta=self.outputs.doc.get("meta"),
+                detect=self.plan.value("revprop_detect"),
             )
             if self.verdict.result is not None:
                 from pytest_revprop.reporting.gate_report import append_gate_section

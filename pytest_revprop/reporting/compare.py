@@ -26,12 +26,7 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.gate import per_case, prompts_note
 from pytest_revprop.reporting.metrics import NONE_CELL, group_figures
 from pytest_revprop.reporting.results import load_results
-from pytest_revprop.reporting.sight import (
-    detect_need,
-    detectable_points,
-    observed_discordance,
-    verdict,
-)
+from pytest_revprop.reporting.sight import cases_and_seeds, detect_lines, detectable_points, verdict
 from pytest_revprop.reporting.stats import (
     DEFAULT_ALPHA,
     PairedComparison,
@@ -44,7 +39,6 @@ from pytest_revprop.reporting.tables import markdown_table, text_table
 __all__ = [
     "Compared",
     "compare_files",
-    "detect_lines",
     "prompts_note",
     "render_markdown",
     "render_text",
@@ -258,40 +252,6 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def detect_lines(
-    comparison: PairedComparison,
-    points: float,
-    samples: Mapping[tuple[str, str, int | None], tuple[int, int]],
-    alpha: float = DEFAULT_ALPHA,
-    metric: str = "completion",
-) -> list[str]:
-    """Per compared group, what detecting a ``points`` drop with 80% power takes at the
-    group's observed discordance, in cases and seeds (``samples``: each group's distinct
-    cases and seeds in B)."""
-    lines = []
-    for g in comparison.groups:
-        cases, seeds = samples.get((g.model, g.method, g.k), (g.n_pairs, 1))
-        if metric == "pass_all_seeds":
-            cases, seeds = g.n_pairs, 1
-        need = detect_need(points, cases, seeds, alpha, discordance=observed_discordance(g))
-        name = f"{g.model} · {g.method}" + ("" if g.k is None else f" k={g.k}")
-        assumption = f"at the {100 * observed_discordance(g):.0f}% of pairs that flipped here"
-        lines.append(f"Detect: {name}: {need.words(assumption)}; this comparison has {g.n_pairs}.")
-    return lines
-
-
-def _cases_and_seeds(
-    records: Iterable[Mapping[str, Any]],
-) -> dict[tuple[str, str, int | None], tuple[int, int]]:
-    cases: dict[tuple[str, str, int | None], set[Any]] = {}
-    seeds: dict[tuple[str, str, int | None], set[Any]] = {}
-    for r in records:
-        key = (str(r.get("model")), str(r.get("method")), r.get("k"))
-        cases.setdefault(key, set()).add(r.get("case"))
-        seeds.setdefault(key, set()).add(r.get("seed"))
-    return {key: (len(cases[key]), len(seeds[key])) for key in cases}
-
-
 class Compared(NamedTuple):
     """What ``compare_files`` found: the comparison, the rows beyond the paper and the notes
     (the prompt templates that differ; with ``detect``, what a drop of that size needs)."""
@@ -322,6 +282,6 @@ def compare_files(
         comparison = dataclasses.replace(comparison, groups=by_case.groups)
     notes = [prompts_note(base.get("meta") or {}, new.get("meta") or {})]
     if detect is not None:
-        samples = _cases_and_seeds(new["results"])
+        samples = cases_and_seeds(new["results"])
         notes += detect_lines(comparison, detect, samples, alpha, metric)
     return Compared(comparison, beyond, notes)

@@ -74,6 +74,9 @@ class GateResult(TypedDict):
     prompts: str | None
     """``prompts_note``: the prompt templates that differ from the baseline's (None: the
     run's meta was not given)."""
+    detect: list[str]
+    """With a drop to detect: per compared group, the cases and seeds it needs
+    (``sight.detect_lines``)."""
 
 
 def write_baseline(path: Path, doc: Mapping[str, Any]) -> None:
@@ -196,12 +199,14 @@ def gate(
     name: str = "file",
     metric: GateMetric = "completion",
     run_meta: Mapping[str, Any] | None = None,
+    detect: float | None = None,
 ) -> GateResult:
     """Compare ``records`` with the baseline's results: the paired comparison, its
     regressions and improvements (each group holding the samples, or under ``pass_all_seeds``
-    the cases, that flipped), the groups not compared and, given the run's ``run_meta``, the
-    prompt templates that differ from the baseline's. Raises UserError, naming the baseline
-    ``name``, when nothing can be compared."""
+    the cases, that flipped), the groups not compared, given the run's ``run_meta`` the prompt
+    templates that differ from the baseline's, and given ``detect`` (points) the cases and
+    seeds a drop of that size needs. Raises UserError, naming the baseline ``name``, when
+    nothing can be compared."""
     base_groups, run_groups = groups_of(baseline["results"]), groups_of(records)
     check_overlap(name, base_groups, run_groups)
     comparison = pair_outcomes(baseline["results"], list(records))
@@ -222,7 +227,16 @@ def gate(
         "baseline_only": [g for g in base_groups if g not in in_run],
         "unpaired": [g for g in run_groups if g in in_base and g not in compared],
         "prompts": None if run_meta is None else prompts_note(baseline.get("meta") or {}, run_meta),
+        "detect": [] if detect is None else _detect(comparison, detect, records, metric),
     }
+
+
+def _detect(
+    comparison: PairedComparison, points: float, records: Sequence[Mapping[str, Any]], metric: str
+) -> list[str]:
+    from pytest_revprop.reporting.sight import cases_and_seeds, detect_lines
+
+    return detect_lines(comparison, points, cases_and_seeds(records), metric=metric)
 
 
 def prompts_note(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
@@ -322,7 +336,7 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
             lines.append(f"not compared ({why}): {describe_groups(groups)}")
     if result.get("prompts"):
         lines.append(str(result["prompts"]))
-    return lines
+    return lines + list(result.get("detect", []))
 
 
 def combined_exit_status(status: int, gate_status: int) -> int:

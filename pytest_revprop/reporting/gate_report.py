@@ -33,6 +33,7 @@ def gate_markdown(
     ):
         if groups:
             notes.append(f"Not compared ({why}): {describe_groups(groups)}.")
+    notes += result.get("detect", [])
     if result["regressions"]:
         notes.append(f"The gate fails the run: exit status {REGRESSION_EXIT}.")
     return render_markdown(

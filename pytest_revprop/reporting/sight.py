@@ -10,14 +10,18 @@ assumes that no sample improves, which gives the fewest pairs any drop of that s
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_revprop.reporting.power import DEFAULT_POWER, MAX_PAIRS, detectable_drop, pairs_needed
-from pytest_revprop.reporting.stats import DEFAULT_ALPHA, PairGroup
+from pytest_revprop.reporting.stats import DEFAULT_ALPHA, PairedComparison, PairGroup
 
 __all__ = [
     "DetectNeed",
+    "cases_and_seeds",
     "counted",
+    "detect_lines",
     "detect_need",
     "detectable_points",
     "observed_discordance",
@@ -99,9 +103,9 @@ class DetectNeed:
             )
         return (
             f"a {self.points:g}-point drop needs {self.pairs} pairs per (model, method, k) "
-            f"({assumption}): {counted(self.cases, 'case')} x "
-            f"{counted(self.seeds_for_cases or 0, 'seed')}, or "
-            f"{counted(self.cases_for_seeds or 0, 'case')} x {counted(self.seeds, 'seed')}"
+            f"({assumption}): with {counted(self.cases, 'case')}, "
+            f"{counted(self.seeds_for_cases or 0, 'seed')}; with {counted(self.seeds, 'seed')}, "
+            f"{counted(self.cases_for_seeds or 0, 'case')}"
         )
 
 
@@ -123,3 +127,38 @@ def detect_need(
         seeds_for_cases=None if pairs is None else math.ceil(pairs / max(cases, 1)),
         cases_for_seeds=None if pairs is None else math.ceil(pairs / max(seeds, 1)),
     )
+
+
+def detect_lines(
+    comparison: PairedComparison,
+    points: float,
+    samples: Mapping[tuple[str, str, int | None], tuple[int, int]],
+    alpha: float = DEFAULT_ALPHA,
+    metric: str = "completion",
+) -> list[str]:
+    """Per compared group, what detecting a ``points`` drop with 80% power takes at the
+    group's observed discordance, in cases and seeds (``samples``: each group's distinct
+    cases and seeds in B)."""
+    lines = []
+    for g in comparison.groups:
+        cases, seeds = samples.get((g.model, g.method, g.k), (g.n_pairs, 1))
+        if metric == "pass_all_seeds":
+            cases, seeds = g.n_pairs, 1
+        need = detect_need(points, cases, seeds, alpha, discordance=observed_discordance(g))
+        name = f"{g.model} · {g.method}" + ("" if g.k is None else f" k={g.k}")
+        assumption = f"at the {100 * observed_discordance(g):.0f}% of pairs that flipped here"
+        lines.append(f"Detect: {name}: {need.words(assumption)}; this comparison has {g.n_pairs}.")
+    return lines
+
+
+def cases_and_seeds(
+    records: Iterable[Mapping[str, Any]],
+) -> dict[tuple[str, str, int | None], tuple[int, int]]:
+    """Per (model, method, k) of ``records``, how many distinct cases and seeds they hold."""
+    cases: dict[tuple[str, str, int | None], set[Any]] = {}
+    seeds: dict[tuple[str, str, int | None], set[Any]] = {}
+    for r in records:
+        key = (str(r.get("model")), str(r.get("method")), r.get("k"))
+        cases.setdefault(key, set()).add(r.get("case"))
+        seeds.setdefault(key, set()).add(r.get("seed"))
+    return {key: (len(cases[key]), len(seeds[key])) for key in cases}

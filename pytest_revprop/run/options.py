@@ -461,8 +461,8 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
     ),
     PluginOption(
         "revprop_detect",
-        "with --revprop-plan: how many cases and seeds a gate needs to detect a drop of this "
-        "many points of completion rate (power 0.8, the gate's McNemar test)",
+        "how many cases and seeds a gate needs to detect a drop of this many points (power "
+        "0.8, the gate's McNemar test): in the plan (--revprop-plan) and the gate's section",
         parse_drop_points,
         metavar="POINTS",
     ),
