@@ -240,3 +240,16 @@ def test_a_baseline_that_pairs_nothing_is_refused_before_the_first_request(
     ]
     assert server.app.state.count == 0
     assert "Traceback" not in result.stderr.str()
+
+
+def test_shards_made_with_other_prompts_are_not_one_run(tmp_path: Path) -> None:
+    from pytest_revprop.errors import UserError
+    from pytest_revprop.reporting.combine import check_shards
+
+    def meta(index: int, system: str) -> dict[str, Any]:
+        return {"shard": {"index": index, "count": 2}, "prompts": _prints({"system": system})}
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert check_shards({one: meta(1, "shipped"), two: meta(2, "shipped")}) == [one, two]
+    with pytest.raises(UserError, match="shards of different runs: their prompts differ"):
+        check_shards({one: meta(1, "shipped"), two: meta(2, "override")})

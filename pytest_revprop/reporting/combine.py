@@ -20,8 +20,9 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.replystore import REPLIES_DIR, ReplyReader
 from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
 
-SAME_SETTINGS = ("models", "methods", "k_values", "seeds", "split", "cases_sha256")
-"""The meta fields every shard of one run shares (``cases_sha256``: the case files' contents)."""
+SAME_SETTINGS = ("models", "methods", "k_values", "seeds", "split", "cases_sha256", "prompts")
+"""The meta fields every shard of one run shares (``cases_sha256``: the case files' contents;
+``prompts``: the templates' sources and hashes)."""
 SHARD_ONLY = ("shard", "created", "version")
 """Meta fields of a shard that the combined run does not take over as they are."""
 
