@@ -315,8 +315,9 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
         else:
             tag = verdict(group, max_drop=math.inf)
         lines.append(
-            f"{tag:<10} {group.model} {group.method} k{group.k}: {label}{100 * group.base_rate:.1f}% -> "
-            f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
+            f"{tag:<10} {group.model} {group.method} k{group.k}: "
+            f"{label}{100 * group.base_rate:.1f}% -> {100 * group.new_rate:.1f}% "
+            f"({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
         )
         if tag in ("REGRESSION", "improvement"):
             flipped = group.regressed if tag == "REGRESSION" else group.improved
