@@ -17,6 +17,7 @@ FACE = {"__init__", "api", "hookspecs", "vocabulary", "errors"}
 """The package's face: the only modules at its top level (at most one more may join them)."""
 MAX_FACE_MODULES = 6
 ARCHITECTURE_DOC = PACKAGE_DIR.parent / "docs" / "architecture.md"
+FOLDER_SECTION = "## The folders, and what each may import"
 
 
 def _module_name(path: Path) -> str:
@@ -176,8 +177,10 @@ def _documented_folders() -> dict[str, set[str]]:
     """docs/architecture.md's folder table: folder -> the folders it may import."""
     import re
 
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    section = text.split(FOLDER_SECTION, 1)[1].split("\n## ", 1)[0]
     allowed: dict[str, set[str]] = {}
-    for line in ARCHITECTURE_DOC.read_text(encoding="utf-8").splitlines():
+    for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 3 and (m := re.fullmatch(r"`(\w+)(?:/|\.py)`", cells[0])):
             allowed[m.group(1)] = set(re.findall(r"`(\w+)(?:/|\.py)`", cells[2]))
