@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 RESPONDER = "pytest_revprop.testing.responder:respond"
 SMALLER_RUN = "--revprop-method=j+h --revprop-split=dev --revprop-sizes=10 --revprop-seeds=0,1"
 """In place of the script's ``--revprop-method=all`` (on the test split): 20 items, 20 calls."""
-DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scancel")
+PROGRAMS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scancel")
 DONE = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED"}
 TIMING = ("latency_s", "cached", "key")
 """What may differ from the unsharded run's records: timings, cache flags, and the replies' cache
@@ -101,12 +101,18 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def program(name: str) -> str | None:
+    """The path of ``name`` on PATH, or in the system folders where Debian puts daemons."""
+    return shutil.which(name) or shutil.which(name, path=f"/usr/sbin{os.pathsep}/sbin")
+
+
 def _missing() -> str | None:
     if sys.platform != "linux" or os.geteuid() != 0:
         return "a single-node Slurm is started as root on Linux; this is not root"
-    absent = [name for name in DAEMONS if shutil.which(name) is None]
+    absent = [name for name in PROGRAMS if program(name) is None]
     if absent:
-        return f"Slurm or munge is not installed (no {', '.join(absent)}): apt-get install slurm-wlm munge"
+        names = ", ".join(absent)
+        return f"Slurm or munge is not installed (no {names}): apt-get install slurm-wlm munge"
     return None
 
 
@@ -144,7 +150,7 @@ class Slurm:
         for name in ("state", "spool"):
             (home / name).mkdir()
         subprocess.run(
-            ["mungekey", "--create", f"--keyfile={home / 'munge.key'}"], check=True,
+            [str(program("mungekey")), "--create", f"--keyfile={home / 'munge.key'}"], check=True,
             capture_output=True, timeout=30,
         )  # fmt: skip
         gpus = ",".join(["/dev/null", "/dev/zero", "/dev/full", "/dev/urandom"])
@@ -167,6 +173,7 @@ class Slurm:
             "SchedulerType": "sched/builtin", "SelectType": "select/cons_tres",
             "SelectTypeParameters": "CR_CPU", "SlurmdParameters": "config_overrides",
             "ReturnToService": 2, "MinJobAge": 3600, "KillWait": 2, "GresTypes": "gpu",
+            "SchedulerParameters": "batch_sched_delay=0,sched_min_interval=0",
         }  # fmt: skip
         lines = [f"{key}={value}" for key, value in settings.items()]
         lines.append("NodeName=localhost NodeAddr=127.0.0.1 CPUs=4 Gres=gpu:4 State=UNKNOWN")
@@ -176,8 +183,8 @@ class Slurm:
     def _daemon(self, name: str, *command: str) -> None:
         with (self.home / f"{name}.out").open("wb") as out:
             process = subprocess.Popen(
-                command, stdout=out, stderr=subprocess.STDOUT, cwd=self.home,
-                env=self.env(), start_new_session=True,
+                [str(program(command[0])), *command[1:]], stdout=out, stderr=subprocess.STDOUT,
+                cwd=self.home, env=self.env(), start_new_session=True,
             )  # fmt: skip
         self.daemons.append((name, process))
 
@@ -241,7 +248,8 @@ class Slurm:
         self, *command: str, check: bool = True, **env: str
     ) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
-            command, env=self.env(**env), capture_output=True, text=True, timeout=60,
+            [str(program(command[0])), *command[1:]], env=self.env(**env), capture_output=True,
+            text=True, timeout=60,
             cwd=self.home,
         )  # fmt: skip
         if check:
