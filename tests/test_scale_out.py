@@ -210,11 +210,12 @@ def test_the_ci_matrix_recipe_as_the_matrix_runs_it(
         # each matrix job on a machine of its own, all at once, runs the job's command as
         # written, on a smaller run (PYTEST_ADDOPTS); the test double stands in for OpenAI's
         # API through the checkout's pyproject.toml (--revprop-api-base leaves a hosted preset
-        # at its provider)
+        # at its provider; not hosted, it is called directly, with no litellm to import)
         def job(command: str, folder: Path) -> subprocess.Popen[str]:
             folder.mkdir()
             (folder / "pyproject.toml").write_text(
                 f'[tool.revprop.models."gpt-5.4-mini"]\napi_bases = ["{server.base_url}"]\n'
+                "hosted = false\n"
             )
             path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
             return subprocess.Popen(
