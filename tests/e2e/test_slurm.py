@@ -17,6 +17,7 @@ rerun's shard and request count.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -34,7 +35,7 @@ from typing import Any
 import pytest
 
 from pytest_revprop.core.cases import select_cases
-from pytest_revprop.testing.fakeserver import FakeServer, FakeServerProcess
+from pytest_revprop.testing.fakeserver import FakeServer, FakeServerProcess, message_text
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "scale-out.md"
@@ -184,7 +185,7 @@ class Slurm:
         with (self.home / f"{name}.out").open("wb") as out:
             process = subprocess.Popen(
                 [str(program(command[0])), *command[1:]], stdout=out, stderr=subprocess.STDOUT,
-                cwd=self.home, env=self.env(), start_new_session=True,
+                cwd=self.home, env=self.env(),
             )  # fmt: skip
         self.daemons.append((name, process))
 
@@ -306,14 +307,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeServerProce
 # ------------------------------------------------------------------------------ the reference
 
 
-CASES = {case.request: case.id for case in select_cases(None, "dev", [10])}
+@functools.cache
+def _requests() -> dict[str, str]:
+    """The run's cases by their revision request."""
+    return {case.request: case.id for case in select_cases(None, "dev", [10])}
 
 
 def case_of(body: Mapping[str, Any]) -> str:
     """The case a request is about (its revision request is in the last user message)."""
     users = [m for m in body["messages"] if m.get("role") == "user"]
-    text = str(users[-1]["content"])
-    found = {case for request, case in CASES.items() if request in text}
+    text = message_text(users[-1])
+    found = {case for request, case in _requests().items() if request in text}
     assert len(found) == 1, f"{len(found)} cases in a request"
     return found.pop()
 
@@ -391,7 +395,7 @@ def _shard(report: Path) -> str:
     return f"shard {shard['index']}/{shard['count']}"
 
 
-def _tasks(slurm: Slurm, job: str, run: Path, states: Mapping[str, str]) -> dict[int, str]:
+def _tasks(job: str, run: Path, states: Mapping[str, str]) -> dict[int, str]:
     tasks = {int(i.split("_")[1]): s for i, s in states.items() if i.startswith(f"{job}_")}
     for task, state in sorted(tasks.items()):
         log(f"  task {job}_{task}: {state}, {_shard(run / f'shard-{task}')}")
@@ -427,7 +431,7 @@ def run_recipe(
     run = shared / f"run-{job}"
     log(f"array job {job} (--array=1-4; dying: {failure}), dependent combine job {combine}")
     states = slurm.wait(job, combine)
-    tasks = _tasks(slurm, job, run, states)
+    tasks = _tasks(job, run, states)
     assert {t for t, s in tasks.items() if s != "COMPLETED"} == set(dying), states
     first_line = _combine_line(home, combine)
     log(f"  combine {combine}: {states[combine]}: {first_line}")
@@ -451,7 +455,7 @@ def run_recipe(
     log(f"rerun job {rerun_job} (--array={','.join(map(str, rerun))}, RUN={run.name}), "
         f"combine job {combine_again}")  # fmt: skip
     states = slurm.wait(rerun_job, combine_again)
-    tasks = _tasks(slurm, rerun_job, run, states)
+    tasks = _tasks(rerun_job, run, states)
     assert tasks == dict.fromkeys(rerun, "COMPLETED"), states
     for task in rerun:
         assert _shard(run / f"shard-{task}") == f"shard {task}/4"
