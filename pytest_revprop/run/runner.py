@@ -160,9 +160,16 @@ def worker_share(
 def result_record(
     case: Case, spec: ItemSpec, run: MethodRun, score: Score | None = None
 ) -> ResultRecord:
-    """The plain-data record of one item (results.json row plus what reports need);
-    ``score`` is ``run.score(case)`` when the caller has it already."""
+    """The plain-data record of one item (results.json row plus what reports need).
+
+    Composed, not restated: the verdict (completion, validity, error, reason, failure counts
+    and findings) is the score's, the patch and the notes are the method's outcome, the usage
+    (cost, latency, calls and their replies) is the run's, and the rest names the item and
+    its case. ``score`` is ``run.score(case)`` when the caller has it already; it may be a
+    score shared with items of the same final patch, so the patch comes from the run.
+    """
     score = run.score(case) if score is None else score
+    outcome = run.outcome
     credit = partial_credit(case, score)
     return {
         "case": case.id,
@@ -172,20 +179,20 @@ def result_record(
         "seed": spec.seed,
         "completed": score.completed,
         "valid": score.valid,
-        "error": score.error,
+        "error": score.outcome.error,
         "miss": score.miss,
         "over_edit": score.over_edit,
         "wrong_value": score.wrong_value,
         "cost_usd": run.cost_usd,
         "latency_s": run.latency_s,
         "calls": len(run.calls),
-        "patch": run.patch,
-        "reason": score.reason,
+        "patch": outcome.patch,
+        "reason": score.outcome.reason,
         "findings": [f.to_dict() for f in score.findings],
-        "selection_fallback": run.selection_fallback,
-        "map_valid": run.map_valid,
-        "map_edges": run.map_edges,
-        "map_dropped": run.map_dropped,
+        "selection_fallback": outcome.selection_fallback,
+        "map_valid": outcome.map_valid,
+        "map_edges": outcome.map_edges,
+        "map_dropped": outcome.map_dropped,
         "domain": case.domain,
         "pattern": case.pattern,
         "size": case.size,
@@ -296,9 +303,11 @@ class Runner:
         return record
 
     def _score(self, case: Case, run: MethodRun) -> Score:
-        if run.patch is None:
+        """The run's score, shared by the items of ``case`` whose final patch is the same."""
+        patch = run.outcome.patch
+        if patch is None:
             return run.score(case)
-        key = (case.id, json.dumps(run.patch, sort_keys=True, ensure_ascii=False))
+        key = (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False))
         return self._scores.get(key, lambda: run.score(case))
 
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
