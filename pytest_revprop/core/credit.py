@@ -49,6 +49,7 @@ class Credit:
     preservation: float | None
 
     def to_dict(self) -> dict[str, float | None]:
+        """The credit in builtin types, as the record's fields."""
         return {"cascade_recall": self.cascade_recall, "preservation": self.preservation}
 
 

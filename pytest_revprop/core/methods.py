@@ -58,9 +58,13 @@ class Completer(Protocol):
 
     def make_request(
         self, messages: Sequence[dict[str, str]], seed: int, structured: bool = False
-    ) -> Request: ...
+    ) -> Request:
+        """The request of ``messages`` at ``seed`` (a patch object asked for: ``structured``)."""
+        ...
 
-    async def complete(self, request: Request, *, priority: int = 0) -> Reply: ...
+    async def complete(self, request: Request, *, priority: int = 0) -> Reply:
+        """The reply to ``request``; a higher ``priority`` is sent first."""
+        ...
 
 
 Ask = Callable[[list[Message], int, CallRole, int], Awaitable[Reply]]
@@ -69,11 +73,14 @@ Ask = Callable[[list[Message], int, CallRole, int], Awaitable[Reply]]
 
 @dataclass
 class Call:
+    """One model call a method made: what it was for (``role``), its seed and its reply."""
+
     role: CallRole
     seed: int
     reply: Reply
 
     def to_dict(self) -> dict[str, Any]:
+        """The call in builtin types, as a record's ``replies`` hold it."""
         return {"role": self.role, "seed": self.seed, **self.reply.to_dict()}
 
 
@@ -120,6 +127,7 @@ class Answer:
         self.patch = None if patch is None else copy_json(patch)
 
     def outcome(self) -> Outcome:
+        """The answer as a method's outcome: its patch, or its error and reason."""
         return Outcome(self.patch, self.error, self.reason)
 
 

@@ -135,15 +135,18 @@ class MethodRegistry:
         return name in self._specs
 
     def names(self) -> tuple[str, ...]:
+        """The registered methods' names, in registration order."""
         return tuple(self._specs)
 
     def get(self, name: str) -> MethodSpec:
+        """The spec of method ``name``; UserError listing the choices when none is registered."""
         spec = self._specs.get(name)
         if spec is None:
             raise UserError(f"unknown method {name!r} (choose from {', '.join(self.choices())})")
         return spec
 
     def choices(self) -> tuple[str, ...]:
+        """What a list of methods may name: every registered method, then ``all`` and ``paper``."""
         return (*self._specs, *METHOD_SETS)
 
     def expand(self, names: Iterable[str]) -> list[str]:

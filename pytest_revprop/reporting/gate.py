@@ -57,6 +57,10 @@ LISTED_GROUPS = 8
 
 
 class GateResult(TypedDict):
+    """The baseline gate's verdict: the paired comparison under ``metric``, the groups that
+    regressed or improved, and the groups that could not be compared.
+    """
+
     metric: GateMetric
     comparison: PairedComparison
     regressions: list[PairGroup]

@@ -156,6 +156,7 @@ class ItemReport:
         self.reprcrash = _Crash(text.partition("\n")[0])
 
     def toterminal(self, tw: Any) -> None:
+        """Write the report's text to pytest's terminal writer, line by line."""
         for line in self.text.splitlines():
             tw.line(line)
 

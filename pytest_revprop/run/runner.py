@@ -69,9 +69,11 @@ class ItemSpec:
 
     @property
     def key(self) -> tuple[str, str, str, int, int]:
+        """The item's identity: case, model, method, k and seed."""
         return (self.case, self.model, self.method, self.k, self.seed)
 
     def label(self) -> str:
+        """The item's parameters as its pytest id shows them, e.g. ``m-med-k5-s42``."""
         return f"{self.model}-{self.method}-k{self.k}-s{self.seed}"
 
     def node_name(self) -> str:
@@ -81,6 +83,14 @@ class ItemSpec:
 
 @dataclass
 class RunSettings:
+    """How a run runs its items, apart from which cases and models: the methods, the k values and
+    base seeds each item is made for, and how calls are made (cache folder, concurrency per model,
+    structured output, prompts, retries, transport, spending ceiling).
+
+    Built once from the options (run/plan.py) or directly for library use; the runner only
+    reads it.
+    """
+
     methods: Sequence[str]
     k_values: Sequence[int] = (5,)
     seeds: Sequence[int] = PAPER_SEEDS
@@ -508,6 +518,7 @@ class Runner:
         return asyncio.run_coroutine_threadsafe(count(), self._loop).result(5.0)
 
     def stats(self) -> dict[str, dict[str, int]]:
+        """Each client's counters, by model name."""
         return {name: client.stats.to_dict() for name, client in self.clients.items()}
 
     def run_all(self, specs: Sequence[ItemSpec]) -> list[ResultRecord]:
