@@ -148,3 +148,55 @@ def test_methods_written_outside_the_package_use_the_public_api_only() -> None:
             if not module.startswith(allowed):
                 wrong.append(f"{where} imports {module}")
     assert texts and not wrong, "\n".join(wrong)
+
+
+MAX_UNDOCUMENTED_CLASSES = 3
+MIN_DOCUMENTED_SHARE = 0.80
+MAX_LINE = 120
+
+
+def _public_definitions() -> tuple[list[str], list[str], list[str]]:
+    """The package's public classes and public functions and methods (properties included),
+    as ``module:name``: (classes without a docstring, functions and methods with one, those
+    without). Public: the name and every enclosing class's name start with no underscore
+    (dunder methods are not counted); functions inside functions are not counted."""
+    bare_classes: list[str] = []
+    documented: list[str] = []
+    bare: list[str] = []
+
+    def visit(body: list[ast.stmt], where: str) -> None:
+        for node in body:
+            public = isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and (
+                not node.name.startswith("_")
+            )
+            if isinstance(node, ast.ClassDef) and public:
+                if not ast.get_docstring(node):
+                    bare_classes.append(f"{where}:{node.name}")
+                visit(node.body, f"{where}:{node.name}")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and public:
+                has = ast.get_docstring(node) is not None
+                (documented if has else bare).append(f"{where}.{node.name}")
+
+    for name, path in _modules().items():
+        visit(ast.parse(path.read_text(encoding="utf-8")).body, name)
+    return bare_classes, documented, bare
+
+
+def test_public_classes_and_most_public_functions_have_docstrings() -> None:
+    bare_classes, documented, bare = _public_definitions()
+    assert len(bare_classes) <= MAX_UNDOCUMENTED_CLASSES, f"classes without: {bare_classes}"
+    share = len(documented) / (len(documented) + len(bare))
+    assert share >= MIN_DOCUMENTED_SHARE, (
+        f"{share:.1%} of {len(documented) + len(bare)} public functions and methods have a"
+        f" docstring; without: {sorted(bare)}"
+    )
+
+
+def test_no_line_of_the_package_exceeds_the_limit() -> None:
+    long = [
+        f"{path.relative_to(PACKAGE_DIR.parent)}:{number} ({len(line)})"
+        for path in sorted(PACKAGE_DIR.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if len(line) > MAX_LINE
+    ]
+    assert not long, f"lines over {MAX_LINE} characters: {long}"

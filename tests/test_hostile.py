@@ -1,4 +1,4 @@
-"""Hostile input, issue 27: each numbered escape as a test (a bad record, deep nesting, the
+"""Hostile input: each known escape as a test (a bad record, deep nesting, the
 pointer pattern, work per reply, regex size, one verdict per reply, forbidden pointers).
 
 Time bounds are CPU seconds of the test's thread (``time.thread_time``): generous limits that

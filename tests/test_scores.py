@@ -1,4 +1,4 @@
-"""Scores beyond the paper (issue 25), every expected figure worked out by hand: the samples'
+"""Scores beyond the paper, every expected figure worked out by hand: the samples'
 cascade recall and preservation (credit.py), the groups' pass^S, pass@S, flaky cases, means
 and completion interval (reporting/metrics.py), where they fail, and the pass^S gate."""
 

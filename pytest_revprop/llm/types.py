@@ -207,8 +207,6 @@ class Reply:
         Not ``dataclasses.asdict``: every item's record holds its replies, and asdict's deep copy
         would be paid again and again for flat fields.
         """
-        # Not dataclasses.asdict: the fields are flat, and every item's record holds its
-        # replies, so asdict's deep copy would be paid again and again for nothing.
         return {name: getattr(self, name) for name in _REPLY_FIELDS}
 
     @classmethod

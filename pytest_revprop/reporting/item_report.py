@@ -58,7 +58,8 @@ def describe_failure(record: ResultRecord) -> str:
             kind = finding["kind"].replace("_", " ")
             gold = f" [{finding['gold_kind']}]" if finding.get("gold_kind") else ""
             lines.append(
-                f"  {kind:<11} {finding['path']}{gold}: expected {_short(finding['expected'])}, got {_short(finding['got'])}"
+                f"  {kind:<11} {finding['path']}{gold}: expected {_short(finding['expected'])},"
+                f" got {_short(finding['got'])}"
             )
         if len(findings) > MAX_FINDINGS:
             lines.append(f"  ... and {len(findings) - MAX_FINDINGS} more")

@@ -4,9 +4,10 @@ concurrently, and the plain result records they produce. No pytest here.
 A plain pytest run hands all of its items to one background event loop when collection
 ends, which runs up to ``ITEMS_AHEAD`` of them ahead of the tests; the model clients bound the
 requests in flight and share one response cache, so items that share calls overlap their work
-and no call is made twice. A test item then only waits for its result. An xdist worker cannot know which items it will be handed: it makes the calls of its
-share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
-across workers) and runs each item it is handed on demand, that item's calls first.
+and no call is made twice. A test item then only waits for its result. An xdist worker cannot
+know which items it will be handed: it makes the calls of its share of the cases ahead
+(``worker_share``; cache claims keep a call from being made twice across workers) and runs
+each item it is handed on demand, that item's calls first.
 docs/architecture.md describes this flow; docs/interfaces.md the records' fields.
 """
 
@@ -427,7 +428,7 @@ class Runner:
     def _prefetched(self, spec: ItemSpec, run: asyncio.Future[MethodRun]) -> None:
         self._prefetch_active -= 1
         if not run.cancelled():
-            run.exception()  # seen (the ceiling's BudgetReached): the item asked for says it
+            run.exception()  # retrieved, so asyncio does not log it; the item raises it when asked
         cached = self.settings.cache_dir is not None
         if cached and spec not in self._futures and self._runs.get(spec) is run:
             del self._runs[spec]

@@ -81,9 +81,7 @@ def request_digest(body: Mapping[str, Any]) -> str:
 
 
 def load_responder(spec: str) -> Responder:
-    """The responder named ``module:function``, imported; ValueError when the name is malformed
-    or names nothing callable.
-    """
+    """The responder ``module:function``, imported; ValueError when it names no callable."""
     module_name, sep, func_name = spec.partition(":")
     if not sep:
         raise ValueError(f"responder must be 'module:function', got {spec!r}")
@@ -169,9 +167,7 @@ class FakeApp:
         self._semaphore: asyncio.Semaphore | None = None
 
     def build(self) -> Any:
-        """The aiohttp application: the chat and models endpoints, ``/health``, and the test-only
-        ``/_stats`` and ``/_reset``.
-        """
+        """The aiohttp app: chat, models, ``/health``, and test-only ``/_stats`` and ``/_reset``."""
         from aiohttp import web
 
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -213,8 +209,7 @@ class FakeApp:
 
     async def chat(self, request: Any) -> Any:
         """``POST /v1/chat/completions``: the reply the rules or the responder give, after the
-        configured latency, within the slots; a malformed body gets HTTP 400.
-        """
+        configured latency, within the slots; a malformed body gets HTTP 400."""
         from aiohttp import web
 
         state = self.state
@@ -395,9 +390,7 @@ class FakeServer:
         return f"{self.url}/v1"
 
     def start(self) -> FakeServer:
-        """Start serving on a background thread and wait until it listens; RuntimeError when it
-        does not start.
-        """
+        """Serve on a background thread, once listening; RuntimeError when it does not start."""
         self._thread = threading.Thread(target=self._run, name="fakeserver", daemon=True)
         self._thread.start()
         self._ready.wait(30)
@@ -496,8 +489,7 @@ class FakeServerProcess:
 
     def start(self) -> FakeServerProcess:
         """Start the child process and wait for its ``READY`` line; RuntimeError (with the log's
-        last line) when it does not start.
-        """
+        last line) when it does not start."""
         self.config_path.write_text(json.dumps(self.options), encoding="utf-8")
         command = [sys.executable, "-m", "pytest_revprop.testing.fakeserver", "--port", "0"]
         with self.log_path.open("w", encoding="utf-8") as log:
@@ -560,9 +552,7 @@ async def start_site(app: FakeApp, host: str, port: int) -> tuple[Any, int]:
 
 
 def options_from_config(path: Path | None) -> dict[str, Any]:
-    """The FakeServer options in the JSON file ``path`` ({} without one); ValueError when the
-    file holds no JSON object.
-    """
+    """The options in the JSON file ``path`` ({} without one); ValueError for a non-object."""
     if path is None:
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -589,8 +579,7 @@ async def _serve_forever(options: Mapping[str, Any], host: str, port: int) -> No
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until stopped (``python -m pytest_revprop.testing.fakeserver``), printing
     ``READY BASE_URL`` once listening. Returns 2, with a one-line error, when the server
-    cannot start.
-    """
+    cannot start."""
     parser = argparse.ArgumentParser(prog="python -m pytest_revprop.testing.fakeserver")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
