@@ -122,7 +122,11 @@ def test_methods_written_outside_the_package_use_the_public_api_only() -> None:
     root = PACKAGE_DIR.parent
     ours = re.compile(r"^\s*(?:from|import)\s+(pytest_revprop[\w.]*)", re.MULTILINE)
     allowed = ("pytest_revprop.api", "pytest_revprop.testing")
-    method_modules = {"pytest_revprop.core.methods", "pytest_revprop.core.registry"}
+    method_modules = {
+        "pytest_revprop.core.methods",
+        "pytest_revprop.core.outcome",
+        "pytest_revprop.core.registry",
+    }
     texts = {"conftest.py": (root / "conftest.py").read_text(encoding="utf-8")}
     hooks_doc = (root / "docs" / "hooks.md").read_text(encoding="utf-8")
     for number, block in enumerate(re.findall(r"```python\n(.*?)```", hooks_doc, re.DOTALL)):
