@@ -6,8 +6,8 @@ the runner, the servers started for it, the record sink, the gate's verdict. Its
 a run: the servers and the checks before the first item, one item per spec, each report's
 record to the sink, and ``pytest_sessionfinish``, which writes the end of the run as one
 sequence. A plan (``--revprop-plan``) starts nothing and collects no item: its terminal
-summary prints what the run would send. The jobs themselves live in the package's other modules: ``items`` and ``reports``
-(the items and what their reports carry), ``outputs`` (the files), ``exit_status`` (the
+summary prints what the run would send. The jobs themselves live in the package's other
+modules: ``items`` and ``reports`` (the items and what their reports carry), ``outputs`` (the files), ``exit_status`` (the
 gate), ``interruption`` (Ctrl-C), ``summary`` (the terminal).
 """
 

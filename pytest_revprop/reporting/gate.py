@@ -57,6 +57,10 @@ LISTED_GROUPS = 8
 
 
 class GateResult(TypedDict):
+    """The baseline gate's verdict: the paired comparison under ``metric``, the groups that
+    regressed or improved, and the groups that could not be compared.
+    """
+
     metric: GateMetric
     comparison: PairedComparison
     regressions: list[PairGroup]
@@ -203,7 +207,8 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
         )
         lines.append(
             f"{tag:<10} {group.model} {group.method} k{group.k}: {label}{100 * group.base_rate:.1f}% -> "
-            f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
+            f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up,"
+            f" p={group.p_value:.3g})"
         )
         if tag != "ok":
             flipped = group.regressed if tag == "REGRESSION" else group.improved

@@ -58,7 +58,8 @@ def describe_failure(record: ResultRecord) -> str:
             kind = finding["kind"].replace("_", " ")
             gold = f" [{finding['gold_kind']}]" if finding.get("gold_kind") else ""
             lines.append(
-                f"  {kind:<11} {finding['path']}{gold}: expected {_short(finding['expected'])}, got {_short(finding['got'])}"
+                f"  {kind:<11} {finding['path']}{gold}: expected {_short(finding['expected'])},"
+                f" got {_short(finding['got'])}"
             )
         if len(findings) > MAX_FINDINGS:
             lines.append(f"  ... and {len(findings) - MAX_FINDINGS} more")
@@ -156,6 +157,7 @@ class ItemReport:
         self.reprcrash = _Crash(text.partition("\n")[0])
 
     def toterminal(self, tw: Any) -> None:
+        """Write the report's text to pytest's terminal writer, line by line."""
         for line in self.text.splitlines():
             tw.line(line)
 

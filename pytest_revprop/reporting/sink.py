@@ -175,9 +175,11 @@ class RecordSink:
         self._offset += len(data)
 
     def outcomes(self) -> OutcomeTable:
+        """The outcome table of every record received so far."""
         return OutcomeTable(self._entries)
 
     def summary(self) -> list[dict[str, Any]]:
+        """The summary rows of every record received so far."""
         return summarize(self.outcomes())
 
     def records(self, *, with_replies: bool = True) -> SampleFile:
@@ -189,6 +191,7 @@ class RecordSink:
         return SampleFile(self.samples_path, replies=reader)
 
     def close(self) -> None:
+        """Close the samples and reply files."""
         if self._samples is not None:
             self._samples.close()
         if self._replies is not None:
@@ -275,6 +278,9 @@ class SentTexts:
         self._keys: set[str] = set()
 
     def strip(self, record: Mapping[str, Any]) -> Any:
+        """``record`` with the text left out of every reply sent before (its key stays, for the
+        receiver to find the text by).
+        """
         replies = []
         for reply in record.get("replies") or []:
             if "content" not in reply:

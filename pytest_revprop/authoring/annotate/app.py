@@ -103,6 +103,9 @@ def refusal(request: web.Request) -> str | None:
 
 @web.middleware
 async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse a request that does not come from this server's own page (``refusal``), then turn
+    the handler's errors into JSON answers with their HTTP status.
+    """
     why = refusal(request)
     if why is not None:
         return web.json_response({"error": why}, status=403)
@@ -150,10 +153,12 @@ async def _body(request: web.Request) -> dict[str, Any]:
 
 
 async def index(request: web.Request) -> web.StreamResponse:
+    """``GET /``: the editor's page."""
     return web.FileResponse(STATIC / "index.html", headers={"Content-Type": "text/html"})
 
 
 async def asset(request: web.Request) -> web.StreamResponse:
+    """``GET /static/NAME``: one of the editor's assets (404 for any other name)."""
     path = assets().get(request.match_info["name"])
     if path is None:
         return _error(404, "no such asset")
@@ -161,6 +166,7 @@ async def asset(request: web.Request) -> web.StreamResponse:
 
 
 async def session(request: web.Request) -> web.Response:
+    """``GET /api/session``: the settings, the case roots, the model presets and the version."""
     store = request.app[STORE]
     return _json(
         request.app[SETTINGS]
@@ -173,15 +179,20 @@ async def session(request: web.Request) -> web.Response:
 
 
 async def cases(request: web.Request) -> web.Response:
+    """``GET /api/cases``: every case file under the roots, summarised."""
     return _json({"cases": await asyncio.to_thread(request.app[STORE].listing)})
 
 
 async def case(request: web.Request) -> web.Response:
+    """``GET /api/case?file=KEY``: one case file's data and content hash."""
     key = request.query.get("file")
     return _json(await asyncio.to_thread(request.app[STORE].read, key or ""))
 
 
 async def check(request: web.Request) -> web.Response:
+    """``POST /api/check``: the checks' report on the edited case (``data``), regex examples
+    given by gold index.
+    """
     body = await _body(request)
     raw = body.get("examples")
     examples = (
@@ -192,6 +203,9 @@ async def check(request: web.Request) -> web.Response:
 
 
 async def save(request: web.Request) -> web.Response:
+    """``POST /api/save``: write the edited case, if the file still has the hash it was read with
+    (else a conflict), recording the annotator's action in its history.
+    """
     body = await _body(request)
     store = request.app[STORE]
     saved = await asyncio.to_thread(
@@ -251,6 +265,7 @@ def _model(body: dict[str, Any]) -> str:
 
 
 async def propose(request: web.Request) -> web.Response:
+    """``POST /api/propose``: a model's tentative gold for the edited case."""
     body = await _body(request)
     stored = None
     if body.get("file"):
@@ -263,6 +278,7 @@ async def propose(request: web.Request) -> web.Response:
 
 
 async def ask(request: web.Request) -> web.Response:
+    """``POST /api/ask``: a model's answer to a question about one proposed operation."""
     body = await _body(request)
     answer = await request.app[ASSISTANT].explain(
         body.get("data"),

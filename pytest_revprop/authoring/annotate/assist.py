@@ -124,15 +124,15 @@ class Assistant:
         run = await run_method(
             "j+h", case, self._ask(name, model, solved), k=1, seed=seed, prompts=self.prompts
         )
-        ops = run.patch or []
+        ops = run.outcome.patch or []
         kinds = guess_kinds(case.artifact, ops, case.request)
         reply = run.calls[0].reply if run.calls else None
         return {
             "model": name,
             "seed": seed,
             "ops": [{**op, "kind": kind} for op, kind in zip(ops, kinds, strict=True)],
-            "error": run.error,
-            "reason": run.reason,
+            "error": run.outcome.error,
+            "reason": run.outcome.reason,
             "reply": None if reply is None else reply.content[:MAX_REPLY_CHARS],
             "cached": None if reply is None else reply.cached,
             "cost_usd": run.cost_usd,

@@ -82,10 +82,12 @@ class Root:
 
     @property
     def folder(self) -> Path:
+        """The folder the root stands for (a case file's own folder)."""
         return self.real.parent if self.is_file else self.real
 
 
 def content_hash(raw: bytes) -> str:
+    """The SHA-256 of a file's bytes: a save checks it to find changes made in the meantime."""
     return hashlib.sha256(raw).hexdigest()
 
 
@@ -253,6 +255,10 @@ class CaseStore:
         return [self.summary(key) for key in self.files()]
 
     def summary(self, key: str) -> dict[str, Any]:
+        """The sidebar entry of file ``key``: what ``read`` says of it but the data, plus the case's
+        id, status, markers, number of gold operations and request; the error alone when the file
+        cannot be read.
+        """
         try:
             entry = self.read(key)
         except (PathRefused, NotFound) as exc:

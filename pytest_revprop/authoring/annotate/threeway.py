@@ -46,6 +46,8 @@ class MergeConflict:
     mine: Any
 
     def to_dict(self) -> dict[str, Any]:
+        """The conflict as the editor receives it (a missing value as null)."""
+
         def shown(value: Any) -> Any:
             return None if value is MISSING else value
 
