@@ -7,8 +7,8 @@ a run: the servers and the checks before the first item, one item per spec, each
 record to the sink, and ``pytest_sessionfinish``, which writes the end of the run as one
 sequence. A plan (``--revprop-plan``) starts nothing and collects no item: its terminal
 summary prints what the run would send. The jobs themselves live in the package's other
-modules: ``items`` and ``reports`` (the items and what their reports carry), ``outputs`` (the files), ``exit_status`` (the
-gate), ``interruption`` (Ctrl-C), ``summary`` (the terminal).
+modules: ``items`` and ``reports`` (the items and what their reports carry), ``outputs`` (the
+files), ``exit_status`` (the gate), ``interruption`` (Ctrl-C), ``summary`` (the terminal).
 """
 
 from __future__ import annotations
