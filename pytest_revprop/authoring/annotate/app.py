@@ -34,6 +34,7 @@ from pytest_revprop.authoring.annotate.store import (
     NotFound,
     PathRefused,
     SaveRefused,
+    where,
 )
 from pytest_revprop.authoring.annotate.threeway import merge_case, new_saves
 from pytest_revprop.core.cases import MAX_CASE_BYTES
@@ -166,6 +167,7 @@ async def session(request: web.Request) -> web.Response:
         request.app[SETTINGS]
         | {
             "roots": [r.label for r in store.roots],
+            "folders": [r.identity for r in store.roots],
             "models": preset_names(),
             "version": __version__,
         }
@@ -208,22 +210,33 @@ async def save(request: web.Request) -> web.Response:
 
 
 async def merge(request: web.Request) -> web.Response:
-    """The three-way merge of the page's edits (``mine``, made on ``base``) with the file on
-    disk now; with ``choices`` (conflict id -> mine/theirs) made against the disk version
-    ``hash``, also the merged case to save."""
+    """The three-way merge of the page's edits (``mine``, made on ``base``; ``mine_origin``:
+    the base index each operation of mine comes from) with the file on disk now; with
+    ``choices`` (conflict id -> mine/theirs) made against the disk version ``hash``, also the
+    merged case to save, checked as a save is: ``problems`` lists the rules it breaks (the
+    page saves no merge with problems; its dialog stays open to choose again)."""
     body = await _body(request)
     disk = await asyncio.to_thread(request.app[STORE].read, body.get("file") or "")
     if disk["openable"] is not None or not isinstance(disk["data"], dict):
         return _json(
             {"disk": disk, "error": f"the file on disk cannot be merged: {disk['openable']}"}
         )
-    result = merge_case(body.get("base"), body.get("mine"), disk["data"])
+    result = merge_case(body.get("base"), body.get("mine"), disk["data"], body.get("mine_origin"))
     raw = body.get("choices")
     choices = (
         {int(k): v for k, v in raw.items() if str(k).isdigit()} if isinstance(raw, dict) else {}
     )
     if choices and body.get("hash") != disk["hash"]:
         choices = {}  # chosen against another version: choose again
+    merged = result.result(choices)
+    problems: list[str] = []
+    if merged is not None:
+        report = await asyncio.to_thread(check_case, merged, {})
+        problems = [
+            f"{where(m['pointer'])}: {m['message']}"
+            for m in report.messages
+            if m["level"] == "error"
+        ]
     return _json(
         {
             "disk": disk,
@@ -231,7 +244,9 @@ async def merge(request: web.Request) -> web.Response:
             "conflicts": [c.to_dict() for c in result.conflicts],
             "theirs_changes": result.theirs_changes,
             "mine_changes": result.mine_changes,
-            "merged": result.result(choices),
+            "merged": merged,
+            "merged_origin": result.origin(choices) if merged is not None else None,
+            "problems": problems,
         }
     )
 

@@ -15,7 +15,8 @@ Rules:
   The session owns the annotation's status and history: a save appends one history entry
   (annotator, UTC time to the second, action, optional note). ``edited`` makes the status
   ``annotated``, or ``changed`` (since review) when the case was ``reviewed`` or
-  ``changed``; ``reviewed`` makes it ``reviewed``, records that the saved gold was checked
+  ``changed``; the draft's review flags follow their operations as the page moved them;
+  ``reviewed`` makes it ``reviewed``, records that the saved gold was checked
   as it is (no other change), and is refused on a draft and to the person who edited it last.
 """
 
@@ -83,6 +84,12 @@ class Root:
     @property
     def folder(self) -> Path:
         return self.real.parent if self.is_file else self.real
+
+    @property
+    def identity(self) -> str:
+        """A name for this root's real path, the same in every session: the page keeps
+        unsaved work under it, so work done in one folder is never offered in another."""
+        return hashlib.sha256(f"{self.is_file}:{self.real}".encode()).hexdigest()[:24]
 
 
 def content_hash(raw: bytes) -> str:
@@ -374,7 +381,28 @@ def _next_annotation(
         new["notes"] = notes
     if "draft" in old:
         new["draft"] = old["draft"]
+        flags = _flags_sent(sent_annotation, merged.get("gold"))
+        if isinstance(old["draft"], dict) and flags is not None:
+            new["draft"] = {**old["draft"], "flags": flags}
     return new
+
+
+def _flags_sent(sent: Any, gold: Any) -> list[dict[str, Any]] | None:
+    """The review flags as the page moved them with their operations (deleted, reordered,
+    merged), each on an operation the saved gold has; None when the page sent none."""
+    draft = sent.get("draft") if isinstance(sent, dict) else None
+    flags = draft.get("flags") if isinstance(draft, dict) else None
+    if not isinstance(flags, list) or not isinstance(gold, list):
+        return None
+    return [
+        {"gold": f["gold"], "reason": f["reason"]}
+        for f in flags
+        if isinstance(f, dict)
+        and isinstance(f.get("gold"), int)
+        and not isinstance(f.get("gold"), bool)
+        and 0 <= f["gold"] < len(gold)
+        and isinstance(f.get("reason"), str)
+    ]
 
 
 def write_atomically(path: Path, raw: bytes) -> None:
