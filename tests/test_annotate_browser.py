@@ -35,7 +35,7 @@ def _on_disk(folder: Path, case_id: str) -> Any:
 
 
 def test_an_annotator_edits_checks_and_saves_a_gold(
-    browse: Any, server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     path = folder / f"{INVOICE}.json"
     with browse(server.url) as b:
@@ -131,7 +131,7 @@ def test_an_annotator_edits_checks_and_saves_a_gold(
 
 
 def test_an_unsaved_change_survives_a_reload(
-    browse: Any, server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     before = (folder / f"{INVOICE}.json").read_bytes()
     with browse(server.url) as b:
@@ -159,7 +159,7 @@ def test_an_unsaved_change_survives_a_reload(
 
 
 def test_the_keyboard_reaches_every_case_and_broken_files_are_listed(
-    browse: Any, folder: Path, tmp_path: Path
+    folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     (folder / "broken.json").write_text('{"id": "half a case"', encoding="utf-8")
     with (
@@ -215,7 +215,7 @@ def test_the_keyboard_reaches_every_case_and_broken_files_are_listed(
 
 
 def test_a_proposal_is_accepted_op_by_op_and_questioned(
-    browse: Any, server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     with browse(server.url) as b:
         page = b.page
@@ -264,7 +264,7 @@ def test_a_proposal_is_accepted_op_by_op_and_questioned(
         assert b.problems == [] and b.outside == []
 
 
-def test_the_whole_shipped_benchmark_opens(browse: Any, tmp_path: Path) -> None:
+def test_the_whole_shipped_benchmark_opens(tmp_path: Path, browse: Any) -> None:
     with (
         AnnotateProcess(
             [str(BENCHMARK_DIR), "--port", "0", "--model", "gold"], cwd=tmp_path
@@ -282,7 +282,7 @@ def test_the_whole_shipped_benchmark_opens(browse: Any, tmp_path: Path) -> None:
 
 
 def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
-    browse: Any, fake_server: Any, tmp_path: Path
+    fake_server: Any, tmp_path: Path, browse: Any
 ) -> None:
     """The two tools meet in the middle: a draft `revprop synth` wrote from the scripted
     server opens in the annotation tool with its flags, and saving it records the annotator."""

@@ -26,8 +26,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AnnotateProcess
 
 
 def test_a_link_opens_its_case_and_back_and_forward_go_through_the_cases(
-    browse: Any,
-    server: AnnotateProcess,
+    server: AnnotateProcess, browse: Any
 ) -> None:
     with browse(server.url) as b:
         page = b.page
@@ -47,7 +46,7 @@ def test_a_link_opens_its_case_and_back_and_forward_go_through_the_cases(
 
 
 def test_plus_on_a_place_with_an_operation_goes_to_it_and_patches_expand(
-    browse: Any, server: AnnotateProcess, tmp_path: Path
+    server: AnnotateProcess, tmp_path: Path, browse: Any
 ) -> None:
     with browse(server.url) as b:
         page = b.page
@@ -74,7 +73,7 @@ def test_plus_on_a_place_with_an_operation_goes_to_it_and_patches_expand(
 
 
 def test_stands_for_is_kept_on_save_and_the_page_fits_1024_px(
-    browse: Any, server: AnnotateProcess, tmp_path: Path
+    server: AnnotateProcess, tmp_path: Path, browse: Any
 ) -> None:
     with browse(server.url) as b:
         page = b.page

@@ -213,10 +213,10 @@ def test_a_move_and_an_edit_of_one_operation_merge_into_one_operation(
     bob.open(ORG)
     alice.page.click('#gold .op[data-index="7"] button[title="move up"]')
     alice.settle()
+    bob.op(7, "value").fill("2025-07-01")  # on the version alice started from
+    bob.settle()
     _save(alice, "alice")
     alice.saved()
-    bob.op(7, "value").fill("2025-07-01")
-    bob.settle()
     _save(bob, "bob")
     bob.saved()  # nothing both changed: no dialog
     gold = _data(folder, ORG)["gold"]
@@ -230,10 +230,10 @@ def test_a_move_and_an_edit_of_one_operation_merge_into_one_operation(
     alice.op(6, "value").fill("2025-08-01")
     alice.page.click('#gold .op[data-index="6"] button[title="move up"]')
     alice.settle()
-    _save(alice, "alice")
-    alice.saved()
     bob.op(6, "value").fill("2025-09-01")
     bob.settle()
+    _save(alice, "alice")
+    alice.saved()
     _save(bob, "bob")
     bob.page.wait_for_selector("#conflict[open]")
     body = bob.page.text_content("#conflict-body") or ""
@@ -257,10 +257,10 @@ def test_a_removal_one_removed_and_the_other_changed_is_one_choice(
     bob.open(DEPLOY)
     alice.page.click('#gold .op[data-index="3"] button[title="move up"]')  # the remove of /2
     alice.settle()
-    _save(alice, "alice")
-    alice.saved()
     bob.op(3, "optional").check()
     bob.settle()
+    _save(alice, "alice")
+    alice.saved()
     _save(bob, "bob")
     bob.saved()
     gold = _data(folder, DEPLOY)["gold"]
@@ -276,10 +276,10 @@ def test_a_removal_one_removed_and_the_other_changed_is_one_choice(
     _reopen(bob, DEPLOY)
     alice.page.click('#gold .op[data-index="2"] button[title="delete"]')
     alice.settle()
-    _save(alice, "alice")
-    alice.saved()
     bob.op(2, "optional").uncheck()
     bob.settle()
+    _save(alice, "alice")
+    alice.saved()
     _save(bob, "bob")
     bob.page.wait_for_selector("#conflict[open]")
     [conflict] = bob.page.locator("fieldset.conflict").all()
@@ -304,11 +304,11 @@ def test_two_additions_are_both_kept(
     alice.page.click('#artifact [data-path="/items/0/name"] .pick')
     alice.op(11, "value").fill("Kibble")
     alice.settle()
-    _save(alice, "alice")
-    alice.saved()
     bob.page.click('#artifact [data-path="/items/0/sku"] .pick')
     bob.op(11, "value").fill("SKU-2")
     bob.settle()
+    _save(alice, "alice")
+    alice.saved()
     _reopen(bob, CART)  # his draft, restored, is on a version that is gone: the merge is shown
     _save(bob, "bob")
     bob.page.wait_for_selector("#conflict[open]")
@@ -415,3 +415,38 @@ def test_a_number_the_page_cannot_hold_is_refused_where_it_is_typed(
     b.page.keyboard.press("Control+s")
     b.saved()
     assert _data(folder, INVOICE)["gold"][1]["value"] == "12345678901234567891"
+
+
+# ---------------------------------------------------------------------------- smaller items
+
+
+def test_the_list_and_an_open_case_follow_the_disk_without_a_reload(
+    server: AnnotateProcess, folder: Path, browse: Callable[[str], Browser]
+) -> None:
+    late = folder / "late.json"
+    late.write_text('{"id": ', encoding="utf-8")
+    b = browse(server.url)
+    b.page.goto(f"{server.url}#0/late.json")  # a deep link to a file broken at load
+    b.expect(b.page.locator("#case-error-text")).to_contain_text("cannot be edited here")
+    case = _data(folder, CART)
+    late.write_text(dump_case({**case, "id": "late/1"}), encoding="utf-8")  # fixed
+    b.expect(b.page.locator("#case-id")).to_have_text("late/1", timeout=10_000)
+    (folder / "new.json").write_text(dump_case({**case, "id": "new/1"}), encoding="utf-8")
+    b.expect(b.page.locator("#case-count")).to_have_text("6 of 6 cases", timeout=10_000)
+    b.open(ORG)  # an open case without unsaved changes shows the version on disk
+    changed = _data(folder, ORG)
+    changed["request"] = "Changed by a git checkout."
+    _write(folder, ORG, changed)
+    b.expect(b.page.locator("#request")).to_have_value(changed["request"], timeout=10_000)
+    b.expect(b.page.locator("#notice")).to_contain_text("changed on disk")
+
+
+def test_a_case_open_in_two_tabs_is_announced_in_both(
+    server: AnnotateProcess, browse: Callable[[str], Browser]
+) -> None:
+    first = browse(server.url)
+    first.open(CART)
+    second = first.another(same_browser_profile=True)
+    second.open(CART)
+    assert "also open in another tab" in second.page.text_content("#notice")
+    first.expect(first.page.locator("#notice")).to_contain_text("also open in another tab")

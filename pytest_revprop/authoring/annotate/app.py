@@ -178,6 +178,10 @@ async def cases(request: web.Request) -> web.Response:
     return _json({"cases": await asyncio.to_thread(request.app[STORE].listing)})
 
 
+async def stamp(request: web.Request) -> web.Response:
+    return _json({"stamp": await asyncio.to_thread(request.app[STORE].stamp)})
+
+
 async def case(request: web.Request) -> web.Response:
     key = request.query.get("file")
     return _json(await asyncio.to_thread(request.app[STORE].read, key or ""))
@@ -301,6 +305,7 @@ def make_app(store: CaseStore, assistant: Assistant, settings: dict[str, Any]) -
     app.router.add_get("/static/{name}", asset)
     app.router.add_get("/api/session", session)
     app.router.add_get("/api/cases", cases)
+    app.router.add_get("/api/stamp", stamp)
     app.router.add_get("/api/case", case)
     app.router.add_post("/api/check", check)
     app.router.add_post("/api/save", save)

@@ -255,6 +255,19 @@ class CaseStore:
             entry["openable"] = openable(entry["data"])
         return entry
 
+    def stamp(self) -> str:
+        """A digest of every case file's name, size and modification time: cheap to make, and
+        different whenever a file is added, removed or written (the page polls it)."""
+        parts = []
+        for key in self.files():
+            try:
+                info = self.resolve(key).stat()
+            except (PathRefused, NotFound, OSError):
+                parts.append(f"{key}:-")
+                continue
+            parts.append(f"{key}:{info.st_size}:{info.st_mtime_ns}")
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
     def listing(self) -> list[dict[str, Any]]:
         """One sidebar entry per case file; a broken file is listed with its error."""
         return [self.summary(key) for key in self.files()]

@@ -5,6 +5,7 @@
 // (`places`: [path, value] pairs); picking one for an operation without a value yet fills in the
 // place's current value, to edit from.
 
+import { resolvePointer } from "./caseview.js";
 import { clear, el, option } from "./dom.js";
 import { suggestPaths } from "./search.js";
 
@@ -261,6 +262,39 @@ export class GoldEditor {
     const field = row?.querySelector(`[data-field="${focus}"]`) || row?.querySelector('[data-field="path"]');
     field?.focus();
     row?.scrollIntoView({ block: "nearest" });
+  }
+
+  // `+` on the artifact's place `aPath` (as the live `check` maps it through earlier operations):
+  // a new operation on it (a leaf: replace, from its value after the gold; a container:
+  // remove), or the one that already changes it. Returns [what to say, its level].
+  pick(aPath, value, check) {
+    const moved = check?.moved || {};
+    let path = aPath;
+    const isLeaf = value === null || typeof value !== "object";
+    if (isLeaf && aPath in moved) {
+      path = moved[aPath];
+    } else if (!isLeaf) {
+      const under = Object.keys(moved).find((k) => k.startsWith(`${aPath}/`));
+      if (under) {
+        const suffix = under.slice(aPath.length);
+        path = moved[under] === null ? null : moved[under].slice(0, moved[under].length - suffix.length);
+      }
+    }
+    if (path === null) return [`${aPath} is removed by an earlier operation`, "warn"];
+    const gold = this.data.gold || [];
+    const existing = gold.findIndex((op) => op.path === path);
+    if (existing >= 0) {
+      this.focusOp(existing);
+      return [`op ${existing + 1} already changes ${path}: edit it there`, ""];
+    }
+    const kind = gold.some((op) => op.kind === "direct") ? "cascade" : "direct";
+    if (isLeaf) {
+      const now = check?.expected !== undefined && check?.expected !== null ? resolvePointer(check.expected, path) : undefined;
+      this.add({ op: "replace", path, value: now === undefined ? value : now, kind }, "value");
+    } else {
+      this.add({ op: "remove", path, kind }, "path");
+    }
+    return ["", ""];
   }
 
   // Bring operation `index` into view and focus it (the `+` of a place that already has one).

@@ -5,13 +5,14 @@
 import { api } from "./api.js";
 import { Assist } from "./assist.js";
 import { chooseSides } from "./conflict.js";
-import { places, resolvePointer, showConversation, showHistory, showMessages, showMeta, showPreview, where } from "./caseview.js";
-import { $, clear, el, option, shortText } from "./dom.js";
+import { places, showConversation, showHistory, showMessages, showMeta, showPreview, where } from "./caseview.js";
+import { $, option } from "./dom.js";
 import { drafts } from "./drafts.js";
 import { GoldEditor } from "./gold.js";
 import { TreeSearch } from "./search.js";
-import { STATUS_LABELS, Sidebar } from "./sidebar.js";
+import { STATUS_LABELS, Sidebar, hashText } from "./sidebar.js";
 import { renderTree } from "./tree.js";
+import { watchDisk } from "./watch.js";
 import { carry, clone, editedSince, originList, origins, setText } from "./working.js";
 
 const CHECK_DELAY_MS = 150;
@@ -70,33 +71,12 @@ function changed() {
 
 // ------------------------------------------------------------------------------ opening
 
-function hashFor(file) {
-  const entry = sidebar.entries.find((e) => e.file === file);
-  const unique = entry?.id && sidebar.entries.filter((e) => e.id === entry.id).length === 1;
-  return encodeURIComponent(unique ? entry.id : file).replaceAll("%2F", "/");
-}
-
-function hashText() {
-  try {
-    return decodeURIComponent(location.hash.slice(1));
-  } catch {
-    return location.hash.slice(1);
-  }
-}
-
-function fileFromHash() {
-  const wanted = hashText();
-  if (!wanted) return null;
-  const entry = sidebar.entries.find((e) => e.file === wanted) || sidebar.entries.find((e) => e.id === wanted);
-  return entry ? entry.file : null;
-}
-
 async function openCase(file, { push = true } = {}) {
   const token = ++state.opening;
   state.saveAfterCheck = false;
   const reply = await api.read(file);
   if (token !== state.opening) return;
-  const hash = `#${hashFor(file)}`;
+  const hash = `#${sidebar.hashFor(file)}`;
   if (location.hash !== hash) {
     if (push && location.hash) history.pushState(null, "", hash);
     else history.replaceState(null, "", hash);
@@ -125,6 +105,7 @@ async function openCase(file, { push = true } = {}) {
   }
   const others = await drafts.show(file);
   if (token !== state.opening) return;
+  channel?.postMessage({ opened: file, tab: drafts.tab() });
   cur.origin = origins(cur.data.gold);
   if (draft?.data) {
     cur.data = draft.data;
@@ -201,36 +182,8 @@ function showCase(notice) {
 // ------------------------------------------------------------------------------ editing
 
 function pickLeaf(aPath, value) {
-  const cur = state.current;
-  const moved = state.check?.moved || {};
-  let path = aPath;
-  const isLeaf = value === null || typeof value !== "object";
-  if (isLeaf && aPath in moved) {
-    path = moved[aPath];
-  } else if (!isLeaf) {
-    const under = Object.keys(moved).find((k) => k.startsWith(`${aPath}/`));
-    if (under) {
-      const suffix = under.slice(aPath.length);
-      path = moved[under] === null ? null : moved[under].slice(0, moved[under].length - suffix.length);
-    }
-  }
-  if (path === null) {
-    setSaveState(`${aPath} is removed by an earlier operation`, "warn");
-    return;
-  }
-  const existing = (cur.data.gold || []).findIndex((op) => op.path === path);
-  if (existing >= 0) {
-    gold.focusOp(existing);
-    setSaveState(`op ${existing + 1} already changes ${path}: edit it there`, "");
-    return;
-  }
-  const kind = (cur.data.gold || []).some((op) => op.kind === "direct") ? "cascade" : "direct";
-  if (isLeaf) {
-    const now = state.check?.expected !== undefined && state.check?.expected !== null ? resolvePointer(state.check.expected, path) : undefined;
-    gold.add({ op: "replace", path, value: now === undefined ? value : now, kind }, "value");
-  } else {
-    gold.add({ op: "remove", path, kind }, "path");
-  }
+  const [text, level] = gold.pick(aPath, value, state.check);
+  if (text) setSaveState(text, level);
 }
 
 function bindField(selector, apply) {
@@ -257,6 +210,7 @@ bindField("#annotation-notes", (data, value) => {
 
 function scheduleCheck(delay = CHECK_DELAY_MS) {
   clearTimeout(state.checkTimer);
+  state.checkSeq++; // a check still on its way answers for an older version: it is not shown
   state.checkPending = true;
   document.body.dataset.checking = "true"; // until the answer to the last change is shown
   updateButtons();
@@ -265,7 +219,7 @@ function scheduleCheck(delay = CHECK_DELAY_MS) {
 
 async function runCheck() {
   const cur = state.current;
-  const seq = ++state.checkSeq;
+  const seq = state.checkSeq;
   if (!cur) {
     delete document.body.dataset.checking;
     return;
@@ -347,6 +301,15 @@ async function save(action) {
     $("#annotator").focus();
     return;
   }
+  state.saving = true;
+  try {
+    await saveRounds(cur, annotator, action);
+  } finally {
+    state.saving = false;
+  }
+}
+
+async function saveRounds(cur, annotator, action) {
   for (let round = 0; round < MAX_MERGE_ROUNDS; round++) {
     setSaveState("saving…", "");
     const sent = { data: clone(cur.data), ops: [...(cur.data.gold || [])], note: $("#history-note").value };
@@ -519,7 +482,7 @@ $("#fix-size").addEventListener("click", () => {
 });
 // The case the URL's hash names (on loading, a link, Back or Forward).
 function openFromHash() {
-  const file = fileFromHash();
+  const file = sidebar.fromHash(hashText());
   if (file) {
     if (file !== state.current?.file) {
       sidebar.select(file);
@@ -534,13 +497,32 @@ function openFromHash() {
   }
 }
 window.addEventListener("popstate", openFromHash);
+function say(notice) {
+  $("#notice").hidden = false;
+  $("#notice").textContent = notice;
+}
 channel?.addEventListener("message", (event) => {
   const cur = state.current;
-  if (cur && event.data?.saved === cur.file && event.data.tab !== drafts.tab()) {
-    $("#notice").hidden = false;
-    $("#notice").textContent = "Another tab just saved this case: your next save merges with it.";
-  }
+  if (!cur || event.data?.tab === drafts.tab()) return;
+  if (event.data?.saved === cur.file) say("Another tab just saved this case: your next save merges with it.");
+  if (event.data?.opened === cur.file) say("This case is also open in another tab: each tab keeps its own unsaved changes, and whichever saves second merges with the first.");
 });
+
+// The case files changed on disk (a save elsewhere, a git checkout, a new draft, a fix).
+async function diskChanged() {
+  const listing = await api.cases();
+  if (!listing.ok) return;
+  sidebar.setCases(listing.body.cases);
+  const cur = state.current;
+  if (!cur) {
+    if (sidebar.fromHash(hashText())) openFromHash();
+    return;
+  }
+  const entry = sidebar.entries.find((e) => e.file === cur.file);
+  if (!entry || entry.hash === cur.diskHash || state.saving) return;
+  if (isDirty()) say("The file changed on disk since you opened it: your next save merges your changes with it.");
+  else await openCase(cur.file, { push: false }).then(() => say("The file changed on disk: this is its new version."));
+}
 $("#save").addEventListener("click", () => save("edited"));
 $("#review").addEventListener("click", () => save("reviewed"));
 $("#discard").addEventListener("click", discard);
@@ -583,6 +565,7 @@ async function boot() {
   }
   sidebar.setCases(listing.body.cases);
   openFromHash();
+  watchDisk(api, diskChanged);
 }
 
 boot();
