@@ -450,3 +450,27 @@ def test_a_case_open_in_two_tabs_is_announced_in_both(
     second.open(CART)
     assert "also open in another tab" in second.page.text_content("#notice")
     first.expect(first.page.locator("#notice")).to_contain_text("also open in another tab")
+
+
+def test_five_people_saving_one_case_at_once_lose_nothing(
+    server: AnnotateProcess, folder: Path, browse: Callable[[str], Browser]
+) -> None:
+    first = browse(server.url)
+    people = [first, *(first.another(same_browser_profile=False) for _ in range(4))]
+    edits = {0: "Finance Lead", 1: "budget-x", 2: "ledger-x", 3: "expense-x", 5: "queue-x"}
+    for person, (index, value) in zip(people, edits.items(), strict=True):
+        person.expected_statuses.add(409)
+        person.open(ORG)
+        person.page.fill("#annotator", f"person {index}")
+        person.op(index, "value").fill(value)
+    for person in people:
+        person.settle()
+    for person in people:  # within a few tenths of a second
+        person.page.keyboard.press("Control+s")
+    for person in people:
+        person.saved()  # each save went through: none was told to try again, no dialog
+        assert person.page.locator("#conflict[open]").count() == 0
+    case = _data(folder, ORG)
+    assert {i: case["gold"][i]["value"] for i in edits} == edits
+    assert len(case["annotation"]["history"]) == 5
+    assert load_case(folder / f"{ORG}.json").id == ORG

@@ -5,6 +5,7 @@ route serves it against the file on disk."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -222,3 +223,31 @@ def test_review_flags_follow_their_operations_through_a_merge() -> None:
     assert merged is not None
     flags = merged["annotation"]["draft"]["flags"]
     assert [merged["gold"][f["gold"]]["path"] for f in flags] == ["/access/first_review"]
+
+
+def test_a_stale_save_that_overlaps_nothing_is_merged_and_written_at_once(tmp_path: Path) -> None:
+    folder = copy_cases(tmp_path / "cases", (CART,))
+    path = folder / f"{CART}.json"
+    base = json.loads(path.read_text("utf-8"))
+    old_hash = hashlib.sha256(path.read_bytes()).hexdigest()
+    theirs = _with(base, 3, "refunded")
+    carol = {"annotator": "carol", "time": "2026-12-01T10:00:00Z", "action": "edited"}
+    theirs["annotation"] = {"status": "changed", "history": [carol]}
+    path.write_text(dump_case(theirs), encoding="utf-8")
+    app = make_app(
+        CaseStore([folder]), Assistant(cache_dir=None), {"annotator": "", "model": "gold"}
+    )
+    save = {"file": f"0/{CART}.json", "hash": old_hash, "data": _with(base, 4, "lost")}
+
+    async def scenario(client: Any) -> None:
+        refused = await client.post("/api/save", json=save | {"annotator": "dave"})
+        assert refused.status == 409  # without merge: the page's dialog decides
+        reply = await client.post(
+            "/api/save", json=save | {"annotator": "dave", "merge": True, "base": base}
+        )
+        body = await reply.json()
+        assert reply.status == 200 and body["merged"] is True and body["saves"] == [carol]
+        assert [op["value"] for op in body["data"]["gold"][3:5]] == ["refunded", "lost"]
+        assert [h["annotator"] for h in body["data"]["annotation"]["history"]] == ["carol", "dave"]
+
+    with_client(app, scenario)

@@ -198,19 +198,38 @@ async def check(request: web.Request) -> web.Response:
 
 
 async def save(request: web.Request) -> web.Response:
+    """Save the page's case over the version ``hash``. With ``merge`` (and ``base``, the
+    version the edits were made on, and ``mine_origin``), a save that finds the file changed
+    merges with it at once when nothing overlaps and the merge passes the checks (``merged``
+    is then true and ``saves`` names who saved meanwhile); otherwise it is a 409 for the
+    page's merge dialog."""
     body = await _body(request)
     store = request.app[STORE]
+    data, base = body.get("data"), body.get("base")
+    merged: dict[str, Any] = {"merged": False, "saves": []}
+
+    def merge_with(disk: dict[str, Any]) -> dict[str, Any] | None:
+        if body.get("merge") is not True or not isinstance(base, dict):
+            return None
+        result = merge_case(base, data, disk, body.get("mine_origin"))
+        out = result.result() if not result.conflicts else None
+        if out is None or not check_case(out).valid:
+            return None
+        merged.update(merged=True, saves=new_saves(base, disk))
+        return out
+
     saved = await asyncio.to_thread(
         lambda: store.save(
             body.get("file", ""),
-            body.get("data"),
+            data,
             base_hash=str(body.get("hash")),
             annotator=str(body.get("annotator") or ""),
             action=str(body.get("action") or "edited"),
             note=str(body.get("note") or ""),
+            merge_with=merge_with,
         )
     )
-    return _json(saved)
+    return _json(saved | merged)
 
 
 async def merge(request: web.Request) -> web.Response:

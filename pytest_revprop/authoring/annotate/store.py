@@ -27,7 +27,7 @@ import hashlib
 import os
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -302,9 +302,13 @@ class CaseStore:
         annotator: str,
         action: str = "edited",
         note: str = "",
+        merge_with: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
     ) -> dict[str, Any]:
         """Write ``data`` over the file if it is still at ``base_hash``; returns the new
-        ``read`` entry. Raises Conflict, SaveRefused, PathRefused or NotFound."""
+        ``read`` entry. Raises Conflict, SaveRefused, PathRefused or NotFound. When the file
+        changed, ``merge_with(disk data)`` may give the data to write instead (the edits
+        merged with the file, under the same lock, so that no other save slips in between);
+        None: it is a Conflict."""
         annotator = " ".join(str(annotator).split())
         if not annotator:
             raise SaveRefused("enter your name before saving: the history records who saved")
@@ -318,7 +322,11 @@ class CaseStore:
             path = self.resolve(key)
             current = self.read(key)
             if current["hash"] != base_hash:
-                raise Conflict(current)
+                mergeable = current["openable"] is None and isinstance(current["data"], dict)
+                replacement = merge_with(current["data"]) if merge_with and mergeable else None
+                if replacement is None:
+                    raise Conflict(current)
+                data = replacement
             disk = current["data"]
             if current["openable"] is not None or not isinstance(disk, dict):
                 raise SaveRefused(f"the file on disk cannot be edited here: {current['openable']}")

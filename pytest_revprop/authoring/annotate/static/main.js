@@ -313,10 +313,12 @@ async function saveRounds(cur, annotator, action) {
   for (let round = 0; round < MAX_MERGE_ROUNDS; round++) {
     setSaveState("saving…", "");
     const sent = { data: clone(cur.data), ops: [...(cur.data.gold || [])], note: $("#history-note").value };
-    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note });
+    const canMerge = action === "edited" && !cur.stale; // edits on a version that is gone are shown first
+    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note, merge: canMerge, base: cur.base, mine_origin: originList(cur.data.gold, cur.origin) });
     if (cur !== state.current) return;
     if (reply.ok) {
-      saved(reply.body, cur.mergedNote || "", sent);
+      const who = [...new Set((reply.body.saves || []).map((h) => h.annotator))].join(", ") || "the version on disk";
+      saved(reply.body, reply.body.merged ? `Merged with ${who}'s save.` : cur.mergedNote || "", sent);
       return;
     }
     if (reply.status !== 409) {
@@ -410,10 +412,13 @@ function saved(entry, note, sent) {
   const cur = state.current;
   keepExamples();
   const typed = editedSince(sent.data, cur.data);
-  const data = carry(entry.data, cur.data, typed);
-  const keptRows = typed.includes("gold");
-  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, hash: entry.hash, base: entry.data, data, error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "", stale: false });
-  cur.origin = keptRows ? origins(sent.ops) : origins(data.gold);
+  const keptRows = typed.includes("gold") || (entry.merged && typed.length > 0);
+  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "", stale: false });
+  if (!entry.merged || !typed.length) {
+    // (merged on the server while more was typed: the copy stays on its base, and the next save merges again)
+    Object.assign(cur, { hash: entry.hash, base: entry.data, data: carry(entry.data, cur.data, typed) });
+    cur.origin = keptRows ? origins(sent.ops) : origins(cur.data.gold);
+  }
   if (typed.length) persist();
   else drafts.drop(cur.file);
   sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, size: entry.data.size, openable: null });
