@@ -474,3 +474,31 @@ def test_five_people_saving_one_case_at_once_lose_nothing(
     assert {i: case["gold"][i]["value"] for i in edits} == edits
     assert len(case["annotation"]["history"]) == 5
     assert load_case(folder / f"{ORG}.json").id == ORG
+
+
+def test_a_merge_the_checks_refuse_leaves_the_dialog_usable(
+    server: AnnotateProcess, folder: Path, browse: Callable[[str], Browser]
+) -> None:
+    b = browse(server.url)
+    b.expected_statuses.add(409)
+    b.open(CART)
+    b.op(1, "value").fill("70")
+    b.settle()
+    theirs = _data(folder, CART)  # both changed op 2, and the file's size is wrong now
+    theirs["gold"][1]["value"] = 71
+    theirs["size"] = 11
+    _write(folder, CART, theirs)
+    _save(b, "bob")
+    b.page.wait_for_selector("#conflict[open]")
+    b.page.click('fieldset.conflict input[value="mine"]')
+    b.page.click("#save-merge")
+    b.expect(b.page.locator(".merge-problems")).to_contain_text("breaks a rule")
+    assert b.page.locator("#conflict[open]").count() == 1  # still open, still usable
+    assert b.page.is_enabled("#save-merge") and b.page.is_enabled("#decide-later")
+    b.page.click("#edit-merge")
+    b.page.click("#fix-size")
+    b.settle()
+    b.page.keyboard.press("Control+s")
+    b.saved()
+    saved = load_case(folder / f"{CART}.json")
+    assert saved.size == 50 and saved.gold[1].value == 70

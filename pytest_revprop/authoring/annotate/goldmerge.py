@@ -263,16 +263,14 @@ def _one_op_per_path(
     def count(ops: Sequence[dict[str, Any]], path: Any) -> int:
         return sum(1 for op in ops if op.get("path") == path)
 
-    by_path: dict[str, list[Ident]] = {}
+    by_path: dict[str, tuple[Any, list[Ident]]] = {}
     for ident in plan.order:
         slot = plan.slots.get(ident)
         if isinstance(slot, dict):
-            by_path.setdefault(json.dumps(slot.get("path")), []).append(ident)
-    for idents in by_path.values():
-        if len(idents) < 2:
-            continue
-        path = plan.slots[idents[0]].get("path")  # type: ignore[union-attr]
-        if count(mine, path) > 1 or count(theirs, path) > 1:
+            path = slot.get("path")
+            by_path.setdefault(json.dumps(path), (path, []))[1].append(ident)
+    for path, idents in by_path.values():
+        if len(idents) < 2 or count(mine, path) > 1 or count(theirs, path) > 1:
             continue
         ours = [i for i in idents if source.get(i) == "mine"]
         others = [i for i in idents if source.get(i) != "mine"]
@@ -280,7 +278,8 @@ def _one_op_per_path(
             continue
         a, b = ours[0], others[0]
         op_a, op_b = plan.slots[a], plan.slots[b]
-        assert isinstance(op_a, dict) and isinstance(op_b, dict)
+        if not isinstance(op_a, dict) or not isinstance(op_b, dict):
+            continue
         base_at = [op for op in plan.base_ops if op.get("path") == path]
         cid = conflict(f"the expected patch: two operations on {path}", base_at, [op_b], [op_a])
         plan.slots[a] = Pick(cid, op_a, None)
