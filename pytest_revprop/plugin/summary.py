@@ -43,6 +43,7 @@ class PhasesAside:
         self._aside = (stats, kept, phases)
 
     def put_back(self) -> None:
+        """Our reports back into ``stats[""]`` (unless someone replaced the list meanwhile)."""
         if self._aside is not None:
             stats, kept, phases = self._aside
             if stats.get("") is kept:

@@ -19,5 +19,4 @@ report_tables.py   the report's tables
 html_data.py       report.html's sample index and the data files beside it
 html.py            report.html
 report_command.py  the report folder (``write_report``) and ``revprop report``
-item_report.py     the report of one item that failed or errored, and its rerun command
 """

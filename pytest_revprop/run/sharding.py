@@ -53,6 +53,7 @@ class Shard:
         return f"{self.index}/{self.count}"
 
     def to_dict(self) -> dict[str, int]:
+        """The shard as results.json's ``meta.shard`` writes it."""
         return {"index": self.index, "count": self.count}
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.reporting.item_report import describe_call_failure, rerun_args, rerun_command
+from pytest_revprop.plugin.failures import describe_call_failure, rerun_args, rerun_command
 from pytest_revprop.vocabulary import FailedCall
 
 
