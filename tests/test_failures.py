@@ -1,4 +1,5 @@
-"""An item's report, without pytest: what an error says, and the command that reruns it."""
+"""An item's report (plugin/failures.py), without a run: what an error says, and the command that
+reruns it."""
 
 from __future__ import annotations
 
