@@ -1,4 +1,4 @@
-"""Shards (sharding.py, scaleout.py): the split of a run into whole-case parts, ``auto`` under
+"""Shards (run/sharding.py, run/scope.py): the split of a run into whole-case parts, ``auto`` under
 Slurm and Kubernetes, and the refusals of ``revprop combine`` (reporting/combine.py)."""
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from pytest_revprop.run.sharding import (
     parse_shard,
     shard_from_environment,
 )
-from pytest_revprop.vocabulary import CUT_EXIT
 
 
 def test_parse_shard() -> None:
@@ -138,14 +137,6 @@ def test_auto_says_what_it_did_not_find() -> None:
         shard_from_environment({"JOB_COMPLETION_INDEX": "0"})
     with pytest.raises(UserError, match="gives shard 4 of 3"):
         shard_from_environment({"JOB_COMPLETION_INDEX": "3", "REVPROP_SHARD_COUNT": "3"})
-
-
-def test_cut_exit_is_ored_in_and_pytest_statuses_stand() -> None:
-    from pytest_revprop.run.scope import RunScope
-
-    scope = RunScope(cut_items=2, max_cost_usd=1.0)
-    assert [scope.exit_status(s) for s in (0, 1, 6, 2, 4)] == [CUT_EXIT, CUT_EXIT | 1, 14, 2, 4]
-    assert RunScope().exit_status(0) == 0
 
 
 # ------------------------------------------------------------------------------ combine

@@ -37,6 +37,7 @@ from pytest_revprop.vocabulary import (
     OUTCOME_FIELDS,
     RESULT_KEYS,
     SAMPLE_ONLY_KEYS,
+    item_key,
 )
 
 __all__ = ["RUN_FILES", "OutcomeTable", "RecordSink", "SentTexts", "failed_record"]
@@ -163,13 +164,8 @@ class RecordSink:
         data = json_bytes(line) + b"\n"
         samples.write(data)
         samples.flush()
-        key = (
-            self._name(str(record["case"])),
-            self._name(str(record["model"])),
-            self._name(str(record["method"])),
-            record["k"],
-            record["seed"],
-        )
+        case, model, method, k, seed = item_key(record)
+        key = (self._name(str(case)), self._name(str(model)), self._name(str(method)), k, seed)
         outcome = tuple(record.get(name) for name in TABLE_FIELDS)
         self._entries[key] = _Entry(self._offset, len(data), outcome)
         self._offset += len(data)

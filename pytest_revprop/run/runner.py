@@ -68,13 +68,8 @@ class ItemSpec:
     k: int
     seed: int
 
-    @property
-    def key(self) -> tuple[str, str, str, int, int]:
-        """The item's identity: case, model, method, k and seed."""
-        return (self.case, self.model, self.method, self.k, self.seed)
-
     def label(self) -> str:
-        """The item's parameters as its pytest id shows them, e.g. ``m-med-k5-s42``."""
+        """The item's part of its node id: ``MODEL-METHOD-kK-sSEED``."""
         return f"{self.model}-{self.method}-k{self.k}-s{self.seed}"
 
     def node_name(self) -> str:
@@ -82,15 +77,11 @@ class ItemSpec:
         return f"{self.case}[{self.label()}]"
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunSettings:
-    """How a run runs its items, apart from which cases and models: the methods, the k values and
-    base seeds each item is made for, and how calls are made (cache folder, concurrency per model,
-    structured output, prompts, retries, transport, spending ceiling).
-
-    Built once from the options (run/plan.py) or directly for library use; the runner only
-    reads it.
-    """
+    """How a run runs its items, from its option values: the methods (expanded), the k values
+    and base seeds, the response cache, the calls in flight, the prompts, retries, transport
+    and the method registry. Frozen: every process of a run builds the same settings once."""
 
     methods: Sequence[str]
     k_values: Sequence[int] = (5,)
@@ -104,8 +95,6 @@ class RunSettings:
     """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
     registry: MethodRegistry = field(default_factory=builtin_registry)
     """Where method names are looked up (under pytest: filled through the hook)."""
-    max_cost_usd: float | None = None
-    """The spending ceiling of this process's calls (``llm/budget.py``), None: none."""
 
 
 def item_specs(
@@ -229,18 +218,24 @@ class Runner:
     run, or starts one with its calls ahead of everything queued. The event loop only makes
     calls and combines replies; scoring and record building happen in the thread that asks,
     so the loop answers the network promptly and keeps the server's slots busy. Scores are
-    shared by items with the same final patch.
+    shared by items with the same final patch. ``max_cost_usd`` is the spending ceiling of
+    this process's calls (``llm/budget.py``; an xdist worker's share of the run's), None: none.
     """
 
     def __init__(
-        self, cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings
+        self,
+        cases: Sequence[Case],
+        models: Sequence[ModelConfig],
+        settings: RunSettings,
+        *,
+        max_cost_usd: float | None = None,
     ) -> None:
         self.cases = {c.id: c for c in cases}
         self.models = {m.name: m for m in models}
         self.settings = settings
         self.prompts = settings.prompts.remembering()
         self.artifacts = SampleArtifacts()
-        self.ceiling = Ceiling(settings.max_cost_usd, name="--revprop-max-cost")
+        self.ceiling = Ceiling(max_cost_usd, name="--revprop-max-cost")
         """Every call of the run holds its worst case under it (no limit: it only counts)."""
         self.clients: dict[str, Client] = {
             m.name: Client(
@@ -519,7 +514,7 @@ class Runner:
         return asyncio.run_coroutine_threadsafe(count(), self._loop).result(5.0)
 
     def stats(self) -> dict[str, dict[str, int]]:
-        """Each client's counters, by model name."""
+        """Each model client's call counters (``ClientStats``), by model name."""
         return {name: client.stats.to_dict() for name, client in self.clients.items()}
 
     def run_all(self, specs: Sequence[ItemSpec]) -> list[ResultRecord]:

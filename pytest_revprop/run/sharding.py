@@ -2,7 +2,7 @@
 
 ``--revprop-shard=I/N`` runs part I (1 to N) of the run. A part is a set of whole cases: every
 item of a case (all its models, methods, k and seeds) stays in one shard, so the response
-cache still shares their calls. Cases go to shards by expected calls (``planning``: the
+cache still shares their calls. Cases go to shards by expected calls (``estimate``: the
 distinct calls a case's items make, counted with no cache), the largest first, each to the
 part with the fewest calls so far (ties: the fewest leaves, then the lowest number). The
 split is a pure function of the selected cases and the run's settings, so every host computes
@@ -61,6 +61,7 @@ class Shard:
         return f"{self.index}/{self.count}"
 
     def to_dict(self) -> dict[str, int]:
+        """The shard as results.json's ``meta.shard`` writes it."""
         return {"index": self.index, "count": self.count}
 
 
