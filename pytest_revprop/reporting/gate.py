@@ -32,7 +32,6 @@ from pytest_revprop.reporting.results import load_results
 from pytest_revprop.reporting.stats import GroupKey, PairedComparison, PairGroup, pair_outcomes
 from pytest_revprop.vocabulary import (
     INFRASTRUCTURE_ERRORS,
-    PYTEST_UNFINISHED_EXITS,
     REGRESSION_EXIT,
     GateMetric,
 )
@@ -42,7 +41,6 @@ __all__ = [
     "GateResult",
     "check_overlap",
     "check_pairs",
-    "combined_exit_status",
     "describe_groups",
     "gate",
     "gate_lines",
@@ -61,6 +59,10 @@ LISTED_GROUPS = 8
 
 
 class GateResult(TypedDict):
+    """The baseline gate's verdict: the paired comparison under ``metric``, the groups that
+    regressed or improved, and the groups that could not be compared.
+    """
+
     metric: GateMetric
     comparison: PairedComparison
     regressions: list[PairGroup]
@@ -338,21 +340,6 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
     if result.get("prompts"):
         lines.append(str(result["prompts"]))
     return lines + list(result.get("detect", []))
-
-
-def combined_exit_status(status: int, gate_status: int) -> int:
-    """The session's exit status once the gate has spoken (docs/interfaces.md, "Exit codes").
-
-    pytest's 2 to 5 stand. A regression ORs ``REGRESSION_EXIT`` (6) into any other status, so
-    the bits pytest and other plugins set survive: 0 -> 6, and 1 (a failed test, or a plugin's
-    failure bit, as syrupy ORs in) -> 7. Any other verdict (a gate that could compare nothing:
-    a usage error, 4) replaces the status.
-    """
-    if status in PYTEST_UNFINISHED_EXITS:
-        return status
-    if gate_status == REGRESSION_EXIT:
-        return status | REGRESSION_EXIT
-    return gate_status
 
 
 def gate_section(

@@ -74,6 +74,7 @@ class SampleFile:
         return self.replies.resolve(record) if self.replies is not None else record
 
     def close(self) -> None:
+        """Close the file (nothing when it is not open)."""
         if self._handle is not None:
             self._handle.close()
             self._handle = None
