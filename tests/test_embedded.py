@@ -18,8 +18,7 @@ from pytest_revprop.llm.types import PATCH_SCHEMA
 from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings
 from pytest_revprop.servers.embedded import EmbeddedServer
 
-# with --dist loadgroup, one xdist worker takes them all and starts the one server
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("embedded")]
+pytestmark = pytest.mark.slow
 
 
 def test_embedded_model_scores_a_10_leaf_case_with_j_plus_h_through_litellm(
