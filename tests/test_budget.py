@@ -110,7 +110,6 @@ def test_an_unpriced_model_under_a_budget_is_a_usage_error_naming_the_prices_tab
     require_prices(MODEL, "--max-cost")
 
 
-@pytest.mark.slow
 def test_the_client_never_sends_past_its_ceiling_and_cached_replies_are_free(
     fake_server: Callable[..., FakeServer], tmp_path: Path, fast_retry: RetryPolicy
 ) -> None:

@@ -188,12 +188,9 @@ def test_handles_200_concurrent_connections(fake_server: Callable[..., FakeServe
 
             return await asyncio.gather(*[one(i) for i in range(200)])
 
-    started = time.monotonic()
     statuses = asyncio.run(run())
-    elapsed = time.monotonic() - started
     assert statuses == [200] * 200
-    assert srv.stats()["peak_in_flight"] >= 128
-    assert elapsed < 5.0
+    assert srv.stats()["peak_in_flight"] >= 128  # served at once, not one after the other
 
 
 @pytest.mark.slow

@@ -48,7 +48,10 @@ LARGE = int(os.environ.get("REVPROP_FUZZ_EXAMPLES", "1500"))
 PER_EXAMPLE = timedelta(seconds=20)
 """Wall time per example: generous, as the machine may be shared; CPU bounds are tighter."""
 MEMORY_GROWTH_BYTES = 1024 * 2**20
-RUNS = [pytest.param(QUICK, id="quick"), pytest.param(LARGE, id="large", marks=pytest.mark.slow)]
+RUNS = [
+    pytest.param(QUICK, id="quick"),
+    pytest.param(LARGE, id="large", marks=pytest.mark.slow(reason=f"{LARGE} examples a target")),
+]
 COUNTS: dict[str, tuple[int, float]] = {}
 
 # ---------------------------------------------------------------- strategies
