@@ -13,7 +13,7 @@ from typing import Any
 
 from pytest_revprop.core.cases import Case
 from pytest_revprop.errors import UserError
-from pytest_revprop.llm.budget import require_prices
+from pytest_revprop.llm.budget import require_prices, require_room
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings
 from pytest_revprop.run.sharding import (
@@ -63,8 +63,9 @@ class RunScope:
         """The summary's first line of a run the ceiling cut."""
         return (
             f"revprop: run cut by --revprop-max-cost={self.max_cost_usd or 0.0:.4f} USD: "
-            f"{spent_usd:.4f} USD spent, {self.cut_items} items not run (skipped); a rerun "
-            "goes on from the cache"
+            f"{spent_usd:.4f} USD spent, {self.cut_items} items not run (skipped): a call "
+            "starts only while what is spent plus its worst case (its whole prompt and all its "
+            "output tokens) fits under the ceiling; a rerun goes on from the cache"
         )
 
     def plan_lines(
@@ -112,6 +113,7 @@ def run_scope(
         for model in models:
             if model.kind != "reference":
                 require_prices(model, label("revprop_max_cost"))
+        require_room(models, scope.max_cost_usd, label("revprop_max_cost"), workers=workers)
         settings.max_cost_usd = scope.max_cost_usd / max(workers, 1)
     given = opt("revprop_shard")
     if given == AUTO:
