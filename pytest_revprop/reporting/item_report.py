@@ -14,10 +14,13 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_revprop.llm.redact import redact
 from pytest_revprop.vocabulary import OUTCOME_FIELDS, FailedCall, ResultRecord
 
 MAX_FINDINGS = 30
 """Wrong places listed in a failure's report; the rest are counted."""
+REPLY_EXCERPT_CHARS = 300
+"""Characters of the model's reply an invalid reply's report shows (whitespace collapsed)."""
 
 RERUN_OPTIONS = {
     "--revprop-cases": True,
@@ -49,6 +52,9 @@ def describe_failure(record: ResultRecord) -> str:
     lines = [f"request: {record.get('request', '')}"]
     if not record["valid"]:
         lines.append(f"invalid reply ({record['error']}): {record.get('reason')}")
+        excerpt = reply_excerpt(record)
+        if excerpt is not None:
+            lines.append(excerpt)
     else:
         lines.append(
             f"miss {record['miss']}, over edit {record['over_edit']}, wrong value {record['wrong_value']}"
@@ -75,6 +81,23 @@ def describe_failure(record: ResultRecord) -> str:
         f"calls {record['calls']}, cost ${record['cost_usd']:.5f}, latency {record['latency_s']:.2f}s"
     )
     return "\n".join(lines)
+
+
+def reply_excerpt(record: Mapping[str, Any], limit: int = REPLY_EXCERPT_CHARS) -> str | None:
+    """The start of the reply an invalid result was scored on (the method's last revision
+    sample), redacted like every text of a report, its whitespace collapsed, at most
+    ``limit`` characters: ``reply (1,234 chars): I am not sure ...``. None when the record
+    holds no reply text."""
+    replies = [r for r in record.get("replies") or [] if isinstance(r.get("content"), str)]
+    samples = [r for r in replies if r.get("role") == "sample"] or replies
+    if not samples:
+        return None
+    content: str = samples[-1]["content"]
+    text = " ".join(redact(content).split())
+    if not text:
+        return f"reply: empty ({len(content):,} chars)"
+    shown = text if len(text) <= limit else text[: limit - 3] + "..."
+    return f"reply ({len(content):,} chars): {shown}"
 
 
 def _call_of(record: ResultRecord, failed: FailedCall, uses_k: bool) -> str:
