@@ -201,13 +201,32 @@ def relative_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
     return header, rows
 
 
+def shown_k_values(doc: Mapping[str, Any]) -> list[int]:
+    """The k values a results document's reports name: those of its rows whose method uses k
+    (``meta.method_info``), ``[1]`` when no such method ran (``--revprop-k`` then changed
+    nothing), ``meta.k_values`` when the document does not say which methods use k."""
+    meta = doc.get("meta", {})
+    info = meta.get("method_info")
+    if not isinstance(info, Mapping):
+        return list(meta.get("k_values") or [])
+    uses_k = {
+        name for name, spec in info.items() if isinstance(spec, Mapping) and spec.get("uses_k")
+    }
+    rows = doc.get("summary") or []
+    ks = sorted({r["k"] for r in rows if r.get("method") in uses_k})
+    if ks or rows:
+        return ks or [1]
+    ran = set(meta.get("methods") or [])
+    return list(meta.get("k_values") or []) if ran & uses_k else [1]
+
+
 def markdown_summary(doc: Mapping[str, Any]) -> str:
     """summary.md: the summary table, the table relative to j+h and the first failed samples."""
     meta = doc.get("meta", {})
     parts = [
         "# RevPropBench results",
         "",
-        f"Split `{meta.get('split')}`, seeds {meta.get('seeds')}, k {meta.get('k_values')}, "
+        f"Split `{meta.get('split')}`, seeds {meta.get('seeds')}, k {shown_k_values(doc)}, "
         f"{len(doc['results'])} samples.",
         "",
         markdown_table(*table_rows(doc["summary"]), tight_rule=True),
