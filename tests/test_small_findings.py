@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from pytest_revprop.core.cases import select_cases
 from pytest_revprop.core.registry import builtin_registry
+from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.aggregate import markdown_summary, shown_k_values
 from pytest_revprop.run.header import header_k
 from pytest_revprop.run.runner import RunSettings
@@ -30,3 +36,23 @@ def test_k_is_shown_as_the_items_have_it_not_as_the_option_gave_it() -> None:
     assert shown_k_values(old) == [5]  # a file that does not say which methods use k
     summary_md = markdown_summary({**_doc(["j+h"], []), "summary": []})
     assert "seeds [0], k [1]," in summary_md
+
+
+def test_a_size_the_split_does_not_have_is_an_error_naming_it() -> None:
+    with pytest.raises(UserError) as caught:
+        select_cases(None, "dev", [10, 20], None)
+    message = str(caught.value)
+    assert "no case of size 20" in message and "split 'dev'" in message
+    assert "its sizes: 10, 50, 100" in message
+    assert {c.size for c in select_cases(None, "dev", [10, 50], None)} == {10, 50}
+
+
+def test_cases_of_another_split_only_get_a_hint_to_pass_the_split(tmp_path: Path) -> None:
+    case = select_cases(None, "dev", [10], None)[0]
+    (tmp_path / "mine.json").write_text(json.dumps(case.to_dict()))
+    with pytest.raises(UserError) as caught:
+        select_cases(tmp_path, "test", None, None)
+    assert str(caught.value).endswith(
+        "for split 'test' (the cases there are of split dev: pass --revprop-split=dev or all)"
+    )
+    assert len(select_cases(tmp_path, "dev", None, None)) == 1

@@ -560,12 +560,25 @@ def select_cases(
             )
         chosen = [by_id[i] for i in dict.fromkeys(ids)]
         return sorted(chosen, key=lambda c: (c.scenario, c.size, c.id))
+    where = path or BENCHMARK_DIR
     cases = [c for c in loaded.cases if split == "all" or c.split == split]
-    if sizes:
-        cases = [c for c in cases if c.size in sizes]
     if not cases:
-        raise UserError(
-            f"no cases under {path or BENCHMARK_DIR} for split {split!r}"
-            + (f" and sizes {list(sizes)}" if sizes else "")
-        )
+        raise UserError(f"no cases under {where} for split {split!r}{_split_hint(loaded.cases)}")
+    if sizes:
+        there = sorted({c.size for c in cases})
+        absent = [size for size in dict.fromkeys(sizes) if size not in there]
+        if absent:
+            raise UserError(
+                f"no case of size {', '.join(map(str, absent))} under {where} for split "
+                f"{split!r} (--revprop-sizes; its sizes: {', '.join(map(str, there))})"
+            )
+        cases = [c for c in cases if c.size in sizes]
     return sorted(cases, key=lambda c: (c.scenario, c.size, c.id))
+
+
+def _split_hint(cases: Sequence[Case]) -> str:
+    """What to pass when the cases found are all of other splits (`` (...)``), else ""."""
+    splits = sorted({c.split for c in cases})
+    if not splits:
+        return ""
+    return f" (the cases there are of split {', '.join(splits)}: pass --revprop-split={splits[0]} or all)"
