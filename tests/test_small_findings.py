@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_revprop.cli import main as cli_main
 from pytest_revprop.core.cases import select_cases
 from pytest_revprop.core.registry import builtin_registry
 from pytest_revprop.errors import UserError
@@ -56,3 +58,56 @@ def test_cases_of_another_split_only_get_a_hint_to_pass_the_split(tmp_path: Path
         "for split 'test' (the cases there are of split dev: pass --revprop-split=dev or all)"
     )
     assert len(select_cases(tmp_path, "dev", None, None)) == 1
+
+
+def _help(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit):
+        cli_main([*argv, "--help"])
+    return capsys.readouterr().out
+
+
+def test_revprop_help_lists_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["--help"]) == 0
+    assert "--version" in capsys.readouterr().out
+
+
+def test_subcommands_name_and_explain_their_arguments_alike(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    helps = {
+        "validate": ("PATH", "case files, or folders searched for *.json"),
+        "score": ("CASE", "one case file (JSON)"),
+        "merge": ("CASE", "one case file (JSON)"),
+        "report": ("RESULTS.json", "results.json written by"),
+        "samples": ("FOLDER", "the run's reports folder"),
+        "combine": ("DIR", "a shard's reports folder"),
+    }
+    for command, (name, explained) in helps.items():
+        text = _help(capsys, command)
+        positional = text.split("positional arguments:")[1].split("options:")[0]
+        assert re.search(rf"^  {re.escape(name)}\s+{re.escape(explained)}", positional, re.M), (
+            command,
+            positional,
+        )
+        usage = text.split("\n\n")[0]
+        assert not re.search(r" \[?[a-z]+\]?$|\b(results|folder|folders|paths)\b", usage), usage
+
+
+def test_compare_help_lists_the_metrics_and_says_what_max_drop_is_of(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = " ".join(_help(capsys, "compare").split())
+    assert "--metric {completion,pass_all_seeds}" in text
+    max_drop = text.split("--max-drop POINTS ")[1].split("--alpha")[0]
+    assert "pass_all_seeds the share of cases passing at every seed" in max_drop
+
+
+def test_score_given_a_folder_says_it_is_a_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    reply = tmp_path / "reply.txt"
+    reply.write_text("[]")
+    assert cli_main(["score", str(tmp_path), str(reply)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"revprop score: error: case file {tmp_path}: a folder, not a case file")
+    assert "no such file" not in err

@@ -163,7 +163,7 @@ def parse_seconds(text: str) -> float:
 
 
 def parse_max_drop(text: str) -> float:
-    """The completion-rate drop, in points, that a comparison tolerates: at least 0."""
+    """The drop of the compared rate, in points, that a comparison tolerates: at least 0."""
     return _number(text, "max drop", minimum=0.0)
 
 
@@ -417,7 +417,9 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
     ),
     PluginOption(
         "revprop_max_drop",
-        "completion-rate drop, in points, that the gate tolerates (default: 2)",
+        "the drop, in points, that the gate tolerates: of the completion rate, or with "
+        "--revprop-gate-metric=pass_all_seeds of the share of cases passing at every seed "
+        "(default: 2)",
         parse_max_drop,
         default=2.0,
         metavar="POINTS",
