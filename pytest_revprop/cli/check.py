@@ -16,7 +16,6 @@ from pytest_revprop.core.cases import Case, CaseError, load_case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import MERGE_RULES, SCORE_FIELDS
 
-
 CASE_HELP = "one case file (JSON), e.g. benchmark_cases/invoice-issue-date/10.json"
 
 
