@@ -15,6 +15,7 @@ from pytest_revprop.core.registry import builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.aggregate import markdown_summary, shown_k_values
 from pytest_revprop.run.header import header_k
+from pytest_revprop.run.options import check_ini_keys
 from pytest_revprop.run.runner import RunSettings
 
 INFO = builtin_registry().info()
@@ -111,3 +112,35 @@ def test_score_given_a_folder_says_it_is_a_folder(
     err = capsys.readouterr().err
     assert err.startswith(f"revprop score: error: case file {tmp_path}: a folder, not a case file")
     assert "no such file" not in err
+
+
+def test_an_unreachable_server_is_said_once_on_one_line(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--revprop-model=openai/fake",
+        "--revprop-api-base=http://127.0.0.1:9/v1", "--revprop-case=invoice-issue-date/10",
+        "--revprop-seeds=0", "--revprop-no-cache",
+    )  # fmt: skip
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == 4
+    assert output.count("model server not reachable: http://127.0.0.1:9/v1") == 1
+    assert "_pytest.outcomes.Exit" not in output
+
+
+def test_a_misspelt_ini_key_is_a_usage_error_naming_the_close_one(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--revprop-model=gold", "--revprop-plan", "-o", "revprop_sise=10"
+    )  # fmt: skip
+    assert result.ret == 4
+    assert "unknown ini key revprop_sise: did you mean revprop_sizes?" in result.stderr.str()
+    pytester.makeini("[pytest]\nrevprop_modle = gold\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == 4
+    assert "unknown ini key revprop_modle: did you mean revprop_model?" in result.stderr.str()
+
+
+def test_check_ini_keys_leaves_other_plugins_keys_alone() -> None:
+    check_ini_keys({"timeout", "asyncio_mode"})
+    with pytest.raises(UserError, match="unknown ini key revprop_zzzzzzzzzzzz: see pytest --help"):
+        check_ini_keys({"revprop_zzzzzzzzzzzz"})

@@ -119,7 +119,8 @@ class RevpropRun:
                 self.plan.check_credentials(self.runner)
             except UserError as exc:
                 self._stop_servers()
-                pytest.exit(f"revprop: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+                # a usage error, not pytest.exit: pytest prints it once, on one line
+                raise pytest.UsageError(f"revprop: {exc}") from None
         if self.runner is None:
             self.runner = Runner(self.plan.cases, self.plan.models, self.plan.settings)
 
