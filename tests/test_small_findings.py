@@ -15,6 +15,7 @@ from pytest_revprop.core.registry import builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.aggregate import markdown_summary, shown_k_values
 from pytest_revprop.run.header import header_k
+from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.run.options import check_ini_keys
 from pytest_revprop.run.runner import RunSettings
 
@@ -144,3 +145,12 @@ def test_check_ini_keys_leaves_other_plugins_keys_alone() -> None:
     check_ini_keys({"timeout", "asyncio_mode"})
     with pytest.raises(UserError, match="unknown ini key revprop_zzzzzzzzzzzz: see pytest --help"):
         check_ini_keys({"revprop_zzzzzzzzzzzz"})
+
+
+def test_the_unknown_model_list_shows_an_alias_beside_its_preset() -> None:
+    with pytest.raises(UserError) as caught:
+        resolve_model("qwen3.5-12b")
+    assert "qwen3.5-122b-a10b (alias qwen3.5-122b)," in str(caught.value)
+    assert ", qwen3.5-122b," not in str(caught.value) and "qwen3.5-122b)" in str(caught.value)
+    interfaces = (Path(__file__).parent.parent / "docs" / "interfaces.md").read_text("utf-8")
+    assert "`qwen3.5-122b-a10b` (alias `qwen3.5-122b`)" in interfaces
