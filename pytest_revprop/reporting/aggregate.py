@@ -95,8 +95,8 @@ class SummaryBuilder:
                 "calls": g.calls, "n_items": g.n_items, "errors": g.errors,
                 "truncated": g.truncated, "selection_fallbacks": g.selection_fallbacks,
                 "completion_by_seed": {str(s): v for s, v in rates.items()},
-                "invalid_by_reason": _by_reason(g.invalid_by_reason),
                 **g.beyond.figures(),
+                "invalid_by_reason": _by_reason(g.invalid_by_reason),
             })  # fmt: skip
         return rows
 
