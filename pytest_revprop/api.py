@@ -41,9 +41,8 @@ from pytest_revprop.core.methods import (
     Call,
     Message,
     MethodContext,
-    Outcome,
-    Patch,
 )
+from pytest_revprop.core.outcome import Outcome, Patch
 from pytest_revprop.core.prompts import TEMPLATE_NAMES, Prompts
 from pytest_revprop.core.registry import MethodFunction, MethodSpec
 from pytest_revprop.llm.presets import ModelConfig

@@ -7,6 +7,7 @@ See docs/protocol.md for what each name means.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final, Literal, TypedDict, get_args
 
 # --------------------------------------------------------------------------- methods
@@ -218,6 +219,16 @@ class SummaryRow(TypedDict):
 
 ITEM_KEY_FIELDS: Final[tuple[str, ...]] = ("case", "model", "method", "k", "seed")
 """The fields of a record that name its item."""
+ItemKey = tuple[str, str, str, int, int]
+"""An item's key: its ``ITEM_KEY_FIELDS`` in order."""
+
+
+def item_key(record: Mapping[str, Any]) -> ItemKey:
+    """The key of the item that ``record`` (a result record, or any mapping with the
+    ``ITEM_KEY_FIELDS``) names: how every part of a run tells one item from another."""
+    return (record["case"], record["model"], record["method"], record["k"], record["seed"])
+
+
 VERDICT_FIELDS: Final[tuple[str, ...]] = ("completed", "valid", "error")
 """Whether a sample completed, whether its reply was valid, and its error."""
 SCORE_FIELDS: Final[tuple[str, ...]] = (*VERDICT_FIELDS, *FAILURE_KINDS)

@@ -12,12 +12,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import CHROMIUM, CHROMIUM_ARGS
+from chromium import CHROMIUM
 
 from pytest_revprop.core.cases import BENCHMARK_DIR
 
@@ -54,6 +53,17 @@ def with_client(app: Any, scenario: Callable[[Any], Awaitable[None]]) -> None:
             await scenario(client)
 
     asyncio.run(main())
+
+
+def run_async(coroutine: Any) -> Any:
+    """``asyncio.run`` that also works inside a browser test, where Playwright's sync API
+    marks its own event loop as running in this thread."""
+    loop = asyncio.events._get_running_loop()
+    asyncio.events._set_running_loop(None)
+    try:
+        return asyncio.run(coroutine)
+    finally:
+        asyncio.events._set_running_loop(loop)
 
 
 class AnnotateProcess:
@@ -115,27 +125,28 @@ class AnnotateProcess:
 
 
 class Browser:
-    """One page, with every console problem and every request that leaves the server."""
+    """One page of the annotation tool, with every request that leaves the server; console
+    problems go to the test's ``page_problems`` (the test fails on any)."""
 
-    def __init__(self, page: Any, url: str, expect: Any, chromium: Any = None) -> None:
+    def __init__(self, page: Any, url: str, new_page: Callable[..., Any], problems: Any) -> None:
+        from playwright.sync_api import expect
+
         self.page = page
-        self.chromium = chromium
+        self.new_page = new_page
         self.expect = expect
         self.url = url
-        self.problems: list[str] = []
+        self.problems: list[str] = problems.problems
+        self.expected_statuses: set[int] = problems.expected_statuses
+        self._page_problems = problems
         self.outside: list[str] = []
-        self.expected_statuses: set[int] = set()
         page.on("request", self._request)
-        page.on("console", self._console)
-        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
 
-    def _console(self, message: Any) -> None:
-        """Every warning and error, but Chromium's note of an HTTP status the test expects."""
-        if message.type not in {"error", "warning"}:
-            return
-        status = re.search(r"Failed to load resource: .* status of (\d+)", message.text)
-        if status is None or int(status.group(1)) not in self.expected_statuses:
-            self.problems.append(f"console {message.type}: {message.text}")
+    def __enter__(self) -> Browser:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.page.is_closed():
+            self.page.close()
 
     def _request(self, request: Any) -> None:
         if not request.url.startswith(self.url):
@@ -173,25 +184,31 @@ class Browser:
 
     def another(self, same_browser_profile: bool) -> Browser:
         """A second tab: in this browser profile (shared storage), or as another person."""
-        context = (
-            self.page.context
+        page = (
+            self.new_page(context=self.page.context)
             if same_browser_profile
-            else self.chromium.new_context(viewport={"width": 1500, "height": 1000})
+            else self.new_page(1500, 1000)
         )
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        return Browser(page, self.url, self.expect, self.chromium)
+        return Browser(page, self.url, self.new_page, self._page_problems)
 
 
-@contextmanager
-def browser(url: str) -> Iterator[Browser]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = chromium.new_context(viewport={"width": 1500, "height": 1000})
-            page = context.new_page()
-            page.set_default_timeout(20_000)
-            yield Browser(page, url, sync_api.expect, chromium)
-        finally:
-            chromium.close()
+@pytest.fixture
+def browse(new_page: Callable[..., Any], page_problems: Any) -> Callable[[str], Browser]:
+    """Factory: ``browse(url)`` is a page of the annotation tool at ``url`` in a new context
+    of the session's Chromium."""
+
+    def make(url: str) -> Browser:
+        return Browser(new_page(1500, 1000), url, new_page, page_problems)
+
+    return make
+
+
+def annotate_server(
+    tmp_path_factory: pytest.TempPathFactory, ids: Sequence[str], *args: str
+) -> Iterator[tuple[AnnotateProcess, Path]]:
+    """A module's shared ``revprop annotate`` on copies of ``ids`` (for tests that leave
+    what they read unchanged): the server and its folder."""
+    root = tmp_path_factory.mktemp("annotate")
+    folder = copy_cases(root / "cases", ids)
+    with AnnotateProcess([str(folder), "--port", "0", "--model", "gold", *args], cwd=root) as srv:
+        yield srv, folder

@@ -88,6 +88,18 @@ def test_an_unknown_model_is_a_user_error() -> None:
         _run(Assistant(cache_dir=None).propose(_data(), "no-such-model"))
 
 
+def test_an_unreachable_server_is_named_with_the_commands_own_option() -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on: refused at once
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    assistant = Assistant(cache_dir=None, api_bases=[f"http://127.0.0.1:{port}/v1"])
+    with pytest.raises(UserError, match="not reachable") as caught:
+        _run(assistant.propose(_data(), "hosted_vllm/some-model"))
+    assert "--api-base" in str(caught.value) and "--revprop-api-base" not in str(caught.value)
+
+
 def test_the_question_prompt_is_our_template_rendered_with_the_revision_prompt() -> None:
     assistant = Assistant(cache_dir=None)
     case = invoice_case()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from annotate_helpers import BROWSER_TESTS, AnnotateProcess, browser, copy_cases
+from annotate_helpers import BROWSER_TESTS, AnnotateProcess, copy_cases, run_async
 
 from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case, load_case
 
@@ -35,10 +35,10 @@ def _on_disk(folder: Path, case_id: str) -> Any:
 
 
 def test_an_annotator_edits_checks_and_saves_a_gold(
-    server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     path = folder / f"{INVOICE}.json"
-    with browser(server.url) as b:
+    with browse(server.url) as b:
         page = b.page
         b.open()
         assert page.text_content("#case-count") == "3 of 3 cases"
@@ -131,10 +131,10 @@ def test_an_annotator_edits_checks_and_saves_a_gold(
 
 
 def test_an_unsaved_change_survives_a_reload(
-    server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     before = (folder / f"{INVOICE}.json").read_bytes()
-    with browser(server.url) as b:
+    with browse(server.url) as b:
         page = b.page
         b.open(INVOICE)
         page.fill("#request", "Please bill 14 hours for the workshop.")
@@ -159,14 +159,14 @@ def test_an_unsaved_change_survives_a_reload(
 
 
 def test_the_keyboard_reaches_every_case_and_broken_files_are_listed(
-    folder: Path, tmp_path: Path
+    folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     (folder / "broken.json").write_text('{"id": "half a case"', encoding="utf-8")
     with (
         AnnotateProcess(
             [str(folder), "--port", "0", "--model", "gold", "--annotator", "bob"], cwd=tmp_path
         ) as srv,
-        browser(srv.url) as b,
+        browse(srv.url) as b,
     ):
         page = b.page
         b.open()
@@ -215,9 +215,9 @@ def test_the_keyboard_reaches_every_case_and_broken_files_are_listed(
 
 
 def test_a_proposal_is_accepted_op_by_op_and_questioned(
-    server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
-    with browser(server.url) as b:
+    with browse(server.url) as b:
         page = b.page
         b.open("org-remove-member/10")
         page.click("#propose")  # the gold solver proposes the case's gold
@@ -264,12 +264,12 @@ def test_a_proposal_is_accepted_op_by_op_and_questioned(
         assert b.problems == [] and b.outside == []
 
 
-def test_the_whole_shipped_benchmark_opens(tmp_path: Path) -> None:
+def test_the_whole_shipped_benchmark_opens(tmp_path: Path, browse: Any) -> None:
     with (
         AnnotateProcess(
             [str(BENCHMARK_DIR), "--port", "0", "--model", "gold"], cwd=tmp_path
         ) as srv,
-        browser(srv.url) as b,
+        browse(srv.url) as b,
     ):
         b.page.goto(srv.url)
         b.expect(b.page.locator("#case-count")).to_have_text("150 of 150 cases", timeout=60_000)
@@ -282,12 +282,10 @@ def test_the_whole_shipped_benchmark_opens(tmp_path: Path) -> None:
 
 
 def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
-    fake_server: Any, tmp_path: Path
+    fake_server: Any, tmp_path: Path, browse: Any
 ) -> None:
     """The two tools meet in the middle: a draft `revprop synth` wrote from the scripted
     server opens in the annotation tool with its flags, and saving it records the annotator."""
-    import asyncio
-
     from scripted_writer import ScriptedWriter, model
 
     from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
@@ -307,14 +305,14 @@ def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
         gold_rule="maj",
     )
     card = parse_card(example_card_text("invoice-discount"), Path("cards/invoice-discount.toml"))
-    outcome = asyncio.run(card_draft(card, 1, settings))
+    outcome = run_async(card_draft(card, 1, settings))
     assert outcome.status == "draft" and outcome.path is not None
     draft_id = load_case(outcome.path).id
     with (
         AnnotateProcess(
             [str(drafts), "--port", "0", "--model", "gold", "--annotator", "carol"], cwd=tmp_path
         ) as srv,
-        browser(srv.url) as b,
+        browse(srv.url) as b,
     ):
         page = b.page
         b.open()

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from annotate_helpers import BROWSER_TESTS, AnnotateProcess, browser, copy_cases
+from annotate_helpers import BROWSER_TESTS, AnnotateProcess, annotate_server
 
 INVOICE = "invoice-workshop-hours/10"
 ORG = "org-role-change/10"
@@ -17,17 +18,17 @@ TRAVEL = "travel-shift-departure/100"
 pytestmark = BROWSER_TESTS
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[AnnotateProcess]:
-    folder = copy_cases(tmp_path / "cases", (INVOICE, ORG, TRAVEL))
-    with AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path) as srv:
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AnnotateProcess]:
+    """One server for the module: only the last test saves, and to a field no other reads."""
+    for srv, _ in annotate_server(tmp_path_factory, (INVOICE, ORG, TRAVEL)):
         yield srv
 
 
 def test_a_link_opens_its_case_and_back_and_forward_go_through_the_cases(
-    server: AnnotateProcess,
+    server: AnnotateProcess, browse: Any
 ) -> None:
-    with browser(server.url) as b:
+    with browse(server.url) as b:
         page = b.page
         page.goto(f"{server.url}#{ORG}")
         b.expect(page.locator("#case-id")).to_have_text(ORG)
@@ -45,9 +46,9 @@ def test_a_link_opens_its_case_and_back_and_forward_go_through_the_cases(
 
 
 def test_plus_on_a_place_with_an_operation_goes_to_it_and_patches_expand(
-    server: AnnotateProcess, tmp_path: Path
+    server: AnnotateProcess, tmp_path: Path, browse: Any
 ) -> None:
-    with browser(server.url) as b:
+    with browse(server.url) as b:
         page = b.page
         b.open(INVOICE)
         count = page.locator("#gold .op").count()
@@ -72,9 +73,9 @@ def test_plus_on_a_place_with_an_operation_goes_to_it_and_patches_expand(
 
 
 def test_stands_for_is_kept_on_save_and_the_page_fits_1024_px(
-    server: AnnotateProcess, tmp_path: Path
+    server: AnnotateProcess, tmp_path: Path, browse: Any
 ) -> None:
-    with browser(server.url) as b:
+    with browse(server.url) as b:
         page = b.page
         page.set_viewport_size({"width": 1024, "height": 900})
         b.open(INVOICE)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, browser, copy_cases
+from annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, copy_cases
 
 from pytest_revprop.core.cases import dump_case, load_case
 
@@ -43,12 +43,12 @@ def _gold(folder: Path, case_id: str) -> list[dict[str, Any]]:
 
 
 def test_a_new_operation_is_invalid_until_its_path_is_set(
-    server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     """Repro 1: "+ Add operation" then Ctrl+S used to save `replace "" = null`."""
     before = (folder / f"{ORG}.json").read_bytes()
     count = len(_gold(folder, ORG))
-    with browser(server.url) as b:
+    with browse(server.url) as b:
         page = b.page
         b.open(ORG)
         page.fill("#annotator", "alice")
@@ -84,11 +84,11 @@ def test_a_new_operation_is_invalid_until_its_path_is_set(
 
 
 def test_two_tabs_on_one_case_keep_their_own_unsaved_changes(
-    server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     """Repro 2: tab B used to restore tab A's edit after a reload, losing its own."""
     ops = _gold(folder, HOTEL)
-    with browser(server.url) as a:
+    with browse(server.url) as a:
         a.open(HOTEL)
         b = a.another(same_browser_profile=True)
         b.open(HOTEL)
@@ -126,10 +126,10 @@ def _save(b: Browser, name: str) -> None:
 
 
 def test_a_second_save_merges_against_the_common_base(
-    server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     """Repro 3: Dave's "Keep mine" used to revert Carol's change to another operation."""
-    with browser(server.url) as carol:
+    with browse(server.url) as carol:
         carol.open(CART)
         dave = carol.another(same_browser_profile=False)
         dave.expected_statuses.add(409)  # the answer to each stale save
@@ -137,10 +137,10 @@ def test_a_second_save_merges_against_the_common_base(
         carol.op(3, "value").fill("refunded")  # /payment/status
         carol.page.fill("#history-note", "refund, not void")
         carol.settle()
-        _save(carol, "carol")
-        dave.op(4, "value").fill("returned")  # /shipment/status, on the old version
+        dave.op(4, "value").fill("returned")  # /shipment/status, on the same version
         dave.page.fill("#history-note", "parcel came back")
         dave.settle()
+        _save(carol, "carol")
         _save(dave, "dave")  # no dialog: the two changes do not overlap
         assert "Merged with carol's save" in dave.page.text_content("#save-state")
         assert dave.op(3, "value").input_value() == "refunded"
@@ -153,9 +153,9 @@ def test_a_second_save_merges_against_the_common_base(
         carol.op(4, "value").fill("held at depot")
         carol.page.fill("#request", "Cancel the order and refund it.")
         carol.settle()
-        _save(carol, "carol")
         dave.op(4, "value").fill("lost")
         dave.settle()
+        _save(carol, "carol")
         dave.page.click("#save")
         dave.page.wait_for_selector("#conflict[open]")
         [conflict] = dave.page.locator("fieldset.conflict").all()
@@ -181,7 +181,7 @@ def test_a_second_save_merges_against_the_common_base(
 
 
 def test_the_list_counts_cases_per_status_and_a_wrong_size_is_fixed_on_the_page(
-    server: AnnotateProcess, folder: Path, tmp_path: Path
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
 ) -> None:
     draft = json.loads((folder / f"{ORG}.json").read_text(encoding="utf-8"))
     draft["id"] = "org-role-change/draft"
@@ -198,7 +198,7 @@ def test_the_list_counts_cases_per_status_and_a_wrong_size_is_fixed_on_the_page(
         )
         return {status: n for status, n in chips if n}
 
-    with browser(server.url) as b:
+    with browse(server.url) as b:
         page = b.page
         b.open()
         assert counts(b) == {"reviewed": 3, "draft": 1, "annotated": 1, "error": 2}

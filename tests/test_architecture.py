@@ -17,6 +17,7 @@ FACE = {"__init__", "api", "hookspecs", "vocabulary", "errors"}
 """The package's face: the only modules at its top level (at most one more may join them)."""
 MAX_FACE_MODULES = 6
 ARCHITECTURE_DOC = PACKAGE_DIR.parent / "docs" / "architecture.md"
+FOLDER_SECTION = "## The folders, and what each may import"
 
 
 def _module_name(path: Path) -> str:
@@ -126,7 +127,11 @@ def test_methods_written_outside_the_package_use_the_public_api_only() -> None:
     root = PACKAGE_DIR.parent
     ours = re.compile(r"^\s*(?:from|import)\s+(pytest_revprop[\w.]*)", re.MULTILINE)
     allowed = ("pytest_revprop.api", "pytest_revprop.testing")
-    method_modules = {"pytest_revprop.core.methods", "pytest_revprop.core.registry"}
+    method_modules = {
+        "pytest_revprop.core.methods",
+        "pytest_revprop.core.outcome",
+        "pytest_revprop.core.registry",
+    }
     texts = {"conftest.py": (root / "conftest.py").read_text(encoding="utf-8")}
     hooks_doc = (root / "docs" / "hooks.md").read_text(encoding="utf-8")
     for number, block in enumerate(re.findall(r"```python\n(.*?)```", hooks_doc, re.DOTALL)):
@@ -176,8 +181,10 @@ def _documented_folders() -> dict[str, set[str]]:
     """docs/architecture.md's folder table: folder -> the folders it may import."""
     import re
 
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    section = text.split(FOLDER_SECTION, 1)[1].split("\n## ", 1)[0]
     allowed: dict[str, set[str]] = {}
-    for line in ARCHITECTURE_DOC.read_text(encoding="utf-8").splitlines():
+    for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 3 and (m := re.fullmatch(r"`(\w+)(?:/|\.py)`", cells[0])):
             allowed[m.group(1)] = set(re.findall(r"`(\w+)(?:/|\.py)`", cells[2]))
@@ -229,3 +236,55 @@ def test_every_module_path_docs_architecture_names_exists() -> None:
     roots = [PACKAGE_DIR, PACKAGE_DIR.parent]
     missing = sorted(p for p in named if not any((root / p).exists() for root in roots))
     assert not missing, f"docs/architecture.md names paths that do not exist: {missing}"
+
+
+MAX_UNDOCUMENTED_CLASSES = 3
+MIN_DOCUMENTED_SHARE = 0.80
+MAX_LINE = 120
+
+
+def _public_definitions() -> tuple[list[str], list[str], list[str]]:
+    """The package's public classes and public functions and methods (properties included),
+    as ``module:name``: (classes without a docstring, functions and methods with one, those
+    without). Public: the name and every enclosing class's name start with no underscore
+    (dunder methods are not counted); functions inside functions are not counted."""
+    bare_classes: list[str] = []
+    documented: list[str] = []
+    bare: list[str] = []
+
+    def visit(body: list[ast.stmt], where: str) -> None:
+        for node in body:
+            public = isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and (
+                not node.name.startswith("_")
+            )
+            if isinstance(node, ast.ClassDef) and public:
+                if not ast.get_docstring(node):
+                    bare_classes.append(f"{where}:{node.name}")
+                visit(node.body, f"{where}:{node.name}")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and public:
+                has = ast.get_docstring(node) is not None
+                (documented if has else bare).append(f"{where}.{node.name}")
+
+    for name, path in _modules().items():
+        visit(ast.parse(path.read_text(encoding="utf-8")).body, name)
+    return bare_classes, documented, bare
+
+
+def test_public_classes_and_most_public_functions_have_docstrings() -> None:
+    bare_classes, documented, bare = _public_definitions()
+    assert len(bare_classes) <= MAX_UNDOCUMENTED_CLASSES, f"classes without: {bare_classes}"
+    share = len(documented) / (len(documented) + len(bare))
+    assert share >= MIN_DOCUMENTED_SHARE, (
+        f"{share:.1%} of {len(documented) + len(bare)} public functions and methods have a"
+        f" docstring; without: {sorted(bare)}"
+    )
+
+
+def test_no_line_of_the_package_exceeds_the_limit() -> None:
+    long = [
+        f"{path.relative_to(PACKAGE_DIR.parent)}:{number} ({len(line)})"
+        for path in sorted(PACKAGE_DIR.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if len(line) > MAX_LINE
+    ]
+    assert not long, f"lines over {MAX_LINE} characters: {long}"

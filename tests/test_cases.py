@@ -143,8 +143,8 @@ def _ref(path: str, pointer: str) -> dict:
 def test_a_gold_that_would_lose_the_document_or_compare_with_a_container_is_refused(
     tmp_path: Path, mutate, rule: str, pointer: str, says: str
 ) -> None:
-    """Issue 24: a root op (what the annotation tool's blank new op was) and an empty gold
-    loaded, and a ref_equal on an object or array passed although the docs call it an error."""
+    """A root op (what the annotation tool's blank new op is), an empty gold and a ref_equal
+    on an object or array do not load: the docs call each an error."""
     data = _good()
     mutate(data)
     bad = _write(tmp_path, "bad.json", data)

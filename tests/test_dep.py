@@ -104,7 +104,7 @@ def test_dep_makes_two_calls_at_the_base_seed_map_first_then_j_plus_h_with_the_m
     assert rendered in second["messages"][1]["content"]
     assert (first["seed"], second["seed"]) == (10, 10)
     assert [c.role for c in run.calls] == ["map", "sample"]
-    assert (run.map_valid, run.map_edges, run.map_dropped) == (True, 4, 2)
+    assert (run.outcome.map_valid, run.outcome.map_edges, run.outcome.map_dropped) == (True, 4, 2)
     assert run.score(CASE).completed
     assert (
         run.cost_usd == pytest.approx(sum(c.reply.cost_usd for c in run.calls)) and run.cost_usd > 0
@@ -118,7 +118,7 @@ def test_an_unusable_map_revises_without_it_with_the_very_call_of_j_plus_h(
     run = _run(scripted, tmp_path, seed=11)
     _, second = scripted.stats()["requests"]
     assert second["messages"] == default_prompts().revision_messages(CASE, "j+h")
-    assert (run.map_valid, run.map_edges, run.map_dropped) == (False, 0, 0)
+    assert (run.outcome.map_valid, run.outcome.map_edges, run.outcome.map_dropped) == (False, 0, 0)
     assert run.score(CASE).completed
     # the same request as j+h at seed 11: the cache answers it
     _run(scripted, tmp_path, method="j+h", seed=11)
@@ -127,7 +127,7 @@ def test_an_unusable_map_revises_without_it_with_the_very_call_of_j_plus_h(
 
 def test_reference_solvers_answer_no_map_and_dep_still_revises() -> None:
     run = asyncio.run(run_method("dep", CASE, reference_ask(CASE, "gold"), k=5, seed=0))
-    assert (run.k, len(run.calls), run.map_valid) == (1, 2, False)
+    assert (run.k, len(run.calls), run.outcome.map_valid) == (1, 2, False)
     assert run.score(CASE).completed
 
 

@@ -9,12 +9,9 @@ from typing import Any
 
 import pytest
 
+from pytest_revprop.plugin.failures import describe_failure
 from pytest_revprop.reporting.aggregate import markdown_summary, summarize, summary_text
-from pytest_revprop.reporting.item_report import (
-    REPLY_EXCERPT_CHARS,
-    describe_failure,
-    reply_excerpt,
-)
+from pytest_revprop.reporting.samples import REPLY_EXCERPT_CHARS, reply_excerpt
 from pytest_revprop.testing.fakeserver import FakeServer
 
 

@@ -1,4 +1,4 @@
-"""The project's fuzz suite (issue 27): property-based hostile input for every reader of
+"""The project's fuzz suite: property-based hostile input for every reader of
 outside data, each bounded in time (per example) and memory (per target).
 
 Strategies are structure-aware: deep nesting, large sizes, unicode with lone surrogates,

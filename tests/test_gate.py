@@ -11,7 +11,6 @@ import pytest
 
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.gate import (
-    combined_exit_status,
     describe_groups,
     gate,
     gate_lines,
@@ -20,7 +19,6 @@ from pytest_revprop.reporting.gate import (
     write_baseline,
 )
 from pytest_revprop.reporting.stats import GroupKey
-from pytest_revprop.vocabulary import PYTEST_UNFINISHED_EXITS, PYTEST_USAGE_EXIT, REGRESSION_EXIT
 
 
 def _record(
@@ -204,34 +202,3 @@ def test_group_lists_name_the_first_eight_then_count_the_rest() -> None:
         "m med k1, m med k2, m med k3, m med k4, m med k5, m med k6, m med k7, m med k8 and 2 more"
     )
     assert describe_groups([]) == "nothing"
-
-
-@pytest.mark.parametrize(
-    ("status", "gate_status", "combined"),
-    [
-        (0, REGRESSION_EXIT, 6),  # a regression alone
-        (1, REGRESSION_EXIT, 7),  # and a failed test, or another plugin's failure bit
-        (16, REGRESSION_EXIT, 22),  # another plugin's own bit survives
-        (2, REGRESSION_EXIT, 2),  # interrupted, internal error, usage error, no tests: stand
-        (3, REGRESSION_EXIT, 3),
-        (4, REGRESSION_EXIT, 4),
-        (5, REGRESSION_EXIT, 5),
-        (0, PYTEST_USAGE_EXIT, 4),  # a gate that compared nothing is a usage error
-        (1, PYTEST_USAGE_EXIT, 4),
-        (2, PYTEST_USAGE_EXIT, 2),
-    ],
-)
-def test_the_gates_verdict_is_combined_with_the_status_never_overwriting_it(
-    status: int, gate_status: int, combined: int
-) -> None:
-    assert combined_exit_status(status, gate_status) == combined
-
-
-def test_the_pytest_statuses_the_gate_knows_are_pytests_own() -> None:
-    assert PYTEST_USAGE_EXIT == pytest.ExitCode.USAGE_ERROR
-    assert {
-        pytest.ExitCode.INTERRUPTED,
-        pytest.ExitCode.INTERNAL_ERROR,
-        pytest.ExitCode.USAGE_ERROR,
-        pytest.ExitCode.NO_TESTS_COLLECTED,
-    } == PYTEST_UNFINISHED_EXITS

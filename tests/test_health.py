@@ -48,3 +48,26 @@ def test_the_run_checks_the_names_its_calls_carry(named_server) -> None:
     check_model_servers([right, resolve_model("gold")])
     with pytest.raises(UserError, match="serves 'fake', not 'fak'"):
         check_model_servers([right, wrong])
+
+
+@pytest.mark.parametrize(
+    ("base", "model", "message"),
+    [
+        ("root", "openai/fake", "*API base http://127.0.0.1:*: GET *HTTP 404*ends in /v1*"),
+        ("v1", "openai/fak", "*serves 'fake', not 'fak'*"),
+    ],
+)
+def test_a_run_against_a_wrong_endpoint_stops_before_its_first_item(
+    pytester: pytest.Pytester, named_server, base: str, model: str, message: str
+) -> None:
+    before = named_server.app.state.count
+    url = named_server.base_url if base == "v1" else named_server.base_url.removesuffix("/v1")
+    result = pytester.runpytest(
+        f"--revprop-model={model}", f"--revprop-api-base={url}", "--revprop-split=dev",
+        "--revprop-case=invoice-issue-date/10", "--revprop-seeds=0", "--revprop-no-cache",
+        f"--revprop-report={pytester.path / 'reports'}",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+    assert named_server.app.state.count == before  # not one request sent

@@ -1,4 +1,4 @@
-"""Hostile input, issue 27: each numbered escape as a test (a bad record, deep nesting, the
+"""Hostile input: each known escape as a test (a bad record, deep nesting, the
 pointer pattern, work per reply, regex size, one verdict per reply, forbidden pointers).
 
 Time bounds are CPU seconds of the test's thread (``time.thread_time``): generous limits that
@@ -95,13 +95,13 @@ def test_a_reply_nested_900_deep_is_invalid_with_a_reason_everywhere(
 ) -> None:
     case = invoice_case()
     score = score_reply(case, DEEP_REPLY)
-    assert not score.valid and score.error in {"no_patch", "not_a_patch", "apply_error"}
-    assert score.reason
+    assert not score.valid and score.outcome.error in {"no_patch", "not_a_patch", "apply_error"}
+    assert score.outcome.reason
     run = asyncio.run(run_method("j+h", case, _answer(DEEP_REPLY), k=1, seed=0))
-    assert run.error == score.error and run.error != "method_failed"
+    assert run.outcome.error == score.outcome.error and run.outcome.error != "method_failed"
     case_file, reply = _case_file(tmp_path), _reply_file(tmp_path, DEEP_REPLY)
     assert score_main([case_file, reply]) == 0
-    assert json.loads(capsys.readouterr().out)["error"] == score.error
+    assert json.loads(capsys.readouterr().out)["error"] == score.outcome.error
     assert merge_main(["--rule", "or", case_file, reply]) == 0
     assert json.loads(capsys.readouterr().out)["artifact"] is None
 
@@ -199,7 +199,9 @@ def test_a_reply_with_1e400_gets_one_verdict_from_score_and_from_a_run(
     run = asyncio.run(run_method("j+h", case, _answer(INF_REPLY), k=1, seed=0))
     scored = run.score(case)
     assert (
-        (command["valid"], command["error"]) == (scored.valid, scored.error) == (False, "no_patch")
+        (command["valid"], command["error"])
+        == (scored.valid, scored.outcome.error)
+        == (False, "no_patch")
     )
     assert "out of range" in command["reason"]
 
@@ -217,7 +219,7 @@ def test_pointers_the_spec_forbids_are_refused(pointer: str) -> None:
         )  # fmt: skip
     reply = json.dumps([{"op": "replace", "path": pointer, "value": 2}])
     score = score_reply(invoice_case(), reply)
-    assert (score.valid, score.error) == (False, "not_a_patch")
+    assert (score.valid, score.outcome.error) == (False, "not_a_patch")
 
 
 # ---------------------------------------------------------------- a real run
@@ -254,5 +256,5 @@ def test_a_run_of_hostile_replies_keeps_every_record_with_the_command_verdicts(
     for seed, text in enumerate(texts):
         expected = score_reply(case, text)
         got = (rows[seed]["valid"], rows[seed]["error"], rows[seed]["completed"])
-        assert got == (expected.valid, expected.error, expected.completed), seed
+        assert got == (expected.valid, expected.outcome.error, expected.completed), seed
     assert rows[3]["completed"] and rows[1]["error"] != "method_failed"

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import CHROMIUM, CHROMIUM_ARGS
+from chromium import CHROMIUM
 from handmade_cases import invoice_case, travel_case, write_cases
 from revprop_report_data import CASES, EVIL, make_results, make_samples
 
@@ -213,118 +213,98 @@ def _open(page: Any) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
-def test_the_report_lists_and_filters_samples_in_a_real_headless_browser(report: Path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_the_report_lists_and_filters_samples_in_a_real_headless_browser(
+    report: Path, page: Any, page_problems: Any
+) -> None:
     url = report.as_uri()
     requests: list[str] = []
-    problems: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.on("request", lambda request: requests.append(request.url))
-            page.on(
-                "console",
-                lambda m: (
-                    problems.append(f"console {m.type}: {m.text}")
-                    if m.type in {"error", "warning"}
-                    else None
-                ),
-            )
-            page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("request", lambda request: requests.append(request.url))
 
-            def on_dialog(dialog: Any) -> None:
-                problems.append(f"dialog: {dialog.message}")
-                dialog.dismiss()
+    def on_dialog(dialog: Any) -> None:
+        page_problems.problems.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
 
-            page.on("dialog", on_dialog)
-            page.goto(url)
+    page.on("dialog", on_dialog)
+    page.goto(url)
 
-            head = page.text_content(".page-head .meta") or ""
-            assert "models: m-small (openai/m-small), m-large (openai/m-large)" in head
-            assert page.text_content("#sample-count") == "40 of 40 samples"
-            assert page.locator(".sample-item").count() == 40
-            _pick(page, model="m-small")
-            assert page.text_content("#sample-count") == "20 of 40 samples"
-            _pick(page, model="m-small", outcome="failed")
-            assert page.locator(".sample-item").count() == 8
-            assert set(_texts(page, ".sample-item", "data-outcome")) == {"failed"}
-            _pick(page, outcome="invalid")
-            assert page.locator(".sample-item").count() == 1
-            _pick(page, domain="travel_itinerary", method="select", k="5")
-            assert page.locator(".sample-item").count() == 4
+    head = page.text_content(".page-head .meta") or ""
+    assert "models: m-small (openai/m-small), m-large (openai/m-large)" in head
+    assert page.text_content("#sample-count") == "40 of 40 samples"
+    assert page.locator(".sample-item").count() == 40
+    _pick(page, model="m-small")
+    assert page.text_content("#sample-count") == "20 of 40 samples"
+    _pick(page, model="m-small", outcome="failed")
+    assert page.locator(".sample-item").count() == 8
+    assert set(_texts(page, ".sample-item", "data-outcome")) == {"failed"}
+    _pick(page, outcome="invalid")
+    assert page.locator(".sample-item").count() == 1
+    _pick(page, domain="travel_itinerary", method="select", k="5")
+    assert page.locator(".sample-item").count() == 4
 
-            # m-small, j+h, invoice, seed 0: misses /subtotal, /tax and /total
-            _pick(page, model="m-small", method="j+h", seed="0", domain="invoice")
-            _open(page)
-            after = "#side-after [data-kind]"
-            assert _texts(page, after, "data-path") == ["/subtotal", "/tax", "/total"]
-            assert set(_texts(page, after, "data-kind")) == {"miss"}
-            assert _texts(page, "#side-before [data-kind]", "data-path") == [
-                "/subtotal",
-                "/tax",
-                "/total",
-            ]
-            assert page.locator("tr.gold-op[data-kind=direct]").count() == 1
-            assert page.locator("tr.gold-op[data-kind=cascade]").count() == 5
-            assert page.locator("#side-after .node.changed").count() == 2  # qty and amount
-            swatches = page.eval_on_selector_all(
-                "#legend .swatch", "els => els.map(e => getComputedStyle(e).backgroundColor)"
-            )
-            assert len(swatches) == 4 and len(set(swatches)) == 4
-            # the reply is shown as text, not markup
-            assert EVIL in page.text_content(".reply-content")
-            assert page.locator("#sample-detail img, #sample-detail script").count() == 0
-            # the reasoning is there in full, folded away until asked for
-            assert not page.is_visible("details.reasoning pre")
-            page.click("details.reasoning summary")
-            reasoning = page.text_content("details.reasoning pre") or ""
-            assert (
-                reasoning.startswith("thinking about Make that two widgets") and EVIL in reasoning
-            )
-            # the review toggle hides every place that is neither changed, flagged nor gold
-            assert page.is_visible('#side-after [data-path="/client"]')
-            page.check("#only-notable")
-            assert not page.is_visible('#side-after [data-path="/client"]')
-            assert not page.is_visible('#side-before [data-path="/lines/0/price"]')
-            assert page.is_visible('#side-after [data-path="/subtotal"]')
-            assert page.is_visible('#side-after [data-path="/lines/0/qty"]')
-            page.uncheck("#only-notable")
+    # m-small, j+h, invoice, seed 0: misses /subtotal, /tax and /total
+    _pick(page, model="m-small", method="j+h", seed="0", domain="invoice")
+    _open(page)
+    after = "#side-after [data-kind]"
+    assert _texts(page, after, "data-path") == ["/subtotal", "/tax", "/total"]
+    assert set(_texts(page, after, "data-kind")) == {"miss"}
+    assert _texts(page, "#side-before [data-kind]", "data-path") == [
+        "/subtotal",
+        "/tax",
+        "/total",
+    ]
+    assert page.locator("tr.gold-op[data-kind=direct]").count() == 1
+    assert page.locator("tr.gold-op[data-kind=cascade]").count() == 5
+    assert page.locator("#side-after .node.changed").count() == 2  # qty and amount
+    swatches = page.eval_on_selector_all(
+        "#legend .swatch", "els => els.map(e => getComputedStyle(e).backgroundColor)"
+    )
+    assert len(swatches) == 4 and len(set(swatches)) == 4
+    # the reply is shown as text, not markup
+    assert EVIL in page.text_content(".reply-content")
+    assert page.locator("#sample-detail img, #sample-detail script").count() == 0
+    # the reasoning is there in full, folded away until asked for
+    assert not page.is_visible("details.reasoning pre")
+    page.click("details.reasoning summary")
+    reasoning = page.text_content("details.reasoning pre") or ""
+    assert reasoning.startswith("thinking about Make that two widgets") and EVIL in reasoning
+    # the review toggle hides every place that is neither changed, flagged nor gold
+    assert page.is_visible('#side-after [data-path="/client"]')
+    page.check("#only-notable")
+    assert not page.is_visible('#side-after [data-path="/client"]')
+    assert not page.is_visible('#side-before [data-path="/lines/0/price"]')
+    assert page.is_visible('#side-after [data-path="/subtotal"]')
+    assert page.is_visible('#side-after [data-path="/lines/0/qty"]')
+    page.uncheck("#only-notable")
 
-            # m-small, med k=3, trip, seed 42: over-edits /hotel
-            _pick(page, model="m-small", method="med", k="3", seed="42", domain="travel_itinerary")
-            _open(page)
-            assert _texts(page, "#side-after [data-kind]", "data-path") == ["/hotel"]
-            assert _texts(page, "#side-after [data-kind]", "data-kind") == ["over_edit"]
+    # m-small, med k=3, trip, seed 42: over-edits /hotel
+    _pick(page, model="m-small", method="med", k="3", seed="42", domain="travel_itinerary")
+    _open(page)
+    assert _texts(page, "#side-after [data-kind]", "data-path") == ["/hotel"]
+    assert _texts(page, "#side-after [data-kind]", "data-kind") == ["over_edit"]
 
-            # m-small, select k=5, trip, seed 42: a wrong value at /days/1/date
-            _pick(
-                page, model="m-small", method="select", k="5", seed="42", domain="travel_itinerary"
-            )
-            _open(page)
-            assert _texts(page, "#side-after [data-kind]", "data-kind") == ["wrong_value"]
-            colors = {
-                kind: page.eval_on_selector(
-                    f"#legend .swatch.{kind}", "e => getComputedStyle(e).backgroundColor"
-                )
-                for kind in ("miss", "over_edit", "wrong_value")
-            }
-            assert (
-                page.eval_on_selector(
-                    "#side-after .hl-wrong_value", "e => getComputedStyle(e).backgroundColor"
-                )
-                == colors["wrong_value"]
-            )
+    # m-small, select k=5, trip, seed 42: a wrong value at /days/1/date
+    _pick(page, model="m-small", method="select", k="5", seed="42", domain="travel_itinerary")
+    _open(page)
+    assert _texts(page, "#side-after [data-kind]", "data-kind") == ["wrong_value"]
+    colors = {
+        kind: page.eval_on_selector(
+            f"#legend .swatch.{kind}", "e => getComputedStyle(e).backgroundColor"
+        )
+        for kind in ("miss", "over_edit", "wrong_value")
+    }
+    assert (
+        page.eval_on_selector(
+            "#side-after .hl-wrong_value", "e => getComputedStyle(e).backgroundColor"
+        )
+        == colors["wrong_value"]
+    )
 
-            # the first failed sample again, for the screenshot
-            _pick(page, model="m-small", method="j+h", seed="0", domain="invoice")
-            _open(page)
-            page.locator("#samples").scroll_into_view_if_needed()
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "report.png"))
-        finally:
-            browser.close()
-    assert problems == []
+    # the first failed sample again, for the screenshot
+    _pick(page, model="m-small", method="j+h", seed="0", domain="invoice")
+    _open(page)
+    page.locator("#samples").scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "report.png"))
     # the page, then only the data files beside it, each once
     folder = report.parent.as_uri() + "/"
     assert requests[0] == url and len(set(requests)) == len(requests)
@@ -334,11 +314,10 @@ def test_the_report_lists_and_filters_samples_in_a_real_headless_browser(report:
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
 def test_a_runs_report_reaches_a_samples_replies_and_reasoning_in_a_real_browser(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, page: Any
 ) -> None:
     """The whole path: a run under xdist writes the report at its end, and the page, from
     file://, shows one sample's replies and reasoning exactly as the response cache has them."""
-    sync_api = pytest.importorskip("playwright.sync_api")
     cases = write_cases(pytester.path / "cases", [invoice_case(), travel_case()])
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     reply = {"content": "[]", "reasoning": "reasoning about request {digest} " * 30}
@@ -355,24 +334,16 @@ def test_a_runs_report_reaches_a_samples_replies_and_reasoning_in_a_real_browser
     cache = ResponseCache(pytester.path / "cache")
     expected = [cache.read(r["key"]) for r in sample["replies"]]
     assert [r["reasoning"] for r in sample["replies"]] == [e.reasoning for e in expected if e]
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto((reports / "report.html").as_uri())
-            assert page.text_content("#sample-count") == "8 of 8 samples"
-            _pick(page, method="med", seed="1", domain="travel_itinerary")
-            _open(page)
-            contents = page.eval_on_selector_all(
-                ".reply-content", "els => els.map(e => e.textContent)"
-            )
-            for summary in page.locator("details.reasoning summary").all():
-                summary.click()
-            reasoning = page.eval_on_selector_all(
-                "details.reasoning pre", "els => els.map(e => e.textContent)"
-            )
-        finally:
-            browser.close()
+    page.goto((reports / "report.html").as_uri())
+    assert page.text_content("#sample-count") == "8 of 8 samples"
+    _pick(page, method="med", seed="1", domain="travel_itinerary")
+    _open(page)
+    contents = page.eval_on_selector_all(".reply-content", "els => els.map(e => e.textContent)")
+    for summary in page.locator("details.reasoning summary").all():
+        summary.click()
+    reasoning = page.eval_on_selector_all(
+        "details.reasoning pre", "els => els.map(e => e.textContent)"
+    )
     assert len(expected) == 3 and all(e is not None for e in expected)
     assert contents == [e.content for e in expected if e]
     assert reasoning == [e.reasoning for e in expected if e]

@@ -93,7 +93,7 @@ def test_latency_is_the_critical_path_gathered_calls_count_as_the_slowest() -> N
     ask = _timed_ask({"A": 2.0, "B": 5.0, "C": 0.5})
     run = asyncio.run(run_method("mine", CASE, ask, k=1, seed=3, registry=registry))
     assert run.latency_s == 5.5
-    assert [c.seed for c in run.calls] == [3, 3, 3] and run.error is None
+    assert [c.seed for c in run.calls] == [3, 3, 3] and run.outcome.error is None
     assert run.score(CASE).completed
 
 
@@ -128,11 +128,11 @@ def test_a_method_returning_garbage_fails_with_a_reason_naming_it(
 
     registry = _registry_with("odd", method)
     run = asyncio.run(run_method("odd", CASE, _timed_ask({}), k=1, seed=0, registry=registry))
-    assert run.error == "method_failed" and run.patch is None
-    assert run.reason is not None and run.reason.startswith("method 'odd' ")
+    assert run.outcome.error == "method_failed" and run.outcome.patch is None
+    assert run.outcome.reason is not None and run.outcome.reason.startswith("method 'odd' ")
     import re
 
-    assert re.search(reason, run.reason)
+    assert re.search(reason, run.outcome.reason)
     assert len(run.calls) == 1  # the calls it made still count for cost
 
 
@@ -163,16 +163,16 @@ def test_a_method_that_raises_is_reported_with_the_file_and_line_of_its_own_code
     run = asyncio.run(run_method("raiser", CASE, _timed_ask({}), k=1, seed=0, registry=registry))
     line = inspect.getsourcelines(_helper_that_raises)[1] + 1  # the raise itself
     where = f"{Path(__file__).name}:{line}, in _helper_that_raises)"
-    assert run.error == "method_failed" and run.reason is not None
-    assert run.reason.startswith("method 'raiser' raised KeyError: 'total' (at ")
-    assert run.reason.endswith(where), run.reason
+    assert run.outcome.error == "method_failed" and run.outcome.reason is not None
+    assert run.outcome.reason.startswith("method 'raiser' raised KeyError: 'total' (at ")
+    assert run.outcome.reason.endswith(where), run.outcome.reason
 
 
 def test_an_unknown_call_role_fails_the_method_naming_the_roles() -> None:
     registry = _registry_with("odd-role", _asks_with_an_unknown_role)
     run = asyncio.run(run_method("odd-role", CASE, _timed_ask({}), k=1, seed=0, registry=registry))
-    assert run.error == "method_failed" and run.reason is not None
-    assert run.reason.startswith(
+    assert run.outcome.error == "method_failed" and run.outcome.reason is not None
+    assert run.outcome.reason.startswith(
         "method 'odd-role' raised ValueError: role 'check' of ctx.ask: one of sample, select,"
         " reflect, map (at "
     )
@@ -198,9 +198,9 @@ def test_a_merge_rule_hands_its_artifact_to_the_score_which_applies_nothing_agai
     direct = [op for op, gold in zip(GOLD, CASE.gold, strict=True) if gold.kind == "direct"]
     ask = _ask_by_seed({0: direct, 1: GOLD, 2: GOLD})
     run = asyncio.run(run_method(rule, CASE, ask, k=3, seed=0))
-    assert run.patch is not None and run.artifact is not MISSING
-    assert run.artifact == apply_operations(CASE.artifact, run.patch)
-    assert run.score(CASE) == score_patch(CASE, run.patch)
+    assert run.outcome.patch is not None and run.outcome.artifact is not MISSING
+    assert run.outcome.artifact == apply_operations(CASE.artifact, run.outcome.patch)
+    assert run.score(CASE) == score_patch(CASE, run.outcome.patch)
 
 
 def test_a_method_sees_the_case_without_its_gold() -> None:
@@ -222,7 +222,7 @@ def test_a_method_sees_the_case_without_its_gold() -> None:
     for name, method in [("cheat", cheat), ("dumps", dumps_the_case)]:
         registry = _registry_with(name, method)
         run = asyncio.run(run_method(name, CASE, _timed_ask({}), k=1, seed=0, registry=registry))
-        assert run.error == "method_failed", name
-        assert run.reason is not None and "not shown the gold" in run.reason, run.reason
+        assert run.outcome.error == "method_failed", name
+        assert run.outcome.reason is not None and "not shown the gold" in run.outcome.reason
     assert seen == {"request": CASE.request, "artifact": CASE.artifact, "source": None}
     assert CASE.gold and CASE.gold_patch  # the runner's own case keeps it, for scoring

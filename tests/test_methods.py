@@ -123,9 +123,9 @@ def test_parallel_methods_sample_seeds_s_to_s_plus_k_minus_1(
     # Samples: gold, direct only, invalid. `and` needs all 3 (the invalid one blocks); `maj` needs 2 of 3.
     assert run.score(CASE).completed is completed
     if rule == "maj":
-        assert run.patch == json.loads(DIRECT)
+        assert run.outcome.patch == json.loads(DIRECT)
     if rule == "and":
-        assert run.patch == []
+        assert run.outcome.patch == []
     latencies = [c.reply.latency_s for c in run.calls]
     assert run.latency_s == max(latencies)
     assert (
@@ -135,7 +135,7 @@ def test_parallel_methods_sample_seeds_s_to_s_plus_k_minus_1(
 
 def test_med_picks_among_valid_samples_only(scripted: FakeServer, tmp_path: Path) -> None:
     run = _run(scripted, "med", tmp_path, k=3)
-    assert run.patch == json.loads(GOLD)  # two valid samples tie; the earliest wins
+    assert run.outcome.patch == json.loads(GOLD)  # two valid samples tie; the earliest wins
 
 
 def test_select_samples_k_minus_1_then_asks_with_seed_s(
@@ -149,7 +149,7 @@ def test_select_samples_k_minus_1_then_asks_with_seed_s(
     text = selection[0]["messages"][-1]["content"]
     assert "Attempt 1:" in text and "Attempt 2:" in text and CASE.request in text
     assert selection[0]["messages"][0]["content"] == default_prompts().render("select_system")
-    assert run.patch == json.loads(DIRECT) and run.selection_fallback is False
+    assert run.outcome.patch == json.loads(DIRECT) and run.outcome.selection_fallback is False
     assert run.latency_s == pytest.approx(
         max(c.reply.latency_s for c in run.calls[:2]) + run.calls[2].reply.latency_s
     )
@@ -163,7 +163,7 @@ def test_select_records_a_fallback_on_an_unusable_answer(
         default={"content": GOLD},
     )
     run = _run(server, "select", tmp_path, k=3)
-    assert run.selection_fallback is True and run.score(CASE).completed
+    assert run.outcome.selection_fallback is True and run.score(CASE).completed
 
 
 def test_reflect_runs_k_minus_1_rounds_at_seed_s_in_one_chat(
@@ -184,7 +184,7 @@ def test_reflect_always_runs_its_rounds_even_when_nothing_changes(
     scripted: FakeServer, tmp_path: Path
 ) -> None:
     run = _run(scripted, "reflect", tmp_path, k=5, seed=10)
-    assert len(run.calls) == 5 and run.patch == json.loads(GOLD)
+    assert len(run.calls) == 5 and run.outcome.patch == json.loads(GOLD)
 
 
 def test_truncated_reply_is_its_own_outcome(
@@ -192,7 +192,7 @@ def test_truncated_reply_is_its_own_outcome(
 ) -> None:
     server = fake_server(default={"content": '[{"op": "repl', "finish_reason": "length"})
     run = _run(server, "j+h", tmp_path)
-    assert run.error == "truncated" and run.score(CASE).error == "truncated"
+    assert run.outcome.error == "truncated" and run.score(CASE).outcome.error == "truncated"
 
 
 def test_all_invalid_samples_give_an_invalid_answer(
@@ -201,9 +201,9 @@ def test_all_invalid_samples_give_an_invalid_answer(
     server = fake_server(default={"content": "no idea"})
     run = _run(server, "maj", tmp_path, k=3)
     assert (
-        run.patch is None
-        and run.error == "no_patch"
-        and "all 3 samples invalid" in (run.reason or "")
+        run.outcome.patch is None
+        and run.outcome.error == "no_patch"
+        and "all 3 samples invalid" in (run.outcome.reason or "")
     )
 
 
@@ -219,7 +219,7 @@ def test_reference_solvers_make_no_call() -> None:
 
     for method in METHODS:
         assert asyncio.run(go("gold", method)).score(CASE).completed
-        assert asyncio.run(go("noop", method)).patch == []
+        assert asyncio.run(go("noop", method)).outcome.patch == []
         assert asyncio.run(go("direct-only", method)).score(CASE).miss == 2
 
 
@@ -313,7 +313,7 @@ def test_a_call_that_fails_for_good_is_named_by_its_role_seed_and_reflect_round(
         return await gold(messages, seed, asked, priority)
 
     run = asyncio.run(run_method(method, CASE, ask, k=3, seed=10))
-    assert run.error == "call_failed" and run.patch is None
+    assert run.outcome.error == "call_failed" and run.outcome.patch is None
     assert run.failed_call == {
         "attempts": 4,
         "url": "u",
@@ -322,4 +322,4 @@ def test_a_call_that_fails_for_good_is_named_by_its_role_seed_and_reflect_round(
         "round": round_,
     }
     where = f"reflect round {round_}" if round_ else f"{role} call"
-    assert run.reason == f"{where} at seed {seed}: openai/fake at http://x/v1: HTTP 503"
+    assert run.outcome.reason == f"{where} at seed {seed}: openai/fake at http://x/v1: HTTP 503"

@@ -1,5 +1,6 @@
-"""The plan before the first call (planning.py): what the run needs, what the cache holds,
-what is left to send, with tokens, cost and time; no request is sent (no server here)."""
+"""The estimate before the first call (``--revprop-plan``, run/estimate.py): what the run
+needs, what the cache holds, what is left to send, with tokens, cost and time; no request is
+sent (no server here)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.llm.types import Reply, Request
-from pytest_revprop.run.estimate import plan_lines, plan_run
+from pytest_revprop.run.estimate import estimate_lines, estimate_run
 from pytest_revprop.run.runner import RunSettings, item_specs
 
 MODEL = resolve_model("openai/fake", api_bases=["http://127.0.0.1:9/v1"]).replace(
@@ -18,15 +19,15 @@ MODEL = resolve_model("openai/fake", api_bases=["http://127.0.0.1:9/v1"]).replac
 )
 
 
-def _plan(tmp_path: Path, methods: list[str]) -> tuple[list[str], RunSettings]:
+def _estimate(tmp_path: Path, methods: list[str]) -> tuple[list[str], RunSettings]:
     cases = select_cases(None, "dev", [10], None)[:2]
     settings = RunSettings(methods=methods, k_values=[3], seeds=[0], cache_dir=tmp_path)
-    plans = plan_run(cases, [MODEL], settings, item_specs(cases, [MODEL], settings))
-    return plan_lines(plans), settings
+    estimates = estimate_run(cases, [MODEL], settings, item_specs(cases, [MODEL], settings))
+    return estimate_lines(estimates), settings
 
 
-def test_the_plan_counts_the_calls_the_cache_answers_and_the_rest(tmp_path: Path) -> None:
-    lines, _ = _plan(tmp_path, ["j+h", "maj"])
+def test_the_estimate_counts_the_calls_the_cache_answers_and_the_rest(tmp_path: Path) -> None:
+    lines, _ = _estimate(tmp_path, ["j+h", "maj"])
     # per case: maj's samples at seeds 0-2, the first of them j+h's call
     assert lines[1] == ("openai/fake: 4 items; calls needed 6, answered by the cache 0, to send 6")
     assert "approximation" in lines[2] and "unknown (no cached reply" in lines[3]
@@ -35,7 +36,7 @@ def test_the_plan_counts_the_calls_the_cache_answers_and_the_rest(tmp_path: Path
     request = Request.for_model(MODEL, messages, 0)
     reply = Reply(content="[]", input_tokens=900, output_tokens=40, latency_s=2.0)
     ResponseCache(tmp_path).write(request.cache_key(), request, reply)
-    lines, _ = _plan(tmp_path, ["j+h", "maj"])
+    lines, _ = _estimate(tmp_path, ["j+h", "maj"])
     assert lines[1].endswith("calls needed 6, answered by the cache 1, to send 5")
     assert "200 (the cached mean, 40 a call) to 500 (the output limit, 100 a call)" in lines[3]
     assert lines[4].startswith("  cost: $") and "at $1 in / $2 out per 1M tokens" in lines[4]
@@ -44,7 +45,7 @@ def test_the_plan_counts_the_calls_the_cache_answers_and_the_rest(tmp_path: Path
 
 
 def test_calls_that_depend_on_replies_make_a_range(tmp_path: Path) -> None:
-    lines, _ = _plan(tmp_path, ["j+h", "dep", "select"])
+    lines, _ = _estimate(tmp_path, ["j+h", "dep", "select"])
     # j+h 1, dep 2 (the second one is j+h's when the map is unusable), select 2 samples and
     # a selection (asked only when a sample is valid): per case 3 to 5
     assert "calls needed 6 to 10" in lines[1] and "to send 6 to 10" in lines[1]

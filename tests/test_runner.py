@@ -7,6 +7,7 @@ benchmark holds the runner to (the protocol's call floor, the slot-bound ideal).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -30,7 +31,7 @@ from pytest_revprop.run.runner import (
     worker_share,
 )
 from pytest_revprop.testing.fakeserver import FakeServer
-from pytest_revprop.vocabulary import METHODS
+from pytest_revprop.vocabulary import METHODS, item_key
 
 
 def _benchmark_module() -> Any:
@@ -221,9 +222,7 @@ def test_items_run_at_most_a_window_ahead_of_the_tests_and_a_taken_item_is_let_g
         assert len(runner.done()) == 4 and runner.held_runs() == 4  # the rest wait their turn
         first = runner.result(specs[0])
         _until(lambda: len(runner.done()) == 4)
-        assert specs[0].key not in {
-            (r["case"], r["model"], r["method"], r["k"], r["seed"]) for r in runner.done()
-        }
+        assert item_key(dataclasses.asdict(specs[0])) not in {item_key(r) for r in runner.done()}
         last = runner.result(specs[-1])  # asked out of turn: started at once
         rest = [runner.result(spec) for spec in specs[1:-1]]
         assert runner.held_runs() == 0 and runner.done() == []

@@ -1,8 +1,9 @@
-"""The run plan (runplan.py) built from plain option values, without pytest's machinery: what
+"""The run plan (run/plan.py) built from plain option values, without pytest's machinery: what
 a run is made of, and each check it passes before its first item."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from pytest_revprop.core.registry import MethodRegistry, builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.transports import TRANSPORT_ENV
-from pytest_revprop.run.plan import RunPlan, option_values
+from pytest_revprop.run.plan import RunPlan, api_bases, option_values, with_api_bases
 from pytest_revprop.run.runner import Runner
 
 DEV_CASE = "cart-free-shipping/10"
@@ -147,8 +148,23 @@ def test_a_missing_key_stops_the_run_only_when_calls_are_to_be_made(
 
 def test_other_processes_point_the_models_at_the_servers_started_for_them() -> None:
     made = plan(revprop_model=["gold", "openai/gpt-4o-mini"])
-    made.use_api_bases({"openai/gpt-4o-mini": ["http://127.0.0.1:9/v1"]})
-    assert made.api_bases() == {"gold": [], "openai/gpt-4o-mini": ["http://127.0.0.1:9/v1"]}
+    ready = with_api_bases(made.models, {"openai/gpt-4o-mini": ["http://127.0.0.1:9/v1"]})
+    assert api_bases(ready) == {"gold": [], "openai/gpt-4o-mini": ["http://127.0.0.1:9/v1"]}
+    assert api_bases(made.models)["openai/gpt-4o-mini"] == []  # the plan's stay as named
+
+
+def test_the_plan_is_frozen_settings_and_scope_included() -> None:
+    made = plan(revprop_max_cost=1.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.models = ()  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.scope.max_cost_usd = 2.0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.settings.k_values = (1,)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        made.values["revprop_k"] = [1]  # type: ignore[index]
+    assert made.scope.max_cost_usd == 1.0
+    assert made.scope.ceiling_share(4) == 0.25  # a worker's share is the worker's to work out
 
 
 def test_the_plan_is_plain_data_that_json_can_describe() -> None:

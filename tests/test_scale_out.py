@@ -180,3 +180,78 @@ def test_the_plan_counts_the_calls_and_the_ceiling_cuts_and_resumes(tmp_path: Pa
         (tmp_path / "pyproject.toml").write_text("")
         unpriced = run(tmp_path, base, "cache", "x", methods, "--revprop-max-cost=1")
         assert unpriced.returncode == 4 and "[tool.revprop.prices]" in unpriced.stderr
+
+
+def _ci_recipe() -> tuple[list[str], list[str], list[str]]:
+    """docs/scale-out.md's CI matrix: its shard values, its shard job's test command (one
+    line, with ``${{ matrix.shard }}`` in it) and its combine job's revprop commands."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "scale-out.md").read_text()
+    blocks = [b for b in re.findall(r"```yaml\n(.*?)```", doc, re.S) if "matrix:" in b]
+    assert len(blocks) == 1
+    matrix = re.search(r"matrix: \{shard: \[([\d, ]+)\]\}", blocks[0])
+    assert matrix is not None
+    folded = re.findall(r"- run: >\n((?:\s{10}\S.*\n)+)", blocks[0])
+    assert len(folded) == 1 and "--revprop-shard=${{ matrix.shard }}" in folded[0]
+    commands = re.findall(r"- run: (revprop .*)\n", blocks[0])
+    return matrix.group(1).split(", "), [" ".join(folded[0].split())], commands
+
+
+SMALLER = "--revprop-sizes=10 --revprop-seeds=0,1"
+"""The CI matrix's run made smaller: the dev split's 10 cases of size 10, 2 seeds."""
+
+
+def test_the_ci_matrix_recipe_as_the_matrix_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shards, (test_command,), combine_steps = _ci_recipe()
+    assert shards == ["1", "2", "3"] and "--revprop-shard=${{ matrix.shard }}/3" in test_command
+    assert [c.split()[1] for c in combine_steps] == ["combine", "compare"]
+    with FakeServer(responder=RESPONDER) as server:
+        # each matrix job on a machine of its own, all at once, runs the job's command as
+        # written, on a smaller run (PYTEST_ADDOPTS); the test double stands in for OpenAI's
+        # API through the checkout's pyproject.toml (--revprop-api-base leaves a hosted preset
+        # at its provider; not hosted, it is called directly, with no litellm to import)
+        def job(command: str, folder: Path) -> subprocess.Popen[str]:
+            folder.mkdir()
+            (folder / "pyproject.toml").write_text(
+                f'[tool.revprop.models."gpt-5.4-mini"]\napi_bases = ["{server.base_url}"]\n'
+                "hosted = false\n"
+            )
+            path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+            return subprocess.Popen(
+                ["bash", "-c", command], cwd=folder,
+                env=_env(PATH=path, OPENAI_API_KEY="sk-test", PYTEST_ADDOPTS=SMALLER),
+                text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+
+        matrix_shard = "--revprop-shard=${{ matrix.shard }}/3"
+        jobs = {
+            shard: job(test_command.replace("${{ matrix.shard }}", shard), tmp_path / f"job{shard}")
+            for shard in shards
+        }  # fmt: skip
+        unsharded = test_command.replace(f" {matrix_shard}", "")
+        single = job(unsharded.replace("${{ matrix.shard }}", "all"), tmp_path / "single")
+        for shard, process in [*jobs.items(), ("all", single)]:
+            output, _ = process.communicate(timeout=900)
+            assert process.returncode == 0, f"job {shard}: {output[-3000:]}"
+            assert f"gpt-5.4-mini: openai/gpt-5.4-mini at {server.base_url}" in output
+    # the artifacts the combine job downloads, each in its folder, and the baseline
+    combine_job = tmp_path / "combine"
+    combine_job.mkdir()
+    for shard in shards:
+        report = tmp_path / f"job{shard}" / f"shard-{shard}"
+        meta = json.loads((report / "results.json").read_text())["meta"]
+        assert meta["shard"] == {"index": int(shard), "count": 3} and "cut" not in meta
+        (combine_job / f"shard-{shard}").symlink_to(report)
+    (combine_job / "baseline.json").write_text(
+        (tmp_path / "single/shard-all/results.json").read_text()
+    )
+    monkeypatch.chdir(combine_job)
+    for step in combine_steps:
+        assert revprop(step.split()[1:]) == 0, step
+    assert records(combine_job / "report") == records(tmp_path / "single" / "shard-all")
+    assert len(records(combine_job / "report")) == 20  # 10 cases, 2 seeds
+    # each case's calls in one shard only: the shards' caches hold the unsharded run's calls
+    calls = [sum(1 for _ in (tmp_path / job / ".revprop-cache").glob("*/*.json")) for job in
+             ("job1", "job2", "job3", "single")]  # fmt: skip
+    assert sum(calls[:3]) == calls[3] == 20 and all(calls[:3])

@@ -1,4 +1,4 @@
-"""Scores beyond the paper (issue 25), every expected figure worked out by hand: the samples'
+"""Scores beyond the paper, every expected figure worked out by hand: the samples'
 cascade recall and preservation (credit.py), the groups' pass^S, pass@S, flaky cases, means
 and completion interval (reporting/metrics.py), where they fail, and the pass^S gate."""
 
@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from handmade_cases import invoice_case, make_case, task_drop_case
 
+from pytest_revprop.api import Outcome
 from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.core.credit import partial_credit, preserved_places, required_cascades
 from pytest_revprop.core.methods import REFERENCE_SOLVERS, reference_ask
@@ -77,7 +78,7 @@ def test_an_invalid_reply_earns_zero_and_a_failed_call_earns_nothing() -> None:
     case = invoice_case()
     invalid = partial_credit(case, score_reply(case, "I would change the quantity."))
     assert (invalid.cascade_recall, invalid.preservation) == (0.0, 0.0)
-    failed = Score(completed=False, valid=False, error="call_failed")
+    failed = Score(completed=False, valid=False, outcome=Outcome(error="call_failed"))
     assert partial_credit(case, failed).to_dict() == {"cascade_recall": None, "preservation": None}
 
 

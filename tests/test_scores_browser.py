@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import CHROMIUM, CHROMIUM_ARGS
+from chromium import CHROMIUM
 from revprop_report_data import CASES, make_results, make_samples
 
 from pytest_revprop.reporting.report import write_report
@@ -47,42 +47,28 @@ def test_each_case_of_the_page_says_how_the_run_solved_it(tmp_path: Path) -> Non
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
 def test_the_solved_filter_lists_the_samples_of_the_cases_no_group_completes(
-    tmp_path: Path,
+    tmp_path: Path, page: Any
 ) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
     results, samples = _solved_run()
     write_report(results, tmp_path, samples=samples, cases=CASES)
-    problems: list[str] = []
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-            page.on(
-                "console",
-                lambda m: problems.append(m.text) if m.type in {"error", "warning"} else None,
-            )
-            page.goto((tmp_path / "report.html").as_uri())
-            options = page.eval_on_selector_all(
-                "#filter-solved option", "els => els.map(e => e.textContent)"
-            )
-            assert options == ["all", "by none", "by all"]
-            page.select_option("#filter-solved", "by none")
-            assert page.text_content("#sample-count") == "20 of 40 samples"
-            cases = page.eval_on_selector_all(
-                ".sample-item .case-id", "els => [...new Set(els.map(e => e.textContent))]"
-            )
-            assert cases == [INVOICE]
-            page.select_option("#filter-solved", "by all")
-            assert page.text_content("#sample-count") == "20 of 40 samples"
-            assert page.locator("#table-where").count() == 1
-            assert page.locator("#table-solved td", has_text=INVOICE).count() == 1
-            page.select_option("#filter-solved", "by none")
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.locator("#filters").scroll_into_view_if_needed()
-            page.screenshot(path=str(ARTIFACTS / "report-solved.png"))
-            page.locator("#table-where").scroll_into_view_if_needed()
-            page.screenshot(path=str(ARTIFACTS / "report-where.png"))
-        finally:
-            browser.close()
-    assert problems == []
+    page.goto((tmp_path / "report.html").as_uri())
+    options = page.eval_on_selector_all(
+        "#filter-solved option", "els => els.map(e => e.textContent)"
+    )
+    assert options == ["all", "by none", "by all"]
+    page.select_option("#filter-solved", "by none")
+    assert page.text_content("#sample-count") == "20 of 40 samples"
+    cases = page.eval_on_selector_all(
+        ".sample-item .case-id", "els => [...new Set(els.map(e => e.textContent))]"
+    )
+    assert cases == [INVOICE]
+    page.select_option("#filter-solved", "by all")
+    assert page.text_content("#sample-count") == "20 of 40 samples"
+    assert page.locator("#table-where").count() == 1
+    assert page.locator("#table-solved td", has_text=INVOICE).count() == 1
+    page.select_option("#filter-solved", "by none")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#filters").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "report-solved.png"))
+    page.locator("#table-where").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "report-where.png"))

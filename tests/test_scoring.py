@@ -181,7 +181,7 @@ def test_move_copy_and_test_ops_apply() -> None:
     moved = score_patch(case, [{"op": "move", "from": "/b", "path": "/a"}])
     assert not moved.completed and moved.over_edit == 1  # /b removed, /a right
     failed_test = score_patch(case, [{"op": "test", "path": "/b", "value": True}])
-    assert failed_test.error == "apply_error"
+    assert failed_test.outcome.error == "apply_error"
 
 
 def _task_case():
@@ -244,8 +244,8 @@ def test_an_array_removal_is_scored_at_the_shifted_indices() -> None:
 )
 def test_each_unusable_reply_gets_its_invalid_category(reply: str, category: str) -> None:
     score = score_reply(invoice_case(), reply)
-    assert not score.valid and not score.completed and score.error == category
-    assert score.reason and (score.miss, score.over_edit, score.wrong_value) == (0, 0, 0)
+    assert not score.valid and not score.completed and score.outcome.error == category
+    assert score.outcome.reason and (score.miss, score.over_edit, score.wrong_value) == (0, 0, 0)
 
 
 def test_empty_patch_is_valid_and_misses_everything() -> None:
@@ -264,20 +264,21 @@ def test_extraction_prefers_last_fenced_block_then_first_inline_value() -> None:
 def test_nan_duplicate_keys_and_deep_nesting_are_not_patches() -> None:
     case = invoice_case()
     nan = score_reply(case, '[{"op": "replace", "path": "/total", "value": NaN}]')
-    assert nan.error == "no_patch" and "NaN" in str(nan.reason)
+    assert nan.outcome.error == "no_patch" and "NaN" in str(nan.outcome.reason)
     twice = score_reply(
         case, '```json\n[{"op": "replace", "op": "add", "path": "/total", "value": 1}]\n```'
     )
-    assert twice.error == "no_patch" and "duplicate object member 'op'" in str(twice.reason)
+    assert twice.outcome.error == "no_patch"
+    assert "duplicate object member 'op'" in str(twice.outcome.reason)
     deep = score_reply(case, "[" * 100_000)
-    assert deep.error == "no_patch" and "nested too deeply" in str(deep.reason)
-    assert "refused" not in str(score_reply(case, "no JSON here").reason)
+    assert deep.outcome.error == "no_patch" and "nested too deeply" in str(deep.outcome.reason)
+    assert "refused" not in str(score_reply(case, "no JSON here").outcome.reason)
 
 
 def test_huge_reply_is_bounded() -> None:
     start = time.perf_counter()
     score = score_reply(invoice_case(), "[0," * 3_000_000)
-    assert score.error == "no_patch" and time.perf_counter() - start < 5
+    assert score.outcome.error == "no_patch" and time.perf_counter() - start < 5
 
 
 def test_catastrophic_regex_is_bounded() -> None:
@@ -317,7 +318,7 @@ json_values = st.recursive(
 def test_scoring_never_raises_on_arbitrary_text(text: str) -> None:
     score = score_reply(invoice_case(), text)
     invalid = {(False, category) for category in ("no_patch", "not_a_patch", "apply_error")}
-    assert (score.valid, score.error) in {(True, None)} | invalid
+    assert (score.valid, score.outcome.error) in {(True, None)} | invalid
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,4 +1,4 @@
-"""Shards (sharding.py, scaleout.py): the split of a run into whole-case parts, ``auto`` under
+"""Shards (run/sharding.py, run/scope.py): the split of a run into whole-case parts, ``auto`` under
 Slurm and Kubernetes, and the refusals of ``revprop combine`` (reporting/combine.py)."""
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from pytest_revprop.run.sharding import (
     parse_shard,
     shard_from_environment,
 )
-from pytest_revprop.vocabulary import CUT_EXIT
 
 
 def test_parse_shard() -> None:
@@ -62,20 +61,73 @@ def test_dev_split_shards_cover_the_run_once() -> None:
         shard_cases(cases, models, settings, Shard(31, 31))
 
 
+def _slurm(task: int, tasks: str, **extra: str) -> dict[str, str]:
+    """The SLURM_ARRAY_* variables Slurm 22.05 sets for task ``task`` of ``--array=tasks``
+    (as a real slurmd set them: the step is 1 unless the range gives one)."""
+    spec, _, step = tasks.partition(":")
+    ids = sorted(
+        n
+        for part in spec.split(",")
+        for n in range(int(part.split("-")[0]), int(part.split("-")[-1]) + 1, int(step or 1))
+    )
+    return {
+        "SLURM_ARRAY_TASK_ID": str(task), "SLURM_ARRAY_TASK_COUNT": str(len(ids)),
+        "SLURM_ARRAY_TASK_MIN": str(ids[0]), "SLURM_ARRAY_TASK_MAX": str(ids[-1]),
+        "SLURM_ARRAY_TASK_STEP": step or "1", **extra,
+    }  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("environ", "expected"),
     [
+        (_slurm(3, "1-3"), Shard(3, 3)),
+        (_slurm(0, "0-3"), Shard(1, 4)),
+        (_slurm(5, "1-7:2"), Shard(3, 4)),
         ({"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_MIN": "1"},
          Shard(3, 3)),
-        ({"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "0"},
-         Shard(1, 4)),
-        ({"SLURM_ARRAY_TASK_ID": "14", "SLURM_ARRAY_TASK_COUNT": "3", "SLURM_ARRAY_TASK_MIN": "10",
-          "SLURM_ARRAY_TASK_STEP": "2"}, Shard(3, 3)),
+        # with the whole array's size exported, the task id is the shard, whatever was resubmitted
+        (_slurm(2, "1-4", REVPROP_SHARD_COUNT="4"), Shard(2, 4)),
+        (_slurm(3, "3", REVPROP_SHARD_COUNT="4"), Shard(3, 4)),
+        (_slurm(4, "2,4", REVPROP_SHARD_COUNT="4"), Shard(4, 4)),
+        (_slurm(1, "1", REVPROP_SHARD_COUNT="1"), Shard(1, 1)),
         ({"JOB_COMPLETION_INDEX": "1", "REVPROP_SHARD_COUNT": "3"}, Shard(2, 3)),
     ],
 )  # fmt: skip
 def test_auto_reads_slurm_and_kubernetes(environ: dict[str, str], expected: Shard) -> None:
     assert shard_from_environment(environ) == expected
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        # what a resubmission of some tasks of --array=1-4 sets, with no count exported
+        (_slurm(3, "3"), "cannot trust SLURM_ARRAY_TASK_COUNT=1 as the shard count: this "
+         "submission has 1 task from 3 to 3, which a resubmission"),
+        (_slurm(2, "2,4"), "cannot trust SLURM_ARRAY_TASK_COUNT=2 .* 2 tasks from 2 to 4"),
+        (_slurm(1, "1,3"), "cannot trust SLURM_ARRAY_TASK_COUNT=2 .* 2 tasks from 1 to 3"),
+        (_slurm(4, "3-4"), "cannot trust SLURM_ARRAY_TASK_COUNT=2 .* export REVPROP_SHARD_COUNT=N"),
+        (_slurm(1, "1"), "cannot trust SLURM_ARRAY_TASK_COUNT=1 .* or give --revprop-shard=I/N"),
+        (_slurm(14, "10-14:2"), "cannot trust SLURM_ARRAY_TASK_COUNT=3"),
+        (_slurm(2, "1-7:2"),
+         "SLURM_ARRAY_TASK_ID=2 is not a task of the array starting at SLURM_ARRAY_TASK_MIN=1 "
+         "with step 2"),
+        # an exported count the array does not fit
+        (_slurm(0, "0-3", REVPROP_SHARD_COUNT="4"), r"SLURM_ARRAY_TASK_MIN=0 is not a shard of "
+         r"REVPROP_SHARD_COUNT=4: the task ids are the shard numbers, so number the array's "
+         r"tasks 1 to 4 \(--array=1-4\)"),
+        (_slurm(2, "1-5", REVPROP_SHARD_COUNT="4"), "SLURM_ARRAY_TASK_MAX=5 is not a shard of "
+         "REVPROP_SHARD_COUNT=4"),
+        ({"SLURM_ARRAY_TASK_ID": "5", "REVPROP_SHARD_COUNT": "4"},
+         "SLURM_ARRAY_TASK_ID=5 is not a shard of REVPROP_SHARD_COUNT=4"),
+        (_slurm(1, "1-4", REVPROP_SHARD_COUNT="0"), "REVPROP_SHARD_COUNT must be at least 1"),
+        (_slurm(1, "1-4", REVPROP_SHARD_COUNT="four"),
+         "REVPROP_SHARD_COUNT must be a whole number, got 'four'"),
+    ],
+)  # fmt: skip
+def test_auto_refuses_a_slurm_count_it_cannot_trust(environ: dict[str, str], message: str) -> None:
+    with pytest.raises(UserError, match=message) as refused:
+        shard_from_environment(environ)
+    assert "\n" not in str(refused.value)
 
 
 def test_auto_says_what_it_did_not_find() -> None:
@@ -85,14 +137,6 @@ def test_auto_says_what_it_did_not_find() -> None:
         shard_from_environment({"JOB_COMPLETION_INDEX": "0"})
     with pytest.raises(UserError, match="gives shard 4 of 3"):
         shard_from_environment({"JOB_COMPLETION_INDEX": "3", "REVPROP_SHARD_COUNT": "3"})
-
-
-def test_cut_exit_is_ored_in_and_pytest_statuses_stand() -> None:
-    from pytest_revprop.run.scope import RunScope
-
-    scope = RunScope(cut_items=2, max_cost_usd=1.0)
-    assert [scope.exit_status(s) for s in (0, 1, 6, 2, 4)] == [CUT_EXIT, CUT_EXIT | 1, 14, 2, 4]
-    assert RunScope().exit_status(0) == 0
 
 
 # ------------------------------------------------------------------------------ combine

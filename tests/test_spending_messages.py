@@ -21,7 +21,7 @@ from pytest_revprop.llm.budget import (
     toml_key,
 )
 from pytest_revprop.llm.presets import resolve_model
-from pytest_revprop.run.estimate import plan_lines, plan_run
+from pytest_revprop.run.estimate import estimate_lines, estimate_run
 from pytest_revprop.run.runner import RunSettings, item_specs
 from pytest_revprop.run.scope import RunScope
 
@@ -84,7 +84,7 @@ def _plan_total(model_list: list) -> str:  # type: ignore[type-arg]
     cases = select_cases(None, "dev", [10], None)[:1]
     settings = RunSettings(methods=["j+h"], k_values=[1], seeds=[0])
     specs = item_specs(cases, model_list, settings)
-    return plan_lines(plan_run(cases, model_list, settings, specs))[-1]
+    return estimate_lines(estimate_run(cases, model_list, settings, specs))[-1]
 
 
 def test_an_unpriced_models_plan_says_unpriced_never_zero_dollars() -> None:

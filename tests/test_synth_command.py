@@ -120,8 +120,8 @@ def test_a_rerun_never_overwrites_a_draft_a_person_worked_on(
     status: str,
     entry: dict[str, str] | None,
 ) -> None:
-    """Issue 24: a draft saved in the annotation tool went back to ``draft`` with only the
-    "drafted" entry when the card was rerun (as the docs say to, to resume)."""
+    """Rerunning a card (as the docs say to, to resume) keeps a draft saved in the annotation
+    tool as it was: its status and history are not reset to ``draft`` and "drafted"."""
     server = fake_server(responder=ScriptedWriter())
     assert _synth(server, "cards", "--drafts", "2") == 0
     path = project / "synth-drafts" / "invoice-discount" / "10-1.json"
@@ -442,8 +442,8 @@ def test_sizes_and_size_together_are_one_line_and_exit_2(
 def test_each_reask_is_a_new_request_and_verbose_shows_every_reason(
     project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 24: the second re-ask of a repeated wrong answer was the first one again, so the
-    cache answered it; -v showed only the first reason."""
+    """Each re-ask of a repeated wrong answer is a new request (the cache never answers it
+    with the earlier reply), and -v shows every reason."""
     too_many = turn("Here is the key data.", [add(f"/x{n}", n) for n in range(5)])
     writer = ScriptedWriter({"turn 1": [too_many]})
     server = fake_server(responder=writer)

@@ -113,7 +113,8 @@ def test_a_request_states_the_value_it_asks_for(text: str, value: object, stated
 def test_a_rewording_that_turns_a_relation_around_is_refused(
     original: str, reworded: str, reason: str
 ) -> None:
-    """Issue 24: these kept every number, so the variant passed with the original's gold."""
+    """A rewording that keeps every number is refused: the variant would pass with the
+    original's gold."""
     (refused,) = text_reasons("the request", original, reworded)
     assert reason in refused and refused.startswith("the request ")
 

@@ -163,8 +163,8 @@ def _check_scoring(case: dict[str, Any], literal: list[dict[str, Any]], where: s
     if not score.completed:
         found = (
             "; ".join(f"{f.kind} at {f.path}" for f in score.findings[:5])
-            or score.reason
-            or score.error
+            or score.outcome.reason
+            or score.outcome.error
         )
         raise ScenarioError(
             f"{where}: the literal gold answer does not complete the case ({found})"

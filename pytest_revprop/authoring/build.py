@@ -94,6 +94,10 @@ def _declared(module: Any, name: str) -> list[Scenario]:
 
 @dataclass
 class BuildResult:
+    """What a build made: each case file's text by relative path (``SCENARIO/SIZE.json``), the
+    errors of the scenarios that failed, the split, and each scenario's attributes.
+    """
+
     files: dict[str, str]  # relative path "<scenario>/<size>.json" -> text
     errors: list[str]
     split: Split | None

@@ -52,8 +52,8 @@ def inside_installed_package(path: Path) -> bool:
 def cases_folder(out: Path | None, write: bool, programs: Path) -> Path:
     """The benchmark folder a command works on: ``--out``, else the checkout's
     ``benchmark_cases`` found from the working folder, whose ``scenarios/`` must be
-    ``programs`` (the scenario programs Python imports). Reading outside a checkout falls back to the shipped folder; writing into
-    an installed package is refused."""
+    ``programs`` (the scenario programs Python imports). Reading outside a checkout falls
+    back to the shipped folder; writing into an installed package is refused."""
     if out is not None:
         if out.exists() and not out.is_dir():
             raise UserError(f"--out {out} is not a folder")

@@ -43,6 +43,9 @@ def case_stats(cases: Sequence[Any]) -> dict[str, Any]:
 
 
 def format_stats(stats: Mapping[str, Any]) -> str:
+    """The case-set statistics as the terminal shows them: counts by domain, pattern, size and
+    split, then the gold's operations by size.
+    """
     lines = [f"{stats['cases']} cases, {stats['scenarios']} scenarios"]
     for title, name in (
         ("domain", "by_domain"),

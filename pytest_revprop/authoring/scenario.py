@@ -73,6 +73,7 @@ class Revision:
     reference: Any = None
 
     def direct_paths(self) -> tuple[str, ...]:
+        """The gold paths the request names, as a tuple (``direct`` may be one or several)."""
         return (self.direct,) if isinstance(self.direct, str) else tuple(self.direct)
 
 

@@ -122,6 +122,8 @@ def imbalance(dev: Sequence[str], attributes: Mapping[str, Mapping[str, str]]) -
 
 @dataclass(frozen=True)
 class SplitResult:
+    """The dev scenarios chosen, how many band violations they leave, and how many draws it took."""
+
     dev: tuple[str, ...]
     violations: int
     draws: int
@@ -173,6 +175,7 @@ class Split:
 
     @property
     def dev(self) -> tuple[str, ...]:
+        """The dev scenarios' ids, sorted."""
         return tuple(sorted(s for s, where in self.assigned.items() if where == "dev"))
 
 

@@ -87,12 +87,24 @@ class CaseError(Exception):
 
 @dataclass(frozen=True)
 class Turn:
+    """One turn of the conversation before the request: the user's message and the assistant's
+    answer as a list of RFC 6902 operations on the artifact.
+    """
+
     user: str
     assistant: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class GoldOp:
+    """One operation of a case's gold patch, with how a reply is judged at its place.
+
+    ``kind`` says whether the request names the change (``direct``) or a dependency forces it
+    (``cascade``); ``match`` is the matcher the reply's value must satisfy (``value`` is its
+    argument: a pattern for ``regex_match``, a pointer for ``ref_equal``); ``optional``: leaving
+    the place as it was also passes.
+    """
+
     op: str
     path: str
     value: Any
@@ -101,6 +113,7 @@ class GoldOp:
     optional: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The operation as a case file writes it: defaults (strict, not optional) left out."""
         out: dict[str, Any] = {"op": self.op, "path": self.path}
         if self.op != "remove":
             out["value"] = self.value
@@ -129,6 +142,16 @@ class HiddenGold(list[GoldOp]):
 
 @dataclass(frozen=True)
 class Case:
+    """One benchmark case, loaded and checked: a conversation that builds an artifact, a revision
+    request, and the gold patch that answers it.
+
+    Made by ``Case.from_dict`` or ``load_case``/``load_cases``, which apply every loading rule of
+    docs/case-format.md, so any Case in hand is well formed. ``domain``, ``pattern``, ``size`` and
+    ``split`` become the item's markers and the record's fields; ``reference`` is data the user
+    hands over with the request (shown to the model when not None). ``source`` is the file it
+    came from (None: made in memory). Frozen: every item of a run shares one Case.
+    """
+
     id: str
     scenario: str
     domain: str
@@ -230,6 +253,7 @@ class Case:
 
     @property
     def direct_patch(self) -> list[dict[str, Any]]:
+        """The gold's direct operations alone, as a plain patch (stored values)."""
         return [
             {"op": g.op, "path": g.path, **({} if g.op == "remove" else {"value": g.value})}
             for g in self.gold
@@ -239,6 +263,8 @@ class Case:
 
 @dataclass
 class CaseSet:
+    """What loading a folder gave: the cases that loaded, and one error per file that did not."""
+
     cases: list[Case]
     errors: list[CaseError]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_revprop.core.scoring import Score, _gold_geometry, _GoldPlace, _Judge
+from pytest_revprop.core.scoring import GoldPlace, Judge, Score, gold_geometry
 from pytest_revprop.util.jsonutil import (
     MISSING,
     child_pointer,
@@ -49,6 +49,7 @@ class Credit:
     preservation: float | None
 
     def to_dict(self) -> dict[str, float | None]:
+        """The credit in builtin types, as the record's fields."""
         return {"cascade_recall": self.cascade_recall, "preservation": self.preservation}
 
 
@@ -72,10 +73,11 @@ _PLACES: dict[int, tuple[Case, int, _Kept]] = {}
 def _case_places(case: Case) -> tuple[int, _Kept]:
     entry = _PLACES.get(id(case))
     if entry is None or entry[0] is not case:
-        _, expected, places = _gold_geometry(case)
+        geometry = gold_geometry(case)
+        places = geometry.places
         cascades = sum(1 for p in places if p.op.kind == "cascade" and not p.op.optional)
-        walk = _Walk(_Judge(case, case.artifact, expected), places)
-        walk.visit(case.artifact, expected, "")
+        walk = _Walk(Judge(case, case.artifact, geometry.expected), places)
+        walk.visit(case.artifact, geometry.expected, "")
         entry = (case, cascades, _Kept(tuple(walk.leaves), tuple(walk.elements)))
         if len(_PLACES) > 10_000:
             _PLACES.clear()
@@ -113,7 +115,7 @@ class _Walk:
     whose length the gold changes is aligned by the gold's own removals and additions; its
     other elements are kept whole when no gold place lies in or around them (in E)."""
 
-    def __init__(self, judge: _Judge, places: list[_GoldPlace]) -> None:
+    def __init__(self, judge: Judge, places: list[GoldPlace]) -> None:
         self.judge = judge
         self.places = places
         self.leaves: list[str] = []
@@ -186,15 +188,16 @@ def _changed(kept: _Kept, original: Any, predicted: Any) -> int:
 
 def partial_credit(case: Case, score: Score) -> Credit:
     """``cascade_recall`` and ``preservation`` of ``score``, a reply's score on ``case``."""
-    if score.error in INFRASTRUCTURE_ERRORS:
+    if score.outcome.error in INFRASTRUCTURE_ERRORS:
         return Credit(None, None)
     cascades, kept = _case_places(case)
     if not score.valid:
         return Credit(0.0 if cascades else None, 0.0)
     recall: float | None = None
     if cascades:
-        _, expected, places = _gold_geometry(case)
-        judge = _Judge(case, score.artifact, expected)
+        geometry = gold_geometry(case)
+        places = geometry.places
+        judge = Judge(case, score.outcome.artifact, geometry.expected)
         wrong: set[int] = set()
         for finding in score.findings:
             if finding.kind != "over_edit":
@@ -206,6 +209,8 @@ def partial_credit(case: Case, score: Score) -> Credit:
         )
         recall = right / cascades
     preservation = (
-        1.0 - _changed(kept, case.artifact, score.artifact) / kept.count if kept.count else 1.0
+        1.0 - _changed(kept, case.artifact, score.outcome.artifact) / kept.count
+        if kept.count
+        else 1.0
     )
     return Credit(recall, preservation)

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pytest_revprop.core.methods import Answer, MethodContext, Outcome
+from pytest_revprop.core.methods import Answer, MethodContext
+from pytest_revprop.core.outcome import Outcome
 from pytest_revprop.util.jsonutil import MISSING, loads_strict, raw_decode_strict, resolve
 
 MAP_ROLE: Final = "map"
@@ -33,10 +34,12 @@ class DependencyMap:
 
     @property
     def edges(self) -> int:
+        """The map's edges: one per pointer a dependent depends on."""
         return sum(len(depends_on) for depends_on, _ in self.entries.values())
 
     @property
     def valid(self) -> bool:
+        """Whether the map has an edge (a map without one is unusable)."""
         return self.edges > 0
 
     def render(self) -> str:

@@ -18,11 +18,17 @@ from pytest_revprop.vocabulary import MERGE_RULES
 
 @dataclass(frozen=True)
 class MergeResult:
+    """The samples combined by one rule: the merged artifact, the patch that makes it from the
+    original, and the sample returned whole (``med``; else None). ``artifact`` and ``patch`` are
+    None when every sample is invalid.
+    """
+
     artifact: Any  # None when every sample is invalid
     patch: list[dict[str, Any]] | None
     chosen: int | None  # index of the sample returned whole, else None
 
     def to_dict(self) -> dict[str, Any]:
+        """The result in builtin types."""
         return {"artifact": self.artifact, "patch": self.patch, "chosen": self.chosen}
 
 

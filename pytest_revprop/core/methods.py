@@ -27,6 +27,7 @@ from typing import Any, Protocol, TypeVar
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.extraction import InvalidReply, extract_patch
 from pytest_revprop.core.merge import merge_patches, sample_artifacts
+from pytest_revprop.core.outcome import Outcome, Patch
 from pytest_revprop.core.patching import (
     PatchError,
     apply_operations,
@@ -35,9 +36,9 @@ from pytest_revprop.core.patching import (
     diff,
 )
 from pytest_revprop.core.prompts import Prompts
-from pytest_revprop.core.scoring import Score, literal_gold_patch, score_patch
+from pytest_revprop.core.scoring import Score, literal_gold_patch, score_outcome
 from pytest_revprop.llm.types import CallFailed, Reply, Request
-from pytest_revprop.util.jsonutil import MISSING, is_finite_json, json_equal
+from pytest_revprop.util.jsonutil import is_finite_json, json_equal
 from pytest_revprop.util.memo import Memo
 from pytest_revprop.vocabulary import (
     CALL_ROLES,
@@ -49,7 +50,6 @@ from pytest_revprop.vocabulary import (
 )
 
 Message = dict[str, str]
-Patch = list[dict[str, Any]]
 T = TypeVar("T")
 
 
@@ -58,9 +58,13 @@ class Completer(Protocol):
 
     def make_request(
         self, messages: Sequence[dict[str, str]], seed: int, structured: bool = False
-    ) -> Request: ...
+    ) -> Request:
+        """The request of ``messages`` at ``seed`` (a patch object asked for: ``structured``)."""
+        ...
 
-    async def complete(self, request: Request, *, priority: int = 0) -> Reply: ...
+    async def complete(self, request: Request, *, priority: int = 0) -> Reply:
+        """The reply to ``request``; a higher ``priority`` is sent first."""
+        ...
 
 
 Ask = Callable[[list[Message], int, CallRole, int], Awaitable[Reply]]
@@ -69,62 +73,43 @@ Ask = Callable[[list[Message], int, CallRole, int], Awaitable[Reply]]
 
 @dataclass
 class Call:
+    """One model call a method made: what it was for (``role``), its seed and its reply."""
+
     role: CallRole
     seed: int
     reply: Reply
 
     def to_dict(self) -> dict[str, Any]:
+        """The call in builtin types, as a record's ``replies`` hold it."""
         return {"role": self.role, "seed": self.seed, **self.reply.to_dict()}
 
 
 @dataclass
-class Outcome:
-    """What a method returns: its final patch, or why there is none (``error`` is one of the
-    invalid categories or ``truncated``), and the notes the result record carries."""
-
-    patch: Patch | None = None
-    error: str | None = None
-    reason: str | None = None
-    selection_fallback: bool | None = None
-    map_valid: bool | None = None
-    map_edges: int | None = None
-    map_dropped: int | None = None
-    artifact: Any = field(default=MISSING, repr=False, compare=False)
-    """The artifact ``patch`` makes, when the method has it already (``ctx.merge`` does): the
-    score then applies no patch again. Left MISSING by methods, which need not know it."""
-
-
-NOTE_FIELDS = ("selection_fallback", "map_valid", "map_edges", "map_dropped")
-"""The Outcome fields that travel to the result record as they are."""
-
-
-@dataclass
 class MethodRun:
+    """One method's run on one case at one k and base seed: the :class:`Outcome` its method
+    returned (or the runner's, when a call or the method failed), every call it made in order,
+    and its critical-path latency.
+
+    Made by ``MethodContext.finish`` and by ``registry.run_method``; ``score`` judges it.
+    """
+
     method: str
     k: int
     seed: int
-    patch: Patch | None = None
-    error: str | None = None  # an invalid category, "truncated", "call_failed", "method_failed"
-    reason: str | None = None
+    outcome: Outcome = field(default_factory=Outcome)
     calls: list[Call] = field(default_factory=list)
     latency_s: float = 0.0
-    selection_fallback: bool | None = None
-    map_valid: bool | None = None
-    map_edges: int | None = None
-    map_dropped: int | None = None
     failed_call: FailedCall | None = None
-    """The call that failed for good, when ``error`` is ``call_failed``."""
-    artifact: Any = field(default=MISSING, repr=False)
-    """The artifact of ``patch`` when the method computed it (Outcome.artifact), else MISSING."""
+    """The call that failed for good, when the outcome's ``error`` is ``call_failed``."""
 
     @property
     def cost_usd(self) -> float:
+        """The run's cost: the sum of its calls' costs."""
         return sum(c.reply.cost_usd for c in self.calls)
 
     def score(self, case: Case) -> Score:
-        if self.patch is None:
-            return Score(completed=False, valid=False, error=self.error, reason=self.reason)
-        return score_patch(case, self.patch, predicted=self.artifact)
+        """The run's outcome judged against ``case`` (scoring.score_outcome)."""
+        return score_outcome(case, self.outcome)
 
 
 class Answer:
@@ -142,6 +127,7 @@ class Answer:
         self.patch = None if patch is None else copy_json(patch)
 
     def outcome(self) -> Outcome:
+        """The answer as a method's outcome: its patch, or its error and reason."""
         return Outcome(self.patch, self.error, self.reason)
 
 
@@ -313,12 +299,7 @@ class MethodContext:
 
     def finish(self, outcome: Outcome) -> MethodRun:
         """The method run of this context, ending with ``outcome``."""
-        run = MethodRun(self.method, self.k, self.seed, outcome.patch, outcome.error)
-        run.reason, run.calls, run.latency_s = outcome.reason, self.calls, self.latency_s
-        run.artifact = outcome.artifact
-        for name in NOTE_FIELDS:
-            setattr(run, name, getattr(outcome, name))
-        return run
+        return MethodRun(self.method, self.k, self.seed, outcome, self.calls, self.latency_s)
 
 
 class NotAResult(Exception):

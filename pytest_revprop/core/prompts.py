@@ -82,9 +82,13 @@ class Prompts:
         return replace(self, _revisions=Memo(PROMPTS_KEPT))
 
     def template(self, name: str) -> string.Template:
+        """The template ``name`` (``prompts/NAME.md``), from the user's folder when it has one."""
         return _template(self.folder, name)
 
     def render(self, name: str, **values: str) -> str:
+        """The template ``name`` with its placeholders filled from ``values``; UserError on a
+        placeholder the template uses and ``values`` lacks, or a malformed one.
+        """
         try:
             return self.template(name).substitute(values).strip("\n")
         except (KeyError, ValueError) as exc:
@@ -95,6 +99,9 @@ class Prompts:
     # ------------------------------------------------------------------ messages per call
 
     def conversation_text(self, case: Case) -> str:
+        """The case's conversation as the prompts show it: each turn, numbered from 1, with its
+        user message and the assistant's patch.
+        """
         return "\n".join(
             self.render("turn", number=str(i), user=turn.user, patch=_patch_json(turn.assistant))
             for i, turn in enumerate(case.conversation, start=1)
@@ -127,6 +134,9 @@ class Prompts:
         return self.render("revise", context="\n\n".join(sections), request=case.request)
 
     def revision_messages(self, case: Case, context: str) -> list[Message]:
+        """The chat messages of a revision call with context ``j``, ``h`` or ``j+h`` (the system
+        prompt, then the user message).
+        """
         return [
             {"role": "system", "content": self.render("system")},
             {"role": "user", "content": self.revision_user_prompt(case, context)},
@@ -135,6 +145,9 @@ class Prompts:
     def selection_messages(
         self, case: Case, candidates: Sequence[list[dict[str, Any]]]
     ) -> list[Message]:
+        """The chat messages of ``select``'s call: the candidates' patches, numbered from 1, for the
+        model to pick one.
+        """
         listed = "\n\n".join(
             self.render("candidate", number=str(i), patch=_patch_json(patch))
             for i, patch in enumerate(candidates, start=1)
@@ -177,6 +190,7 @@ class Prompts:
         ]
 
     def reflection_message(self, artifact: Any) -> Message:
+        """The user message of a reflect round: the artifact as the previous answers made it."""
         return {"role": "user", "content": self.render("reflect", artifact=_json(artifact))}
 
 
@@ -234,4 +248,5 @@ def _check_folder(folder: Path) -> None:
 
 @cache
 def default_prompts() -> Prompts:
+    """The shipped templates (one shared instance: templates are read once)."""
     return Prompts()

@@ -37,6 +37,7 @@ from pytest_revprop.core.methods import (
     revision_in,
     select,
 )
+from pytest_revprop.core.outcome import Outcome
 from pytest_revprop.core.prompts import Prompts, default_prompts
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.budget import BudgetReached
@@ -134,15 +135,18 @@ class MethodRegistry:
         return name in self._specs
 
     def names(self) -> tuple[str, ...]:
+        """The registered methods' names, in registration order."""
         return tuple(self._specs)
 
     def get(self, name: str) -> MethodSpec:
+        """The spec of method ``name``; UserError listing the choices when none is registered."""
         spec = self._specs.get(name)
         if spec is None:
             raise UserError(f"unknown method {name!r} (choose from {', '.join(self.choices())})")
         return spec
 
     def choices(self) -> tuple[str, ...]:
+        """What a list of methods may name: every registered method, then ``all`` and ``paper``."""
         return (*self._specs, *METHOD_SETS)
 
     def expand(self, names: Iterable[str]) -> list[str]:
@@ -298,9 +302,8 @@ async def run_method(
     try:
         returned = await ctx.perform(spec.run)
     except CallFailed as exc:
-        return MethodRun(
-            spec.name, k, seed, error="call_failed", reason=exc.reason, failed_call=exc.details
-        )
+        failed = Outcome(error="call_failed", reason=exc.reason)
+        return MethodRun(spec.name, k, seed, failed, failed_call=exc.details)
     except BudgetReached:
         raise  # the run's spending ceiling left the item unrun: no result
     except OSError:
@@ -349,7 +352,6 @@ def _tracebacks(exc: BaseException) -> list[Any]:
 
 
 def _failed(ctx: MethodContext, what: str) -> MethodRun:
-    run = MethodRun(ctx.method, ctx.k, ctx.seed, error="method_failed")
-    run.reason = f"method {ctx.method!r} {what}"
-    run.calls, run.latency_s = ctx.calls, ctx.latency_s
-    return run
+    """The run of a method whose code failed: ``method_failed``, the reason naming it."""
+    failed = Outcome(error="method_failed", reason=f"method {ctx.method!r} {what}")
+    return MethodRun(ctx.method, ctx.k, ctx.seed, failed, ctx.calls, ctx.latency_s)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_revprop.core.extraction import InvalidReply, extract_patch
+from pytest_revprop.core.outcome import Outcome, Patch
 from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
 from pytest_revprop.util.jsonutil import (
     MISSING,
@@ -30,10 +31,15 @@ if TYPE_CHECKING:
 __all__ = [
     "ABSENT",
     "Finding",
+    "GoldGeometry",
+    "GoldPlace",
+    "Judge",
     "Score",
     "apply_patch",
     "expected_artifact",
+    "gold_geometry",
     "json_equal",
+    "score_outcome",
     "score_patch",
     "score_reply",
 ]
@@ -44,6 +50,14 @@ ABSENT: dict[str, bool] = {"$absent": True}
 
 @dataclass(frozen=True)
 class Finding:
+    """One place where a valid reply's artifact differs from the expected one, and how.
+
+    ``kind`` is a miss (the place kept its original value), an over edit (a place no gold
+    operation governs was changed) or a wrong value; ``expected`` and ``got`` are the values
+    there (``ABSENT`` where the place does not exist, a ``$regex``-style object where a
+    matcher other than strict equality applies).
+    """
+
     kind: FailureKind
     path: str
     expected: Any
@@ -52,6 +66,7 @@ class Finding:
     """Whether the gold op that governs the place is direct or cascade (None: no gold op)."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The finding in builtin types, as a record's ``findings`` hold it."""
         return {
             "kind": self.kind,
             "path": self.path,
@@ -63,30 +78,38 @@ class Finding:
 
 @dataclass
 class Score:
+    """The verdict on one outcome: whether it completed the case, whether its reply was
+    valid, its failures counted by kind and placed (``findings``).
+
+    ``outcome`` is the outcome judged, as scoring found it: its patch, with the error and
+    reason when it is invalid (a patch that does not apply gets ``apply_error``) or the
+    artifact the patch makes when it is valid. The notes of a method's outcome stay on the
+    method run: a score may be shared by every item whose final patch is the same.
+    """
+
     completed: bool
     valid: bool
-    error: str | None = None
-    reason: str | None = None
+    outcome: Outcome = field(default_factory=Outcome)
     miss: int = 0
     over_edit: int = 0
     wrong_value: int = 0
     findings: list[Finding] = field(default_factory=list)
-    patch: list[dict[str, Any]] | None = None
-    artifact: Any = None
 
     @classmethod
-    def invalid(cls, exc: InvalidReply, patch: list[dict[str, Any]] | None = None) -> Score:
-        return cls(completed=False, valid=False, error=exc.category, reason=exc.reason, patch=patch)
+    def invalid(cls, exc: InvalidReply, patch: Patch | None = None) -> Score:
+        """The score of a reply that yields no usable patch, for the reason ``exc`` gives."""
+        return cls(completed=False, valid=False, outcome=Outcome(patch, exc.category, exc.reason))
 
     def to_dict(self) -> dict[str, Any]:
+        """The verdict in builtin types (``revprop score``'s output)."""
         return {
             "completed": self.completed,
             "valid": self.valid,
-            "error": self.error,
+            "error": self.outcome.error,
             "miss": self.miss,
             "over_edit": self.over_edit,
             "wrong_value": self.wrong_value,
-            "reason": self.reason,
+            "reason": self.outcome.reason,
             "findings": [f.to_dict() for f in self.findings],
         }
 
@@ -101,20 +124,50 @@ def apply_patch(doc: Any, patch: list[dict[str, Any]]) -> Any:
 
 def expected_artifact(case: Case) -> Any:
     """The gold artifact E: the gold ops applied in order (with their stored values)."""
-    return _gold_geometry(case)[1]
+    return gold_geometry(case).expected
 
 
-_GEOMETRY: Memo[int, tuple[Case, Any, list[_GoldPlace]]] = Memo(10_000)
+@dataclass(frozen=True)
+class GoldPlace:
+    """Where one gold operation acts, in the expected artifact E and in the original A.
+
+    The pointers differ from the operation's own path when earlier or later operations insert
+    into or remove from the same array; the judge and the partial credit compare by them.
+    """
+
+    op: GoldOp
+    e_path: str | None
+    """Where the op's result sits in E (None: the op removes the place)."""
+    a_path: str | None
+    """Where that place sits in A (None: it did not exist there)."""
+    anchor: str
+    """The pointer that decides which units the op governs."""
+
+
+@dataclass(frozen=True)
+class GoldGeometry:
+    """What a case's gold fixes before any reply is read: the expected artifact E and the
+    place of each gold operation (in the gold's order). Shared: callers must not modify E."""
+
+    expected: Any
+    places: list[GoldPlace]
+
+
+_GEOMETRY: Memo[int, tuple[Case, GoldGeometry]] = Memo(10_000)
 """By ``id(case)``: an entry holds its case, so the id is not reused while it is remembered."""
 
 
-def _gold_geometry(case: Case) -> tuple[Case, Any, list[_GoldPlace]]:
-    """(case, E, gold places), computed once per case object: they do not depend on replies.
-    Callers must not modify E."""
-    return _GEOMETRY.get(
+def gold_geometry(case: Case) -> GoldGeometry:
+    """The expected artifact and the gold places of ``case``, computed once per case object
+    (they do not depend on replies, and every reply of the case is judged against them)."""
+    entry = _GEOMETRY.get(
         id(case),
-        lambda: (case, apply_operations(case.artifact, case.gold_patch), _gold_places(case)),
+        lambda: (
+            case,
+            GoldGeometry(apply_operations(case.artifact, case.gold_patch), _gold_places(case)),
+        ),
     )
+    return entry[1]
 
 
 # ---------------------------------------------------------------------------- gold geometry
@@ -150,15 +203,7 @@ def _shift(path: str, parent: str, index: int, delta: int, inclusive: bool) -> s
     return path
 
 
-@dataclass(frozen=True)
-class _GoldPlace:
-    op: GoldOp
-    e_path: str | None  # where the op's result sits in E (None: removed there)
-    a_path: str | None  # where that place sits in A (None: did not exist)
-    anchor: str  # a pointer used to decide which units the op governs
-
-
-def _gold_places(case: Case) -> list[_GoldPlace]:
+def _gold_places(case: Case) -> list[GoldPlace]:
     states = [case.artifact]
     for op in case.gold_patch:
         states.append(apply_operations(states[-1], [op]))
@@ -198,7 +243,7 @@ def _gold_places(case: Case) -> list[_GoldPlace]:
                     a_path = None
             else:
                 a_path = _shift(a_path, arr[0], arr[1] - 1, +1, inclusive=False)
-        places.append(_GoldPlace(gold, e_path, a_path, anchor))
+        places.append(GoldPlace(gold, e_path, a_path, anchor))
     return places
 
 
@@ -212,16 +257,21 @@ def regex_passes(pattern: str, value: Any) -> bool:
     return search_bounded(pattern, subject)
 
 
-class _Judge:
+class Judge:
     """Compares the predicted artifact (P: the reply's patch applied to the case's artifact A)
-    with the expected one (E: the gold applied) under the case's matchers."""
+    with the expected one (E: the gold applied) under the case's matchers.
+
+    The artifacts are walked unit by unit: a unit is a place where A, P and E stop having the
+    same shape, or a place a matcher, an optional operation or a removal governs (``special``).
+    ``findings`` lists the units where P fails E; the partial credit reuses the same units.
+    """
 
     def __init__(self, case: Case, predicted: Any, expected: Any) -> None:
         self.case = case
         self.before = case.artifact
         self.predicted = predicted
         self.expected = expected
-        self.places = _gold_geometry(case)[2]
+        self.places = gold_geometry(case).places
         self.anchors = [
             (place, {place.anchor, place.op.path} | ({place.e_path} if place.e_path else set()))
             for place in self.places
@@ -231,14 +281,18 @@ class _Judge:
         self.anchor_prefixes = {
             a[:i] for a in all_anchors for i in range(len(a) + 1) if i == len(a) or a[i] == "/"
         }
-        # Places where a matcher other than strict equality, or optionality, applies.
-        self.special: dict[str, _GoldPlace] = {}
+        self.special: dict[str, GoldPlace] = {}
+        """By pointer: the places a matcher other than strict equality, an optional operation
+        or a removal governs; each is judged whole."""
         for place in self.places:
             key = place.e_path if place.e_path is not None else place.anchor
             if place.op.match != "strict" or place.op.optional or place.op.op == "remove":
                 self.special[key] = place
 
     def agree(self, p: Any, e: Any, path: str) -> bool:
+        """Whether the predicted value ``p`` satisfies the expected ``e`` at ``path``: under
+        the matcher or optionality of the place there, else equal (objects and arrays compared
+        member by member, so a matcher inside them applies)."""
         place = self.special.get(path)
         if place is not None:
             op = place.op
@@ -281,7 +335,8 @@ class _Judge:
             if i == len(unit) or unit[i] == "/"
         )
 
-    def governing(self, unit: str) -> list[_GoldPlace]:
+    def governing(self, unit: str) -> list[GoldPlace]:
+        """The gold places whose pointers lie inside ``unit`` or contain it."""
         return [
             place
             for place, anchors in self.anchors
@@ -289,6 +344,7 @@ class _Judge:
         ]
 
     def units(self) -> list[str]:
+        """The pointers of the units judged, in walking order (A's keys first)."""
         out: list[str] = []
         self._walk(self.before, self.predicted, self.expected, "", out)
         return out
@@ -320,6 +376,8 @@ class _Judge:
             out.append(path)
 
     def findings(self) -> list[Finding]:
+        """Every unit where P fails E: an over edit where no gold op governs it and P changed
+        A, else a miss (P kept A's value) or a wrong value."""
         found = []
         for unit in self.units():
             a = resolve(self.before, unit)
@@ -342,10 +400,11 @@ class _Judge:
 
 
 def _show(value: Any) -> Any:
+    """A value as findings show it: ``ABSENT`` for a place that does not exist."""
     return ABSENT if value is MISSING else value
 
 
-def _describe_expected(e: Any, unit: str, place: _GoldPlace | None) -> Any:
+def _describe_expected(e: Any, unit: str, place: GoldPlace | None) -> Any:
     if place is not None and place.op.match == "regex_match":
         return {"$regex": place.op.value}
     if place is not None and place.op.match == "ref_equal":
@@ -368,7 +427,7 @@ def score_patch(case: Case, patch: list[dict[str, Any]], predicted: Any = MISSIN
         except InvalidReply as exc:
             return Score.invalid(exc, patch if isinstance(patch, list) else None)
     with regex_budget():
-        findings = _Judge(case, predicted, expected_artifact(case)).findings()
+        findings = Judge(case, predicted, expected_artifact(case)).findings()
     counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in FAILURE_KINDS}
     return Score(
         completed=not findings,
@@ -377,9 +436,17 @@ def score_patch(case: Case, patch: list[dict[str, Any]], predicted: Any = MISSIN
         over_edit=counts["over_edit"],
         wrong_value=counts["wrong_value"],
         findings=findings,
-        patch=patch,
-        artifact=predicted,
+        outcome=Outcome(patch, artifact=predicted),
     )
+
+
+def score_outcome(case: Case, outcome: Outcome) -> Score:
+    """Score a method's outcome against a case: invalid with the outcome's own error and
+    reason when it has no patch, else its patch scored (with the artifact it carries)."""
+    if outcome.patch is None:
+        judged = Outcome(error=outcome.error, reason=outcome.reason)
+        return Score(completed=False, valid=False, outcome=judged)
+    return score_patch(case, outcome.patch, predicted=outcome.artifact)
 
 
 def score_reply(case: Case, text: str) -> Score:

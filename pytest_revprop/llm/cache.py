@@ -105,9 +105,11 @@ class ResponseCache:
         return removed
 
     def path(self, key: str) -> Path:
+        """Where the reply of cache key ``key`` is stored (foldered by its first 2 characters)."""
         return self.root / key[:2] / f"{key}.json"
 
     def claim_path(self, key: str) -> Path:
+        """Where the claim on ``key`` is stored: the file a process holds while making that call."""
         return self.root / key[:2] / f"{key}.claim"
 
     def _shard(self, key: str) -> Path:
@@ -119,6 +121,9 @@ class ResponseCache:
         return shard
 
     def read(self, key: str) -> Reply | None:
+        """The cached reply of ``key``, or None when there is none or the entry is unreadable, of
+        another cache version or of another key (a damaged entry is a miss, never an error).
+        """
         try:
             data = json.loads(self.path(key).read_text(encoding="utf-8"))
             if data.get("version") != CACHE_VERSION or data.get("key") != key:
@@ -128,6 +133,9 @@ class ResponseCache:
             return None
 
     def write(self, key: str, request: Request, reply: Reply) -> None:
+        """Store ``reply`` as the answer to ``request`` under ``key``, atomically (written to a
+        temporary file, then renamed), so a reader never sees half an entry.
+        """
         record = {
             "version": CACHE_VERSION,
             "key": key,
@@ -161,6 +169,7 @@ class ResponseCache:
         return True
 
     def touch_claim(self, key: str) -> None:
+        """Renew the claim on ``key``: a claim left untouched for long is stale, and broken."""
         with contextlib.suppress(OSError):
             os.utime(self.claim_path(key))
 

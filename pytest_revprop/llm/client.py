@@ -76,6 +76,9 @@ class PrioritySlots:
         return bool(self._waiters)
 
     async def acquire(self, priority: int = 0) -> None:
+        """Take a slot, waiting when all are in use; waiters with a higher ``priority`` get the next
+        free slot first, then in the order they came.
+        """
         if self.in_use < self.capacity and not self._has_waiters():
             self.in_use += 1
             return

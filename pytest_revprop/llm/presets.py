@@ -82,6 +82,7 @@ class ModelConfig:
         return head if sep else ""
 
     def extra_body_dict(self) -> dict[str, Any]:
+        """The extra request body as a plain dict (stored frozen: the config stays hashable)."""
         return thaw_extra_body(self.extra_body)
 
     def api_key(self) -> str | None:
@@ -91,9 +92,11 @@ class ModelConfig:
         return os.environ.get(self.api_key_env) or None
 
     def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
+        """The cost in USD of a call with these token counts, at the model's prices per million."""
         return input_tokens * self.price_in / 1e6 + output_tokens * self.price_out / 1e6
 
     def replace(self, **changes: Any) -> ModelConfig:
+        """A copy of the config with ``changes`` applied."""
         return dataclasses.replace(self, **changes)
 
 

@@ -157,6 +157,7 @@ class Request:
         return cls.build(model, messages, seed, response_format)
 
     def message_dicts(self) -> list[dict[str, str]]:
+        """The messages as chat-completion dicts (``role`` and ``content``)."""
         return [{"role": role, "content": content} for role, content in self.messages]
 
     def key_material(self) -> dict[str, Any]:
@@ -178,6 +179,7 @@ class Request:
         }
 
     def cache_key(self) -> str:
+        """The call's identity: the SHA-256 of its canonical key material."""
         return hashlib.sha256(canonical_json(self.key_material()).encode("utf-8")).hexdigest()
 
 
@@ -200,12 +202,16 @@ class Reply:
     key: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        # Not dataclasses.asdict: the fields are flat, and every item's record holds its
-        # replies, so asdict's deep copy would be paid again and again for nothing.
+        """The reply's fields as a flat dict.
+
+        Not ``dataclasses.asdict``: every item's record holds its replies, and asdict's deep copy
+        would be paid again and again for flat fields.
+        """
         return {name: getattr(self, name) for name in _REPLY_FIELDS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Reply:
+        """A reply from ``to_dict``'s form (a cached entry's), missing counters read as zero."""
         reasoning = data.get("reasoning")
         finish = data.get("finish_reason")
         return cls(
@@ -263,4 +269,5 @@ class ClientStats:
     peak_in_flight: int = 0
 
     def to_dict(self) -> dict[str, int]:
+        """The counters by name."""
         return dataclasses.asdict(self)

@@ -6,11 +6,16 @@ The options are declared in :data:`pytest_revprop.run.options.PLUGIN_OPTIONS` (e
 of the same name, ``revprop_model`` for ``--revprop-model``) and read once, at configure,
 through :func:`pytest_revprop.run.options.option_value`: the command line wins, then the ini file,
 then the default. From those values it builds the run's plan (:mod:`pytest_revprop.run.plan`,
-no pytest there) and registers the run's plugin object (:mod:`pytest_revprop.plugin.run`);
-the package's other modules each do one job for it: ``items`` (the items), ``reports``
-(what their reports carry and keep, JUnit), ``outputs`` (the files at the end),
-``exit_status`` (the gate's place in the exit status), ``interruption`` (Ctrl-C),
-``summary`` (the terminal) and ``gc_tuning`` (the collector's thresholds during a run).
+no pytest there, frozen) and registers one object per process role, as xdist does: the
+controller (``controller.RevpropController``: servers, records into the sink, outputs, gate,
+exit status, terminal) in the process that writes the reports, a worker
+(``worker.RevpropWorker``: its runner, its spending, the hand-over after a Ctrl-C) in each
+xdist worker, and in both the item hooks (``item_hooks.ItemHooks``), which stay idle in an
+xdist controller since it collects nothing. Both roles build on ``role.RunRole``. The
+package's other modules each do one job for them: ``items`` (the items), ``failures`` (their
+failure reports), ``reports`` (what their reports carry and keep, JUnit), ``outputs`` (the
+files at the end), ``exit_status`` (the exit status), ``interruption`` (Ctrl-C), ``summary``
+(the terminal) and ``gc_tuning`` (the collector's thresholds during a run).
 
 A run is on when ``--revprop-model`` (or the ini key ``revprop_model``) names a model. Without
 one, this plugin adds nothing to a pytest run: no output, no files, no markers, no environment
@@ -39,6 +44,7 @@ DEPRECATED_ALIASES = {"--no-revprop-figures": "--revprop-no-figures"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The ``--revprop-*`` options, each with its ini key, and the deprecated spellings."""
     group = parser.getgroup("revprop", "revision-propagation evaluation (RevPropBench)")
     for option in PLUGIN_OPTIONS:
         if option.is_flag:
@@ -72,8 +78,8 @@ def _alias_dest(old: str) -> str:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Without a model, nothing; with one, the run's plan from every option's value (read once,
-    here) and its plugin object (``run.RevpropRun``). A plan the options cannot make is a
-    usage error, one line."""
+    here) and the objects of this process's role. A plan the options cannot make is a usage
+    error, one line."""
     _apply_deprecated_aliases(config)
     if config.option.help:
         return
@@ -91,9 +97,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "ignore:Items? .* on TypedDict class '.*' (is|are) using the `ReadOnly` qualifier:UserWarning",
     )
     from pytest_revprop.core.registry import registered_through
-    from pytest_revprop.plugin.run import RevpropRun
+    from pytest_revprop.plugin.controller import RevpropController
+    from pytest_revprop.plugin.item_hooks import ItemHooks
+    from pytest_revprop.plugin.role import RunRole
+    from pytest_revprop.plugin.worker import RevpropWorker
     from pytest_revprop.run.plan import RunPlan
 
+    in_worker = hasattr(config, "workerinput")
     try:
         registry, presets = registered_through(config.hook)
         plan = RunPlan.from_options(
@@ -102,9 +112,8 @@ def pytest_configure(config: pytest.Config) -> None:
             registry=registry,
             presets=presets,
             label=functools.partial(option_label, config),
-            worker=hasattr(config, "workerinput"),
         )
-        baseline = None if hasattr(config, "workerinput") else plan.comparable_baseline()
+        baseline = None if in_worker else plan.comparable_baseline()
     except UserError as exc:
         raise pytest.UsageError(str(exc)) from None
     for line in plan.markers():
@@ -113,7 +122,14 @@ def pytest_configure(config: pytest.Config) -> None:
     # for conftest files and other plugins (docs/interfaces.md); the plugin asks the plan.
     for name, value in plan.values.items():
         setattr(config.option, name, value)
-    config.pluginmanager.register(RevpropRun(config, plan, baseline), "revprop-run")
+    role: RunRole
+    if in_worker:
+        role = RevpropWorker(config, plan)
+        config.pluginmanager.register(role, "revprop-worker")
+    else:
+        role = RevpropController(config, plan, baseline)
+        config.pluginmanager.register(role, "revprop-controller")
+    config.pluginmanager.register(ItemHooks(role), "revprop-items")
 
 
 def _apply_deprecated_aliases(config: pytest.Config) -> None:

@@ -1,13 +1,21 @@
-"""The baseline gate's and the run's scope's places in the exit status (docs/interfaces.md,
-"Exit codes").
+"""The run's exit status, decided here and nowhere else (docs/interfaces.md, "Exit codes").
 
-Under a baseline the gate, not pytest, judges the model's failures: pytest's failure count,
-from which it derives the exit status every plugin then sees, keeps every other failure and
-error but not the items whose sample did not complete (``waive``). At the end the gate
-compares the run with the baseline (``judge``) and its verdict is folded into the exit status
-that pytest and the other plugins left (``fold``), never overwriting it. Then the scope has
-its say (``scoped_exit_status``): a plan, which runs no item, exits 0, and a run that the
-spending ceiling cut has ``CUT_EXIT`` ORed in.
+Four things make it, in this order:
+
+1. **the tests**: pytest's failure count, from which it derives the status every plugin then
+   sees. Under a baseline the gate, not pytest, judges the model's failures, so the items whose
+   sample did not complete leave that count (``GateVerdict.waive``); every other failure and
+   error stays;
+2. **the gate's bit**: at the end the gate compares the run with the baseline
+   (``GateVerdict.judge``; ``reporting.gate`` computes the verdict) and a regression ORs
+   ``REGRESSION_EXIT`` into the status pytest and the other plugins left, never overwriting
+   their bits (``combined_exit_status``);
+3. **estimate mode**: ``--revprop-plan`` collects no item by design, so it exits 0 instead of
+   pytest's "no tests collected";
+4. **the cut bit**: a run the spending ceiling cut has ``CUT_EXIT`` ORed in.
+
+``run_exit_status`` applies 2 to 4 to the status pytest left (pytest's interrupted,
+internal, usage and no-tests statuses stand).
 """
 
 from __future__ import annotations
@@ -19,8 +27,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.run.scope import RunScope
-from pytest_revprop.vocabulary import PYTEST_USAGE_EXIT, REGRESSION_EXIT, GateMetric
+from pytest_revprop.vocabulary import (
+    CUT_EXIT,
+    PYTEST_UNFINISHED_EXITS,
+    PYTEST_USAGE_EXIT,
+    REGRESSION_EXIT,
+    GateMetric,
+)
 
 if TYPE_CHECKING:
     from pytest_revprop.reporting.gate import GateResult
@@ -40,6 +53,7 @@ class GateVerdict:
         """REGRESSION_EXIT or USAGE_ERROR, folded into the session's exit status at the end."""
 
     def count_not_completed(self) -> None:
+        """Count one item whose sample did not complete (the gate may waive its failure)."""
         self.not_completed += 1
 
     def waive(self, session: pytest.Session) -> None:
@@ -63,13 +77,6 @@ class GateVerdict:
         if self.result["regressions"]:
             self.status = REGRESSION_EXIT
 
-    def fold(self, session: pytest.Session) -> None:
-        """The verdict into ``session.exitstatus``, after every other plugin set its own."""
-        if self.status is not None:
-            from pytest_revprop.reporting.gate import combined_exit_status
-
-            session.exitstatus = combined_exit_status(session.exitstatus, self.status)
-
     def section(self, max_drop: float) -> list[tuple[str, Mapping[str, bool]]]:
         """The terminal's gate section, each line with its markup; empty when no gate ran."""
         if self.result is None and self.error is None:
@@ -79,13 +86,36 @@ class GateVerdict:
         return list(gate_section(self.result, self.error, max_drop))
 
 
-def scoped_exit_status(status: int, scope: RunScope) -> int:
-    """``status`` (after the gate's fold) as the run's scope has it: a plan, which collects no
-    item by design, exits 0 instead of pytest's "no tests collected"; a run the spending
-    ceiling cut gets ``CUT_EXIT`` (``RunScope.exit_status``)."""
-    if scope.plan and status == pytest.ExitCode.NO_TESTS_COLLECTED:
+def combined_exit_status(status: int, gate_status: int) -> int:
+    """The session's exit status once the gate has spoken.
+
+    pytest's 2 to 5 stand. A regression ORs ``REGRESSION_EXIT`` (6) into any other status, so
+    the bits pytest and other plugins set survive: 0 -> 6, and 1 (a failed test, or a plugin's
+    failure bit, as syrupy ORs in) -> 7. Any other verdict (a gate that could compare nothing:
+    a usage error, 4) replaces the status.
+    """
+    if status in PYTEST_UNFINISHED_EXITS:
+        return status
+    if gate_status == REGRESSION_EXIT:
+        return status | REGRESSION_EXIT
+    return gate_status
+
+
+def run_exit_status(
+    status: int, *, gate_status: int | None, estimate_only: bool, cut_items: int
+) -> int:
+    """The run's exit status from ``status``, the one pytest and every other plugin left:
+    the gate's verdict folded in (``gate_status``: ``GateVerdict.status``), 0 for an estimate
+    (``--revprop-plan``: no item collected by design), and ``CUT_EXIT`` ORed in when the
+    spending ceiling left ``cut_items`` unrun. ``status`` is returned as it is (a pytest
+    ``ExitCode``) when none of them applies."""
+    if gate_status is not None:
+        status = combined_exit_status(status, gate_status)
+    if estimate_only and status == pytest.ExitCode.NO_TESTS_COLLECTED:
         status = pytest.ExitCode.OK
-    return scope.exit_status(status)
+    if cut_items and status not in PYTEST_UNFINISHED_EXITS:
+        status = int(status) | CUT_EXIT
+    return status
 
 
-__all__ = ["GateVerdict", "scoped_exit_status"]
+__all__ = ["GateVerdict", "combined_exit_status", "run_exit_status"]

@@ -24,6 +24,7 @@ class GcTuning:
         self._frozen = False
 
     def start(self) -> None:
+        """Freeze what lives now and collect young objects less often while the run works."""
         self._saved = gc.get_threshold()
         gc.freeze()
         gc.set_threshold(
@@ -38,6 +39,7 @@ class GcTuning:
             self._frozen = True
 
     def unfreeze(self) -> None:
+        """Let the collector scan what was frozen again (the session's last cleanup)."""
         if self._frozen:
             gc.unfreeze()
             self._frozen = False

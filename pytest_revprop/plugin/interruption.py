@@ -57,6 +57,7 @@ class SigintShield:
         return True
 
     def remove(self) -> None:
+        """Give Ctrl-C its previous handler back (nothing when not installed)."""
         if self._installed:
             signal.signal(signal.SIGINT, self._previous)
             self._installed = False

@@ -2,16 +2,15 @@
 
 A ``RevpropItem``'s setup asks the run's ``Runner`` for its record (the runner has it ready or
 makes it now; an item the spending ceiling left unrun is skipped), its call fails when the
-sample did not complete, and its failure reports are a few lines ending with the command that
-reruns it (``report_text``). What its reports carry
-and what pytest keeps of them is ``reports.py``'s.
+sample did not complete, and what it raises carries its report, a few lines ending with the
+command that reruns it (``failures``). What its reports carry and what pytest keeps of them
+is ``reports.py``'s; the hooks that make the items are ``item_hooks.py``'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,41 +18,29 @@ import pytest
 
 from pytest_revprop.core.cases import Case
 from pytest_revprop.llm.budget import BudgetReached
-from pytest_revprop.reporting.item_report import (
+from pytest_revprop.plugin.failures import (
+    CallFailedError,
+    RevpropFailure,
+    call_failure_text,
     describe_call_failure,
-    describe_failure,
+    failure_text,
+    is_reported_here,
     junit_properties,
+    rerun_args,
     rerun_command,
 )
 from pytest_revprop.run.runner import ItemSpec, Runner
 from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, ResultRecord
 
 
-class CallFailedError(Exception):
-    """A model call failed for good: an infrastructure error, reported by pytest as an error."""
-
-
-class RevpropFailure(Exception):
-    """The model's answer did not complete the sample."""
-
-
 class RevpropItem(pytest.Item):
-    """One evaluation item; ``rerun_args`` are the run's arguments that a rerun keeps."""
+    """One evaluation item: ``spec`` on ``case``, whose record ``runner`` makes."""
 
-    def __init__(
-        self,
-        *,
-        spec: ItemSpec,
-        case: Case,
-        runner: Runner,
-        rerun_args: Sequence[str],
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, *, spec: ItemSpec, case: Case, runner: Runner, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.spec = spec
         self.case = case
         self.runner = runner
-        self.rerun_args = rerun_args
         self.record: ResultRecord | None = None
         self.cut = False
         """The spending ceiling left this item unrun."""
@@ -61,34 +48,39 @@ class RevpropItem(pytest.Item):
             self.add_marker(shared_mark(marker))
 
     def setup(self) -> None:
+        """Take the item's record from the runner; skip an item the ceiling left unrun, and
+        raise ``CallFailedError`` when a call or the method failed for good."""
         try:
             self.record = self.runner.result(self.spec)
         except BudgetReached as exc:
             self.cut = True
             pytest.skip(f"not run: {exc}")
         except OSError as exc:  # the response cache's folder or disk, a prompt file
-            raise CallFailedError(f"infrastructure error: {type(exc).__name__}: {exc}") from None
+            why = f"infrastructure error: {type(exc).__name__}: {exc}"
+            raise CallFailedError(call_failure_text(why, self.rerun_command())) from None
         self.user_properties.extend(junit_properties(self.record))
         error = self.record["error"]
         if error == "call_failed":
-            raise CallFailedError(describe_call_failure(self.record, uses_k=self.uses_k))
+            why = describe_call_failure(self.record, uses_k=self.uses_k)
+            raise CallFailedError(call_failure_text(why, self.rerun_command()))
         if error in INFRASTRUCTURE_ERRORS:
-            raise CallFailedError(f"method failed: {self.record.get('reason')}")
+            why = f"method failed: {self.record.get('reason')}"
+            raise CallFailedError(call_failure_text(why, self.rerun_command()))
 
     def runtest(self) -> None:
+        """Fail with ``RevpropFailure`` when the sample did not complete."""
         assert self.record is not None
         if not self.record["completed"]:
-            raise RevpropFailure(describe_failure(self.record))
+            text = failure_text(
+                self.spec.case, self.spec.label(), self.record, self.rerun_command()
+            )
+            raise RevpropFailure(text)
 
-    def report_text(self, exc: BaseException) -> str | None:
-        """The report of an outcome of ours (a failure or a call failure), ending with the
-        command that reruns this item; None for any other exception."""
-        if not isinstance(exc, RevpropFailure | CallFailedError):
-            return None
-        rerun = rerun_command(dataclasses.asdict(self.spec), self.rerun_args, uses_k=self.uses_k)
-        if isinstance(exc, CallFailedError):
-            return f"{exc}\n  rerun:    {rerun}"
-        return f"{self.spec.case} [{self.spec.label()}]: not completed\n{exc}\nrerun: {rerun}"
+    def rerun_command(self) -> str:
+        """The command that reruns this item: the run's arguments that a rerun keeps
+        (``failures.rerun_args``), read from this process's command line."""
+        kept = rerun_args(self.config.invocation_params.args)
+        return rerun_command(dataclasses.asdict(self.spec), kept, uses_k=self.uses_k)
 
     @property
     def uses_k(self) -> bool:
@@ -96,10 +88,13 @@ class RevpropItem(pytest.Item):
         return self.runner.settings.registry.get(self.spec.method).uses_k
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        text = self.report_text(excinfo.value)
-        return text if text is not None else str(super().repr_failure(excinfo))
+        """Our outcomes' report is their message; any other exception's is pytest's."""
+        if is_reported_here(excinfo.value):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path | str, int | None, str]:
+        """Where the item comes from: its case file, and its name."""
         return (self.case.source or self.spec.case, None, self.spec.node_name())
 
 
@@ -110,4 +105,4 @@ def shared_mark(name: str) -> pytest.MarkDecorator:
     return getattr(pytest.mark, name)  # type: ignore[no-any-return]
 
 
-__all__ = ["CallFailedError", "RevpropFailure", "RevpropItem", "shared_mark"]
+__all__ = ["RevpropItem", "shared_mark"]

@@ -10,7 +10,7 @@ reported as one line.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,15 +32,17 @@ class RunOutputs:
 
     @property
     def summary(self) -> list[dict[str, Any]]:
+        """The results' summary rows, one per (model, method, k)."""
         return list(self.doc["summary"])
 
 
 def write_outputs(
-    plan: RunPlan, sink: RecordSink, results_hook: Any, spent_usd: float
+    plan: RunPlan, sink: RecordSink, results_hook: Any, spent_usd: float, cut_items: int = 0
 ) -> RunOutputs:
     """Write everything the run's records make; ``results_hook`` is pytest's
-    ``config.hook.pytest_revprop_results``, ``spent_usd`` what the run's calls cost."""
-    doc = sink.finish(plan.meta(spent_usd))
+    ``config.hook.pytest_revprop_results``, ``spent_usd`` what the run's calls cost,
+    ``cut_items`` the items its spending ceiling left unrun."""
+    doc = sink.finish(plan.meta(spent_usd, cut_items))
     out_dir = sink.out_dir
     outputs = RunOutputs(doc, [out_dir / name for name in REPORT_FILES])
     _call_results_hook(outputs, results_hook, sink.records())
@@ -66,7 +68,7 @@ def _call_results_hook(
         outputs.error = f"pytest_revprop_results failed: {type(exc).__name__}: {exc}"
 
 
-def _figures(outputs: RunOutputs, cases: list[Case], sink: RecordSink, out_dir: Path) -> None:
+def _figures(outputs: RunOutputs, cases: Sequence[Case], sink: RecordSink, out_dir: Path) -> None:
     try:
         from pytest_revprop.reporting.report import write_report
 

@@ -11,13 +11,13 @@ become JUnit global properties.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
-from pytest_revprop.plugin.items import RevpropFailure, RevpropItem
-from pytest_revprop.reporting.item_report import ItemReport
+from pytest_revprop.plugin.failures import RevpropFailure
+from pytest_revprop.plugin.items import RevpropItem
 from pytest_revprop.run.runner import ItemSpec
 from pytest_revprop.vocabulary import ResultRecord
 
@@ -25,6 +25,8 @@ JUNIT_CLASSNAME = "revprop.{model}.{method}-k{k}"
 """The JUnit ``classname`` of an item: CI viewers group testcases by it (and split it at the
 last dot into package and class); the testcase ``name`` is the item's node id."""
 RECORD_ATTR = "revprop_record"
+"""Set on the report that carries an item's record: the one channel by which a reported
+record reaches the process that writes the reports (xdist sends it with the report)."""
 NOT_COMPLETED_ATTR = "revprop_not_completed"
 """Set on the call report of an item whose sample did not complete: the only failure that a
 baseline gate may waive (a call error, or any other test's failure, never is)."""
@@ -35,39 +37,16 @@ OURS_ATTR = "revprop_item"
 ``slim_report`` tells them from other tests' reports without a table of node ids."""
 
 
-def failure_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
-    """The report of our items' failures and errors: their few lines (``report_text``).
-    pytest's own would first format the traceback of an error in setup (it does not ask
-    ``repr_failure`` then), thousands of lines to be thrown away, which under xdist at times
-    crashed a worker inside Python's parser. None for any other report (pytest makes it)."""
-    when = call.when
-    if not isinstance(item, RevpropItem) or call.excinfo is None or when == "collect":
-        return None
-    text = item.report_text(call.excinfo.value)
-    if text is None:
-        return None
-    longrepr: Any = ItemReport(text)
-    sections = [
-        (f"Captured {key} {when}", content)
-        for when, key, content in getattr(item, "_report_sections", [])
-    ]
-    return pytest.TestReport(
-        item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", longrepr,
-        when, sections, call.duration, call.start, call.stop,
-        user_properties=item.user_properties,
-    )  # fmt: skip
-
-
 def carry_record(
     report: pytest.TestReport,
     item: RevpropItem,
     call: pytest.CallInfo[None],
-    strip: Any = None,
+    outgoing: Callable[[ResultRecord], ResultRecord],
 ) -> None:
     """Mark ``report`` as ours (and its setup report as cut when the spending ceiling left
     the item unrun) and, on the call report (or a failed setup's), move the item's record onto
-    it; ``strip`` (an xdist worker's ``SentTexts.strip``) drops the reply texts sent before.
-    The item lets go of its record."""
+    it as ``outgoing`` makes it (an xdist worker's ``SentTexts.strip`` drops the reply texts
+    sent before). The item lets go of its record."""
     setattr(report, OURS_ATTR, True)
     if call.when == "setup" and item.cut:
         setattr(report, CUT_ATTR, True)
@@ -75,8 +54,7 @@ def carry_record(
         item.user_properties.clear()  # the report has its own copy
     wanted = call.when == "call" or (call.when == "setup" and report.failed)
     if item.record is not None and wanted:
-        record = item.record if strip is None else strip(item.record)
-        setattr(report, RECORD_ATTR, record)
+        setattr(report, RECORD_ATTR, outgoing(item.record))
         if call.excinfo is not None and isinstance(call.excinfo.value, RevpropFailure):
             setattr(report, NOT_COMPLETED_ATTR, True)
         item.record = None
@@ -101,38 +79,46 @@ def not_completed(report: pytest.TestReport) -> bool:
 
 
 def slim_report(
-    report: pytest.TestReport,
-    stats: Mapping[str, list[Any]] | None,
-    *,
-    keep_phases: bool,
-    in_worker: bool,
+    report: pytest.TestReport, stats: Mapping[str, list[Any]] | None, *, keep_phases: bool
 ) -> None:
-    """Keep of a report of ours, once every plugin saw it (the terminal, junitxml, xdist's
-    sending), only what pytest reads at the end of the run; pytest keeps every report to the
-    end, in each worker and in the controller, which made memory grow with the items.
+    """Keep of a report of ours, once every plugin saw it (the terminal, junitxml), only what
+    pytest reads at the end of the run, in the process that prints the run; pytest keeps every
+    report to the end, which made memory grow with the items.
 
     Its keywords and JUnit properties go (junitxml took the properties from the teardown
-    report already). An xdist worker keeps none of our reports: the controller prints the
-    run. Elsewhere a passed setup or teardown without captured output leaves the terminal's
+    report already). A passed setup or teardown without captured output leaves the terminal's
     ``stats[""]``, where only ``--durations`` would read it (``keep_phases``); the call report
     stays, counted in the summary line and listed by ``-rA``, a failure with its few lines."""
-    if not getattr(report, OURS_ATTR, False):
+    if not _emptied(report) or stats is None:
         return
+    if keep_phases or report.when == "call" or not report.passed or report.sections:
+        _share_strings(report)
+        return
+    _forget(report, [stats.get("", [])])
+
+
+def drop_report(report: pytest.TestReport, stats: Mapping[str, list[Any]] | None) -> None:
+    """Keep no report of ours in an xdist worker, once xdist sent it: the controller prints
+    the run (``slim_report`` there)."""
+    if _emptied(report) and stats is not None:
+        _forget(report, list(stats.values()))
+
+
+def _emptied(report: pytest.TestReport) -> bool:
+    """Empty a report of ours of its keywords and JUnit properties; False for another one."""
+    if not getattr(report, OURS_ATTR, False):
+        return False
     delattr(report, OURS_ATTR)
     if isinstance(report.keywords, dict):
         report.keywords.clear()  # emptied in place: a new empty one would cost as much
     report.user_properties.clear()
-    if stats is None:
-        return
-    if in_worker:
-        lists = list(stats.values())
-    elif keep_phases or report.when == "call" or not report.passed or report.sections:
-        _share_strings(report)
-        return
-    else:
-        lists = [stats.get("", [])]
+    return True
+
+
+def _forget(report: pytest.TestReport, lists: list[list[Any]]) -> None:
+    """Take ``report`` out of the terminal's stats lists, where it was appended just now."""
     for reports in lists:
-        if reports and reports[-1] is report:  # the terminal appended it just now
+        if reports and reports[-1] is report:
             reports.pop()
             return
 
@@ -184,7 +170,7 @@ __all__ = [
     "JUNIT_CLASSNAME",
     "add_junit_rates",
     "carry_record",
-    "failure_report",
+    "drop_report",
     "name_junit_testcase",
     "not_completed",
     "slim_report",

@@ -1,6 +1,7 @@
 """The run's part of pytest's terminal summary: the ``revprop summary`` section (a cut run's
 line, the summary table, where the reports went, the calls made, what failed to be written),
-the baseline gate's section and a plan's; and our passed setups and teardowns kept out of pytest's failure listing.
+the baseline gate's section and an estimate's (``revprop plan``); and our passed setups and
+teardowns kept out of pytest's failure listing.
 
 pytest lists failures by scanning, for each one, every passed setup and teardown report for
 teardown output (11 s for the 2,030 failures of a test-split run, 19 s under xdist). Ours
@@ -43,6 +44,7 @@ class PhasesAside:
         self._aside = (stats, kept, phases)
 
     def put_back(self) -> None:
+        """Our reports back into ``stats[""]`` (unless someone replaced the list meanwhile)."""
         if self._aside is not None:
             stats, kept, phases = self._aside
             if stats.get("") is kept:

@@ -20,5 +20,4 @@ report_tables.py   the report's tables
 html_data.py       report.html's sample index and the data files beside it
 html.py            report.html
 report.py          the report folder (``write_report``): figures, report.md, report.html
-item_report.py     the report of one item that failed or errored, and its rerun command
 """

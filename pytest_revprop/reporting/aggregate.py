@@ -53,6 +53,9 @@ class SummaryBuilder:
         self._groups: dict[tuple[str, str, int], _Group] = {}
 
     def add(self, record: Mapping[str, Any]) -> None:
+        """Count one record into its (model, method, k) group: usage always, the verdict only when
+        it is not an infrastructure error (those count as errors, outside the completion rate).
+        """
         key = (record["model"], record["method"], record["k"])
         group = self._groups.get(key)
         if group is None:
@@ -80,6 +83,9 @@ class SummaryBuilder:
         group.selection_fallbacks += bool(record.get("selection_fallback"))
 
     def rows(self) -> list[dict[str, Any]]:
+        """The summary rows of results.json, one per (model, method, k), in report order (model,
+        then the methods' listing order, then k).
+        """
         rows = []
         for (model, method, k), g in sorted(
             self._groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]), kv[0][2])

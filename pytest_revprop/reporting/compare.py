@@ -90,6 +90,9 @@ def beyond_rows(
 
 
 def verdict(group: PairGroup, max_drop: float, alpha: float = DEFAULT_ALPHA) -> str:
+    """What a compared group's change is: ``regression``, ``improvement``, ``no significant
+    change`` (pairs changed, not enough to count) or ``unchanged`` (no pair changed).
+    """
     if group.is_regression(max_drop, alpha):
         return "regression"
     if group.is_improvement(max_drop, alpha):

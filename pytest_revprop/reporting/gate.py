@@ -30,7 +30,6 @@ from pytest_revprop.reporting.results import load_results
 from pytest_revprop.reporting.stats import GroupKey, PairedComparison, PairGroup, pair_outcomes
 from pytest_revprop.vocabulary import (
     INFRASTRUCTURE_ERRORS,
-    PYTEST_UNFINISHED_EXITS,
     REGRESSION_EXIT,
     GateMetric,
 )
@@ -39,7 +38,6 @@ __all__ = [
     "BASELINE_KEYS",
     "GateResult",
     "check_overlap",
-    "combined_exit_status",
     "describe_groups",
     "gate",
     "gate_lines",
@@ -57,6 +55,10 @@ LISTED_GROUPS = 8
 
 
 class GateResult(TypedDict):
+    """The baseline gate's verdict: the paired comparison under ``metric``, the groups that
+    regressed or improved, and the groups that could not be compared.
+    """
+
     metric: GateMetric
     comparison: PairedComparison
     regressions: list[PairGroup]
@@ -203,7 +205,8 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
         )
         lines.append(
             f"{tag:<10} {group.model} {group.method} k{group.k}: {label}{100 * group.base_rate:.1f}% -> "
-            f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up, p={group.p_value:.3g})"
+            f"{100 * group.new_rate:.1f}% ({group.delta:+.1f} pts, flips {group.b} down / {group.c} up,"
+            f" p={group.p_value:.3g})"
         )
         if tag != "ok":
             flipped = group.regressed if tag == "REGRESSION" else group.improved
@@ -220,21 +223,6 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
         if groups:
             lines.append(f"not compared ({why}): {describe_groups(groups)}")
     return lines
-
-
-def combined_exit_status(status: int, gate_status: int) -> int:
-    """The session's exit status once the gate has spoken (docs/interfaces.md, "Exit codes").
-
-    pytest's 2 to 5 stand. A regression ORs ``REGRESSION_EXIT`` (6) into any other status, so
-    the bits pytest and other plugins set survive: 0 -> 6, and 1 (a failed test, or a plugin's
-    failure bit, as syrupy ORs in) -> 7. Any other verdict (a gate that could compare nothing:
-    a usage error, 4) replaces the status.
-    """
-    if status in PYTEST_UNFINISHED_EXITS:
-        return status
-    if gate_status == REGRESSION_EXIT:
-        return status | REGRESSION_EXIT
-    return gate_status
 
 
 def gate_section(

@@ -42,9 +42,14 @@ _MARKER = re.compile(r"\{\{[A-Z]+\}\}")
 """Template markers, replaced in one pass so inserted text is never scanned for markers again."""
 FIGURE_CAPTIONS = {
     "completion_by_method": "Completion rate by method for each model; error bars: sample std over seeds.",
-    "failure_composition": "Failure composition by method: miss, over edit, wrong value (elements) and invalid (replies).",
+    "failure_composition": (
+        "Failure composition by method: miss, over edit, wrong value (elements) and invalid (replies)."
+    ),
     "cost_vs_completion": "Completion rate against mean cost per sample as the number of calls k grows.",
-    "where_they_fail": "Where they fail: completion rate (bars), pass^S (dots) and mean cascade recall (diamonds) per model, by pattern, size and domain.",
+    "where_they_fail": (
+        "Where they fail: completion rate (bars), pass^S (dots) and mean cascade recall (diamonds)"
+        " per model, by pattern, size and domain."
+    ),
 }
 
 

@@ -136,6 +136,9 @@ def _applied(artifact: Any, patch: Any) -> tuple[Any, str | None]:
 
 
 def case_entry(case: Mapping[str, Any]) -> dict[str, Any]:
+    """A case as the HTML report's data holds it: its fields, plus the artifact its gold makes (or
+    why the gold does not apply, so a broken case shows instead of failing the report).
+    """
     entry = {name: case.get(name) for name in CASE_FIELDS}
     entry["expected"], entry["expected_error"] = _applied(case.get("artifact"), _plain_gold(case))
     return entry

@@ -63,10 +63,12 @@ class Relative:
 
     @property
     def cost_effectiveness(self) -> float | None:
+        """Gain points per extra multiple of the baseline's cost (None when not defined)."""
         return effectiveness(self.gain_points, self.cost_multiple)
 
     @property
     def latency_effectiveness(self) -> float | None:
+        """Gain points per extra multiple of the baseline's latency (None when not defined)."""
         return effectiveness(self.gain_points, self.latency_multiple)
 
 

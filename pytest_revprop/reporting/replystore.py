@@ -73,6 +73,10 @@ def _line(key: str, reply: Mapping[str, Any]) -> bytes:
 
 
 class Location(NamedTuple):
+    """Where one reply's text lies: the reply file's number, and the byte offset and length of
+    its line there.
+    """
+
     number: int
     offset: int
     length: int
@@ -108,6 +112,7 @@ class ReplyReader:
 
     @property
     def index(self) -> dict[str, Location]:
+        """Every stored reply's location by key, read from the files on first use."""
         if self._index is None:
             self._index = {}
             for number in _numbers(self.folder):
@@ -118,6 +123,7 @@ class ReplyReader:
         return key in self.index
 
     def file_of(self, key: str) -> int | None:
+        """The number of the reply file holding ``key``, or None when no file holds it."""
         place = self.index.get(key)
         return None if place is None else place.number
 
@@ -210,9 +216,11 @@ class ReplyWriter:
         return key, self._number
 
     def flush(self) -> None:
+        """Push the written lines to the file, so a reader sees them."""
         self._handle.flush()
 
     def close(self) -> None:
+        """Close the file (nothing when it is closed already)."""
         if not self._handle.closed:
             self._handle.close()
 

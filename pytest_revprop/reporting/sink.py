@@ -37,6 +37,7 @@ from pytest_revprop.vocabulary import (
     OUTCOME_FIELDS,
     RESULT_KEYS,
     SAMPLE_ONLY_KEYS,
+    item_key,
 )
 
 __all__ = ["RUN_FILES", "OutcomeTable", "RecordSink", "SentTexts", "failed_record"]
@@ -163,21 +164,18 @@ class RecordSink:
         data = json_bytes(line) + b"\n"
         samples.write(data)
         samples.flush()
-        key = (
-            self._name(str(record["case"])),
-            self._name(str(record["model"])),
-            self._name(str(record["method"])),
-            record["k"],
-            record["seed"],
-        )
+        case, model, method, k, seed = item_key(record)
+        key = (self._name(str(case)), self._name(str(model)), self._name(str(method)), k, seed)
         outcome = tuple(record.get(name) for name in TABLE_FIELDS)
         self._entries[key] = _Entry(self._offset, len(data), outcome)
         self._offset += len(data)
 
     def outcomes(self) -> OutcomeTable:
+        """The outcome table of every record received so far."""
         return OutcomeTable(self._entries)
 
     def summary(self) -> list[dict[str, Any]]:
+        """The summary rows of every record received so far."""
         return summarize(self.outcomes())
 
     def records(self, *, with_replies: bool = True) -> SampleFile:
@@ -189,6 +187,7 @@ class RecordSink:
         return SampleFile(self.samples_path, replies=reader)
 
     def close(self) -> None:
+        """Close the samples and reply files."""
         if self._samples is not None:
             self._samples.close()
         if self._replies is not None:
@@ -275,6 +274,9 @@ class SentTexts:
         self._keys: set[str] = set()
 
     def strip(self, record: Mapping[str, Any]) -> Any:
+        """``record`` with the text left out of every reply sent before (its key stays, for the
+        receiver to find the text by).
+        """
         replies = []
         for reply in record.get("replies") or []:
             if "content" not in reply:

@@ -65,6 +65,8 @@ def mean_std(values: Iterable[float]) -> tuple[float, float]:
 
 
 class GroupKey(NamedTuple):
+    """What a summary, comparison or gate groups results by: model, method and k."""
+
     model: str
     method: str
     k: int | None
@@ -97,6 +99,7 @@ class PairGroup:
 
     @property
     def key(self) -> GroupKey:
+        """The group's (model, method, k)."""
         return GroupKey(self.model, self.method, self.k)
 
     @property
@@ -113,6 +116,7 @@ class PairGroup:
         return self.delta > max_drop and self.p_value < alpha
 
     def to_dict(self) -> dict[str, Any]:
+        """The group in builtin types (JSON-ready)."""
         return {
             "model": self.model,
             "method": self.method,
@@ -141,9 +145,11 @@ class PairedComparison:
     """Pairs left out because either side failed for infrastructure reasons (call_failed)."""
 
     def regressions(self, max_drop: float, alpha: float = DEFAULT_ALPHA) -> list[PairGroup]:
+        """The groups whose rate fell by more than ``max_drop``, significantly at ``alpha``."""
         return [g for g in self.groups if g.is_regression(max_drop, alpha)]
 
     def to_dict(self) -> dict[str, Any]:
+        """The comparison in builtin types (JSON-ready)."""
         return {
             "groups": [g.to_dict() for g in self.groups],
             "unpaired_base": self.unpaired_base,

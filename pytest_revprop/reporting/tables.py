@@ -68,6 +68,7 @@ class Table:
     anchor: str = field(default="")
 
     def to_markdown(self) -> str:
+        """The table as a markdown section: its title as a heading, its note, then the table."""
         parts = [f"## {self.title}", ""]
         if self.note:
             parts += [self.note, ""]

@@ -1,11 +1,12 @@
-"""The plan of a run before its first call: what it needs, what the cache holds, what is left
-to send, and what that may cost and take. No request is sent, no server started.
+"""The estimate of a run before its first call (``--revprop-plan``): what it needs, what the
+cache holds, what is left to send, and what that may cost and take. No request is sent, no
+server started.
 
-The plan runs every method of the run the way the runner would (``calls_cover``'s specs,
+The estimate runs every method of the run the way the runner would (``calls_cover``'s specs,
 through ``run_method``), but with an Ask that never reaches a server: a call the response
 cache answers gets its cached reply, so the method goes on exactly as in the run; any other
 call is noted as one to send and answered by a stand-in. What a method asks after a stand-in
-depends on replies that do not exist yet, so the plan runs twice: once with stand-ins that
+depends on replies that do not exist yet, so the estimate runs twice: once with stand-ins that
 lead to every call a method can make (a valid patch, a dependency map with an edge) and once
 with stand-ins that lead to the fewest (no patch, no map: ``select`` then asks no selection,
 ``dep`` falls back to the shared ``j+h`` call). The run's calls to send lie in that range;
@@ -61,11 +62,12 @@ class Census:
     per_case: dict[str, set[str]] = field(default_factory=dict)
 
     def to_send(self) -> list[Request]:
+        """The requests needed that the cache does not answer."""
         return [request for key, request in self.needed.items() if key not in self.cached]
 
 
 def _stand_in(purpose: str, case: Case, mode: Mode) -> Reply:
-    """The reply a call that is not cached gets in the plan (see the module's docstring)."""
+    """The reply a call that is not cached gets in the estimate (see the module's docstring)."""
     if mode == "least":
         return Reply(content="", finish_reason="stop")
     if purpose == "map":
@@ -199,12 +201,12 @@ def prompt_tokens(request: Request, count: TokenCounter) -> int:
     return sum(count(text) for text in texts) + TOKENS_PER_MESSAGE * len(texts)
 
 
-# ------------------------------------------------------------------------------ the plan
+# ------------------------------------------------------------------------------ the estimate
 
 
 @dataclass
-class ModelPlan:
-    """One model's plan. ``to_send`` is the most calls left to send, ``to_send_least`` the
+class ModelEstimate:
+    """One model's estimate. ``to_send`` is the most calls left to send, ``to_send_least`` the
     fewest (they differ when calls depend on replies not made yet)."""
 
     model: str
@@ -236,25 +238,26 @@ class ModelPlan:
         return low, high
 
     def to_dict(self) -> dict[str, Any]:
+        """The estimate as plain data, with its cost range."""
         low, high = self.cost_range
         return {**self.__dict__, "cost_usd_low": low, "cost_usd_high": high}
 
 
-def plan_run(
+def estimate_run(
     cases: Sequence[Case],
     models: Sequence[ModelConfig],
     settings: RunSettings,
     specs: Sequence[ItemSpec],
-) -> list[ModelPlan]:
-    """The plan of the items ``specs`` (of ``cases``), model by model, in the run's order."""
+) -> list[ModelEstimate]:
+    """The estimate of the items ``specs`` (of ``cases``), model by model, in the run's order."""
     most = census(cases, models, settings, specs=specs)
     least = census(cases, models, settings, specs=specs, mode="least")
-    plans = []
+    estimates = []
     for model in models:
         items = sum(1 for s in specs if s.model == model.name)
         found = most.get(model.name)
         if found is None:  # a reference solver
-            plans.append(ModelPlan(model.name, items, 0, 0, 0, 0, 0, 0, "no calls", None, 0,
+            estimates.append(ModelEstimate(model.name, items, 0, 0, 0, 0, 0, 0, "no calls", None, 0,
                                    0.0, 0.0, None, 0))  # fmt: skip
             continue
         fewest = least[model.name]
@@ -265,8 +268,8 @@ def plan_run(
         ]
         outputs = [r.output_tokens for r in replies if r.output_tokens]
         latencies = [r.latency_s for r in replies if r.latency_s > 0]
-        plans.append(
-            ModelPlan(
+        estimates.append(
+            ModelEstimate(
                 model=model.name,
                 items=items,
                 needed=len(found.needed),
@@ -286,18 +289,18 @@ def plan_run(
                 ),
             )
         )
-    return plans
+    return estimates
 
 
 def _range(low: int, high: int) -> str:
     return f"{high:,}" if low == high else f"{low:,} to {high:,}"
 
 
-def plan_lines(plans: Sequence[ModelPlan], *, shard: object = None) -> list[str]:
-    """The plan as the terminal prints it (``shard``: the run's, if any)."""
+def estimate_lines(estimates: Sequence[ModelEstimate], *, shard: object = None) -> list[str]:
+    """The estimate as the terminal prints it (``shard``: the run's, if any)."""
     where = "" if shard is None else f" of shard {shard}"
     lines = [f"revprop plan{where}: no request sent"]
-    for p in plans:
+    for p in estimates:
         if p.tokens_how == "no calls":
             lines.append(f"{p.model}: {p.items:,} items, a reference solver: no calls")
             continue
@@ -335,21 +338,21 @@ def plan_lines(plans: Sequence[ModelPlan], *, shard: object = None) -> list[str]
                 f"  time: about {seconds:,.0f} s at {p.concurrency} calls in flight per process "
                 f"(cached mean latency {p.latency_mean:.2f} s)"
             )
-    sends = sum(p.to_send for p in plans)
-    sends_least = sum(p.to_send_least for p in plans)
-    lines.append(f"total: {_range(sends_least, sends)} calls to send, {total_cost(plans)}")
+    sends = sum(p.to_send for p in estimates)
+    sends_least = sum(p.to_send_least for p in estimates)
+    lines.append(f"total: {_range(sends_least, sends)} calls to send, {total_cost(estimates)}")
     return lines
 
 
-def total_cost(plans: Sequence[ModelPlan]) -> str:
-    """The plan's cost in words: a dollar range over the priced models, and the models with
-    calls to send and no prices named as unpriced (never a made-up $0)."""
+def total_cost(estimates: Sequence[ModelEstimate]) -> str:
+    """The estimate's cost in words: a dollar range over the priced models, and the models
+    with calls to send and no prices named as unpriced (never a made-up $0)."""
     unpriced = [
         p.model
-        for p in plans
+        for p in estimates
         if p.tokens_how != "no calls" and p.to_send and not (p.price_in or p.price_out)
     ]
-    priced = [p for p in plans if p.model not in unpriced]
+    priced = [p for p in estimates if p.model not in unpriced]
     low = sum(p.cost_range[0] for p in priced)
     high = sum(p.cost_range[1] for p in priced)
     if not unpriced:

@@ -271,6 +271,7 @@ class PluginOption:
 
     @property
     def is_flag(self) -> bool:
+        """Whether the option takes no value (``store_true``; its ini key is a bool)."""
         return self.parse is None
 
 
@@ -479,12 +480,18 @@ class OptionSource(Protocol):
     Options are declared with ``default=None`` and ini keys with ``default=None``, so that None
     means "not given"."""
 
-    def getoption(self, name: str) -> Any: ...
+    def getoption(self, name: str) -> Any:
+        """The command line's value of option dest ``name`` (None: not given)."""
+        ...
 
-    def getini(self, name: str) -> Any: ...
+    def getini(self, name: str) -> Any:
+        """The ini file's value of key ``name`` (None: not set)."""
+        ...
 
     @property
-    def inipath(self) -> Path | None: ...
+    def inipath(self) -> Path | None:
+        """The ini file read, for messages (None: none)."""
+        ...
 
 
 def option_value(config: OptionSource, name: str) -> Any:

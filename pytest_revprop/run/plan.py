@@ -3,11 +3,16 @@ values before any item runs, with the checks the run passes first. No pytest her
 reads each option once (command line, else ini file, else default), builds the plan with
 ``RunPlan.from_options`` and asks it from then on; the tests build plans from plain dicts.
 
+The plan is a frozen value, the same in every process of a run: what a run builds up as it
+goes (the models pointed at the servers started for it, a worker's share of the spending
+ceiling, what each worker spent, the items the ceiling cut) is state of the plugin's role
+objects (``plugin.controller``, ``plugin.worker``), never written back into the plan.
+
 The checks, in the order a run makes them:
 
 - **building the plan** (pytest's configure, in every process): the options fit together
   (``--revprop-update-baseline`` has a file), every model is named once, the cases load, the
-  transport is known, the run's scope holds (``scaleout.run_scope``: a ceiling's models are
+  transport is known, the run's scope holds (``scope.run_scope``: a ceiling's models are
   priced, a shard gets cases), every method is known and has an item at the k values given;
 - **the baseline** (configure, in the controller): ``comparable_baseline`` reads the file to
   compare with, which must share a (model, method, k) with the run;
@@ -18,11 +23,13 @@ The checks, in the order a run makes them:
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_revprop.core.cases import BENCHMARK_DIR, Case, select_cases
@@ -58,21 +65,21 @@ def option_values(given: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunPlan:
-    """One run: its cases, models, settings (methods, k, seeds, ...), its items in order and
-    where its outputs go; ``scope`` is its part (a shard's cases), its spending ceiling and
-    whether it only plans. ``models`` is replaced once the servers are up (their API bases)."""
+    """One run: its cases, models (as the options name them), settings (methods, k, seeds,
+    ...), its items in order and where its outputs go; ``scope`` is its part (a shard's
+    cases), its spending ceiling and whether it only estimates. Frozen: nothing writes to a
+    plan once it is built."""
 
-    cases: list[Case]
-    models: list[ModelConfig]
+    cases: tuple[Case, ...]
+    models: tuple[ModelConfig, ...]
     settings: RunSettings
-    specs: list[ItemSpec]
-    values: dict[str, Any]
+    specs: tuple[ItemSpec, ...]
+    values: Mapping[str, Any]
     """Every plugin option's value in effect, by name (``revprop_model``: its dest and ini key)."""
     label: Label = field(default=flag_label, repr=False)
     scope: RunScope = field(default_factory=RunScope)
-    _by_node: dict[str, ItemSpec] | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ building
 
@@ -85,16 +92,14 @@ class RunPlan:
         registry: MethodRegistry | None = None,
         presets: PresetRegistry | None = None,
         label: Label = flag_label,
-        worker: bool = False,
         environ: Mapping[str, str] | None = None,
     ) -> RunPlan:
         """The plan of the option values ``given`` (missing ones take their defaults).
         ``rootdir``: where ``[tool.revprop]`` is looked up (default: the working folder);
         ``registry`` and ``presets``: the methods and model presets registered through the
-        hooks (default: the built-in methods, no registered presets); ``worker``: the plan of
-        an xdist worker (its share of a spending ceiling), ``environ``: where the shard and the
-        worker count are read (default: ``os.environ``). Raises UserError, one line naming the
-        option (through ``label``), for options that do not make a run."""
+        hooks (default: the built-in methods, no registered presets); ``environ``: where an
+        automatic shard is read (default: ``os.environ``). Raises UserError, one line naming
+        the option (through ``label``), for options that do not make a run."""
         values = option_values(given)
         registry = registry or builtin_registry()
         if values["revprop_update_baseline"] and values["revprop_baseline"] is None:
@@ -123,10 +128,13 @@ class RunPlan:
         )
         settings = run_settings(values, registry)
         cases, scope = run_scope(
-            cases, models, settings, values.__getitem__, label, environ=environ, worker=worker
+            cases, models, settings, values.__getitem__, label, environ=environ
         )
         specs = item_specs(cases, models, settings)
-        plan = cls(cases, models, settings, specs, values, label, scope=scope)
+        plan = cls(
+            tuple(cases), tuple(models), settings, tuple(specs), MappingProxyType(values), label,
+            scope=scope,
+        )  # fmt: skip
         plan.check_items()
         return plan
 
@@ -149,14 +157,17 @@ class RunPlan:
 
     @property
     def cases_path(self) -> Path:
+        """Where the run's cases are read from."""
         return Path(self.values["revprop_cases"] or BENCHMARK_DIR)
 
     @property
     def report_dir(self) -> Path:
+        """The reports folder (``--revprop-report``)."""
         return Path(self.values["revprop_report"])
 
     @property
     def baseline_path(self) -> Path | None:
+        """The baseline file (``--revprop-baseline``), None when the run names none."""
         path = self.values["revprop_baseline"]
         return None if path is None else Path(path)
 
@@ -171,9 +182,12 @@ class RunPlan:
 
     def spec_of(self, node_name: str) -> ItemSpec | None:
         """The item whose pytest node id is ``node_name``; None for another test's."""
-        if self._by_node is None:
-            self._by_node = {spec.node_name(): spec for spec in self.specs}
         return self._by_node.get(node_name)
+
+    @functools.cached_property
+    def _by_node(self) -> dict[str, ItemSpec]:
+        """The items by node id, made when first asked (a memo, not a change of the plan)."""
+        return {spec.node_name(): spec for spec in self.specs}
 
     def markers(self) -> list[str]:
         """The run's markers as ini lines (``name: description``): the cases' domains and
@@ -189,17 +203,18 @@ class RunPlan:
         ]
         return lines
 
-    def plan_lines(self) -> list[str]:
-        """The lines of ``--revprop-plan`` (``scaleout.RunScope.plan_lines``): the run's items
+    def estimate_lines(self) -> list[str]:
+        """The lines of ``--revprop-plan`` (``scope.RunScope.estimate_lines``): the run's items
         counted against the cache, nothing sent."""
-        return self.scope.plan_lines(self.cases, self.models, self.settings, self.specs)
+        return self.scope.estimate_lines(self.cases, self.models, self.settings, self.specs)
 
-    def header(self) -> str:
-        """The lines pytest prints above the items (``reporting.header``)."""
+    def header(self, models: Sequence[ModelConfig] | None = None) -> str:
+        """The lines pytest prints above the items (``run.header``); ``models``: the plan's
+        made ready (pointed at the servers started for the run), default the plan's own."""
         from pytest_revprop.run.header import run_header
 
         return run_header(
-            self.models,
+            self.models if models is None else models,
             self.settings,
             split=self.values["revprop_split"],
             cases_path=self.values["revprop_cases"] or BENCHMARK_DIR,
@@ -207,9 +222,10 @@ class RunPlan:
             n_items=len(self.specs),
         )
 
-    def meta(self, spent_usd: float = 0.0) -> dict[str, Any]:
+    def meta(self, spent_usd: float = 0.0, cut_items: int = 0) -> dict[str, Any]:
         """What results.json's ``meta`` says of the run (the sink adds versions and times),
-        the scope's fields included; ``spent_usd``: what the run's calls cost."""
+        the scope's fields included; ``spent_usd``: what the run's calls cost, ``cut_items``:
+        the items its spending ceiling left unrun."""
         return {
             "cases_path": str(self.cases_path),
             "split": self.values["revprop_split"],
@@ -224,18 +240,8 @@ class RunPlan:
             },
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
-            **self.scope.meta(spent_usd),
+            **self.scope.meta(spent_usd, cut_items),
         }
-
-    def api_bases(self) -> dict[str, list[str]]:
-        """Each model's API bases, for the processes that did not start the servers."""
-        return {m.name: list(m.api_bases) for m in self.models}
-
-    def use_api_bases(self, bases: Mapping[str, Sequence[str]]) -> None:
-        """Point the models at ``bases`` (``api_bases()`` of the process that started them)."""
-        self.models = [
-            m.replace(api_bases=tuple(bases.get(m.name, m.api_bases))) for m in self.models
-        ]
 
     # ------------------------------------------------------------------ checks before items
 
@@ -265,16 +271,30 @@ class RunPlan:
                 "choose another with --revprop-cache=DIR, or pass --revprop-no-cache"
             ) from None
 
-    def check_credentials(self, runner: Runner) -> None:
+    def check_credentials(
+        self, runner: Runner, models: Sequence[ModelConfig] | None = None
+    ) -> None:
         """Stop before any item when a model with calls to make has no key: its variable is
         unset. A rerun that the cache answers makes no call and needs no key (``runner``, the
-        run's, knows what the cache holds)."""
+        run's, knows what the cache holds); ``models``: the plan's made ready (default its own)."""
         from pytest_revprop.llm.credentials import missing_key
 
-        for model in self.models:
+        for model in self.models if models is None else models:
             message = missing_key(model)
             if message and runner.makes_calls([s for s in self.specs if s.model == model.name]):
                 raise UserError(message)
+
+
+def api_bases(models: Sequence[ModelConfig]) -> dict[str, list[str]]:
+    """Each model's API bases, for the processes that did not start the servers."""
+    return {m.name: list(m.api_bases) for m in models}
+
+
+def with_api_bases(
+    models: Sequence[ModelConfig], bases: Mapping[str, Sequence[str]]
+) -> list[ModelConfig]:
+    """``models`` pointed at ``bases`` (``api_bases`` of the process that started them)."""
+    return [m.replace(api_bases=tuple(bases.get(m.name, m.api_bases))) for m in models]
 
 
 def run_settings(values: Mapping[str, Any], registry: MethodRegistry) -> RunSettings:
@@ -305,4 +325,12 @@ def run_settings(values: Mapping[str, Any], registry: MethodRegistry) -> RunSett
     )
 
 
-__all__ = ["Label", "RunPlan", "flag_label", "option_values", "run_settings"]
+__all__ = [
+    "Label",
+    "RunPlan",
+    "api_bases",
+    "flag_label",
+    "option_values",
+    "run_settings",
+    "with_api_bases",
+]

@@ -4,9 +4,10 @@ concurrently, and the plain result records they produce. No pytest here.
 A plain pytest run hands all of its items to one background event loop when collection
 ends, which runs up to ``ITEMS_AHEAD`` of them ahead of the tests; the model clients bound the
 requests in flight and share one response cache, so items that share calls overlap their work
-and no call is made twice. A test item then only waits for its result. An xdist worker cannot know which items it will be handed: it makes the calls of its
-share of the cases ahead (``worker_share``; cache claims keep a call from being made twice
-across workers) and runs each item it is handed on demand, that item's calls first.
+and no call is made twice. A test item then only waits for its result. An xdist worker cannot
+know which items it will be handed: it makes the calls of its share of the cases ahead
+(``worker_share``; cache claims keep a call from being made twice across workers) and runs
+each item it is handed on demand, that item's calls first.
 docs/architecture.md describes this flow; docs/interfaces.md the records' fields.
 """
 
@@ -67,11 +68,8 @@ class ItemSpec:
     k: int
     seed: int
 
-    @property
-    def key(self) -> tuple[str, str, str, int, int]:
-        return (self.case, self.model, self.method, self.k, self.seed)
-
     def label(self) -> str:
+        """The item's part of its node id: ``MODEL-METHOD-kK-sSEED``."""
         return f"{self.model}-{self.method}-k{self.k}-s{self.seed}"
 
     def node_name(self) -> str:
@@ -79,8 +77,12 @@ class ItemSpec:
         return f"{self.case}[{self.label()}]"
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunSettings:
+    """How a run runs its items, from its option values: the methods (expanded), the k values
+    and base seeds, the response cache, the calls in flight, the prompts, retries, transport
+    and the method registry. Frozen: every process of a run builds the same settings once."""
+
     methods: Sequence[str]
     k_values: Sequence[int] = (5,)
     seeds: Sequence[int] = PAPER_SEEDS
@@ -93,8 +95,6 @@ class RunSettings:
     """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
     registry: MethodRegistry = field(default_factory=builtin_registry)
     """Where method names are looked up (under pytest: filled through the hook)."""
-    max_cost_usd: float | None = None
-    """The spending ceiling of this process's calls (``llm/budget.py``), None: none."""
 
 
 def item_specs(
@@ -160,9 +160,16 @@ def worker_share(
 def result_record(
     case: Case, spec: ItemSpec, run: MethodRun, score: Score | None = None
 ) -> ResultRecord:
-    """The plain-data record of one item (results.json row plus what reports need);
-    ``score`` is ``run.score(case)`` when the caller has it already."""
+    """The plain-data record of one item (results.json row plus what reports need).
+
+    Composed, not restated: the verdict (completion, validity, error, reason, failure counts
+    and findings) is the score's, the patch and the notes are the method's outcome, the usage
+    (cost, latency, calls and their replies) is the run's, and the rest names the item and
+    its case. ``score`` is ``run.score(case)`` when the caller has it already; it may be a
+    score shared with items of the same final patch, so the patch comes from the run.
+    """
     score = run.score(case) if score is None else score
+    outcome = run.outcome
     credit = partial_credit(case, score)
     return {
         "case": case.id,
@@ -172,20 +179,20 @@ def result_record(
         "seed": spec.seed,
         "completed": score.completed,
         "valid": score.valid,
-        "error": score.error,
+        "error": score.outcome.error,
         "miss": score.miss,
         "over_edit": score.over_edit,
         "wrong_value": score.wrong_value,
         "cost_usd": run.cost_usd,
         "latency_s": run.latency_s,
         "calls": len(run.calls),
-        "patch": run.patch,
-        "reason": score.reason,
+        "patch": outcome.patch,
+        "reason": score.outcome.reason,
         "findings": [f.to_dict() for f in score.findings],
-        "selection_fallback": run.selection_fallback,
-        "map_valid": run.map_valid,
-        "map_edges": run.map_edges,
-        "map_dropped": run.map_dropped,
+        "selection_fallback": outcome.selection_fallback,
+        "map_valid": outcome.map_valid,
+        "map_edges": outcome.map_edges,
+        "map_dropped": outcome.map_dropped,
         "domain": case.domain,
         "pattern": case.pattern,
         "size": case.size,
@@ -211,18 +218,24 @@ class Runner:
     run, or starts one with its calls ahead of everything queued. The event loop only makes
     calls and combines replies; scoring and record building happen in the thread that asks,
     so the loop answers the network promptly and keeps the server's slots busy. Scores are
-    shared by items with the same final patch.
+    shared by items with the same final patch. ``max_cost_usd`` is the spending ceiling of
+    this process's calls (``llm/budget.py``; an xdist worker's share of the run's), None: none.
     """
 
     def __init__(
-        self, cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings
+        self,
+        cases: Sequence[Case],
+        models: Sequence[ModelConfig],
+        settings: RunSettings,
+        *,
+        max_cost_usd: float | None = None,
     ) -> None:
         self.cases = {c.id: c for c in cases}
         self.models = {m.name: m for m in models}
         self.settings = settings
         self.prompts = settings.prompts.remembering()
         self.artifacts = SampleArtifacts()
-        self.ceiling = Ceiling(settings.max_cost_usd, name="--revprop-max-cost")
+        self.ceiling = Ceiling(max_cost_usd, name="--revprop-max-cost")
         """Every call of the run holds its worst case under it (no limit: it only counts)."""
         self.clients: dict[str, Client] = {
             m.name: Client(
@@ -296,9 +309,11 @@ class Runner:
         return record
 
     def _score(self, case: Case, run: MethodRun) -> Score:
-        if run.patch is None:
+        """The run's score, shared by the items of ``case`` whose final patch is the same."""
+        patch = run.outcome.patch
+        if patch is None:
             return run.score(case)
-        key = (case.id, json.dumps(run.patch, sort_keys=True, ensure_ascii=False))
+        key = (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False))
         return self._scores.get(key, lambda: run.score(case))
 
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
@@ -408,7 +423,7 @@ class Runner:
     def _prefetched(self, spec: ItemSpec, run: asyncio.Future[MethodRun]) -> None:
         self._prefetch_active -= 1
         if not run.cancelled():
-            run.exception()  # seen (the ceiling's BudgetReached): the item asked for says it
+            run.exception()  # retrieved, so asyncio does not log it; the item raises it when asked
         cached = self.settings.cache_dir is not None
         if cached and spec not in self._futures and self._runs.get(spec) is run:
             del self._runs[spec]
@@ -499,6 +514,7 @@ class Runner:
         return asyncio.run_coroutine_threadsafe(count(), self._loop).result(5.0)
 
     def stats(self) -> dict[str, dict[str, int]]:
+        """Each model client's call counters (``ClientStats``), by model name."""
         return {name: client.stats.to_dict() for name, client in self.clients.items()}
 
     def run_all(self, specs: Sequence[ItemSpec]) -> list[ResultRecord]:

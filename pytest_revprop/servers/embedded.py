@@ -137,6 +137,7 @@ class EmbeddedServer:
 
     @property
     def litellm_model(self) -> str:
+        """The litellm model string of the served model (the server speaks the OpenAI API)."""
         return f"openai/{self.alias}"
 
     @property
@@ -148,6 +149,7 @@ class EmbeddedServer:
 
     @property
     def running(self) -> bool:
+        """Whether the server process is alive."""
         return self._process is not None and self._process.poll() is None
 
     def command(self) -> list[str]:
@@ -224,6 +226,7 @@ class EmbeddedServer:
         self.stop()
 
     def log_tail(self, lines: int = 15) -> str:
+        """The last ``lines`` lines of the server's log ("" without one), for error messages."""
         if self.log_path is None or not self.log_path.exists():
             return ""
         text = self.log_path.read_text(encoding="utf-8", errors="replace")

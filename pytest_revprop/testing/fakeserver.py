@@ -82,6 +82,7 @@ def request_digest(body: Mapping[str, Any]) -> str:
 
 
 def load_responder(spec: str) -> Responder:
+    """The responder ``module:function``, imported; ValueError when it names no callable."""
     module_name, sep, func_name = spec.partition(":")
     if not sep:
         raise ValueError(f"responder must be 'module:function', got {spec!r}")
@@ -167,6 +168,7 @@ class FakeApp:
         self._semaphore: asyncio.Semaphore | None = None
 
     def build(self) -> Any:
+        """The aiohttp app: chat, models, ``/health``, and test-only ``/_stats`` and ``/_reset``."""
         from aiohttp import web
 
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -180,11 +182,13 @@ class FakeApp:
     # --- endpoints ---------------------------------------------------------------------------
 
     async def health(self, request: Any) -> Any:
+        """``GET /health``: always ``ok``, as a started server answers."""
         from aiohttp import web
 
         return web.Response(text="ok")
 
     async def models(self, request: Any) -> Any:
+        """``GET /v1/models``: the served model names (``fake-model`` when none were given)."""
         from aiohttp import web
 
         names = self.model_names or ()  # no names: any name is answered, so none is listed
@@ -192,17 +196,21 @@ class FakeApp:
         return web.json_response({"object": "list", "data": data})
 
     async def stats(self, request: Any) -> Any:
+        """``GET /_stats``: the counters of what the server received and answered."""
         from aiohttp import web
 
         return web.json_response(self.state.snapshot())
 
     async def reset(self, request: Any) -> Any:
+        """``POST /_reset``: forget every request received and zero the counters."""
         from aiohttp import web
 
         self.state.reset()
         return web.json_response({"ok": True})
 
     async def chat(self, request: Any) -> Any:
+        """``POST /v1/chat/completions``: the reply the rules or the responder give, after the
+        configured latency, within the slots; a malformed body gets HTTP 400."""
         from aiohttp import web
 
         state = self.state
@@ -374,13 +382,16 @@ class FakeServer:
 
     @property
     def url(self) -> str:
+        """The server's address, ``http://HOST:PORT``."""
         return f"http://{self.host}:{self.port}"
 
     @property
     def base_url(self) -> str:
+        """The OpenAI-style API base, ``http://HOST:PORT/v1``."""
         return f"{self.url}/v1"
 
     def start(self) -> FakeServer:
+        """Serve on a background thread, once listening; RuntimeError when it does not start."""
         self._thread = threading.Thread(target=self._run, name="fakeserver", daemon=True)
         self._thread.start()
         self._ready.wait(30)
@@ -411,6 +422,7 @@ class FakeServer:
         self._runner, self.port = await start_site(self.app, self.host, self.port)
 
     def stop(self) -> None:
+        """Stop serving and join the thread (nothing when not started)."""
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
@@ -436,9 +448,11 @@ class FakeServer:
         return asyncio.run_coroutine_threadsafe(call(), loop).result(30)
 
     def stats(self) -> dict[str, Any]:
+        """The server's counters (``/_stats``), read on its loop."""
         return self._on_loop(self.app.state.snapshot)  # type: ignore[no-any-return]
 
     def reset(self) -> None:
+        """Make the server forget every request received and zero its counters."""
         self._on_loop(self.app.state.reset)
 
 
@@ -449,6 +463,7 @@ def get_json(url: str, timeout: float = 30.0) -> Any:
 
 
 def post_json(url: str, body: Any, timeout: float = 30.0) -> Any:
+    """POST ``body`` as JSON to ``url`` and return the decoded JSON answer."""
     data = json.dumps(body).encode("utf-8")
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -470,9 +485,12 @@ class FakeServerProcess:
 
     @property
     def url(self) -> str:
+        """The child server's address, ``http://HOST:PORT``."""
         return self.base_url.removesuffix("/v1")
 
     def start(self) -> FakeServerProcess:
+        """Start the child process and wait for its ``READY`` line; RuntimeError (with the log's
+        last line) when it does not start."""
         self.config_path.write_text(json.dumps(self.options), encoding="utf-8")
         command = [sys.executable, "-m", "pytest_revprop.testing.fakeserver", "--port", "0"]
         with self.log_path.open("w", encoding="utf-8") as log:
@@ -492,12 +510,15 @@ class FakeServerProcess:
         return self
 
     def stats(self) -> dict[str, Any]:
+        """The child server's counters (``/_stats``)."""
         return get_json(f"{self.url}/_stats")  # type: ignore[no-any-return]
 
     def reset(self) -> None:
+        """Make the child server forget every request received and zero its counters."""
         post_json(f"{self.url}/_reset", {})
 
     def stop(self) -> None:
+        """Terminate the child process (killed when it does not exit within 10 s)."""
         if self.process is None:
             return
         if self.process.poll() is None:
@@ -532,6 +553,7 @@ async def start_site(app: FakeApp, host: str, port: int) -> tuple[Any, int]:
 
 
 def options_from_config(path: Path | None) -> dict[str, Any]:
+    """The options in the JSON file ``path`` ({} without one); ValueError for a non-object."""
     if path is None:
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -556,6 +578,9 @@ async def _serve_forever(options: Mapping[str, Any], host: str, port: int) -> No
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Serve until stopped (``python -m pytest_revprop.testing.fakeserver``), printing
+    ``READY BASE_URL`` once listening. Returns 2, with a one-line error, when the server
+    cannot start."""
     parser = argparse.ArgumentParser(prog="python -m pytest_revprop.testing.fakeserver")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)

@@ -92,6 +92,9 @@ def _map_answer(case: Case, seed: int) -> str:
 
 
 def respond(body: dict[str, Any]) -> dict[str, Any]:
+    """The scripted answer to one chat-completion ``body`` (``content`` and ``reasoning``), by
+    the kind of prompt and a hash of case, seed and context (the module's docstring says how).
+    """
     messages = body.get("messages", [])
     seed = int(body.get("seed") or 0)
     system = _text(messages[0]) if messages else ""

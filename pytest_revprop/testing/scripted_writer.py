@@ -63,6 +63,7 @@ def turn(
 
 
 def add(path: str, value: Any) -> dict[str, Any]:
+    """An RFC 6902 ``add`` operation."""
     return {"op": "add", "path": path, "value": value}
 
 

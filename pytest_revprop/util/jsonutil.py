@@ -61,10 +61,12 @@ def is_finite_json(value: Any) -> bool:
 
 
 def escape_token(token: str) -> str:
+    """A reference token escaped for a JSON Pointer (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
     return token.replace("~", "~0").replace("/", "~1")
 
 
 def unescape_token(token: str) -> str:
+    """A JSON Pointer reference token unescaped (``~1`` to ``/``, then ``~0`` to ``~``)."""
     return token.replace("~1", "/").replace("~0", "~")
 
 
@@ -89,10 +91,12 @@ def split_pointer(pointer: str) -> list[str]:
 
 
 def join_pointer(tokens: list[str] | tuple[str, ...]) -> str:
+    """The JSON Pointer of ``tokens`` (each escaped)."""
     return "".join("/" + escape_token(t) for t in tokens)
 
 
 def child_pointer(pointer: str, token: str | int) -> str:
+    """The pointer of the member ``token`` (a key or an index) of the place at ``pointer``."""
     return f"{pointer}/{escape_token(str(token))}"
 
 
@@ -152,4 +156,5 @@ def leaf_count(doc: Any) -> int:
 
 
 def dumps_compact(value: Any) -> str:
+    """``value`` as JSON without spaces, non-ASCII characters kept."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -55,4 +55,5 @@ class Memo(Generic[K, V]):
         return value
 
     def clear(self) -> None:
+        """Forget every value."""
         self._values.clear()

@@ -41,11 +41,16 @@ class Pairing:
 
     @property
     def agrees(self) -> bool:
+        """Whether the golds agree: the same once normalised, or each completing the other."""
         return self.verdict != DISAGREE
 
 
 @dataclass
 class Agreement:
+    """Two annotators' golds compared: a pairing per case both have, the ids only one has, and the
+    files that did not load.
+    """
+
     pairings: list[Pairing]
     only_a: list[str]
     only_b: list[str]
@@ -53,9 +58,11 @@ class Agreement:
 
     @property
     def rate(self) -> float | None:
+        """The share of paired cases whose golds agree (None when no case paired)."""
         return sum(p.agrees for p in self.pairings) / len(self.pairings) if self.pairings else None
 
     def counts(self) -> Counter[str]:
+        """How many pairings have each verdict."""
         return Counter(p.verdict for p in self.pairings)
 
     def shown(self) -> list[Pairing]:
@@ -118,6 +125,10 @@ def _completes(case: Case, other: Case) -> bool:
 
 
 def compare(a: Case, b: Case) -> Pairing:
+    """The verdict on two annotators' versions of one case: ``same`` after normalisation,
+    ``equivalent`` when each gold completes the other's case, else ``disagree`` with the
+    operations only one of them has.
+    """
     note = "the requests differ" if a.request != b.request else ""
     if not json_equal(a.artifact, b.artifact):
         return Pairing(a.id, DISAGREE, note="the artifacts differ")
@@ -166,6 +177,7 @@ def _headline(report: Agreement) -> str:
 
 
 def render_text(report: Agreement, names: Sequence[str]) -> str:
+    """The agreement report as plain text, ``names`` naming annotators A and B."""
     name_a, name_b = names
     lines = [f"A = {name_a}", f"B = {name_b}", _headline(report)]
     for p in report.shown():
@@ -184,6 +196,7 @@ def _cell(text: str) -> str:
 
 
 def render_markdown(report: Agreement, names: Sequence[str]) -> str:
+    """The agreement report as a markdown section, ``names`` naming annotators A and B."""
     name_a, name_b = names
     lines = [
         "## Annotator agreement",

@@ -34,6 +34,7 @@ from pytest_revprop.authoring.annotate.store import (
     NotFound,
     PathRefused,
     SaveRefused,
+    where,
 )
 from pytest_revprop.authoring.annotate.threeway import merge_case, new_saves
 from pytest_revprop.core.cases import MAX_CASE_BYTES
@@ -103,6 +104,9 @@ def refusal(request: web.Request) -> str | None:
 
 @web.middleware
 async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse a request that does not come from this server's own page (``refusal``), then turn
+    the handler's errors into JSON answers with their HTTP status.
+    """
     why = refusal(request)
     if why is not None:
         return web.json_response({"error": why}, status=403)
@@ -150,10 +154,12 @@ async def _body(request: web.Request) -> dict[str, Any]:
 
 
 async def index(request: web.Request) -> web.StreamResponse:
+    """``GET /``: the editor's page."""
     return web.FileResponse(STATIC / "index.html", headers={"Content-Type": "text/html"})
 
 
 async def asset(request: web.Request) -> web.StreamResponse:
+    """``GET /static/NAME``: one of the editor's assets (404 for any other name)."""
     path = assets().get(request.match_info["name"])
     if path is None:
         return _error(404, "no such asset")
@@ -161,11 +167,13 @@ async def asset(request: web.Request) -> web.StreamResponse:
 
 
 async def session(request: web.Request) -> web.Response:
+    """``GET /api/session``: the settings, the case roots, the model presets and the version."""
     store = request.app[STORE]
     return _json(
         request.app[SETTINGS]
         | {
             "roots": [r.label for r in store.roots],
+            "folders": [r.identity for r in store.roots],
             "models": preset_names(),
             "version": __version__,
         }
@@ -173,15 +181,26 @@ async def session(request: web.Request) -> web.Response:
 
 
 async def cases(request: web.Request) -> web.Response:
+    """``GET /api/cases``: every case file under the roots, summarised."""
     return _json({"cases": await asyncio.to_thread(request.app[STORE].listing)})
 
 
+async def stamp(request: web.Request) -> web.Response:
+    """``GET /api/stamp``: a cheap fingerprint of the folder, which the page polls to follow
+    changes on disk."""
+    return _json({"stamp": await asyncio.to_thread(request.app[STORE].stamp)})
+
+
 async def case(request: web.Request) -> web.Response:
+    """``GET /api/case?file=KEY``: one case file's data and content hash."""
     key = request.query.get("file")
     return _json(await asyncio.to_thread(request.app[STORE].read, key or ""))
 
 
 async def check(request: web.Request) -> web.Response:
+    """``POST /api/check``: the checks' report on the edited case (``data``), regex examples
+    given by gold index.
+    """
     body = await _body(request)
     raw = body.get("examples")
     examples = (
@@ -192,38 +211,68 @@ async def check(request: web.Request) -> web.Response:
 
 
 async def save(request: web.Request) -> web.Response:
+    """Save the page's case over the version ``hash``. With ``merge`` (and ``base``, the
+    version the edits were made on, and ``mine_origin``), a save that finds the file changed
+    merges with it at once when nothing overlaps and the merge passes the checks (``merged``
+    is then true and ``saves`` names who saved meanwhile); otherwise it is a 409 for the
+    page's merge dialog."""
     body = await _body(request)
     store = request.app[STORE]
+    data, base = body.get("data"), body.get("base")
+    merged: dict[str, Any] = {"merged": False, "saves": []}
+
+    def merge_with(disk: dict[str, Any]) -> dict[str, Any] | None:
+        if body.get("merge") is not True or not isinstance(base, dict):
+            return None
+        result = merge_case(base, data, disk, body.get("mine_origin"))
+        out = result.result() if not result.conflicts else None
+        if out is None or not check_case(out).valid:
+            return None
+        merged.update(merged=True, saves=new_saves(base, disk))
+        return out
+
     saved = await asyncio.to_thread(
         lambda: store.save(
             body.get("file", ""),
-            body.get("data"),
+            data,
             base_hash=str(body.get("hash")),
             annotator=str(body.get("annotator") or ""),
             action=str(body.get("action") or "edited"),
             note=str(body.get("note") or ""),
+            merge_with=merge_with,
         )
     )
-    return _json(saved)
+    return _json(saved | merged)
 
 
 async def merge(request: web.Request) -> web.Response:
-    """The three-way merge of the page's edits (``mine``, made on ``base``) with the file on
-    disk now; with ``choices`` (conflict id -> mine/theirs) made against the disk version
-    ``hash``, also the merged case to save."""
+    """The three-way merge of the page's edits (``mine``, made on ``base``; ``mine_origin``:
+    the base index each operation of mine comes from) with the file on disk now; with
+    ``choices`` (conflict id -> mine/theirs) made against the disk version ``hash``, also the
+    merged case to save, checked as a save is: ``problems`` lists the rules it breaks (the
+    page saves no merge with problems; its dialog stays open to choose again)."""
     body = await _body(request)
     disk = await asyncio.to_thread(request.app[STORE].read, body.get("file") or "")
     if disk["openable"] is not None or not isinstance(disk["data"], dict):
         return _json(
             {"disk": disk, "error": f"the file on disk cannot be merged: {disk['openable']}"}
         )
-    result = merge_case(body.get("base"), body.get("mine"), disk["data"])
+    result = merge_case(body.get("base"), body.get("mine"), disk["data"], body.get("mine_origin"))
     raw = body.get("choices")
     choices = (
         {int(k): v for k, v in raw.items() if str(k).isdigit()} if isinstance(raw, dict) else {}
     )
     if choices and body.get("hash") != disk["hash"]:
         choices = {}  # chosen against another version: choose again
+    merged = result.result(choices)
+    problems: list[str] = []
+    if merged is not None:
+        report = await asyncio.to_thread(check_case, merged, {})
+        problems = [
+            f"{where(m['pointer'])}: {m['message']}"
+            for m in report.messages
+            if m["level"] == "error"
+        ]
     return _json(
         {
             "disk": disk,
@@ -231,7 +280,9 @@ async def merge(request: web.Request) -> web.Response:
             "conflicts": [c.to_dict() for c in result.conflicts],
             "theirs_changes": result.theirs_changes,
             "mine_changes": result.mine_changes,
-            "merged": result.result(choices),
+            "merged": merged,
+            "merged_origin": result.origin(choices) if merged is not None else None,
+            "problems": problems,
         }
     )
 
@@ -251,6 +302,7 @@ def _model(body: dict[str, Any]) -> str:
 
 
 async def propose(request: web.Request) -> web.Response:
+    """``POST /api/propose``: a model's tentative gold for the edited case."""
     body = await _body(request)
     stored = None
     if body.get("file"):
@@ -263,6 +315,7 @@ async def propose(request: web.Request) -> web.Response:
 
 
 async def ask(request: web.Request) -> web.Response:
+    """``POST /api/ask``: a model's answer to a question about one proposed operation."""
     body = await _body(request)
     answer = await request.app[ASSISTANT].explain(
         body.get("data"),
@@ -286,6 +339,7 @@ def make_app(store: CaseStore, assistant: Assistant, settings: dict[str, Any]) -
     app.router.add_get("/static/{name}", asset)
     app.router.add_get("/api/session", session)
     app.router.add_get("/api/cases", cases)
+    app.router.add_get("/api/stamp", stamp)
     app.router.add_get("/api/case", case)
     app.router.add_post("/api/check", check)
     app.router.add_post("/api/save", save)

@@ -57,9 +57,9 @@ def case_for_model(data: Any) -> Case:
 class Assistant:
     """The models of one annotation session, made ready on first use.
 
-    ``cache_dir`` is the response cache (None: none); ``api_bases`` replaces the servers of
-    every model that is not hosted (as ``--revprop-api-base`` does); model settings and prices
-    come from the nearest ``[tool.revprop]`` config above ``config_from``.
+    ``cache_dir`` is the response cache (None: none); ``api_bases`` (the command's
+    ``--api-base``) replaces the servers of every model that is not hosted; model settings
+    and prices come from the nearest ``[tool.revprop]`` config above ``config_from``.
     """
 
     def __init__(
@@ -96,7 +96,7 @@ class Assistant:
             return model
         from pytest_revprop.servers.startup import ready_models
 
-        (model,) = ready_models([model], self.servers)
+        (model,) = ready_models([model], self.servers, option="--api-base")
         client = Client(
             model,
             cache_dir=self.cache_dir,
@@ -124,15 +124,15 @@ class Assistant:
         run = await run_method(
             "j+h", case, self._ask(name, model, solved), k=1, seed=seed, prompts=self.prompts
         )
-        ops = run.patch or []
+        ops = run.outcome.patch or []
         kinds = guess_kinds(case.artifact, ops, case.request)
         reply = run.calls[0].reply if run.calls else None
         return {
             "model": name,
             "seed": seed,
             "ops": [{**op, "kind": kind} for op, kind in zip(ops, kinds, strict=True)],
-            "error": run.error,
-            "reason": run.reason,
+            "error": run.outcome.error,
+            "reason": run.outcome.reason,
             "reply": None if reply is None else reply.content[:MAX_REPLY_CHARS],
             "cached": None if reply is None else reply.cached,
             "cost_usd": run.cost_usd,

@@ -59,6 +59,7 @@ class Report:
     direct_alone_completes: bool | None = None
 
     def add(self, level: str, pointer: str, rule: str, message: str) -> None:
+        """Add a message, unless the same one is there already or the report is full."""
         seen = any(m["pointer"] == pointer and m["message"] == message for m in self.messages)
         if not seen and len(self.messages) < MAX_MESSAGES:
             self.messages.append(
@@ -67,9 +68,11 @@ class Report:
 
     @property
     def valid(self) -> bool:
+        """Whether no message is an error."""
         return not any(m["level"] == "error" for m in self.messages)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as the editor receives it."""
         return {
             "valid": self.valid,
             "messages": self.messages,

@@ -15,7 +15,8 @@ Rules:
   The session owns the annotation's status and history: a save appends one history entry
   (annotator, UTC time to the second, action, optional note). ``edited`` makes the status
   ``annotated``, or ``changed`` (since review) when the case was ``reviewed`` or
-  ``changed``; ``reviewed`` makes it ``reviewed``, records that the saved gold was checked
+  ``changed``; the draft's review flags follow their operations as the page moved them;
+  ``reviewed`` makes it ``reviewed``, records that the saved gold was checked
   as it is (no other change), and is refused on a draft and to the person who edited it last.
 """
 
@@ -26,7 +27,7 @@ import hashlib
 import os
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -82,10 +83,18 @@ class Root:
 
     @property
     def folder(self) -> Path:
+        """The folder the root stands for (a case file's own folder)."""
         return self.real.parent if self.is_file else self.real
+
+    @property
+    def identity(self) -> str:
+        """A name for this root's real path, the same in every session: the page keeps
+        unsaved work under it, so work done in one folder is never offered in another."""
+        return hashlib.sha256(f"{self.is_file}:{self.real}".encode()).hexdigest()[:24]
 
 
 def content_hash(raw: bytes) -> str:
+    """The SHA-256 of a file's bytes: a save checks it to find changes made in the meantime."""
     return hashlib.sha256(raw).hexdigest()
 
 
@@ -248,11 +257,28 @@ class CaseStore:
             entry["openable"] = openable(entry["data"])
         return entry
 
+    def stamp(self) -> str:
+        """A digest of every case file's name, size and modification time: cheap to make, and
+        different whenever a file is added, removed or written (the page polls it)."""
+        parts = []
+        for key in self.files():
+            try:
+                info = self.resolve(key).stat()
+            except (PathRefused, NotFound, OSError):
+                parts.append(f"{key}:-")
+                continue
+            parts.append(f"{key}:{info.st_size}:{info.st_mtime_ns}")
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
     def listing(self) -> list[dict[str, Any]]:
         """One sidebar entry per case file; a broken file is listed with its error."""
         return [self.summary(key) for key in self.files()]
 
     def summary(self, key: str) -> dict[str, Any]:
+        """The sidebar entry of file ``key``: what ``read`` says of it but the data, plus the case's
+        id, status, markers, number of gold operations and request; the error alone when the file
+        cannot be read.
+        """
         try:
             entry = self.read(key)
         except (PathRefused, NotFound) as exc:
@@ -282,9 +308,13 @@ class CaseStore:
         annotator: str,
         action: str = "edited",
         note: str = "",
+        merge_with: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
     ) -> dict[str, Any]:
         """Write ``data`` over the file if it is still at ``base_hash``; returns the new
-        ``read`` entry. Raises Conflict, SaveRefused, PathRefused or NotFound."""
+        ``read`` entry. Raises Conflict, SaveRefused, PathRefused or NotFound. When the file
+        changed, ``merge_with(disk data)`` may give the data to write instead (the edits
+        merged with the file, under the same lock, so that no other save slips in between);
+        None: it is a Conflict."""
         annotator = " ".join(str(annotator).split())
         if not annotator:
             raise SaveRefused("enter your name before saving: the history records who saved")
@@ -298,7 +328,11 @@ class CaseStore:
             path = self.resolve(key)
             current = self.read(key)
             if current["hash"] != base_hash:
-                raise Conflict(current)
+                mergeable = current["openable"] is None and isinstance(current["data"], dict)
+                replacement = merge_with(current["data"]) if merge_with and mergeable else None
+                if replacement is None:
+                    raise Conflict(current)
+                data = replacement
             disk = current["data"]
             if current["openable"] is not None or not isinstance(disk, dict):
                 raise SaveRefused(f"the file on disk cannot be edited here: {current['openable']}")
@@ -374,7 +408,28 @@ def _next_annotation(
         new["notes"] = notes
     if "draft" in old:
         new["draft"] = old["draft"]
+        flags = _flags_sent(sent_annotation, merged.get("gold"))
+        if isinstance(old["draft"], dict) and flags is not None:
+            new["draft"] = {**old["draft"], "flags": flags}
     return new
+
+
+def _flags_sent(sent: Any, gold: Any) -> list[dict[str, Any]] | None:
+    """The review flags as the page moved them with their operations (deleted, reordered,
+    merged), each on an operation the saved gold has; None when the page sent none."""
+    draft = sent.get("draft") if isinstance(sent, dict) else None
+    flags = draft.get("flags") if isinstance(draft, dict) else None
+    if not isinstance(flags, list) or not isinstance(gold, list):
+        return None
+    return [
+        {"gold": f["gold"], "reason": f["reason"]}
+        for f in flags
+        if isinstance(f, dict)
+        and isinstance(f.get("gold"), int)
+        and not isinstance(f.get("gold"), bool)
+        and 0 <= f["gold"] < len(gold)
+        and isinstance(f.get("reason"), str)
+    ]
 
 
 def write_atomically(path: Path, raw: bytes) -> None:

@@ -6,11 +6,9 @@ opened), theirs (on disk now) and mine (the page's). The fields a save takes fro
 (conversation, artifact, status, history) is theirs, since the save owns the history.
 
 - A field only one side changed takes that side's value; both changed it alike, that value.
-- The gold is merged operation by operation, as diff3 merges lines: the operations are aligned
-  by (op, path) along a common subsequence of base and each side. An operation both sides kept
-  has each member (value, kind, match, optional) merged as a field. A stretch between aligned
-  operations (inserted, deleted or re-pathed operations) that one side left as in the base takes
-  the other side's; both changed it differently, it is a conflict.
+- The gold is merged operation by operation, by identity rather than position (``goldmerge``):
+  moves, removals, edits and additions of both sides are all kept; what both changed
+  differently (an operation, or the order) is a conflict.
 - Each conflict carries base, theirs and mine; the person saving picks a side per conflict
   (``Merge.result``). Nothing is taken from a side silently: what merged by itself is listed
   (``theirs_changes``, ``mine_changes``) for the page to say.
@@ -19,17 +17,21 @@ opened), theirs (on disk now) and mine (the page's). The fields a save takes fro
 from __future__ import annotations
 
 import copy
-import difflib
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_revprop.authoring.annotate.goldmerge import (
+    GoldPlan,
+    Ident,
+    match_by_key,
+    plan_gold,
+    valid_origin,
+)
 from pytest_revprop.core.cases import ANNOTATION_FIELD
 from pytest_revprop.util.jsonutil import MISSING, json_equal
 
 SIDES = ("mine", "theirs")
-OP_MEMBERS = ("op", "path", "value", "kind", "match", "optional")
 FIELDS = ("request", "notes", "size", "annotation notes")
 """The merged fields besides the gold, as the page names them."""
 
@@ -46,6 +48,8 @@ class MergeConflict:
     mine: Any
 
     def to_dict(self) -> dict[str, Any]:
+        """The conflict as the editor receives it (a missing value as null)."""
+
         def shown(value: Any) -> Any:
             return None if value is MISSING else value
 
@@ -72,7 +76,7 @@ class Merge:
 
     theirs: dict[str, Any]
     fields: dict[str, Any] = field(default_factory=dict)
-    gold: list[list[dict[str, Any]] | _Choice] = field(default_factory=list)
+    plan: GoldPlan = field(default_factory=GoldPlan)
     conflicts: list[MergeConflict] = field(default_factory=list)
     theirs_changes: list[str] = field(default_factory=list)
     mine_changes: list[str] = field(default_factory=list)
@@ -112,11 +116,39 @@ class Merge:
                 out.pop(name, None)
             else:
                 out[name] = copy.deepcopy(chosen)
-        gold: list[dict[str, Any]] = []
-        for piece in self.gold:
-            gold.extend(copy.deepcopy(pick(piece)))
-        out["gold"] = gold
+        ops = self.plan.ops(choices)
+        out["gold"] = [copy.deepcopy(op) for _, op in ops]
+        flags = _flags_followed(self.theirs, self.plan.theirs_index, [i for i, _ in ops])
+        if flags is not None:
+            out[ANNOTATION_FIELD]["draft"] = {**out[ANNOTATION_FIELD]["draft"], "flags": flags}
         return out
+
+    def origin(self, choices: Mapping[int, str] | None = None) -> list[int | None]:
+        """For each operation of ``result(choices)``, its index in theirs (None for one of
+        mine): the identities the page keeps for the next merge."""
+        return [self.plan.theirs_index.get(i) for i, _ in self.plan.ops(choices or {})]
+
+
+def _flags_followed(
+    theirs: dict[str, Any], theirs_index: dict[Ident, int], merged: list[Ident]
+) -> list[Any] | None:
+    """A draft's review flags (on theirs' operations) moved to where their operations are in
+    the merged gold; a flag on an operation the merge removed goes; None: no flags."""
+    note = theirs.get(ANNOTATION_FIELD)
+    draft = note.get("draft") if isinstance(note, dict) else None
+    flags = draft.get("flags") if isinstance(draft, dict) else None
+    if not isinstance(flags, list):
+        return None
+    where = {theirs_index[ident]: at for at, ident in enumerate(merged) if ident in theirs_index}
+    out = []
+    for flag in flags:
+        gold = flag.get("gold") if isinstance(flag, dict) else None
+        if isinstance(gold, int) and not isinstance(gold, bool):
+            if gold in where:
+                out.append({**flag, "gold": where[gold]})
+        else:
+            out.append(flag)
+    return out
 
 
 def _get(data: Any, name: str) -> Any:
@@ -155,111 +187,33 @@ def new_saves(base: Any, theirs: Any) -> list[dict[str, Any]]:
     return [h for h in history(theirs) if isinstance(h, dict) and h not in old]
 
 
-def merge_case(base: Any, mine: Any, theirs: dict[str, Any]) -> Merge:
-    """Merge ``mine`` and ``theirs`` against ``base`` (see the module's rules)."""
+def merge_case(base: Any, mine: Any, theirs: dict[str, Any], mine_origin: Any = None) -> Merge:
+    """Merge ``mine`` and ``theirs`` against ``base`` (see the module's rules);
+    ``mine_origin`` is the base index each operation of mine was loaded from (None for one
+    added since), when the page knows it."""
     merge = Merge(theirs=theirs)
     for name in FIELDS:
         b, t, m = _get(base, name), _get(theirs, name), _get(mine, name)
         done, value = _three(b, t, m)
         if not _same(t, b):
-            merge.theirs_changes.append(name)
+            merge.theirs_changes.append(f"edited the {name}")
         if not _same(m, b):
-            merge.mine_changes.append(name)
+            merge.mine_changes.append(f"edited the {name}")
         merge.fields[name] = value if done else merge._conflict(name, name, b, t, m)
-    _merge_gold(merge, _ops(base), _ops(mine), _ops(theirs))
+    base_ops, mine_ops, theirs_ops = _ops(base), _ops(mine), _ops(theirs)
+    origin = valid_origin(mine_origin, mine_ops, base_ops) or match_by_key(base_ops, mine_ops)
+
+    def conflict(label: str, b: Any, t: Any, m: Any) -> int:
+        return merge._conflict("gold", label, b, t, m).id
+
+    merge.plan, theirs_changes, mine_changes = plan_gold(
+        base_ops, mine_ops, theirs_ops, origin, conflict
+    )
+    merge.theirs_changes += theirs_changes
+    merge.mine_changes += mine_changes
     return merge
 
 
 def _ops(data: Any) -> list[dict[str, Any]]:
     gold = data.get("gold") if isinstance(data, dict) else None
     return [op for op in gold if isinstance(op, dict)] if isinstance(gold, list) else []
-
-
-def _key(op: dict[str, Any]) -> str:
-    return json.dumps([op.get("op"), op.get("path")], ensure_ascii=False)
-
-
-def _aligned(base: Sequence[dict[str, Any]], other: Sequence[dict[str, Any]]) -> dict[int, int]:
-    """Base index -> other index for the operations the two keep, in order."""
-    matcher = difflib.SequenceMatcher(
-        None, [_key(o) for o in base], [_key(o) for o in other], autojunk=False
-    )
-    out: dict[int, int] = {}
-    for block in matcher.get_matching_blocks():
-        for n in range(block.size):
-            out[block.a + n] = block.b + n
-    return out
-
-
-def _describe(ops: Sequence[dict[str, Any]], start: int) -> str:
-    if not ops:
-        return f"op {start + 1}"
-    paths = ", ".join(str(op.get("path")) for op in ops[:3]) + (", ..." if len(ops) > 3 else "")
-    numbers = f"op {start + 1}" if len(ops) == 1 else f"ops {start + 1}-{start + len(ops)}"
-    return f"{numbers} ({paths})"
-
-
-def _merge_gold(
-    merge: Merge,
-    base: list[dict[str, Any]],
-    mine: list[dict[str, Any]],
-    theirs: list[dict[str, Any]],
-) -> None:
-    to_mine, to_theirs = _aligned(base, mine), _aligned(base, theirs)
-    i = j = k = 0
-    for o in [o for o in range(len(base)) if o in to_mine and o in to_theirs] + [len(base)]:
-        end_m, end_t = (to_mine[o], to_theirs[o]) if o < len(base) else (len(mine), len(theirs))
-        if end_m < j or end_t < k:
-            continue  # the two alignments cross here; the stretch goes to the next anchor
-        _stretch(merge, base[i:o], mine[j:end_m], theirs[k:end_t], j, k)
-        if o < len(base):
-            _stretch_op(merge, base[o], mine[end_m], theirs[end_t], end_m, end_t)
-        i, j, k = o + 1, end_m + 1, end_t + 1
-
-
-def _stretch(
-    merge: Merge,
-    base: list[dict[str, Any]],
-    mine: list[dict[str, Any]],
-    theirs: list[dict[str, Any]],
-    at_mine: int,
-    at_theirs: int,
-) -> None:
-    if not (base or mine or theirs):
-        return
-    if not _same(theirs, base):
-        merge.theirs_changes.append(_describe(theirs or base, at_theirs))
-    if not _same(mine, base):
-        merge.mine_changes.append(_describe(mine or base, at_mine))
-    done, value = _three(base, theirs, mine)
-    if done:
-        merge.gold.append(value)
-    else:
-        label = f"the expected patch: your {_describe(mine, at_mine)}"
-        merge.gold.append(merge._conflict("gold", label, base, theirs, mine))
-
-
-def _stretch_op(
-    merge: Merge,
-    base: dict[str, Any],
-    mine: dict[str, Any],
-    theirs: dict[str, Any],
-    at_mine: int,
-    at_theirs: int,
-) -> None:
-    """One operation both sides kept: merged member by member."""
-    merged: dict[str, Any] = {}
-    for name in OP_MEMBERS:
-        done, value = _three(
-            base.get(name, MISSING), theirs.get(name, MISSING), mine.get(name, MISSING)
-        )
-        if not done:
-            _stretch(merge, [base], [mine], [theirs], at_mine, at_theirs)
-            return
-        if value is not MISSING:
-            merged[name] = value
-    if not _same(theirs, base):
-        merge.theirs_changes.append(_describe([theirs], at_theirs))
-    if not _same(mine, base):
-        merge.mine_changes.append(_describe([mine], at_mine))
-    merge.gold.append([merged])

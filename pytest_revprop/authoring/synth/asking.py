@@ -41,6 +41,7 @@ class Tally:
     checks_failed: int = 0
 
     def add(self, reply: Reply) -> None:
+        """Count one reply's cost and whether it came from the cache."""
         self.cost_usd += reply.cost_usd
         self.calls += 1
         self.cached += int(reply.cached)
@@ -55,6 +56,7 @@ class Attempt:
     reasons: list[str]
 
     def to_dict(self) -> dict[str, Any]:
+        """The attempt as the rejected-draft record holds it."""
         return {"step": self.step, "reasons": self.reasons, "reply": self.reply}
 
 

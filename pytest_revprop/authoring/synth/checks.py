@@ -73,6 +73,7 @@ class Dependency:
     """Its arithmetic over the sources (``formulas``), checked when it is declared."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The dependency as a draft file writes it (``formula`` only when there is one)."""
         out = {"path": self.path, "from": list(self.sources), "rule": self.rule}
         return out | {"formula": self.formula} if self.formula else out
 

@@ -43,6 +43,7 @@ class FormulaError(ValueError):
 
 
 def is_number(value: Any) -> bool:
+    """Whether ``value`` is a JSON number (booleans are not, though Python counts them as ints)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

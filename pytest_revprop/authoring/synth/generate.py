@@ -57,6 +57,7 @@ class Written:
 
     @property
     def dependencies(self) -> list[Dependency]:
+        """Every turn's declared dependencies, in turn order."""
         return [dep for turn in self.turns for dep in turn.dependencies]
 
     def conversation(self) -> list[dict[str, Any]]:
@@ -71,6 +72,7 @@ def check_templates(prompts: Prompts) -> None:
 
 
 def limits_of(card: Card) -> Limits:
+    """How the card's document is to grow: its target leaf count, per-turn limit and tolerance."""
     return Limits(target=card.size, per_turn=card.leaves_per_turn, tolerance=card.tolerance)
 
 
@@ -115,6 +117,7 @@ def turn_message(card: Card, prompts: Prompts, turn: int, artifact: Any) -> dict
 
 
 def request_message(card: Card, prompts: Prompts, artifact: Any) -> dict[str, str]:
+    """The user message that asks the writer for the revision request of ``card``'s edit."""
     text = prompts.render("synth_request", artifact=_json(artifact), edit=card.edit)
     return {"role": "user", "content": text}
 

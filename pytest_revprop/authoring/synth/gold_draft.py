@@ -80,18 +80,19 @@ async def draft_gold(
         raise ValueError(f"gold rule must be one of {', '.join(GOLD_RULES)}, got {rule!r}")
     run = await run_method(rule, case, ask, k=k, seed=seed, prompts=prompts)
     replies = [{"seed": c.seed, "reply": c.reply.content} for c in run.calls]
-    if run.patch is None:
-        reason = f"no gold sample gave a usable patch ({run.error}): {run.reason}"
+    outcome = run.outcome
+    if outcome.patch is None:
+        reason = f"no gold sample gave a usable patch ({outcome.error}): {outcome.reason}"
         raise GoldFailed([reason], replies)
     base = case.artifact
-    merged = _applied(base, run.patch)
+    merged = _applied(base, outcome.patch)
     if merged is MISSING:
         raise GoldFailed(["the merged gold patch does not apply to the document"], replies)
     if not _makes_edit(base, merged, edit):
         reason = f"the {rule} of {k} gold samples does not make the requested change {edit}"
         raise GoldFailed([reason], replies)
     samples = sample_artifacts(base, [_patch_of(c.reply) for c in run.calls if c.role == "sample"])
-    patch = plain_operations(base, run.patch, merged)
+    patch = plain_operations(base, outcome.patch, merged)
     places = _places(base, patch)
     kinds, flags = _kinds(places, edit, base)
     flags += _disagreements(places, merged, samples, k, kinds)

@@ -23,6 +23,7 @@ async function call(method, url, payload) {
 export const api = {
   session: () => call("GET", "/api/session"),
   cases: () => call("GET", "/api/cases"),
+  stamp: () => call("GET", "/api/stamp"),
   read: (file) => call("GET", `/api/case?file=${encodeURIComponent(file)}`),
   check: (data, examples) => call("POST", "/api/check", { data, examples }),
   save: (payload) => call("POST", "/api/save", payload),

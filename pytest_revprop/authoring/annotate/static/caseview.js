@@ -3,7 +3,7 @@
 // uses (a place's value, every place of a document, a pointer named as the page numbers ops).
 
 import { $, clear, el, shortText } from "./dom.js";
-import { pointerChild } from "./tree.js";
+import { pointerChild, renderTree } from "./tree.js";
 
 const PATCH_CUT = 160;
 
@@ -76,4 +76,32 @@ export function showHistory(data) {
   for (const h of history) list.append(el("li", {}, `${h.time} ${h.action} by ${h.annotator}${h.note ? `: ${h.note}` : ""}`));
   if (!history.length) list.append(el("li", { class: "muted" }, "no saves recorded"));
   $("#history-box").querySelector("summary").textContent = `History (${history.length})`;
+}
+
+// The live check's messages: on the operations (`gold`), on the request, and the rest.
+export function showMessages(messages, gold) {
+  gold.showMessages(messages);
+  const isOp = (m) => /^\/gold\/\d+(\/|$)/.test(m.pointer);
+  const request = messages.filter((m) => m.pointer === "/request");
+  const general = messages.filter((m) => !isOp(m) && m.pointer !== "/request");
+  const item = (m, label) => el("li", { class: m.level, dataset: { pointer: m.pointer } }, label ? `${where(m.pointer)}: ${m.message}` : m.message);
+  clear($("#request-messages")).append(...request.map((m) => item(m, false)));
+  clear($("#general-messages")).append(...general.map((m) => item(m, true)));
+  $("#request").classList.toggle("invalid", request.some((m) => m.level === "error"));
+}
+
+// The preview of the expected artifact, what the gold removes, and the verdicts.
+export function showPreview(report, data) {
+  renderTree($("#preview"), report.expected ?? data.artifact, { marks: report.marks || {}, labels: report.labels || {}, before: report.before || {} });
+  const removed = clear($("#removed"));
+  for (const r of report.removed || []) {
+    removed.append(el("li", { class: "mark-removed", dataset: { path: r.path } }, el("span", { class: "key" }, r.path), ": ", el("del", {}, shortText(r.value, 160))));
+  }
+  const verdicts = clear($("#verdicts"));
+  const say = (text, level) => verdicts.append(el("li", { class: level }, text));
+  if (!report.valid) say("Fix the errors above to see what the scorer makes of this gold.", "error");
+  if (report.gold_completes === true) say("The gold completes its own case.", "ok");
+  if (report.gold_completes === false) say("The gold does not complete its own case.", "warning");
+  if (report.direct_alone_completes === false) say("The direct edit alone would not complete the case: it tests propagation.", "ok");
+  if (report.direct_alone_completes === true) say("The direct edit alone would complete the case: it tests no propagation.", "warning");
 }

@@ -25,10 +25,11 @@ function lastSave(data) {
   return last ? `last ${saveText(last)}` : "no saves recorded";
 }
 
-function shown(value, field) {
+function shown(value, field, base) {
   if (field === "gold") {
     const ops = Array.isArray(value) ? value : [];
-    return ops.length ? el("ol", { class: "conflict-ops" }, ops.map((op) => el("li", {}, opLine(op)))) : el("p", { class: "muted" }, "(no operation here)");
+    const none = Array.isArray(base) && base.length ? "(removed)" : "(not there)";
+    return ops.length ? el("ol", { class: "conflict-ops" }, ops.map((op) => el("li", {}, opLine(op)))) : el("p", { class: "muted" }, none);
   }
   if (value === null || value === undefined || value === "") return el("p", { class: "muted" }, "(empty)");
   return el("p", { class: "conflict-text" }, typeof value === "string" ? value : JSON.stringify(value));
@@ -45,7 +46,7 @@ function conflictBlock(conflict, labels, choices, onChoose) {
       "div",
       { class: `conflict-col ${side}` },
       el("h5", {}, title),
-      shown(value, conflict.field),
+      shown(value, conflict.field, side === "base" ? null : conflict.base),
       radio ? el("label", { class: "use" }, radio, side === "mine" ? " use mine" : " use theirs") : null,
     );
   };
@@ -63,9 +64,12 @@ function conflictBlock(conflict, labels, choices, onChoose) {
   );
 }
 
-// Resolves to {choice: "merge", choices} (conflict id -> "mine" | "theirs"), {choice: "theirs"}
-// (drop all of mine) or {choice: "later"}.
-export function chooseSides(dialog, { merge, base, annotator }) {
+// Resolves to {choice: "merge", result} (the checked merge to save), {choice: "edit", result}
+// (a merge that breaks a rule, to fix in the editor), {choice: "again"} (the file changed again),
+// {choice: "theirs"} (drop all of mine) or {choice: "later"}. `resolve(choices)` asks the server
+// for the merge with the sides chosen (conflict id -> "mine" | "theirs"); while what it answers
+// cannot be saved, the dialog stays open and says why.
+export function chooseSides(dialog, { merge, base, annotator, stale, resolve }) {
   const body = clear(dialog.querySelector("#conflict-body"));
   const saves = merge.saves || [];
   const who = saves.length ? [...new Set(saves.map((h) => h.annotator))].join(", ") : "someone";
@@ -74,35 +78,52 @@ export function chooseSides(dialog, { merge, base, annotator }) {
     theirs: saves.length ? `Theirs: ${saves.map(saveText).join("; ")}` : "Theirs: on disk now (no save recorded: a script or a git pull?)",
     mine: `Mine: ${annotator || "you"}, not saved`,
   };
-  body.append(el("p", {}, saves.length ? `Saved meanwhile: ${saves.map(saveText).join("; ")}.` : "The file was changed on disk without a history entry (a script, an editor or a git pull)."));
-  const merged = [];
-  if (merge.theirs_changes.length) merged.push(`${who}'s change to ${merge.theirs_changes.join(", ")}`);
-  if (merge.mine_changes.length) merged.push(`your change to ${merge.mine_changes.join(", ")}`);
-  if (merged.length) body.append(el("p", { class: "muted" }, `Changed since the base: ${merged.join("; ")}. Whatever only one side changed is merged by itself.`));
+  const conflicts = merge.conflicts || [];
+  const buttons = ["#save-merge", "#keep-mine", "#take-theirs", "#decide-later"].map((id) => dialog.querySelector(id));
+  const [saveButton, keepMine] = buttons;
   const choices = {};
-  const saveButton = dialog.querySelector("#save-merge");
+  const problems = el("div", { class: "merge-problems", role: "alert" });
   const update = () => {
-    saveButton.disabled = merge.conflicts.some((c) => !choices[c.id]);
-  };
-  const choose = (id, side) => {
-    choices[id] = side;
-    update();
+    saveButton.disabled = Boolean(merge.error) || conflicts.some((c) => !choices[c.id]);
+    keepMine.disabled = Boolean(merge.error) || !conflicts.length;
   };
   if (merge.error) {
-    body.append(el("p", { class: "error-text" }, merge.error));
+    body.append(el("p", { class: "error-text" }, `The file on disk cannot be merged now: ${merge.error.replace(/^the file on disk cannot be merged: /, "")}.`),
+      el("p", {}, "Your changes stay in this browser. Fix the file on disk (or put the last version back), then save again: your changes merge with it. Or take the version on disk as it is."));
   } else {
-    body.append(el("p", {}, `You both changed ${merge.conflicts.length} place(s); choose a side for each:`));
-    for (const conflict of merge.conflicts) body.append(conflictBlock(conflict, labels, choices, choose));
+    body.append(el("p", {}, saves.length ? `Saved meanwhile: ${saves.map(saveText).join("; ")}.` : "The file was changed on disk without a history entry (a script, an editor or a git pull)."));
+    if (stale) body.append(el("p", {}, "Your unsaved changes were made on an earlier version of this file: check the merge before it is saved."));
+    const merged = [];
+    if (merge.theirs_changes?.length) merged.push(`${who}: ${merge.theirs_changes.join(", ")}`);
+    if (merge.mine_changes?.length) merged.push(`you: ${merge.mine_changes.join(", ")}`);
+    if (merged.length) body.append(el("p", { class: "muted merge-changes" }, `Changed since the version you opened: ${merged.join("; ")}. Whatever only one side changed is merged by itself.`));
+    body.append(el("p", {}, conflicts.length ? `You both changed ${conflicts.length} place(s); choose a side for each:` : "Nothing was changed differently on both sides."));
+    for (const conflict of conflicts) body.append(conflictBlock(conflict, labels, choices, (id, side) => { choices[id] = side; update(); }));
   }
+  body.append(problems);
   update();
-  dialog.querySelector("#keep-mine").disabled = Boolean(merge.error);
-  return new Promise((resolve) => {
+  return new Promise((resolveChoice) => {
     const done = (result) => {
       dialog.close();
-      resolve(result);
+      resolveChoice(result);
     };
-    saveButton.onclick = () => done({ choice: "merge", choices });
-    dialog.querySelector("#keep-mine").onclick = () => done({ choice: "merge", choices: Object.fromEntries(merge.conflicts.map((c) => [c.id, "mine"])) });
+    const submit = async (chosen) => {
+      buttons.forEach((b) => { b.disabled = true; });
+      clear(problems);
+      const answer = await resolve(chosen);
+      buttons.forEach((b) => { b.disabled = false; });
+      update();
+      if (answer.again) return done({ choice: "again" });
+      if (answer.error) return problems.append(el("p", { class: "error-text" }, `Not saved: ${answer.error}`));
+      if (!answer.problems?.length) return done({ choice: "merge", result: answer });
+      problems.append(
+        el("p", { class: "error-text" }, `This merge breaks a rule: ${answer.problems.join("; ")}. Choose other sides, or edit it here and save.`),
+        el("button", { type: "button", id: "edit-merge", onclick: () => done({ choice: "edit", result: answer }) }, "Edit the merge here"),
+      );
+      return undefined;
+    };
+    saveButton.onclick = () => submit(choices);
+    keepMine.onclick = () => submit(Object.fromEntries(conflicts.map((c) => [c.id, "mine"])));
     dialog.querySelector("#take-theirs").onclick = () => done({ choice: "theirs" });
     dialog.querySelector("#decide-later").onclick = () => done({ choice: "later" });
     dialog.oncancel = (event) => {

@@ -5,12 +5,14 @@
 // holds none was left by a closed tab (or a crash) and is adopted by the next tab that opens the
 // case. A tab also holds a lock per case it shows, so another tab can say the case is open
 // elsewhere. A draft remembers the version it edits (hash and data): a save detects a conflict
-// and merges against that version.
+// and merges against that version. Drafts belong to a folder, not to a port: a file is stored
+// under the identity the server hands out for the real path of the folder it was given in
+// (`folders`), so a draft made in one folder is never offered in another served on the same
+// port later.
 
 const PREFIX = "revprop-annotate:";
 const TAB_KEY = `${PREFIX}tab`;
 const DRAFT = `${PREFIX}tabdraft:`; // DRAFT + tab + ":" + file
-const LEGACY = `${PREFIX}draft:`; // one slot per case, from before drafts were per tab
 const TAB_LOCK = "revprop-annotate-tab:";
 const OPEN_LOCK = "revprop-annotate-open:"; // OPEN_LOCK + tab + ":" + file
 
@@ -18,6 +20,14 @@ const locks = typeof navigator !== "undefined" && navigator.locks ? navigator.lo
 let tabId = null;
 let liveTabs = new Set();
 let releaseOpen = null;
+let folders = [];
+
+// "0/a/b.json" -> "<identity of folder 0>/a/b.json"; null for a folder the server did not name.
+function stable(file) {
+  const cut = file.indexOf("/");
+  const folder = folders[Number(file.slice(0, cut))];
+  return typeof folder === "string" && folder ? `${folder}${file.slice(cut)}` : null;
+}
 
 function read(key) {
   try {
@@ -61,7 +71,7 @@ async function refreshLive() {
   liveTabs = new Set(held.map((l) => l.name).filter((n) => n.startsWith(TAB_LOCK)).map((n) => n.slice(TAB_LOCK.length)));
 }
 
-// Every stored draft: {key, tab (null for a legacy one), file}.
+// Every stored draft: {key, tab, file (with its folder's identity)}.
 function stored() {
   const out = [];
   for (let i = 0; i < localStorage.length; i++) {
@@ -70,19 +80,18 @@ function stored() {
       const rest = key.slice(DRAFT.length);
       const cut = rest.indexOf(":");
       if (cut > 0) out.push({ key, tab: rest.slice(0, cut), file: rest.slice(cut + 1) });
-    } else if (key?.startsWith(LEGACY)) {
-      out.push({ key, tab: null, file: key.slice(LEGACY.length) });
     }
   }
   return out;
 }
 
-const own = (file) => `${DRAFT}${tabId}:${file}`;
-const orphaned = (d) => d.tab === null || (locks !== null && d.tab !== tabId && !liveTabs.has(d.tab));
+const own = (file) => `${DRAFT}${tabId}:${stable(file)}`;
+const orphaned = (d) => locks !== null && d.tab !== tabId && !liveTabs.has(d.tab);
 
 export const drafts = {
   // Claim this tab's id (a duplicated tab copies sessionStorage, and so the id: it takes a new one).
-  async start() {
+  async start(folderIds) {
+    folders = Array.isArray(folderIds) ? folderIds : [];
     let id = sessionStorage.getItem(TAB_KEY);
     if (locks) {
       if (!id || !(await hold(TAB_LOCK + id))) {
@@ -97,16 +106,16 @@ export const drafts = {
     await refreshLive();
   },
   tab: () => tabId,
-  get: (file) => read(own(file)),
-  put: (file, draft) => write(own(file), { ...draft, time: new Date().toISOString() }),
+  get: (file) => (stable(file) ? read(own(file)) : null),
+  put: (file, draft) => Boolean(stable(file)) && write(own(file), { ...draft, time: new Date().toISOString() }),
   drop: (file) => localStorage.removeItem(own(file)),
   // This tab's draft, or one a closed tab left (shown with a dot, adopted on opening).
-  has: (file) => localStorage.getItem(own(file)) !== null || stored().some((d) => d.file === file && orphaned(d)),
+  has: (file) => Boolean(stable(file)) && (localStorage.getItem(own(file)) !== null || stored().some((d) => d.file === stable(file) && orphaned(d))),
   // The newest draft of `file` a closed tab left, moved to this tab; null when there is none.
   async adopt(file) {
     await refreshLive();
     const left = stored()
-      .filter((d) => d.file === file && orphaned(d))
+      .filter((d) => stable(file) && d.file === stable(file) && orphaned(d))
       .map((d) => ({ ...d, draft: read(d.key) }))
       .filter((d) => d.draft?.data)
       .sort((a, b) => String(b.draft.time).localeCompare(String(a.draft.time)));
@@ -121,19 +130,19 @@ export const drafts = {
     if (releaseOpen) releaseOpen();
     releaseOpen = null;
     if (!locks || file === null) return 0;
-    const name = `${OPEN_LOCK}${tabId}:${file}`;
+    const name = `${OPEN_LOCK}${tabId}:${stable(file)}`;
     releaseOpen = await hold(name);
     const { held } = await locks.query();
     const tabs = held
       .map((l) => l.name)
-      .filter((n) => n.startsWith(OPEN_LOCK) && n !== name && n.endsWith(`:${file}`))
-      .map((n) => n.slice(OPEN_LOCK.length, n.length - file.length - 1));
+      .filter((n) => n.startsWith(OPEN_LOCK) && n !== name && n.endsWith(`:${stable(file)}`))
+      .map((n) => n.slice(OPEN_LOCK.length, n.length - stable(file).length - 1));
     return new Set(tabs.filter((t) => t !== tabId && !t.includes(":"))).size;
   },
   refresh: refreshLive,
   setting: (name, fallback = "") => read(`${PREFIX}setting:${name}`) ?? fallback,
   remember: (name, value) => write(`${PREFIX}setting:${name}`, value),
   // The values regex_match operations stand for, per case file: "path\npattern" -> example.
-  examples: (file) => read(`${PREFIX}examples:${file}`) || {},
-  keepExamples: (file, map) => (Object.keys(map).length ? write(`${PREFIX}examples:${file}`, map) : localStorage.removeItem(`${PREFIX}examples:${file}`)),
+  examples: (file) => read(`${PREFIX}examples:${stable(file)}`) || {},
+  keepExamples: (file, map) => (Object.keys(map).length ? write(`${PREFIX}examples:${stable(file)}`, map) : localStorage.removeItem(`${PREFIX}examples:${stable(file)}`)),
 };

@@ -5,6 +5,7 @@
 // (`places`: [path, value] pairs); picking one for an operation without a value yet fills in the
 // place's current value, to edit from.
 
+import { resolvePointer } from "./caseview.js";
 import { clear, el, option } from "./dom.js";
 import { suggestPaths } from "./search.js";
 
@@ -44,6 +45,22 @@ export function parseValue(text, match) {
   }
 }
 
+const MAX_EXACT = 2 ** 53 - 1;
+
+// Why the page cannot hold a number typed in `text` exactly (null: it can): a whole number
+// beyond 2^53 would be rounded, one out of the double range would become null.
+export function numberProblem(text, match) {
+  if (RAW.has(match)) return null;
+  const tokens = String(text).match(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g) || [];
+  for (const token of tokens) {
+    if (token.startsWith('"')) continue;
+    const number = Number(token);
+    if (!Number.isFinite(number)) return `${token} is out of the range of numbers a case can hold: write it as text (in quotes)`;
+    if (/^-?\d+$/.test(token) && Math.abs(number) > MAX_EXACT) return `${token} cannot be held exactly (whole numbers go up to 9007199254740991): write it as text (in quotes)`;
+  }
+  return null;
+}
+
 function escapeRegex(text) {
   return String(text).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -56,6 +73,7 @@ export class GoldEditor {
     this.data = null;
     this.examples = new WeakMap();
     this.messages = [];
+    this.refused = new WeakMap(); // op -> why its typed value cannot be held
   }
 
   load(data, examples = []) {
@@ -118,7 +136,11 @@ export class GoldEditor {
     });
     const typeLabel = el("span", { class: "type muted" }, op.op === "remove" || !("value" in op) ? "" : describe(op.value));
     valueInput.addEventListener("input", () => {
-      op.value = parseValue(valueInput.value, op.match || "strict");
+      const problem = numberProblem(valueInput.value, op.match || "strict");
+      if (problem) this.refused.set(op, problem);
+      else this.refused.delete(op);
+      op.value = problem ? valueInput.value : parseValue(valueInput.value, op.match || "strict");
+      this.showMessages(this.messages);
       typeLabel.textContent = RAW.has(op.match) ? (op.match === "ref_equal" ? "pointer" : "pattern") : describe(op.value);
       this.changed();
     });
@@ -242,6 +264,39 @@ export class GoldEditor {
     row?.scrollIntoView({ block: "nearest" });
   }
 
+  // `+` on the artifact's place `aPath` (as the live `check` maps it through earlier operations):
+  // a new operation on it (a leaf: replace, from its value after the gold; a container:
+  // remove), or the one that already changes it. Returns [what to say, its level].
+  pick(aPath, value, check) {
+    const moved = check?.moved || {};
+    let path = aPath;
+    const isLeaf = value === null || typeof value !== "object";
+    if (isLeaf && aPath in moved) {
+      path = moved[aPath];
+    } else if (!isLeaf) {
+      const under = Object.keys(moved).find((k) => k.startsWith(`${aPath}/`));
+      if (under) {
+        const suffix = under.slice(aPath.length);
+        path = moved[under] === null ? null : moved[under].slice(0, moved[under].length - suffix.length);
+      }
+    }
+    if (path === null) return [`${aPath} is removed by an earlier operation`, "warn"];
+    const gold = this.data.gold || [];
+    const existing = gold.findIndex((op) => op.path === path);
+    if (existing >= 0) {
+      this.focusOp(existing);
+      return [`op ${existing + 1} already changes ${path}: edit it there`, ""];
+    }
+    const kind = gold.some((op) => op.kind === "direct") ? "cascade" : "direct";
+    if (isLeaf) {
+      const now = check?.expected !== undefined && check?.expected !== null ? resolvePointer(check.expected, path) : undefined;
+      this.add({ op: "replace", path, value: now === undefined ? value : now, kind }, "value");
+    } else {
+      this.add({ op: "remove", path, kind }, "path");
+    }
+    return ["", ""];
+  }
+
   // Bring operation `index` into view and focus it (the `+` of a place that already has one).
   focusOp(index) {
     const row = this.container.children[index];
@@ -277,8 +332,14 @@ export class GoldEditor {
     this.changed(true);
   }
 
+  // The values typed that the page cannot hold, as check messages (errors: Save waits for them).
+  refusals() {
+    return (this.data?.gold || []).flatMap((op, i) => (this.refused.has(op) ? [{ level: "error", pointer: `/gold/${i}/value`, message: this.refused.get(op) }] : []));
+  }
+
   showMessages(messages) {
     this.messages = messages;
+    messages = [...messages.filter((m) => !m.refused), ...this.refusals().map((m) => ({ ...m, refused: true }))];
     [...this.container.querySelectorAll(".op")].forEach((row) => {
       const prefix = `/gold/${row.dataset.index}`;
       const mine = messages.filter((m) => m.pointer === prefix || m.pointer.startsWith(`${prefix}/`));

@@ -5,20 +5,21 @@
 import { api } from "./api.js";
 import { Assist } from "./assist.js";
 import { chooseSides } from "./conflict.js";
-import { places, resolvePointer, showConversation, showHistory, showMeta, where } from "./caseview.js";
-import { $, clear, el, option, shortText } from "./dom.js";
+import { places, showConversation, showHistory, showMessages, showMeta, showPreview, where } from "./caseview.js";
+import { $, option } from "./dom.js";
 import { drafts } from "./drafts.js";
 import { GoldEditor } from "./gold.js";
 import { TreeSearch } from "./search.js";
-import { STATUS_LABELS, Sidebar } from "./sidebar.js";
+import { STATUS_LABELS, Sidebar, hashText } from "./sidebar.js";
 import { renderTree } from "./tree.js";
+import { watchDisk } from "./watch.js";
+import { carry, clone, editedSince, originList, origins, setText } from "./working.js";
 
 const CHECK_DELAY_MS = 150;
 const MAX_MERGE_ROUNDS = 3;
 const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("revprop-annotate") : null;
 const state = { session: null, current: null, check: null, checkSeq: 0, checkTimer: null, checkPending: false, opening: 0 };
 
-const clone = (value) => JSON.parse(JSON.stringify(value));
 const content = (data) => JSON.stringify({ ...data, annotation: undefined });
 
 // ------------------------------------------------------------------------------ working copy
@@ -35,7 +36,7 @@ function statusOf(data) {
 function persist() {
   const cur = state.current;
   const was = drafts.has(cur.file);
-  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: gold.exampleList() });
+  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: gold.exampleList(), origin: originList(cur.data.gold, cur.origin) });
   else drafts.drop(cur.file);
   keepExamples();
   if (was !== drafts.has(cur.file)) sidebar.render();
@@ -70,32 +71,12 @@ function changed() {
 
 // ------------------------------------------------------------------------------ opening
 
-function hashFor(file) {
-  const entry = sidebar.entries.find((e) => e.file === file);
-  const unique = entry?.id && sidebar.entries.filter((e) => e.id === entry.id).length === 1;
-  return encodeURIComponent(unique ? entry.id : file).replaceAll("%2F", "/");
-}
-
-function hashText() {
-  try {
-    return decodeURIComponent(location.hash.slice(1));
-  } catch {
-    return location.hash.slice(1);
-  }
-}
-
-function fileFromHash() {
-  const wanted = hashText();
-  if (!wanted) return null;
-  const entry = sidebar.entries.find((e) => e.file === wanted) || sidebar.entries.find((e) => e.id === wanted);
-  return entry ? entry.file : null;
-}
-
 async function openCase(file, { push = true } = {}) {
   const token = ++state.opening;
+  state.saveAfterCheck = false;
   const reply = await api.read(file);
   if (token !== state.opening) return;
-  const hash = `#${hashFor(file)}`;
+  const hash = `#${sidebar.hashFor(file)}`;
   if (location.hash !== hash) {
     if (push && location.hash) history.pushState(null, "", hash);
     else history.replaceState(null, "", hash);
@@ -124,11 +105,16 @@ async function openCase(file, { push = true } = {}) {
   }
   const others = await drafts.show(file);
   if (token !== state.opening) return;
+  channel?.postMessage({ opened: file, tab: drafts.tab() });
+  cur.origin = origins(cur.data.gold);
   if (draft?.data) {
     cur.data = draft.data;
     cur.hash = draft.hash;
     cur.base = draft.hash === entry.hash ? entry.data : draft.base || entry.data;
-    if (draft.hash !== entry.hash) notice += " The file changed on disk since: saving merges your changes with the saved ones.";
+    const known = Array.isArray(draft.origin) && draft.origin.length === (draft.data.gold || []).length;
+    cur.origin = origins(cur.data.gold, known ? draft.origin : false);
+    cur.stale = draft.hash !== entry.hash; // its base version is gone: merged, never saved silently
+    if (cur.stale) notice += " The file changed on disk since: saving shows the merge of your changes with the version on disk.";
   }
   if (others) notice += ` This case is also open in ${others === 1 ? "another tab" : `${others} other tabs`}: each tab keeps its own unsaved changes, and whichever saves second merges with the first.`;
   state.current = cur;
@@ -184,9 +170,9 @@ function showCase(notice) {
   showConversation(data.conversation);
   renderTree($("#artifact"), data.artifact, { onPick: pickLeaf });
   search.run();
-  $("#request").value = data.request;
-  $("#case-notes").value = data.notes || "";
-  $("#annotation-notes").value = data.annotation?.notes || "";
+  setText($("#request"), data.request);
+  setText($("#case-notes"), data.notes || "");
+  setText($("#annotation-notes"), data.annotation?.notes || "");
   $("#history-note").value = "";
   showHistory(cur.disk);
   setSaveState("", "");
@@ -196,36 +182,8 @@ function showCase(notice) {
 // ------------------------------------------------------------------------------ editing
 
 function pickLeaf(aPath, value) {
-  const cur = state.current;
-  const moved = state.check?.moved || {};
-  let path = aPath;
-  const isLeaf = value === null || typeof value !== "object";
-  if (isLeaf && aPath in moved) {
-    path = moved[aPath];
-  } else if (!isLeaf) {
-    const under = Object.keys(moved).find((k) => k.startsWith(`${aPath}/`));
-    if (under) {
-      const suffix = under.slice(aPath.length);
-      path = moved[under] === null ? null : moved[under].slice(0, moved[under].length - suffix.length);
-    }
-  }
-  if (path === null) {
-    setSaveState(`${aPath} is removed by an earlier operation`, "warn");
-    return;
-  }
-  const existing = (cur.data.gold || []).findIndex((op) => op.path === path);
-  if (existing >= 0) {
-    gold.focusOp(existing);
-    setSaveState(`op ${existing + 1} already changes ${path}: edit it there`, "");
-    return;
-  }
-  const kind = (cur.data.gold || []).some((op) => op.kind === "direct") ? "cascade" : "direct";
-  if (isLeaf) {
-    const now = state.check?.expected !== undefined && state.check?.expected !== null ? resolvePointer(state.check.expected, path) : undefined;
-    gold.add({ op: "replace", path, value: now === undefined ? value : now, kind }, "value");
-  } else {
-    gold.add({ op: "remove", path, kind }, "path");
-  }
+  const [text, level] = gold.pick(aPath, value, state.check);
+  if (text) setSaveState(text, level);
 }
 
 function bindField(selector, apply) {
@@ -252,6 +210,7 @@ bindField("#annotation-notes", (data, value) => {
 
 function scheduleCheck(delay = CHECK_DELAY_MS) {
   clearTimeout(state.checkTimer);
+  state.checkSeq++; // a check still on its way answers for an older version: it is not shown
   state.checkPending = true;
   document.body.dataset.checking = "true"; // until the answer to the last change is shown
   updateButtons();
@@ -260,7 +219,7 @@ function scheduleCheck(delay = CHECK_DELAY_MS) {
 
 async function runCheck() {
   const cur = state.current;
-  const seq = ++state.checkSeq;
+  const seq = state.checkSeq;
   if (!cur) {
     delete document.body.dataset.checking;
     return;
@@ -273,41 +232,33 @@ async function runCheck() {
   }
   state.checkPending = false;
   delete document.body.dataset.checking;
+  const wanted = state.saveAfterCheck;
+  state.saveAfterCheck = false;
   if (!reply.ok) {
-    setSaveState(reply.body.error || "the check failed", "error");
+    setSaveState(`${wanted ? "Not saved: " : ""}${reply.body.error || "the check failed"}`, "error");
     return;
   }
   state.check = reply.body;
-  showMessages(reply.body.messages);
-  showPreview(reply.body);
+  showMessages(reply.body.messages, gold);
+  showPreview(reply.body, state.current.data);
   updateButtons();
+  if (wanted) saveNow();
 }
 
-function showMessages(messages) {
-  gold.showMessages(messages);
-  const isOp = (m) => /^\/gold\/\d+(\/|$)/.test(m.pointer);
-  const request = messages.filter((m) => m.pointer === "/request");
-  const general = messages.filter((m) => !isOp(m) && m.pointer !== "/request");
-  const item = (m, label) => el("li", { class: m.level, dataset: { pointer: m.pointer } }, label ? `${where(m.pointer)}: ${m.message}` : m.message);
-  clear($("#request-messages")).append(...request.map((m) => item(m, false)));
-  clear($("#general-messages")).append(...general.map((m) => item(m, true)));
-  $("#request").classList.toggle("invalid", request.some((m) => m.level === "error"));
-}
-
-function showPreview(report) {
-  const cur = state.current;
-  renderTree($("#preview"), report.expected ?? cur.data.artifact, { marks: report.marks || {}, labels: report.labels || {}, before: report.before || {} });
-  const removed = clear($("#removed"));
-  for (const r of report.removed || []) {
-    removed.append(el("li", { class: "mark-removed", dataset: { path: r.path } }, el("span", { class: "key" }, r.path), ": ", el("del", {}, shortText(r.value, 160))));
+// Ctrl+S: save now, or once the pending check is back; or say why not.
+function saveNow() {
+  const errors = [...(state.check?.messages || []), ...gold.refusals()].filter((m) => m.level === "error").length;
+  if (!state.current) return;
+  if (state.checkPending) {
+    state.saveAfterCheck = true;
+    setSaveState("Saving once the check is back…", "");
+  } else if (!$("#save").disabled) {
+    save("edited");
+  } else if (errors) {
+    setSaveState(`Not saved: fix the ${errors} error(s) marked first.`, "error");
+  } else {
+    setSaveState("Nothing to save: no change since the last save.", "");
   }
-  const verdicts = clear($("#verdicts"));
-  const say = (text, level) => verdicts.append(el("li", { class: level }, text));
-  if (!report.valid) say("Fix the errors above to see what the scorer makes of this gold.", "error");
-  if (report.gold_completes === true) say("The gold completes its own case.", "ok");
-  if (report.gold_completes === false) say("The gold does not complete its own case.", "warning");
-  if (report.direct_alone_completes === false) say("The direct edit alone would not complete the case: it tests propagation.", "ok");
-  if (report.direct_alone_completes === true) say("The direct edit alone would complete the case: it tests no propagation.", "warning");
 }
 
 // ------------------------------------------------------------------------------ saving
@@ -322,7 +273,8 @@ function updateButtons() {
   const cur = state.current;
   const dirty = isDirty();
   const contentDirty = cur && (content(cur.data) !== content(cur.disk) || cur.hash !== cur.diskHash);
-  const errors = (state.check?.messages || []).filter((m) => m.level === "error").length;
+  const errorList = [...(state.check?.messages || []), ...gold.refusals()].filter((m) => m.level === "error");
+  const errors = errorList.length;
   const ready = cur && state.check && !state.checkPending && errors === 0;
   $("#save").disabled = !(ready && (dirty || statusOf(cur.disk) === "draft"));
   const editors = (cur?.disk?.annotation?.history || []).filter((h) => h.action === "edited");
@@ -332,7 +284,7 @@ function updateButtons() {
   $("#review").title = self ? "a review is a second person's check: you edited this case last" : "";
   $("#discard").disabled = !dirty;
   $("#save").title = errors ? `fix the ${errors} error(s) first` : "";
-  const listed = (state.check?.messages || []).filter((m) => m.level === "error").slice(0, 3);
+  const listed = errorList.slice(0, 3);
   const blocked = $("#save-blocked");
   blocked.hidden = !(cur && state.check && !state.checkPending && errors);
   blocked.textContent = listed.length
@@ -349,12 +301,24 @@ async function save(action) {
     $("#annotator").focus();
     return;
   }
+  state.saving = true;
+  try {
+    await saveRounds(cur, annotator, action);
+  } finally {
+    state.saving = false;
+  }
+}
+
+async function saveRounds(cur, annotator, action) {
   for (let round = 0; round < MAX_MERGE_ROUNDS; round++) {
     setSaveState("saving…", "");
-    const reply = await api.save({ file: cur.file, hash: cur.hash, data: cur.data, annotator, action, note: $("#history-note").value });
+    const sent = { data: clone(cur.data), ops: [...(cur.data.gold || [])], note: $("#history-note").value };
+    const canMerge = action === "edited" && !cur.stale; // edits on a version that is gone are shown first
+    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note, merge: canMerge, base: cur.base, mine_origin: originList(cur.data.gold, cur.origin) });
     if (cur !== state.current) return;
     if (reply.ok) {
-      saved(reply.body, cur.mergedNote || "");
+      const who = [...new Set((reply.body.saves || []).map((h) => h.annotator))].join(", ") || "the version on disk";
+      saved(reply.body, reply.body.merged ? `Merged with ${who}'s save.` : cur.mergedNote || "", sent);
       return;
     }
     if (reply.status !== 409) {
@@ -373,18 +337,36 @@ async function save(action) {
 }
 
 // The file changed on disk: merge against the base; true when the page now holds the merge
-// (made on the version on disk) and should save it.
+// (made on the version on disk) and should save it. A merge with conflicts, with problems, or
+// of changes made on a version that is gone (a restored draft) is shown before it is saved.
 async function merge(annotator) {
   const cur = state.current;
-  let reply = await api.merge({ file: cur.file, base: cur.base, mine: cur.data });
+  const mine = clone(cur.data);
+  const ask = { file: cur.file, base: cur.base, mine, mine_origin: originList(cur.data.gold, cur.origin) };
+  const reply = await api.merge(ask);
   if (cur !== state.current) return false;
+  if (editedSince(mine, cur.data).length) {
+    setSaveState("Not saved: you edited while the merge was made. Save again to merge your latest changes.", "warn");
+    return false;
+  }
   if (!reply.ok) {
     setSaveState(`Not saved: ${reply.body.error}`, "error");
     return false;
   }
   let result = reply.body;
-  if (result.conflicts?.length || result.error) {
-    const answer = await chooseSides($("#conflict"), { merge: result, base: cur.base, annotator });
+  if (!result.error && !result.conflicts.length && !cur.stale && result.problems.length) {
+    takeMerge(cur, result, false);
+    setSaveState(`Merged, not saved: the merge breaks a rule (${result.problems.join("; ")}). Fix it here, then save.`, "warn");
+    return false;
+  }
+  if (result.conflicts?.length || result.error || cur.stale) {
+    const resolve = async (choices) => {
+      const again = await api.merge({ ...ask, choices, hash: result.disk.hash });
+      if (!again.ok) return { error: again.body.error };
+      return again.body.merged ? again.body : { again: true };
+    };
+    const answer = await chooseSides($("#conflict"), { merge: result, base: cur.base, annotator, stale: cur.stale, resolve });
+    if (cur !== state.current) return false;
     if (answer.choice === "theirs") {
       drafts.drop(cur.file);
       sidebar.render();
@@ -393,35 +375,59 @@ async function merge(annotator) {
       return false;
     }
     if (answer.choice === "later") {
-      setSaveState("Not saved: the file changed on disk. Your changes stay in this browser.", "warn");
+      setSaveState(`Not saved: ${result.error ? "the file on disk cannot be merged now" : "the file changed on disk"}. Your changes stay in this browser.`, "warn");
       return false;
     }
-    reply = await api.merge({ file: cur.file, base: cur.base, mine: cur.data, choices: answer.choices, hash: result.disk.hash });
-    if (cur !== state.current || !reply.ok) return false;
-    result = reply.body;
-    if (!result.merged) return true; // changed again meanwhile: the next round asks again
+    if (answer.choice === "again") return true; // changed again meanwhile: the next round asks again
+    result = answer.result;
+    if (answer.choice === "edit") {
+      takeMerge(cur, result, false);
+      setSaveState(`The merge is here, not saved: it breaks a rule (${result.problems.join("; ")}). Fix it, then save.`, "warn");
+      return false;
+    }
   }
-  const who = [...new Set((result.saves || []).map((h) => h.annotator))].join(", ") || "the version on disk";
-  keepExamples();
-  Object.assign(cur, { disk: result.disk.data, diskHash: result.disk.hash, hash: result.disk.hash, base: result.disk.data, data: result.merged });
-  cur.mergedNote = `Merged with ${who}'s save.`;
-  const note = $("#history-note").value;
-  showCase(`${cur.mergedNote} Saving the merge…`);
-  $("#history-note").value = note;
-  gold.load(cur.data, examplesFor(cur.file, cur.data)); // by (path, pattern): the merge reorders
-  persist();
+  takeMerge(cur, result, true);
   return true;
 }
 
-function saved(entry, note) {
+// The merge becomes the working copy, made on the version on disk.
+function takeMerge(cur, result, saving) {
+  const who = [...new Set((result.saves || []).map((h) => h.annotator))].join(", ") || "the version on disk";
+  const disk = result.disk;
+  keepExamples();
+  Object.assign(cur, { disk: disk.data, diskHash: disk.hash, hash: disk.hash, base: disk.data, data: result.merged, error: disk.error, rule: disk.rule, leaves: disk.leaves, stale: false });
+  cur.origin = origins(cur.data.gold, result.merged_origin || false);
+  cur.mergedNote = `Merged with ${who}'s save.`;
+  const note = $("#history-note").value;
+  showCase(saving ? `${cur.mergedNote} Saving the merge…` : cur.mergedNote);
+  $("#history-note").value = note;
+  gold.load(cur.data, examplesFor(cur.file, cur.data)); // by (path, pattern): the merge reorders
+  persist();
+  if (!saving) scheduleCheck(0);
+}
+
+// The save went through. Whatever was typed while it was in flight stays, as unsaved changes
+// over the saved version (the fields, the rows and the caret are left as they are).
+function saved(entry, note, sent) {
   const cur = state.current;
   keepExamples();
-  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, hash: entry.hash, base: entry.data, data: clone(entry.data), error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "" });
-  drafts.drop(cur.file);
+  const typed = editedSince(sent.data, cur.data);
+  const keptRows = typed.includes("gold") || (entry.merged && typed.length > 0);
+  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "", stale: false });
+  if (!entry.merged || !typed.length) {
+    // (merged on the server while more was typed: the copy stays on its base, and the next save merges again)
+    Object.assign(cur, { hash: entry.hash, base: entry.data, data: carry(entry.data, cur.data, typed) });
+    cur.origin = keptRows ? origins(sent.ops) : origins(cur.data.gold);
+  }
+  if (typed.length) persist();
+  else drafts.drop(cur.file);
   sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, size: entry.data.size, openable: null });
+  const historyNote = $("#history-note").value;
   showCase("");
-  gold.load(cur.data, examplesFor(cur.file, cur.data));
-  setSaveState(`Saved at ${new Date().toLocaleTimeString()}.${note ? ` ${note}` : ""}`, "ok");
+  if (historyNote !== sent.note) $("#history-note").value = historyNote;
+  if (!keptRows) gold.load(cur.data, examplesFor(cur.file, cur.data));
+  const more = typed.length ? " What you typed meanwhile is kept, not saved yet." : "";
+  setSaveState(`Saved at ${new Date().toLocaleTimeString()}.${note ? ` ${note}` : ""}${more}`, "ok");
   channel?.postMessage({ saved: cur.file, tab: drafts.tab() });
   scheduleCheck(0);
 }
@@ -433,6 +439,8 @@ function discard() {
   cur.data = clone(cur.disk);
   cur.hash = cur.diskHash;
   cur.base = cur.disk;
+  cur.origin = origins(cur.data.gold);
+  cur.stale = false;
   sidebar.render();
   showCase("Your changes are discarded.");
   gold.load(cur.data, examplesFor(cur.file, cur.data));
@@ -479,7 +487,7 @@ $("#fix-size").addEventListener("click", () => {
 });
 // The case the URL's hash names (on loading, a link, Back or Forward).
 function openFromHash() {
-  const file = fileFromHash();
+  const file = sidebar.fromHash(hashText());
   if (file) {
     if (file !== state.current?.file) {
       sidebar.select(file);
@@ -494,13 +502,32 @@ function openFromHash() {
   }
 }
 window.addEventListener("popstate", openFromHash);
+function say(notice) {
+  $("#notice").hidden = false;
+  $("#notice").textContent = notice;
+}
 channel?.addEventListener("message", (event) => {
   const cur = state.current;
-  if (cur && event.data?.saved === cur.file && event.data.tab !== drafts.tab()) {
-    $("#notice").hidden = false;
-    $("#notice").textContent = "Another tab just saved this case: your next save merges with it.";
-  }
+  if (!cur || event.data?.tab === drafts.tab()) return;
+  if (event.data?.saved === cur.file) say("Another tab just saved this case: your next save merges with it.");
+  if (event.data?.opened === cur.file) say("This case is also open in another tab: each tab keeps its own unsaved changes, and whichever saves second merges with the first.");
 });
+
+// The case files changed on disk (a save elsewhere, a git checkout, a new draft, a fix).
+async function diskChanged() {
+  const listing = await api.cases();
+  if (!listing.ok) return;
+  sidebar.setCases(listing.body.cases);
+  const cur = state.current;
+  if (!cur) {
+    if (sidebar.fromHash(hashText())) openFromHash();
+    return;
+  }
+  const entry = sidebar.entries.find((e) => e.file === cur.file);
+  if (!entry || entry.hash === cur.diskHash || state.saving) return;
+  if (isDirty()) say("The file changed on disk since you opened it: your next save merges your changes with it.");
+  else await openCase(cur.file, { push: false }).then(() => say("The file changed on disk: this is its new version."));
+}
 $("#save").addEventListener("click", () => save("edited"));
 $("#review").addEventListener("click", () => save("reviewed"));
 $("#discard").addEventListener("click", discard);
@@ -514,7 +541,7 @@ document.addEventListener("keydown", (event) => {
   const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(event.target.tagName);
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
     event.preventDefault();
-    if (!$("#save").disabled) save("edited");
+    saveNow();
   } else if (event.altKey && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
     event.preventDefault();
     sidebar.move(event.key === "ArrowDown" ? 1 : -1);
@@ -525,12 +552,12 @@ document.addEventListener("keydown", (event) => {
 });
 
 async function boot() {
-  await drafts.start();
   const session = await api.session();
   if (!session.ok) {
     $("#case-count").textContent = session.body.error;
     return;
   }
+  await drafts.start(session.body.folders);
   state.session = session.body;
   $("#roots").textContent = state.session.roots.join(", ");
   $("#annotator").value = state.session.annotator || drafts.setting("annotator");
@@ -543,6 +570,7 @@ async function boot() {
   }
   sidebar.setCases(listing.body.cases);
   openFromHash();
+  watchDisk(api, diskChanged);
 }
 
 boot();

@@ -20,6 +20,15 @@ function statusOf(entry) {
 
 const broken = (entry) => Boolean(entry.openable || entry.error);
 
+// The URL's hash as text (a case's id, or its file key).
+export function hashText() {
+  try {
+    return decodeURIComponent(location.hash.slice(1));
+  } catch {
+    return location.hash.slice(1);
+  }
+}
+
 function facts(entry) {
   const parts = [entry.domain, entry.pattern];
   if (Number.isInteger(entry.size)) parts.push(`${entry.size} leaves`);
@@ -129,6 +138,20 @@ export class Sidebar {
       ),
       entry.error ? el("div", { class: "case-error" }, entry.error) : null,
     );
+  }
+
+  // A case's place in the URL: its id when no other case has it, else its file key.
+  hashFor(file) {
+    const entry = this.entries.find((e) => e.file === file);
+    const unique = entry?.id && this.entries.filter((e) => e.id === entry.id).length === 1;
+    return encodeURIComponent(unique ? entry.id : file).replaceAll("%2F", "/");
+  }
+
+  // The file a hash names (by file key or id); null when no listed case has it.
+  fromHash(wanted) {
+    if (!wanted) return null;
+    const entry = this.entries.find((e) => e.file === wanted) || this.entries.find((e) => e.id === wanted);
+    return entry ? entry.file : null;
   }
 
   select(file) {

@@ -1,4 +1,5 @@
-"""An item's report, without pytest: what an error says, and the command that reruns it."""
+"""An item's report (plugin/failures.py), without a run: what an error says, and the command that
+reruns it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_revprop.reporting.item_report import describe_call_failure, rerun_args, rerun_command
+from pytest_revprop.plugin.failures import describe_call_failure, rerun_args, rerun_command
 from pytest_revprop.vocabulary import FailedCall
 
 

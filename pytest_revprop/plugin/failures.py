@@ -5,22 +5,28 @@ the reply was invalid or each wrong place. An **error** (a model call failed for
 which model and URL, which call of the method (role, seed, reflect round), how many attempts
 were made and why no more, and the server's last answer, redacted: a few lines, never a
 traceback. Both end with a command line that reruns exactly that item (``rerun_command``).
+
+The text is made once, where the item raises (``RevpropFailure``, ``CallFailedError``: the
+exception carries it), and ``failure_report`` makes pytest's report of it: its ``longrepr``
+is an ``ItemReport``, the text line by line.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_revprop.llm.redact import redact
+import pytest
+
+from pytest_revprop.reporting.samples import reply_excerpt
 from pytest_revprop.vocabulary import OUTCOME_FIELDS, FailedCall, ResultRecord
 
 MAX_FINDINGS = 30
 """Wrong places listed in a failure's report; the rest are counted."""
-REPLY_EXCERPT_CHARS = 300
-"""Characters of the model's reply an invalid reply's report shows (whitespace collapsed)."""
 
 RERUN_OPTIONS = {
     "--revprop-cases": True,
@@ -63,9 +69,8 @@ def describe_failure(record: ResultRecord) -> str:
         for finding in findings[:MAX_FINDINGS]:
             kind = finding["kind"].replace("_", " ")
             gold = f" [{finding['gold_kind']}]" if finding.get("gold_kind") else ""
-            lines.append(
-                f"  {kind:<11} {finding['path']}{gold}: expected {_short(finding['expected'])}, got {_short(finding['got'])}"
-            )
+            expected, got = _short(finding["expected"]), _short(finding["got"])
+            lines.append(f"  {kind:<11} {finding['path']}{gold}: expected {expected}, got {got}")
         if len(findings) > MAX_FINDINGS:
             lines.append(f"  ... and {len(findings) - MAX_FINDINGS} more")
     if record.get("map_valid") is not None:
@@ -81,23 +86,6 @@ def describe_failure(record: ResultRecord) -> str:
         f"calls {record['calls']}, cost ${record['cost_usd']:.5f}, latency {record['latency_s']:.2f}s"
     )
     return "\n".join(lines)
-
-
-def reply_excerpt(record: Mapping[str, Any], limit: int = REPLY_EXCERPT_CHARS) -> str | None:
-    """The start of the reply an invalid result was scored on (the method's last revision
-    sample), redacted like every text of a report, its whitespace collapsed, at most
-    ``limit`` characters: ``reply (1,234 chars): I am not sure ...``. None when the record
-    holds no reply text."""
-    replies = [r for r in record.get("replies") or [] if isinstance(r.get("content"), str)]
-    samples = [r for r in replies if r.get("role") == "sample"] or replies
-    if not samples:
-        return None
-    content: str = samples[-1]["content"]
-    text = " ".join(redact(content).split())
-    if not text:
-        return f"reply: empty ({len(content):,} chars)"
-    shown = text if len(text) <= limit else text[: limit - 3] + "..."
-    return f"reply ({len(content):,} chars): {shown}"
 
 
 def _call_of(record: ResultRecord, failed: FailedCall, uses_k: bool) -> str:
@@ -169,6 +157,53 @@ def rerun_command(item: Mapping[str, Any], run_args: Sequence[str] = (), *, uses
     return shlex.join(args)
 
 
+class CallFailedError(Exception):
+    """A model call failed for good: an infrastructure error, reported by pytest as an error.
+    Its message is the item's whole report (``call_failure_text``)."""
+
+
+class RevpropFailure(Exception):
+    """The model's answer did not complete the sample. Its message is the item's whole
+    report (``failure_text``)."""
+
+
+def call_failure_text(description: str, rerun: str) -> str:
+    """An error's report: what failed (``describe_call_failure``, or why the method failed)
+    and the command that reruns the item."""
+    return f"{description}\n  rerun:    {rerun}"
+
+
+def failure_text(case: str, label: str, record: ResultRecord, rerun: str) -> str:
+    """A failure's report: the item (its ``case`` and ``label``, ``ItemSpec.label``), what
+    went wrong (``describe_failure``) and the command that reruns it."""
+    return f"{case} [{label}]: not completed\n{describe_failure(record)}\nrerun: {rerun}"
+
+
+def is_reported_here(exc: BaseException) -> bool:
+    """Whether ``exc`` is an outcome of our items, whose message is its report."""
+    return isinstance(exc, RevpropFailure | CallFailedError)
+
+
+def failure_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+    """The report of our items' failures and errors: their few lines (the exception's
+    message). pytest's own would first format the traceback of an error in setup (it does not
+    ask ``repr_failure`` then), thousands of lines to be thrown away, which under xdist at
+    times crashed a worker inside Python's parser. None for any other report (pytest makes it)."""
+    when = call.when
+    if call.excinfo is None or when == "collect" or not is_reported_here(call.excinfo.value):
+        return None
+    longrepr: Any = ItemReport(str(call.excinfo.value))
+    sections = [
+        (f"Captured {key} {when}", content)
+        for when, key, content in getattr(item, "_report_sections", [])
+    ]
+    return pytest.TestReport(
+        item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "failed", longrepr,
+        when, sections, call.duration, call.start, call.stop,
+        user_properties=item.user_properties,
+    )  # fmt: skip
+
+
 class ItemReport:
     """An item's report as pytest prints it (its ``longrepr``): the text, line by line, never
     a traceback whatever ``--tb`` says; its first line is the crash message that the short
@@ -179,6 +214,7 @@ class ItemReport:
         self.reprcrash = _Crash(text.partition("\n")[0])
 
     def toterminal(self, tw: Any) -> None:
+        """Write the text to pytest's terminal writer ``tw``, line by line."""
         for line in self.text.splitlines():
             tw.line(line)
 
@@ -194,9 +230,15 @@ class _Crash:
         return self.message
 
 
-def rerun_args(args: Sequence[str]) -> list[str]:
+def rerun_args(args: Iterable[str | os.PathLike[str]]) -> list[str]:
     """The arguments among ``args`` (the run's command line) that a rerun keeps:
     ``RERUN_OPTIONS``, as typed (``--opt=value``, ``--opt value``, ``-pNAME``)."""
+    return list(_kept_args(tuple(str(arg) for arg in args)))
+
+
+@functools.cache
+def _kept_args(args: tuple[str, ...]) -> tuple[str, ...]:
+    """``rerun_args`` of one command line, worked out once per run (its items all ask)."""
     kept: list[str] = []
     position = 0
     while position < len(args):
@@ -210,7 +252,7 @@ def rerun_args(args: Sequence[str]) -> list[str]:
         if takes_value and arg == name and position < len(args):
             kept.append(args[position])
             position += 1
-    return kept
+    return tuple(kept)
 
 
 def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -220,3 +262,20 @@ def junit_properties(record: Mapping[str, Any]) -> list[tuple[str, str]]:
         (f"revprop_{key}", value if isinstance(value := record[key], str) else json.dumps(value))
         for key in OUTCOME_FIELDS
     ]
+
+
+__all__ = [
+    "RERUN_OPTIONS",
+    "CallFailedError",
+    "ItemReport",
+    "RevpropFailure",
+    "call_failure_text",
+    "describe_call_failure",
+    "describe_failure",
+    "failure_report",
+    "failure_text",
+    "is_reported_here",
+    "junit_properties",
+    "rerun_args",
+    "rerun_command",
+]
