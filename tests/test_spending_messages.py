@@ -63,7 +63,7 @@ def test_a_refused_calls_reason_names_the_ceiling_the_spending_and_the_worst_cas
 
 
 def test_the_cut_line_says_why_the_run_stopped_before_the_ceiling() -> None:
-    line = RunScope(cut_items=3, max_cost_usd=0.1).cut_line(0.032)
+    line = RunScope(max_cost_usd=0.1).cut_line(0.032, 3)
     assert line.startswith("revprop: run cut by --revprop-max-cost=0.1000 USD: 0.0320 USD spent")
     assert "plus its worst case" in line and "3 items not run" in line
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from pytest_revprop.core.patching import PatchError, apply_operations, diff
+from pytest_revprop.core.selection import by_split_and_size
 from pytest_revprop.errors import UserError, one_line
 from pytest_revprop.util.jsonutil import (
     MISSING,
@@ -292,22 +293,24 @@ def _pointer(parts: Iterable[Any]) -> str:
 
 
 @cache
-def _fast_validator() -> Any:
+def _fast_validator() -> tuple[Any, type[Exception]]:
+    """The compiled schema and the exception it raises (of the module it was compiled with,
+    which stays right if ``fastjsonschema`` is imported again, as an in-process pytester run
+    does)."""
     import fastjsonschema
 
-    return fastjsonschema.compile(case_schema())
+    return fastjsonschema.compile(case_schema()), fastjsonschema.JsonSchemaException
 
 
 def _check_schema(data: Any, name: str) -> None:
-    import fastjsonschema
-
     found = check_value(data)  # first: the schema validators recurse
     if found is not None:
         raise CaseError(name, "schema", found[0], found[1])
+    validate, invalid = _fast_validator()
     try:
-        _fast_validator()(data)
+        validate(data)
         fast_ok = True
-    except fastjsonschema.JsonSchemaException:
+    except invalid:
         fast_ok = False
     errors = (
         []
@@ -586,25 +589,5 @@ def select_cases(
             )
         chosen = [by_id[i] for i in dict.fromkeys(ids)]
         return sorted(chosen, key=lambda c: (c.scenario, c.size, c.id))
-    where = path or BENCHMARK_DIR
-    cases = [c for c in loaded.cases if split == "all" or c.split == split]
-    if not cases:
-        raise UserError(f"no cases under {where} for split {split!r}{_split_hint(loaded.cases)}")
-    if sizes:
-        there = sorted({c.size for c in cases})
-        absent = [size for size in dict.fromkeys(sizes) if size not in there]
-        if absent:
-            raise UserError(
-                f"no case of size {', '.join(map(str, absent))} under {where} for split "
-                f"{split!r} (--revprop-sizes; its sizes: {', '.join(map(str, there))})"
-            )
-        cases = [c for c in cases if c.size in sizes]
+    cases = by_split_and_size(loaded.cases, split, sizes, path or BENCHMARK_DIR)
     return sorted(cases, key=lambda c: (c.scenario, c.size, c.id))
-
-
-def _split_hint(cases: Sequence[Case]) -> str:
-    """What to pass when the cases found are all of other splits (`` (...)``), else ""."""
-    splits = sorted({c.split for c in cases})
-    if not splits:
-        return ""
-    return f" (the cases there are of split {', '.join(splits)}: pass --revprop-split={splits[0]} or all)"
