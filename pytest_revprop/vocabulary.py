@@ -212,6 +212,9 @@ class SummaryRow(TypedDict):
     truncated: int
     selection_fallbacks: int
     completion_by_seed: dict[str, float]
+    invalid_by_reason: dict[str, int]
+    """``invalid`` split by the results' ``error`` (``no_patch``, ``not_a_patch``,
+    ``apply_error``, ``truncated``), only the reasons that occur."""
 
 
 ITEM_KEY_FIELDS: Final[tuple[str, ...]] = ("case", "model", "method", "k", "seed")

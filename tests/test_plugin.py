@@ -197,7 +197,7 @@ def test_revprop_model_in_the_ini_file_runs_the_benchmark_with_the_ini_settings(
     cache = pytester.path / "cache"
     result.stdout.fnmatch_lines(
         [
-            f"revprop run: methods j+h; k 5; seeds 0,1; split all: 2 cases from *; 4 items; cache {cache}"
+            f"revprop run: methods j+h; k 1; seeds 0,1; split all: 2 cases from *; 4 items; cache {cache}"
         ]
     )
     doc = json.loads((pytester.path / "out" / "results.json").read_text())
@@ -699,7 +699,7 @@ def test_the_header_names_versions_models_with_their_servers_and_the_run(
             f"revprop: pytest-revprop {__version__}, litellm *, Python {platform.python_version()}",
             "revprop model gold: reference solver (no model calls)",
             "revprop model hosted_vllm/org/m: hosted_vllm/org/m at http://u:***@127.0.0.1:9/v1, http://127.0.0.1:10/v1",
-            f"revprop run: methods j+h; k 5; seeds 0,42; split all: 2 cases from {cases_dir}; 8 items; cache {pytester.path / 'cache'}",
+            f"revprop run: methods j+h; k 1; seeds 0,42; split all: 2 cases from {cases_dir}; 8 items; cache {pytester.path / 'cache'}",
         ]
     )
     assert "s3cret-value" not in result.stdout.str()

@@ -201,8 +201,10 @@ def test_the_three_case_two_seed_example_by_hand() -> None:
     # more than the 50 the 2.5% and 97.5% ranks leave out, so the interval is [0, 1]
     assert row["completion_ci95"] == [0.0, 1.0]
     # the new fields follow the existing ones, whose order is unchanged
-    assert list(row)[-len(GROUP_FIELDS) :] == list(GROUP_FIELDS)
-    assert list(row)[: -len(GROUP_FIELDS)][-1] == "completion_by_seed"
+    *before, last = list(row)
+    assert last == "invalid_by_reason"
+    assert before[-len(GROUP_FIELDS) :] == list(GROUP_FIELDS)
+    assert before[: -len(GROUP_FIELDS)][-1] == "completion_by_seed"
 
 
 def test_the_interval_is_the_same_for_the_same_records_in_any_order_or_names() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_revprop.testing.fakeserver import FakeServer, get_json
+from pytest_revprop.testing import FakeServer, get_json
 
 pytestmark = pytest.mark.slow  # this project's mark for tests that start a server
 

@@ -66,7 +66,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def _usage() -> str:
     lines = ["usage: revprop COMMAND [ARGS...]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
-    lines += ["", "Run 'revprop COMMAND --help' for a command's options."]
+    lines += [
+        "",
+        "options:",
+        "  -h, --help   print this list and exit",
+        "  --version    print the version and exit",
+        "",
+        "Run 'revprop COMMAND --help' for a command's options.",
+    ]
     return "\n".join(lines)
 
 

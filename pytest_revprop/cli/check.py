@@ -16,8 +16,15 @@ from pytest_revprop.core.cases import Case, CaseError, load_case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import MERGE_RULES, SCORE_FIELDS
 
+CASE_HELP = "one case file (JSON), e.g. benchmark_cases/invoice-issue-date/10.json"
+
 
 def _case(path: str) -> Case:
+    if Path(path).is_dir():
+        raise UserError(
+            f"case file {path}: a folder, not a case file (give one case's .json file; "
+            "revprop validate checks folders)"
+        )
     if not Path(path).is_file():
         raise UserError(f"case file {path}: no such file")
     try:
@@ -31,7 +38,9 @@ def validate_main(argv: Sequence[str]) -> int:
     parser = OneLineParser(
         prog="revprop validate", description="Validate case files or folders of them."
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="case files, or folders searched for *.json"
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only broken files")
     args = parser.parse_args(argv)
     result = load_cases(args.paths)
@@ -50,7 +59,7 @@ def score_main(argv: Sequence[str]) -> int:
     parser = OneLineParser(
         prog="revprop score", description="Score one raw model reply against one case."
     )
-    parser.add_argument("case", metavar="CASE")
+    parser.add_argument("case", metavar="CASE", help=CASE_HELP)
     parser.add_argument(
         "reply", metavar="REPLY", help="a text file with the model's raw reply ('-': stdin)"
     )
@@ -72,7 +81,7 @@ def merge_main(argv: Sequence[str]) -> int:
         prog="revprop merge", description="Combine raw sample replies as the parallel methods do."
     )
     parser.add_argument("--rule", required=True, choices=MERGE_RULES)
-    parser.add_argument("case", metavar="CASE")
+    parser.add_argument("case", metavar="CASE", help=CASE_HELP)
     parser.add_argument(
         "replies", nargs="+", metavar="REPLY", help="text files with raw replies ('-': stdin, once)"
     )

@@ -18,8 +18,16 @@ def combine_main(argv: Sequence[str]) -> int:
         prog="revprop combine",
         description="Merge the reports folders of a run's shards (--revprop-shard) into one.",
     )
-    parser.add_argument("folders", nargs="+", type=Path, metavar="DIR")
-    parser.add_argument("--out", type=Path, required=True, help="the combined reports folder")
+    parser.add_argument(
+        "folders",
+        nargs="+",
+        type=Path,
+        metavar="DIR",
+        help="a shard's reports folder (its --revprop-report), one per shard",
+    )
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="the combined reports folder"
+    )
     parser.add_argument(
         "--no-figures", action="store_true", help="do not write the figures and the HTML report"
     )

@@ -18,7 +18,7 @@ from pytest_revprop.run.options import (
     parse_gate_metric,
     parse_max_drop,
 )
-from pytest_revprop.vocabulary import REGRESSION_EXIT
+from pytest_revprop.vocabulary import GATE_METRICS, REGRESSION_EXIT
 
 
 def compare_main(argv: Sequence[str]) -> int:
@@ -37,18 +37,23 @@ def compare_main(argv: Sequence[str]) -> int:
         "--max-drop",
         type=parse_max_drop,
         default=2.0,
-        help="largest tolerated drop of a completion rate, in points (default: 2)",
+        metavar="POINTS",
+        help="largest tolerated drop, in points, of the rate --metric compares: the completion "
+        "rate, or with --metric pass_all_seeds the share of cases passing at every seed "
+        "(default: 2)",
     )
     parser.add_argument(
         "--alpha",
         type=parse_alpha,
         default=DEFAULT_ALPHA,
+        metavar="ALPHA",
         help=f"significance level of the McNemar test (default: {DEFAULT_ALPHA})",
     )
     parser.add_argument(
         "--metric",
         type=parse_gate_metric,
         default="completion",
+        metavar="{" + ",".join(GATE_METRICS) + "}",
         help="what the test compares per (model, method, k): completion (default; pairs of "
         "case and seed) or pass_all_seeds (pairs of cases: a case passes when it passes at "
         "every seed both runs scored)",

@@ -22,14 +22,24 @@ def report_main(argv: Sequence[str]) -> int:
         prog="revprop report",
         description="Figures, tables and an offline HTML sample browser from a results.json.",
     )
-    parser.add_argument("results", type=Path, help="results.json written by --revprop-report")
     parser.add_argument(
-        "--out", type=Path, default=None, help="output folder (default: the folder of RESULTS.json)"
+        "results",
+        type=Path,
+        metavar="RESULTS.json",
+        help="results.json written by --revprop-report",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output folder (default: the folder of RESULTS.json)",
     )
     parser.add_argument(
         "--cases",
         type=Path,
         default=None,
+        metavar="PATH",
         help="case files or folder for the sample browser "
         "(default: the run's cases_path, else the shipped benchmark)",
     )
@@ -37,6 +47,7 @@ def report_main(argv: Sequence[str]) -> int:
         "--samples",
         type=Path,
         default=None,
+        metavar="FILE",
         help="samples.jsonl with the raw replies, their text in the replies/ folder beside it "
         "(default: samples.jsonl beside RESULTS.json, if any)",
     )
@@ -66,15 +77,22 @@ def samples_main(argv: Sequence[str]) -> int:
         "one JSON object per line.",
     )
     parser.add_argument(
-        "folder", type=Path, help="the run's reports folder (or its results.json or samples.jsonl)"
+        "folder",
+        type=Path,
+        metavar="FOLDER",
+        help="the run's reports folder (or its results.json or samples.jsonl)",
     )
-    parser.add_argument("--case", default=None, help="case id, e.g. invoice-workshop-hours/10")
-    parser.add_argument("--model", default=None)
-    parser.add_argument("--method", default=None)
-    parser.add_argument("--k", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--case", default=None, metavar="ID", help="case id, e.g. invoice-workshop-hours/10"
+    )
+    parser.add_argument("--model", default=None, metavar="M", help="only this model's samples")
+    parser.add_argument("--method", default=None, metavar="X", help="only this method's samples")
+    parser.add_argument("--k", type=int, default=None, metavar="K", help="only this k")
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="only this seed")
     parser.add_argument("--no-replies", action="store_true", help="leave out the replies' text")
-    parser.add_argument("--indent", type=int, default=None, help="indent the JSON")
+    parser.add_argument(
+        "--indent", type=int, default=None, metavar="N", help="indent the JSON by N spaces"
+    )
     args = parser.parse_args(list(argv))
     matched = 0
     for record in read_samples(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from pytest_revprop.core.patching import PatchError, apply_operations, diff
+from pytest_revprop.core.selection import by_split_and_size
 from pytest_revprop.errors import UserError, one_line
 from pytest_revprop.util.jsonutil import (
     MISSING,
@@ -292,22 +293,24 @@ def _pointer(parts: Iterable[Any]) -> str:
 
 
 @cache
-def _fast_validator() -> Any:
+def _fast_validator() -> tuple[Any, type[Exception]]:
+    """The compiled schema and the exception it raises (of the module it was compiled with,
+    which stays right if ``fastjsonschema`` is imported again, as an in-process pytester run
+    does)."""
     import fastjsonschema
 
-    return fastjsonschema.compile(case_schema())
+    return fastjsonschema.compile(case_schema()), fastjsonschema.JsonSchemaException
 
 
 def _check_schema(data: Any, name: str) -> None:
-    import fastjsonschema
-
     found = check_value(data)  # first: the schema validators recurse
     if found is not None:
         raise CaseError(name, "schema", found[0], found[1])
+    validate, invalid = _fast_validator()
     try:
-        _fast_validator()(data)
+        validate(data)
         fast_ok = True
-    except fastjsonschema.JsonSchemaException:
+    except invalid:
         fast_ok = False
     errors = (
         []
@@ -586,12 +589,5 @@ def select_cases(
             )
         chosen = [by_id[i] for i in dict.fromkeys(ids)]
         return sorted(chosen, key=lambda c: (c.scenario, c.size, c.id))
-    cases = [c for c in loaded.cases if split == "all" or c.split == split]
-    if sizes:
-        cases = [c for c in cases if c.size in sizes]
-    if not cases:
-        raise UserError(
-            f"no cases under {path or BENCHMARK_DIR} for split {split!r}"
-            + (f" and sizes {list(sizes)}" if sizes else "")
-        )
+    cases = by_split_and_size(loaded.cases, split, sizes, path or BENCHMARK_DIR)
     return sorted(cases, key=lambda c: (c.scenario, c.size, c.id))

@@ -28,6 +28,9 @@ other processes).
 from __future__ import annotations
 
 import asyncio
+import json
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pytest_revprop.errors import UserError
@@ -106,7 +109,8 @@ class Ceiling:
         return (
             f"the {self.name} budget of ${self.limit_usd or 0.0:.4f} leaves no room for another "
             f"call: ${self.spent_usd:.4f} spent, ${self.held_usd:.4f} held by calls in flight, "
-            f"and the next call may cost up to ${worst_case_usd:.4f}"
+            f"and the next call may cost up to ${worst_case_usd:.4f} (its worst case: its whole "
+            "prompt and all its output tokens)"
         )
 
     def _hopeless(self, worst_case_usd: float) -> bool:
@@ -150,11 +154,42 @@ def is_priced(model: ModelConfig) -> bool:
     return model.price_in > 0 or model.price_out > 0
 
 
+def toml_key(name: str) -> str:
+    """``name`` as a TOML key: bare when TOML allows it, else quoted (``"openai/fake"``)."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
 def require_prices(model: ModelConfig, option: str) -> None:
     """UserError unless ``model`` is priced: ``option`` (a budget) cannot be kept without."""
     if not is_priced(model):
         raise UserError(
             f"{option} needs the prices of {model.name}, which has none: set them as "
-            f"[tool.revprop.prices] {model.name} = [USD per 1M input tokens, USD per 1M "
-            f"output tokens] in pyproject.toml (or [prices] in revprop.toml), or drop {option}"
+            f"[tool.revprop.prices] {toml_key(model.name)} = [USD per 1M input tokens, USD per "
+            f"1M output tokens] in pyproject.toml (or [prices] in revprop.toml), or drop {option}"
         )
+
+
+def least_worst_case_usd(model: ModelConfig) -> float:
+    """A floor under every call's worst case on ``model``: its ``max_tokens`` of output at
+    the model's price (the prompt comes on top)."""
+    return model.cost_usd(0, model.max_tokens)
+
+
+def require_room(
+    models: Sequence[ModelConfig], limit_usd: float, option: str, *, workers: int = 1
+) -> None:
+    """UserError when ``limit_usd`` (shared by ``workers`` processes) is below one call's
+    worst case on some calling model: such a ceiling could never send a call."""
+    share = limit_usd / max(workers, 1)
+    for model in models:
+        if model.kind == "reference":
+            continue
+        floor = least_worst_case_usd(model)
+        if share + 1e-12 < floor:
+            split = "" if workers <= 1 else f" (${share:.4f} for each of {workers} workers)"
+            raise UserError(
+                f"{option}={limit_usd:g} USD{split} is below one call's worst case on "
+                f"{model.name}, at least ${floor:.4f} ({model.max_tokens:,} output tokens at "
+                f"${model.price_out:g} per 1M, before its prompt): no call could be sent; "
+                f"raise {option} or lower the model's max_tokens"
+            )

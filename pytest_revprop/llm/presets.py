@@ -186,6 +186,15 @@ def preset_names() -> list[str]:
     return [*PRESETS, *ALIASES]
 
 
+def presets_with_aliases() -> list[str]:
+    """The presets as an error lists them, each alias beside its preset:
+    ``qwen3.5-122b-a10b (alias qwen3.5-122b)``."""
+    return [
+        name + "".join(f" (alias {alias})" for alias, target in ALIASES.items() if target == name)
+        for name in PRESETS
+    ]
+
+
 # --- configuration -------------------------------------------------------------------------
 
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
@@ -380,7 +389,7 @@ def resolve_model(
         config = ModelConfig(name=name, litellm_model=name)
     else:
         raise UserError(
-            f"unknown model {name!r}: use a preset ({', '.join(preset_names())}) "
+            f"unknown model {name!r}: use a preset ({', '.join(presets_with_aliases())}) "
             "or a litellm model string such as hosted_vllm/openai/gpt-oss-20b"
         )
     config = config.replace(**configured)

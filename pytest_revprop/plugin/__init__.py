@@ -32,7 +32,12 @@ from typing import Any, Literal
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.run.options import PLUGIN_OPTIONS, option_label, option_value
+from pytest_revprop.run.options import (
+    PLUGIN_OPTIONS,
+    check_ini_keys,
+    option_label,
+    option_value,
+)
 
 DEPRECATED_ALIASES = {"--no-revprop-figures": "--revprop-no-figures"}
 """Old spellings kept for one release (until 0.2): each still works and warns once."""
@@ -79,6 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.option.help:
         return
     try:
+        check_ini_keys(getattr(config, "_get_unknown_ini_keys", set)())
         if not option_value(config, "revprop_model"):
             return
         values = {option.name: option_value(config, option.name) for option in PLUGIN_OPTIONS}

@@ -114,7 +114,8 @@ class RevpropController(RunRole):
                 self.plan.check_credentials(self.runner, self.models)
             except UserError as exc:
                 self._stop_servers()
-                pytest.exit(f"revprop: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+                # a usage error, not pytest.exit: pytest prints it once, on one line
+                raise pytest.UsageError(f"revprop: {exc}") from None
         if self.runner is None:
             self.runner = self._make_runner()
 

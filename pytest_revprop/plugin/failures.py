@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from pytest_revprop.reporting.samples import reply_excerpt
 from pytest_revprop.vocabulary import OUTCOME_FIELDS, FailedCall, ResultRecord
 
 MAX_FINDINGS = 30
@@ -57,6 +58,9 @@ def describe_failure(record: ResultRecord) -> str:
     lines = [f"request: {record.get('request', '')}"]
     if not record["valid"]:
         lines.append(f"invalid reply ({record['error']}): {record.get('reason')}")
+        excerpt = reply_excerpt(record)
+        if excerpt is not None:
+            lines.append(excerpt)
     else:
         lines.append(
             f"miss {record['miss']}, over edit {record['over_edit']}, wrong value {record['wrong_value']}"

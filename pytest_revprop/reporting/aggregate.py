@@ -14,7 +14,7 @@ from pytest_revprop.reporting.relative import relative_to_jh
 from pytest_revprop.reporting.report_rows import method_rank as _order
 from pytest_revprop.reporting.stats import mean_std
 from pytest_revprop.reporting.tables import NO_RATE, markdown_table, text_table
-from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, OUTCOME_ERRORS
 
 
 def file_order(record: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -39,6 +39,7 @@ class _Group:
     errors: int = 0
     truncated: int = 0
     selection_fallbacks: int = 0
+    invalid_by_reason: dict[str, int] = field(default_factory=dict)
     beyond: GroupTally = field(default_factory=GroupTally)
     """What the figures beyond the paper need (``metrics``)."""
 
@@ -74,7 +75,10 @@ class SummaryBuilder:
         group.miss += record["miss"]
         group.over_edit += record["over_edit"]
         group.wrong_value += record["wrong_value"]
-        group.invalid += not record["valid"]
+        if not record["valid"]:
+            group.invalid += 1
+            reason = record.get("error") or "invalid"
+            group.invalid_by_reason[reason] = group.invalid_by_reason.get(reason, 0) + 1
         group.truncated += record.get("error") == "truncated"
         group.selection_fallbacks += bool(record.get("selection_fallback"))
 
@@ -98,8 +102,30 @@ class SummaryBuilder:
                 "truncated": g.truncated, "selection_fallbacks": g.selection_fallbacks,
                 "completion_by_seed": {str(s): v for s, v in rates.items()},
                 **g.beyond.figures(),
+                "invalid_by_reason": _by_reason(g.invalid_by_reason),
             })  # fmt: skip
         return rows
+
+
+def _by_reason(counts: Mapping[str, int]) -> dict[str, int]:
+    """Invalid-reply counts in the vocabulary's order of reasons (others after, by name)."""
+    known = [reason for reason in OUTCOME_ERRORS if reason in counts]
+    return {reason: counts[reason] for reason in [*known, *sorted(set(counts) - set(known))]}
+
+
+def invalid_reasons_text(row: Mapping[str, Any]) -> str:
+    """A row's invalid replies by reason, e.g. ``no_patch 8, truncated 2`` ("" for none)."""
+    reasons = row.get("invalid_by_reason") or {}
+    return ", ".join(f"{reason} {count}" for reason, count in reasons.items())
+
+
+def invalid_lines(summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per summary row with invalid replies: ``model method k K: no_patch 8, ...``."""
+    return [
+        f"{r['model']} {r['method']} k {r['k']}: {invalid_reasons_text(r)}"
+        for r in summary
+        if invalid_reasons_text(r)
+    ]
 
 
 def summarize(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -181,17 +207,39 @@ def relative_rows(summary: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
     return header, rows
 
 
+def shown_k_values(doc: Mapping[str, Any]) -> list[int]:
+    """The k values a results document's reports name: those of its rows whose method uses k
+    (``meta.method_info``), ``[1]`` when no such method ran (``--revprop-k`` then changed
+    nothing), ``meta.k_values`` when the document does not say which methods use k."""
+    meta = doc.get("meta", {})
+    info = meta.get("method_info")
+    if not isinstance(info, Mapping):
+        return list(meta.get("k_values") or [])
+    uses_k = {
+        name for name, spec in info.items() if isinstance(spec, Mapping) and spec.get("uses_k")
+    }
+    rows = doc.get("summary") or []
+    ks = sorted({r["k"] for r in rows if r.get("method") in uses_k})
+    if ks or rows:
+        return ks or [1]
+    ran = set(meta.get("methods") or [])
+    return list(meta.get("k_values") or []) if ran & uses_k else [1]
+
+
 def markdown_summary(doc: Mapping[str, Any]) -> str:
     """summary.md: the summary table, the table relative to j+h and the first failed samples."""
     meta = doc.get("meta", {})
     parts = [
         "# RevPropBench results",
         "",
-        f"Split `{meta.get('split')}`, seeds {meta.get('seeds')}, k {meta.get('k_values')}, "
+        f"Split `{meta.get('split')}`, seeds {meta.get('seeds')}, k {shown_k_values(doc)}, "
         f"{len(doc['results'])} samples.",
         "",
         markdown_table(*table_rows(doc["summary"]), tight_rule=True),
     ]
+    invalid = invalid_lines(doc["summary"])
+    if invalid:
+        parts += ["", "Invalid replies by reason:", "", *(f"- {line}" for line in invalid)]
     header, rows = relative_rows(doc["summary"])
     if rows:
         parts += ["", "## Relative to j+h", "", markdown_table(header, rows, tight_rule=True)]
@@ -213,6 +261,9 @@ def summary_text(summary: Sequence[Mapping[str, Any]]) -> str:
     """The terminal summary of summary rows: the table per (model, method, k), then, when
     j+h ran, each method relative to it."""
     parts = [text_table(*table_rows(summary))]
+    invalid = invalid_lines(summary)
+    if invalid:
+        parts += ["invalid replies by reason:", *(f"  {line}" for line in invalid)]
     header, rows = relative_rows(summary)
     if rows:
         parts += [

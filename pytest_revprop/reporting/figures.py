@@ -13,6 +13,7 @@ matplotlib is imported only when a figure is drawn.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -185,9 +186,9 @@ def plot_failure_composition(results: Mapping[str, Any]) -> Figure:
     for index in range(len(models), n_rows * n_cols):
         axes[index // n_cols][index % n_cols].set_visible(False)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(
-        handles, labels, loc="outside upper center", ncols=len(OUTCOME_COLUMNS), frameon=False
-    )
+    # one panel is too narrow for the four labels in a row: two rows of two
+    columns = len(OUTCOME_COLUMNS) if n_cols > 1 else 2
+    figure.legend(handles, labels, loc="outside upper center", ncols=columns, frameon=False)
     return figure
 
 
@@ -311,13 +312,27 @@ def plot_where_they_fail(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
                 markersize=5,
                 label="cascade recall" if panel == 0 and index == 0 else None,
             )
-        ax.set_xticks(range(len(values)), values, rotation=20 if name == "domain" else 0)
+        ax.set_xticks(range(len(values)), values)
         ax.set_ylim(0, 105)
         ax.set_ylabel("%")
         ax.set_title(f"by {name}", fontsize=10)
     figure.legend(loc="outside lower center", ncols=min(len(models) + 2, 6), fontsize=8)
     figure.suptitle("Where they fail: completion (bars), pass^S and cascade recall")
+    _upright_when_crowded(figure)
     return figure
+
+
+def _upright_when_crowded(figure: Figure) -> None:
+    """Turn an axis's tick labels upright when, laid out level, two of them would touch
+    (upright labels never overlap one another; slanted long ones do)."""
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    for ax in figure.axes:
+        labels = [t for t in ax.get_xticklabels() if t.get_text()]
+        boxes = [t.get_window_extent(renderer).padded(1) for t in labels]
+        if any(a.overlaps(b) for a, b in itertools.pairwise(boxes)):
+            for label in labels:
+                label.set_rotation(90)
 
 
 def _png_bytes(figure: Figure) -> bytes:

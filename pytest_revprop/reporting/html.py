@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.reporting.aggregate import shown_k_values
 from pytest_revprop.reporting.figures import render_figures
 from pytest_revprop.reporting.html_data import build_data, sample_outcome
 from pytest_revprop.reporting.report_tables import report_tables
@@ -162,7 +163,9 @@ def write_html(
         replacements = {
             "{{CSP}}": html.escape(csp),
             "{{CSS}}": css,
-            "{{META}}": _meta_line(results.get("meta", {})),
+            "{{META}}": _meta_line(
+                {**results.get("meta", {}), "k_values": shown_k_values(results)}
+            ),
             "{{TABLES}}": "".join(_table_html(t) for t in tables),
             "{{FIGURES}}": "".join(_figure_html(n, png) for n, png in figures.items())
             or "<p>No figures.</p>",

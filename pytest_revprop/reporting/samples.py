@@ -12,16 +12,19 @@ whose replies carry their text, are read as they are.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.llm.redact import redact
 from pytest_revprop.reporting.replystore import REPLIES_DIR, ReplyReader
 
-__all__ = ["SAMPLES_FILE", "SampleFile", "read_samples"]
+__all__ = ["SAMPLES_FILE", "SampleFile", "read_samples", "reply_excerpt"]
 
 SAMPLES_FILE = "samples.jsonl"
+REPLY_EXCERPT_CHARS = 300
+"""Characters of the model's reply an invalid reply's report shows (whitespace collapsed)."""
 
 
 class SampleFile:
@@ -110,3 +113,20 @@ def read_samples(
     for _, _, record in samples.places():
         if all(record.get(name) == value for name, value in wanted.items()):
             yield reader.resolve(record) if reader is not None else record
+
+
+def reply_excerpt(record: Mapping[str, Any], limit: int = REPLY_EXCERPT_CHARS) -> str | None:
+    """The start of the reply an invalid result was scored on (the method's last revision
+    sample), redacted like every text of a report, its whitespace collapsed, at most
+    ``limit`` characters: ``reply (1,234 chars): I am not sure ...``. None when the record
+    holds no reply text."""
+    replies = [r for r in record.get("replies") or [] if isinstance(r.get("content"), str)]
+    samples = [r for r in replies if r.get("role") == "sample"] or replies
+    if not samples:
+        return None
+    content: str = samples[-1]["content"]
+    text = " ".join(redact(content).split())
+    if not text:
+        return f"reply: empty ({len(content):,} chars)"
+    shown = text if len(text) <= limit else text[: limit - 3] + "..."
+    return f"reply ({len(content):,} chars): {shown}"

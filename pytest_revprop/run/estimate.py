@@ -338,13 +338,9 @@ def estimate_lines(estimates: Sequence[ModelEstimate], *, shard: object = None) 
                 f"  time: about {seconds:,.0f} s at {p.concurrency} calls in flight per process "
                 f"(cached mean latency {p.latency_mean:.2f} s)"
             )
-    total_low = sum(p.cost_range[0] for p in estimates)
-    total_high = sum(p.cost_range[1] for p in estimates)
     sends = sum(p.to_send for p in estimates)
     sends_least = sum(p.to_send_least for p in estimates)
-    lines.append(
-        f"total: {_range(sends_least, sends)} calls to send, ${total_low:,.4f} to ${total_high:,.4f}"
-    )
+    lines.append(f"total: {_range(sends_least, sends)} calls to send, {total_cost(estimates)}")
     return lines
 
 
@@ -390,3 +386,23 @@ def gate_sight_lines(
         else:
             lines.append("gate: " + need.words("at least; if no sample improves"))
     return lines
+
+
+def total_cost(estimates: Sequence[ModelEstimate]) -> str:
+    """The estimate's cost in words: a dollar range over the priced models, and the models
+    with calls to send and no prices named as unpriced (never a made-up $0)."""
+    unpriced = [
+        p.model
+        for p in estimates
+        if p.tokens_how != "no calls" and p.to_send and not (p.price_in or p.price_out)
+    ]
+    priced = [p for p in estimates if p.model not in unpriced]
+    low = sum(p.cost_range[0] for p in priced)
+    high = sum(p.cost_range[1] for p in priced)
+    if not unpriced:
+        return f"${low:,.4f} to ${high:,.4f}"
+    names = ", ".join(unpriced)
+    if not high:
+        verb = "has" if len(unpriced) == 1 else "have"
+        return f"cost unpriced ({names} {verb} no prices)"
+    return f"${low:,.4f} to ${high:,.4f} plus the unpriced calls of {names}"

@@ -48,6 +48,14 @@ def model_line(model: ModelConfig) -> str:
     return f"{model.name}: {target} at {where}{embedded}"
 
 
+def header_k(settings: RunSettings) -> str:
+    """The header's k: the run's k values when some method of it uses k, else 1 (the k of
+    every item of a method that does not use it)."""
+    if any(settings.registry.get(name).uses_k for name in settings.methods):
+        return ",".join(map(str, settings.k_values))
+    return "1"
+
+
 def run_header(
     models: Sequence[ModelConfig],
     settings: RunSettings,
@@ -62,7 +70,7 @@ def run_header(
         f"revprop: {versions_line()}",
         *(f"revprop model {model_line(m)}" for m in models),
         f"revprop run: methods {', '.join(settings.methods)}; "
-        f"k {','.join(map(str, settings.k_values))}; seeds {','.join(map(str, settings.seeds))}; "
+        f"k {header_k(settings)}; seeds {','.join(map(str, settings.seeds))}; "
         f"split {split}: {n_cases} cases from {cases_path}; {n_items} items; "
         f"cache {settings.cache_dir or 'off'}",
     ]

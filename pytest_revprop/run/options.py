@@ -18,8 +18,9 @@ name the key and the file instead of the option. An empty ini value counts as un
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -163,7 +164,7 @@ def parse_seconds(text: str) -> float:
 
 
 def parse_max_drop(text: str) -> float:
-    """The completion-rate drop, in points, that a comparison tolerates: at least 0."""
+    """The drop of the compared rate, in points, that a comparison tolerates: at least 0."""
     return _number(text, "max drop", minimum=0.0)
 
 
@@ -426,7 +427,9 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
     ),
     PluginOption(
         "revprop_max_drop",
-        "completion-rate drop, in points, that the gate tolerates (default: 2)",
+        "the drop, in points, that the gate tolerates: of the completion rate, or with "
+        "--revprop-gate-metric=pass_all_seeds of the share of cases passing at every seed "
+        "(default: 2)",
         parse_max_drop,
         default=2.0,
         metavar="POINTS",
@@ -473,6 +476,18 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
     ),
 )
 OPTIONS_BY_NAME: dict[str, PluginOption] = {option.name: option for option in PLUGIN_OPTIONS}
+
+
+def check_ini_keys(unknown: Iterable[str]) -> None:
+    """UserError for the first key of ``unknown`` (ini keys no plugin declares, from the ini
+    file or ``-o``) that looks like ours (``revprop_...``), naming the closest option key:
+    a typo would otherwise only warn and the run go on without it."""
+    for key in sorted(unknown):
+        if not key.lower().startswith("revprop"):
+            continue
+        close = difflib.get_close_matches(key.lower(), OPTIONS_BY_NAME, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}?" if close else "see pytest --help for the revprop keys"
+        raise UserError(f"unknown ini key {key}: {hint}")
 
 
 class OptionSource(Protocol):

@@ -14,7 +14,7 @@ from typing import Any
 
 from pytest_revprop.core.cases import Case
 from pytest_revprop.errors import UserError
-from pytest_revprop.llm.budget import require_prices
+from pytest_revprop.llm.budget import require_prices, require_room
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings
 from pytest_revprop.run.sharding import (
@@ -55,8 +55,9 @@ class RunScope:
         """The summary's first line of a run the ceiling cut."""
         return (
             f"revprop: run cut by --revprop-max-cost={self.max_cost_usd or 0.0:.4f} USD: "
-            f"{spent_usd:.4f} USD spent, {cut_items} items not run (skipped); a rerun "
-            "goes on from the cache"
+            f"{spent_usd:.4f} USD spent, {cut_items} items not run (skipped): a call "
+            "starts only while what is spent plus its worst case (its whole prompt and all its "
+            "output tokens) fits under the ceiling; a rerun goes on from the cache"
         )
 
     def ceiling_share(self, processes: int) -> float | None:
@@ -122,6 +123,7 @@ def run_scope(
         for model in models:
             if model.kind != "reference":
                 require_prices(model, label("revprop_max_cost"))
+        require_room(models, max_cost_usd, label("revprop_max_cost"))
     given = opt("revprop_shard")
     if given == AUTO:
         given = shard_from_environment(environ, label("revprop_shard"))

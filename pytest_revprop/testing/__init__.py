@@ -1,8 +1,33 @@
 """Supported test doubles: an OpenAI-compatible fake server and scripted responders.
 
 Use them in your own tests of prompts or methods: ``FakeServer`` speaks real HTTP on
-127.0.0.1, so calls go through litellm exactly as they do against vLLM. ``responder``
-answers revision prompts from the cases' gold; ``scripted_writer`` answers the prompts of
-``revprop synth`` (a card's turns, its request, the gold samples, a rewording) from a script,
-so a card can be tried with no model.
+127.0.0.1, so calls go through litellm exactly as they do against vLLM (``FakeServerProcess``
+runs it in a child process; ``get_json`` and ``post_json`` read and post its endpoints, such
+as ``/_stats``). ``responder`` answers revision prompts from the cases' gold like a fair
+model; ``scripted_writer`` answers the prompts of ``revprop synth`` (a card's turns, its
+request, the gold samples, a rewording) from a script, so a card can be tried with no model.
+
+The names are imported from ``fakeserver`` on first use, so importing this package costs
+nothing until one is used (docs/hooks.md, "Testing your method offline").
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_revprop.testing.fakeserver import (
+        FakeServer,
+        FakeServerProcess,
+        get_json,
+        post_json,
+    )
+
+__all__ = ["FakeServer", "FakeServerProcess", "get_json", "post_json"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        return getattr(importlib.import_module("pytest_revprop.testing.fakeserver"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

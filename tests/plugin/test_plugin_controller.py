@@ -99,7 +99,8 @@ def test_a_cut_run_says_so_in_its_summary_meta_and_exit_status(tmp_path: Path) -
     assert config.terminal.lines[:2] == [
         "== revprop summary ==",
         "revprop: run cut by --revprop-max-cost=1.0000 USD: 0.0000 USD spent, 1 items not run "
-        "(skipped); a rerun goes on from the cache",
+        "(skipped): a call starts only while what is spent plus its worst case (its whole prompt "
+        "and all its output tokens) fits under the ceiling; a rerun goes on from the cache",
     ]
 
 
