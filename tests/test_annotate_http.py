@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from annotate_helpers import DEV_CASES, AnnotateProcess, copy_cases, with_client
 
+from pytest_revprop import cli
 from pytest_revprop.authoring.annotate.app import CSP, make_app
 from pytest_revprop.authoring.annotate.assist import Assistant
 from pytest_revprop.authoring.annotate.store import CaseStore, content_hash
@@ -243,12 +244,7 @@ def test_a_save_writes_the_case_format_and_records_who_and_when(folder: Path) ->
     assert entry["note"] == "optional total" and entry["time"].endswith("Z")
     assert path.read_text(encoding="utf-8") == dump_case(case.to_dict())
     assert [p.name for p in path.parent.iterdir()] == ["10.json"]  # no temporary file left
-    validate = subprocess.run(
-        [sys.executable, "-m", "pytest_revprop.cli", "validate", str(path)],
-        capture_output=True,
-        text=True,
-    )
-    assert validate.returncode == 0, validate.stdout + validate.stderr
+    assert cli.main(["validate", str(path)]) == 0
 
 
 def test_numbers_the_page_read_as_integers_keep_their_form(folder: Path) -> None:

@@ -39,7 +39,10 @@ NARROWER = f"RUN+=(--revprop-method=j+h --revprop-seeds=0 --revprop-case={','.jo
 """Appended to the recipe's shared block: the same commands on a few cases at one seed."""
 STATUS = "|| status=$?"
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("git") is None, reason="needs git"),
+    pytest.mark.slow,  # the recipe's shell lines and git run as processes, as in CI
+]
 
 
 def _recipe() -> tuple[str, str, str]:
