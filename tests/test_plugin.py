@@ -115,9 +115,7 @@ def test_without_a_model_the_plugin_adds_no_output_no_files_and_no_environment(
     assert not (pytester.path / ".revprop-cache").exists()
     assert not (pytester.path / "reports").exists()
     markers = pytester.runpytest("--markers")
-    assert (
-        markers.outlines == pytester.runpytest("--markers", "-p", "no:revprop").outlines
-    )
+    assert markers.outlines == pytester.runpytest("--markers", "-p", "no:revprop").outlines
 
 
 def test_help_adds_only_the_revprop_group_and_its_ini_keys(pytester: pytest.Pytester) -> None:
