@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -90,3 +91,30 @@ _LITELLM_ENV = ("LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_TELEMETRY")
 def pytester(_revprop_run_imports: None, pytester: pytest.Pytester) -> pytest.Pytester:
     """pytest's ``pytester``, with the plugin's run modules imported beforehand (above)."""
     return pytester
+
+
+@pytest.fixture(autouse=True)
+def _only_slow_tests_start_processes(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``slow`` mark's meaning, kept: a test without it that starts a child process (pytest,
+    a ``revprop`` command, a server, a browser) fails, naming itself."""
+    if request.node.get_closest_marker("slow"):
+        return
+
+    execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+    def refuse(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        program = Path(str(args if isinstance(args, (str, bytes)) else args[0])).name
+        if program not in QUICK_PROGRAMS:
+            raise AssertionError(
+                f"{request.node.nodeid} starts a process ({args!r}) without the slow mark"
+            )
+        execute_child(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+
+
+QUICK_PROGRAMS = {"git", "hg"}
+"""Programs a quick test may start: in a pytest run, pytest-benchmark asks the version control
+tools for the project's name and commit (milliseconds each)."""
