@@ -97,16 +97,16 @@ def pytester(_revprop_run_imports: None, pytester: pytest.Pytester) -> pytest.Py
 def _only_slow_tests_start_processes(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The ``slow`` mark's meaning, kept: a test without it that starts a child process (pytest,
-    a ``revprop`` command, a server, a browser) fails, naming itself."""
+    """The ``slow`` mark's meaning, kept: a test without it that starts a Python process
+    (pytest, a ``revprop`` command, a server, the model's server), a shell or a browser fails,
+    naming itself. Quick system tools that libraries call (``git``, ``uname``, ``file``) may run."""
     if request.node.get_closest_marker("slow"):
         return
-
     execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
 
     def refuse(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
         program = Path(str(args if isinstance(args, (str, bytes)) else args[0])).name
-        if program not in QUICK_PROGRAMS:
+        if program.startswith(("python", "revprop")) or program in SLOW_PROGRAMS:
             raise AssertionError(
                 f"{request.node.nodeid} starts a process ({args!r}) without the slow mark"
             )
@@ -115,6 +115,5 @@ def _only_slow_tests_start_processes(
     monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
 
 
-QUICK_PROGRAMS = {"git", "hg"}
-"""Programs a quick test may start: in a pytest run, pytest-benchmark asks the version control
-tools for the project's name and commit (milliseconds each)."""
+SLOW_PROGRAMS = {"bash", "sh", "node", "uv", "chromium", "chrome", "headless_shell"}
+"""Programs besides Python's that only slow tests start (a shell, a browser and its driver)."""
