@@ -5,7 +5,10 @@ and the slow marker's check (``spawn_check``)."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import importlib.util
+import os
+import pkgutil
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -163,3 +166,44 @@ def page(new_page: Callable[..., Any]) -> Any:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.import_plugin("spawn_check")
+
+
+# Packages whose modules an in-process run of the plugin imports.
+_RUN_PACKAGES = ("plugin", "run", "core", "llm", "reporting", "util")
+
+
+@pytest.fixture(scope="session")
+def _revprop_run_imports() -> None:
+    """Import, once per session, what an in-process run of the plugin imports.
+
+    pytester drops from ``sys.modules`` every module first imported during an in-process run,
+    so without this each ``pytester.runpytest`` would import the plugin's run modules,
+    matplotlib, hypothesis and litellm again (seconds of CPU each time, and litellm's globals made anew).
+    litellm is loaded as a run loads it; the environment variables that load sets are put back
+    as they were, so no test sees them unless a run of its own sets them."""
+    for package in _RUN_PACKAGES:
+        found = importlib.import_module(f"pytest_revprop.{package}")
+        for module in pkgutil.walk_packages(found.__path__, f"{found.__name__}."):
+            importlib.import_module(module.name)
+    importlib.import_module("matplotlib.backends.backend_agg")  # the figures' canvas
+    importlib.import_module("matplotlib.figure")
+    importlib.import_module("hypothesis")  # its pytest plugin imports it at a run's summary
+
+    from pytest_revprop.llm.litellm_setup import load_litellm
+
+    saved = {name: os.environ.get(name) for name in _LITELLM_ENV}
+    load_litellm()
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+_LITELLM_ENV = ("LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_TELEMETRY")
+
+
+@pytest.fixture
+def pytester(_revprop_run_imports: None, pytester: pytest.Pytester) -> pytest.Pytester:
+    """pytest's ``pytester``, with the plugin's run modules imported beforehand (above)."""
+    return pytester

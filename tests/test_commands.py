@@ -1,66 +1,58 @@
-"""`revprop validate`, `revprop score` and `revprop merge`, run as a user runs them: in a child
-process, reading files, printing JSON, failing in one line with an exit status."""
+"""`revprop validate`, `revprop score` and `revprop merge` as a user runs them, in-process
+(``cli.main``, the ``revprop`` entry point's function): reading files, printing JSON, failing
+in one line with an exit status. Replies on stdin and from a shell's process substitution, run
+by a real shell, are in tests/e2e/test_commands_shell.py."""
 
 from __future__ import annotations
 
 import json
-import shlex
-import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from handmade_cases import invoice_case, write_cases
+from handmade_cases import invoice_case
+from helpers.case_files import case_file, reply_file
 
-from pytest_revprop.cli import COMMANDS
-
-pytestmark = pytest.mark.slow
-
-
-def _revprop(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_revprop.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from pytest_revprop.cli import COMMANDS, main
 
 
-def _bash(script: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``script`` run by bash, with ``revprop`` standing for this interpreter's command."""
-    revprop = f"{shlex.quote(sys.executable)} -m pytest_revprop.cli"
-    return subprocess.run(
-        ["bash", "-c", script.replace("revprop ", f"{revprop} ")],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+@dataclass(frozen=True)
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def _case_file(tmp: Path) -> Path:
-    folder = write_cases(tmp / "cases", [invoice_case()])
-    (path,) = folder.iterdir()
-    return path
+@pytest.fixture
+def revprop(capsys: pytest.CaptureFixture[str]) -> Any:
+    """``revprop(*args)``: the command's exit status and what it printed."""
+
+    def run(*args: str) -> Result:
+        capsys.readouterr()
+        try:
+            status = main(list(args))
+        except SystemExit as stop:  # argparse's --help and usage errors
+            status = stop.code if isinstance(stop.code, int) else 2
+        printed = capsys.readouterr()
+        return Result(status, printed.out, printed.err)
+
+    return run
 
 
-def _reply_file(tmp: Path, name: str, text: str) -> Path:
-    path = tmp / name
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def test_validate_score_and_merge_print_their_verdicts_as_json(tmp_path: Path) -> None:
-    case = _case_file(tmp_path)
-    gold = _reply_file(
+def test_validate_score_and_merge_print_their_verdicts_as_json(
+    revprop: Any, tmp_path: Path
+) -> None:
+    case = case_file(tmp_path)
+    gold = reply_file(
         tmp_path,
         "gold.txt",
         "Sure:\n```json\n" + json.dumps(invoice_case().gold_patch[:3]) + "\n```",
     )
-    noop = _reply_file(tmp_path, "noop.txt", "[]")
-    prose = _reply_file(tmp_path, "prose.txt", "no idea")
-    assert _revprop("validate", str(tmp_path / "cases")).returncode == 0
-    out = json.loads(_revprop("score", str(case), str(gold)).stdout)
+    noop = reply_file(tmp_path, "noop.txt", "[]")
+    prose = reply_file(tmp_path, "prose.txt", "no idea")
+    assert revprop("validate", str(tmp_path / "cases")).returncode == 0
+    out = json.loads(revprop("score", str(case), str(gold)).stdout)
     assert out == {
         "completed": True,
         "valid": True,
@@ -69,44 +61,13 @@ def test_validate_score_and_merge_print_their_verdicts_as_json(tmp_path: Path) -
         "over_edit": 0,
         "wrong_value": 0,
     }
-    assert json.loads(_revprop("score", str(case), str(prose)).stdout)["error"] == "no_patch"
+    assert json.loads(revprop("score", str(case), str(prose)).stdout)["error"] == "no_patch"
     merged = json.loads(
-        _revprop("merge", "--rule", "maj", str(case), str(gold), str(noop), str(gold)).stdout
+        revprop("merge", "--rule", "maj", str(case), str(gold), str(noop), str(gold)).stdout
     )
     assert merged["chosen"] == 0 and merged["artifact"]["total"] == 38.0
-    med = json.loads(_revprop("merge", "--rule", "med", str(case), str(prose), str(prose)).stdout)
+    med = json.loads(revprop("merge", "--rule", "med", str(case), str(prose), str(prose)).stdout)
     assert med == {"artifact": None, "patch": None, "chosen": None}
-
-
-def test_a_reply_on_stdin_scores_and_merges_as_from_its_file(tmp_path: Path) -> None:
-    case = str(_case_file(tmp_path))
-    gold_text = json.dumps(invoice_case().gold_patch[:3])
-    gold = str(_reply_file(tmp_path, "gold.txt", gold_text))
-    noop = str(_reply_file(tmp_path, "noop.txt", "[]"))
-    for args in (["score", case], ["score", "--details", case], ["merge", "--rule", "maj", case]):
-        from_files = _revprop(*args, *([noop, gold, noop] if "merge" in args else [gold]))
-        piped = subprocess.run(
-            [sys.executable, "-m", "pytest_revprop.cli", *args,
-             *([noop, "-", noop] if "merge" in args else ["-"])],
-            input=gold_text, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
-        assert from_files.returncode == piped.returncode == 0, piped.stderr
-        assert from_files.stdout == piped.stdout and from_files.stdout.strip()
-
-
-def test_a_process_substitution_is_read_as_its_file_would_be(tmp_path: Path) -> None:
-    case = shlex.quote(str(_case_file(tmp_path)))
-    gold = shlex.quote(
-        str(_reply_file(tmp_path, "gold.txt", json.dumps(invoice_case().gold_patch[:3])))
-    )
-    noop = shlex.quote(str(_reply_file(tmp_path, "noop.txt", "[]")))
-    score = _bash(f"revprop score {case} <(cat {gold})")
-    merge = _bash(f"revprop merge --rule maj {case} <(cat {noop}) <(cat {gold}) {gold}")
-    assert (score.returncode, merge.returncode) == (0, 0), score.stderr + merge.stderr
-    assert score.stdout == _bash(f"revprop score {case} {gold}").stdout
-    assert json.loads(score.stdout)["completed"] is True
-    assert merge.stdout == _bash(f"revprop merge --rule maj {case} {noop} {gold} {gold}").stdout
-    assert json.loads(merge.stdout)["chosen"] == 1
 
 
 @pytest.mark.parametrize(
@@ -137,29 +98,26 @@ def test_a_process_substitution_is_read_as_its_file_would_be(tmp_path: Path) -> 
     ],
 )
 def test_errors_are_one_line_with_an_exit_status_and_no_traceback(
-    args: tuple[str, ...], status: int, stderr: str
+    revprop: Any, args: tuple[str, ...], status: int, stderr: str
 ) -> None:
-    result = _revprop(*args)
+    result = revprop(*args)
     assert (result.returncode, result.stderr.splitlines()) == (status, [stderr])
 
 
-def test_binary_replies_broken_cases_and_empty_folders_are_refused(tmp_path: Path) -> None:
-    case = _case_file(tmp_path)
+def test_binary_replies_broken_cases_and_empty_folders_are_refused(
+    revprop: Any, tmp_path: Path
+) -> None:
+    case = case_file(tmp_path)
     binary = tmp_path / "r.bin"
     binary.write_bytes(b"\x00\x01\x02")
-    result = _revprop("score", str(case), str(binary))
+    result = revprop("score", str(case), str(binary))
     assert result.returncode == 2 and "binary" in result.stderr and "Traceback" not in result.stderr
-    piped = _bash(f"revprop score {shlex.quote(str(case))} - < {shlex.quote(str(binary))}")
-    assert piped.returncode == 2
-    assert piped.stderr.splitlines() == [
-        "revprop score: error: reply on stdin: binary content (NUL bytes), expected a text reply"
-    ]
-    broken = _reply_file(tmp_path, "b.json", json.dumps({"id": 1}))
-    result = _revprop("score", str(broken), str(binary))
+    broken = reply_file(tmp_path, "b.json", json.dumps({"id": 1}))
+    result = revprop("score", str(broken), str(binary))
     assert result.returncode == 2 and "schema" in result.stderr
     empty = tmp_path / "empty"
     empty.mkdir()
-    result = _revprop("validate", str(empty))
+    result = revprop("validate", str(empty))
     assert result.returncode == 2 and "no case files" in result.stderr
 
 

@@ -225,14 +225,13 @@ def test_pointers_the_spec_forbids_are_refused(pointer: str) -> None:
 # ---------------------------------------------------------------- a real run
 
 
-@pytest.mark.slow
 def test_a_run_of_hostile_replies_keeps_every_record_with_the_command_verdicts(
-    tmp_path: Path,
+    pytester: pytest.Pytester,
 ) -> None:
-    """The real plugin in a pytest subprocess against the fake server: a lone surrogate, 900
-    levels of nesting, ``1e400`` and the gold; every record is in results.json, and each
-    verdict is the one ``revprop score``'s scorer gives the same text."""
-    from test_faults import FAST_RETRIES, MODEL, dev_cases, results, run_pytest
+    """The real plugin, in-process, against the fake server: a lone surrogate, 900 levels of
+    nesting, ``1e400`` and the gold; every record is in results.json, and each verdict is the
+    one ``revprop score``'s scorer gives the same text."""
+    from helpers.faulty_runs import FAST_RETRIES, MODEL, dev_cases, results, run_options
 
     from pytest_revprop.core.scoring import literal_gold_patch
     from pytest_revprop.testing.fakeserver import FakeServer
@@ -240,18 +239,20 @@ def test_a_run_of_hostile_replies_keeps_every_record_with_the_command_verdicts(
     case = dev_cases()[0]
     texts = [SURROGATE_REPLY, DEEP_REPLY, INF_REPLY, json.dumps(literal_gold_patch(case))]
     with FakeServer(rules=[{"seed": s, "content": t} for s, t in enumerate(texts)]) as server:
-        run = run_pytest(
-            tmp_path,
-            f"--revprop-model={MODEL}",
-            f"--revprop-api-base={server.base_url}",
-            f"--revprop-cases={case.source}",
-            "--revprop-split=all",
-            "--revprop-method=j+h",
-            "--revprop-seeds=0,1,2,3",
-            *FAST_RETRIES,
+        run = pytester.runpytest(
+            *run_options(
+                pytester.path,
+                f"--revprop-model={MODEL}",
+                f"--revprop-api-base={server.base_url}",
+                f"--revprop-cases={case.source}",
+                "--revprop-split=all",
+                "--revprop-method=j+h",
+                "--revprop-seeds=0,1,2,3",
+                *FAST_RETRIES,
+            )
         )
-    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
-    rows = {row["seed"]: row for row in results(tmp_path)}
+    assert run.ret == 1, run.stdout.str()[-3000:] + run.stderr.str()[-3000:]
+    rows = {row["seed"]: row for row in results(pytester.path)}
     assert sorted(rows) == [0, 1, 2, 3]
     for seed, text in enumerate(texts):
         expected = score_reply(case, text)

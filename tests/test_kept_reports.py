@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 from handmade_cases import invoice_case, travel_case, write_cases
 
-pytestmark = pytest.mark.slow
-
 PROBE = """
 import json
 import pytest
@@ -44,7 +42,9 @@ def noisy():
 """
 
 
-@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["single", "xdist"])
+@pytest.mark.parametrize(
+    "xdist", [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)], ids=["single", "xdist"]
+)
 def test_pytest_keeps_one_slim_call_report_per_item_and_workers_keep_none(
     pytester: pytest.Pytester, tmp_path: Path, xdist: list[str]
 ) -> None:
@@ -54,7 +54,7 @@ def test_pytest_keeps_one_slim_call_report_per_item_and_workers_keep_none(
         "def test_user_passes(noisy):\n    pass\n\ndef test_user_fails():\n    assert False\n"
     )
     junit = pytester.path / "junit.xml"
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         f"--revprop-cases={cases}", "--revprop-split=all", f"--revprop-cache={pytester.path / 'cache'}",
         f"--revprop-report={pytester.path / 'reports'}", "--revprop-no-figures",
         "--revprop-model=noop,gold", "--revprop-method=j+h", "--revprop-seeds=0,1",

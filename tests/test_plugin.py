@@ -9,7 +9,6 @@ import platform
 import re
 import shlex
 import shutil
-import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -22,9 +21,8 @@ from pytest_revprop import __version__, cli
 from pytest_revprop.run.options import PLUGIN_OPTIONS
 from pytest_revprop.vocabulary import REGRESSION_EXIT
 
-pytestmark = pytest.mark.slow
-
-XDIST = [[], ["-n", "2"]]
+# xdist's variants start two worker processes each: those are slow; the rest run in-process.
+XDIST = [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)]
 XDIST_IDS = ["single", "xdist"]
 
 
@@ -36,7 +34,7 @@ def cases_dir(tmp_path: Path) -> Path:
 def _run(
     pytester: pytest.Pytester, cases_dir: Path, *args: str, figures: str = "--revprop-no-figures"
 ) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
+    return pytester.runpytest(
         f"--revprop-cases={cases_dir}", "--revprop-split=all", f"--revprop-cache={pytester.path / 'cache'}",
         f"--revprop-report={pytester.path / 'reports'}", figures, *args,
     )  # fmt: skip
@@ -66,7 +64,7 @@ def _results(pytester: pytest.Pytester) -> dict:
 def test_bad_option_values_are_clean_usage_errors(
     pytester: pytest.Pytester, args: list[str], message: str
 ) -> None:
-    result = pytester.runpytest_subprocess("--revprop-model=gold", *args)
+    result = pytester.runpytest("--revprop-model=gold", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}*"])
     assert "Traceback" not in result.stderr.str()
@@ -88,7 +86,7 @@ def _same_run(result: pytest.RunResult) -> list[str]:
     """A run's output without what differs between two identical runs (timings) and pytest's
     list of loaded plugins, which names every installed plugin."""
     lines = [line for line in result.outlines if not line.startswith("plugins:")]
-    return [re.sub(r"in \d+\.\d+s", "in Ns", line) for line in lines]
+    return [re.sub(r"in \d+\.\d+s", "in Ns", line).strip("= ") for line in lines]
 
 
 def test_without_a_model_the_plugin_adds_no_output_no_files_and_no_environment(
@@ -101,7 +99,7 @@ def test_without_a_model_the_plugin_adds_no_output_no_files_and_no_environment(
         "    assert 'LITELLM_LOCAL_MODEL_COST_MAP' not in os.environ\n"
     )
     before = _files(pytester.path)
-    without = pytester.runpytest_subprocess("-p", "no:revprop")
+    without = pytester.runpytest("-p", "no:revprop")
     made_without = _files(pytester.path) - before
     for name in made_without:
         path = pytester.path / name
@@ -109,17 +107,15 @@ def test_without_a_model_the_plugin_adds_no_output_no_files_and_no_environment(
             shutil.rmtree(path)
         elif path.exists():
             path.unlink()
-    loaded = pytester.runpytest_subprocess()
+    loaded = pytester.runpytest()
     loaded.assert_outcomes(passed=1)  # and the plugin set no environment variable
     assert _same_run(loaded) == _same_run(without)
     assert loaded.errlines == without.errlines
     assert _files(pytester.path) - before == made_without
     assert not (pytester.path / ".revprop-cache").exists()
     assert not (pytester.path / "reports").exists()
-    markers = pytester.runpytest_subprocess("--markers")
-    assert (
-        markers.outlines == pytester.runpytest_subprocess("--markers", "-p", "no:revprop").outlines
-    )
+    markers = pytester.runpytest("--markers")
+    assert markers.outlines == pytester.runpytest("--markers", "-p", "no:revprop").outlines
 
 
 def test_help_adds_only_the_revprop_group_and_its_ini_keys(pytester: pytest.Pytester) -> None:
@@ -128,8 +124,8 @@ def test_help_adds_only_the_revprop_group_and_its_ini_keys(pytester: pytest.Pyte
             re.sub(r"\d{8}_\d{6}", "DATE_TIME", line) for line in result.outlines
         ]  # pytest-benchmark's
         for result in (
-            pytester.runpytest_subprocess("--help"),
-            pytester.runpytest_subprocess("--help", "-p", "no:revprop"),
+            pytester.runpytest("--help"),
+            pytester.runpytest("--help", "-p", "no:revprop"),
         )
     )
     start = loaded.index("revision-propagation evaluation (RevPropBench):")
@@ -143,7 +139,7 @@ def test_help_adds_only_the_revprop_group_and_its_ini_keys(pytester: pytest.Pyte
 
 
 def test_help_shows_the_group_with_defaults(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--help")
+    result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(
         ["*revision-propagation evaluation*", "*--revprop-k=K*", "*sweep k (default: 5)*"]
     )
@@ -192,7 +188,7 @@ def test_revprop_model_in_the_ini_file_runs_the_benchmark_with_the_ini_settings(
         pytester.makepyprojecttoml("[tool.pytest.ini_options]\n" + toml)
     pytester.makepyfile("def test_plain():\n    assert False\n")  # not collected in a run
     monkeypatch.chdir(pytester.mkdir("sub"))  # relative paths are the ini file's folder's
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest()
     result.assert_outcomes(passed=4)  # two cases, two seeds, gold
     cache = pytester.path / "cache"
     result.stdout.fnmatch_lines(
@@ -213,16 +209,16 @@ def test_the_command_line_overrides_the_ini_file(
 ) -> None:
     pytester.makefile(".ini", pytest="[pytest]" + INI_RUN)
     pytester.makepyfile("def test_plain():\n    assert True\n")
-    noop = pytester.runpytest_subprocess("--revprop-model=noop", "--revprop-seeds=0")
+    noop = pytester.runpytest("--revprop-model=noop", "--revprop-seeds=0")
     noop.assert_outcomes(failed=2)
     assert {
         r["model"]
         for r in json.loads((pytester.path / "out" / "results.json").read_text())["results"]
     } == {"noop"}
-    off = pytester.runpytest_subprocess("-o", "revprop_model=")  # an empty value: plugin off
+    off = pytester.runpytest("-o", "revprop_model=")  # an empty value: plugin off
     off.assert_outcomes(passed=1)
     # a flag the ini file sets is turned off on the command line by its positive spelling
-    figures = pytester.runpytest_subprocess("--revprop-figures", "--revprop-seeds=0", "-q")
+    figures = pytester.runpytest("--revprop-figures", "--revprop-seeds=0", "-q")
     figures.assert_outcomes(passed=2)
     assert (pytester.path / "out" / "report.html").exists()
 
@@ -242,7 +238,7 @@ def test_a_bad_ini_value_is_a_one_line_usage_error_naming_the_key(
     pytester: pytest.Pytester, line: str, message: str
 ) -> None:
     pytester.makefile(".ini", pytest=f"[pytest]\nrevprop_model = gold\n{line}\n")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     [error] = [text for text in result.errlines if text.strip()]
     assert fnmatch.fnmatch(error, f"ERROR: {message}"), error
@@ -263,7 +259,7 @@ def test_a_native_toml_value_of_the_wrong_type_is_a_usage_error_naming_the_key(
     pytester: pytest.Pytester, line: str, message: str
 ) -> None:
     pytester.makefile(".toml", pyproject=f'[tool.pytest]\nrevprop_model = "gold"\n{line}\n')
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     [error] = [text for text in result.errlines if text.strip()]
     assert error == f"ERROR: {message}"
@@ -576,14 +572,19 @@ def test_the_plugin_and_revprop_compare_exit_with_the_same_regression_code(
     assert "1 regression: noop · j+h k=1." in capsys.readouterr().out
 
 
-def test_both_help_texts_state_the_regression_exit_code(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--help")
+def test_both_help_texts_state_the_regression_exit_code(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = pytester.runpytest("--help")
     assert f"fail (exit {REGRESSION_EXIT}) on a significant regression" in " ".join(
         result.stdout.str().split()
     )
-    compare = pytester.run(sys.executable, "-m", "pytest_revprop.cli", "compare", "--help")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["compare", "--help"])
+    assert stopped.value.code == 0
     assert f"exit {REGRESSION_EXIT} when any (model, method, k) regressed" in " ".join(
-        compare.stdout.str().split()
+        capsys.readouterr().out.split()
     )
 
 
@@ -646,6 +647,7 @@ def pytest_configure(config):
     assert result.ret == status
 
 
+@pytest.mark.slow  # under xdist: the controller stops before any worker reports
 def test_a_gate_whose_baseline_shares_no_group_with_the_run_stops_it_in_one_line(
     pytester: pytest.Pytester, cases_dir: Path
 ) -> None:
@@ -708,7 +710,7 @@ def test_the_header_names_versions_models_with_their_servers_and_the_run(
 def test_the_reports_line_lists_every_file_written(
     pytester: pytest.Pytester, cases_dir: Path
 ) -> None:
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         f"--revprop-cases={cases_dir}", "--revprop-split=all", "--revprop-model=gold",
         "--revprop-method=j+h,med", "--revprop-seeds=0", f"--revprop-cache={pytester.path / 'cache'}",
         "--revprop-report=out",
@@ -803,7 +805,7 @@ def test_the_rerun_command_of_a_report_runs_exactly_that_item_with_the_same_resu
     assert len(commands) == 8
     command = next(c for c in commands if "--revprop-method=med" in c and "travel-shift" in c)
     assert "--revprop-seeds=1" in command or "--revprop-seeds=0" in command
-    again = pytester.runpytest_subprocess(*shlex.split(command)[1:])
+    again = pytester.runpytest(*shlex.split(command)[1:])
     again.assert_outcomes(failed=1)
     (row,) = _results(pytester)["results"]
     assert row["case"] == "travel-shift/10" and row["method"] == "med" and row["k"] == 3
@@ -816,7 +818,7 @@ def test_the_rerun_command_of_a_report_runs_exactly_that_item_with_the_same_resu
                    "--revprop-seeds=0", "--revprop-retries=1")  # fmt: skip
     errored.assert_outcomes(errors=2)
     rerun = re.findall(r"^  rerun:    (pytest .*)$", errored.stdout.str(), re.MULTILINE)[0]
-    pytester.runpytest_subprocess(*shlex.split(rerun)[1:]).assert_outcomes(errors=1)
+    pytester.runpytest(*shlex.split(rerun)[1:]).assert_outcomes(errors=1)
     assert server.stats()["count"] == 3
 
 
@@ -892,7 +894,7 @@ def test_an_unknown_transport_in_the_environment_is_a_usage_error(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("REVPROP_TRANSPORT", "fast")
-    result = pytester.runpytest_subprocess("--revprop-model=gold")
+    result = pytester.runpytest("--revprop-model=gold")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*REVPROP_TRANSPORT='fast': choose litellm or direct*"])
     assert "Traceback" not in result.stderr.str()

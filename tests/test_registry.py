@@ -18,10 +18,8 @@ from handmade_cases import invoice_case, travel_case, write_cases
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import ORACLE_CASES_ENV
 
-pytestmark = pytest.mark.slow
-
 ROOT_CONFTEST = Path(__file__).resolve().parent.parent / "conftest.py"
-XDIST = [[], ["-n", "2"]]
+XDIST = [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)]
 XDIST_IDS = ["single", "xdist"]
 
 
@@ -31,7 +29,7 @@ def cases_dir(tmp_path: Path) -> Path:
 
 
 def _run(pytester: pytest.Pytester, cases_dir: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
+    return pytester.runpytest(
         f"--revprop-cases={cases_dir}", "--revprop-split=all", f"--revprop-cache={pytester.path / 'cache'}",
         f"--revprop-report={pytester.path / 'reports'}", "--revprop-no-figures", *args,
     )  # fmt: skip
@@ -289,7 +287,7 @@ def test_the_rerun_command_of_a_registered_method_that_uses_k_names_its_k(
     commands = re.findall(r"^rerun: (pytest .*)$", first.stdout.str(), re.MULTILINE)
     (command,) = [c for c in commands if "--revprop-case=unit/10" in c]
     assert "--revprop-k=3" in shlex.split(command)
-    again = pytester.runpytest_subprocess(*shlex.split(command)[1:])
+    again = pytester.runpytest(*shlex.split(command)[1:])
     again.assert_outcomes(failed=1)
     (row,) = _results(pytester)["results"]
     assert (row["k"], row["calls"]) == (3, 3)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from handmade_cases import invoice_case, travel_case, write_cases
 
-pytestmark = pytest.mark.slow
 mlflow = pytest.importorskip("mlflow")
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "hooks.md"
@@ -25,14 +24,16 @@ def _example() -> str:
     return match.group(1)
 
 
-@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["single", "xdist"])
+@pytest.mark.parametrize(
+    "xdist", [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)], ids=["single", "xdist"]
+)
 def test_the_docs_mlflow_example_logs_one_run_with_every_record(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
     monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
     cases = write_cases(pytester.path / "cases", [invoice_case(), travel_case()])
     pytester.makeconftest(_example())
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--revprop-model=gold", "--revprop-method=j+h,med", "--revprop-k=3", "--revprop-seeds=0,1",
         f"--revprop-cases={cases}", "--revprop-split=all", "--revprop-no-figures",
         f"--revprop-report={pytester.path / 'reports'}", *xdist,

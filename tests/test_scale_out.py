@@ -1,10 +1,10 @@
-"""docs/scale-out.md in its local form: shard processes against the test double, then
-``revprop combine``; the plan against the requests the server received; the spending ceiling.
+"""docs/scale-out.md in its local form: shards against the test double, then ``revprop
+combine``; the plan against the requests the server received; the spending ceiling.
 
 Each recipe runs here as its engine would run it: the Slurm array job's tasks (``--revprop-
-shard=auto`` under SLURM_ARRAY_* variables, each with its own cache), the Kubernetes Indexed
-Job's pods (``auto`` under JOB_COMPLETION_INDEX, all at once on one shared cache folder), the
-CI matrix's jobs (``--revprop-shard=I/N``).
+shard=auto`` under SLURM_ARRAY_* variables, each with its own cache, one after another:
+in-process), the Kubernetes Indexed Job's pods (``auto`` under JOB_COMPLETION_INDEX, all at once
+on one shared cache folder: three processes), the CI matrix's jobs (``--revprop-shard=I/N``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,38 +24,59 @@ import pytest
 from pytest_revprop.cli import main as revprop
 from pytest_revprop.testing.fakeserver import FakeServer
 
-pytestmark = pytest.mark.slow
-
 RESPONDER = "pytest_revprop.testing.responder:respond"
-RUN = ["--revprop-model=openai/fake", "--revprop-split=dev", "--revprop-seeds=0", "--revprop-k=3"]
+# The ten dev cases of size 10.
+RUN = [
+    "--revprop-model=openai/fake", "--revprop-split=dev", "--revprop-sizes=10", "--revprop-seeds=0",
+    "--revprop-k=3",
+]  # fmt: skip
+N_CASES = 10
+N_METHODS = 10
 TIMING = ("latency_s", "cached")
 """What may differ between a sharded and an unsharded run's records (timings, cache flags)."""
 
 
+def _left_out(name: str) -> bool:
+    """Variables of the test's environment that stay out of a run."""
+    return name.startswith(("PYTEST_", "OPENAI_", "REVPROP_", "SLURM_", "JOB_COMPLETION"))
+
+
 def _env(**extra: str) -> dict[str, str]:
-    keep = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("PYTEST_", "OPENAI_", "REVPROP_", "SLURM_", "JOB_COMPLETION"))
-    }
+    keep = {k: v for k, v in os.environ.items() if not _left_out(k)}
     return {**keep, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "REVPROP_TRANSPORT": "direct", **extra}
 
 
-def _command(run_dir: Path, base: str, cache: str, report: str, *args: str) -> list[str]:
+def _args(run_dir: Path, base: str, cache: str, report: str, *args: str) -> list[str]:
     return [
-        sys.executable, "-m", "pytest", "-pno:cacheprovider", "-q", f"--rootdir={run_dir}",
-        f"--revprop-api-base={base}", f"--revprop-cache={run_dir / cache}",
-        f"--revprop-report={run_dir / report}", *RUN, *args,
+        "-pno:cacheprovider", "-q", f"--rootdir={run_dir}", f"--revprop-api-base={base}",
+        f"--revprop-cache={run_dir / cache}", f"--revprop-report={run_dir / report}", *RUN, *args,
     ]  # fmt: skip
 
 
-def run(
-    run_dir: Path, base: str, cache: str, report: str, *args: str, **env: str
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        _command(run_dir, base, cache, report, *args), cwd=run_dir, env=_env(**env),
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
+@dataclass(frozen=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
+    """``run(run_dir, base, cache, report, *args, **env)``: an in-process run in ``run_dir``
+    with the direct transport and ``env``, without the test's own shard variables."""
+    for name in list(os.environ):
+        if _left_out(name) and not name.startswith("PYTEST_"):  # pytester's own
+            monkeypatch.delenv(name)
+
+    def run_in(run_dir: Path, base: str, cache: str, report: str, *args: str, **env: str) -> Run:
+        with monkeypatch.context() as scoped:
+            scoped.chdir(run_dir)
+            for name, value in {"REVPROP_TRANSPORT": "direct", **env}.items():
+                scoped.setenv(name, value)
+            result = pytester.runpytest(*_args(run_dir, base, cache, report, *args))
+        return Run(int(result.ret), result.stdout.str(), result.stderr.str())
+
+    return run_in
 
 
 def records(folder: Path) -> dict[tuple[Any, ...], dict[str, Any]]:
@@ -83,7 +106,10 @@ def summary_table(folder: Path) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if "latency" not in k} for row in summary]
 
 
-def test_slurm_and_kubernetes_shards_combine_into_the_single_run(tmp_path: Path) -> None:
+@pytest.mark.slow  # the Kubernetes pods are three processes at once
+def test_slurm_and_kubernetes_shards_combine_into_the_single_run(
+    run: Callable[..., Run], tmp_path: Path
+) -> None:
     with FakeServer(responder=RESPONDER) as server:
         base = server.base_url
         single = run(tmp_path, base, "cache-single", "single", "--revprop-method=all")
@@ -99,8 +125,8 @@ def test_slurm_and_kubernetes_shards_combine_into_the_single_run(tmp_path: Path)
         # the Kubernetes Indexed Job: all pods at once, on one shared cache folder
         pods = [
             subprocess.Popen(
-                _command(tmp_path, base, "cache-shared", f"k8s{index}", "--revprop-method=all",
-                         "--revprop-shard=auto", "--revprop-no-figures"),
+                [sys.executable, "-m", "pytest", *_args(tmp_path, base, "cache-shared", f"k8s{index}",
+                 "--revprop-method=all", "--revprop-shard=auto", "--revprop-no-figures")],
                 cwd=tmp_path, env=_env(JOB_COMPLETION_INDEX=str(index), REVPROP_SHARD_COUNT="3"),
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
@@ -113,13 +139,14 @@ def test_slurm_and_kubernetes_shards_combine_into_the_single_run(tmp_path: Path)
     k8s = [tmp_path / f"k8s{index}" for index in range(3)]
     assert revprop(["combine", *map(str, k8s), "--out", str(tmp_path / "k8s"), "--no-figures"]) == 0
     expected = records(tmp_path / "single")
-    assert len(expected) == 300
+    assert len(expected) == N_CASES * N_METHODS
     for combined in (tmp_path / "slurm", tmp_path / "k8s"):
         assert records(combined) == expected
         assert summary_table(combined) == summary_table(tmp_path / "single")
-    assert html_samples(tmp_path / "slurm") == html_samples(tmp_path / "single") == 300
+    assert html_samples(tmp_path / "slurm") == html_samples(tmp_path / "single") == len(expected)
     shards = [len(records(folder)) for folder in slurm]
-    assert sum(shards) == 300 and all(n == 100 for n in shards)  # 10 whole cases each
+    assert sum(shards) == len(expected)
+    assert all(0 < n < len(expected) and n % N_METHODS == 0 for n in shards)  # whole cases
     # separate caches make every call once per run; the shared one once for all three pods
     single_calls = sum(1 for _ in (tmp_path / "cache-single").glob("*/*.json"))
     shared_calls = sum(1 for _ in (tmp_path / "cache-shared").glob("*/*.json"))
@@ -144,7 +171,9 @@ def _plan_to_send(output: str) -> int:
     return int(match.group(1).replace(",", ""))
 
 
-def test_the_plan_counts_the_calls_and_the_ceiling_cuts_and_resumes(tmp_path: Path) -> None:
+def test_the_plan_counts_the_calls_and_the_ceiling_cuts_and_resumes(
+    run: Callable[..., Run], tmp_path: Path
+) -> None:
     (tmp_path / "pyproject.toml").write_text(PRICED)
     methods = "--revprop-method=j+h,reflect,maj"  # calls that do not depend on replies
     with FakeServer(responder=RESPONDER) as server:

@@ -15,8 +15,6 @@ from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.core.scoring import literal_gold_patch
 from pytest_revprop.testing.responder import find_case
 
-pytestmark = pytest.mark.slow
-
 INVOICE_MARK = "3 widgets and 7 bolts"
 TRAVEL_MARK = "Old town walk"
 TASKS_MARK = "Apollo"
@@ -53,7 +51,7 @@ SCRIPT = [
 
 
 def _run(pytester: pytest.Pytester, server: Any, cases: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
+    return pytester.runpytest(
         f"--revprop-cases={cases}", "--revprop-split=all", "--revprop-no-cache",
         f"--revprop-report={pytester.path / 'reports'}", "--revprop-model=openai/fake",
         f"--revprop-api-base={server.base_url}", "--revprop-method=j+h", "--revprop-seeds=0,1",
@@ -145,7 +143,7 @@ def test_the_gate_on_pass_all_seeds_fails_a_run_that_completion_lets_through(
     server = fake_server(responder=_seed_zero_gold)
 
     def run(*args: str) -> pytest.RunResult:
-        return pytester.runpytest_subprocess(
+        return pytester.runpytest(
             "--revprop-split=dev", "--revprop-no-cache", "--revprop-no-figures",
             f"--revprop-report={pytester.path / 'reports'}", "--revprop-model=openai/fake",
             f"--revprop-api-base={server.base_url}", "--revprop-method=j+h",

@@ -2,7 +2,7 @@
 method registered in a conftest.py that imports only ``pytest_revprop.api``, run by pytest
 against the fake OpenAI-compatible server of ``pytest_revprop.testing`` with scripted
 replies, and checked through the results file and what the server received (``/_stats``).
-Everything below ``pytestmark`` is the block docs/hooks.md shows (tests/test_hooks_doc.py).
+Everything below the line that says so is the block docs/hooks.md shows (tests/test_hooks_doc.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from pytest_revprop.testing import FakeServer, get_json
 
-pytestmark = pytest.mark.slow  # this project's mark for tests that start a server
+# docs/hooks.md shows the rest of this file.
 
 USER_CONFTEST = """
 from pytest_revprop.api import Answer, MethodContext, RegisterMethod
@@ -41,7 +41,7 @@ def test_second_opinion_asks_again_when_the_first_reply_changes_nothing(
     # Scripted replies: at seed 0 the model proposes no change; any other call gets prose.
     replies = {"rules": [{"seed": 0, "content": "[]"}], "default": {"content": "Not sure."}}
     with FakeServer(**replies) as server:
-        result = pytester.runpytest_subprocess(
+        result = pytester.runpytest(
             "--revprop-model=openai/fake", f"--revprop-api-base={server.base_url}",
             "--revprop-method=second-opinion", "--revprop-case=bom-production-start/10",
             "--revprop-seeds=0", f"--revprop-report={reports}", "--revprop-no-cache",

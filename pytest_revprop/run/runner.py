@@ -501,6 +501,8 @@ class Runner:
             loop.call_soon_threadsafe(loop.stop)
             if self._thread is not None:
                 self._thread.join(timeout=5)
+            if self._thread is None or not self._thread.is_alive():
+                loop.close()  # else its selector is closed by the collector, late and noisily
             self._loop = None
 
     def held_runs(self) -> int:
