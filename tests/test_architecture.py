@@ -136,7 +136,7 @@ def test_methods_written_outside_the_package_use_the_public_api_only() -> None:
     hooks_doc = (root / "docs" / "hooks.md").read_text(encoding="utf-8")
     for number, block in enumerate(re.findall(r"```python\n(.*?)```", hooks_doc, re.DOTALL)):
         texts[f"docs/hooks.md block {number + 1}"] = block
-    users = sorted([*(root / "tests").glob("*.py"), *(root / "benchmarks").glob("*.py")])
+    users = sorted([*(root / "tests").rglob("*.py"), *(root / "benchmarks").glob("*.py")])
     wrong: list[str] = []
     for path in users:
         tree = ast.parse(path.read_text(encoding="utf-8"))

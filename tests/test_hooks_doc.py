@@ -1,5 +1,5 @@
-"""docs/hooks.md shows the example user test as it is in tests/test_user_method_example.py,
-which the suite runs (the MLflow example has its own test, tests/test_results_mlflow.py)."""
+"""docs/hooks.md shows the example user test as it is in tests/plugin/test_user_method_example.py,
+which the suite runs (the MLflow example has its own test, tests/plugin/test_results_mlflow.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MARK = "<!-- user-method-example: tests/test_user_method_example.py below its docs line -->"
+MARK = "<!-- user-method-example: tests/plugin/test_user_method_example.py below its docs line -->"
 DOCS_LINE = "\n# docs/hooks.md shows the rest of this file.\n"
 
 
@@ -15,7 +15,7 @@ def test_the_user_method_example_in_the_docs_is_the_test_the_suite_runs() -> Non
     doc = (ROOT / "docs" / "hooks.md").read_text(encoding="utf-8")
     shown = re.search(re.escape(MARK) + r"\n```python\n(.*?)```", doc, re.DOTALL)
     assert shown is not None, "docs/hooks.md lost the example block or its mark"
-    source = (ROOT / "tests" / "test_user_method_example.py").read_text(encoding="utf-8")
+    source = (ROOT / "tests" / "plugin" / "test_user_method_example.py").read_text(encoding="utf-8")
     body = source.split(DOCS_LINE, 1)[1].lstrip("\n")
     assert shown.group(1) == body
 

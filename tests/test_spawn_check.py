@@ -1,10 +1,10 @@
-"""The slow marker's check (tests/spawn_check.py): a test that starts a process must be marked
+"""The slow marker's check (tests/helpers/spawn_check.py): a test that starts a process must be marked
 slow, and a test marked slow must start one or say why it is slow."""
 
 from __future__ import annotations
 
 import pytest
-from spawn_check import spawn_mismatch
+from helpers.spawn_check import spawn_mismatch
 
 STARTED = ["subprocess true at test_x.py:3"]
 
@@ -87,7 +87,7 @@ def test_the_check_fails_each_mismatch_in_a_run_naming_the_start(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_inner=INNER)
-    recorder = pytester.inline_run("-p", "spawn_check", "-p", "no:cacheprovider")
+    recorder = pytester.inline_run("-p", "helpers.spawn_check", "-p", "no:cacheprovider")
     recorder.assertoutcome(passed=3, failed=6)
     failed = {r.nodeid.split("::")[1]: str(r.longrepr) for r in recorder.getfailures()}
     assert set(failed) == {

@@ -38,7 +38,7 @@ EMBEDDED_N_CTX = 16384
 
 ``j``, ``h``, ``j+h`` and the parallel samples, with ``presets.EMBEDDED_MAX_TOKENS`` output
 tokens, fit inside the 8192 tokens SmolLM2 was trained on for every shipped case
-(``tests/test_serve.py`` checks it with SmolLM2's tokenizer). ``reflect`` grows the chat by
+(``tests/servers/test_vllm.py`` checks it with SmolLM2's tokenizer). ``reflect`` grows the chat by
 the model's patch and the revised artifact each round, and ``select`` lists the candidate
 patches, so their later calls go past the trained length: the window is large enough that
 they run, at lower quality, instead of failing with HTTP 400. A prompt that leaves less than

@@ -34,7 +34,7 @@ PROMPT_MARGIN = 1.5
 """Safety factor on the chars/3.5 prompt estimate. The prompts are number-heavy JSON,
 which tokenizes worse than prose (Qwen's tokenizer gives every digit its own token); the
 factor must stay above the true tokens / (chars / 3.5) of every shipped ``j+h`` prompt, which
-``tests/test_serve.py`` checks with SmolLM2's tokenizer. vLLM rejects a request whose prompt
+``tests/servers/test_vllm.py`` checks with SmolLM2's tokenizer. vLLM rejects a request whose prompt
 plus ``max_tokens`` exceeds ``--max-model-len`` (it does not shrink ``max_tokens``), so an
 underestimate would turn the largest cases into failed calls, while an overestimate costs
 nothing: the KV cache is allocated per token in use, not per ``--max-model-len``."""

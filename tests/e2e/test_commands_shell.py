@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from handmade_cases import invoice_case
+from helpers.handmade_cases import invoice_case
 from helpers.case_files import case_file, reply_file
 
 pytestmark = pytest.mark.slow

@@ -3,7 +3,7 @@ SIGKILL or stopped by Ctrl-C (once and twice, with and without xdist) against fa
 ``-W error`` in a fresh process, where litellm's first call builds its validators.
 
 Every interrupted run must keep exactly the scripted responder's reference results of what
-finished (``helpers.faulty_runs``); tests/test_faults.py runs the other faults in-process.
+finished (``helpers.faulty_runs``); tests/plugin/test_faults.py runs the other faults in-process.
 """
 
 from __future__ import annotations

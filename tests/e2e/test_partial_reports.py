@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from handmade_cases import invoice_case, travel_case, write_cases
+from helpers.handmade_cases import invoice_case, travel_case, write_cases
 
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.reporting.replystore import REPLIES_DIR

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from handmade_cases import invoice_case, write_cases
+from helpers.handmade_cases import invoice_case, write_cases
 
 
 def case_file(folder: Path) -> Path:

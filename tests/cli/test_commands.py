@@ -1,0 +1,149 @@
+"""`revprop validate`, `revprop score` and `revprop merge` as a user runs them, in-process
+(``cli.main``, the ``revprop`` entry point's function): reading files, printing JSON, failing
+in one line with an exit status. Replies on stdin and from a shell's process substitution, run
+by a real shell, are in tests/e2e/test_commands_shell.py."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.handmade_cases import invoice_case
+from helpers.case_files import case_file, reply_file
+
+from pytest_revprop.cli import COMMANDS, main
+
+
+@dataclass(frozen=True)
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def revprop(capsys: pytest.CaptureFixture[str]) -> Any:
+    """``revprop(*args)``: the command's exit status and what it printed."""
+
+    def run(*args: str) -> Result:
+        capsys.readouterr()
+        try:
+            status = main(list(args))
+        except SystemExit as stop:  # argparse's --help and usage errors
+            status = stop.code if isinstance(stop.code, int) else 2
+        printed = capsys.readouterr()
+        return Result(status, printed.out, printed.err)
+
+    return run
+
+
+def test_validate_score_and_merge_print_their_verdicts_as_json(
+    revprop: Any, tmp_path: Path
+) -> None:
+    case = case_file(tmp_path)
+    gold = reply_file(
+        tmp_path,
+        "gold.txt",
+        "Sure:\n```json\n" + json.dumps(invoice_case().gold_patch[:3]) + "\n```",
+    )
+    noop = reply_file(tmp_path, "noop.txt", "[]")
+    prose = reply_file(tmp_path, "prose.txt", "no idea")
+    assert revprop("validate", str(tmp_path / "cases")).returncode == 0
+    out = json.loads(revprop("score", str(case), str(gold)).stdout)
+    assert out == {
+        "completed": True,
+        "valid": True,
+        "error": None,
+        "miss": 0,
+        "over_edit": 0,
+        "wrong_value": 0,
+    }
+    assert json.loads(revprop("score", str(case), str(prose)).stdout)["error"] == "no_patch"
+    merged = json.loads(
+        revprop("merge", "--rule", "maj", str(case), str(gold), str(noop), str(gold)).stdout
+    )
+    assert merged["chosen"] == 0 and merged["artifact"]["total"] == 38.0
+    med = json.loads(revprop("merge", "--rule", "med", str(case), str(prose), str(prose)).stdout)
+    assert med == {"artifact": None, "patch": None, "chosen": None}
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "stderr"),
+    [
+        (("validate", "/nonexistent/dir"), 1, "0 valid case(s), 1 broken"),
+        (
+            ("score", "/nonexistent.json", "/nonexistent.txt"),
+            2,
+            "revprop score: error: case file /nonexistent.json: no such file",
+        ),
+        (
+            ("merge", "--rule", "xor", "a", "b"),
+            2,
+            "revprop merge: error: argument --rule: invalid choice: 'xor' (choose from 'or', "
+            "'and', 'maj', 'med') (see 'revprop merge --help')",
+        ),
+        (
+            ("merge", "--rule", "or", "case.json", "-", "-"),
+            2,
+            "revprop merge: error: stdin holds one reply: give '-' at most once",
+        ),
+        (
+            ("frobnicate",),
+            2,
+            f"revprop: unknown command 'frobnicate' (choose from {', '.join(COMMANDS)})",
+        ),
+    ],
+)
+def test_errors_are_one_line_with_an_exit_status_and_no_traceback(
+    revprop: Any, args: tuple[str, ...], status: int, stderr: str
+) -> None:
+    result = revprop(*args)
+    assert (result.returncode, result.stderr.splitlines()) == (status, [stderr])
+
+
+def test_binary_replies_broken_cases_and_empty_folders_are_refused(
+    revprop: Any, tmp_path: Path
+) -> None:
+    case = case_file(tmp_path)
+    binary = tmp_path / "r.bin"
+    binary.write_bytes(b"\x00\x01\x02")
+    result = revprop("score", str(case), str(binary))
+    assert result.returncode == 2 and "binary" in result.stderr and "Traceback" not in result.stderr
+    broken = reply_file(tmp_path, "b.json", json.dumps({"id": 1}))
+    result = revprop("score", str(broken), str(binary))
+    assert result.returncode == 2 and "schema" in result.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = revprop("validate", str(empty))
+    assert result.returncode == 2 and "no case files" in result.stderr
+
+
+def test_every_command_is_a_front_end_in_cli() -> None:
+    import importlib
+
+    for name, (target, _) in COMMANDS.items():
+        module, function = target.split(":")
+        assert module.startswith("pytest_revprop.cli."), name
+        assert callable(getattr(importlib.import_module(module), function)), name
+
+
+def test_validate_score_and_merge_load_neither_litellm_nor_matplotlib(tmp_path: Path) -> None:
+    case = _case_file(tmp_path)
+    reply = _reply_file(tmp_path, "gold.txt", json.dumps(invoice_case().gold_patch[:3]))
+    code = (
+        "import sys\n"
+        "from pytest_revprop.cli import main\n"
+        "case, reply = sys.argv[1:]\n"
+        "assert main(['validate', '-q', case]) == 0\n"
+        "assert main(['score', case, reply]) == 0\n"
+        "assert main(['merge', '--rule', 'maj', case, reply, reply]) == 0\n"
+        "heavy = {'litellm', 'matplotlib', 'aiohttp'} & set(sys.modules)\n"
+        "assert not heavy, f'imported {sorted(heavy)}'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(case), str(reply)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr

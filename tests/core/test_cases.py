@@ -1,0 +1,178 @@
+"""Loading rules of docs/case-format.md: every broken file names the file, the rule and the place."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers.handmade_cases import invoice_case
+
+from pytest_revprop.core.cases import case_schema, load_case, load_cases
+
+
+def _write(tmp: Path, name: str, data: object) -> Path:
+    path = tmp / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _good() -> dict:
+    return invoice_case().to_dict()
+
+
+def test_a_good_case_round_trips(tmp_path: Path) -> None:
+    case = load_case(_write(tmp_path, "a.json", _good()))
+    assert case.to_dict() == _good() and case.size == 12
+    assert case_schema()["title"] == "RevPropBench case"
+
+
+@pytest.mark.parametrize(
+    ("mutate", "rule", "pointer"),
+    [
+        (lambda d: d.pop("request"), "schema", ""),
+        (lambda d: d.update(pattern="sideways"), "schema", "/pattern"),
+        (lambda d: d["gold"][1].update(kind="maybe"), "schema", "/gold/1/kind"),
+        (
+            lambda d: d["conversation"][0]["assistant"][0].update(op="replace"),
+            "schema",
+            "/conversation/0/assistant/0/op",
+        ),
+        (lambda d: d["artifact"].update(total=51.0), "conversation-replay", "/artifact/total"),
+        (lambda d: d["gold"][0].update(path="/lines/5/qty"), "gold-applies", "/gold"),
+        (lambda d: d.update(size=11), "size", "/size"),
+        (lambda d: d["gold"][3].update(value="(unclosed"), "regex", "/gold/3/value"),
+        (
+            lambda d: d["conversation"][1]["assistant"][0].update(path="/x/y"),
+            "conversation-replay",
+            "/conversation/1/assistant/0",
+        ),
+    ],
+)
+def test_each_broken_rule_is_named_with_its_pointer(
+    tmp_path: Path, mutate, rule: str, pointer: str
+) -> None:
+    data = _good()
+    mutate(data)
+    good = _write(tmp_path, "ok.json", _good() | {"id": "ok/10"})
+    bad = _write(tmp_path, "bad.json", data)
+    result = load_cases([tmp_path])
+    assert [c.id for c in result.cases] == ["ok/10"] and good.exists()
+    (error,) = result.errors
+    assert (error.file, error.rule, error.pointer) == (str(bad), rule, pointer)
+    assert str(bad) in str(error) and rule in str(error)
+
+
+@pytest.mark.parametrize(
+    ("content", "rule"),
+    [
+        ("{not json", "json"),
+        ('{"a": NaN}', "json"),
+        ('{"a": 1, "a": 2}', "json"),
+        ("[" * 50_000, "json"),
+    ],
+)
+def test_unparseable_files_break_the_json_rule(tmp_path: Path, content: str, rule: str) -> None:
+    _write(tmp_path, "x.json", content)
+    (error,) = load_cases([tmp_path]).errors
+    assert error.rule == rule
+
+
+def test_invalid_utf8_and_missing_paths_break_their_own_rules(tmp_path: Path) -> None:
+    (tmp_path / "x.json").write_bytes(b'{"id": "\xff"}')
+    errors = load_cases([tmp_path, tmp_path / "nope"]).errors
+    assert sorted(e.rule for e in errors) == ["exists", "utf-8"]
+
+
+def test_duplicate_ids_are_reported(tmp_path: Path) -> None:
+    _write(tmp_path, "a.json", _good())
+    _write(tmp_path, "b.json", _good())
+    result = load_cases([tmp_path])
+    assert len(result.cases) == 1 and result.errors[0].rule == "unique-id"
+
+
+def _ref(path: str, pointer: str) -> dict:
+    return {
+        "op": "replace",
+        "path": path,
+        "value": pointer,
+        "kind": "cascade",
+        "match": "ref_equal",
+    }
+
+
+@pytest.mark.parametrize(
+    ("mutate", "rule", "pointer", "says"),
+    [
+        (lambda d: d.update(gold=[]), "gold-empty", "/gold", "the gold has no operation"),
+        (
+            lambda d: d["gold"].append(
+                {"op": "replace", "path": "", "value": None, "kind": "cascade"}
+            ),
+            "gold-root",
+            "/gold/4/path",
+            'a replace of the document root (path "") changes the whole document',
+        ),
+        (
+            lambda d: d["gold"].insert(0, {"op": "add", "path": "", "value": {}, "kind": "direct"}),
+            "gold-root",
+            "/gold/0/path",
+            "add of the document root",
+        ),
+        (
+            lambda d: d["gold"].append(_ref("/total", "/lines/0")),
+            "ref-equal",
+            "/gold/4/value",
+            "the ref_equal pointer '/lines/0' names an object, not a primitive leaf",
+        ),
+        (
+            lambda d: d["gold"].append(_ref("/total", "/lines")),
+            "ref-equal",
+            "/gold/4/value",
+            "names an array, not a primitive leaf",
+        ),
+        (
+            lambda d: d["gold"].append(_ref("/total", "/lines/2/amount")),
+            "ref-equal",
+            "/gold/4/value",
+            "names no place of the expected artifact",
+        ),
+    ],
+)
+def test_a_gold_that_would_lose_the_document_or_compare_with_a_container_is_refused(
+    tmp_path: Path, mutate, rule: str, pointer: str, says: str
+) -> None:
+    """A root op (what the annotation tool's blank new op is), an empty gold and a ref_equal
+    on an object or array do not load: the docs call each an error."""
+    data = _good()
+    mutate(data)
+    bad = _write(tmp_path, "bad.json", data)
+    (error,) = load_cases([tmp_path]).errors
+    assert (error.file, error.rule, error.pointer) == (str(bad), rule, pointer)
+    assert says in error.message
+
+
+def test_a_ref_equal_on_a_leaf_of_the_expected_artifact_loads(tmp_path: Path) -> None:
+    data = _good()
+    data["gold"].append(_ref("/lines/1/amount", "/lines/1/amount"))
+    data["gold"][-1]["optional"] = True
+    assert load_case(_write(tmp_path, "ok.json", data)).gold[-1].match == "ref_equal"
+
+
+def test_validate_and_the_annotation_tools_check_refuse_a_root_op_naming_the_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_revprop.authoring.annotate.checks import check_case
+    from pytest_revprop.cli import main
+
+    data = _good()
+    data["gold"].append({"op": "replace", "path": "", "value": None, "kind": "cascade"})
+    bad = _write(tmp_path, "bad.json", data)
+    assert main(["validate", str(bad)]) == 1
+    assert f"{bad}: gold-root at /gold/4/path: " in capsys.readouterr().out
+    report = check_case(data)
+    assert not report.valid
+    assert {"level": "error", "pointer": "/gold/4/path", "rule": "gold-root"}.items() <= next(
+        m for m in report.messages if m["rule"] == "gold-root"
+    ).items()
