@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.handmade_cases import invoice_case
 from helpers.case_files import case_file, reply_file
+from helpers.handmade_cases import invoice_case
 
 from pytest_revprop.cli import COMMANDS, main
 

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.handmade_cases import invoice_case
 from helpers.case_files import case_file, reply_file
+from helpers.handmade_cases import invoice_case
 
 pytestmark = pytest.mark.slow
 

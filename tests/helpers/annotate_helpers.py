@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.chromium import CHROMIUM
 
+from helpers.chromium import CHROMIUM
 from pytest_revprop.core.cases import BENCHMARK_DIR
 
 BROWSER_TESTS = [

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.handmade_cases import invoice_case, write_cases
 from helpers.faulty_runs import (
     FAST_RETRIES,
     MODEL,
@@ -43,6 +42,7 @@ from helpers.faulty_runs import (
     selection,
     tiny_server,
 )
+from helpers.handmade_cases import invoice_case, write_cases
 
 from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.llm.client import Client
