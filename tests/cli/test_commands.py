@@ -6,6 +6,8 @@ by a real shell, are in tests/e2e/test_commands_shell.py."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,9 +132,10 @@ def test_every_command_is_a_front_end_in_cli() -> None:
         assert callable(getattr(importlib.import_module(module), function)), name
 
 
+@pytest.mark.slow  # a fresh interpreter: what a command imports can only be seen there
 def test_validate_score_and_merge_load_neither_litellm_nor_matplotlib(tmp_path: Path) -> None:
-    case = _case_file(tmp_path)
-    reply = _reply_file(tmp_path, "gold.txt", json.dumps(invoice_case().gold_patch[:3]))
+    case = case_file(tmp_path)
+    reply = reply_file(tmp_path, "gold.txt", json.dumps(invoice_case().gold_patch[:3]))
     code = (
         "import sys\n"
         "from pytest_revprop.cli import main\n"
