@@ -5,6 +5,7 @@ and the slow marker's check (``spawn_check``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import importlib.util
 import os
@@ -78,34 +79,55 @@ def fast_retry() -> RetryPolicy:
 # ------------------------------------------------------------------------------ the browser
 
 
+class _PlaywrightLoop:
+    """Playwright's sync API marks its event loop as running in this thread for as long as it
+    lives. Outside the tests that drive the browser the thread is given back without it, so
+    that fixtures and tests of any scope can ``asyncio.run`` (module- and session-scoped
+    fixtures set up between browser tests included); ``lend`` hands it to Playwright again."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.events._get_running_loop()
+        asyncio.events._set_running_loop(None)
+
+    @contextlib.contextmanager
+    def lend(self) -> Iterator[None]:
+        asyncio.events._set_running_loop(self.loop)
+        try:
+            yield
+        finally:
+            asyncio.events._set_running_loop(None)
+
+
+_PLAYWRIGHT: list[_PlaywrightLoop] = []
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """Debian's Chromium, launched once per session (per xdist worker) through Playwright."""
     if not CHROMIUM.exists():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium")
     sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
+    playwright = sync_api.sync_playwright().start()
+    chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    _PLAYWRIGHT.append(_PlaywrightLoop())
+    try:
+        yield chromium
+    finally:
+        with _PLAYWRIGHT.pop().lend():
             chromium.close()
+            playwright.stop()
 
 
 @pytest.fixture(autouse=True)
-def _asyncio_outside_the_browser(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Playwright's sync API marks its event loop as running in this thread for the whole
-    session; a test that does not drive the browser gets the thread without it, so that its
-    own ``asyncio.run`` works, and Playwright gets it back afterwards."""
-    loop = asyncio.events._get_running_loop()
-    if loop is None or "browser" in request.fixturenames:
+def _asyncio_beside_the_browser(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that drives the browser runs with Playwright's loop marked running (its sync
+    API needs it); every other test and fixture runs without it."""
+    if "browser" not in request.fixturenames:
         yield
         return
-    asyncio.events._set_running_loop(None)
-    try:
+    request.getfixturevalue("browser")
+    with _PLAYWRIGHT[-1].lend():
         yield
-    finally:
-        asyncio.events._set_running_loop(loop)
 
 
 class PageProblems:

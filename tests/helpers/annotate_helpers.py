@@ -161,8 +161,11 @@ class Browser:
             self.settle()
 
     def saved(self) -> None:
-        """Wait for the page to say the save went through."""
-        self.expect(self.page.locator("#save-state")).to_have_text(re.compile("^Saved"))
+        """Wait for the page to say the save went through (as long as a page action may take:
+        several saves at once on a loaded machine take seconds)."""
+        self.expect(self.page.locator("#save-state")).to_have_text(
+            re.compile("^Saved"), timeout=20_000
+        )
 
     def settle(self) -> None:
         """Wait until the page's last check of the case has come back."""

@@ -33,6 +33,7 @@ INCIDENTAL = {
     f"{os.sep}pytest_benchmark{os.sep}": "asks git for the commit as it adds its options",
     f"{os.sep}platform.py": "asks uname once a process (for openai's user agent)",
     f"{os.sep}matplotlib{os.sep}font_manager.py": "lists fonts with fc-list once a machine",
+    f"{os.sep}git{os.sep}": "GitPython, under MLflow's run tags, asks git for the source version",
 }
 """Code whose own process starts are not what a test does: a start from within it is not
 counted (the value says why)."""

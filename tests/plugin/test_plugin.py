@@ -285,10 +285,11 @@ def test_the_deprecated_no_figures_spelling_still_works_and_warns_once(
     assert "PytestDeprecationWarning" not in new.stdout.str()
 
 
-@pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)
 def test_item_ids_name_model_method_k_and_seed_and_markers_and_keywords_select_items(
-    pytester: pytest.Pytester, cases_dir: Path, xdist: list[str]
+    pytester: pytest.Pytester, cases_dir: Path
 ) -> None:
+    """(Collection only: xdist starts no worker for ``--collect-only``, so one variant.)"""
+    xdist: list[str] = []
     result = _run(
         pytester,
         cases_dir,
@@ -647,7 +648,6 @@ def pytest_configure(config):
     assert result.ret == status
 
 
-@pytest.mark.slow  # under xdist: the controller stops before any worker reports
 def test_a_gate_whose_baseline_shares_no_group_with_the_run_stops_it_in_one_line(
     pytester: pytest.Pytester, cases_dir: Path
 ) -> None:

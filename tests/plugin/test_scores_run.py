@@ -153,7 +153,9 @@ def test_the_gate_on_pass_all_seeds_fails_a_run_that_completion_lets_through(
     by_sample = run()
     assert by_sample.ret == pytest.ExitCode.OK
     by_sample.stdout.fnmatch_lines(
-        ["ok * openai/fake j+h k1: 60.0% -> 50.0% (-10.0 pts, flips 6 down / 4 up, p=0.754)"]
+        [
+            "no significant change openai/fake j+h k1: 60.0% -> 50.0% (-10.0 pts, flips 6 down / 4 up, p=0.754)"
+        ]
     )
     by_case = run("--revprop-gate-metric=pass_all_seeds")
     assert by_case.ret == 6

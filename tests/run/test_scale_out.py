@@ -229,6 +229,7 @@ SMALLER = "--revprop-sizes=10 --revprop-seeds=0,1"
 """The CI matrix's run made smaller: the dev split's 10 cases of size 10, 2 seeds."""
 
 
+@pytest.mark.slow  # the matrix's jobs are shell lines, run as CI runs them
 def test_the_ci_matrix_recipe_as_the_matrix_runs_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

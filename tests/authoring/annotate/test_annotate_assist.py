@@ -111,7 +111,6 @@ def test_the_question_prompt_is_our_template_rendered_with_the_revision_prompt()
     assert user["content"].endswith("The question:\nWhy the total?")
 
 
-@pytest.mark.slow
 def test_a_model_proposes_through_the_client_and_its_cache_and_answers_a_question(
     fake_server: Callable[..., FakeServer], tmp_path: Path
 ) -> None:
