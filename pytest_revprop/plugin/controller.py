@@ -208,7 +208,7 @@ class RevpropController(RunRole):
             if not self.config.option.collectonly:
                 if interrupted and self.runner is not None:
                     self._add_finished(self.runner.done())
-                self._write_outputs()
+                self._write_outputs(interrupted=interrupted)
             yield
             session.exitstatus = run_exit_status(
                 session.exitstatus,
@@ -231,12 +231,14 @@ class RevpropController(RunRole):
             if item_key(record) not in self.sink:
                 self.sink.add(record)
 
-    def _write_outputs(self) -> None:
+    def _write_outputs(self, *, interrupted: bool) -> None:
         if not len(self.sink):
             return
         hook = functools.partial(self.config.hook.pytest_revprop_results, config=self.config)
         spent = self.tally.spent_usd(self.runner)
-        self.outputs = write_outputs(self.plan, self.sink, hook, spent, self.tally.cut_items)
+        self.outputs = write_outputs(
+            self.plan, self.sink, hook, spent, self.tally.cut_items, interrupted=interrupted
+        )
         add_junit_rates(self.config, self.outputs.summary)
         if not self.plan.value("revprop_update_baseline"):
             self.verdict.judge(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop.core.cases import Case
+from pytest_revprop.reporting.results import PARTIAL_FIELD
 from pytest_revprop.reporting.sink import REPORT_FILES, RecordSink
 from pytest_revprop.run.plan import RunPlan
 
@@ -37,12 +38,22 @@ class RunOutputs:
 
 
 def write_outputs(
-    plan: RunPlan, sink: RecordSink, results_hook: Any, spent_usd: float, cut_items: int = 0
+    plan: RunPlan,
+    sink: RecordSink,
+    results_hook: Any,
+    spent_usd: float,
+    cut_items: int = 0,
+    *,
+    interrupted: bool = False,
 ) -> RunOutputs:
     """Write everything the run's records make; ``results_hook`` is pytest's
     ``config.hook.pytest_revprop_results``, ``spent_usd`` what the run's calls cost,
-    ``cut_items`` the items its spending ceiling left unrun."""
-    doc = sink.finish(plan.meta(spent_usd, cut_items))
+    ``cut_items`` the items its spending ceiling left unrun, ``interrupted`` whether Ctrl-C
+    stopped the run (its meta then says so: ``interrupted: true``, a partial run)."""
+    meta = plan.meta(spent_usd, cut_items)
+    if interrupted:
+        meta = {**meta, PARTIAL_FIELD: True}
+    doc = sink.finish(meta)
     out_dir = sink.out_dir
     outputs = RunOutputs(doc, [out_dir / name for name in REPORT_FILES])
     _call_results_hook(outputs, results_hook, sink.records())

@@ -237,6 +237,12 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
         "",
         markdown_table(*table_rows(doc["summary"]), tight_rule=True),
     ]
+    if meta.get("interrupted") is True:
+        parts[2:2] = [
+            "**Partial run**: interrupted (Ctrl-C) before every item ran; these results hold "
+            "only the items that finished.",
+            "",
+        ]
     invalid = invalid_lines(doc["summary"])
     if invalid:
         parts += ["", "Invalid replies by reason:", "", *(f"- {line}" for line in invalid)]

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.gate import per_case, prompts_note
 from pytest_revprop.reporting.metrics import NONE_CELL, group_figures
-from pytest_revprop.reporting.results import load_results
+from pytest_revprop.reporting.results import is_partial, load_results, refuse_partial
 from pytest_revprop.reporting.sight import cases_and_seeds, detect_lines, detectable_points, verdict
 from pytest_revprop.reporting.stats import (
     DEFAULT_ALPHA,
@@ -273,6 +273,7 @@ def compare_files(
     (per case when ``metric`` is ``pass_all_seeds``), the rows of the figures beyond the
     paper and the notes. UserError when the two share no result to pair."""
     base, new = load_results(a), load_results(b)
+    refuse_partial(base, a, "run A")
     comparison = pair_outcomes(base["results"], new["results"])
     if not comparison.groups:
         raise UserError(f"{a} and {b} share no (case, model, method, k, seed) results to pair")
@@ -281,6 +282,11 @@ def compare_files(
         by_case = pair_outcomes(*per_case(base["results"], new["results"]))
         comparison = dataclasses.replace(comparison, groups=by_case.groups)
     notes = [prompts_note(base.get("meta") or {}, new.get("meta") or {})]
+    if is_partial(new):
+        notes.append(
+            f"Run B ({b}) is partial: interrupted, it holds only the items that finished; "
+            "the pairs cover those alone."
+        )
     if detect is not None:
         samples = cases_and_seeds(new["results"])
         notes += detect_lines(comparison, detect, samples, alpha, metric)

@@ -28,7 +28,7 @@ from typing import Any, TypedDict
 
 from pytest_revprop.core.prompts import changed_templates
 from pytest_revprop.errors import UserError
-from pytest_revprop.reporting.results import load_results
+from pytest_revprop.reporting.results import load_results, refuse_partial
 from pytest_revprop.reporting.stats import GroupKey, PairedComparison, PairGroup, pair_outcomes
 from pytest_revprop.vocabulary import (
     INFRASTRUCTURE_ERRORS,
@@ -107,6 +107,7 @@ def read_comparable_baseline(
     (given ``planned``, the run's items as records of case, model, method, k and seed) no
     (case, seed) within the groups both hold: such a gate could pair nothing."""
     baseline = read_baseline(path)
+    refuse_partial(baseline, path, "a baseline")
     check_overlap(str(path), groups_of(baseline["results"]), run_groups)
     if planned is not None:
         check_pairs(str(path), baseline["results"], planned)

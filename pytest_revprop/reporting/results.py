@@ -16,6 +16,27 @@ from typing import Any, TypeGuard
 
 from pytest_revprop.errors import UserError
 
+PARTIAL_FIELD = "interrupted"
+"""The ``meta`` field set (true) on the results of a run Ctrl-C stopped: they hold only the
+items that finished, so they are a partial run."""
+
+
+def is_partial(doc: Mapping[str, Any]) -> bool:
+    """Whether a results document is a partial run: stopped by Ctrl-C (``meta.interrupted``)."""
+    meta = doc.get("meta")
+    return isinstance(meta, Mapping) and meta.get(PARTIAL_FIELD) is True
+
+
+def refuse_partial(doc: Mapping[str, Any], path: Path | str, role: str) -> None:
+    """UserError when ``doc`` (read from ``path``) is a partial run: a partial ``role`` (a
+    baseline, run A) would make every item it lacks look like a change."""
+    if is_partial(doc):
+        raise UserError(
+            f"{path} is a partial run (interrupted: it holds only the items that finished); "
+            f"rerun it to the end before using it as {role}"
+        )
+
+
 __all__ = ["ResultRows", "check_results", "is_number", "load_results", "open_results"]
 
 REQUIRED_KEYS = {

@@ -98,7 +98,10 @@ def test_ctrl_c_leaves_a_readable_report_of_what_finished(tmp_path: Path, xdist:
         calls = server.stats()["count"]
     output = (tmp_path / "output.txt").read_text()
     assert run.returncode == pytest.ExitCode.INTERRUPTED, output[-3000:]
-    rows = load_results(reports / "results.json")["results"]
+    document = load_results(reports / "results.json")
+    rows = document["results"]
+    assert document["meta"]["interrupted"] is True  # a partial run says so
+    assert "**Partial run**" in (reports / "summary.md").read_text(encoding="utf-8")
     samples = list(read_samples(reports))
     assert 5 <= len(rows) == len(samples) < 2 * 9 * 8, output[-3000:]
     assert [(s["case"], s["method"], s["seed"]) for s in samples] == [
