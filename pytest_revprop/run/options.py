@@ -170,10 +170,7 @@ def parse_max_drop(text: str) -> float:
 
 def parse_drop_points(text: str) -> float:
     """A drop of a rate to detect, in points: above 0, at most 100."""
-    points = _number(text, "drop")
-    if not 0 < points <= 100:
-        raise argparse.ArgumentTypeError(f"a drop to detect must be in (0, 100] points, got {text}")
-    return points
+    return _positive_up_to(text, "drop", 100, named="a drop to detect", unit=" points")
 
 
 def parse_usd(text: str) -> float:
@@ -183,10 +180,7 @@ def parse_usd(text: str) -> float:
 
 def parse_alpha(text: str) -> float:
     """A significance level: above 0, at most 1."""
-    alpha = _number(text, "alpha")
-    if not 0 < alpha <= 1:
-        raise argparse.ArgumentTypeError(f"alpha must be in (0, 1], got {text}")
-    return alpha
+    return _positive_up_to(text, "alpha", 1)
 
 
 # ------------------------------------------------------------------------------ paths
@@ -253,6 +247,18 @@ def _number(text: str, what: str, *, minimum: float | None = None) -> float:
         raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
     if minimum is not None and not number >= minimum:  # "not >=" also refuses nan
         raise argparse.ArgumentTypeError(f"{what} must be >= {minimum:g}, got {text}")
+    return number
+
+
+def _positive_up_to(
+    text: str, what: str, maximum: float, *, named: str | None = None, unit: str = ""
+) -> float:
+    """A number above 0 and at most ``maximum``; ``named`` words the range's error."""
+    number = _number(text, what)
+    if not 0 < number <= maximum:
+        raise argparse.ArgumentTypeError(
+            f"{named or what} must be in (0, {maximum:g}]{unit}, got {text}"
+        )
     return number
 
 
