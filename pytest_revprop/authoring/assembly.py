@@ -8,6 +8,7 @@ case) is checked here at build time, with an error that names the scenario and t
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -17,6 +18,7 @@ from pytest_revprop.authoring.gold import gold_ops, literal_gold
 from pytest_revprop.authoring.helpers import leaf_breakdown
 from pytest_revprop.authoring.scenario import (
     Params,
+    Revision,
     Scenario,
     ScenarioError,
     Turn,
@@ -55,9 +57,7 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
         raise ScenarioError(f"{where}: the artifact has {count} leaves, not {size} ({parts})")
     conversation, owner = _conversation(artifact, list(scenario.conversation(params)), where)
     revision = scenario.revision(params)
-    edited = copy.deepcopy(params)
-    changed = revision.mutate(edited)
-    new_artifact = _computed(scenario, edited if changed is None else changed, where + " (revised)")
+    edited, new_artifact = _revised(scenario, params, revision, where + " (revised)")
     literal = literal_gold(artifact, new_artifact, revision.direct_paths(), where)
     gold = gold_ops(literal, revision, new_artifact, where)
     case = {
@@ -78,7 +78,64 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
     _check_words(case, where)
     _check_order(owner, gold, where)
     _check_scoring(case, literal, where)
+    followups = _followups(scenario, params, edited, new_artifact, case, where)
+    if followups:
+        case = {**{k: v for k, v in case.items() if k != "notes"}, "followups": followups}
+        case["notes"] = scenario.notes
     return json.loads(json.dumps(case))  # type: ignore[no-any-return]
+
+
+def _revised(
+    scenario: Scenario, params: Params, revision: Revision, where: str
+) -> tuple[Params, Any]:
+    """The inputs after ``revision``'s edit of (a copy of) ``params``, and their artifact."""
+    edited = copy.deepcopy(params)
+    changed = revision.mutate(edited)
+    edited = edited if changed is None else changed
+    return edited, _computed(scenario, edited, where)
+
+
+def _followups(
+    scenario: Scenario,
+    params: Params,
+    inputs: Params,
+    artifact: Any,
+    case: dict[str, Any],
+    where: str,
+) -> list[dict[str, Any]]:
+    """The chain's follow-ups: each revision edits the inputs the previous one left; its
+    artifact is the canonical document before it and its gold what the recomputation changes.
+    Each is checked like the first revision: its words, its literal gold completes it and its
+    direct edit alone does not."""
+    if scenario.followups is None:
+        return []
+    out: list[dict[str, Any]] = []
+    for number, revision in enumerate(scenario.followups(params), start=1):
+        here = f"{where} follow-up {number}"
+        if not revision.theme.strip() or "\n" in revision.theme:
+            raise ScenarioError(f"{here}: a follow-up needs a theme, one non-empty line")
+        if revision.pattern not in PATTERNS:
+            raise ScenarioError(
+                f"{here}: a follow-up needs a pattern, one of {', '.join(PATTERNS)}"
+                f" (got {revision.pattern!r})"
+            )
+        inputs, revised = _revised(scenario, inputs, revision, here)
+        if json_equal(revised, artifact):
+            raise ScenarioError(f"{here}: the follow-up changes nothing")
+        literal = literal_gold(artifact, revised, revision.direct_paths(), here)
+        gold = gold_ops(literal, revision, revised, here)
+        followup = {
+            "request": revision.request,
+            "reference": copy.deepcopy(revision.reference),
+            "gold": gold,
+            "artifact": artifact,
+            "theme": revision.theme,
+        }
+        _check_words({"request": revision.request, "conversation": []}, here)
+        _check_followup(case, followup, literal, here)
+        out.append(followup)
+        artifact = revised
+    return out
 
 
 def check_declaration(s: Scenario) -> None:
@@ -159,6 +216,30 @@ def _check_scoring(case: dict[str, Any], literal: list[dict[str, Any]], where: s
         parsed = Case.from_dict(json.loads(json.dumps(case)))
     except CaseError as exc:
         raise ScenarioError(f"{where}: the case does not load: {exc}") from None
+    _check_completion(parsed, literal, where)
+
+
+def _check_followup(
+    case: dict[str, Any], followup: dict[str, Any], literal: list[dict[str, Any]], where: str
+) -> None:
+    """A follow-up checked as a single revision of its own artifact: its gold applies and
+    passes the case format's gold rules, its literal gold completes it, its direct ops do not."""
+    plain = json.loads(json.dumps({**case, "followups": [followup]}))
+    try:
+        parsed = Case.from_dict(plain).followups[0]
+    except CaseError as exc:
+        raise ScenarioError(f"{where}: the follow-up does not load: {exc}") from None
+    view = dataclasses.replace(
+        Case.from_dict({**plain, "followups": []}),
+        artifact=parsed.artifact,
+        request=parsed.request,
+        reference=parsed.reference,
+        gold=parsed.gold,
+    )
+    _check_completion(view, literal, where)
+
+
+def _check_completion(parsed: Case, literal: list[dict[str, Any]], where: str) -> None:
     score = score_patch(parsed, literal)
     if not score.completed:
         found = (
@@ -169,7 +250,7 @@ def _check_scoring(case: dict[str, Any], literal: list[dict[str, Any]], where: s
         raise ScenarioError(
             f"{where}: the literal gold answer does not complete the case ({found})"
         )
-    direct = [op for op, g in zip(literal, case["gold"], strict=True) if g["kind"] == "direct"]
+    direct = [op for op, g in zip(literal, parsed.gold, strict=True) if g.kind == "direct"]
     if score_patch(parsed, direct).completed:
         raise ScenarioError(f"{where}: the direct edit alone already completes the case")
 

@@ -71,6 +71,12 @@ class Revision:
     direct: str | Sequence[str]
     overrides: Mapping[str, Override] = field(default_factory=dict)
     reference: Any = None
+    theme: str = ""
+    """One line on what the revision changes: required of a follow-up (the case's own revision
+    has the scenario's theme)."""
+    pattern: str = ""
+    """The follow-up's propagation pattern (one of vocabulary.PATTERNS): required of a
+    follow-up, counted by ``revprop cases stats``; not written into the case file."""
 
     def direct_paths(self) -> tuple[str, ...]:
         """The gold paths the request names, as a tuple (``direct`` may be one or several)."""
@@ -84,7 +90,8 @@ class Scenario:
     ``params(size)`` returns the plain inputs (put ``size`` in them if the conversation
     or revision need it); ``compute(params)`` returns the whole artifact;
     ``conversation(params)`` returns ``[(user_text, [pointer, ...]), ...]``;
-    ``revision(params)`` returns a :class:`Revision`.
+    ``revision(params)`` returns a :class:`Revision`; ``followups(params)``, when given, the
+    chain's later revisions.
     """
 
     id: str
@@ -96,3 +103,7 @@ class Scenario:
     conversation: Callable[[Params], Sequence[Turn]]
     revision: Callable[[Params], Revision]
     notes: str = ""
+    followups: Callable[[Params], Sequence[Revision]] | None = None
+    """The later revisions of the chain, in order: ``followups(params)`` (the original inputs)
+    returns them, and each one's ``mutate`` edits the inputs as every earlier revision left
+    them (cumulative). None: the case is a single revision."""

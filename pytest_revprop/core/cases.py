@@ -39,6 +39,7 @@ __all__ = [
     "Case",
     "CaseError",
     "CaseSet",
+    "Followup",
     "GoldOp",
     "Turn",
     "dump_case",
@@ -53,6 +54,9 @@ CASE_FIELDS = (
     "id", "scenario", "domain", "pattern", "size", "split", "theme",
     "conversation", "artifact", "request", "reference", "gold", "notes",
 )  # fmt: skip
+FOLLOWUPS_FIELD = "followups"
+"""The optional field after ``gold``: the later revisions of a chain (empty: written out)."""
+FOLLOWUP_FIELDS = ("request", "reference", "gold", "artifact", "theme")
 ANNOTATION_FIELD = "annotation"
 """The optional last field: who made and checked the gold (never read by scoring)."""
 
@@ -142,6 +146,56 @@ class HiddenGold(list[GoldOp]):
 
 
 @dataclass(frozen=True)
+class Followup:
+    """One later revision of a chain (docs/case-format.md, "Follow-ups"): the request, its
+    reference data, its gold, the canonical ``artifact`` before it (the document after the
+    previous revision, which that revision's gold accepts), and a one-line ``theme``. The gold is
+    relative to ``artifact``, with the same operation kinds, matchers and flags as a case's."""
+
+    request: str
+    reference: Any
+    gold: list[GoldOp]
+    artifact: Any
+    theme: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The follow-up as a case file writes it (FOLLOWUP_FIELDS order)."""
+        return {
+            "request": self.request,
+            "reference": self.reference,
+            "gold": [g.to_dict() for g in self.gold],
+            "artifact": self.artifact,
+            "theme": self.theme,
+        }
+
+    @property
+    def gold_patch(self) -> list[dict[str, Any]]:
+        """The follow-up's gold ops as a plain RFC 6902 patch (stored values)."""
+        return _plain(self.gold)
+
+
+def _plain(gold: Sequence[GoldOp]) -> list[dict[str, Any]]:
+    return [
+        {"op": g.op, "path": g.path, **({} if g.op == "remove" else {"value": g.value})}
+        for g in gold
+    ]
+
+
+def _gold_ops(data: Sequence[Mapping[str, Any]]) -> list[GoldOp]:
+    return [
+        GoldOp(
+            op=g["op"],
+            path=g["path"],
+            value=g.get("value"),
+            kind=g["kind"],
+            match=g.get("match", "strict"),
+            optional=bool(g.get("optional", False)),
+        )
+        for g in data
+    ]
+
+
+@dataclass(frozen=True)
 class Case:
     """One benchmark case, loaded and checked: a conversation that builds an artifact, a revision
     request, and the gold patch that answers it.
@@ -169,6 +223,8 @@ class Case:
     annotation: dict[str, Any] | None = field(default=None, compare=False)
     """Status, history and draft provenance (docs/case-format.md); None when the file has none."""
     source: Path | None = field(default=None, compare=False)
+    followups: tuple[Followup, ...] = ()
+    """The later revisions of the chain this case starts (none: a single revision)."""
 
     @classmethod
     def from_dict(cls, data: Any, source: Path | str | None = None) -> Case:
@@ -198,26 +254,27 @@ class Case:
             artifact=data["artifact"],
             request=data["request"],
             reference=data["reference"],
-            gold=[
-                GoldOp(
-                    op=g["op"],
-                    path=g["path"],
-                    value=g.get("value"),
-                    kind=g["kind"],
-                    match=g.get("match", "strict"),
-                    optional=bool(g.get("optional", False)),
-                )
-                for g in data["gold"]
-            ],
+            gold=_gold_ops(data["gold"]),
             notes=data.get("notes", ""),
             annotation=data.get(ANNOTATION_FIELD),
             source=Path(source) if source is not None else None,
+            followups=tuple(
+                Followup(
+                    request=f["request"],
+                    reference=f["reference"],
+                    gold=_gold_ops(f["gold"]),
+                    artifact=f["artifact"],
+                    theme=f["theme"],
+                )
+                for f in data.get(FOLLOWUPS_FIELD, ())
+            ),
         )
         _check_rules(case, name, with_gold=with_gold)
         return case
 
     def to_dict(self) -> dict[str, Any]:
-        """The case as file data: every field of CASE_FIELDS, then ``annotation`` if it has one."""
+        """The case as file data: every field of CASE_FIELDS (``followups`` after ``gold`` when
+        there are any), then ``annotation`` if it has one."""
         out: dict[str, Any] = {
             "id": self.id,
             "scenario": self.scenario,
@@ -231,8 +288,10 @@ class Case:
             "request": self.request,
             "reference": self.reference,
             "gold": [g.to_dict() for g in self.gold],
-            "notes": self.notes,
         }
+        if self.followups:
+            out[FOLLOWUPS_FIELD] = [f.to_dict() for f in self.followups]
+        out["notes"] = self.notes
         if self.annotation is not None:
             out[ANNOTATION_FIELD] = self.annotation
         return out
@@ -241,25 +300,21 @@ class Case:
         """This case as a method sees it: everything a prompt may show (the conversation, the
         artifact, the request, the reference data) and nothing the gold can be read or rebuilt
         from. Its ``gold`` raises ``GoldHidden`` on any use, and its notes, annotation and
-        source file are left out (a method could reread the file)."""
-        return dataclasses.replace(self, gold=HiddenGold(), notes="", annotation=None, source=None)
+        source file are left out (a method could reread the file), as are the follow-ups (later
+        requests, and artifacts that hold the answer)."""
+        return dataclasses.replace(
+            self, gold=HiddenGold(), notes="", annotation=None, source=None, followups=()
+        )
 
     @property
     def gold_patch(self) -> list[dict[str, Any]]:
         """The gold ops as a plain RFC 6902 patch (stored values, no matcher metadata)."""
-        return [
-            {"op": g.op, "path": g.path, **({} if g.op == "remove" else {"value": g.value})}
-            for g in self.gold
-        ]
+        return _plain(self.gold)
 
     @property
     def direct_patch(self) -> list[dict[str, Any]]:
         """The gold's direct operations alone, as a plain patch (stored values)."""
-        return [
-            {"op": g.op, "path": g.path, **({} if g.op == "remove" else {"value": g.value})}
-            for g in self.gold
-            if g.kind == "direct"
-        ]
+        return _plain([g for g in self.gold if g.kind == "direct"])
 
 
 @dataclass
@@ -563,6 +618,10 @@ def dump_case(case: Mapping[str, Any]) -> str:
     (``annotation`` last, when present), 2-space indent, UTF-8, final newline, so that
     rewriting a file changes only what changed."""
     ordered = {k: case[k] for k in CASE_FIELDS}
+    if case.get(FOLLOWUPS_FIELD):
+        ordered = {k: v for k, v in ordered.items() if k != "notes"}
+        ordered[FOLLOWUPS_FIELD] = case[FOLLOWUPS_FIELD]
+        ordered["notes"] = case["notes"]
     if case.get(ANNOTATION_FIELD) is not None:
         ordered[ANNOTATION_FIELD] = case[ANNOTATION_FIELD]
     return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
