@@ -1980,7 +1980,7 @@ def hold_followups(p: dict[str, Any]) -> list[Revision]:
     return [
         Revision(
             request="Funding came through, so the mobile app is back on: same sync slot, contractor hours and "
-            "health as before, and weekly reports again.",
+            "health as before, weekly reports again, and its paused tasks go back to where they were.",
             mutate=f1,
             direct="/workstreams/1/status",
             overrides=_hold_status_line(_replayed(p, rev, f1)),
