@@ -986,8 +986,9 @@ def dedupe_followups(p: dict[str, Any]) -> list[Revision]:
     start = "/starts_at" if p["size"] == 10 else "/pipeline/starts_at"
     return [
         Revision(
-            request="Legal wants PII masked before anything is loaded: add a mask_pii stage (5 minutes, "
-            "writes events_masked) right before load.",
+            request="Legal wants PII masked before anything is loaded: add a mask_pii stage (5 minutes"
+            + (")" if p["size"] == 10 else ", writes events_masked)")
+            + " right before load.",
             mutate=add_mask,
             direct=f"/stages/{mask_at}",
             theme="A stage inserted before the last one relinks load and pushes every later time and the "
