@@ -901,8 +901,13 @@ def stack_followups(p: dict[str, Any]) -> list[Revision]:
 
     return [
         Revision(
-            request="We're adding the audit-log service to shop-prod: registry.acme.io/shop-audit:1.0.0, "
-            "2 replicas x 250 millicores / 512 MiB, internal only, alerts at ticket severity.",
+            request="We're adding the audit-log service to shop-prod"
+            + (
+                " at 250 millicores."
+                if p["size"] == 10
+                else ": registry.acme.io/shop-audit:1.0.0, 2 replicas x 250 millicores / 512 MiB, "
+                "internal only" + (", alerts at ticket severity." if p["size"] >= 100 else ".")
+            ),
             mutate=lambda q: q["services"].append("audit-log"),
             direct=f"/services/{audit_at}",
             theme="A new service grows the totals and cost and gets its own panel and alert policy, but no route",
@@ -1764,8 +1769,8 @@ def freeze_followups(p: dict[str, Any]) -> list[Revision]:
     return [
         Revision(
             request="Teams are pushing back. Relax production to a new status, soft-frozen: the same as "
-            "frozen, except regular fixes are allowed alongside hotfixes, and the banner should say it's a "
-            "soft freeze.",
+            "frozen, except regular fixes are allowed alongside hotfixes"
+            + ("." if p["size"] == 10 else ", and the banner should say it's a soft freeze."),
             mutate=lambda q: q.update(status="soft-frozen"),
             direct="/environment/change_status",
             overrides=banner(r"(?i)^(?=.*soft)(?=.*freeze)"),
