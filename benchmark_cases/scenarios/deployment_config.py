@@ -358,7 +358,8 @@ def memory_followups(p: dict[str, Any]) -> list[Revision]:
         heap["/services/1/java_opts"] = regex(r"(?i)-Xmx1920m")
     return [
         Revision(
-            request="Traffic is up after the launch. Run 6 replicas of orders-api instead of 4.",
+            request="Traffic is up after the launch. Run 6 replicas of orders-api instead of 4"
+            + ("." if size == 10 else "; leave the autoscaling settings as they are."),
             mutate=lambda q: q.update(replicas=6),
             direct=f"{api}/replicas",
             theme="More replicas raise the namespace CPU and memory totals, the quota and the cost",
