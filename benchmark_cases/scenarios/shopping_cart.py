@@ -642,7 +642,9 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     hp = HEADPHONES[model]
     plan_price = money(hp["price"] * p["plan_rate"])
     if size == 10:
-        charger = [{"name": "Anker 65W USB-C charger", "price": 29.99}] if p["charger"] else []
+        charger: list[dict[str, Any]] = (
+            [{"name": "Anker 65W USB-C charger", "price": 29.99}] if p["charger"] else []
+        )
         subtotal = money(hp["price"] + sum(c["price"] for c in charger) + plan_price)
         tax = money(subtotal * GADGET_TAX)
         return {
