@@ -88,15 +88,16 @@ def pointers_overlap(a: str, b: str) -> bool:
 
 def chain_interactions(case: Mapping[str, Any]) -> list[bool]:
     """For each follow-up of a case (as its file holds it): whether it interacts with an earlier
-    revision of the chain, i.e. one of its gold paths equals, contains or lies inside a gold
-    path of the case's own revision or of an earlier follow-up (each path as written, in the
-    canonical document before its own turn)."""
+    revision of the chain, i.e. one of its direct gold paths (what its request edits) equals,
+    contains or lies inside a place the case's own revision or an earlier follow-up changed
+    (any of their gold paths, each as written, in the canonical document before its own turn).
+    Sharing only a dependent (a total both revisions recompute) is not an interaction."""
     earlier = [str(op["path"]) for op in case["gold"]]
     hits: list[bool] = []
     for followup in case.get("followups") or ():
-        paths = [str(op["path"]) for op in followup["gold"]]
-        hits.append(any(pointers_overlap(p, q) for p in paths for q in earlier))
-        earlier += paths
+        direct = [str(op["path"]) for op in followup["gold"] if op.get("kind") == "direct"]
+        hits.append(any(pointers_overlap(p, q) for p in direct for q in earlier))
+        earlier += [str(op["path"]) for op in followup["gold"]]
     return hits
 
 

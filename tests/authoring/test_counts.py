@@ -118,7 +118,11 @@ def test_pointers_overlap_token_by_token(a: str, b: str, overlap: bool) -> None:
 
 
 def _ops(*paths: str) -> list[dict[str, Any]]:
-    return [{"op": "replace", "path": p, "value": 0, "kind": "cascade"} for p in paths]
+    """Replace ops: the first is the direct edit, the others its cascades."""
+    return [
+        {"op": "replace", "path": p, "value": 0, "kind": "cascade" if i else "direct"}
+        for i, p in enumerate(paths)
+    ]
 
 
 def test_a_follow_up_interacts_with_the_case_revision_or_an_earlier_follow_up() -> None:
@@ -129,9 +133,10 @@ def test_a_follow_up_interacts_with_the_case_revision_or_an_earlier_follow_up() 
             {"gold": _ops("/items")},  # holds the case's /items/1
             {"gold": _ops("/fee/note")},  # inside follow-up 1's /fee
             {"gold": _ops("/tax")},
+            {"gold": _ops("/discount", "/total")},  # shares only a dependent with the case
         ],
     }
-    assert chain_interactions(case) == [False, True, True, False]
+    assert chain_interactions(case) == [False, True, True, False, False]
     assert chain_interactions({"gold": _ops("/x")}) == []
 
 
@@ -145,11 +150,11 @@ def test_followup_counts_counts_each_scenario_once_by_pattern_and_interaction() 
         ["/price", "/cost_usd"],
     ]
     counts = followup_counts([(scenario, {10: case}), (scenario, {10: case, 50: case})])
-    assert counts == FollowupCounts({"arithmetic": 4, "substitution": 2, "temporal": 2}, 4)
+    assert counts == FollowupCounts({"arithmetic": 4, "substitution": 2, "temporal": 2}, 2)
     assert counts.total == 8
     assert format_followup_counts(followup_counts([(scenario, {10: case})])) == (
         "follow-ups: 4 (arithmetic 2, substitution 1, temporal 1);"
-        " 2 interact with an earlier revision (50%)"
+        " 1 interact with an earlier revision (25%)"
     )
 
 
@@ -159,9 +164,14 @@ def test_a_follow_up_interacting_in_one_size_counts_as_interacting() -> None:
     apart = [{**f, "gold": _ops(f"/x{i}")} for i, f in enumerate(case["followups"])]
     other = {**case, "followups": [{**apart[0], "gold": _ops("/seats")}, *apart[1:]]}
     assert chain_interactions(other) == [True, False, False, False]
-    assert chain_interactions(case) == [False, True, False, True]
+    assert chain_interactions(case) == [
+        False,
+        True,
+        False,
+        False,
+    ]  # 4: /cost_usd only as a dependent
     assert followup_counts([(scenario, {10: other})]).interacting == 1
-    assert followup_counts([(scenario, {10: other, 50: case})]).interacting == 3
+    assert followup_counts([(scenario, {10: other, 50: case})]).interacting == 2
 
 
 def test_no_follow_ups_is_one_short_line() -> None:
