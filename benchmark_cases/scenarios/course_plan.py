@@ -1450,7 +1450,7 @@ def section_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request=f"Add an evening section {number}: Prof. Victor Hale, Wednesdays 18:00 in Hum 305, 18 seats, "
+            request=f"Add an evening section {number}: Prof. Victor Hale, Wed at 18:00 in Hum 305, 18 seats, "
             "TA Ben Ortiz, open for registration.",
             mutate=lambda q: q["extra"].append(evening),
             direct=f"/sections/{new}",
