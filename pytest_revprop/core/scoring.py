@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_revprop.core.extraction import InvalidReply, extract_patch
+from pytest_revprop.core.judged import JudgedCase as Case
+from pytest_revprop.core.judged import JudgedOp as GoldOp
 from pytest_revprop.core.outcome import Outcome, Patch
 from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
 from pytest_revprop.util.jsonutil import (
@@ -24,9 +26,6 @@ from pytest_revprop.util.memo import Memo
 from pytest_revprop.util.regexguard import REGEX_TIMEOUT_S as REGEX_TIMEOUT_S
 from pytest_revprop.util.regexguard import regex_budget, search_bounded
 from pytest_revprop.vocabulary import FAILURE_KINDS, FailureKind, OpKind
-
-if TYPE_CHECKING:
-    from pytest_revprop.core.cases import Case, GoldOp
 
 __all__ = [
     "ABSENT",

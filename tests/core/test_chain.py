@@ -222,16 +222,17 @@ def test_regex_then_strict_and_strict_then_regex_at_one_place() -> None:
     assert not judge_free(r_then_s, 1, {"note": "two", "n": 1}).completed  # strict now
     assert judge_free(r_then_s, 1, {"note": "two and a half", "n": 1}).completed
     assert judge_free(r_then_s, 0, {"note": "two!", "n": 1}).completed
+    three = {**regex, "value": "^three"}
     s_then_r = chain_case(
         {"note": "one", "n": 1},
         [
             ("more", [strict], None),
-            ("two", [regex], [{"op": "replace", "path": "/note", "value": "two"}]),
+            ("three", [three], [{"op": "replace", "path": "/note", "value": "three"}]),
         ],
     )
     assert isinstance(s_then_r, Case)
-    assert judge_free(s_then_r, 1, {"note": "twofold", "n": 1}).completed
-    assert not judge_free(s_then_r, 1, {"note": "one", "n": 1}).completed
+    assert judge_free(s_then_r, 1, {"note": "threefold", "n": 1}).completed
+    assert not judge_free(s_then_r, 1, {"note": "two and a half", "n": 1}).completed
 
 
 def test_add_then_remove_the_same_element() -> None:
