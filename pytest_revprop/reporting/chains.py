@@ -223,6 +223,11 @@ CHAIN_TABLE_NOTE = (
 # ------------------------------------------------------------------------------ the figure
 
 
+def _k(row: Mapping[str, Any]) -> int:
+    k = row.get("k")
+    return k if isinstance(k, int) and not isinstance(k, bool) else 1
+
+
 def _main_rows(summary: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The chain rows of a summary, one per (model, method): the one at the largest k."""
     chosen: dict[tuple[str, str], Mapping[str, Any]] = {}
@@ -230,8 +235,7 @@ def _main_rows(summary: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         if not row.get("chain"):
             continue
         key = (str(row["model"]), str(row["method"]))
-        k = row.get("k") if isinstance(row.get("k"), int) else 1
-        if key not in chosen or k > (chosen[key].get("k") or 1):
+        if key not in chosen or _k(row) > _k(chosen[key]):
             chosen[key] = row
     return list(chosen.values())
 

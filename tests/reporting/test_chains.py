@@ -9,12 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers.chain_records import chain_meta, chain_record
 
 from pytest_revprop.reporting.aggregate import markdown_summary, summarize, summary_text
 from pytest_revprop.reporting.chains import CHAIN_RESULT_KEYS, chain_table, turn_outcomes
 from pytest_revprop.reporting.results import load_results
 from pytest_revprop.reporting.sink import RecordSink
-from tests.helpers.chain_records import chain_meta, chain_record
 
 DATA = Path(__file__).parent / "data"
 
