@@ -24,6 +24,7 @@ __all__ = [
     "OFF",
     "ChainTally",
     "chain_table",
+    "check_other_runs",
     "check_protocols",
     "is_chain_doc",
     "protocol_of",
@@ -153,6 +154,28 @@ def check_protocols(
             f"{base_name} is {_run_name(a)} and {new_name} is {_run_name(b)}: "
             "only runs of the same protocol (--revprop-chain) can be compared"
         )
+
+
+def check_other_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+    """UserError (one line) unless ``runs`` ((name, results document) pairs: the run reported,
+    then the ones given with it) are chain runs of different protocols each, as ``revprop
+    report TEACHER.json FREE.json`` needs to draw both; one run alone is always fine."""
+    if len(runs) < 2:
+        return
+    seen: dict[str, str] = {}
+    for name, doc in runs:
+        protocol = protocol_of(doc)
+        if protocol == OFF:
+            raise UserError(
+                f"{name} is {_run_name(OFF)}: more than one results file is for chain runs of "
+                "different protocols (a teacher run and a free run), drawn side by side"
+            )
+        if protocol in seen:
+            raise UserError(
+                f"{seen[protocol]} and {name} are both {protocol} chain runs: give one run per "
+                "protocol (a teacher run and a free run)"
+            )
+        seen[protocol] = name
 
 
 # ------------------------------------------------------------------------------ tables

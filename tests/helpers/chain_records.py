@@ -10,6 +10,7 @@ finding of that kind) or an error (``"no_patch"``, ``"call_failed"``, ...: no pa
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -102,7 +103,24 @@ def chain_record(
         "cascade_recall": None,
         "preservation": None,
         "request": rows[0]["request"],
-        "replies": [],
+        "replies": [
+            {
+                "role": "sample",
+                "seed": seed,
+                "turn": row["turn"],
+                "content": json.dumps(row["patch"]),
+                "reasoning": None,
+                "finish_reason": "stop",
+                "input_tokens": 100,
+                "output_tokens": 20,
+                "reasoning_tokens": 0,
+                "latency_s": 0.5,
+                "cost_usd": 0.001,
+                "cached": False,
+            }
+            for row in rows
+            if row["calls"]
+        ],
         "failed_call": None,
         "chain": protocol,
         "turns": rows,
