@@ -156,7 +156,8 @@
       const turns = index.turns[i];
       const sub = item.querySelector(".sub");
       if (index.chain[i] && turns && sub) {
-        sub.appendChild(el("span", "chain-tag", ` · ${index.chain[i]} ${turns[0]}/${turns[1]} turns`));
+        const how = turns[0] === turns[1] ? `all ${turns[1]} turns` : `first failed turn ${turns[0]} of ${turns[1]}`;
+        sub.appendChild(el("span", "chain-tag", ` · ${index.chain[i]}, ${how}`));
       }
     }
   }
