@@ -23,6 +23,20 @@ more than what is spent. ``require_prices`` refuses a ceiling on a model with no
 which it could never enforce. ``llm.client.Client(ceiling=...)`` applies a ceiling to every
 call the client sends. One ceiling serves the coroutines of one process (not threads, not
 other processes).
+
+``OrderedCeiling`` spends in priority order, for work that is worth something only when it
+is finished (``revprop synth``'s drafts: each draft's calls run in a *lane* of its own
+priority, earlier drafts higher)::
+
+    ceiling = OrderedCeiling(limit_usd, unit="draft")
+    with ceiling.lane(priority, calls=9):         # while this draft runs; the calls it plans
+        ... its calls: client.complete(request, priority=priority) ...
+
+A call waits while a call of a higher priority waits for room, and it leaves room for every
+running lane ahead of it to finish at the worst case (the worst case of that lane's latest
+call, for each call it still plans), so later lanes never take what an earlier one needs. A
+call that could not fit even with nothing in flight stops its lane and every lane after it:
+their calls are refused from then on, while the lanes ahead of it go on.
 """
 
 from __future__ import annotations
@@ -30,7 +44,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from pytest_revprop.errors import UserError
@@ -66,6 +82,9 @@ class Ceiling:
         self.held_usd = 0.0
         self.refused = 0
         """Calls refused for want of room (not sent)."""
+        self.largest_usd = 0.0
+        """The largest worst case of a call asked for: the room that may stay unspent (a call
+        is not sent once less than its worst case is left)."""
         self._holds = 0
         self._waiters: list[asyncio.Future[None]] = []
 
@@ -75,20 +94,40 @@ class Ceiling:
             return True
         return self.spent_usd + self.held_usd + worst_case_usd <= self.limit_usd + 1e-12
 
-    async def reserve(self, worst_case_usd: float) -> Hold:
+    async def reserve(self, worst_case_usd: float, *, priority: int = 0) -> Hold:
         """Hold room for a call of this worst case, waiting for calls in flight to settle
-        while they hold the room; BudgetReached when it can never fit."""
+        while they hold the room; BudgetReached when it can never fit. ``priority``: the
+        call's (an ``OrderedCeiling`` serves higher first; this one does not use it)."""
+        self.largest_usd = max(self.largest_usd, worst_case_usd)
         while not self.fits(worst_case_usd):
             if self._holds == 0 or self._hopeless(worst_case_usd):
                 self.refused += 1
                 raise BudgetReached(self.reason(worst_case_usd))
-            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._waiters.append(waiter)
-            try:
-                await waiter
-            finally:
-                if waiter in self._waiters:
-                    self._waiters.remove(waiter)
+            await self._wait()
+        return self._take(worst_case_usd)
+
+    def admits(self, priority: int) -> bool:
+        """Whether a call of ``priority`` may still be sent at all (room permitting)."""
+        return True
+
+    @contextmanager
+    def joined(self, priority: int) -> Iterator[None]:
+        """A call of ``priority`` waits for the same request made by another call (the
+        client's de-duplication): nothing for this ceiling."""
+        yield
+
+    async def _wait(self) -> None:
+        """Until the room changes (a call settles or is released, or, for an ordered
+        ceiling, the lanes change)."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+    def _take(self, worst_case_usd: float) -> Hold:
         self._holds += 1
         self.held_usd += worst_case_usd
         return Hold(worst_case_usd)
@@ -131,6 +170,128 @@ class Ceiling:
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
+
+
+@dataclass
+class _Lane:
+    """One running lane of an ``OrderedCeiling``."""
+
+    calls_left: int
+    """The calls it still plans (at least one is always counted: re-asks add calls)."""
+    next_usd: float = 0.0
+    """The worst case of its latest call, the estimate of each of its next ones (growing
+    prompts make them a little larger; a short fall waits for calls in flight to settle)."""
+    joined: int = 0
+    """Its calls waiting for the same request made by another lane's call: while it waits on
+    another lane, no room is kept for it (that call may need the room)."""
+
+
+class OrderedCeiling(Ceiling):
+    """A ceiling that spends in priority order: what comes first is finished first.
+
+    Each unit of work (``unit``: a ``"draft"``) runs its calls in a lane of its own priority,
+    higher first (``lane``). A call is sent only when (1) no call of a higher priority is
+    waiting for room, (2) the spending so far, the worst cases in flight, its own worst case
+    and the room kept for every running lane ahead of it to finish at the worst case stay
+    within the limit. A call that could not fit even with nothing in flight is refused, and so is every
+    later call of its priority or a lower one (``stopped_at``): the lanes after it stop
+    cleanly, the ones ahead go on. Without a limit it is a plain ``Ceiling`` (it counts)."""
+
+    def __init__(
+        self, limit_usd: float | None = None, *, name: str = "--max-cost", unit: str = "draft"
+    ) -> None:
+        super().__init__(limit_usd, name=name)
+        self.unit = unit
+        self.stopped_at: int | None = None
+        """The highest priority whose call found no room: calls at it and below are refused."""
+        self._stop_reason = ""
+        self._lanes: dict[int, _Lane] = {}
+        self._queued: Counter[int] = Counter()
+
+    @contextmanager
+    def lane(self, priority: int, *, calls: int = 1) -> Iterator[None]:
+        """While the unit of work of ``priority`` runs, planning ``calls`` calls: the lanes
+        behind it keep room for it to finish."""
+        self._lanes[priority] = _Lane(calls_left=calls)
+        try:
+            yield
+        finally:
+            del self._lanes[priority]
+            self._wake()
+
+    @contextmanager
+    def joined(self, priority: int) -> Iterator[None]:
+        """The lane of ``priority`` waits for another lane's call of the same request."""
+        lane = self._lanes.get(priority)
+        if lane is None:
+            yield
+            return
+        lane.joined += 1
+        self._wake()  # the call it waits for may need the room kept for it
+        try:
+            yield
+        finally:
+            lane.joined -= 1
+
+    def admits(self, priority: int) -> bool:
+        """Whether calls of ``priority`` may still be sent (no call at or above it was
+        refused)."""
+        return self.stopped_at is None or priority > self.stopped_at
+
+    async def reserve(self, worst_case_usd: float, *, priority: int = 0) -> Hold:
+        """Hold room for a call of ``priority`` in order; BudgetReached when it can never
+        fit, or when a call at or above its priority could not (its lane stopped)."""
+        if self.limit_usd is None:
+            return await super().reserve(worst_case_usd, priority=priority)
+        self.largest_usd = max(self.largest_usd, worst_case_usd)
+        lane = self._lanes.get(priority)
+        if lane is not None:
+            lane.next_usd = worst_case_usd
+            lane.calls_left -= 1
+        self._queued[priority] += 1
+        try:
+            while True:
+                if not self.admits(priority):
+                    self.refused += 1
+                    raise BudgetReached(self._stop_reason)
+                if self._hopeless(worst_case_usd):
+                    self.refused += 1
+                    self._stop(priority, worst_case_usd)
+                    raise BudgetReached(self.reason(worst_case_usd))
+                if self._first_in_line(priority) and self.fits(
+                    worst_case_usd + self._kept_ahead_of(priority)
+                ):
+                    return self._take(worst_case_usd)
+                await self._wait()
+        finally:
+            self._queued[priority] -= 1
+            if not self._queued[priority]:
+                del self._queued[priority]
+            self._wake()  # the calls behind it may go now (or be refused after it)
+
+    def _first_in_line(self, priority: int) -> bool:
+        return not any(other > priority for other in self._queued)
+
+    def _kept_ahead_of(self, priority: int) -> float:
+        """The room kept for the running lanes ahead of ``priority`` to finish: each call
+        they still plan at the worst case of their latest (before a lane's first call sent,
+        at the largest worst case so far)."""
+        return sum(
+            (lane.next_usd or self.largest_usd) * max(lane.calls_left, 1)
+            for other, lane in self._lanes.items()
+            if other > priority and not lane.joined
+        )
+
+    def _stop(self, priority: int, worst_case_usd: float) -> None:
+        """No call of ``priority`` or below is sent from now on; the reason they are given."""
+        if self.stopped_at is None or priority > self.stopped_at:
+            self.stopped_at = priority
+            self._stop_reason = (
+                f"the {self.name} budget of ${self.limit_usd or 0.0:.4f} stopped an earlier "
+                f"{self.unit}, whose next call may cost up to ${worst_case_usd:.4f} with "
+                f"${self.spent_usd:.4f} spent: the {self.unit}s after it stop too, so that the "
+                "ones ahead of it finish first"
+            )
 
 
 def input_token_bound(request: Request) -> int:
