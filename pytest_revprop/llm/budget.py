@@ -29,13 +29,15 @@ is finished (``revprop synth``'s drafts: each draft's calls run in a *lane* of i
 priority, earlier drafts higher)::
 
     ceiling = OrderedCeiling(limit_usd, unit="draft")
-    with ceiling.lane(priority, calls=9):         # while this draft runs; the calls it plans
+    with ceiling.lane(priority, calls=9) as lane:  # while this draft runs; the calls it plans
         ... its calls: client.complete(request, priority=priority) ...
+        lane.finished(cost_usd)                    # done in full: what a draft costs
 
 A call waits while a call of a higher priority waits for room, and it leaves room for every
-running lane ahead of it to finish at the worst case (the worst case of that lane's latest
-call, for each call it still plans), so later lanes never take what an earlier one needs. A
-call that could not fit even with nothing in flight stops its lane and every lane after it:
+running lane ahead of it to finish: the worst case of that lane's latest call for each call
+it still plans, or, once some lane finished, what the costliest finished one cost beyond what
+that lane spent, plus one worst case, if that is less. So later lanes do not take what an
+earlier one needs. A call that could not fit even with nothing in flight stops its lane and every lane after it:
 their calls are refused from then on, while the lanes ahead of it go on.
 """
 
@@ -67,6 +69,7 @@ class Hold:
 
     usd: float
     open: bool = True
+    priority: int = 0
 
 
 class Ceiling:
@@ -173,8 +176,8 @@ class Ceiling:
 
 
 @dataclass
-class _Lane:
-    """One running lane of an ``OrderedCeiling``."""
+class Lane:
+    """One running lane of an ``OrderedCeiling`` (what ``OrderedCeiling.lane`` gives)."""
 
     calls_left: int
     """The calls it still plans (at least one is always counted: re-asks add calls)."""
@@ -184,6 +187,15 @@ class _Lane:
     joined: int = 0
     """Its calls waiting for the same request made by another lane's call: while it waits on
     another lane, no room is kept for it (that call may need the room)."""
+    spent_usd: float = 0.0
+    """What its answered calls cost (new spending)."""
+    cost_usd: float | None = None
+    """What its work cost in full, as if no call were cached (``finished``), or None."""
+
+    def finished(self, cost_usd: float) -> None:
+        """Its work was done in full, at ``cost_usd`` as if no call were cached: the ceiling
+        learns what a unit of work costs."""
+        self.cost_usd = cost_usd
 
 
 class OrderedCeiling(Ceiling):
@@ -192,9 +204,9 @@ class OrderedCeiling(Ceiling):
     Each unit of work (``unit``: a ``"draft"``) runs its calls in a lane of its own priority,
     higher first (``lane``). A call is sent only when (1) no call of a higher priority is
     waiting for room, (2) the spending so far, the worst cases in flight, its own worst case
-    and the room kept for every running lane ahead of it to finish at the worst case stay
-    within the limit. A call that could not fit even with nothing in flight is refused, and so is every
-    later call of its priority or a lower one (``stopped_at``): the lanes after it stop
+    and the room kept for every running lane ahead of it to finish (``_kept_for``) stay within
+    the limit. A call that could not fit even with nothing in flight is refused, and so is
+    every later call of its priority or a lower one (``stopped_at``): the lanes after it stop
     cleanly, the ones ahead go on. Without a limit it is a plain ``Ceiling`` (it counts)."""
 
     def __init__(
@@ -205,19 +217,30 @@ class OrderedCeiling(Ceiling):
         self.stopped_at: int | None = None
         """The highest priority whose call found no room: calls at it and below are refused."""
         self._stop_reason = ""
-        self._lanes: dict[int, _Lane] = {}
+        self.unit_usd: float | None = None
+        """The most a unit of work that finished cost in full (None before one finished)."""
+        self._lanes: dict[int, Lane] = {}
         self._queued: Counter[int] = Counter()
 
     @contextmanager
-    def lane(self, priority: int, *, calls: int = 1) -> Iterator[None]:
+    def lane(self, priority: int, *, calls: int = 1) -> Iterator[Lane]:
         """While the unit of work of ``priority`` runs, planning ``calls`` calls: the lanes
-        behind it keep room for it to finish."""
-        self._lanes[priority] = _Lane(calls_left=calls)
+        behind it keep room for it to finish. Say ``finished`` on it when it was done in full."""
+        lane = self._lanes[priority] = Lane(calls_left=calls)
         try:
-            yield
+            yield lane
         finally:
             del self._lanes[priority]
+            if lane.cost_usd is not None:
+                self.unit_usd = max(self.unit_usd or 0.0, lane.cost_usd)
             self._wake()
+
+    def settle(self, hold: Hold, actual_usd: float) -> None:
+        """As ``Ceiling.settle``; the spending is also counted to the call's lane."""
+        lane = self._lanes.get(hold.priority) if hold.open else None
+        if lane is not None:
+            lane.spent_usd += actual_usd
+        super().settle(hold, actual_usd)
 
     @contextmanager
     def joined(self, priority: int) -> Iterator[None]:
@@ -261,7 +284,9 @@ class OrderedCeiling(Ceiling):
                 if self._first_in_line(priority) and self.fits(
                     worst_case_usd + self._kept_ahead_of(priority)
                 ):
-                    return self._take(worst_case_usd)
+                    hold = self._take(worst_case_usd)
+                    hold.priority = priority
+                    return hold
                 await self._wait()
         finally:
             self._queued[priority] -= 1
@@ -273,14 +298,22 @@ class OrderedCeiling(Ceiling):
         return not any(other > priority for other in self._queued)
 
     def _kept_ahead_of(self, priority: int) -> float:
-        """The room kept for the running lanes ahead of ``priority`` to finish: each call
-        they still plan at the worst case of their latest (before a lane's first call sent,
-        at the largest worst case so far)."""
+        """The room kept for the running lanes ahead of ``priority`` to finish."""
         return sum(
-            (lane.next_usd or self.largest_usd) * max(lane.calls_left, 1)
+            self._kept_for(lane)
             for other, lane in self._lanes.items()
             if other > priority and not lane.joined
         )
+
+    def _kept_for(self, lane: Lane) -> float:
+        """Each call the lane still plans at the worst case of its latest (before its first
+        call, at the largest worst case so far); once a unit of work has finished, at most
+        what the costliest one cost beyond what this lane spent, plus one worst case."""
+        worst = lane.next_usd or self.largest_usd
+        planned = worst * max(lane.calls_left, 1)
+        if self.unit_usd is None:
+            return planned
+        return min(planned, max(self.unit_usd - lane.spent_usd, 0.0) + worst)
 
     def _stop(self, priority: int, worst_case_usd: float) -> None:
         """No call of ``priority`` or below is sent from now on; the reason they are given."""

@@ -240,8 +240,10 @@ async def _all(
 
         # earlier drafts first: their calls get the free slots and the budget's room first,
         # and a draft's calls leave room for every draft ahead of it to finish
-        with budget.lane(-index, calls=job.calls(settings)):
+        with budget.lane(-index, calls=job.calls(settings)) as lane:
             outcome = await job.make(settings, event if verbose else None, priority=-index)
+            if outcome.status == "draft":
+                lane.finished(outcome.tally.cost_usd)
         done.append(outcome)
         print(progress_line(outcome, len(done), len(jobs), budget), flush=True)
         return outcome
@@ -317,8 +319,9 @@ def budget_stop(outcomes: Sequence[Outcome], budget: Ceiling) -> str:
 def _stop_note(outcome: Outcome) -> str:
     if outcome.path is None:
         return f"{outcome.id} (not started)"
-    turns = f"after {outcome.turns} turn(s), " if outcome.turns else ""
-    return f"{outcome.id} ({turns}saved)"
+    turns = outcome.turns
+    after = f" after {turns} turn{'' if turns == 1 else 's'}" if turns else ""
+    return f"{outcome.id} (saved{after})"
 
 
 def _listed(names: Sequence[str]) -> str:
