@@ -37,8 +37,8 @@ A call waits while a call of a higher priority waits for room, and it leaves roo
 running lane ahead of it to finish: the worst case of that lane's latest call for each call
 it still plans, or, once some lane finished, what the costliest finished one cost beyond what
 that lane spent, plus one worst case, if that is less. So later lanes do not take what an
-earlier one needs. A call that could not fit even with nothing in flight stops its lane and every lane after it:
-their calls are refused from then on, while the lanes ahead of it go on.
+earlier one needs. A call that could not fit even with nothing in flight stops its lane and
+every lane after it: their calls are refused from then on, while the lanes ahead go on.
 """
 
 from __future__ import annotations
@@ -109,9 +109,11 @@ class Ceiling:
             await self._wait()
         return self._take(worst_case_usd)
 
-    def admits(self, priority: int) -> bool:
-        """Whether a call of ``priority`` may still be sent at all (room permitting)."""
-        return True
+    def asks_anew(self, priority: int) -> bool:
+        """Whether a call of ``priority`` whose twin (the same request, asked first by another
+        call) this ceiling refused may be asked on its own: never here, the same worst case
+        meets the same room."""
+        return False
 
     @contextmanager
     def joined(self, priority: int) -> Iterator[None]:
@@ -216,9 +218,9 @@ class OrderedCeiling(Ceiling):
         self.unit = unit
         self.stopped_at: int | None = None
         """The highest priority whose call found no room: calls at it and below are refused."""
-        self._stop_reason = ""
         self.unit_usd: float | None = None
         """The most a unit of work that finished cost in full (None before one finished)."""
+        self._stop_reason = ""
         self._lanes: dict[int, Lane] = {}
         self._queued: Counter[int] = Counter()
 
@@ -260,6 +262,11 @@ class OrderedCeiling(Ceiling):
         """Whether calls of ``priority`` may still be sent (no call at or above it was
         refused)."""
         return self.stopped_at is None or priority > self.stopped_at
+
+    def asks_anew(self, priority: int) -> bool:
+        """A twin asked first by a lane behind may have been refused as that lane stopped:
+        a call of a lane ahead that is still admitted asks on its own."""
+        return self.admits(priority)
 
     async def reserve(self, worst_case_usd: float, *, priority: int = 0) -> Hold:
         """Hold room for a call of ``priority`` in order; BudgetReached when it can never

@@ -224,7 +224,7 @@ class Client:
             with self.ceiling.joined(priority):
                 return await asyncio.shield(shared)
         except BudgetReached:
-            if not self.ceiling.admits(priority):
+            if not self.ceiling.asks_anew(priority):
                 raise
         return await self._resolve(request, key, priority)
 
