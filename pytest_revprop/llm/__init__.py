@@ -3,7 +3,8 @@
 - ``presets``: model presets, prices and the ``[tool.revprop]`` configuration (``ModelConfig``);
 - ``types``: the request, the reply, the failure, the retry policy, the client's counters;
 - ``client``: ``Client.complete(request)``, the one path of every call, and its priority slots;
-- ``budget``: a spending ceiling, holding each call's worst case while it is in flight;
+- ``budget``: a spending ceiling, holding each call's worst case while it is in flight (and an
+  ordered one, spending by priority);
 - ``cache``: the response cache and the cross-process claims on its entries;
 - ``transports``: what one attempt sends, through litellm or posted straight to the server;
 - ``litellm_setup``: litellm imported, priced and warmed up once per process;

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_revprop.llm.budget import Ceiling, worst_case_usd
+from pytest_revprop.llm.budget import BudgetReached, Ceiling, worst_case_usd
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.failures import describe, is_refusal, is_retryable, retry_after_s
 from pytest_revprop.llm.litellm_setup import load_litellm, register_prices, warm_up_litellm
@@ -196,7 +196,7 @@ class Client:
         """The reply to ``request``: from the cache, a concurrent twin, or one real call.
 
         Raises CallFailed when the call fails for good. ``priority``: higher is served first
-        when requests wait for a free slot.
+        when requests wait for a free slot (and, under an ``OrderedCeiling``, for room).
         """
         self._bind_loop()
         key = self._key(request)
@@ -205,10 +205,28 @@ class Client:
             shared = asyncio.ensure_future(self._resolve(request, key, priority))
             self._pending[key] = shared
             shared.add_done_callback(lambda done: self._forget(key, done))
+            reply = await asyncio.shield(shared)
         else:
             self.stats.dedup_joins += 1
-        reply = await asyncio.shield(shared)
+            reply = await self._join(shared, request, key, priority)
         return dataclasses.replace(reply, key=key)
+
+    async def _join(
+        self, shared: asyncio.Future[Reply], request: Request, key: str, priority: int
+    ) -> Reply:
+        """The reply of a twin request already under way. Under an ordered ceiling the twin
+        may have come from a call of a lower priority: no room is kept for this one's lane
+        while it waits, and when the ceiling refused the twin but still admits this priority,
+        this call asks on its own."""
+        if self.ceiling is None:
+            return await asyncio.shield(shared)
+        try:
+            with self.ceiling.joined(priority):
+                return await asyncio.shield(shared)
+        except BudgetReached:
+            if not self.ceiling.asks_anew(priority):
+                raise
+        return await self._resolve(request, key, priority)
 
     def _key(self, request: Request) -> str:
         """``request.cache_key()``, remembered: items of a run ask the same requests many times,
@@ -334,7 +352,7 @@ class Client:
         flight (BudgetReached, unsent, when there is no room); its actual cost is then spent."""
         if self.ceiling is None:
             return await self._call(request, priority, key)
-        hold = await self.ceiling.reserve(worst_case_usd(self.model, request))
+        hold = await self.ceiling.reserve(worst_case_usd(self.model, request), priority=priority)
         try:
             reply = await self._call(request, priority, key)
         except BaseException:

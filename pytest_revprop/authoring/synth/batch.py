@@ -33,7 +33,7 @@ from pytest_revprop.authoring.synth.pipeline import (
 from pytest_revprop.core.cases import load_cases
 from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.errors import UserError
-from pytest_revprop.llm.budget import Ceiling, require_prices
+from pytest_revprop.llm.budget import Ceiling, OrderedCeiling, require_prices
 
 if TYPE_CHECKING:
     from pytest_revprop.llm.client import Client
@@ -78,9 +78,28 @@ class BatchOptions:
     verbose: bool = False
 
 
-Job = tuple[str, Callable[..., Awaitable[Outcome]]]
-"""A draft to make: its name, and the coroutine function that makes it (called with the
-settings, the event callback or None, and the keyword ``priority``)."""
+@dataclass(frozen=True)
+class Job:
+    """A draft to make.
+
+    Attributes:
+        name: what its verbose lines start with (the card's or the case's id).
+        make: the coroutine function that makes it (called with the settings, the event
+            callback or None, and the keyword ``priority``).
+        steps: the writer's steps it plans without re-asks (a card's turns and request; a
+            rewording: one).
+        gold: whether it then drafts a gold (``Settings.gold_k`` calls more).
+    """
+
+    name: str
+    make: Callable[..., Awaitable[Outcome]]
+    steps: int = 1
+    gold: bool = False
+
+    def calls(self, settings: Settings) -> int:
+        """The calls it plans when nothing is re-asked (under a budget, the drafts after it
+        keep room for them)."""
+        return self.steps + (settings.gold_k if self.gold else 0)
 
 
 def card_jobs(paths: Sequence[str], drafts: int) -> list[Job]:
@@ -91,7 +110,11 @@ def card_jobs(paths: Sequence[str], drafts: int) -> list[Job]:
         first = seen.setdefault(card.id, card)
         if first.source != card.source:
             raise UserError(f"cards {first.label} and {card.label} share the id {card.id!r}")
-    return [(card.id, partial(card_draft, card, n)) for card in cards for n in range(1, drafts + 1)]
+    return [
+        Job(card.id, partial(card_draft, card, n), steps=card.max_turns + 1, gold=True)
+        for card in cards
+        for n in range(1, drafts + 1)
+    ]
 
 
 def _card_files(paths: Sequence[str]) -> list[Path]:
@@ -116,7 +139,7 @@ def case_jobs(paths: Sequence[str], drafts: int) -> list[Job]:
     if not loaded.cases:
         raise UserError(f"no case file under {', '.join(paths)}")
     return [
-        (case.id, partial(paraphrase_draft, case, n))
+        Job(case.id, partial(paraphrase_draft, case, n))
         for case in loaded.cases
         for n in range(1, drafts + 1)
     ]
@@ -182,7 +205,8 @@ def run_batch(
     ``options.verbose``, per step); the outcomes in job order, and the spending ceiling."""
     servers: list[EmbeddedServer] = []
     try:
-        budget = Ceiling(options.max_cost_usd)
+        # drafts spend in order: under a ceiling, the first ones finish, the later ones stop
+        budget = OrderedCeiling(options.max_cost_usd, unit="draft")
         writer, gold = _roles(options, servers, budget)
         settings = Settings(
             out=options.out,
@@ -206,21 +230,25 @@ def all_made(outcomes: Sequence[Outcome]) -> bool:
 
 
 async def _all(
-    jobs: list[Job], settings: Settings, budget: Ceiling, *, verbose: bool
+    jobs: list[Job], settings: Settings, budget: OrderedCeiling, *, verbose: bool
 ) -> list[Outcome]:
     done: list[Outcome] = []
 
-    async def one(index: int, name: str, job: Callable[..., Awaitable[Outcome]]) -> Outcome:
+    async def one(index: int, job: Job) -> Outcome:
         def event(line: str) -> None:
-            print(f"  {name}: {line}", flush=True)
+            print(f"  {job.name}: {line}", flush=True)
 
-        # earlier drafts first: under a budget, the run finishes drafts before it starts more
-        outcome = await job(settings, event if verbose else None, priority=-index)
+        # earlier drafts first: their calls get the free slots and the budget's room first,
+        # and a draft's calls leave room for every draft ahead of it to finish
+        with budget.lane(-index, calls=job.calls(settings)) as lane:
+            outcome = await job.make(settings, event if verbose else None, priority=-index)
+            if outcome.status == "draft":
+                lane.finished(outcome.tally.cost_usd)
         done.append(outcome)
         print(progress_line(outcome, len(done), len(jobs), budget), flush=True)
         return outcome
 
-    return list(await asyncio.gather(*(one(i, name, job) for i, (name, job) in enumerate(jobs))))
+    return list(await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs))))
 
 
 def progress_line(outcome: Outcome, done: int, total: int, budget: Ceiling) -> str:
@@ -263,8 +291,44 @@ def summary(outcomes: Sequence[Outcome], budget: Ceiling, out: Path) -> str:
             "(kept, not overwritten)"
         )
     if counts["stopped"]:
-        line += "\nstopped by --max-cost: rerun with a higher budget to resume from the cache"
+        line += "\n" + budget_stop(outcomes, budget)
     return line
+
+
+SHOWN = 8
+"""Drafts named in each list of the budget's lines; more are counted."""
+
+
+def budget_stop(outcomes: Sequence[Outcome], budget: Ceiling) -> str:
+    """The lines of a run the budget stopped: what it spent, why the rest of the ceiling
+    stays unspent, which drafts ended before it ran out (in order) and which it stopped."""
+    stopped = [o for o in outcomes if o.status == "stopped"]
+    ended = [o for o in outcomes if o.status != "stopped"]
+    limit = f" of the ${budget.limit_usd:.4f} ceiling" if budget.limit_usd is not None else ""
+    lines = [
+        f"stopped by --max-cost: ${budget.spent_usd:.4f} spent{limit}; a call is sent only if "
+        f"its worst case fits (its whole prompt and all its output tokens: up to "
+        f"${budget.largest_usd:.4f} a call here)",
+        f"  finished: {_listed([f'{o.id} ({o.status})' for o in ended])}",
+        f"  stopped: {_listed([_stop_note(o) for o in stopped])}",
+        "rerun with a higher --max-cost to resume the stopped drafts from the cache",
+    ]
+    return "\n".join(lines)
+
+
+def _stop_note(outcome: Outcome) -> str:
+    if outcome.path is None:
+        return f"{outcome.id} (not started)"
+    turns = outcome.turns
+    after = f" after {turns} turn{'' if turns == 1 else 's'}" if turns else ""
+    return f"{outcome.id} (saved{after})"
+
+
+def _listed(names: Sequence[str]) -> str:
+    if not names:
+        return "none"
+    shown = ", ".join(names[:SHOWN])
+    return shown if len(names) <= SHOWN else f"{shown} and {len(names) - SHOWN} more"
 
 
 # ------------------------------------------------------------------------------ --source-ids

@@ -194,9 +194,9 @@ def test_the_budget_is_a_ceiling_the_run_stops_at_and_resumes_from(
     for record in stopped:  # a draft stopped half way keeps what it made, and why
         data = json.loads(record.read_text())
         assert data["rejected"]["step"] == "budget"
-        assert "--max-cost budget of $0.5000 leaves no room" in data["rejected"]["reasons"][0]
+        assert "the --max-cost budget of $0.5000 " in data["rejected"]["reasons"][0]
         assert data["conversation"]
-    assert "stopped by --max-cost: rerun with a higher budget" in out
+    assert "rerun with a higher --max-cost to resume the stopped drafts from the cache" in out
     # a higher ceiling resumes: what was made comes from the cache, the rest is made now
     assert _synth(server, *args, "--max-cost", "5") == 0
     out = capsys.readouterr().out
