@@ -185,7 +185,10 @@ _CLOCK: contextvars.ContextVar[float] = contextvars.ContextVar("revprop_clock", 
 
 class MethodContext:
     """Everything a method may use: the case, k, the base seed, the prompts, and the model
-    (through ``ask``), plus the merge rules. One context per method run."""
+    (through ``ask``), plus the merge rules. One context per method run. ``turn`` is the
+    turn of a revision chain the run is for (0: the case's own revision, as in every run
+    without ``--revprop-chain``; i: the chain's follow-up i, whose request, document and
+    conversation the case shows)."""
 
     def __init__(
         self,
@@ -197,11 +200,13 @@ class MethodContext:
         seed: int,
         prompts: Prompts,
         artifacts: SampleArtifacts | None = None,
+        turn: int = 0,
     ) -> None:
         self.method = method
         self.case = case.for_methods()
         self.k = k
         self.seed = seed
+        self.turn = turn
         self.prompts = prompts
         self.artifacts = artifacts
         self._ask = ask
