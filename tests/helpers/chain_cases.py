@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 from helpers.handmade_cases import make_case
-
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.patching import apply_operations
 
