@@ -36,12 +36,14 @@ __all__ = [
     "Judge",
     "Score",
     "apply_patch",
+    "array_parent",
     "expected_artifact",
     "gold_geometry",
     "json_equal",
     "score_outcome",
     "score_patch",
     "score_reply",
+    "shift_pointer",
 ]
 
 ABSENT: dict[str, bool] = {"$absent": True}
@@ -173,8 +175,9 @@ def gold_geometry(case: Case) -> GoldGeometry:
 # ---------------------------------------------------------------------------- gold geometry
 
 
-def _array_parent(state: Any, path: str) -> tuple[str, int] | None:
-    """(parent pointer, index) when ``path`` names an element of an array in ``state``."""
+def array_parent(state: Any, path: str) -> tuple[str, int] | None:
+    """(parent pointer, index) when ``path`` names an element of an array in ``state`` (``-``:
+    the end), else None."""
     tokens = split_pointer(path)
     if not tokens:
         return None
@@ -187,8 +190,10 @@ def _array_parent(state: Any, path: str) -> tuple[str, int] | None:
     return None if index is None else (parent_ptr, index)
 
 
-def _shift(path: str, parent: str, index: int, delta: int, inclusive: bool) -> str | None:
-    """Move ``path`` when an element is inserted (delta +1) or removed (-1) at parent/index."""
+def shift_pointer(path: str, parent: str, index: int, delta: int, inclusive: bool) -> str | None:
+    """Move ``path`` when an element is inserted (delta +1) or removed (-1) at parent/index:
+    None when it lies in the removed element; ``inclusive``: an element at ``index`` itself
+    moves too (an insertion before it)."""
     if not path.startswith(parent + "/"):
         return path
     rest = path[len(parent) + 1 :]
@@ -211,38 +216,36 @@ def _gold_places(case: Case) -> list[GoldPlace]:
     for i, gold in enumerate(case.gold):
         path: str | None = gold.path
         if gold.op == "add":
-            arr = _array_parent(states[i], gold.path)
+            arr = array_parent(states[i], gold.path)
             if arr is not None:
                 path = f"{arr[0]}/{arr[1]}"
         e_path: str | None = None if gold.op == "remove" else path
         anchor = path or gold.path
         for j in range(i + 1, len(case.gold)):
             later = case.gold[j]
-            arr = _array_parent(states[j], later.path) if later.op in {"add", "remove"} else None
+            arr = array_parent(states[j], later.path) if later.op in {"add", "remove"} else None
             if arr is None:
                 continue
             delta = 1 if later.op == "add" else -1
             if e_path is not None:
-                e_path = _shift(e_path, arr[0], arr[1], delta, inclusive=delta > 0)
-            anchor = _shift(anchor, arr[0], arr[1], delta, inclusive=delta > 0) or arr[0]
+                e_path = shift_pointer(e_path, arr[0], arr[1], delta, inclusive=delta > 0)
+            anchor = shift_pointer(anchor, arr[0], arr[1], delta, inclusive=delta > 0) or arr[0]
         a_path: str | None = path
-        if gold.op == "add" and _array_parent(states[i], gold.path) is not None:
+        if gold.op == "add" and array_parent(states[i], gold.path) is not None:
             a_path = None
         for j in range(i - 1, -1, -1):
             if a_path is None:
                 break
             earlier = case.gold[j]
-            arr = (
-                _array_parent(states[j], earlier.path) if earlier.op in {"add", "remove"} else None
-            )
+            arr = array_parent(states[j], earlier.path) if earlier.op in {"add", "remove"} else None
             if arr is None:
                 continue
             if earlier.op == "add":
-                a_path = _shift(a_path, arr[0], arr[1], -1, inclusive=False)
+                a_path = shift_pointer(a_path, arr[0], arr[1], -1, inclusive=False)
                 if a_path is not None and a_path.startswith(f"{arr[0]}/{arr[1]}"):
                     a_path = None
             else:
-                a_path = _shift(a_path, arr[0], arr[1] - 1, +1, inclusive=False)
+                a_path = shift_pointer(a_path, arr[0], arr[1] - 1, +1, inclusive=False)
         places.append(GoldPlace(gold, e_path, a_path, anchor))
     return places
 
@@ -295,23 +298,9 @@ class Judge:
         member by member, so a matcher inside them applies)."""
         place = self.special.get(path)
         if place is not None:
-            op = place.op
-            if (
-                op.optional
-                and place.a_path is not None
-                and json_equal(p, resolve(self.before, place.a_path))
-            ):
-                return True
-            if op.optional and place.a_path is None and p is MISSING:
-                return True
-            if op.op == "remove" and e is MISSING:
-                return p is MISSING
-            if op.match == "any":
-                return p is not MISSING
-            if op.match == "regex_match":
-                return p is not MISSING and regex_passes(op.value, p)
-            if op.match == "ref_equal":
-                return p is not MISSING and json_equal(p, resolve(self.predicted, op.value))
+            verdict = self.place_agrees(place, p, e)
+            if verdict is not None:
+                return verdict
         if isinstance(p, dict) and isinstance(e, dict):
             keys = list(e) + [k for k in p if k not in e]
             return all(
@@ -324,6 +313,32 @@ class Judge:
                 for i, (x, y) in enumerate(zip(p, e, strict=True))
             )
         return json_equal(p, e)
+
+    def place_agrees(self, place: GoldPlace, p: Any, e: Any) -> bool | None:
+        """The verdict of the matcher, optionality or removal of ``place`` on the predicted
+        value ``p`` (``e``: the expected one), or None when the place is judged by equality."""
+        op = place.op
+        if op.optional and json_equal(p, self.kept_value(place)):
+            return True
+        if op.op == "remove" and e is MISSING:
+            return p is MISSING
+        if op.match == "any":
+            return p is not MISSING
+        if op.match == "regex_match":
+            return p is not MISSING and regex_passes(op.value, p)
+        if op.match == "ref_equal":
+            return p is not MISSING and json_equal(
+                p, resolve(self.predicted, self.reference(place))
+            )
+        return None
+
+    def kept_value(self, place: GoldPlace) -> Any:
+        """The value an optional place may keep: its value in A (MISSING: it did not exist)."""
+        return MISSING if place.a_path is None else resolve(self.before, place.a_path)
+
+    def reference(self, place: GoldPlace) -> str:
+        """The pointer a ``ref_equal`` place's value must equal, in P's coordinates."""
+        return str(place.op.value)
 
     def is_governed(self, unit: str) -> bool:
         """Fast test: some gold op's place is the unit, lies inside it, or contains it."""
@@ -534,7 +549,6 @@ def literal_gold_patch(case: Case) -> list[dict[str, Any]] | None:
     """The gold as a reply a model could write: regex ops get a matching example string,
     ref_equal ops the value they must equal. None when some regex has no example."""
     patch: list[dict[str, Any]] = []
-    state = case.artifact
     for gold in case.gold:
         op: dict[str, Any] = {"op": gold.op, "path": gold.path}
         if gold.op != "remove":
@@ -544,10 +558,12 @@ def literal_gold_patch(case: Case) -> list[dict[str, Any]] | None:
                 if value is None:
                     return None
             elif gold.match == "ref_equal":
-                value = resolve(expected_artifact(case), gold.value)
+                try:
+                    value = resolve(expected_artifact(case), gold.value)
+                except PatchError:  # the gold does not apply to this artifact
+                    return None
                 if value is MISSING:
                     return None
             op["value"] = value
         patch.append(op)
-        state = apply_operations(state, [op])
     return patch

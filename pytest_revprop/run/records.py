@@ -116,19 +116,14 @@ def score_chain(case: Case, chain: ChainRun, score_turn: ScoreTurn | None = None
     return scores
 
 
-def _regressions(case: Case, chain: ChainRun, position: int) -> int:
-    """The places an earlier turn got right that the turn at ``position`` broke."""
-    if position == 0:
+def _regressions(case: Case, turn: TurnRun) -> int:
+    """The places an earlier turn got right that ``turn``'s patch broke (``turn_regressions``
+    from the document the turn started from: the canonical one in ``teacher``, the model's own
+    in ``free``)."""
+    patch = turn.run.outcome.patch
+    if turn.index == 0 or patch is None:
         return 0
-    turn = chain.turns[position]
-    found = turn_regressions(
-        case,
-        chain.protocol,
-        turn.index,
-        [t.after for t in chain.turns[: position + 1]],
-        turn.run.outcome.patch,
-    )
-    return len(found)
+    return len(turn_regressions(case, turn.index, turn.view.artifact, patch))
 
 
 # ------------------------------------------------------------------------------ the record
@@ -143,7 +138,7 @@ def _failure_words(score: Score) -> str:
 def turn_entries(case: Case, chain: ChainRun, scores: Sequence[Score]) -> list[dict[str, Any]]:
     """The record's ``turns``: one entry per turn run (``vocabulary.TURN_FIELDS``)."""
     entries = []
-    for position, (turn, score) in enumerate(zip(chain.turns, scores, strict=True)):
+    for turn, score in zip(chain.turns, scores, strict=True):
         run = turn.run
         entries.append(
             {
@@ -162,7 +157,7 @@ def turn_entries(case: Case, chain: ChainRun, scores: Sequence[Score]) -> list[d
                 "latency_s": run.latency_s,
                 "patch": run.outcome.patch,
                 "findings": [{**f.to_dict(), "turn": turn.index} for f in score.findings],
-                "regressions": _regressions(case, chain, position),
+                "regressions": _regressions(case, turn),
                 "request": turn.view.request,
             }
         )

@@ -1,86 +1,107 @@
-"""Hand-made revision chains for the run and plugin tests: a case with two follow-ups whose
-answers are worked out by hand, and the scripted replies of a model that gets one turn wrong."""
+"""Small hand-made revision chains (a case and its follow-ups) for unit tests.
+
+Each follow-up's canonical artifact is the previous one with that revision's ``made`` patch
+applied: the concrete values a correct model writes (an example where the gold has a regex).
+"""
 
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from helpers.handmade_cases import make_case
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.patching import apply_operations
 
-ORDER = {
-    "client": "Acme",
-    "lines": [
-        {"item": "widget", "qty": 3, "unit_price": 12.0, "amount": 36.0},
-        {"item": "bolt", "qty": 7, "unit_price": 2.0, "amount": 14.0},
-    ],
-    "total": 50.0,
-    "paid": False,
-}
-REQUESTS = ("Make it 2 widgets.", "Make it 4 bolts instead.", "Raise the widgets to 5 after all.")
-"""The requests of turns 0, 1 and 2 (the third re-revises the first one's quantity)."""
-GOLD: tuple[list[dict[str, Any]], ...] = (
-    [
-        {"op": "replace", "path": "/lines/0/qty", "value": 2, "kind": "direct"},
-        {"op": "replace", "path": "/lines/0/amount", "value": 24.0, "kind": "cascade"},
-        {"op": "replace", "path": "/total", "value": 38.0, "kind": "cascade"},
-    ],
-    [
-        {"op": "replace", "path": "/lines/1/qty", "value": 4, "kind": "direct"},
-        {"op": "replace", "path": "/lines/1/amount", "value": 8.0, "kind": "cascade"},
-        {"op": "replace", "path": "/total", "value": 32.0, "kind": "cascade"},
-    ],
-    [
-        {"op": "replace", "path": "/lines/0/qty", "value": 5, "kind": "direct"},
-        {"op": "replace", "path": "/lines/0/amount", "value": 60.0, "kind": "cascade"},
-        {"op": "replace", "path": "/total", "value": 68.0, "kind": "cascade"},
-    ],
-)
+Gold = list[dict[str, Any]]
 
 
-def plain(gold: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A gold as a plain patch (no kinds)."""
-    return [{"op": g["op"], "path": g["path"], "value": g["value"]} for g in gold]
+def _plain(gold: Gold) -> list[dict[str, Any]]:
+    return [{k: v for k, v in op.items() if k in ("op", "path", "value")} for op in gold]
 
 
-def order_chain(case_id: str = "order-chain/10", followups: int = 2) -> Case:
-    """The order of ``ORDER`` revised three times (``REQUESTS``, ``GOLD``); ``followups``:
-    how many of the two follow-ups the case carries (0: a plain case)."""
-    documents = [copy.deepcopy(ORDER)]
-    for gold in GOLD[:-1]:
-        documents.append(apply_operations(documents[-1], plain(gold)))
-    extra = {
-        "followups": [
-            {
-                "request": REQUESTS[i],
-                "reference": None,
-                "gold": GOLD[i],
-                "artifact": documents[i],
-                "theme": f"revision {i}",
-            }
-            for i in range(1, 1 + followups)
-        ]
+def chain_case(
+    artifact: dict[str, Any],
+    turns: list[tuple[str, Gold, list[dict[str, Any]] | None]],
+    *,
+    load: bool = True,
+    **extra: Any,
+) -> Case | dict[str, Any]:
+    """A case whose turn i has the request and gold of ``turns[i]``; the third member is the
+    concrete patch that makes the next canonical document (None: the gold's stored values).
+    ``load=False``: the file data instead of the loaded case."""
+    docs = [copy.deepcopy(artifact)]
+    for _request, gold, made in turns[:-1]:
+        docs.append(apply_operations(docs[-1], made if made is not None else _plain(gold)))
+    request, gold, _ = turns[0]
+    base = make_case(artifact, gold, request=request, **extra)
+    data = base.to_dict()
+    data["followups"] = [
+        {"request": r, "reference": None, "gold": g, "artifact": docs[i], "theme": f"turn {i}"}
+        for i, (r, g, _m) in enumerate(turns[1:], start=1)
+    ]
+    return Case.from_dict(data) if load else data
+
+
+def cart_chain() -> Case:
+    """The worked example of docs/protocol.md: a cart of A (1 x 10) and B (2 x 5), shipping 5
+    under a subtotal of 40. Turn 0 adds one C at 8 (note: "3 items", a regex), turn 1 makes it
+    3 of C (subtotal 44: shipping becomes free), turn 2 removes A (C moves from index 2 to 1;
+    subtotal 34: shipping is back to 5; note "2 items")."""
+    cart = {
+        "items": [
+            {"sku": "A", "qty": 1, "price": 10, "line": 10},
+            {"sku": "B", "qty": 2, "price": 5, "line": 10},
+        ],
+        "subtotal": 20,
+        "shipping": 5,
+        "total": 25,
+        "note": "2 items in the cart",
     }
-    return make_case(
-        copy.deepcopy(ORDER),
-        GOLD[0],
-        id=case_id,
-        scenario=case_id.split("/")[0],
+    c_item = {"sku": "C", "qty": 1, "price": 8, "line": 8}
+    turn0: Gold = [
+        {"op": "add", "path": "/items/-", "value": c_item, "kind": "direct"},
+        {"op": "replace", "path": "/subtotal", "value": 28, "kind": "cascade"},
+        {"op": "replace", "path": "/total", "value": 33, "kind": "cascade"},
+        {
+            "op": "replace",
+            "path": "/note",
+            "value": "^3 items",
+            "kind": "cascade",
+            "match": "regex_match",
+        },
+    ]
+    made0 = [*_plain(turn0[:3]), {"op": "replace", "path": "/note", "value": "3 items in the cart"}]
+    turn1: Gold = [
+        {"op": "replace", "path": "/items/2/qty", "value": 3, "kind": "direct"},
+        {"op": "replace", "path": "/items/2/line", "value": 24, "kind": "cascade"},
+        {"op": "replace", "path": "/subtotal", "value": 44, "kind": "cascade"},
+        {"op": "replace", "path": "/shipping", "value": 0, "kind": "cascade"},
+        {"op": "replace", "path": "/total", "value": 44, "kind": "cascade"},
+    ]
+    turn2: Gold = [
+        {"op": "remove", "path": "/items/0", "kind": "direct"},
+        {"op": "replace", "path": "/subtotal", "value": 34, "kind": "cascade"},
+        {"op": "replace", "path": "/shipping", "value": 5, "kind": "cascade"},
+        {"op": "replace", "path": "/total", "value": 39, "kind": "cascade"},
+        {
+            "op": "replace",
+            "path": "/note",
+            "value": "^2 items",
+            "kind": "cascade",
+            "match": "regex_match",
+        },
+    ]
+    case = chain_case(
+        cart,
+        [
+            ("Add one C at 8.", turn0, made0),
+            ("Make that 3 of C.", turn1, None),
+            ("Take A out.", turn2, None),
+        ],
+        id="cart-chain/12",
+        scenario="cart-chain",
         domain="shopping_cart",
-        request=REQUESTS[0],
-        **(extra if followups else {}),
     )
-
-
-def wrong_turn_rules(wrong: int) -> list[dict[str, Any]]:
-    """Fake-server rules of a model that answers every turn's gold, but turn ``wrong`` with its
-    direct operation only (a miss of its two cascades). A later turn's prompt shows the
-    earlier requests too, so the rules go from the last turn to the first."""
-    rules = []
-    for turn in reversed(range(len(REQUESTS))):
-        patch = plain(GOLD[turn])[:1] if turn == wrong else plain(GOLD[turn])
-        rules.append({"contains": REQUESTS[turn], "content": json.dumps(patch)})
-    return rules
+    assert isinstance(case, Case)
+    return case

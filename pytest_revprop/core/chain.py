@@ -1,0 +1,370 @@
+"""Revision chains: a case's own revision and its follow-ups as turns, what a method sees at
+each turn, and how a turn is judged in the two protocols of docs/protocol.md ("Revision
+chains").
+
+Turn 0 is the case's own revision; turn ``i >= 1`` is ``case.followups[i - 1]``. ``teacher``
+starts every turn from the canonical document before it and scores it as a single revision
+(``scoring.score_patch`` on ``turn_view``); ``free`` starts each turn from the model's own
+document and judges it with ``judge_free``: every place some revision so far governs must meet
+the latest requirement on it, every other place must keep its original value.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_revprop.core.cases import Case, GoldOp, Turn
+from pytest_revprop.core.outcome import Outcome
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations, diff
+from pytest_revprop.core.scoring import (
+    GoldPlace,
+    Judge,
+    Score,
+    array_parent,
+    gold_geometry,
+    literal_gold_patch,
+    shift_pointer,
+)
+from pytest_revprop.util.jsonutil import MISSING, child_pointer, is_within, json_equal, resolve
+from pytest_revprop.util.memo import Memo
+from pytest_revprop.util.regexguard import regex_budget
+from pytest_revprop.vocabulary import FAILURE_KINDS
+
+__all__ = [
+    "ChainTurn",
+    "canonical_after",
+    "chain_turns",
+    "judge_free",
+    "map_pointer",
+    "teacher_patch",
+    "turn_regressions",
+    "turn_view",
+]
+
+
+@dataclass(frozen=True)
+class ChainTurn:
+    """One turn of a chain: its index, request, reference data, gold (relative to ``artifact``)
+    and ``artifact``, the canonical document before it."""
+
+    index: int
+    request: str
+    reference: Any
+    gold: list[GoldOp]
+    artifact: Any
+
+
+def chain_turns(case: Case, turns: int | None = None) -> list[ChainTurn]:
+    """The turns of ``case``'s chain: its own revision, then at most ``turns`` follow-ups
+    (None: all of them), so ``1 + min(turns, len(case.followups))`` turns."""
+    if turns is not None and turns < 0:
+        raise ValueError(f"turns must be at least 0, not {turns}")
+    count = len(case.followups) if turns is None else min(turns, len(case.followups))
+    out = [ChainTurn(0, case.request, case.reference, case.gold, case.artifact)]
+    for i, followup in enumerate(case.followups[:count], start=1):
+        out.append(
+            ChainTurn(i, followup.request, followup.reference, followup.gold, followup.artifact)
+        )
+    return out
+
+
+def _turn(case: Case, index: int) -> ChainTurn:
+    if not 0 <= index <= len(case.followups):
+        raise IndexError(
+            f"case {case.id} has turns 0..{len(case.followups)}; there is no turn {index}"
+        )
+    return chain_turns(case)[index]
+
+
+def _single(case: Case, turn: ChainTurn) -> Case:
+    """``case`` reduced to the single revision of ``turn`` on its canonical document."""
+    return dataclasses.replace(
+        case,
+        artifact=turn.artifact,
+        request=turn.request,
+        reference=turn.reference,
+        gold=list(turn.gold),
+        followups=(),
+    )
+
+
+def canonical_after(case: Case, index: int) -> Any:
+    """The canonical document after turn ``index``: the artifact of the next follow-up, or
+    for the last turn its literal gold (regex places by an example) applied."""
+    if index < len(case.followups):
+        _turn(case, index)
+        return case.followups[index].artifact
+    single = _single(case, _turn(case, index))
+    return apply_operations(single.artifact, literal_gold_patch(single) or single.gold_patch)
+
+
+def teacher_patch(case: Case, index: int) -> list[dict[str, Any]]:
+    """The concrete patch that takes the canonical document before turn ``index`` to the one
+    after it: the turn's gold operations with each value read from the document after (never
+    a matcher's pattern), or ``patching.diff`` of the two documents when those do not make it
+    exactly."""
+    turn = _turn(case, index)
+    after = canonical_after(case, index)
+    patch: list[dict[str, Any]] = []
+    state = turn.artifact
+    try:
+        for gold in turn.gold:
+            path = gold.path
+            arr = array_parent(state, path) if gold.op == "add" else None
+            if arr is not None:
+                path = f"{arr[0]}/{arr[1]}"
+            op: dict[str, Any] = {"op": gold.op, "path": path}
+            if gold.op != "remove":
+                value = resolve(after, path)
+                if value is MISSING:
+                    return diff(turn.artifact, after)
+                op["value"] = copy.deepcopy(value)
+            state = apply_operations(state, [op])
+            patch.append(op)
+    except PatchError:
+        return diff(turn.artifact, after)
+    return patch if json_equal(state, after) else diff(turn.artifact, after)
+
+
+def turn_view(
+    case: Case, index: int, start: Any, history: Sequence[Sequence[dict[str, Any]]]
+) -> Case:
+    """The case a method sees at turn ``index`` (and, in ``teacher``, the one its reply is
+    scored on): the conversation with one more turn per earlier chain turn (its request, and
+    ``history[j]`` as the assistant's patch), ``start`` as the artifact, and turn ``index``'s
+    request, reference data and gold; no follow-ups. Not replay-checked: in ``free`` the
+    history is the model's own patches, which need not make ``start`` from the artifact."""
+    turn = _turn(case, index)
+    if len(history) != index:
+        raise ValueError(
+            f"turn {index} needs the patches of {index} earlier turn(s), got {len(history)}"
+        )
+    earlier = chain_turns(case)[:index]
+    conversation = [
+        *case.conversation,
+        *(
+            Turn(t.request, [dict(op) for op in ops])
+            for t, ops in zip(earlier, history, strict=True)
+        ),
+    ]
+    return dataclasses.replace(_single(case, turn), conversation=conversation, artifact=start)
+
+
+# ---------------------------------------------------------------------------- free judging
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What judging after turn ``index`` in ``free`` needs, fixed before any document is read."""
+
+    combined: Case
+    """The case with the gold of turns 0..index as one gold, on the original artifact."""
+    owners: list[int]
+    """The turn of each gold operation of ``combined``."""
+    special: dict[str, GoldPlace]
+    """By pointer: the latest matcher, optional or removal requirement on a place (a later
+    strict operation at or above it lifts it)."""
+    kept: dict[str, Any]
+    """By pointer: the value an optional place may keep (its value before its turn)."""
+    refs: dict[str, str]
+    """By pointer: a ``ref_equal`` place's pointer, moved by later turns' array edits."""
+
+
+_PLANS: Memo[tuple[int, int], tuple[Case, _Plan]] = Memo(4096)
+"""By ``(id(case), index)``: an entry holds its case, so the id is not reused meanwhile."""
+
+
+def _plan(case: Case, index: int) -> _Plan:
+    return _PLANS.get((id(case), index), lambda: (case, _make_plan(case, index)))[1]
+
+
+def _make_plan(case: Case, index: int) -> _Plan:
+    _turn(case, index)
+    turns = chain_turns(case)[: index + 1]
+    gold = [g for t in turns for g in t.gold]
+    owners = [t.index for t in turns for _ in t.gold]
+    combined = dataclasses.replace(case, gold=gold, followups=())
+    places = gold_geometry(combined).places
+    states = [case.artifact]
+    for plain in combined.gold_patch:
+        states.append(apply_operations(states[-1], [plain]))
+    special: dict[str, GoldPlace] = {}
+    kept: dict[str, Any] = {}
+    refs: dict[str, str] = {}
+    for k, place in enumerate(places):
+        key = place.e_path if place.e_path is not None else place.anchor
+        for old in [p for p in special if is_within(p, key)]:
+            del special[old]
+        op = place.op
+        if op.match == "strict" and not op.optional and op.op != "remove":
+            continue
+        special[key] = place
+        before = turns[owners[k]].artifact
+        added = op.op == "add" and array_parent(states[k], op.path) is not None
+        kept[key] = MISSING if added else resolve(before, op.path)
+        if op.match == "ref_equal":
+            refs[key] = _moved(str(op.value), gold, owners, states, after_turn=owners[k])
+    return _Plan(combined, owners, special, kept, refs)
+
+
+def _moved(
+    pointer: str, gold: list[GoldOp], owners: list[int], states: list[Any], *, after_turn: int
+) -> str:
+    """``pointer`` (in the document after turn ``after_turn``) moved by the array insertions
+    and removals of the later turns' gold."""
+    for j, later in enumerate(gold):
+        if owners[j] <= after_turn or later.op not in {"add", "remove"}:
+            continue
+        arr = array_parent(states[j], later.path)
+        if arr is not None:
+            delta = 1 if later.op == "add" else -1
+            pointer = shift_pointer(pointer, arr[0], arr[1], delta, inclusive=delta > 0) or pointer
+    return pointer
+
+
+class _ChainJudge(Judge):
+    """A Judge of the combined gold of turns 0..index, where the latest requirement on a place
+    decides, an optional place may keep its value from before its own turn, and a ``ref_equal``
+    pointer follows later turns' array edits."""
+
+    def __init__(self, plan: _Plan, predicted: Any) -> None:
+        super().__init__(plan.combined, predicted, gold_geometry(plan.combined).expected)
+        self.special = plan.special
+        self.plan = plan
+
+    def _key(self, place: GoldPlace) -> str:
+        return place.e_path if place.e_path is not None else place.anchor
+
+    def kept_value(self, place: GoldPlace) -> Any:
+        """The value the place had before the turn that asked for it."""
+        return self.plan.kept.get(self._key(place), MISSING)
+
+    def reference(self, place: GoldPlace) -> str:
+        """The place's ``ref_equal`` pointer in the coordinates of the last turn judged."""
+        return self.plan.refs.get(self._key(place), str(place.op.value))
+
+
+def judge_free(
+    case: Case, index: int, document: Any, *, patch: list[dict[str, Any]] | None = None
+) -> Score:
+    """Judge ``document``, the model's document after turn ``index`` in ``free``: completed
+    iff every place some revision 0..index governs meets the latest gold operation on it (its
+    matcher; ``ref_equal`` resolved in ``document``; an optional one may also keep its value
+    from before its turn) and every other place keeps its value in ``case.artifact`` (moved
+    by the revisions' array insertions and removals). Findings are a single revision's
+    (``scoring.Judge``), at pointers of ``document``. ``patch``: the turn's patch, kept in
+    the score's outcome."""
+    plan = _plan(case, index)
+    judge = _ChainJudge(plan, document)
+    with regex_budget():
+        findings = judge.findings()
+    counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in FAILURE_KINDS}
+    return Score(
+        completed=not findings,
+        valid=True,
+        miss=counts["miss"],
+        over_edit=counts["over_edit"],
+        wrong_value=counts["wrong_value"],
+        findings=findings,
+        outcome=Outcome(patch, artifact=document),
+    )
+
+
+# ---------------------------------------------------------------------------- regressions
+
+
+def map_pointer(pointer: str, doc: Any, patch: Sequence[dict[str, Any]]) -> str | None:
+    """Where the place at ``pointer`` of ``doc`` sits once ``patch`` is applied: moved by the
+    patch's array insertions and removals (a ``move`` counts as both, a ``copy`` as an
+    insertion); None when the patch removes it (or moves it away) or does not apply."""
+    state = doc
+    current: str | None = pointer
+    try:
+        for op in check_operations(list(patch)):
+            kind = op["op"]
+            if kind in {"remove", "move"} and current is not None:
+                source = op["path"] if kind == "remove" else op["from"]
+                arr = array_parent(state, source)
+                if is_within(current, source):
+                    current = None
+                elif arr is not None:
+                    current = shift_pointer(current, arr[0], arr[1], -1, inclusive=False)
+            if kind in {"add", "move", "copy"} and current is not None:
+                target = state
+                if kind == "move":
+                    target = apply_operations(state, [{"op": "remove", "path": op["from"]}])
+                arr = array_parent(target, op["path"])
+                if arr is not None:
+                    current = shift_pointer(current, arr[0], arr[1], 1, inclusive=True)
+            state = apply_operations(state, [op])
+    except PatchError:
+        return None
+    return current
+
+
+def turn_regressions(
+    case: Case, index: int, before: Any, patch: Sequence[dict[str, Any]]
+) -> list[str]:
+    """The places an earlier turn governs that met their requirement in ``before`` (the
+    document turn ``index`` started from) and no longer do once ``patch`` (the turn's patch)
+    is applied, at their pointers in the document after it (a removed place: its pointer
+    before). Places the turn's own gold governs (at, above or inside them) are left out: their
+    requirement changes. In ``teacher``, ``before`` is the canonical document (which meets every
+    requirement), so these are the earlier places the turn's patch breaks; in ``free``, the
+    model's own document. Turn 0 has none; a patch that does not apply breaks nothing."""
+    current = _single(case, _turn(case, index))
+    if index == 0:
+        return []
+    try:
+        after = apply_operations(before, check_operations(list(patch)))
+    except PatchError:
+        return []
+    plan = _plan(case, index - 1)
+    expected = gold_geometry(plan.combined).expected
+    judge_before, judge_after = _ChainJudge(plan, before), _ChainJudge(plan, after)
+    now = {
+        p
+        for place in gold_geometry(current).places
+        for p in (place.op.path, place.anchor, place.a_path)
+        if p is not None
+    }
+    keys = sorted({p.e_path for p in gold_geometry(plan.combined).places if p.e_path is not None})
+    keys = [k for k in keys if not any(o != k and is_within(k, o) for o in keys)]
+    broken: list[str] = []
+    with regex_budget():
+        for key in keys:
+            if any(is_within(key, g) for g in now):
+                continue
+            e = resolve(expected, key)
+            if not _holds(judge_before, before, e, key, now, lambda sub: sub):
+                continue
+            if not _holds(
+                judge_after, after, e, key, now, lambda sub: map_pointer(sub, before, patch)
+            ):
+                moved = map_pointer(key, before, patch)
+                broken.append(key if moved is None else moved)
+    return broken
+
+
+def _holds(
+    judge: Judge, doc: Any, e: Any, key: str, now: set[str], where: Callable[[str], str | None]
+) -> bool:
+    """Whether ``doc`` meets the requirement on ``key`` (``e``: its expected value), leaving out
+    the parts inside the places ``now`` governs; ``where`` maps a pointer to ``doc``'s."""
+    if any(is_within(key, g) for g in now):
+        return True
+    if key in judge.special or not any(is_within(g, key) for g in now):
+        at = where(key)
+        return judge.agree(MISSING if at is None else resolve(doc, at), e, key)
+    if isinstance(e, dict):
+        return all(_holds(judge, doc, v, child_pointer(key, k), now, where) for k, v in e.items())
+    if isinstance(e, list):
+        return all(
+            _holds(judge, doc, v, child_pointer(key, i), now, where) for i, v in enumerate(e)
+        )
+    at = where(key)
+    return judge.agree(MISSING if at is None else resolve(doc, at), e, key)
