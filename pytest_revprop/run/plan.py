@@ -292,7 +292,13 @@ class RunPlan:
             for s in self.specs
         ]
         assert self.baseline_path is not None
-        return read_comparable_baseline(self.baseline_path, groups_of(items), items)
+        return read_comparable_baseline(
+            self.baseline_path,
+            groups_of(items),
+            items,
+            protocol=self.settings.chain,
+            metric=self.values["revprop_gate_metric"],
+        )
 
     def check_cache_folder(self) -> None:
         """Stop before any item when the response cache folder cannot be made or written to
