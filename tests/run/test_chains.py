@@ -218,3 +218,61 @@ def test_a_method_sees_which_turn_it_runs_and_the_turn_s_request() -> None:
     assert record["completed"]
     assert [r["turn"] for r in record["replies"]] == [0, 1, 2]
     assert json.loads(record["replies"][1]["content"]) == plain(GOLD[1])
+
+
+def test_a_teacher_turn_that_breaks_an_earlier_turn_s_place_counts_a_regression() -> None:
+    # turn 2 also puts the bolts' amount (turn 1's) back to 14
+    broken = [*plain(GOLD[2]), {"op": "replace", "path": "/lines/1/amount", "value": 14.0}]
+    answers = {0: plain(GOLD[0]), 1: plain(GOLD[1]), 2: broken}
+    record = _chain_record(
+        asyncio.run(run_chain(order_chain(), "teacher", None, _scripted(answers)))
+    )
+    assert [t["regressions"] for t in record["turns"]] == [0, 0, 1]
+    assert record["regressions"] == 1 and record["turns_completed"] == 2
+
+
+def test_the_runner_cuts_a_chain_mid_way_at_the_ceiling_and_hands_over_its_record(
+    fake_server: Any,
+) -> None:
+    from helpers.order_chains import wrong_turn_rules
+
+    from pytest_revprop.core.chain import chain_turns, turn_view
+    from pytest_revprop.core.prompts import Prompts
+    from pytest_revprop.llm.budget import worst_case_usd
+    from pytest_revprop.llm.types import Request
+    from pytest_revprop.run.chains import ChainCut, teacher_history
+
+    server = fake_server(rules=wrong_turn_rules(-1), default={"content": "[]"})
+    model = resolve_model("openai/fake", api_bases=[server.base_url]).replace(
+        price_in=1.0, price_out=0.0
+    )
+    case = order_chain()
+    views = [
+        turn_view(case, t.index, t.artifact, teacher_history(case, t.index))
+        for t in chain_turns(case)
+    ]
+    worst = [
+        worst_case_usd(model, Request.for_model(model, Prompts().revision_messages(v, "j+h"), 0))
+        for v in views
+    ]
+
+    def run(ceiling: float | None) -> dict[str, Any]:
+        settings = RunSettings(methods=["j+h"], seeds=[0], cache_dir=None, chain="teacher")
+        runner = Runner([case], [model], settings, max_cost_usd=ceiling)
+        try:
+            return dict(runner.result(item_specs([case], [model], settings)[0]))
+        finally:
+            runner.close()
+
+    whole = run(None)
+    spent = [t["cost_usd"] for t in whole["turns"]]
+    # room for turn 0 and then turn 1's worst case, not for turn 2's after both
+    ceiling = spent[0] + worst[1] + 1e-9
+    assert spent[0] + spent[1] + worst[2] > ceiling
+    with pytest.raises(ChainCut) as cut:
+        run(ceiling)
+    record = cut.value.record
+    assert str(cut.value).startswith("turn 2: not run: ")
+    assert record["reason"] == str(cut.value) and record["error"] == "call_failed"
+    assert [t["completed"] for t in record["turns"]] == [True, True]
+    assert not record["completed"] and record["calls"] == 2
