@@ -14,8 +14,8 @@ import pytest
 from helpers.handmade_cases import invoice_case, write_cases
 from helpers.order_chains import GOLD, REQUESTS, order_chain, plain
 
-from pytest_revprop.core.methods import MethodContext, MethodRun
-from pytest_revprop.core.outcome import Outcome
+from pytest_revprop.api import MethodContext, Outcome
+from pytest_revprop.core.methods import MethodRun
 from pytest_revprop.core.registry import MethodRegistry, register_builtins
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.budget import BudgetReached
@@ -257,7 +257,9 @@ def test_the_runner_cuts_a_chain_mid_way_at_the_ceiling_and_hands_over_its_recor
     ]
 
     def run(ceiling: float | None) -> dict[str, Any]:
-        settings = RunSettings(methods=["j+h"], seeds=[0], cache_dir=None, chain="teacher")
+        settings = RunSettings(
+            methods=["j+h"], seeds=[0], cache_dir=None, chain="teacher", transport="direct"
+        )
         runner = Runner([case], [model], settings, max_cost_usd=ceiling)
         try:
             return dict(runner.result(item_specs([case], [model], settings)[0]))
