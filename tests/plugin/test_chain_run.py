@@ -201,3 +201,20 @@ def test_an_off_run_is_byte_identical_when_its_case_files_gain_follow_ups(
     assert "followups" in (cases / "order-chain-10.json").read_text()
     assert outputs[0] == outputs[1]
     assert '"chain":' not in outputs[1]["results.json"]
+
+
+@pytest.mark.slow  # xdist starts two worker processes
+def test_a_chain_run_under_xdist_gives_the_records_of_a_run_without_it(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    cases = write_cases(
+        tmp_path / "cases", [order_chain("order-a/10"), order_chain("order-b/10"), invoice_case()]
+    )
+    args = ["--revprop-model=gold,noop", "--revprop-method=j+h,med", "--revprop-k=3",
+            "--revprop-chain=free", "--revprop-turns=1"]  # fmt: skip
+    _run(pytester, cases, *args, report="single").assert_outcomes(passed=4, failed=4)
+    _run(pytester, cases, *args, "-p", "xdist", "-n", "2", report="xdist").assert_outcomes(
+        passed=4, failed=4
+    )
+    single, xdist = _rows(pytester, "single"), _rows(pytester, "xdist")
+    assert single == xdist and all(len(row["turns"]) == 2 for row in single.values())

@@ -278,3 +278,20 @@ def test_the_runner_cuts_a_chain_mid_way_at_the_ceiling_and_hands_over_its_recor
     assert record["reason"] == str(cut.value) and record["error"] == "call_failed"
     assert [t["completed"] for t in record["turns"]] == [True, True]
     assert not record["completed"] and record["calls"] == 2
+
+
+def test_shards_of_a_chain_run_split_its_chains_and_together_make_the_whole_run(
+    tmp_path: Path,
+) -> None:
+    from pytest_revprop.run.sharding import parse_shard
+
+    chains = [order_chain("order-a/10"), order_chain("order-b/10"), order_chain("order-c/10")]
+    cases = write_cases(tmp_path / "cases", [*chains, invoice_case()])
+    whole = _plan(cases, revprop_chain="free", revprop_seeds=[0])
+    parts = [
+        _plan(cases, revprop_chain="free", revprop_seeds=[0], revprop_shard=parse_shard(f"{i}/2"))
+        for i in (1, 2)
+    ]
+    assert sorted(s for part in parts for s in part.specs) == sorted(whole.specs)
+    assert all(part.specs and part.meta()["chain"]["protocol"] == "free" for part in parts)
+    assert {part.meta()["cases_sha256"] for part in parts} == {whole.meta()["cases_sha256"]}
