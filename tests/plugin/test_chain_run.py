@@ -218,3 +218,45 @@ def test_a_chain_run_under_xdist_gives_the_records_of_a_run_without_it(
     )
     single, xdist = _rows(pytester, "single"), _rows(pytester, "xdist")
     assert single == xdist and all(len(row["turns"]) == 2 for row in single.values())
+
+
+def test_a_chain_the_ceiling_stops_mid_way_is_skipped_as_cut_with_a_row_saying_so(
+    pytester: pytest.Pytester, tmp_path: Path, fake_server: Any
+) -> None:
+    from pytest_revprop.core.chain import chain_turns, turn_view
+    from pytest_revprop.core.prompts import Prompts
+    from pytest_revprop.llm.budget import worst_case_usd
+    from pytest_revprop.llm.presets import resolve_model
+    from pytest_revprop.llm.types import Request
+    from pytest_revprop.run.chains import teacher_history
+
+    pytester.makefile(".toml", pyproject='[tool.revprop.prices]\n"openai/fake" = [1.0, 0.0]\n')
+    server = fake_server(rules=wrong_turn_rules(-1), default={"content": "[]"})
+    cases = write_cases(tmp_path / "cases", [order_chain()])
+    base = [FAKE, f"--revprop-api-base={server.base_url}", "--revprop-chain=teacher"]
+    _run(pytester, cases, *base, report="whole").assert_outcomes(passed=1)
+    spent = [
+        t["cost_usd"]
+        for t in _rows(pytester, "whole")["order-chain/10[openai/fake-j+h-k1]"]["turns"]
+    ]
+    model = resolve_model("openai/fake").replace(price_in=1.0, price_out=0.0)
+    case = order_chain()
+    last = chain_turns(case)[1]
+    view = turn_view(case, 1, last.artifact, teacher_history(case, 1))
+    worst = worst_case_usd(
+        model, Request.for_model(model, Prompts().revision_messages(view, "j+h"), 0)
+    )
+    ceiling = spent[0] + worst + 1e-9  # turns 0 and 1 fit, turn 2 does not
+    cut = pytester.runpytest(
+        f"--revprop-cases={cases}", "--revprop-split=all", "--revprop-no-cache",
+        f"--revprop-report={pytester.path / 'cut'}", "--revprop-no-figures", "--revprop-seeds=0",
+        f"--revprop-max-cost={ceiling!r}", *base, "-rs",
+    )  # fmt: skip
+    assert cut.ret == 8
+    cut.assert_outcomes(skipped=1)
+    cut.stdout.fnmatch_lines(["*not run: turn 2: not run: *"])
+    results = json.loads((pytester.path / "cut" / "results.json").read_text())
+    assert results["meta"]["cut"]["items_not_run"] == 1
+    [row] = results["results"]
+    assert row["error"] == "call_failed" and row["reason"].startswith("turn 2: not run: ")
+    assert [t["completed"] for t in row["turns"]] == [True, True]
