@@ -23,7 +23,12 @@ from typing import Any
 import pytest
 
 from pytest_revprop.reporting.samples import reply_excerpt
-from pytest_revprop.vocabulary import OUTCOME_FIELDS, FailedCall, ResultRecord
+from pytest_revprop.vocabulary import (
+    INFRASTRUCTURE_ERRORS,
+    OUTCOME_FIELDS,
+    FailedCall,
+    ResultRecord,
+)
 
 MAX_FINDINGS = 30
 """Wrong places listed in a failure's report; the rest are counted."""
@@ -164,6 +169,11 @@ def describe_call_failure(
         ]
     else:
         lines.append(f"  reason:   {reason}")
+    fields: Mapping[str, Any] = record
+    turns = fields.get("turns") or []
+    turn = next((t["turn"] for t in turns if t.get("error") in INFRASTRUCTURE_ERRORS), None)
+    if turn is not None:  # a chain's: which of its turns
+        lines.insert(1, f"  turn:     {turn} of the {record.get('chain')} chain")
     return "\n".join(lines)
 
 

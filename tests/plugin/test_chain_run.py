@@ -260,3 +260,18 @@ def test_a_chain_the_ceiling_stops_mid_way_is_skipped_as_cut_with_a_row_saying_s
     [row] = results["results"]
     assert row["error"] == "call_failed" and row["reason"].startswith("turn 2: not run: ")
     assert [t["completed"] for t in row["turns"]] == [True, True]
+
+
+def test_a_chain_s_call_failure_names_the_turn_it_failed_at() -> None:
+    from pytest_revprop.plugin.failures import describe_call_failure
+
+    failed = {"error": "HTTP 503", "attempts": 5, "role": "sample", "seed": 0, "url": "http://x/v1"}
+    turns = [{"turn": 0, "error": None}, {"turn": 1, "error": "call_failed"}]
+    record = {"model": "m", "method": "j+h", "k": 1, "seed": 0, "reason": "turn 1: HTTP 503",
+              "failed_call": failed, "chain": "free", "turns": turns}  # fmt: skip
+    lines = describe_call_failure(record, uses_k=False).splitlines()  # type: ignore[arg-type]
+    assert lines[:3] == [
+        "model call failed: HTTP 503",
+        "  turn:     1 of the free chain",
+        "  model:    m at http://x/v1",
+    ]
