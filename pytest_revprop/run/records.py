@@ -11,8 +11,10 @@ from typing import Any, Protocol
 
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.credit import partial_credit
+from pytest_revprop.core.extraction import InvalidReply
 from pytest_revprop.core.methods import MethodRun
-from pytest_revprop.core.scoring import Score, score_outcome
+from pytest_revprop.core.outcome import Outcome
+from pytest_revprop.core.scoring import Score, apply_patch, score_outcome
 from pytest_revprop.run.chain_steps import judge_free, turn_regressions
 from pytest_revprop.run.chains import ChainRun, TurnRun
 from pytest_revprop.util.jsonutil import MISSING
@@ -44,7 +46,12 @@ class ItemNames(Protocol):
 
 
 def result_record(
-    case: Case, spec: ItemNames, run: MethodRun, score: Score | None = None
+    case: Case,
+    spec: ItemNames,
+    run: MethodRun,
+    score: Score | None = None,
+    *,
+    credit: bool = True,
 ) -> ResultRecord:
     """The plain-data record of one item (results.json row plus what reports need).
 
@@ -53,10 +60,14 @@ def result_record(
     (cost, latency, calls and their replies) is the run's, and the rest names the item and
     its case. ``score`` is ``run.score(case)`` when the caller has it already; it may be a
     score shared with items of the same final patch, so the patch comes from the run.
+    Without ``credit`` (a chain's base record) the partial credit is left ``None``.
     """
     score = run.score(case) if score is None else score
     outcome = run.outcome
-    credit = partial_credit(case, score)
+    recall, preservation = (None, None)
+    if credit:  # a chain's turns have none
+        found = partial_credit(case, score)
+        recall, preservation = found.cascade_recall, found.preservation
     return {
         "case": case.id,
         "model": spec.model,
@@ -86,8 +97,8 @@ def result_record(
         "request": case.request,
         "replies": [c.to_dict() for c in run.calls],
         "failed_call": run.failed_call,
-        "cascade_recall": credit.cascade_recall,
-        "preservation": credit.preservation,
+        "cascade_recall": recall,
+        "preservation": preservation,
     }
 
 
@@ -105,15 +116,27 @@ def score_chain(case: Case, chain: ChainRun, score_turn: ScoreTurn | None = None
     document after the turn."""
     scores = []
     for turn in chain.turns:
-        single = (
-            score_turn(turn)
-            if score_turn is not None
-            else score_outcome(turn.view, turn.run.outcome)
-        )
-        if chain.protocol == "free" and single.valid and turn.after is not MISSING:
-            single = judge_free(case, turn.index, turn.after)
-        scores.append(single)
+        if chain.protocol != "free":
+            score = score_turn(turn) if score_turn else score_outcome(turn.view, turn.run.outcome)
+        elif turn.after is not MISSING:
+            score = judge_free(case, turn.index, turn.after)
+        else:  # never scored on the view: its gold need not apply to the model's document
+            score = _invalid(turn)
+        scores.append(score)
     return scores
+
+
+def _invalid(turn: TurnRun) -> Score:
+    """The score of a ``free`` turn whose reply gave no patch, or one that does not apply to
+    the document the turn started from."""
+    outcome = turn.run.outcome
+    if outcome.patch is not None:
+        try:
+            apply_patch(turn.view.artifact, outcome.patch)
+        except InvalidReply as exc:
+            return Score.invalid(exc, outcome.patch)
+    judged = Outcome(error=outcome.error or "apply_error", reason=outcome.reason)
+    return Score(completed=False, valid=False, outcome=judged)
 
 
 def _regressions(case: Case, turn: TurnRun) -> int:

@@ -304,7 +304,7 @@ class Runner:
 
         scores = score_chain(case, chain, score_turn)
         last = chain.turns[-1]
-        base = result_record(last.view, spec, last.run, scores[-1])
+        base = result_record(last.view, spec, last.run, scores[-1], credit=False)
         return chain_record(case, chain, scores, base)
 
     def _score(self, case: Case, run: MethodRun, place: str = "") -> Score:
