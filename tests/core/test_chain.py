@@ -17,6 +17,7 @@ from pytest_revprop.core.chain import (
     chain_turns,
     judge_free,
     map_pointer,
+    reference_patch,
     teacher_patch,
     turn_regressions,
     turn_view,
@@ -58,11 +59,13 @@ def run_chain(case: Case, protocol: str, answer: Answerer) -> list[bool]:
     return done
 
 
-def solver(name: str, method: str = "j+h") -> Answerer:
-    """A reference solver (methods.reference_ask) run through ``method`` on the turn's view."""
+def solver(case: Case, name: str, method: str = "j+h") -> Answerer:
+    """A reference solver (methods.reference_ask with the chain's reference_patch) run through
+    ``method`` on the turn's view."""
 
-    def answer(view: Case, _turn: int) -> Patch:
-        run = asyncio.run(run_method(method, view, reference_ask(view, name), k=3, seed=0))
+    def answer(view: Case, turn: int) -> Patch:
+        ask = reference_ask(view, name, patch=reference_patch(case, turn, name))
+        run = asyncio.run(run_method(method, view, ask, k=3, seed=0))
         return run.outcome.patch or []
 
     return answer
@@ -194,9 +197,7 @@ def test_undo_a_later_turn_reverts_an_earlier_change() -> None:
     kept_free = copy.deepcopy(right)
     kept_free["shipping"] = 0  # the model forgot to undo
     score = judge_free(case, 2, kept_free)
-    assert [(f.kind, f.path, f.expected) for f in score.findings] == [
-        ("wrong_value", "/shipping", 5)
-    ]
+    assert [(f.kind, f.path, f.expected) for f in score.findings] == [("miss", "/shipping", 5)]
 
 
 def test_a_later_regex_replaces_an_earlier_one_at_the_same_place() -> None:
@@ -357,8 +358,8 @@ def test_an_optional_place_may_keep_its_value_from_before_its_turn() -> None:
 
 def test_an_early_miss_then_a_repair_counts_in_free() -> None:
     case = cart_chain()
-    forgot = without({"/total"}, solver("gold"))  # turn 0 leaves the total alone
-    repair = fed({0: forgot(turn_view(case, 0, case.artifact, []), 0)}, solver("gold"))
+    forgot = without({"/total"}, solver(case, "gold"))  # turn 0 leaves the total alone
+    repair = fed({0: forgot(turn_view(case, 0, case.artifact, []), 0)}, solver(case, "gold"))
     # turn 1's gold sets the total (44) whatever it was: the repair completes turn 1
     assert run_chain(case, "free", repair) == [False, True, True]
 
@@ -366,7 +367,7 @@ def test_an_early_miss_then_a_repair_counts_in_free() -> None:
 def test_one_wrong_turn_fails_alone_in_teacher_and_its_later_turns_in_free() -> None:
     case = cart_chain()
     # turn 1 forgets C's line total (a place no later turn sets again)
-    double = fed({}, solver("gold"))
+    double = fed({}, solver(case, "gold"))
 
     def answer(view: Case, turn: int) -> Patch:
         patch = double(view, turn)
@@ -383,16 +384,16 @@ def test_one_wrong_turn_fails_alone_in_teacher_and_its_later_turns_in_free() -> 
 @pytest.mark.parametrize("method", METHODS)
 def test_reference_solvers_on_a_chain(protocol: str, method: str) -> None:
     case = cart_chain()
-    assert run_chain(case, protocol, solver("gold", method)) == [True, True, True]
-    assert not all(run_chain(case, protocol, solver("noop", method)))
-    assert not all(run_chain(case, protocol, solver("direct-only", method)))
+    assert run_chain(case, protocol, solver(case, "gold", method)) == [True, True, True]
+    assert not all(run_chain(case, protocol, solver(case, "noop", method)))
+    assert not all(run_chain(case, protocol, solver(case, "direct-only", method)))
 
 
 def test_noop_and_direct_only_fail_every_turn_of_the_cart() -> None:
     case = cart_chain()
     for protocol in ("teacher", "free"):
-        assert run_chain(case, protocol, solver("noop")) == [False, False, False]
-        assert run_chain(case, protocol, solver("direct-only")) == [False, False, False]
+        assert run_chain(case, protocol, solver(case, "noop")) == [False, False, False]
+        assert run_chain(case, protocol, solver(case, "direct-only")) == [False, False, False]
 
 
 # ---------------------------------------------------------------------------- regressions
