@@ -460,3 +460,69 @@ def test_free_regressions_count_only_places_that_were_right_before() -> None:
     assert turn_regressions(case, 1, before_wrong, patch) == []
     assert turn_regressions(case, 1, before, patch) == ["/note"]
     assert turn_regressions(case, 1, before, [{"op": "remove", "path": "/missing"}]) == []
+
+
+def _day_chain() -> Case:
+    """Turn 0 adds a rest day judged by a regex over the whole day (its date and its plan);
+    turn 1 moves that day's date (a strict edit inside the regex's place)."""
+    rest = {"date": "05-04", "plan": "Rest day"}
+    pattern = '(?is)"date":\\s*"05-04".*"plan":\\s*"[^"]*rest'
+    add = {"op": "add", "path": "/days/1", "value": pattern, "kind": "direct"}
+    add["match"] = "regex_match"
+    move = {"op": "replace", "path": "/days/1/date", "value": "05-05", "kind": "direct"}
+    case = chain_case(
+        {"days": [{"date": "05-03", "plan": "Arrive"}], "n": 1},
+        [
+            ("Add a rest day on 05-04.", [add], [{"op": "add", "path": "/days/1", "value": rest}]),
+            ("Make the rest day 05-05.", [move], None),
+        ],
+    )
+    assert isinstance(case, Case)
+    return case
+
+
+def test_a_regex_over_an_object_with_a_later_edit_inside_it() -> None:
+    case = _day_chain()
+    arrive = {"date": "05-03", "plan": "Arrive"}
+    # the model's own plan text (its turn-0 answer) still passes; the date is turn 1's
+    mine = {"days": [arrive, {"date": "05-05", "plan": "Lazy rest, no plans"}], "n": 1}
+    assert judge_free(case, 1, mine).completed
+    unmoved = {"days": [arrive, {"date": "05-04", "plan": "Lazy rest, no plans"}], "n": 1}
+    assert not judge_free(case, 1, unmoved).completed
+    busy = {"days": [arrive, {"date": "05-05", "plan": "Museum"}], "n": 1}
+    assert not judge_free(case, 1, busy).completed  # turn 0's regex still holds the rest
+    # the teacher patch of turn 1 breaks nothing of turn 0's; a plan change does
+    start = case.followups[0].artifact
+    assert turn_regressions(case, 1, start, teacher_patch(case, 1)) == []
+    busier = [*teacher_patch(case, 1), {"op": "replace", "path": "/days/1/plan", "value": "Zoo"}]
+    assert turn_regressions(case, 1, start, busier) == ["/days/1"]
+
+
+def test_reference_patch_of_each_solver() -> None:
+    case = cart_chain()
+    assert reference_patch(case, 1, "gold") == teacher_patch(case, 1)
+    assert reference_patch(case, 1, "noop") == []
+    assert reference_patch(case, 0, "direct-only") == [
+        {"op": "add", "path": "/items/2", "value": {"sku": "C", "qty": 1, "price": 8, "line": 8}}
+    ]
+    assert reference_patch(case, 2, "direct-only") == [{"op": "remove", "path": "/items/0"}]
+    with pytest.raises(ValueError, match="unknown reference solver"):
+        reference_patch(case, 0, "oracle")
+
+
+def test_a_removal_then_an_addition_moves_the_untouched_elements() -> None:
+    # A: [a, b, c]; turn 0 drops a, turn 1 appends d: [b, c, d], as long as A, every element
+    # moved: b and c are judged where they went, not against A's element at the same index
+    case = chain_case(
+        {"tags": ["a", "b", "c"]},
+        [
+            ("Drop a.", [{"op": "remove", "path": "/tags/0", "kind": "direct"}], None),
+            ("Add d.", [{"op": "add", "path": "/tags/-", "value": "d", "kind": "direct"}], None),
+        ],
+    )
+    assert isinstance(case, Case)
+    assert judge_free(case, 1, {"tags": ["b", "c", "d"]}).completed
+    score = judge_free(case, 1, {"tags": ["b", "x", "d"]})
+    assert [(f.kind, f.path, f.expected, f.got) for f in score.findings] == [
+        ("over_edit", "/tags/1", "c", "x")
+    ]
