@@ -329,6 +329,14 @@ class _ChainJudge(Judge):
             return json_equal(p, e) or json_equal(p, place.op.value)
         return verdict
 
+    def units(self) -> list[str]:
+        """The units judged: where the model's document and the canonical one stop having the
+        same shape (the original artifact's shape does not split them: the revisions moved its
+        places), or a matcher's, an optional or a removal's place."""
+        out: list[str] = []
+        self._walk(self.expected, self.predicted, self.expected, "", out)
+        return out
+
     def unchanged(self, unit: str, e: Any) -> Any:
         """An ungoverned unit holds its original value where the revisions' array edits moved
         it: its value in the canonical document ``e``."""
@@ -427,8 +435,10 @@ def turn_regressions(
     """The places an earlier turn governs that met their requirement in ``before`` (the
     document turn ``index`` started from) and no longer do once ``patch`` (the turn's patch)
     is applied, at their pointers in the document after it (a removed place: its pointer
-    before). Places the turn's own gold governs (at, above or inside them) are left out: their
-    requirement changes. In ``teacher``, ``before`` is the canonical document (which meets every
+    before). A place is an earlier gold operation's (the latest on it); one holding other such
+    places is judged without them (they count on their own), and so are the parts of it this
+    turn's gold governs; a place at or inside one of this turn's is left out (its requirement
+    changes). In ``teacher``, ``before`` is the canonical document (which meets every
     requirement), so these are the earlier places the turn's patch breaks; in ``free``, the
     model's own document. Turn 0 has none; a patch that does not apply breaks nothing."""
     current = _single(case, _turn(case, index))
@@ -448,7 +458,6 @@ def turn_regressions(
         if p is not None
     }
     keys = sorted({p.e_path for p in plan.places if p.e_path is not None})
-    keys = [k for k in keys if not any(o != k and is_within(k, o) for o in keys)]
     broken: list[str] = []
 
     def moving(pointer: str) -> str | None:
@@ -459,9 +468,11 @@ def turn_regressions(
             if any(is_within(key, g) for g in now):
                 continue
             e = resolve(expected, key)
-            if not _holds(judge_before, before, e, key, now, lambda sub: sub, before):
+            # a place holding other places is judged without them: each counts on its own
+            skip = now | {o for o in keys if o != key and is_within(o, key)}
+            if not _holds(judge_before, before, e, key, skip, lambda sub: sub, before):
                 continue
-            if not _holds(judge_after, after, e, key, now, moving, before):
+            if not _holds(judge_after, after, e, key, skip, moving, before):
                 moved = map_pointer(key, before, patch)
                 broken.append(key if moved is None else moved)
     return broken

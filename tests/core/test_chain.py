@@ -446,10 +446,10 @@ def test_regressions_follow_the_place_through_the_turns_array_edits() -> None:
     right = teacher_patch(case, 2)
     assert turn_regressions(case, 2, start, right) == []
     broke = [*right, {"op": "replace", "path": "/items/1/qty", "value": 1}]  # C is at 1 now
-    assert turn_regressions(case, 2, start, broke) == ["/items/1"]
-    # removing C (instead of A) loses turn 0's and turn 1's place
+    assert turn_regressions(case, 2, start, broke) == ["/items/1/qty"]
+    # removing C (instead of A) loses turn 0's place (C) and turn 1's two (its qty and line)
     wrong = [{"op": "remove", "path": "/items/2"}, *right[1:]]
-    assert turn_regressions(case, 2, start, wrong) == ["/items/2"]
+    assert turn_regressions(case, 2, start, wrong) == ["/items/2", "/items/2/line", "/items/2/qty"]
 
 
 def test_free_regressions_count_only_places_that_were_right_before() -> None:
@@ -526,3 +526,12 @@ def test_a_removal_then_an_addition_moves_the_untouched_elements() -> None:
     assert [(f.kind, f.path, f.expected, f.got) for f in score.findings] == [
         ("over_edit", "/tags/1", "c", "x")
     ]
+
+
+def test_a_place_inside_an_already_wrong_one_counts_on_its_own() -> None:
+    case = cart_chain()
+    before = copy.deepcopy(case.followups[1].artifact)
+    before["items"][2]["line"] = 8  # the model missed C's line in turn 1 (free)
+    patch = [*teacher_patch(case, 2), {"op": "replace", "path": "/items/1/qty", "value": 1}]
+    assert turn_regressions(case, 2, before, patch) == ["/items/1/qty"]
+    assert turn_regressions(case, 2, before, teacher_patch(case, 2)) == []
