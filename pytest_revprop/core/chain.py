@@ -290,10 +290,19 @@ class _ChainJudge(Judge):
     the later requirements inside it), an optional place may keep its value from before its
     operation, and a ``ref_equal`` pointer follows later turns' array edits."""
 
-    def __init__(self, case: Case, plan: _Plan, predicted: Any) -> None:
+    def __init__(
+        self,
+        case: Case,
+        plan: _Plan,
+        predicted: Any,
+        where: Callable[[str], str | None] | None = None,
+    ) -> None:
         super().__init__(case, predicted, plan.expected, places=plan.places)
         self.special = plan.special
         self.plan = plan
+        self.where = where
+        """Maps a pointer of the canonical document to ``predicted``'s, when they differ by
+        array edits (a turn's patch applied after the turns the plan covers)."""
 
     def agree(self, p: Any, e: Any, path: str) -> bool:
         """As a single revision's; a place with later operations inside it meets their
@@ -364,7 +373,9 @@ class _ChainJudge(Judge):
 
     def reference(self, place: GoldPlace) -> str:
         """The place's ``ref_equal`` pointer in the coordinates of the last turn judged."""
-        return self.plan.refs.get(_key(place), str(place.op.value))
+        pointer = self.plan.refs.get(_key(place), str(place.op.value))
+        moved = pointer if self.where is None else self.where(pointer)
+        return pointer if moved is None else moved
 
 
 def _inside(value: Any, at: str, sub: str) -> Any:
@@ -450,7 +461,7 @@ def turn_regressions(
         return []
     plan = _plan(case, index - 1)
     expected = plan.expected
-    judge_before, judge_after = _ChainJudge(case, plan, before), _ChainJudge(case, plan, after)
+    judge_before = _ChainJudge(case, plan, before)
     now = {
         p
         for place in gold_geometry(current).places
@@ -462,6 +473,8 @@ def turn_regressions(
 
     def moving(pointer: str) -> str | None:
         return map_pointer(pointer, before, patch)
+
+    judge_after = _ChainJudge(case, plan, after, moving)
 
     with regex_budget():
         for key in keys:

@@ -535,3 +535,15 @@ def test_a_place_inside_an_already_wrong_one_counts_on_its_own() -> None:
     patch = [*teacher_patch(case, 2), {"op": "replace", "path": "/items/1/qty", "value": 1}]
     assert turn_regressions(case, 2, before, patch) == ["/items/1/qty"]
     assert turn_regressions(case, 2, before, teacher_patch(case, 2)) == []
+
+
+@pytest.mark.parametrize("make", [cart_chain, _day_chain, _ref_chain])
+def test_the_gold_solver_makes_no_regression(make: Callable[[], Case]) -> None:
+    case = make()
+    document = case.artifact
+    for turn in chain_turns(case):
+        patch = reference_patch(case, turn.index, "gold")
+        assert turn_regressions(case, turn.index, turn.artifact, patch) == []  # teacher
+        assert turn_regressions(case, turn.index, document, patch) == []  # free
+        document = apply_patch(document, patch)
+        assert judge_free(case, turn.index, document).completed
