@@ -6,7 +6,6 @@ broke; the other files of a folder still load.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import os
@@ -17,19 +16,21 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pytest_revprop.core.patching import PatchError, apply_operations, diff
+from pytest_revprop.core.case_rules import (
+    CaseError,
+    check_chained,
+    check_gold,
+    check_replay,
+    reference_problem,
+)
 from pytest_revprop.core.selection import by_split_and_size
-from pytest_revprop.errors import UserError, one_line
+from pytest_revprop.errors import UserError
 from pytest_revprop.util.jsonutil import (
     MISSING,
     child_pointer,
-    json_equal,
     leaf_count,
     loads_strict,
-    resolve,
-    split_pointer,
 )
-from pytest_revprop.util.regexguard import RegexRefused, compile_bounded
 from pytest_revprop.util.strictjson import StrictJSONError, check_value
 from pytest_revprop.vocabulary import Matcher, OpKind
 
@@ -73,21 +74,6 @@ BENCHMARK_DIR = _benchmark_dir()
 """The shipped benchmark (the package ``pytest_revprop.benchmark_cases``)."""
 SPLIT_FILE = "split.json"
 """A benchmark folder's committed dev/test split: never a case file."""
-
-
-class CaseError(Exception):
-    """A case that breaks a loading rule: ``file: rule at pointer: message``."""
-
-    def __init__(self, file: str, rule: str, pointer: str, message: str) -> None:
-        self.file = file
-        self.rule = rule
-        self.pointer = pointer
-        self.message = message
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = self.pointer if self.pointer else "(root)"
-        return one_line(f"{self.file}: {self.rule} at {where}: {self.message}")
 
 
 @dataclass(frozen=True)
@@ -425,48 +411,10 @@ def _short(text: str, limit: int = 200) -> str:
 
 
 def _check_rules(case: Case, name: str, *, with_gold: bool = True) -> None:
-    doc: Any = {}
-    turns = copy.deepcopy([turn.assistant for turn in case.conversation])
-    for t_index, ops in enumerate(turns):
-        for o_index, op in enumerate(ops):
-            try:
-                doc = apply_operations(doc, [op], in_place=True)
-            except PatchError as exc:
-                pointer = f"/conversation/{t_index}/assistant/{o_index}"
-                raise CaseError(
-                    name, "conversation-replay", pointer, f"does not apply: {exc}"
-                ) from None
-    if not json_equal(doc, case.artifact):
-        first = diff(case.artifact, doc)
-        where = "/artifact" + (first[0]["path"] if first else "")
-        raise CaseError(
-            name,
-            "conversation-replay",
-            where,
-            "replaying the conversation does not give the artifact",
-        )
-    for g_index, gold in enumerate(case.gold):
-        if gold.match == "regex_match":
-            _check_regex(gold.value, name, f"/gold/{g_index}/value")
-        if gold.match == "ref_equal":
-            try:
-                split_pointer(gold.value)
-            except ValueError:
-                raise CaseError(
-                    name,
-                    "schema",
-                    f"/gold/{g_index}/value",
-                    "ref_equal value is not a JSON Pointer",
-                ) from None
-    if with_gold:
-        _check_gold_ops(case, name)
-    try:
-        expected = apply_operations(case.artifact, case.gold_patch)
-    except PatchError as exc:
-        raise CaseError(
-            name, "gold-applies", "/gold", f"gold patch does not apply to the artifact: {exc}"
-        ) from None
-    _check_references(case, expected, name)
+    """The loading rules after the schema, in the order of docs/case-format.md (case_rules.py
+    holds them); ``with_gold=False`` leaves out those about the gold being there and right."""
+    check_replay([turn.assistant for turn in case.conversation], case.artifact, name)
+    check_gold(case.artifact, case.gold, name, "/gold", with_gold=with_gold)
     count = leaf_count(case.artifact)
     if count != case.size:
         raise CaseError(
@@ -475,57 +423,13 @@ def _check_rules(case: Case, name: str, *, with_gold: bool = True) -> None:
             "/size",
             f"size is {case.size} but the artifact has {count} primitive leaves",
         )
-
-
-def _check_gold_ops(case: Case, name: str) -> None:
-    """Rules ``gold-empty`` (a gold has at least one operation: the direct change) and
-    ``gold-root`` (no operation on the document root: it would replace the whole document)."""
-    if not case.gold:
-        raise CaseError(
-            name,
-            "gold-empty",
-            "/gold",
-            "the gold has no operation: it needs at least the direct change",
-        )
-    for g_index, gold in enumerate(case.gold):
-        if gold.path == "":
-            raise CaseError(
-                name,
-                "gold-root",
-                f"/gold/{g_index}/path",
-                f'a {gold.op} of the document root (path "") changes the whole document: '
-                "give the path of the place it changes",
-            )
-
-
-def _check_references(case: Case, expected: Any, name: str) -> None:
-    """Rule ``ref-equal``: every ``ref_equal`` pointer names a primitive leaf of the expected
-    artifact (what the predicted value is compared with: a place, not an object or array)."""
-    for g_index, gold in enumerate(case.gold):
-        if gold.match != "ref_equal":
-            continue
-        problem = reference_problem(expected, gold.value)
-        if problem is not None:
-            raise CaseError(name, "ref-equal", f"/gold/{g_index}/value", problem)
-
-
-def reference_problem(expected: Any, pointer: str) -> str | None:
-    """What is wrong with ``pointer`` as a ``ref_equal`` value given the expected artifact
-    (rule ``ref-equal``), or None when it names a primitive leaf of it."""
-    target = resolve(expected, pointer)
-    if target is MISSING:
-        return f"the ref_equal pointer {pointer!r} names no place of the expected artifact"
-    if isinstance(target, dict | list):
-        kind = "an object" if isinstance(target, dict) else "an array"
-        return f"the ref_equal pointer {pointer!r} names {kind}, not a primitive leaf"
-    return None
-
-
-def _check_regex(pattern: Any, name: str, pointer: str) -> None:
-    try:
-        compile_bounded(pattern)
-    except RegexRefused as exc:
-        raise CaseError(name, "regex", pointer, str(exc)) from None
+    before, previous = case.artifact, case.gold
+    for index, followup in enumerate(case.followups):
+        at = f"/followups/{index}/gold"
+        check_gold(followup.artifact, followup.gold, name, at, with_gold=with_gold)
+        if with_gold:
+            check_chained(before, previous, followup.artifact, followup.gold, name, index)
+        before, previous = followup.artifact, followup.gold
 
 
 def _read_json(path: Path) -> Any:
