@@ -335,8 +335,9 @@ is not enough)."""
 
 def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
     """Chain runs: per model a panel, x = turn, y = the share of chains completing that turn;
-    one colour per method, a solid line for teacher and a dashed one for free (``rows``:
-    ``chains.turn_figure_rows``). None without rows."""
+    one colour and marker per method, teacher a solid line with filled markers, free a thinner
+    dashed one with hollow markers (``rows``: ``chains.turn_figure_rows``). Lines shrink in the
+    order drawn, so lines that coincide stay visible. None without rows."""
     if not rows:
         return None
     from matplotlib.lines import Line2D
@@ -347,11 +348,12 @@ def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
     colors = _method_colors(methods)
     turns = max(int(r["turn"]) for r in rows) + 1
     n_rows, n_cols = _grid(len(models))
-    figure = _new_figure(max(4.6, 1.0 + 0.7 * turns) * n_cols, 3.6 * n_rows + 0.5)
+    width = max(4.6, 1.0 + 0.7 * turns) * n_cols
+    figure = _new_figure(width, 3.6 * n_rows + 0.5)
     axes = figure.subplots(n_rows, n_cols, squeeze=False, sharey=True)
     for index, model in enumerate(models):
         ax = axes[index // n_cols][index % n_cols]
-        for method in methods:
+        for drawn, method in enumerate(methods):
             for protocol in protocols:
                 points = sorted(
                     (
@@ -369,10 +371,12 @@ def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
                     [x for x, _ in points],
                     [y for _, y in points],
                     linestyle=PROTOCOL_LINES.get(protocol, ":"),
-                    marker=_TURN_MARKERS[methods.index(method) % len(_TURN_MARKERS)],
-                    markersize=5,
-                    linewidth=1.6,
+                    marker=_TURN_MARKERS[drawn % len(_TURN_MARKERS)],
+                    markersize=max(4.0, 10.0 - 2.0 * drawn)
+                    * (1.0 if protocol == "teacher" else 0.65),
+                    linewidth=max(1.0, 3.6 - 1.0 * drawn) * (1.0 if protocol == "teacher" else 0.6),
                     color=colors[method],
+                    markerfacecolor=colors[method] if protocol == "teacher" else "white",
                 )
         ax.set_xticks(range(turns))
         ax.set_xlim(-0.3, turns - 0.7)
@@ -389,13 +393,21 @@ def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
         for i, m in enumerate(methods)
     ]
     handles += [
-        Line2D([], [], color="black", linestyle=PROTOCOL_LINES.get(p, ":"), label=p)
+        Line2D(
+            [],
+            [],
+            color="black",
+            linestyle=PROTOCOL_LINES.get(p, ":"),
+            marker="o",
+            markerfacecolor="black" if p == "teacher" else "white",
+            label=p,
+        )
         for p in protocols
     ]
     figure.legend(
         handles=handles,
         loc="outside lower center",
-        ncols=min(len(handles), 6),
+        ncols=max(1, min(len(handles), int(width / 1.1))),  # about an inch an entry
         fontsize="small",
         frameon=False,
     )

@@ -5,6 +5,7 @@ and, in a real browser, the chain view of report.html; an off run's report has n
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -16,7 +17,7 @@ from helpers.chromium import CHROMIUM
 from helpers.revprop_report_data import CASES, make_results, make_samples
 
 from pytest_revprop import cli
-from pytest_revprop.reporting.figures import render_figures
+from pytest_revprop.reporting.figures import plot_completion_by_turn, render_figures
 from pytest_revprop.reporting.html import write_html
 from pytest_revprop.reporting.html_data import DATA_DIR
 from pytest_revprop.reporting.report import write_report
@@ -147,7 +148,8 @@ def test_the_chain_view_shows_each_turn_and_where_the_chain_went_wrong(
     page = new_page(1400, 1100)
     page.goto((tmp_path / "report.html").as_uri())
     subs = page.locator(".sample-item .sub").all_text_contents()
-    assert subs[0].endswith("seed 0 · free 1/3 turns") and subs[1].endswith("free 3/3 turns")
+    assert subs[0].endswith("seed 0 · free, first failed turn 1 of 3")
+    assert subs[1].endswith("seed 1 · free, all 3 turns")
     page.click(".sample-item")  # j+h seed 0: misses at turn 1
     page.wait_for_selector("#chain-view")
     cards = page.locator(".turn-card")
@@ -182,3 +184,31 @@ def test_the_chain_view_shows_each_turn_and_where_the_chain_went_wrong(
         " && document.querySelector('.chain-head').textContent.includes('all 3 turns')"
     )
     assert page.locator(".turn-card.first-failure").count() == 0
+
+
+@pytest.mark.parametrize("models", [1, 3])
+def test_the_turn_figures_legend_is_whole_and_clear_of_title_and_panels(models: int) -> None:
+    rows = [
+        {"protocol": protocol, "model": f"model-{m}", "method": method, "k": 1, "turn": turn,
+         "completion_rate": 0.9 - 0.1 * turn}
+        for protocol in ("teacher", "free")
+        for m in range(models)
+        for method in ("j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select", "dep")
+        for turn in range(4)
+    ]  # fmt: skip
+    figure = plot_completion_by_turn(rows)
+    assert figure is not None
+    figure.savefig(io.BytesIO(), format="png", dpi=110)
+    renderer = figure.canvas.get_renderer()
+    [legend] = figure.legends
+    box = legend.get_window_extent(renderer)
+    edge = figure.bbox
+    assert edge.x0 - 1 <= box.x0 and box.x1 <= edge.x1 + 1
+    assert edge.y0 - 1 <= box.y0 and box.y1 <= edge.y1 + 1
+    title = figure._suptitle.get_window_extent(renderer)
+    assert not box.overlaps(title)
+    for ax in figure.axes:
+        if ax.get_visible():
+            assert not box.overlaps(ax.get_tightbbox(renderer))
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[-2:] == ["teacher", "free"] and len(labels) == 12

@@ -110,3 +110,20 @@ def test_an_off_run_writes_what_it_wrote_before_chains(tmp_path: Path) -> None:
         want = (DATA / f"off_{name}").read_text()
         created = re.compile(r'"created": "[^"]*"')
         assert created.sub("", got) == created.sub("", want), name
+
+
+def test_shards_of_different_chain_protocols_are_not_one_run(tmp_path: Path) -> None:
+    from pytest_revprop.errors import UserError
+    from pytest_revprop.reporting.combine import check_shards
+
+    def meta(index: int, chain: dict[str, object] | None) -> dict[str, object]:
+        shard = {"shard": {"index": index, "count": 2}}
+        return shard if chain is None else {**shard, "chain": chain}
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    teacher, free = chain_meta("teacher")["chain"], chain_meta("free")["chain"]
+    assert check_shards({one: meta(1, None), two: meta(2, None)}) == [one, two]
+    assert check_shards({one: meta(1, teacher), two: meta(2, teacher)}) == [one, two]
+    for other in (free, None, {"protocol": "teacher", "turns": 2}):
+        with pytest.raises(UserError, match="different runs: their chain protocols and turns"):
+            check_shards({one: meta(1, teacher), two: meta(2, other)})

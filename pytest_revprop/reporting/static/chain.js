@@ -103,7 +103,12 @@
       : `${sample.chain} chain: all ${turns.length} turns completed`;
     const list = el("ol", "chain-turns");
     for (const turn of turns) list.appendChild(turnCard(turn, file, firstFailed));
-    const view = el("section", "chain-view", null, el("h4", "", "chain, turn by turn"), el("p", "chain-head", head), list);
+    const start = {
+      teacher: "teacher: each turn starts from the correct document before it",
+      free: "free: each turn starts from the document the model's turn before left",
+    }[sample.chain];
+    const view = el("section", "chain-view", null, el("h4", "", "chain, turn by turn"), el("p", "chain-head", head),
+      start ? el("p", "note", start) : null, list);
     view.id = "chain-view";
     return view;
   }
@@ -156,7 +161,8 @@
       const turns = index.turns[i];
       const sub = item.querySelector(".sub");
       if (index.chain[i] && turns && sub) {
-        sub.appendChild(el("span", "chain-tag", ` · ${index.chain[i]} ${turns[0]}/${turns[1]} turns`));
+        const how = turns[0] === turns[1] ? `all ${turns[1]} turns` : `first failed turn ${turns[0]} of ${turns[1]}`;
+        sub.appendChild(el("span", "chain-tag", ` · ${index.chain[i]}, ${how}`));
       }
     }
   }
