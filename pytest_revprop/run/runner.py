@@ -40,6 +40,7 @@ from pytest_revprop.llm.budget import BudgetReached, Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
+from pytest_revprop.run.chain_steps import reference_patch
 from pytest_revprop.run.chains import ChainCut, ChainRun, TurnRun, last_teacher_view, run_chain
 from pytest_revprop.run.records import chain_record, result_record, score_chain
 from pytest_revprop.util.memo import Memo
@@ -237,10 +238,14 @@ class Runner:
         self._prepared: set[str] = set()
         self._first_calls_checked: set[tuple[str, str, object, int]] = set()
 
-    def _ask(self, case: Case, model: ModelConfig, boost: int) -> Ask:
+    def _ask(self, case: Case, model: ModelConfig, boost: int, turn: int | None = None) -> Ask:
+        """How ``case``'s calls reach ``model`` (``turn``: of a chain, whose view ``case`` is)."""
         if model.kind == "reference":
             solver = model.name if model.name in REFERENCE_SOLVERS else "noop"
-            return reference_ask(case, solver)
+            if turn is None:
+                return reference_ask(case, solver)
+            chain = self.cases[case.id]
+            return reference_ask(case, solver, patch=reference_patch(chain, turn, solver))
         ask = client_ask(self.clients[model.name], structured=self.settings.structured)
         if not boost:
             return ask
@@ -273,7 +278,9 @@ class Runner:
         return await run_method(
             self.settings.registry.get(spec.method),
             case,
-            self._ask(case, self.models[spec.model], boost),
+            self._ask(
+                case, self.models[spec.model], boost, None if spec.chain == CHAIN_OFF else turn
+            ),
             k=spec.k,
             seed=spec.seed,
             prompts=self.prompts if turn == 0 else self.settings.prompts,
