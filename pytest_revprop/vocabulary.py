@@ -247,10 +247,11 @@ RESULT_KEYS: Final[tuple[str, ...]] = tuple(
 
 # --------------------------------------------------------------------------- the gate
 
-GateMetric = Literal["completion", "pass_all_seeds"]
+GateMetric = Literal["completion", "pass_all_seeds", "chain"]
 """What the baseline gate compares per (model, method, k): the completion rate over samples
-(the paper's, paired by case and seed), or pass^S (paired by case: a case passes when it
-completes at every seed both runs share)."""
+(the paper's, paired by case and seed), pass^S (paired by case: a case passes when it
+completes at every seed both runs share), or, in a chain run, chain completion (paired by case
+and seed: a chain passes when every turn completed)."""
 GATE_METRICS: Final[tuple[GateMetric, ...]] = get_args(GateMetric)
 
 # --------------------------------------------------------------------------- exit codes

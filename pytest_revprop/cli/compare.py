@@ -55,8 +55,8 @@ def compare_main(argv: Sequence[str]) -> int:
         default="completion",
         metavar="{" + ",".join(GATE_METRICS) + "}",
         help="what the test compares per (model, method, k): completion (default; pairs of "
-        "case and seed) or pass_all_seeds (pairs of cases: a case passes when it passes at "
-        "every seed both runs scored)",
+        "case and seed), pass_all_seeds (pairs of cases: a case passes when it passes at "
+        "every seed both runs scored) or chain (two chain runs' chain completion)",
     )
     parser.add_argument(
         "--detect",

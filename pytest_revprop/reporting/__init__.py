@@ -9,6 +9,8 @@ samples.py         samples.jsonl read back with the replies' text
 metrics.py         beyond the paper: pass^S, pass@S, flaky cases, credit means, the bootstrap
                    interval; where models fail; the cases no group or every group completes
 relative.py        each method relative to j+h: gain, cost and latency multiples, effectiveness
+chains.py          chain runs: the summary's chain fields, the chain table, completion by turn,
+                   the protocol checks of the gate, compare and report
 aggregate.py       summary rows built one record at a time; the summary's cells
 sink.py            records to disk as they arrive; results.json, samples.jsonl, summary.md
 gate.py            the baseline gate and the baseline file

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_revprop.reporting.chains import CHAIN_TABLE_NOTE, ChainTally, chain_table
 from pytest_revprop.reporting.metrics import BEYOND_HEADER, GroupTally, beyond_cells
 from pytest_revprop.reporting.relative import relative_to_jh
 from pytest_revprop.reporting.report_rows import method_rank as _order
@@ -42,6 +43,8 @@ class _Group:
     invalid_by_reason: dict[str, int] = field(default_factory=dict)
     beyond: GroupTally = field(default_factory=GroupTally)
     """What the figures beyond the paper need (``metrics``)."""
+    chain: ChainTally = field(default_factory=ChainTally)
+    """What a chain run's fields need (``chains``); nothing for records without chains."""
 
 
 class SummaryBuilder:
@@ -66,6 +69,7 @@ class SummaryBuilder:
         group.latency_s += record["latency_s"]
         group.calls += record["calls"]
         group.beyond.add(record)
+        group.chain.add(record)
         if record.get("error") in INFRASTRUCTURE_ERRORS:
             group.errors += 1
             return
@@ -103,6 +107,7 @@ class SummaryBuilder:
                 "completion_by_seed": {str(s): v for s, v in rates.items()},
                 **g.beyond.figures(),
                 "invalid_by_reason": _by_reason(g.invalid_by_reason),
+                **g.chain.figures(),
             })  # fmt: skip
         return rows
 
@@ -249,6 +254,16 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
     header, rows = relative_rows(doc["summary"])
     if rows:
         parts += ["", "## Relative to j+h", "", markdown_table(header, rows, tight_rule=True)]
+    header, rows = chain_table(doc["summary"])
+    if rows:
+        parts += [
+            "",
+            "## Chains",
+            "",
+            CHAIN_TABLE_NOTE,
+            "",
+            markdown_table(header, rows, tight_rule=True),
+        ]
     failed = [r for r in doc["results"] if not r["completed"]]
     if failed:
         parts += ["", "## Failed samples (first 50)", ""]
@@ -257,6 +272,8 @@ def markdown_summary(doc: Mapping[str, Any]) -> str:
                 r["error"]
                 or f"miss {r['miss']}, over edit {r['over_edit']}, wrong value {r['wrong_value']}"
             )
+            if r.get("chain") and isinstance(r.get("turns_completed"), int):
+                what += f" (first failed turn: {r['turns_completed']})"
             parts.append(
                 f"- `{r['case']}` {r['model']} {r['method']} k{r['k']} s{r['seed']}: {what}"
             )
@@ -277,4 +294,8 @@ def summary_text(summary: Sequence[Mapping[str, Any]]) -> str:
             "relative to j+h (gain in points; cost-effectiveness = gain / (cost multiple - 1)):",
             text_table(header, rows),
         ]
+    header, rows = chain_table(summary)
+    if rows:
+        parts += ["", "chains (completion by turn; regressions: places a later turn broke):"]
+        parts.append(text_table(header, rows))
     return "\n".join(parts)

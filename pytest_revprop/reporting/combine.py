@@ -20,9 +20,19 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.replystore import REPLIES_DIR, ReplyReader
 from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile
 
-SAME_SETTINGS = ("models", "methods", "k_values", "seeds", "split", "cases_sha256", "prompts")
+SAME_SETTINGS = (
+    "models",
+    "methods",
+    "k_values",
+    "seeds",
+    "split",
+    "cases_sha256",
+    "prompts",
+    "chain",
+)
 """The meta fields every shard of one run shares (``cases_sha256``: the case files' contents;
-``prompts``: the templates' sources and hashes)."""
+``prompts``: the templates' sources and hashes; ``chain``: a chain run's protocol and turns,
+absent from an off run's)."""
 SHARD_ONLY = ("shard", "created", "version")
 """Meta fields of a shard that the combined run does not take over as they are."""
 
@@ -67,7 +77,10 @@ def check_shards(metas: Mapping[Path, Mapping[str, Any]]) -> list[Path]:
         for name in SAME_SETTINGS:
             mine, theirs = metas[folder].get(name), metas[first].get(name)
             if mine != theirs:
-                what = "case files' contents" if name == "cases_sha256" else name
+                what = {
+                    "cases_sha256": "case files' contents",
+                    "chain": "chain protocols and turns (--revprop-chain, --revprop-turns)",
+                }.get(name, name)
                 raise UserError(
                     f"{folder} and {first} are shards of different runs: their {what} differ "
                     f"({_short(mine)} vs {_short(theirs)})"

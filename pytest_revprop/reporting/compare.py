@@ -7,7 +7,9 @@ A group is a regression when its rate fell by more than ``--max-drop`` points AN
 ``--metric pass_all_seeds`` compares pass^S per case instead, as the gate's
 ``--revprop-gate-metric`` does (``gate.per_case``). A second table puts the figures beyond the
 paper side by side (``metrics.group_figures``): pass^S, the completion interval, the mean
-cascade recall and preservation of A and B.
+cascade recall and preservation of A and B. Runs of different protocols (``--revprop-chain``:
+off, teacher, free) are refused; chain runs are named as such, and ``--metric chain`` compares
+their chain completion.
 
 Each row also says what it could see: the smallest drop its pairs detect with 80% power
 (``sight.detectable_points``); ``--detect=D`` adds, per group, the cases and seeds a D-point
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.reporting.chains import OFF, check_protocols, protocol_of
 from pytest_revprop.reporting.gate import per_case, prompts_note
 from pytest_revprop.reporting.metrics import NONE_CELL, group_figures
 from pytest_revprop.reporting.results import is_partial, load_results, refuse_partial
@@ -154,7 +157,10 @@ def _footer(comparison: PairedComparison) -> list[str]:
 
 
 def _rule(max_drop: float, alpha: float, metric: str = "completion") -> str:
-    what = "completion rate" if metric == "completion" else "pass^S (cases passed at every seed)"
+    what = {
+        "pass_all_seeds": "pass^S (cases passed at every seed)",
+        "chain": "chain completion (chains with every turn completed)",
+    }.get(metric, "completion rate")
     return (
         f"Regression: {what} down by more than {max_drop:g} points and paired exact "
         f"McNemar p < {alpha:g}. Detectable drop: the smallest drop, in points, that the row's "
@@ -274,6 +280,13 @@ def compare_files(
     paper and the notes. UserError when the two share no result to pair."""
     base, new = load_results(a), load_results(b)
     refuse_partial(base, a, "run A")
+    check_protocols(base, new, f"run A ({a})", f"run B ({b})")
+    protocol = protocol_of(base)
+    if metric == "chain" and protocol == OFF:
+        raise UserError(
+            f"--metric chain compares chain completion, and {a} and {b} hold no chains "
+            "(runs with --revprop-chain=teacher or free)"
+        )
     comparison = pair_outcomes(base["results"], new["results"])
     if not comparison.groups:
         raise UserError(f"{a} and {b} share no (case, model, method, k, seed) results to pair")
@@ -282,6 +295,12 @@ def compare_files(
         by_case = pair_outcomes(*per_case(base["results"], new["results"]))
         comparison = dataclasses.replace(comparison, groups=by_case.groups)
     notes = [prompts_note(base.get("meta") or {}, new.get("meta") or {})]
+    if protocol != OFF:
+        notes.insert(
+            0,
+            f"Protocol: A and B are both {protocol} chain runs; a sample is a chain, completed "
+            "when every turn completed.",
+        )
     if is_partial(new):
         notes.append(
             f"Run B ({b}) is partial: interrupted, it holds only the items that finished; "

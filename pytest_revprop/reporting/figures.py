@@ -4,6 +4,7 @@
   failure_composition.png    miss / over edit / wrong value / invalid, stacked, by method
   cost_vs_completion.png     completion rate against cost per sample as k grows
   where_they_fail.png        completion, pass^S and cascade recall by pattern, size and domain
+  completion_by_turn.png     chain runs: completion at each turn per method, teacher solid, free dashed
 
 Figures are drawn on bare ``matplotlib.figure.Figure`` objects with the Agg canvas, never
 through pyplot, so nothing needs a display and no global backend state is touched.
@@ -16,8 +17,9 @@ import io
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from pytest_revprop.reporting.chains import turn_figure_rows
 from pytest_revprop.reporting.metrics import BREAKDOWN_DIMENSIONS, breakdown_rows
 from pytest_revprop.reporting.relative import REFERENCE_METHOD
 from pytest_revprop.reporting.report_rows import (
@@ -39,6 +41,7 @@ __all__ = [
     "FAILURE_COLORS",
     "FIGURE_FILES",
     "plot_completion_by_method",
+    "plot_completion_by_turn",
     "plot_cost_vs_completion",
     "plot_failure_composition",
     "plot_where_they_fail",
@@ -63,7 +66,10 @@ FIGURE_FILES = {
     "failure_composition": "failure_composition.png",
     "cost_vs_completion": "cost_vs_completion.png",
     "where_they_fail": "where_they_fail.png",
+    "completion_by_turn": "completion_by_turn.png",
 }
+PROTOCOL_LINES: dict[str, Literal["-", "--"]] = {"teacher": "-", "free": "--"}
+"""The completion-by-turn figure's line per chain protocol (others dotted)."""
 
 
 def _new_figure(width: float, height: float) -> Figure:
@@ -322,6 +328,93 @@ def plot_where_they_fail(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
     return figure
 
 
+_TURN_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+"""Per method of the completion-by-turn figure, in its order (its lines cross: colour alone
+is not enough)."""
+
+
+def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
+    """Chain runs: per model a panel, x = turn, y = the share of chains completing that turn;
+    one colour and marker per method, teacher a solid line with filled markers, free a thinner
+    dashed one with hollow markers (``rows``: ``chains.turn_figure_rows``). Lines shrink in the
+    order drawn, so lines that coincide stay visible. None without rows."""
+    if not rows:
+        return None
+    from matplotlib.lines import Line2D
+
+    models = list(dict.fromkeys(str(r["model"]) for r in rows))
+    methods = ordered_methods(rows)
+    protocols = list(dict.fromkeys(str(r["protocol"]) for r in rows))
+    colors = _method_colors(methods)
+    turns = max(int(r["turn"]) for r in rows) + 1
+    n_rows, n_cols = _grid(len(models))
+    width = max(4.6, 1.0 + 0.7 * turns) * n_cols
+    figure = _new_figure(width, 3.6 * n_rows + 0.5)
+    axes = figure.subplots(n_rows, n_cols, squeeze=False, sharey=True)
+    for index, model in enumerate(models):
+        ax = axes[index // n_cols][index % n_cols]
+        for drawn, method in enumerate(methods):
+            for protocol in protocols:
+                points = sorted(
+                    (
+                        (int(r["turn"]), 100 * r["completion_rate"])
+                        for r in rows
+                        if r["model"] == model
+                        and r["method"] == method
+                        and r["protocol"] == protocol
+                        and r["completion_rate"] is not None
+                    ),
+                )
+                if not points:
+                    continue
+                ax.plot(
+                    [x for x, _ in points],
+                    [y for _, y in points],
+                    linestyle=PROTOCOL_LINES.get(protocol, ":"),
+                    marker=_TURN_MARKERS[drawn % len(_TURN_MARKERS)],
+                    markersize=max(4.0, 10.0 - 2.0 * drawn)
+                    * (1.0 if protocol == "teacher" else 0.65),
+                    linewidth=max(1.0, 3.6 - 1.0 * drawn) * (1.0 if protocol == "teacher" else 0.6),
+                    color=colors[method],
+                    markerfacecolor=colors[method] if protocol == "teacher" else "white",
+                )
+        ax.set_xticks(range(turns))
+        ax.set_xlim(-0.3, turns - 0.7)
+        ax.set_ylim(-3, 103)
+        ax.set_title(model)
+        ax.set_xlabel("turn (0: the case's own revision)")
+        if index % n_cols == 0:
+            ax.set_ylabel("chains completing the turn (%)")
+        ax.grid(alpha=0.3)
+    for index in range(len(models), n_rows * n_cols):
+        axes[index // n_cols][index % n_cols].set_visible(False)
+    handles = [
+        Line2D([], [], color=colors[m], marker=_TURN_MARKERS[i % len(_TURN_MARKERS)], label=m)
+        for i, m in enumerate(methods)
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            color="black",
+            linestyle=PROTOCOL_LINES.get(p, ":"),
+            marker="o",
+            markerfacecolor="black" if p == "teacher" else "white",
+            label=p,
+        )
+        for p in protocols
+    ]
+    figure.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=max(1, min(len(handles), int(width / 1.1))),  # about an inch an entry
+        fontsize="small",
+        frameon=False,
+    )
+    figure.suptitle("Completion by turn: " + " vs ".join(protocols))
+    return figure
+
+
 def _upright_when_crowded(figure: Figure) -> None:
     """Turn an axis's tick labels upright when, laid out level, two of them would touch
     (upright labels never overlap one another; slanted long ones do)."""
@@ -343,8 +436,11 @@ def _png_bytes(figure: Figure) -> bytes:
 
 def render_figures(
     results: Mapping[str, Any],
+    others: Sequence[Mapping[str, Any]] = (),
 ) -> tuple[dict[str, bytes], dict[str, list[dict[str, Any]]], list[str]]:
-    """PNG bytes and CSV rows of each figure, keyed by figure name, and notes on skipped ones."""
+    """PNG bytes and CSV rows of each figure, keyed by figure name, and notes on skipped ones.
+    ``others``: more chain runs (results documents, another protocol each) whose completion by
+    turn the chain figure draws beside the run's."""
     pngs: dict[str, bytes] = {}
     data: dict[str, list[dict[str, Any]]] = {}
     notes: list[str] = []
@@ -371,4 +467,9 @@ def render_figures(
     else:
         pngs["where_they_fail"] = _png_bytes(where_figure)
         data["where_they_fail"] = where
+    by_turn = turn_figure_rows([results, *others])
+    turn_figure = plot_completion_by_turn(by_turn)
+    if turn_figure is not None:
+        pngs["completion_by_turn"] = _png_bytes(turn_figure)
+        data["completion_by_turn"] = by_turn
     return pngs, data, notes

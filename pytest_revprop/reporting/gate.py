@@ -12,6 +12,11 @@ the (case, seed) pairs are made as above, then each case becomes one pair whose 
 when it completed at every seed paired for that case (``per_case``); the rates are pass^S
 over the paired cases and McNemar counts the cases that flipped.
 
+With the metric ``chain`` (a chain run: ``--revprop-chain=teacher|free``) the rule applies to
+chain completion: each sample is a chain, which completed when every turn did. A chain run is
+gated only against a baseline of the same protocol (``chains.check_protocols``), whatever the
+metric: a single-revision baseline, or teacher against free, is a usage error.
+
 A gate that can compare nothing is a usage error, never a silent pass: a baseline that shares
 no (model, method, k) with the run, or shares groups but no (case, seed) to pair. A pair left
 out for a failed call is not that: the failed call already fails the run.
@@ -28,6 +33,7 @@ from typing import Any, TypedDict
 
 from pytest_revprop.core.prompts import changed_templates
 from pytest_revprop.errors import UserError
+from pytest_revprop.reporting.chains import OFF, check_protocols, protocol_of
 from pytest_revprop.reporting.results import load_results, refuse_partial
 from pytest_revprop.reporting.stats import GroupKey, PairedComparison, PairGroup, pair_outcomes
 from pytest_revprop.vocabulary import (
@@ -39,6 +45,7 @@ from pytest_revprop.vocabulary import (
 __all__ = [
     "BASELINE_KEYS",
     "GateResult",
+    "check_gate_protocol",
     "check_overlap",
     "check_pairs",
     "describe_groups",
@@ -97,17 +104,52 @@ def read_baseline(path: Path) -> dict[str, Any]:
     return load_results(path, with_summary=False)
 
 
+def check_gate_protocol(
+    baseline: Mapping[str, Any], protocol: str, metric: str, name: str = "file"
+) -> None:
+    """UserError (one line) when the run's ``protocol`` (``off``, ``teacher``, ``free``)
+    cannot be gated against ``baseline`` (its ``meta.chain``), or ``metric`` ``chain`` is
+    asked of a run without chains."""
+    if metric == "chain" and protocol == OFF:
+        raise UserError(
+            "--revprop-gate-metric=chain gates chain completion, and this run has no chains "
+            "(run with --revprop-chain=teacher or --revprop-chain=free)"
+        )
+    check_protocols(
+        baseline, {"meta": {"chain": {"protocol": protocol}}}, f"the baseline {name}", "this run"
+    )
+
+
+def run_protocol(
+    run_meta: Mapping[str, Any] | None, records: Iterable[Mapping[str, Any]] = ()
+) -> str:
+    """The run's protocol: its ``meta.chain`` when the meta is given, else the first record's
+    ``chain`` (``off`` for none)."""
+    if run_meta is not None:
+        return protocol_of({"meta": run_meta})
+    for record in records:
+        return str(record.get("chain") or OFF)
+    return OFF
+
+
 def read_comparable_baseline(
     path: Path,
     run_groups: Sequence[GroupKey],
     planned: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    protocol: str | None = None,
+    metric: str = "completion",
 ) -> dict[str, Any]:
     """The baseline at ``path``, read before any item runs; UserError (a usage error) when it
     cannot be read, shares no (model, method, k) with ``run_groups``, the run's items, or
     (given ``planned``, the run's items as records of case, model, method, k and seed) no
-    (case, seed) within the groups both hold: such a gate could pair nothing."""
+    (case, seed) within the groups both hold: such a gate could pair nothing; and, given the
+    run's ``protocol``, when the baseline ran another or ``metric`` cannot gate it
+    (``check_gate_protocol``)."""
     baseline = read_baseline(path)
     refuse_partial(baseline, path, "a baseline")
+    if protocol is not None:
+        check_gate_protocol(baseline, protocol, metric, str(path))
     check_overlap(str(path), groups_of(baseline["results"]), run_groups)
     if planned is not None:
         check_pairs(str(path), baseline["results"], planned)
@@ -209,7 +251,9 @@ def gate(
     the cases, that flipped), the groups not compared, given the run's ``run_meta`` the prompt
     templates that differ from the baseline's, and given ``detect`` (points) the cases and
     seeds a drop of that size needs. Raises UserError, naming the baseline ``name``, when
-    nothing can be compared."""
+    nothing can be compared, or the run (``run_meta``, else its records' ``chain``) and the
+    baseline ran different protocols (``check_gate_protocol``)."""
+    check_gate_protocol(baseline, run_protocol(run_meta, records), metric, name)
     base_groups, run_groups = groups_of(baseline["results"]), groups_of(records)
     check_overlap(name, base_groups, run_groups)
     comparison = pair_outcomes(baseline["results"], list(records))
@@ -308,8 +352,8 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
     from pytest_revprop.reporting.sight import sight_line, verdict
 
     lines = []
-    by_case = result.get("metric", "completion") != "completion"
-    label = "pass^S " if by_case else ""
+    by_case = result.get("metric", "completion") == "pass_all_seeds"
+    label = {"pass_all_seeds": "pass^S ", "chain": "chains "}.get(result.get("metric", ""), "")
     for group in result["comparison"].groups:
         if group in result["regressions"]:
             tag = "REGRESSION"
@@ -352,7 +396,9 @@ def gate_section(
     assert result is not None
     lines: list[tuple[str, dict[str, bool]]] = [(line, {}) for line in gate_lines(result)]
     if result["regressions"]:
-        what = "" if result.get("metric", "completion") == "completion" else " of pass^S"
+        what = {"pass_all_seeds": " of pass^S", "chain": " of chain completion"}.get(
+            result.get("metric", "completion"), ""
+        )
         lines.append(
             (
                 f"revprop: regression{what} beyond {max_drop} points with p < 0.05: "

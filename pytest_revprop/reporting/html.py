@@ -10,6 +10,10 @@ keep them next to report.html when moving it. Replies and cases are untrusted te
 element has every ``<``, ``>`` and ``&`` escaped, so no text can close it, data files carry
 their JSON as string literals, and the page script inserts text only with ``textContent``.
 
+A chain run's page adds the chain view (``static/chain.js`` and ``chain.css``, inlined after
+the page's own): a chain sample shows turn by turn its request, what its patch changed, and
+whether it completed or how it failed, the turn where the chain first went wrong marked.
+
 The browser doubles as the safeguard the paper suggests: a person sees every change a
 model propagated (before / after, with misses, over-edits and wrong values highlighted)
 before accepting it.
@@ -49,6 +53,10 @@ FIGURE_CAPTIONS = {
     "where_they_fail": (
         "Where they fail: completion rate (bars), pass^S (dots) and mean cascade recall (diamonds)"
         " per model, by pattern, size and domain."
+    ),
+    "completion_by_turn": (
+        "Chains: the share of chains completing each turn, per method (teacher: solid, free: "
+        "dashed)."
     ),
 }
 
@@ -156,6 +164,8 @@ def write_html(
             results.get("meta", {}), samples, cases, out.parent, replies_from=replies_from
         )
         css, script = _static("report.css"), _static("report.js")
+        if "chain" in data["index"]:  # a chain run: the chain view (an off run's page is as ever)
+            css, script = css + _static("chain.css"), script + _static("chain.js")
         csp = (
             f"default-src 'none'; img-src data:; style-src {_csp_hash(css)}; "
             f"script-src {_csp_hash(script)} 'strict-dynamic'; base-uri 'none'; form-action 'none'"

@@ -72,6 +72,19 @@ CASE_FIELDS = (
 )
 
 
+TURN_FIELDS = (
+    "turn",
+    "completed",
+    "valid",
+    "error",
+    "reason",
+    *FAILURE_KINDS,
+    "regressions",
+    "request",
+)
+"""What a chain sample's detail holds of each turn besides its patch and findings."""
+
+
 def case_file_name(number: int) -> str:
     """The name of case file ``number`` in DATA_DIR (report.js builds the same names)."""
     return f"c{number:05d}.js"
@@ -183,6 +196,8 @@ class _CaseShared:
         self.findings = _Interner()
         self.artifacts: list[Any] = []
         self._after: dict[str, tuple[int | None, str | None]] = {}
+        self.chain = False
+        """Whether a chain sample is among them (the case entry then holds its follow-ups)."""
 
     def after(self, patch: Any, key: str) -> tuple[int | None, str | None]:
         """(index of the artifact after ``patch``, None) or (None, why it does not apply)."""
@@ -197,8 +212,15 @@ class _CaseShared:
         return self._after[key]
 
     def payload(self, details: dict[str, Any]) -> dict[str, Any]:
+        entry = None if self.case is None else case_entry(self.case)
+        if entry is not None and self.case is not None and self.chain:
+            entry["followups"] = [
+                {name: f.get(name) for name in ("request", "gold", "theme")}
+                for f in self.case.get("followups") or []
+                if isinstance(f, Mapping)
+            ]
         return {
-            "case": None if self.case is None else case_entry(self.case),
+            "case": entry,
             "samples": details,
             "patches": self.patches.values,
             "findings": self.findings.values,
@@ -216,9 +238,34 @@ def _detail(record: Mapping[str, Any], shared: _CaseShared, replies: _Replies) -
     if case is not None:
         if row["request"] == case.get("request"):
             row["request"] = None
-        row["after"], row["after_error"] = shared.after(patch, key)
+        if not record.get("chain"):
+            row["after"], row["after_error"] = shared.after(patch, key)
     row["replies"] = [replies.entry(r) for r in record.get("replies") or [] if isinstance(r, dict)]
+    if record.get("chain"):
+        row.update(_chain_detail(record, shared))
     return row
+
+
+def _chain_detail(record: Mapping[str, Any], shared: _CaseShared) -> dict[str, Any]:
+    """A chain sample's protocol and turns (each turn's patch and findings stored once per
+    case file); its ``after`` is none: each turn's patch applies to the document before that
+    turn, which the chain view shows turn by turn."""
+    turns = []
+    for turn in record.get("turns") or []:
+        if not isinstance(turn, Mapping):
+            continue
+        entry = {name: turn.get(name) for name in TURN_FIELDS}
+        entry["patch"] = shared.patches.add(turn.get("patch"))
+        entry["findings"] = shared.findings.add(turn.get("findings") or [])
+        turns.append(entry)
+    shared.chain = True
+    return {
+        "chain": str(record["chain"]),
+        "turns": turns,
+        "turns_completed": record.get("turns_completed"),
+        "after": None,
+        "after_error": "a chain: its turns below show what each one changed",
+    }
 
 
 def _js_call(function: str, number: int, payload: Any) -> str:
@@ -257,6 +304,18 @@ def _mark_solved(case_rows: list[dict[str, Any]], index: Mapping[str, list[Any]]
         row["solved"] = solved_label(done, scored) if scored else None
 
 
+def _chain_index(record: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
+    """A chain sample's protocol and [turns completed before the first failure, turns run]
+    for the page's index; None for a sample that is no chain."""
+    if not record.get("chain"):
+        return None
+    turns = record.get("turns")
+    return str(record["chain"]), [
+        record.get("turns_completed"),
+        len(turns) if isinstance(turns, list) else None,
+    ]
+
+
 def build_data(
     meta: Mapping[str, Any],
     samples: Iterable[Mapping[str, Any]] | SampleFile,
@@ -281,6 +340,7 @@ def build_data(
     members: list[list[tuple[int, Any]]] = []
     index: dict[str, list[Any]] = {name: [] for name in ("case", "model", "method", "k", "seed")}
     index["outcome"] = []
+    chains: list[tuple[str, list[Any]] | None] = []
     for number, (handle, record) in enumerate(pairs):
         case_id = str(record.get("case"))
         if case_id not in case_numbers:
@@ -302,7 +362,11 @@ def build_data(
         index["k"].append(record.get("k"))
         index["seed"].append(record.get("seed"))
         index["outcome"].append(OUTCOMES.index(sample_outcome(record)))
+        chains.append(_chain_index(record))
     _mark_solved(case_rows, index)
+    if any(entry is not None for entry in chains):
+        index["chain"] = [None if entry is None else entry[0] for entry in chains]
+        index["turns"] = [None if entry is None else entry[1] for entry in chains]
     try:
         for where, (row, group) in enumerate(zip(case_rows, members, strict=True)):
             shared = _CaseShared(cases.get(row["id"]))

@@ -9,7 +9,7 @@ samples.jsonl one record at a time.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,20 +71,22 @@ def write_report(
     *,
     samples: Iterable[Mapping[str, Any]] | SampleFile | None = None,
     cases: Mapping[str, Mapping[str, Any]] | None = None,
+    others: Sequence[Mapping[str, Any]] = (),
 ) -> list[Path]:
     """Write figures (PNG + CSV), report.md and report.html (with ``report_files/`` and
     ``replies/`` beside it) into ``out_dir``.
 
     ``samples`` are samples.jsonl records, or a ``SampleFile`` (read one case at a time; its
     replies' text comes from the store beside it); the result rows are used when None,
-    without replies. ``cases`` maps case id -> case JSON for the sample browser. Returns the
-    paths written (the data folders not listed).
+    without replies. ``cases`` maps case id -> case JSON for the sample browser. ``others``:
+    chain runs of the other protocol (``chains.check_other_runs``), drawn and tabled beside
+    the run's chains. Returns the paths written (the data folders not listed).
     """
     check_results(results)
     results, filled = fill_summary(results)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    pngs, data, notes = render_figures(results)
+    pngs, data, notes = render_figures(results, others)
     notes = filled + notes
     written: list[Path] = []
     for name, png in pngs.items():
@@ -93,7 +95,7 @@ def write_report(
         csv_path = png_path.with_suffix(".csv")
         _write_csv(csv_path, data[name])
         written += [png_path, csv_path]
-    tables = report_tables(results)
+    tables = report_tables(results, others)
     markdown_path = out_dir / "report.md"
     markdown_path.write_text(_report_markdown(results, tables, pngs, notes), encoding="utf-8")
     written.append(markdown_path)

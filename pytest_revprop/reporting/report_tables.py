@@ -7,9 +7,10 @@ methods ran, latency and cost relative to j+h and the cost- and latency-effectiv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pytest_revprop.reporting.chains import CHAIN_TABLE_NOTE, chain_table
 from pytest_revprop.reporting.metrics import BEYOND_HEADER, beyond_cells
 from pytest_revprop.reporting.relative import REFERENCE_METHOD, Measures, Relative, relative_to
 from pytest_revprop.reporting.report_rows import (
@@ -191,10 +192,24 @@ def _ratio_table(
     return body
 
 
-def report_tables(results: Mapping[str, Any]) -> list[Table]:
-    """Every table of the report, in order (the lead's Markdown may reuse any of them)."""
+def _chain_tables(docs: Sequence[Mapping[str, Any]]) -> list[Table]:
+    """The chain table of chain runs (``docs``: the run, then any other protocol's run given
+    with it); none when no run holds chains."""
+    header, rows = chain_table([row for doc in docs for row in doc["summary"]])
+    if not rows:
+        return []
+    note = CHAIN_TABLE_NOTE + " Figure: completion_by_turn.png."
+    return [Table("Chains: completion by turn", header, rows, note=note, anchor="chains")]
+
+
+def report_tables(
+    results: Mapping[str, Any], others: Sequence[Mapping[str, Any]] = ()
+) -> list[Table]:
+    """Every table of the report, in order (the lead's Markdown may reuse any of them);
+    ``others``: chain runs of other protocols whose chain rows join the run's chain table."""
     columns = [f"{m} k={k}" for m, k in _ratio_columns(results)]
     tables = [_summary_table(results), _completion_matrix(results)]
+    tables += _chain_tables([results, *others])
     if not columns:
         return tables + where_tables(results)
     tables += [

@@ -22,6 +22,7 @@ from typing import IO, Any, NamedTuple
 
 from pytest_revprop import __version__
 from pytest_revprop.reporting.aggregate import file_order, markdown_summary, summarize
+from pytest_revprop.reporting.chains import CHAIN_RESULT_KEYS, turn_outcomes
 from pytest_revprop.reporting.replystore import (
     REPLIES_DIR,
     TEXT_FIELDS,
@@ -56,6 +57,17 @@ TABLE_FIELDS = (
     "size",
 )
 """What the outcome table keeps of each result besides its key (``ITEM_KEY_FIELDS``)."""
+CHAIN_TABLE_FIELDS = ("chain", "turns_completed", "regressions", "turn_outcomes")
+"""What it keeps besides of a chain record (``chains.turn_outcomes``: per turn, whether it
+completed), for the chain fields of the summary."""
+ROW_KEYS = tuple(key for key in RESULT_KEYS if key not in CHAIN_RESULT_KEYS)
+"""The keys every results.json row has; a chain record's row adds ``CHAIN_RESULT_KEYS``."""
+LINE_KEYS = tuple(key for key in (*RESULT_KEYS, *SAMPLE_ONLY_KEYS) if key not in CHAIN_RESULT_KEYS)
+"""The keys every samples.jsonl line has; a chain record's line adds ``CHAIN_RESULT_KEYS``."""
+
+
+def _chain_keys(record: Mapping[str, Any]) -> tuple[str, ...]:
+    return CHAIN_RESULT_KEYS if record.get("chain") else ()
 
 
 class _Entry(NamedTuple):
@@ -64,6 +76,7 @@ class _Entry(NamedTuple):
     offset: int
     length: int
     outcome: tuple[Any, ...]  # TABLE_FIELDS, in order
+    chain: tuple[Any, ...] | None = None  # CHAIN_TABLE_FIELDS of a chain record
 
 
 class OutcomeTable:
@@ -82,10 +95,14 @@ class OutcomeTable:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         for key in self.keys:
-            yield {
+            entry = self._entries[key]
+            row = {
                 **dict(zip(ITEM_KEY_FIELDS, key, strict=True)),
-                **dict(zip(TABLE_FIELDS, self._entries[key].outcome, strict=True)),
+                **dict(zip(TABLE_FIELDS, entry.outcome, strict=True)),
             }
+            if entry.chain is not None:
+                row.update(zip(CHAIN_TABLE_FIELDS, entry.chain, strict=True))
+            yield row
 
 
 REPORT_FILES = ("results.json", "samples.jsonl", "summary.md", "replies")
@@ -159,7 +176,7 @@ class RecordSink:
                 entry["key"], _ = store.add(reply)
             replies.append(entry)
         store.flush()  # the replies a record names are on disk before the record
-        line = {key: record.get(key) for key in (*RESULT_KEYS, *SAMPLE_ONLY_KEYS)}
+        line = {key: record.get(key) for key in (*LINE_KEYS, *_chain_keys(record))}
         line["replies"] = replies
         data = json_bytes(line) + b"\n"
         samples.write(data)
@@ -167,7 +184,15 @@ class RecordSink:
         case, model, method, k, seed = item_key(record)
         key = (self._name(str(case)), self._name(str(model)), self._name(str(method)), k, seed)
         outcome = tuple(record.get(name) for name in TABLE_FIELDS)
-        self._entries[key] = _Entry(self._offset, len(data), outcome)
+        chain = None
+        if record.get("chain"):
+            chain = (
+                str(record["chain"]),
+                record.get("turns_completed"),
+                record.get("regressions"),
+                turn_outcomes(record),
+            )
+        self._entries[key] = _Entry(self._offset, len(data), outcome, chain)
         self._offset += len(data)
 
     def outcomes(self) -> OutcomeTable:
@@ -233,7 +258,7 @@ class RecordSink:
                 line = lines.read(entry.length)
                 samples.write(line)
                 record = json.loads(line)
-                row = {name: record.get(name) for name in RESULT_KEYS}
+                row = {name: record.get(name) for name in (*ROW_KEYS, *_chain_keys(record))}
                 results.write(b"\n  " if first else b",\n  ")
                 results.write(json_bytes(row))
                 first = False

@@ -96,7 +96,8 @@ def parse_gate_metric(text: str) -> str:
     """What the baseline gate compares: one of :data:`~pytest_revprop.vocabulary.GATE_METRICS`."""
     if text not in GATE_METRICS:
         raise argparse.ArgumentTypeError(
-            f"gate metric must be {' or '.join(GATE_METRICS)}, got {text!r}"
+            f"gate metric must be {', '.join(GATE_METRICS[:-1])} or {GATE_METRICS[-1]}, "
+            f"got {text!r}"
         )
     return text
 
@@ -443,7 +444,9 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
     PluginOption(
         "revprop_gate_metric",
         "what the gate compares per (model, method, k): completion (default; paired by case "
-        "and seed) or pass_all_seeds (paired by case; a case passes when it passes at every seed)",
+        "and seed), pass_all_seeds (paired by case; a case passes when it passes at every seed) "
+        "or chain (a chain run's chain completion, paired by case and seed; a chain passes when "
+        "every turn completes)",
         parse_gate_metric,
         default="completion",
         metavar="{" + ",".join(GATE_METRICS) + "}",

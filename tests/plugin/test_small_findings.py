@@ -99,7 +99,7 @@ def test_compare_help_lists_the_metrics_and_says_what_max_drop_is_of(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     text = " ".join(_help(capsys, "compare").split())
-    assert "--metric {completion,pass_all_seeds}" in text
+    assert "--metric {completion,pass_all_seeds,chain}" in text
     max_drop = text.split("--max-drop POINTS ")[1].split("--alpha")[0]
     assert "pass_all_seeds the share of cases passing at every seed" in max_drop
 

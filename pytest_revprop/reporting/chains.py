@@ -1,0 +1,284 @@
+"""Revision chains in the reports: what a chain run (``--revprop-chain=teacher|free``) adds
+to the summary rows, the chain table of the terminal summary, summary.md and report.md, the
+data of the completion-by-turn figure, and the protocol checks of the gate and ``revprop
+compare``.
+
+A chain record (one item per chain) carries ``chain`` (the protocol), ``turns`` (one dict per
+turn run), ``turns_completed`` (turns completed before the first failure) and ``regressions``
+(summed over turns); its ``completed`` says every turn completed. Records of an ``off`` run
+carry none of these, and nothing here changes what their reports show. Pure Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_revprop.errors import UserError
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
+
+__all__ = [
+    "CHAIN_RESULT_KEYS",
+    "CHAIN_SUMMARY_FIELDS",
+    "OFF",
+    "ChainTally",
+    "chain_table",
+    "check_other_runs",
+    "check_protocols",
+    "is_chain_doc",
+    "protocol_of",
+    "turn_figure_rows",
+    "turn_outcomes",
+]
+
+OFF = "off"
+"""The protocol of a run without chains (``--revprop-chain=off``, and every run before it)."""
+CHAIN_RESULT_KEYS = ("chain", "turns", "turns_completed", "regressions")
+"""What a chain record adds to its results.json row and samples.jsonl line (after the keys
+every row has); a record without ``chain`` writes none of them."""
+CHAIN_SUMMARY_FIELDS = (
+    "chain",
+    "chain_completion",
+    "turn_completion",
+    "turns_before_failure",
+    "regressions",
+    "regressions_per_chain",
+)
+"""What a chain run's summary rows add, in the order results.json writes them."""
+TURN_DONE, TURN_FAILED, TURN_ERROR = 1, 0, -1
+"""A turn's outcome in ``turn_outcomes``: completed, not completed, its call or method failed."""
+
+
+def turn_outcomes(record: Mapping[str, Any]) -> tuple[int, ...]:
+    """Per turn run, ``TURN_DONE``, ``TURN_FAILED`` or ``TURN_ERROR`` (an infrastructure error:
+    left out of that turn's completion): the record's own ``turn_outcomes`` when it has them
+    (the sink's outcome table), else read from its ``turns``."""
+    given = record.get("turn_outcomes")
+    if isinstance(given, list | tuple):
+        return tuple(int(v) for v in given)
+    outcomes = []
+    for turn in record.get("turns") or []:
+        if not isinstance(turn, Mapping):
+            continue
+        if turn.get("error") in INFRASTRUCTURE_ERRORS:
+            outcomes.append(TURN_ERROR)
+        else:
+            outcomes.append(TURN_DONE if turn.get("completed") else TURN_FAILED)
+    return tuple(outcomes)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+@dataclass
+class ChainTally:
+    """What the chain fields of one (model, method, k) need, gathered one record at a time."""
+
+    protocol: str | None = None
+    chains: int = 0
+    """Chains scored: every chain whose record is not an infrastructure error."""
+    completed: int = 0
+    by_turn: list[list[int]] = field(default_factory=list)  # turn -> [completed, ran]
+    turns_completed: int = 0
+    regressions: int = 0
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count a chain record (a record without ``chain`` is not counted)."""
+        protocol = record.get("chain")
+        if not protocol:
+            return
+        self.protocol = self.protocol or str(protocol)
+        self.regressions += _count(record.get("regressions"))
+        for index, outcome in enumerate(turn_outcomes(record)):
+            while len(self.by_turn) <= index:
+                self.by_turn.append([0, 0])
+            if outcome != TURN_ERROR:
+                self.by_turn[index][0] += outcome == TURN_DONE
+                self.by_turn[index][1] += 1
+        if record.get("error") in INFRASTRUCTURE_ERRORS:
+            return
+        self.chains += 1
+        self.completed += bool(record.get("completed"))
+        self.turns_completed += _count(record.get("turns_completed"))
+
+    def figures(self) -> dict[str, Any]:
+        """The summary row's additions (``CHAIN_SUMMARY_FIELDS``); {} when no chain record
+        was counted (an ``off`` run's rows stay as they were)."""
+        if self.protocol is None:
+            return {}
+        n = self.chains
+        return {
+            "chain": self.protocol,
+            "chain_completion": self.completed / n if n else None,
+            "turn_completion": [done / ran if ran else None for done, ran in self.by_turn],
+            "turns_before_failure": self.turns_completed / n if n else None,
+            "regressions": self.regressions,
+            "regressions_per_chain": self.regressions / n if n else None,
+        }
+
+
+# ------------------------------------------------------------------------------ protocols
+
+
+def protocol_of(doc: Mapping[str, Any]) -> str:
+    """A results document's protocol: ``meta.chain.protocol`` (``teacher`` or ``free``), or
+    ``off`` for a run without chains."""
+    meta = doc.get("meta")
+    chain = meta.get("chain") if isinstance(meta, Mapping) else None
+    protocol = chain.get("protocol") if isinstance(chain, Mapping) else None
+    return str(protocol) if protocol else OFF
+
+
+def is_chain_doc(doc: Mapping[str, Any]) -> bool:
+    """Whether a results document holds chains: its meta says so, or a summary row does."""
+    if protocol_of(doc) != OFF:
+        return True
+    return any(isinstance(r, Mapping) and r.get("chain") for r in doc.get("summary") or [])
+
+
+def _run_name(protocol: str) -> str:
+    return "a run without chains (off)" if protocol == OFF else f"a {protocol} chain run"
+
+
+def check_protocols(
+    base: Mapping[str, Any], new: Mapping[str, Any], base_name: str, new_name: str
+) -> None:
+    """UserError (one line) when two runs (their results documents, or ``{"meta": ...}``)
+    ran different protocols: chains against single revisions, or teacher against free,
+    measure different things and pair nothing that means the same."""
+    a, b = protocol_of(base), protocol_of(new)
+    if a != b:
+        raise UserError(
+            f"{base_name} is {_run_name(a)} and {new_name} is {_run_name(b)}: "
+            "only runs of the same protocol (--revprop-chain) can be compared"
+        )
+
+
+def check_other_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+    """UserError (one line) unless ``runs`` ((name, results document) pairs: the run reported,
+    then the ones given with it) are chain runs of different protocols each, as ``revprop
+    report TEACHER.json FREE.json`` needs to draw both; one run alone is always fine."""
+    if len(runs) < 2:
+        return
+    seen: dict[str, str] = {}
+    for name, doc in runs:
+        protocol = protocol_of(doc)
+        if protocol == OFF:
+            raise UserError(
+                f"{name} is {_run_name(OFF)}: more than one results file is for chain runs of "
+                "different protocols (a teacher run and a free run), drawn side by side"
+            )
+        if protocol in seen:
+            raise UserError(
+                f"{seen[protocol]} and {name} are both {protocol} chain runs: give one run per "
+                "protocol (a teacher run and a free run)"
+            )
+        seen[protocol] = name
+
+
+# ------------------------------------------------------------------------------ tables
+
+
+def _pct(value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{100 * value:.1f}"
+    return "–"
+
+
+def _mean(value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value:.2f}"
+    return "–"
+
+
+def chain_table(
+    summary: Iterable[Mapping[str, Any]],
+) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of the chain table (terminal summary, summary.md, report.md): per
+    chain row its protocol, chains, chain completion, completion at each turn (``turn 0 %``,
+    ``turn 1 %``, ...), the mean turns before the first failure and the regressions. No rows
+    when ``summary`` has no chain row."""
+    rows = [r for r in summary if r.get("chain")]
+    turns = max((len(r.get("turn_completion") or []) for r in rows), default=0)
+    header = [
+        "model",
+        "method",
+        "k",
+        "protocol",
+        "chains",
+        "chain %",
+        *(f"turn {i} %" for i in range(turns)),
+        "turns before failure",
+        "regressions",
+        "per chain",
+    ]
+    cells = []
+    for r in rows:
+        by_turn = list(r.get("turn_completion") or [])
+        by_turn += [None] * (turns - len(by_turn))
+        cells.append(
+            [
+                str(r["model"]),
+                str(r["method"]),
+                str(r.get("k")),
+                str(r["chain"]),
+                str(_count(r.get("n_items")) - _count(r.get("errors"))),
+                _pct(r.get("chain_completion")),
+                *(_pct(v) for v in by_turn),
+                _mean(r.get("turns_before_failure")),
+                str(_count(r.get("regressions"))),
+                _mean(r.get("regressions_per_chain")),
+            ]
+        )
+    return header, cells
+
+
+CHAIN_TABLE_NOTE = (
+    "chain %: chains with every turn completed; turn i %: chains whose turn i completed, among "
+    "those that ran it (turn 0 is the case's own revision); turns before failure: mean turns "
+    "completed before the first failed one; regressions: places an earlier turn got right that "
+    "a later turn broke (total, and per chain)."
+)
+
+
+# ------------------------------------------------------------------------------ the figure
+
+
+def _k(row: Mapping[str, Any]) -> int:
+    k = row.get("k")
+    return k if isinstance(k, int) and not isinstance(k, bool) else 1
+
+
+def _main_rows(summary: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The chain rows of a summary, one per (model, method): the one at the largest k."""
+    chosen: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for row in summary:
+        if not row.get("chain"):
+            continue
+        key = (str(row["model"]), str(row["method"]))
+        if key not in chosen or _k(row) > _k(chosen[key]):
+            chosen[key] = row
+    return list(chosen.values())
+
+
+def turn_figure_rows(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Data of the completion-by-turn figure: per run's chain row at its main k, one row per
+    turn: protocol, model, method, k, turn and the share of chains completing it. The runs
+    of ``docs`` (one run, or a teacher and a free run) in their order."""
+    rows: list[dict[str, Any]] = []
+    for doc in docs:
+        for row in _main_rows(doc.get("summary") or []):
+            for turn, rate in enumerate(row.get("turn_completion") or []):
+                rows.append(
+                    {
+                        "protocol": str(row["chain"]),
+                        "model": str(row["model"]),
+                        "method": str(row["method"]),
+                        "k": row.get("k"),
+                        "turn": turn,
+                        "completion_rate": rate,
+                    }
+                )
+    return rows
