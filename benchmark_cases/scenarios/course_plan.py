@@ -42,13 +42,19 @@ TERM_FEES = [
 
 
 def credit_params(size: int) -> dict[str, Any]:
-    return {"size": size, "chem_credits": 3}
+    # dropped / added / credits: fall changes of the follow-ups (none in the original plan)
+    return {"size": size, "chem_credits": 3, "dropped": [], "added": [], "credits": {}}
 
 
-def _courses(p: dict[str, Any], rows: list[tuple[str, str, int, str]]) -> list[dict[str, Any]]:
+def _courses(
+    p: dict[str, Any], rows: list[tuple[str, str, int, str]], fall: bool = True
+) -> list[dict[str, Any]]:
     out = []
-    for code, title, credits, days in rows:
-        c = p["chem_credits"] if code == "CHEM 201" else credits
+    extra = p["added"] if fall else []
+    for code, title, credits, days in [*rows, *extra]:
+        if fall and code in p["dropped"]:
+            continue
+        c = p["chem_credits"] if code == "CHEM 201" else p["credits"].get(code, credits)
         out.append(
             {"code": code, "title": title, "credits": c, "tuition": c * PER_CREDIT, "days": days}
         )
@@ -101,7 +107,7 @@ def credit_compute(p: dict[str, Any]) -> dict[str, Any]:
         }
     terms = {}
     for key, name, rows in (("fall", "Fall 2025", FALL), ("spring", "Spring 2026", SPRING)):
-        courses = _courses(p, rows)
+        courses = _courses(p, rows, fall=key == "fall")
         credits = sum(c["credits"] for c in courses)
         terms[key] = {
             "name": name,
@@ -266,6 +272,41 @@ def credit_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(chem_credits=4),
         direct=direct,
     )
+
+
+PHYS = ("PHYS 110", "Physics I", 4, "Mon/Wed/Fri")
+
+
+def credit_followups(p: dict[str, Any]) -> list[Revision]:
+    fall = "/fall/courses" if p["size"] == 100 else "/courses"
+    last = 1 if p["size"] == 10 else 4  # the fall list's last index once MATH 221 is gone
+    return [
+        Revision(
+            request="I'm dropping MATH 221 this fall; I'll take Calculus II over the summer instead.",
+            mutate=lambda q: q["dropped"].append("MATH 221"),
+            direct=f"{fall}/1",
+            theme="Dropping a 4-credit course lowers the fall credits, tuition, amounts due and study hours (and "
+            "drops the term under full-time)",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="I need to stay full-time for my scholarship, so I'm adding PHYS 110 Physics I in its place: "
+            "4 credits, Mon/Wed/Fri.",
+            mutate=lambda q: q["added"].append(PHYS),
+            direct=f"{fall}/{last}",
+            theme="Adding a 4-credit course lifts the fall term back over 12 credits: full-time again, and every "
+            "total follows",
+            pattern="threshold",
+        ),
+        Revision(
+            request="Correction on PHYS 110: it's 3 credits, not 4 - the lab is a separate course I'm not taking.",
+            mutate=lambda q: q["credits"].update({"PHYS 110": 3}),
+            direct=f"{fall}/{last}/credits",
+            theme="The course just added has one credit fewer: its tuition, the term and year totals, payments "
+            "and study hours follow",
+            pattern="arithmetic",
+        ),
+    ]
 
 
 # --------------------------------------------------------------------------- course-enrollment-threshold
@@ -560,6 +601,37 @@ def enroll_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def enroll_followups(p: dict[str, Any]) -> list[Revision]:
+    def enrolled(n: int) -> Any:
+        return lambda q: q.update(enrollment=n)
+
+    return [
+        Revision(
+            request="Six more students got in off the waitlist this morning.",
+            mutate=enrolled(58),
+            direct="/enrollment",
+            theme="Six more students on top of the revised count: per-student counts grow, sections and the "
+            "TA stay",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="The add/drop deadline has passed and twenty students dropped, so we're down to 38.",
+            mutate=enrolled(38),
+            direct="/enrollment",
+            theme="Enrollment falls back under 40 and 45: no TA, back to Room 204, fewer sections, 7-day "
+            "grading turnaround",
+            pattern="threshold",
+        ),
+        Revision(
+            request="I miscounted: three of those drops were reversed, so the final number is 41.",
+            mutate=enrolled(41),
+            direct="/enrollment",
+            theme="Enrollment ends just over 40: the TA and the 10-day turnaround come back, the room stays",
+            pattern="threshold",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- course-textbook-swap
 # Substitution: the required textbook is replaced; its author, edition, ISBN, price and the chapter
 # of every weekly reading come from the new book, and the costs built on the price follow.
@@ -607,6 +679,27 @@ BOOKS: dict[str, dict[str, Any]] = {
             "ANOVA": 13,
         },
     },
+    "Statistics in Practice": {
+        "author": "Marcus Webb",
+        "edition": "3rd",
+        "publisher": "Halden & Co",
+        "isbn": "978-1-5432-8810-4",
+        "price": 72,
+        "chapters": {
+            "Describing data": 2,
+            "Sampling": 1,
+            "Probability": 3,
+            "Normal distribution": 5,
+            "Sampling distributions": 7,
+            "Confidence intervals": 8,
+            "Hypothesis tests": 8,
+            "Comparing two means": 9,
+            "Correlation": 11,
+            "Regression": 12,
+            "Chi-square tests": 10,
+            "ANOVA": 14,
+        },
+    },
 }
 TOPICS = {
     10: ["Describing data", "Sampling"],
@@ -629,12 +722,13 @@ def _lower(topic: str) -> str:
 
 
 def book_params(size: int) -> dict[str, Any]:
-    return {"size": size, "book": "Foundations of Statistics"}
+    # prices: what the bookstore charges instead of a book's list price (a follow-up sets one)
+    return {"size": size, "book": "Foundations of Statistics", "prices": {}}
 
 
 def book_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, title = p["size"], p["book"]
-    b = BOOKS[title]
+    b = {**BOOKS[title], "price": p["prices"].get(title, BOOKS[title]["price"])}
     readings = [{"topic": t, "chapter": b["chapters"][t]} for t in TOPICS[size]]
     if size == 10:
         return {
@@ -804,17 +898,7 @@ def book_conversation(p: dict[str, Any]) -> list[Turn]:
 def book_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     title = "Statistics: A Practical Start"
-    new = BOOKS[title]
-    attrs = (
-        ["author", "isbn", "price"]
-        if size == 10
-        else ["author", "edition", "publisher", "isbn", "price"]
-    )
-    reference = {
-        "title": title,
-        **{a: new[a] for a in attrs},
-        "chapters": {t: new["chapters"][t] for t in TOPICS[size]},
-    }
+    reference = _book_reference(size, title)
     overrides = {}
     if size == 100:
         overrides["/syllabus_note"] = regex(all_of("practical start", "2nd", r"\$?64"))
@@ -826,6 +910,61 @@ def book_revision(p: dict[str, Any]) -> Revision:
         overrides=overrides,
         reference=reference,
     )
+
+
+def _book_reference(size: int, title: str) -> dict[str, Any]:
+    new = BOOKS[title]
+    attrs = (
+        ["author", "isbn", "price"]
+        if size == 10
+        else ["author", "edition", "publisher", "isbn", "price"]
+    )
+    return {
+        "title": title,
+        **{a: new[a] for a in attrs},
+        "chapters": {t: new["chapters"][t] for t in TOPICS[size]},
+    }
+
+
+def book_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+
+    def note(*patterns: str) -> dict[str, Any]:
+        return {"/syllabus_note": regex(all_of(*patterns))} if size == 100 else {}
+
+    webb = "Statistics in Practice"
+    return [
+        Revision(
+            request="The campus bookstore sells the Ortiz book for $58, not the $64 list price. Use $58.",
+            mutate=lambda q: q["prices"].update({"Statistics: A Practical Start": 58}),
+            direct="/textbook/price",
+            overrides=note("practical start", "2nd", r"\$?58\b"),
+            theme="The new book's price drops: the student cost, the bookstore order and the syllabus note "
+            "follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Ortiz is back-ordered until March, so I'm going with Statistics in Practice by Marcus Webb "
+            "instead. Its details are below.",
+            mutate=lambda q: q.update(book=webb),
+            direct="/textbook/title",
+            overrides=note("statistics in practice", "3rd", r"\$?72\b"),
+            reference=_book_reference(size, webb),
+            theme="A second swap of the required book: its details and chapters replace the Ortiz ones, and the "
+            "costs follow its price",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Webb won't reach the bookstore before week 3 either. Let's go back to Benning's Foundations "
+            "of Statistics after all.",
+            mutate=lambda q: q.update(book="Foundations of Statistics"),
+            direct="/textbook/title",
+            overrides=note("foundations of statistics", "4th", r"\$?89\b"),
+            theme="Back to the original book: its details from earlier in the conversation, its chapters and "
+            "its price return everywhere",
+            pattern="substitution",
+        ),
+    ]
 
 
 # --------------------------------------------------------------------------- course-term-shift
@@ -873,12 +1012,20 @@ BIO_TOPICS = [
 
 
 def term_params(size: int) -> dict[str, Any]:
-    return {"size": size, "first_class": FIRST_CLASS}
+    # proposal_before_midterm: days before the midterm the proposal is due (a follow-up's rule)
+    return {
+        "size": size,
+        "first_class": FIRST_CLASS,
+        "midterm": "2025-10-16",
+        "proposal_before_midterm": None,
+    }
 
 
 def term_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, first = p["size"], p["first_class"]
+    size, first, midterm = p["size"], p["first_class"], p["midterm"]
     due = {name: add_days(first, d) for name, d in ASSESSMENTS[size]}
+    if p["proposal_before_midterm"] is not None:
+        due["Project proposal"] = add_days(midterm, -p["proposal_before_midterm"])
     if size == 10:
         return {
             "course": "BIO 150",
@@ -889,7 +1036,7 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
             "quiz_1": due["Quiz 1"],
             "lab_report_1_due": due["Lab report 1"],
             "project_proposal_due": due["Project proposal"],
-            "midterm": "2025-10-16",
+            "midterm": midterm,
             "final_exam": "2025-12-15",
         }
     n_weeks = 6 if size == 50 else 14
@@ -909,7 +1056,7 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
         "assessments": [{"name": n, "due": d} for n, d in due.items()],
         "fixed_dates": [
             {"event": "Add/drop deadline", "date": "2025-09-12"},
-            {"event": "Midterm", "date": "2025-10-16"},
+            {"event": "Midterm", "date": midterm},
             {"event": "Thanksgiving break", "date": "2025-11-27"},
             {"event": "Final exam", "date": "2025-12-15"},
         ],
@@ -927,7 +1074,7 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
         "first_session": add_days(first, 10),
         "safety_training_by": add_days(first, 7),
     }
-    artifact["review_session"] = "2025-10-14"
+    artifact["review_session"] = add_days(midterm, -2)  # the Tuesday before the Thursday midterm
     artifact["office_hours"]["location"] = "Sci 210"
     artifact["fixed_dates"].append({"event": "Withdrawal deadline", "date": "2025-11-07"})
     artifact["excursion"] = {
@@ -1030,6 +1177,40 @@ def term_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def term_followups(p: dict[str, Any]) -> list[Revision]:
+    midterm = "/midterm" if p["size"] == 10 else "/fixed_dates/1/date"
+
+    def rule(q: dict[str, Any]) -> None:
+        q.update(midterm="2025-10-23", proposal_before_midterm=7)
+
+    return [
+        Revision(
+            request="The contractor finished early after all: we start on the original date, Tuesday 2025-09-02.",
+            mutate=lambda q: q.update(first_class=FIRST_CLASS),
+            direct="/first_class",
+            theme="The first class moves back a week: every date counted from it moves back too, fixed dates stay",
+            pattern="temporal",
+        ),
+        Revision(
+            request="The department moved the midterm to Thursday 2025-10-23. From now on I want the project "
+            "proposal due exactly one week before the midterm instead of counting from the first class.",
+            mutate=rule,
+            direct=midterm,
+            theme="The midterm moves a week; the proposal is re-anchored to one week before it (and the review "
+            "session, the Tuesday before, follows)",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Bad news, the renovation is back on: the first class is Tuesday 2025-09-09 after all.",
+            mutate=lambda q: q.update(first_class="2025-09-09"),
+            direct="/first_class",
+            theme="The first class slips a week again: dates counted from it move, the proposal now tied to the "
+            "midterm does not",
+            pattern="temporal",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- course-section-cancel
 # Status flip: a section is cancelled; its registration, room, TA and seats move to their cancelled
 # values together, and the offering totals and the instructor's load follow.
@@ -1062,7 +1243,8 @@ CANCELLED = {
 
 
 def section_params(size: int) -> dict[str, Any]:
-    return {"size": size, "cancelled": []}
+    # extra: sections a follow-up adds, in the SECTIONS row form
+    return {"size": size, "cancelled": [], "extra": []}
 
 
 def _section(
@@ -1089,7 +1271,7 @@ def _section(
 
 def section_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    sections = [_section(p, *s) for s in SECTIONS[size]]
+    sections = [_section(p, *s) for s in [*SECTIONS[size], *p["extra"]]]
     seats = sum(s["seats"] for s in sections)
     if size == 10:
         return {"course": "ENG 102 Composition II", "sections": sections, "seats_offered": seats}
@@ -1252,6 +1434,41 @@ def section_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def section_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    index = 1 if size == 10 else 3
+    new = len(SECTIONS[size])
+    number = f"{new + 1:02d}"
+    evening = (number, "Prof. Victor Hale", "Wed", "18:00", "Hum 305", 18, "Ben Ortiz")
+    return [
+        Revision(
+            request="Eight late registrations just came in, so reopen the section I cancelled.",
+            mutate=lambda q: q["cancelled"].clear(),
+            direct=f"/sections/{index}/status",
+            theme="The cancelled section reopens: its room, seats, registration and TA come back and the totals "
+            "follow",
+            pattern="status_flip",
+        ),
+        Revision(
+            request=f"Add an evening section {number}: Prof. Victor Hale, Wed at 18:00 in Hum 305, 18 seats, "
+            "TA Ben Ortiz, open for registration.",
+            mutate=lambda q: q["extra"].append(evening),
+            direct=f"/sections/{new}",
+            theme="A new open section adds its seats, a running section, a TA slot and instructor load to the "
+            "totals",
+            pattern="add_remove",
+        ),
+        Revision(
+            request=f"Only two people signed up for the evening section {number}. Cancel it.",
+            mutate=lambda q: q.update(cancelled=[number]),
+            direct=f"/sections/{new}/status",
+            theme="The section just added is cancelled: the cancellation policy empties it and the totals drop "
+            "again",
+            pattern="status_flip",
+        ),
+    ]
+
+
 SCENARIOS = [
     Scenario(
         id="course-credit-load",
@@ -1262,6 +1479,7 @@ SCENARIOS = [
         compute=credit_compute,
         conversation=credit_conversation,
         revision=credit_revision,
+        followups=credit_followups,
         notes="Tuition is $415 per credit (stated); totals, net due after aid, installments, study hours "
         "(3 per credit) and degree progress follow. Flat fees, full-time status and the spring term stay.",
     ),
@@ -1274,6 +1492,7 @@ SCENARIOS = [
         compute=enroll_compute,
         conversation=enroll_conversation,
         revision=enroll_revision,
+        followups=enroll_followups,
         notes="Sections = ceil(n/25) and per-student counts recompute; the TA (>40), room (>45), 7->10 day "
         "turnaround (exam return dates) switch only because thresholds are crossed; TA hours clamp at 25.",
     ),
@@ -1286,6 +1505,7 @@ SCENARIOS = [
         compute=book_compute,
         conversation=book_conversation,
         revision=book_revision,
+        followups=book_followups,
         notes="Readings hold the chapter of the required book covering each topic; the new book's chapter map "
         "is reference data (some chapters coincide). Student cost and bookstore order follow the price; "
         "supplementary readings and exams stay.",
@@ -1299,6 +1519,7 @@ SCENARIOS = [
         compute=term_compute,
         conversation=term_conversation,
         revision=term_revision,
+        followups=term_followups,
         notes="Week starts, quizzes, lab reports and lab dates are offsets from the first class (+7 days); "
         "add/drop, midterm, holidays, withdrawal, excursion and final exam are absolute.",
     ),
@@ -1311,6 +1532,7 @@ SCENARIOS = [
         compute=section_compute,
         conversation=section_conversation,
         revision=section_revision,
+        followups=section_followups,
         notes="The cancellation policy is stated in the conversation; the section's governed values, the "
         "running/seat/TA totals and the instructor's load change; the other sections stay.",
     ),

@@ -37,10 +37,13 @@ TEAM_BUDGET_USD = 4000
 MOBILE_RAW_GB = 48
 
 
-def _volume_costs(raw_gb: int) -> dict[str, Any]:
-    """The cost chain the user states: clean is 75% of raw, 90 days of clean output are kept."""
-    clean = raw_gb * 3 // 4
-    retained = clean * RETENTION_DAYS
+def _volume_costs(
+    raw_gb: int, retention_days: int = RETENTION_DAYS, clean_pct: int = 75
+) -> dict[str, Any]:
+    """The cost chain the user states: clean is 75% of raw, 90 days of clean output are kept
+    (the follow-ups change the share and the days for clickstream only)."""
+    clean = raw_gb * clean_pct // 100
+    retained = clean * retention_days
     per_day = money(raw_gb * COMPUTE_USD_PER_RAW_GB)
     per_month = money(per_day * DAYS_PER_MONTH)
     storage = money(retained * STORAGE_USD_PER_GB_MONTH)
@@ -55,12 +58,12 @@ def _volume_costs(raw_gb: int) -> dict[str, Any]:
 
 
 def volume_params(size: int) -> dict[str, Any]:
-    return {"size": size, "raw_gb": 120}
+    return {"size": size, "raw_gb": 120, "retention_days": RETENTION_DAYS, "clean_pct": 75}
 
 
 def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, raw = p["size"], p["raw_gb"]
-    c = _volume_costs(raw)
+    c = _volume_costs(raw, p["retention_days"], p["clean_pct"])
     aggregated = c["clean"] // 10
     pipeline: dict[str, Any] = {
         "name": "clickstream-nightly",
@@ -77,7 +80,7 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact: dict[str, Any] = {
         "pipeline": pipeline,
         "volume": volume,
-        "retention_days": RETENTION_DAYS,
+        "retention_days": p["retention_days"],
         "cost": cost,
     }
     if size == 10:
@@ -344,6 +347,45 @@ def volume_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def volume_followups(p: dict[str, Any]) -> list[Revision]:
+    overrides = {}
+    if p["size"] >= 50:
+        overrides["/pipeline/description"] = regex(r"(?i)\b140\s*GB\b")
+    return [
+        Revision(
+            request="Correction: 160 GB was a peak day. The typical day is 140 GB of raw clickstream, "
+            "so plan on 140.",
+            mutate=lambda q: q.update(raw_gb=140),
+            direct="/volume/raw_gb_per_day",
+            overrides=overrides,
+            theme="The raw volume revised again (160 to 140 GB) recomputes clean volume, storage and costs",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Compliance only needs 60 days of clean clickstream output, not 90. Cut retention to 60 days.",
+            mutate=lambda q: q.update(retention_days=60),
+            direct="/retention_days",
+            theme="Shorter retention shrinks the retained volume, the storage cost and the monthly total",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="The new bot filter throws away more of the feed: clickstream's clean output is now 60% "
+            "of the raw volume instead of 75%.",
+            mutate=lambda q: q.update(clean_pct=60),
+            direct="/volume/clean_gb_per_day",
+            theme="A lower clean share shrinks the clean, aggregated and retained volumes and the storage cost",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Legal overruled compliance: we have to keep the clean output for the full 90 days again.",
+            mutate=lambda q: q.update(retention_days=90),
+            direct="/retention_days",
+            theme="Retention goes back from 60 to 90 days, so the retained volume and storage cost grow again",
+            pattern="arithmetic",
+        ),
+    ]
+
+
 # =========================================================================== pipeline-warehouse-swap
 # Substitution: the destination changes; its catalog profile is copied in and every stage,
 # check and table that follows the destination picks up the new values.
@@ -369,29 +411,53 @@ DESTINATIONS: dict[str, dict[str, Any]] = {
         "max_batch_mb": 250,
         "staging_uri": "s3://acme-staging-sf/",
     },
+    "dbx-analytics": {
+        "name": "dbx-analytics",
+        "engine": "databricks",
+        "region": "eu-west-1",
+        "load_mode": "merge",
+        "file_format": "parquet",
+        "credentials_secret": "dbx-loader-token",
+        "max_batch_mb": 1000,
+        "staging_uri": "s3://acme-staging-dbx/",
+    },
 }
-ENGINE_LABELS = {"bigquery": "BigQuery", "snowflake": "Snowflake"}
+SF_EUW1_UPDATE: dict[str, Any] = {
+    "region": "eu-west-1",
+    "credentials_secret": "sf-loader-credentials-euw1",
+    "staging_uri": "s3://acme-staging-sf-euw1/",
+}
+"""The follow-up's profile update: Snowflake moved the sf-analytics account to Ireland."""
+ENGINE_LABELS = {"bigquery": "BigQuery", "snowflake": "Snowflake", "databricks": "Databricks"}
 SMALL_PROFILE = ("name", "engine", "region", "load_mode", "file_format", "credentials_secret")
 FULL_PROFILE = (*SMALL_PROFILE, "max_batch_mb", "staging_uri")
 
 
-def _profile(name: str, size: int) -> dict[str, Any]:
+def _destination(name: str, updates: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The catalog profile of ``name``, with any profile update the user has since attached."""
+    return {**DESTINATIONS[name], **(updates or {}).get(name, {})}
+
+
+def _profile(
+    name: str, size: int, updates: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     keys = SMALL_PROFILE if size == 10 else FULL_PROFILE
-    return {k: DESTINATIONS[name][k] for k in keys}
+    dest = _destination(name, updates)
+    return {k: dest[k] for k in keys}
 
 
 def warehouse_params(size: int) -> dict[str, Any]:
-    return {"size": size, "destination": "bq-analytics"}
+    return {"size": size, "destination": "bq-analytics", "profile_updates": {}}
 
 
 def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    dest = DESTINATIONS[p["destination"]]
+    dest = _destination(p["destination"], p["profile_updates"])
     if size == 10:
         return {
             "pipeline": {"name": "orders-sync", "schedule": "*/30 * * * *"},
             "source": {"system": "postgres", "table": "public.orders"},
-            "destination": _profile(p["destination"], size),
+            "destination": _profile(p["destination"], size, p["profile_updates"]),
         }
     source: dict[str, Any] = {
         "system": "postgres",
@@ -411,7 +477,7 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
             "description": f"Syncs Postgres orders into {ENGINE_LABELS[dest['engine']]} ({dest['name']}) every 30 minutes",
         },
         "source": source,
-        "destination": _profile(p["destination"], size),
+        "destination": _profile(p["destination"], size, p["profile_updates"]),
     }
     if size >= 100:
         source.update(ssl_mode="require", read_replica=True)
@@ -628,6 +694,56 @@ def warehouse_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def _description_names(engine: str, dest: str) -> dict[str, Any]:
+    """The description must name the new warehouse and none of the others."""
+    others = sorted(
+        {n for n in DESTINATIONS if n != dest}
+        | {ENGINE_LABELS[d["engine"]].lower() for n, d in DESTINATIONS.items() if n != dest}
+    )
+    return {"/pipeline/description": regex(rf"(?i)^(?!.*({'|'.join(others)})).*({engine}|{dest})")}
+
+
+def warehouse_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    sf_updated = _profile("sf-analytics", size, {"sf-analytics": SF_EUW1_UPDATE})
+
+    def sf_moves(q: dict[str, Any]) -> None:
+        q["profile_updates"]["sf-analytics"] = dict(SF_EUW1_UPDATE)
+
+    return [
+        Revision(
+            request="Snowflake has migrated our sf-analytics account to eu-west-1 (Ireland). The updated "
+            "catalog profile is attached.",
+            mutate=sf_moves,
+            direct="/destination/region",
+            reference=sf_updated,
+            theme="The new destination's profile update (region, secret, staging area) reaches the loader, "
+            "stages and paths",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Finance won't sign the Snowflake contract this year. Point orders-sync back at "
+            "bq-analytics, with the profile we started from.",
+            mutate=lambda q: q.update(destination="bq-analytics"),
+            direct="/destination/name",
+            overrides=_description_names("bigquery", "bq-analytics") if size >= 50 else {},
+            theme="Undoing the warehouse move restores the BigQuery profile everywhere the destination reaches",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Leadership has picked Databricks instead: point orders-sync at dbx-analytics. Its catalog "
+            "profile is attached.",
+            mutate=lambda q: q.update(destination="dbx-analytics"),
+            direct="/destination/name",
+            overrides=_description_names("databricks", "dbx-analytics") if size >= 50 else {},
+            reference=_profile("dbx-analytics", size),
+            theme="A third destination replaces the profile, load mode, format, batch size and staging area "
+            "everywhere",
+            pattern="substitution",
+        ),
+    ]
+
+
 # =========================================================================== pipeline-drop-dedupe-stage
 # Add/remove: a stage is removed from a strictly sequential run; the next stage relinks to the
 # removed stage's predecessor, later stages start earlier, and the run summary shrinks.
@@ -640,6 +756,7 @@ STAGE_CATALOG: dict[str, tuple[int, str]] = {
     "enrich": (25, "events_enriched"),
     "aggregate": (15, "events_daily_agg"),
     "load": (10, "analytics.events_daily"),
+    "mask_pii": (5, "events_masked"),
 }
 STAGE_PLANS: dict[int, tuple[str, ...]] = {
     10: ("extract", "dedupe", "load"),
@@ -650,14 +767,17 @@ RUN_START = "01:00"
 
 
 def dedupe_params(size: int) -> dict[str, Any]:
-    return {"size": size, "stages": list(STAGE_PLANS[size])}
+    return {"size": size, "stages": list(STAGE_PLANS[size]), "start": RUN_START, "minutes": {}}
 
 
-def _stage_rows(names: list[str], size: int) -> tuple[list[dict[str, Any]], int]:
+def _stage_rows(
+    names: list[str], size: int, start: str = RUN_START, durations: dict[str, int] | None = None
+) -> tuple[list[dict[str, Any]], int]:
     rows: list[dict[str, Any]] = []
     elapsed = 0
     for i, name in enumerate(names):
         minutes, output = STAGE_CATALOG[name]
+        minutes = (durations or {}).get(name, minutes)
         if size == 10:
             rows.append({"name": name, "minutes": minutes})
         else:
@@ -665,10 +785,10 @@ def _stage_rows(names: list[str], size: int) -> tuple[list[dict[str, Any]], int]
                 "name": name,
                 "depends_on": names[i - 1] if i else None,
                 "minutes": minutes,
-                "starts_at": _clock(RUN_START, elapsed),
+                "starts_at": _clock(start, elapsed),
             }
             if size >= 100:
-                row["ends_at"] = _clock(RUN_START, elapsed + minutes)
+                row["ends_at"] = _clock(start, elapsed + minutes)
             row["output"] = output
             rows.append(row)
         elapsed += minutes
@@ -676,13 +796,13 @@ def _stage_rows(names: list[str], size: int) -> tuple[list[dict[str, Any]], int]
 
 
 def dedupe_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    stages, total = _stage_rows(p["stages"], size)
-    finish = _clock(RUN_START, total)
+    size, start = p["size"], p["start"]
+    stages, total = _stage_rows(p["stages"], size, start, p["minutes"])
+    finish = _clock(start, total)
     if size == 10:
         return {
             "pipeline": "events-daily",
-            "starts_at": RUN_START,
+            "starts_at": start,
             "stages": stages,
             "total_minutes": total,
             "finishes_at": finish,
@@ -692,7 +812,7 @@ def dedupe_compute(p: dict[str, Any]) -> dict[str, Any]:
             "name": "events-daily",
             "owner": "growth-data",
             "timezone": "UTC",
-            "starts_at": RUN_START,
+            "starts_at": start,
         },
         "stages": stages,
         "summary": {"stage_count": len(stages), "total_minutes": total, "finishes_at": finish},
@@ -848,6 +968,59 @@ def dedupe_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def dedupe_followups(p: dict[str, Any]) -> list[Revision]:
+    plan = list(STAGE_PLANS[p["size"]])
+    dedupe_at = plan.index("dedupe")
+    after_drop = [s for s in plan if s != "dedupe"]
+    mask_at = after_drop.index("load")  # inserted right before load
+    with_mask = [*after_drop[:mask_at], "mask_pii", *after_drop[mask_at:]]
+    restored = [*with_mask[:dedupe_at], "dedupe", *with_mask[dedupe_at:]]
+
+    def add_mask(q: dict[str, Any]) -> None:
+        at = q["stages"].index("load")
+        q["stages"].insert(at, "mask_pii")
+
+    def restore_dedupe(q: dict[str, Any]) -> None:
+        q["stages"].insert(q["stages"].index(plan[dedupe_at - 1]) + 1, "dedupe")
+
+    start = "/starts_at" if p["size"] == 10 else "/pipeline/starts_at"
+    return [
+        Revision(
+            request="Legal wants PII masked before anything is loaded: add a mask_pii stage (5 minutes"
+            + (")" if p["size"] == 10 else ", writes events_masked)")
+            + " right before load.",
+            mutate=add_mask,
+            direct=f"/stages/{mask_at}",
+            theme="A stage inserted before the last one relinks load and pushes every later time and the "
+            "finish back",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="The upstream dedup turned out to be unreliable. Put the dedupe stage back exactly where "
+            "it was, 20 minutes as before.",
+            mutate=restore_dedupe,
+            direct=f"/stages/{dedupe_at}",
+            theme="Putting back the removed stage relinks its successor and pushes every later time and the "
+            "finish back again",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="mask_pii is slower than we thought: it takes 15 minutes, not 5.",
+            mutate=lambda q: q["minutes"].update(mask_pii=15),
+            direct=f"/stages/{restored.index('mask_pii')}/minutes",
+            theme="The just-added stage takes longer, so load, the total, the finish and what follows move later",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Kick the whole run off at 00:30 instead of 01:00.",
+            mutate=lambda q: q.update(start="00:30"),
+            direct=start,
+            theme="An earlier kickoff moves every stage time, the finish and everything timed after it",
+            pattern="temporal",
+        ),
+    ]
+
+
 # =========================================================================== pipeline-executor-quota-cap
 # Threshold: executors scale with input but are clamped at the cluster quota; once the clamp
 # binds, the run gets longer, the quota alert turns on, and everything timed after it slips.
@@ -858,9 +1031,11 @@ EXECUTOR_HOUR_USD = 1.2
 RUNS_PER_MONTH = 30
 
 
-def _spark_job(name: str, input_gb: int, starts_at: str, output: str | None) -> dict[str, Any]:
-    """The user's sizing rule: ceil(input / 25) executors, never above the quota of 8."""
-    executors = min(math.ceil(input_gb / GB_PER_EXECUTOR), MAX_EXECUTORS)
+def _spark_job(
+    name: str, input_gb: int, starts_at: str, output: str | None, quota: int = MAX_EXECUTORS
+) -> dict[str, Any]:
+    """The user's sizing rule: ceil(input / 25) executors, never above the quota (8 at first)."""
+    executors = min(math.ceil(input_gb / GB_PER_EXECUTOR), quota)
     minutes = input_gb * 60 // (executors * GB_PER_EXECUTOR)
     job: dict[str, Any] = {
         "name": name,
@@ -870,7 +1045,7 @@ def _spark_job(name: str, input_gb: int, starts_at: str, output: str | None) -> 
         "starts_at": starts_at,
         "ends_at": _clock(starts_at, minutes),
         "cost_per_run_usd": money(executors * minutes / 60 * EXECUTOR_HOUR_USD),
-        "quota_alert": executors == MAX_EXECUTORS,
+        "quota_alert": executors == quota,
     }
     if output is not None:
         job["output_table"] = output
@@ -878,13 +1053,13 @@ def _spark_job(name: str, input_gb: int, starts_at: str, output: str | None) -> 
 
 
 def quota_params(size: int) -> dict[str, Any]:
-    return {"size": size, "input_gb": 150}
+    return {"size": size, "input_gb": 150, "max_executors": MAX_EXECUTORS}
 
 
 def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
+    size, quota = p["size"], p["max_executors"]
     if size == 10:
-        job = _spark_job("sessions-transform", p["input_gb"], "03:00", None)
+        job = _spark_job("sessions-transform", p["input_gb"], "03:00", None, quota)
         return {
             "job": {
                 k: job[k]
@@ -897,22 +1072,25 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
                     "quota_alert",
                 )
             },
-            "cluster": {"name": "spark-shared", "max_executors": MAX_EXECUTORS},
+            "cluster": {"name": "spark-shared", "max_executors": quota},
             "schedule": "0 3 * * *",
             "owner": "analytics-eng",
         }
-    sessions = _spark_job("sessions-transform", p["input_gb"], "03:00", "analytics.sessions")
-    jobs = [_spark_job("clickstream-rollup", 100, "01:00", "analytics.clickstream_hourly")]
+    sessions = _spark_job("sessions-transform", p["input_gb"], "03:00", "analytics.sessions", quota)
+    jobs = [_spark_job("clickstream-rollup", 100, "01:00", "analytics.clickstream_hourly", quota)]
     if size >= 100:
-        jobs.append(_spark_job("ml-features", 175, "02:00", "ml.session_features"))
-    jobs += [sessions, _spark_job("crm-export", 50, sessions["ends_at"], "crm.session_scores")]
+        jobs.append(_spark_job("ml-features", 175, "02:00", "ml.session_features", quota))
+    jobs += [
+        sessions,
+        _spark_job("crm-export", 50, sessions["ends_at"], "crm.session_scores", quota),
+    ]
     monthly_cost = money(RUNS_PER_MONTH * sum(j["cost_per_run_usd"] for j in jobs))
     budget = 600 if size == 50 else 900
     artifact: dict[str, Any] = {
         "pipeline": {"name": "sessions-nightly", "owner": "analytics-eng", "timezone": "UTC"},
         "cluster": {
             "name": "spark-shared",
-            "max_executors": MAX_EXECUTORS,
+            "max_executors": quota,
             "hourly_rate_usd": EXECUTOR_HOUR_USD,
             "jobs_at_quota": sum(j["quota_alert"] for j in jobs),
         },
@@ -1096,6 +1274,34 @@ def quota_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(input_gb=250),
         direct=f"{job}/input_gb",
     )
+
+
+def quota_followups(p: dict[str, Any]) -> list[Revision]:
+    job = "/job" if p["size"] == 10 else f"/jobs/{1 if p['size'] == 50 else 2}"
+    return [
+        Revision(
+            request="Good news: platform raised our quota on spark-shared to 12 executors per job.",
+            mutate=lambda q: q.update(max_executors=12),
+            direct="/cluster/max_executors",
+            theme="A higher quota lifts the clamp the 250 GB input hit: executors, run time and the quota "
+            "alert follow",
+            pattern="threshold",
+        ),
+        Revision(
+            request="The session data keeps growing. Plan sessions-transform for 320 GB per run.",
+            mutate=lambda q: q.update(input_gb=320),
+            direct=f"{job}/input_gb",
+            theme="A bigger input crosses even the raised quota, so executors clamp at 12 and the alert comes back",
+            pattern="threshold",
+        ),
+        Revision(
+            request="The new bot filter cut the input a lot: plan sessions-transform for 200 GB per run.",
+            mutate=lambda q: q.update(input_gb=200),
+            direct=f"{job}/input_gb",
+            theme="A smaller input drops back under the quota: fewer executors, no quota alert, earlier times",
+            pattern="threshold",
+        ),
+    ]
 
 
 # =========================================================================== pipeline-cutover-date-shift
@@ -1357,6 +1563,33 @@ def cutover_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def cutover_followups(p: dict[str, Any]) -> list[Revision]:
+    return [
+        Revision(
+            request="Bad news, the vendor needs another week: cutover is now Monday 2025-03-31.",
+            mutate=lambda q: q.update(cutover="2025-03-31"),
+            direct="/cutover_date",
+            theme="The cutover slips a second time; every offset date moves another 7 days, fixed dates stay",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Scratch that, the vendor shipped the fix after all. Go back to Monday 2025-03-24.",
+            mutate=lambda q: q.update(cutover="2025-03-24"),
+            direct="/cutover_date",
+            theme="Undoing the last slip pulls every offset date back 7 days; fixed dates stay",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Finance wants us clear of quarter close, so push the cutover back two more weeks.",
+            mutate=lambda q: q.update(cutover=add_days(q["cutover"], 14)),
+            direct="/cutover_date",
+            theme="A relative slip from the current cutover moves it and every offset date 14 days; fixed "
+            "dates stay",
+            pattern="temporal",
+        ),
+    ]
+
+
 # =========================================================================== pipeline-promote-to-production
 # Status flip: promoting the pipeline from staging to production moves every setting the user
 # tied to the environment to its production value at once.
@@ -1393,6 +1626,12 @@ ENVIRONMENTS: dict[str, dict[str, Any]] = {
         "dashboard_folder": "Production/Payments",
     },
 }
+ENVIRONMENTS["preprod"] = {
+    **ENVIRONMENTS["production"],
+    "dataset": "analytics_preprod",
+    "alert_route": "#payments-etl-preprod",
+}
+"""The follow-up's new environment: production's settings except its dataset and alert route."""
 LEDGER_TABLES: list[tuple[str, str]] = [
     ("ledger_entries", "merge"),
     ("ledger_accounts", "merge"),
@@ -1663,6 +1902,36 @@ def promote_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def promote_followups(p: dict[str, Any]) -> list[Revision]:
+    return [
+        Revision(
+            request="The first production run double-counted chargebacks. Roll payments-ledger-etl back to "
+            "staging while we fix it.",
+            mutate=lambda q: q.update(environment="staging"),
+            direct="/pipeline/environment",
+            theme="Rolling back to staging returns every environment-governed setting to its staging value",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="Before production again we'll soak it in a new preprod environment: same settings as "
+            "production, except it writes to analytics_preprod and alerts go to #payments-etl-preprod. "
+            "Move payments-ledger-etl there.",
+            mutate=lambda q: q.update(environment="preprod"),
+            direct="/pipeline/environment",
+            theme="A new environment defined as production with two exceptions: dataset, targets, alerts and "
+            "every production value follow",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Preprod has been clean for a week. Promote payments-ledger-etl to production.",
+            mutate=lambda q: q.update(environment="production"),
+            direct="/pipeline/environment",
+            theme="Promoting from preprod to production moves the dataset, table targets and alert route",
+            pattern="status_flip",
+        ),
+    ]
+
+
 SCENARIOS = [
     Scenario(
         id="pipeline-raw-volume-costs",
@@ -1673,6 +1942,7 @@ SCENARIOS = [
         compute=volume_compute,
         conversation=volume_conversation,
         revision=volume_revision,
+        followups=volume_followups,
         notes="Tests a formula chain stated only in the conversation: clean = 75% of raw, compute $0.50 per "
         "raw GB x 30 days, storage $0.02/GB-month on 90 days of clean output, monthly total. Larger "
         "sizes add workers, aggregate volume, budget headroom, a description, stage inputs and a team "
@@ -1687,6 +1957,7 @@ SCENARIOS = [
         compute=warehouse_compute,
         conversation=warehouse_conversation,
         revision=warehouse_revision,
+        followups=warehouse_followups,
         notes="Tests substitution of the destination: every profile attribute comes from the attached "
         "catalog profile. Larger sizes add stages, checks, tables, lineage and a description that "
         "follow 'the destination', while the GCS archive and the other pipelines on bq-analytics are "
@@ -1701,6 +1972,7 @@ SCENARIOS = [
         compute=dedupe_compute,
         conversation=dedupe_conversation,
         revision=dedupe_revision,
+        followups=dedupe_followups,
         notes="Tests removal from a strictly sequential stage list: total run time and finish time shrink "
         "by the removed 20 minutes. Larger sizes add the successor's relink to the removed stage's "
         "predecessor, earlier start/end times, and the dashboard refresh and partner export set "
@@ -1716,6 +1988,7 @@ SCENARIOS = [
         compute=quota_compute,
         conversation=quota_conversation,
         revision=quota_revision,
+        followups=quota_followups,
         notes="Tests a clamp: ceil(250/25) = 10 executors exceeds the quota of 8, so executors stay at 8, "
         "the run takes 75 instead of 60 minutes, the cost recomputes and the quota alert turns on. "
         "Larger sizes add the chained export, dashboard refresh, window end, monthly cost and quota "
@@ -1730,6 +2003,7 @@ SCENARIOS = [
         compute=cutover_compute,
         conversation=cutover_conversation,
         revision=cutover_revision,
+        followups=cutover_followups,
         notes="Tests offset dates: every milestone planned in days from the cutover shifts by 14 days while "
         "a date given as fixed (the audit) stays. Larger sizes add the announcement, each dataset's "
         "history end (day before the backfill), checkpoints and on-call coverage, plus more fixed "
@@ -1744,6 +2018,7 @@ SCENARIOS = [
         compute=promote_compute,
         conversation=promote_conversation,
         revision=promote_revision,
+        followups=promote_followups,
         notes="Tests a status flip: the user listed staging and production values up front, so dataset, "
         "alert route, retries and sample switch together with the environment. Larger sizes add table "
         "targets, workers, SLA tier, retention, blocking and visibility (and cluster, account, "

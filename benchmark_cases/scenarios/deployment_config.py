@@ -57,12 +57,19 @@ def _pod(name: str, image: str, replicas: int, cpu: int, request: int, gc: str) 
 
 
 def memory_params(size: int) -> dict[str, Any]:
-    return {"size": size, "request_mib": 1024}
+    return {"size": size, "request_mib": 1024, "replicas": 4, "cpu": 500}
 
 
 def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, request = p["size"], p["request_mib"]
-    api = _pod("orders-api", "registry.acme.io/orders-api:2.14.0", 4, 500, request, "UseG1GC")
+    size, request, cpu_each = p["size"], p["request_mib"], p["cpu"]
+    api = _pod(
+        "orders-api",
+        "registry.acme.io/orders-api:2.14.0",
+        p["replicas"],
+        cpu_each,
+        request,
+        "UseG1GC",
+    )
     if size == 10:
         total = api["replicas"] * request
         return {
@@ -88,7 +95,7 @@ def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
             "orders-api-canary",
             "registry.acme.io/orders-api:2.15.0-rc1",
             1,
-            500,
+            cpu_each,
             request,
             "UseG1GC",
         )
@@ -340,6 +347,44 @@ def memory_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def memory_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    api = "/service" if size == 10 else "/services/0"
+    resources = "/resources" if size == 10 else "/services/0"
+    heap = {}
+    if size >= 50:
+        heap["/services/0/java_opts"] = regex(r"(?i)-Xmx1920m")
+    if size >= 100:
+        heap["/services/1/java_opts"] = regex(r"(?i)-Xmx1920m")
+    return [
+        Revision(
+            request="Traffic is up after the launch. Run 6 replicas of orders-api instead of 4"
+            + ("." if size == 10 else "; leave the autoscaling settings as they are."),
+            mutate=lambda q: q.update(replicas=6),
+            direct=f"{api}/replicas",
+            theme="More replicas raise the namespace CPU and memory totals, the quota and the cost",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="The memory leak is fixed, so 1536 MiB is more than orders-api needs. Set its per-pod "
+            "memory request to 1280 MiB.",
+            mutate=lambda q: q.update(request_mib=1280),
+            direct=f"{resources}/memory_request_mib",
+            overrides=heap,
+            theme="The request raised before is lowered again: limit, heap, Java options, totals, quota and "
+            "cost follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="orders-api is CPU-throttled under load. Give each pod a full CPU, 1000 millicores.",
+            mutate=lambda q: q.update(cpu=1000),
+            direct=f"{resources}/cpu_millicores",
+            theme="A bigger CPU request per pod raises the namespace CPU and the CPU cost (and the canary's CPU)",
+            pattern="arithmetic",
+        ),
+    ]
+
+
 # =========================================================================== deploy-staging-region-move
 # Substitution: staging moves to another AWS region; everything region-specific comes from that
 # region's profile, and every image, hostname and path built from it follows.
@@ -359,6 +404,13 @@ REGION_PROFILES: dict[str, dict[str, Any]] = {
         "artifact_bucket": "acme-staging-artifacts-euc1",
         "dns_suffix": "euc1.staging.acme.internal",
         "availability_zones": ["eu-central-1a", "eu-central-1b", "eu-central-1c"],
+    },
+    "eu-north-1": {
+        "registry": f"{ACCOUNT}.dkr.ecr.eu-north-1.amazonaws.com",
+        "kms_alias": "alias/acme-staging-eun1",
+        "artifact_bucket": "acme-staging-artifacts-eun1",
+        "dns_suffix": "eun1.staging.acme.internal",
+        "availability_zones": ["eu-north-1a", "eu-north-1b", "eu-north-1c"],
     },
 }
 STAGING_SERVICES: list[tuple[str, str, int, int]] = [
@@ -584,6 +636,39 @@ def region_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def region_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    return [
+        Revision(
+            request="Frankfurt can't give us the Graviton capacity we need. Move staging to Stockholm, "
+            "eu-north-1, instead; that region's profile is attached.",
+            mutate=lambda q: q.update(region="eu-north-1"),
+            direct="/environment/region",
+            reference=_region_profile("eu-north-1", size),
+            theme="A second region move replaces the Frankfurt profile and everything built from it with "
+            "Stockholm's",
+            pattern="substitution",
+        ),
+        Revision(
+            request="The data-residency review wants staging in the same region as production after all. "
+            "Move it back to eu-west-1, with the profile we started from.",
+            mutate=lambda q: q.update(region="eu-west-1"),
+            direct="/environment/region",
+            theme="Moving back to the original region restores its profile, images, hostnames and paths",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Residency has been cleared for Frankfurt and the capacity came through: put staging in "
+            "eu-central-1 as first planned. Its profile is attached again.",
+            mutate=lambda q: q.update(region="eu-central-1"),
+            direct="/environment/region",
+            reference=_region_profile("eu-central-1", size),
+            theme="Redoing the first move re-applies the Frankfurt profile everywhere the region reaches",
+            pattern="substitution",
+        ),
+    ]
+
+
 # =========================================================================== deploy-remove-reporting-service
 # Add/remove: a service leaves the stack; totals and cost shrink, and its route, dashboard panel
 # and alert policy go with it.
@@ -631,6 +716,13 @@ STACK_SERVICES: dict[str, dict[str, Any]] = {
         "mem": 256,
         "route": None,
     },
+    "audit-log": {
+        "image": "registry.acme.io/shop-audit:1.0.0",
+        "replicas": 2,
+        "cpu": 250,
+        "mem": 512,
+        "route": None,
+    },
 }
 STACK_PLANS: dict[int, tuple[str, ...]] = {
     10: ("web", "api", "reporting"),
@@ -645,21 +737,23 @@ SEVERITY = {
     "worker": "page",
     "search": "ticket",
     "notifier": "ticket",
+    "audit-log": "ticket",
 }
 
 
 def stack_params(size: int) -> dict[str, Any]:
-    return {"size": size, "services": list(STACK_PLANS[size])}
+    return {"size": size, "services": list(STACK_PLANS[size]), "cpu": {}}
 
 
 def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, names = p["size"], p["services"]
+    cpu_of = {n: p["cpu"].get(n, STACK_SERVICES[n]["cpu"]) for n in names}
     if size == 10:
         return {
             "stack": "shop-prod",
             "cluster": "eks-prod-1",
-            "services": [{"name": n, "cpu_millicores": STACK_SERVICES[n]["cpu"]} for n in names],
-            "total_cpu_millicores": sum(STACK_SERVICES[n]["cpu"] for n in names),
+            "services": [{"name": n, "cpu_millicores": cpu_of[n]} for n in names],
+            "total_cpu_millicores": sum(cpu_of.values()),
             "service_count": len(names),
         }
     services = [
@@ -667,7 +761,7 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
             "name": n,
             "image": s["image"],
             "replicas": s["replicas"],
-            "cpu_millicores": s["cpu"],
+            "cpu_millicores": cpu_of[n],
             "memory_mib": s["mem"],
             "public": s["route"] is not None,
         }
@@ -796,6 +890,47 @@ def stack_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(services=[s for s in q["services"] if s != "reporting"]),
         direct=f"/services/{STACK_PLANS[p['size']].index('reporting')}",
     )
+
+
+def stack_followups(p: dict[str, Any]) -> list[Revision]:
+    plan = list(STACK_PLANS[p["size"]])
+    reporting_at = plan.index("reporting")
+    audit_at = len(plan) - 1  # appended after the removal
+
+    def bring_back(q: dict[str, Any]) -> None:
+        q["services"].insert(q["services"].index(plan[reporting_at - 1]) + 1, "reporting")
+
+    return [
+        Revision(
+            request="We're adding the audit-log service to shop-prod"
+            + (
+                " at 250 millicores."
+                if p["size"] == 10
+                else ": registry.acme.io/shop-audit:1.0.0, 2 replicas x 250 millicores / 512 MiB, "
+                "internal only" + (", alerts at ticket severity." if p["size"] >= 100 else ".")
+            ),
+            mutate=lambda q: q["services"].append("audit-log"),
+            direct=f"/services/{audit_at}",
+            theme="A new service grows the totals and cost and gets its own panel and alert policy, but no route",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="audit-log is CPU-starved. Give it 500 millicores per replica.",
+            mutate=lambda q: q["cpu"].update({"audit-log": 500}),
+            direct=f"/services/{audit_at}/cpu_millicores",
+            theme="The service just added gets more CPU, so the CPU total, the cost and the headroom move",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="The BI migration slipped a quarter. Bring the reporting service back into shop-prod, "
+            "exactly as it was.",
+            mutate=bring_back,
+            direct=f"/services/{reporting_at}",
+            theme="Undoing the removal restores the service, its route, panel and alert policy and grows the "
+            "totals again",
+            pattern="add_remove",
+        ),
+    ]
 
 
 # =========================================================================== deploy-db-volume-threshold
@@ -1062,6 +1197,34 @@ def volume_tier_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def volume_tier_followups(p: dict[str, Any]) -> list[Revision]:
+    return [
+        Revision(
+            request="The cleanup job freed far more space than expected, so 1,200 GB is too much. Set the "
+            "orders-db primary to 950 GB.",
+            mutate=lambda q: q.update(allocated_gb=950),
+            direct="/storage/allocated_gb",
+            theme="Shrinking the primary back under 1,000 GB returns it to gp3 with its IOPS, price, "
+            "monitoring and alerting",
+            pattern="threshold",
+        ),
+        Revision(
+            request="The new growth forecast is much steeper. Make the primary 1,500 GB.",
+            mutate=lambda q: q.update(allocated_gb=1500),
+            direct="/storage/allocated_gb",
+            theme="Growing the primary past 1,000 GB again moves it to io2 at 5 IOPS per GB with io2 pricing",
+            pattern="threshold",
+        ),
+        Revision(
+            request="The new audit tables need room too: add another 300 GB to the primary on top of that.",
+            mutate=lambda q: q.update(allocated_gb=q["allocated_gb"] + 300),
+            direct="/storage/allocated_gb",
+            theme="A relative increase on the io2 volume raises its size, IOPS, cost, alarm and the totals",
+            pattern="arithmetic",
+        ),
+    ]
+
+
 # =========================================================================== deploy-maintenance-window-shift
 # Temporal: the maintenance window opens later; every run-book time given relative to the opening
 # moves by the same 90 minutes (crossing midnight), while absolutely given times stay.
@@ -1310,6 +1473,34 @@ def window_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def window_followups(p: dict[str, Any]) -> list[Revision]:
+    return [
+        Revision(
+            request="Checkout is running a promotion on the night of the 14th. Move the window to the next "
+            "night, 2025-06-15, still opening at 23:30 UTC.",
+            mutate=lambda q: q.update(start="2025-06-15T23:30:00Z"),
+            direct="/window/start",
+            theme="The window moves a whole day; every relative time follows, absolute times stay",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Let's open it an hour earlier than that, at 22:30 UTC.",
+            mutate=lambda q: q.update(start=_stamp(q["start"], -60)),
+            direct="/window/start",
+            theme="An hour earlier than the moved window: every relative time moves back 60 minutes",
+            pattern="temporal",
+        ),
+        Revision(
+            request="The change board wants the original slot after all: open the window on 2025-06-14 at "
+            "22:00 UTC.",
+            mutate=lambda q: q.update(start="2025-06-14T22:00:00Z"),
+            direct="/window/start",
+            theme="Going back to the first slot moves every relative time back across the day boundary",
+            pattern="temporal",
+        ),
+    ]
+
+
 # =========================================================================== deploy-prod-change-freeze
 # Status flip: freezing production moves every setting the user tied to the change status to its
 # frozen value at once; staging, which stays open, keeps its settings.
@@ -1336,6 +1527,12 @@ CHANGE_STATES: dict[str, dict[str, Any]] = {
         "migrations_allowed": False,
     },
 }
+CHANGE_STATES["soft-frozen"] = {
+    **CHANGE_STATES["frozen"],
+    "allowed_change_types": ["hotfix", "fix"],
+    "deploy_banner": "Soft freeze in effect: hotfixes and fixes only",
+}
+"""The follow-up's new status: frozen, except that regular fixes are allowed too."""
 PROD_SERVICES: list[tuple[str, str, str]] = [
     ("storefront", "4.2.0", "2025-12-15"),
     ("checkout", "3.9.1", "2025-12-17"),
@@ -1566,6 +1763,40 @@ def freeze_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def freeze_followups(p: dict[str, Any]) -> list[Revision]:
+    def banner(pattern: str) -> dict[str, Any]:
+        return {"/environment/deploy_banner": regex(pattern)} if p["size"] >= 50 else {}
+
+    return [
+        Revision(
+            request="Teams are pushing back. Relax production to a new status, soft-frozen: the same as "
+            "frozen, except regular fixes are allowed alongside hotfixes"
+            + ("." if p["size"] == 10 else ", and the banner should say it's a soft freeze."),
+            mutate=lambda q: q.update(status="soft-frozen"),
+            direct="/environment/change_status",
+            overrides=banner(r"(?i)^(?=.*soft)(?=.*freeze)"),
+            theme="A softer status defined against frozen: only the allowed change types and the banner move",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="Holidays are over and the freeze is lifted. Open production again.",
+            mutate=lambda q: q.update(status="open"),
+            direct="/environment/change_status",
+            overrides=banner(r"(?i)^(?!.*freeze).*\bopen\b"),
+            theme="Reopening production flips every setting tied to the status back to its open value",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="Sev1 on checkout. Freeze production again, starting now.",
+            mutate=lambda q: q.update(status="frozen"),
+            direct="/environment/change_status",
+            overrides=banner(r"(?i)^(?=.*freeze)(?=.*hotfix)(?!.*soft)"),
+            theme="Re-freezing after the reopening puts every status-governed setting back to frozen",
+            pattern="status_flip",
+        ),
+    ]
+
+
 SCENARIOS = [
     Scenario(
         id="deploy-pod-memory-sizing",
@@ -1576,6 +1807,7 @@ SCENARIOS = [
         compute=memory_compute,
         conversation=memory_conversation,
         revision=memory_revision,
+        followups=memory_followups,
         notes="Tests a formula chain: limit = 2 x request, heap = 75% of the limit, namespace total = "
         "replicas x request, cost at $20/vCPU-month and $4/GiB-month. Larger sizes add the Java "
         "options, limits total, quota (requests x 1.25), a canary sized like orders-api and the node "
@@ -1590,6 +1822,7 @@ SCENARIOS = [
         compute=region_compute,
         conversation=region_conversation,
         revision=region_revision,
+        followups=region_followups,
         notes="Tests substitution of the region: registry, KMS alias, artifact bucket, zones (and DNS "
         "suffix) come from the attached profile. Larger sizes add images, hostnames, the CI target, "
         "subnets and the state path built from them, while production stays in eu-west-1.",
@@ -1603,6 +1836,7 @@ SCENARIOS = [
         compute=stack_compute,
         conversation=stack_conversation,
         revision=stack_revision,
+        followups=stack_followups,
         notes="Tests removal of a list element: CPU total and service count are aggregates over the "
         "remaining services. Larger sizes add memory, cost and budget headroom, and the service's "
         "ingress route, dashboard panel and alert policy (one per service) go too; other services and "
@@ -1617,6 +1851,7 @@ SCENARIOS = [
         compute=volume_tier_compute,
         conversation=volume_tier_conversation,
         revision=volume_tier_revision,
+        followups=volume_tier_followups,
         notes="Tests a threshold crossing: 1,200 GB is at least 1,000 GB, so the primary moves from gp3 to "
         "io2 with 6,000 IOPS and the io2 price. Larger sizes add the monitoring interval, free-space "
         "alarm, alert route, total cost and headroom; the 500 GB replica stays gp3 and the 1,000 GB "
@@ -1631,6 +1866,7 @@ SCENARIOS = [
         compute=window_compute,
         conversation=window_conversation,
         revision=window_revision,
+        followups=window_followups,
         notes="Tests relative times: the window end and every run-book step move 90 minutes later, some "
         "onto 2025-06-15, while the approval time stays. Larger sizes add the customer notice and "
         "reminder, deploy freeze, all-clear and watch period, plus more absolutely given times that "
@@ -1645,6 +1881,7 @@ SCENARIOS = [
         compute=freeze_compute,
         conversation=freeze_conversation,
         revision=freeze_revision,
+        followups=freeze_followups,
         notes="Tests a status flip: the user defined the open and frozen settings up front, so auto-deploy, "
         "approvals and allowed change types move together with the status. Larger sizes add the "
         "approver group, banner, per-service auto-promotion and flag/migration gates; staging stays "

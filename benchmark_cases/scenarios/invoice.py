@@ -47,8 +47,11 @@ HOURS_EXPENSES: list[tuple[str, float]] = [
 HOURS_DEPOSIT = 1500.0
 
 
+HOURS_CONSULTATION = ("Follow-up consultation", "hour", 2, 85.0)
+
+
 def hours_params(size: int) -> dict[str, Any]:
-    return {"size": size, "hours": 12}
+    return {"size": size, "hours": 12, "rate": 85.0, "consultation": False}
 
 
 def _priced_line(description: str, unit: str | None, quantity: int, price: float) -> dict[str, Any]:
@@ -61,9 +64,10 @@ def _priced_line(description: str, unit: str | None, quantity: int, price: float
 
 def hours_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    rows = [("Brand strategy workshop", "hour", p["hours"], 85.0)]
+    rows = [("Brand strategy workshop", "hour", p["hours"], p["rate"])]
     rows += HOURS_LINES_50 if size >= 50 else []
     rows += HOURS_LINES_100 if size == 100 else []
+    rows += [HOURS_CONSULTATION] if p["consultation"] else []
     lines = [_priced_line(d, u if size >= 50 else None, q, r) for d, u, q, r in rows]
     subtotal = money(sum(line["amount"] for line in lines))
     if size == 10:
@@ -299,6 +303,47 @@ def hours_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def hours_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    consultation = len(hours_compute(p)["lines"])
+    who = "Rosa" if size >= 50 else "they"
+
+    def memo(**inputs: Any) -> dict[str, Override]:
+        if size != 100:
+            return {}
+        balance = hours_compute({**p, "hours": 14, **inputs})["totals"]["balance_due"]
+        return {"/memo": regex(money_regex(balance))}
+
+    return [
+        Revision(
+            request="We'd agreed $95 an hour for the workshop, not $85. Please fix the rate.",
+            mutate=lambda q: q.update(rate=95.0),
+            direct="/lines/0/unit_price",
+            overrides=memo(rate=95.0),
+            theme="A higher rate on the hours just revised: the line, subtotal, tax and totals "
+            "follow (and the discount, balance and installments)",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Add a line for the follow-up consultation too: 2 hours at $85 an hour.",
+            mutate=lambda q: q.update(consultation=True),
+            direct=f"/lines/{consultation}",
+            overrides=memo(rate=95.0, consultation=True),
+            theme="A new consultation line raises the subtotal, tax and totals",
+            pattern="add_remove",
+        ),
+        Revision(
+            request=f"{who.capitalize()} asked us not to bill the consultation after all; take that "
+            "line back off.",
+            mutate=lambda q: q.update(consultation=False),
+            direct=f"/lines/{consultation}",
+            overrides=memo(rate=95.0),
+            theme="The consultation line just added comes off: the totals go back down",
+            pattern="add_remove",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- invoice-bill-to-parent
 # Substitution: the invoice is re-addressed to the client's parent company; the billing
 # entity's details, its payment terms and what derives from them are replaced.
@@ -322,6 +367,15 @@ BILL_TO_ENTITIES: dict[str, dict[str, Any]] = {
         "po_number": "HPO-20931",
         "payment_terms_days": 45,
     },
+    "Ridgeway Group Services Ltd": {
+        "contact": "Hannah Price",
+        "address": "Unit 4, Kirkstall Forge, Leeds LS5 3BF",
+        "vat_number": "GB 905 3318 42",
+        "accounts_email": "invoices@ridgewaygroup.co.uk",
+        "customer_code": "RWG-02",
+        "po_number": "GS-7716",
+        "payment_terms_days": 60,
+    },
 }
 BILL_TO_LINES_50: list[tuple[str, float, float]] = [
     ("Fire risk assessment, Keswick store", 2, 650.0),
@@ -344,24 +398,25 @@ BILL_TO_ISSUE = "2025-03-14"
 
 
 def bill_to_params(size: int) -> dict[str, Any]:
-    return {"size": size, "entity": "Ridgeway Outdoor Ltd"}
+    return {"size": size, "entity": "Ridgeway Outdoor Ltd", "issue": BILL_TO_ISSUE, "terms": None}
 
 
 def bill_to_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, name = p["size"], p["entity"]
+    size, name, issue = p["size"], p["entity"], p["issue"]
     e = BILL_TO_ENTITIES[name]
+    terms = e["payment_terms_days"] if p["terms"] is None else p["terms"]
     if size == 10:
         return {
             "invoice_number": "FSC-1187",
-            "issue_date": BILL_TO_ISSUE,
+            "issue_date": issue,
             "currency": "GBP",
             "bill_to": {"name": name, "address": e["address"], "vat_number": e["vat_number"]},
-            "payment_terms_days": e["payment_terms_days"],
-            "due_date": add_days(BILL_TO_ISSUE, e["payment_terms_days"]),
+            "payment_terms_days": terms,
+            "due_date": add_days(issue, terms),
             "service": "Fire risk assessment, Keswick store",
             "amount": 1850.0,
         }
-    due = add_days(BILL_TO_ISSUE, e["payment_terms_days"])
+    due = add_days(issue, terms)
     rows = BILL_TO_LINES_50 + (BILL_TO_LINES_100 if size == 100 else [])
     lines: list[dict[str, Any]] = [
         {"description": d, "days": n, "day_rate": r, "amount": money(n * r)} for d, n, r in rows
@@ -370,7 +425,7 @@ def bill_to_compute(p: dict[str, Any]) -> dict[str, Any]:
     vat = money(net * 0.2)
     art: dict[str, Any] = {
         "invoice_number": "FSC-1187",
-        "issue_date": BILL_TO_ISSUE,
+        "issue_date": issue,
         "currency": "GBP",
         "supplier": {
             "name": "Fenwick Safety Consulting",
@@ -395,7 +450,7 @@ def bill_to_compute(p: dict[str, Any]) -> dict[str, Any]:
         "lines": lines,
         "totals": {"net": net, "vat_rate_percent": 20, "vat": vat, "gross": money(net + vat)},
         "payment": {
-            "terms_days": e["payment_terms_days"],
+            "terms_days": terms,
             "due_date": due,
             "reminder_date": add_days(due, -7),
             "bank": "Lloyds Bank",
@@ -625,6 +680,57 @@ def bill_to_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def bill_to_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    name = "Ridgeway Group Services Ltd"
+    new = BILL_TO_ENTITIES[name]
+    wanted = (
+        ["address", "vat_number", "payment_terms_days"]
+        if size == 10
+        else [
+            "contact",
+            "address",
+            "vat_number",
+            "accounts_email",
+            "customer_code",
+            "po_number",
+            "payment_terms_days",
+        ]
+    )
+    email: dict[str, Override] = {}
+    if size == 100:
+        email["/email/subject"] = regex(all_of_lazy("FSC-1187", "ridgeway group services"))
+        email["/email/cover_note"] = regex(all_of_lazy(r"\bhannah\b", "GS-7716"))
+    return [
+        Revision(
+            request="Let's hold it a week: date the invoice 2025-03-21 instead of the 14th.",
+            mutate=lambda q: q.update(issue="2025-03-21"),
+            direct="/issue_date",
+            theme="A later invoice date moves the due date the new terms set, and the dates that "
+            "hang on it",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Ridgeway Holdings now routes supplier invoices through Ridgeway Group Services "
+            "Ltd, its shared-services company. Bill it to them instead; their details are attached.",
+            mutate=lambda q: q.update(entity=name),
+            direct="/bill_to/name",
+            overrides=email,
+            reference={"name": name, **{k: new[k] for k in wanted}},
+            theme="A second re-billing replaces the parent's details with the shared-services "
+            "company's and its 60-day terms move the due date again",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Group Services agreed to pay this one in 30 days rather than their usual 60.",
+            mutate=lambda q: q.update(terms=30),
+            direct="/payment_terms_days" if size == 10 else "/payment/terms_days",
+            theme="Shorter terms for the new payer pull the due date (and what hangs on it) back",
+            pattern="temporal",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- invoice-drop-line-item
 # Add/remove: a catering line is removed; the line count, the category and invoice totals,
 # the balance, the per-guest cost and the setup schedule entry that belongs to it follow.
@@ -647,17 +753,28 @@ CATERING_LINES_100: list[tuple[str, str, int, float, str]] = [
 CATERING_DEPOSIT = 1500.0
 
 
+CATERING_PLATED = ("Plated dinner", "food", CATERING_GUESTS, 42.0, "19:00")
+
+
 def catering_params(size: int) -> dict[str, Any]:
-    return {"size": size, "drop_toast": False}
+    return {"size": size, "drop_toast": False, "guests": CATERING_GUESTS, "plated": False}
 
 
 def _catering_rows(p: dict[str, Any]) -> list[tuple[str, str, int, float, str]]:
+    """The invoice's lines: per-guest lines count the guests; the plated dinner replaces the
+    buffet once the client switched."""
     size = p["size"]
     if size == 10:
         rows = [CATERING_LINES[0], CATERING_LINES[2]]
     else:
         rows = CATERING_LINES[:5] + (CATERING_LINES_100 if size == 100 else []) + CATERING_LINES[5:]
-    return [r for r in rows if not (p["drop_toast"] and r[0] == "Champagne toast")]
+    if p["plated"]:
+        rows = [CATERING_PLATED if r[0] == "Buffet dinner" else r for r in rows]
+    return [
+        (item, category, p["guests"] if qty == CATERING_GUESTS else qty, price, ready)
+        for item, category, qty, price, ready in rows
+        if not (p["drop_toast"] and item == "Champagne toast")
+    ]
 
 
 def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -698,7 +815,7 @@ def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
             "name": "Holiday party",
             "date": "2025-12-12",
             "venue": "Brightwave HQ, 4th floor",
-            "guests": CATERING_GUESTS,
+            "guests": p["guests"],
         },
         "lines": lines,
         "line_count": len(lines),
@@ -715,7 +832,7 @@ def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
         "total": total,
         "deposit_paid": CATERING_DEPOSIT,
         "balance_due": money(total - CATERING_DEPOSIT),
-        "cost_per_guest": money(total / CATERING_GUESTS),
+        "cost_per_guest": money(total / p["guests"]),
     }
     if size == 100:
         art["setup_schedule"] = [{"item": i, "ready_by": t} for i, _, _, _, t in rows]
@@ -848,6 +965,38 @@ def catering_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def catering_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    toast = [r[0] for r in _catering_rows(p)].index("Champagne toast")
+    return [
+        Revision(
+            request="The final headcount was 65 guests, not 60. Bill the per-guest items for 65.",
+            mutate=lambda q: q.update(guests=65),
+            direct="/lines/0/quantity" if size == 10 else "/event/guests",
+            theme="More guests raise every per-guest line, the totals, service charge, tax and "
+            "balance; the cost per guest is re-divided",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Sorry, my mistake: we did pour the champagne toast after all, for all 65 "
+            "guests. Put it back on the invoice.",
+            mutate=lambda q: q.update(drop_toast=False),
+            direct=f"/lines/{toast}",
+            theme="The removed toast comes back at the new headcount: line count, totals and its "
+            "setup entry return",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="They switched from the buffet to the plated dinner: $42 a guest, ready by 19:00.",
+            mutate=lambda q: q.update(plated=True),
+            direct="/lines/0/item",
+            theme="The plated dinner replaces the buffet: its line, the food totals, service "
+            "charge, tax and its setup time follow",
+            pattern="substitution",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- invoice-free-shipping
 # Threshold: more bags push the coffee subtotal over the free-shipping line; shipping, the
 # total, the note and the perk gated by the same line flip; the volume discount does not.
@@ -888,18 +1037,21 @@ FREE_SHIPPING_AT = 300.0
 
 
 def shipping_params(size: int) -> dict[str, Any]:
-    return {"size": size, "guji_bags": COFFEE_BAGS[size]["Ethiopia Guji"]}
+    return {"size": size, "guji_bags": COFFEE_BAGS[size]["Ethiopia Guji"], "guji_price": 46.0}
 
 
 def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
     bags = dict(COFFEE_BAGS[size], **{"Ethiopia Guji": p["guji_bags"]})
+    price = {
+        name: p["guji_price"] if name == "Ethiopia Guji" else row[1] for name, row in COFFEE.items()
+    }
     if size == 10:
         lines = [
             {
                 "product": f"{name}, {COFFEE[name][0]}",
                 "bags": n,
-                "line_total": money(n * COFFEE[name][1]),
+                "line_total": money(n * price[name]),
             }
             for name, n in bags.items()
         ]
@@ -910,8 +1062,8 @@ def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "sku": COFFEE[name][2],
                 "bag_size": COFFEE[name][0],
                 "bags": n,
-                "price_per_bag": COFFEE[name][1],
-                "line_total": money(n * COFFEE[name][1]),
+                "price_per_bag": price[name],
+                "line_total": money(n * price[name]),
             }
             for name, n in bags.items()
         ]
@@ -1127,6 +1279,45 @@ def shipping_revision(p: dict[str, Any]) -> Revision:
         direct="/lines/0/bags",
         overrides=overrides,
     )
+
+
+def shipping_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    first = p["guji_bags"]
+    words = {3: "three", 4: "four"}
+    flat: dict[str, Override] = {}
+    free: dict[str, Override] = {}
+    if size >= 50:
+        flat["/shipping_note"] = regex(r"(?i)(flat|24)")
+        free["/shipping_note"] = regex(r"(?i)\bfree\b")
+    return [
+        Revision(
+            request="Our Guji price goes up to $48 a bag starting with this order; please reprice it.",
+            mutate=lambda q: q.update(guji_price=48.0),
+            direct="/lines/0/line_total" if size == 10 else "/lines/0/price_per_bag",
+            theme="A higher price per bag on the revised Guji line raises the coffee subtotal, the "
+            "total and what derives from it; shipping stays free",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request=f"Ines changed her mind again: back to {words[first]} bags of the Guji.",
+            mutate=lambda q: q.update(guji_bags=first),
+            direct="/lines/0/bags",
+            overrides=flat,
+            theme="Fewer bags drop the coffee subtotal back under $300: the flat shipping and its "
+            "note return and the free-shipping perk goes",
+            pattern="threshold",
+        ),
+        Revision(
+            request="Her second café is joining this order, so make it twenty bags of the Guji.",
+            mutate=lambda q: q.update(guji_bags=20),
+            direct="/lines/0/bags",
+            overrides=free,
+            theme="Twenty bags lift the coffee subtotal past $300 and $1,000: shipping is free again "
+            "and the volume discount (and the training perk) start",
+            pattern="threshold",
+        ),
+    ]
 
 
 # --------------------------------------------------------------------------- invoice-issue-date
@@ -1399,6 +1590,43 @@ def photo_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def photo_followups(p: dict[str, Any]) -> list[Revision]:
+    def redate(issue: str, request: str, theme: str) -> Revision:
+        overrides: dict[str, Override] = {}
+        if p["size"] == 100:
+            overrides["/payment_note"] = regex(
+                all_of_lazy(date_regex(add_days(issue, 21)), date_regex(add_days(issue, 7)))
+            )
+        return Revision(
+            request=request,
+            mutate=lambda q: q.update(issue=issue),
+            direct="/issue_date",
+            overrides=overrides,
+            theme=theme,
+            pattern="temporal",
+        )
+
+    return [
+        redate(
+            "2025-06-17",
+            "Their planner asked me to hold it one more week, so date it June 17, 2025.",
+            "The invoice date moves again and every date counted from it follows again",
+        ),
+        redate(
+            "2025-06-12",
+            "The couple asked to have it before their honeymoon. Make the invoice date June 12, 2025.",
+            "The invoice date moves back a few days; the due date, deadline and what follows move "
+            "with it",
+        ),
+        redate(
+            "2025-06-03",
+            "On second thought, let's go back to the original invoice date, June 3, 2025.",
+            "Undoing every re-dating: the dates counted from the invoice date return to their first "
+            "values",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- invoice-mark-paid
 # Status flip: the invoice is marked paid; every value the payment status governs moves to
 # its paid-state value together.
@@ -1418,12 +1646,13 @@ PAID_FOOTER = "Paid in full. Thank you!"
 
 
 def paid_params(size: int) -> dict[str, Any]:
-    return {"size": size, "paid": False}
+    return {"size": size, "paid": False, "due": "2025-02-28"}
 
 
 def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, paid = p["size"], p["paid"]
-    footer = PAID_FOOTER if paid else UNPAID_FOOTER
+    size, paid, due = p["size"], p["paid"], p["due"]
+    footer = PAID_FOOTER if paid else UNPAID_FOOTER.replace("2025-02-28", due)
+    next_reminder = None if paid else add_days(due, -7)
     if size == 10:
         total = 4850.0
         return {
@@ -1433,9 +1662,9 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
             "amount_paid": total if paid else 0.0,
             "balance_due": 0.0 if paid else total,
             "status": "paid" if paid else "sent",
-            "due_date": "2025-02-28",
+            "due_date": due,
             "reminders_enabled": not paid,
-            "next_reminder": None if paid else "2025-02-21",
+            "next_reminder": next_reminder,
             "footer": footer,
         }
     lines = [{"description": d, "amount": a} for d, a in PLUMB_LINES]
@@ -1445,7 +1674,7 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
     art: dict[str, Any] = {
         "invoice_number": "ORP-3318",
         "issue_date": "2025-01-29",
-        "due_date": "2025-02-28",
+        "due_date": due,
         "status": "paid" if paid else "sent",
         "company": {
             "name": "Oakridge Plumbing & Heating",
@@ -1479,7 +1708,7 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
         "reminders": {
             "enabled": not paid,
             "interval_days": 7,
-            "next_date": None if paid else "2025-02-21",
+            "next_date": next_reminder,
         },
         "online_payment_link_active": not paid,
         "payment_methods": ["check", "card", "ACH"],
@@ -1501,7 +1730,7 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         {
             "label": "Final payment",
-            "due_date": "2025-02-28",
+            "due_date": due,
             "amount": money(rest - second),
             "status": "paid" if paid else "pending",
         },
@@ -1511,7 +1740,7 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
         "show_pay_button": not paid,
         "receipt_email_queued": paid,
     }
-    art["late_fee"] = {"amount": 35.0, "applies_after": "2025-02-28", "grace_days": 5}
+    art["late_fee"] = {"amount": 35.0, "applies_after": due, "grace_days": 5}
     art["previous_invoice"] = {
         "number": "ORP-2950",
         "description": "Annual furnace service",
@@ -1702,6 +1931,44 @@ def paid_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def paid_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    extended = "2025-03-14"
+    small = size == 10
+    reminder = "/next_reminder" if small else "/reminders/next_date"
+    plan = " The final plan payment and the late-fee date move with it." if size == 100 else ""
+    return [
+        Revision(
+            request="Bad news: the Hendersons' bank reversed their payment, so it isn't paid after "
+            "all. Put the invoice back to sent and unpaid.",
+            mutate=lambda q: q.update(paid=False),
+            direct="/status",
+            theme="A reversed payment flips everything the paid status governs back to its unpaid "
+            "values",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="I've given them until 2025-03-14 to pay. Move the due date and keep the next "
+            "reminder a week before it." + plan,
+            mutate=lambda q: q.update(due=extended),
+            direct="/due_date",
+            overrides={"/footer": regex("(?i)" + date_regex(extended))},
+            theme="A later due date moves the reminder and the footer's pay-by date (and the last "
+            "plan payment and late-fee start)",
+            pattern="temporal",
+        ),
+        Revision(
+            request="They've now paid the whole balance by check. Mark the invoice paid.",
+            mutate=lambda q: q.update(paid=True),
+            direct="/status",
+            overrides={"/footer": regex(r"(?i)paid in full"), reminder: regex(CLEARED_OR_NONE)},
+            theme="Paid for real this time: amounts, reminders, payment link, warranty and footer "
+            "move to their paid values again",
+            pattern="status_flip",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- registry
 
 SCENARIOS = [
@@ -1714,6 +1981,7 @@ SCENARIOS = [
         compute=hours_compute,
         conversation=hours_conversation,
         revision=hours_revision,
+        followups=hours_followups,
         notes=(
             "Formula chain stated in the conversation: line amount = hours x rate, subtotal, tax on the "
             "(at 50+ discounted) subtotal and total; at 100 also pass-through expenses, the balance after "
@@ -1729,6 +1997,7 @@ SCENARIOS = [
         compute=bill_to_compute,
         conversation=bill_to_conversation,
         revision=bill_to_revision,
+        followups=bill_to_followups,
         notes=(
             "Substitution of the billed company from reference data: its address, VAT number and payment "
             "terms are copied and the due date (issue + terms) moves; at 50+ also contact, emails, codes, "
@@ -1745,6 +2014,7 @@ SCENARIOS = [
         compute=catering_compute,
         conversation=catering_conversation,
         revision=catering_revision,
+        followups=catering_followups,
         notes=(
             "Removal of one invoice line: line count, subtotal and total follow; at 50+ also the service "
             "charge (food and beverage only), tax, balance and per-guest cost; at 100 the beverage "
@@ -1760,6 +2030,7 @@ SCENARIOS = [
         compute=shipping_compute,
         conversation=shipping_conversation,
         revision=shipping_revision,
+        followups=shipping_followups,
         notes=(
             "Threshold crossing: the extra bags lift the coffee subtotal to $300 or more, so shipping "
             "drops to $0; at 50+ the shipping note changes while the 5% volume discount ($1,000) stays "
@@ -1776,6 +2047,7 @@ SCENARIOS = [
         compute=photo_compute,
         conversation=photo_conversation,
         revision=photo_revision,
+        followups=photo_followups,
         notes=(
             "Offsets from the invoice date: due = issue + 21 days, early-payment deadline = issue + 7; at "
             "50+ reminder = due - 3 and late fee from due + 1; at 100 the installments (due, due + 30), "
@@ -1791,6 +2063,7 @@ SCENARIOS = [
         compute=paid_compute,
         conversation=paid_conversation,
         revision=paid_revision,
+        followups=paid_followups,
         notes=(
             "Status flip to paid: amount paid = total, balance 0, reminders off with the next date "
             "cleared, paid-in-full footer; at 50+ also the payment link and the warranty activation; at "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_revprop.authoring.helpers import add_days, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn
+from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
 
 DOMAIN = "manufacturing_bom"
 
@@ -40,25 +40,27 @@ LAMP_BATCH = 250
 
 
 def lamp_params(size: int) -> dict[str, Any]:
-    return {"size": size, "screws": 4}
+    # batch / extra: the batch size and parts the follow-ups change or add
+    return {"size": size, "screws": 4, "batch": LAMP_BATCH, "extra": []}
 
 
 def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
+    size, batch = p["size"], p["batch"]
     if size == 10:
         parts = [
             {"part": "LED module 8W", "qty_per_lamp": 1, "unit_cost": 4.2},
             {"part": "M3 hinge screw", "qty_per_lamp": p["screws"], "unit_cost": 0.06},
         ]
+        parts += [{"part": d, "qty_per_lamp": q, "unit_cost": c} for _, d, q, c in p["extra"]]
         material = money(sum(c["qty_per_lamp"] * c["unit_cost"] for c in parts))
         return {
             "product": "Arc desk lamp",
-            "batch_size": LAMP_BATCH,
+            "batch_size": batch,
             "components": parts,
             "material_cost_per_lamp": material,
-            "batch_material_cost": money(material * LAMP_BATCH),
+            "batch_material_cost": money(material * batch),
         }
-    rows = LAMP_PARTS_50 + (LAMP_PARTS_100 if size == 100 else [])
+    rows = LAMP_PARTS_50 + (LAMP_PARTS_100 if size == 100 else []) + p["extra"]
     parts = []
     for pn, desc, qty, cost in rows:
         qty = p["screws"] if pn == LAMP_SCREW else qty
@@ -76,7 +78,7 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
     unit_cost = money(material + 6.5 + overhead)
     art: dict[str, Any] = {
         "product": {"name": "Arc desk lamp", "model": "AL-2", "revision": "C"},
-        "batch_size": LAMP_BATCH,
+        "batch_size": batch,
         "components": parts,
         "costs": {
             "material_per_lamp": material,
@@ -84,7 +86,7 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
             "overhead_percent": 15,
             "overhead_per_lamp": overhead,
             "unit_cost": unit_cost,
-            "batch_cost": money(unit_cost * LAMP_BATCH),
+            "batch_cost": money(unit_cost * batch),
         },
         "pricing": {"wholesale_markup": 2, "wholesale_price": money(unit_cost * 2)},
         "designer": "Ana Ruiz",
@@ -95,7 +97,7 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     if size == 50:
         return art
-    art["costs"]["batch_material_cost"] = money(material * LAMP_BATCH)
+    art["costs"]["batch_material_cost"] = money(material * batch)
     wholesale = art["pricing"]["wholesale_price"]
     art["pricing"].update(retail_markup=1.8, retail_price=money(wholesale * 1.8))
     art["quote"] = {
@@ -235,6 +237,37 @@ def lamp_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def lamp_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    screw = 1 if size == 10 else 5
+    end = {10: 2, 50: 6, 100: 10}[size]  # the index a part added at the end takes
+    return [
+        Revision(
+            request="The retest passed with five screws, so make it five M3 hinge screws per lamp, not six.",
+            mutate=lambda q: q.update(screws=5),
+            direct=f"/components/{screw}/qty_per_lamp",
+            theme="The screw count is revised again, down by one: the extended cost and every roll-up and "
+            "price follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Make the first batch 400 lamps instead of 250.",
+            mutate=lambda q: q.update(batch=400),
+            direct="/batch_size",
+            theme="A bigger batch scales the batch costs; per-lamp costs, prices and the 400-lamp quote stay",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Add a felt base pad, LA-195, one per lamp at $0.12.",
+            mutate=lambda q: q["extra"].append(("LA-195", "Felt base pad", 1, 0.12)),
+            direct=f"/components/{end}",
+            theme="A new component line adds its cost to material, overhead, unit and batch costs and the "
+            "prices",
+            pattern="add_remove",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- bom-connector-price-break
 # Threshold: a second connector per board doubles the connector order, which crosses its
 # price break; only that part's tier and price change. Parts just below their own break
@@ -258,14 +291,15 @@ BOARD_BUILD = 400
 
 
 def board_params(size: int) -> dict[str, Any]:
-    return {"size": size, "connectors": 1}
+    # build / sensors: the build quantity and sensors per board the follow-ups change
+    return {"size": size, "connectors": 1, "build": BOARD_BUILD, "sensors": 1}
 
 
 def _board_line(
-    row: tuple[str, str, int, str, float, int, float], per_board: int
+    row: tuple[str, str, int, str, float, int, float], per_board: int, build: int
 ) -> dict[str, Any]:
     pn, desc, _, supplier, base, break_qty, break_price = row
-    qty = per_board * BOARD_BUILD
+    qty = per_board * build
     volume = qty >= break_qty
     price = break_price if volume else base
     return {
@@ -281,9 +315,10 @@ def _board_line(
 
 
 def board_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
+    size, build = p["size"], p["build"]
     rows = BOARD_PARTS + (BOARD_PARTS_100 if size == 100 else [])
-    lines = [_board_line(r, p["connectors"] if r[0] == "NE-201" else r[2]) for r in rows]
+    per = {"NE-201": p["connectors"], "NE-202": p["sensors"]}
+    lines = [_board_line(r, per.get(r[0], r[2]), build) for r in rows]
     if size == 10:
         parts = [
             {
@@ -295,7 +330,7 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
             for x in lines[:2]
         ]
         material = money(sum(x["order_qty"] * x["unit_price"] for x in parts))
-        return {"build_quantity": BOARD_BUILD, "parts": parts, "material_cost": material}
+        return {"build_quantity": build, "parts": parts, "material_cost": material}
     keep: tuple[str, ...] = (
         "part_number",
         "description",
@@ -317,11 +352,11 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
         )
     parts = [{k: line[k] for k in keep} for line in lines]
     material = money(sum(x["line_cost"] for x in parts))
-    per_board = money(material / BOARD_BUILD)
+    per_board = money(material / build)
     art: dict[str, Any] = {
         "board": {"name": "SB-40 sensor board", "revision": "2.1"},
         "customer": "Tidewater Instruments",
-        "build_quantity": BOARD_BUILD,
+        "build_quantity": build,
         "smt_line": "Line 3",
         "due_date": "2025-08-29",
         "parts": parts,
@@ -335,7 +370,7 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
         "assembly_per_board": 3.8,
         "markup_percent": 30,
         "price_per_board": price,
-        "total": money(price * BOARD_BUILD),
+        "total": money(price * build),
     }
     art["nre"] = {"stencil": 180.0, "test_fixture": 450.0}
     art["contacts"] = {"buyer": "Hannah Cole", "engineer": "Viktor Sandberg"}
@@ -344,7 +379,7 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"part_number": "NE-203", "alternate": "RC0603FR-0710KL"},
     ]
     art["compliance"] = {"rohs": True, "ipc_class": "2"}
-    art["panelization"] = {"boards_per_panel": 4, "panels": BOARD_BUILD // 4}
+    art["panelization"] = {"boards_per_panel": 4, "panels": build // 4}
     art["shipping"] = {"carrier": "UPS Freight", "incoterm": "FCA"}
     art["test"] = {"method": "ICT + functional", "yield_target_percent": 98.5}
     return art
@@ -468,6 +503,36 @@ def board_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def board_followups(p: dict[str, Any]) -> list[Revision]:
+    return [
+        Revision(
+            request="Tidewater increased the order: we're building 500 boards now.",
+            mutate=lambda q: q.update(build=500),
+            direct="/build_quantity",
+            theme="A bigger build scales every order quantity; the parts whose orders reach their price break "
+            "switch to the volume price",
+            pattern="threshold",
+        ),
+        Revision(
+            request="The customer dropped the second sensor port again, so it's back to one JST connector per "
+            "board.",
+            mutate=lambda q: q.update(connectors=1),
+            direct="/parts/0/per_board",
+            theme="The connector count the revision doubled goes back to one: at 500 boards its order still "
+            "reaches the break, so only quantities and costs change",
+            pattern="threshold",
+        ),
+        Revision(
+            request="Add a second TMP117 sensor to each board for redundancy.",
+            mutate=lambda q: q.update(sensors=2),
+            direct="/parts/1/per_board",
+            theme="Two sensors per board double the sensor order past its 1,000-piece break: volume price and "
+            "the roll-up follow",
+            pattern="threshold",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- bom-drop-bumper
 # Add/remove: a component is removed; the count, cost and weight roll-ups, the enclosure kit
 # that lists it and its supplier's summary follow.
@@ -496,19 +561,21 @@ SPEAKER_ROUTING: list[tuple[str, str, int]] = [
 
 
 def speaker_params(size: int) -> dict[str, Any]:
-    return {"size": size, "bumper": True}
+    # prices / extra: re-quoted unit costs and added parts of the follow-ups
+    return {"size": size, "bumper": True, "prices": {}, "extra": []}
 
 
 def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    rows = SPEAKER_PARTS + (SPEAKER_PARTS_100 if size == 100 else [])
+    rows = SPEAKER_PARTS + (SPEAKER_PARTS_100 if size == 100 else []) + p["extra"]
     rows = [r for r in rows if p["bumper"] or r[0] != BUMPER]
+    rows = [(pn, d, q, p["prices"].get(pn, c), s, g) for pn, d, q, c, s, g in rows]
     if size == 10:
         small = [
             ("Speaker driver 40 mm (pair)", 6.2),
-            ("Rubber bumper ring", 0.85),
+            ("Rubber bumper ring", p["prices"].get(BUMPER, 0.85)),
             ("Li-ion battery 2000 mAh", 4.75),
-        ]
+        ] + [(d, q * c) for _, d, q, c, _, _ in p["extra"]]
         parts: list[dict[str, Any]] = [
             {"part": n, "cost": c} for n, c in small if p["bumper"] or n != "Rubber bumper ring"
         ]
@@ -669,6 +736,41 @@ def speaker_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+STRAP = ("CA-280", "Silicone carry strap", 1, 0.45, "Pacific Molding", 9)
+
+
+def speaker_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    cost = "/components/1/cost" if size == 10 else "/components/1/unit_cost"
+    end = {10: 3, 50: 6, 100: 9}[size]  # the index a part added at the end takes
+    return [
+        Revision(
+            request="The molded-in bumper failed the drop test. Put the rubber bumper ring back in the BOM.",
+            mutate=lambda q: q.update(bumper=True),
+            direct="/components/1",
+            theme="The removed component comes back in its place: counts, cost and weight roll-ups, the "
+            "enclosure kit and its supplier's summary follow",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="Pacific Molding re-quoted the bumper ring at $0.70.",
+            mutate=lambda q: q["prices"].update({BUMPER: 0.70}),
+            direct=cost,
+            theme="The part just put back gets a lower price: its line, the material cost and its supplier's "
+            "spend follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Add a CA-280 silicone carry strap from Pacific Molding: one per speaker, $0.45, 9 g.",
+            mutate=lambda q: q["extra"].append(STRAP),
+            direct=f"/components/{end}",
+            theme="A new component adds a line: count, material cost, weights and its supplier's summary "
+            "follow; the kit lists stay",
+            pattern="add_remove",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- bom-production-start
 # Temporal: the pilot run's production start moves; materials-due, purchase-order, inspection,
 # test, QA, shipping and delivery dates set relative to it shift; fixed dates stay.
@@ -696,11 +798,11 @@ PACK_TESTS: list[tuple[str, int]] = [
 
 
 def pack_params(size: int) -> dict[str, Any]:
-    return {"size": size, "start": PACK_START}
+    return {"size": size, "start": PACK_START, "line": "Line 2"}
 
 
 def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, start = p["size"], p["start"]
+    size, start, line = p["size"], p["start"], p["line"]
     materials_due = add_days(start, -5)
     ship = add_days(start, 14)
     if size == 10:
@@ -708,7 +810,7 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
             "product": "VB-48 battery pack",
             "customer": "Pedalworks Distribution",
             "quantity": 150,
-            "line": "Line 2",
+            "line": line,
             "production_start": start,
             "materials_due": materials_due,
             "first_article_inspection": add_days(start, 2),
@@ -734,7 +836,7 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
             "name": "VB-48 battery pack",
             "model": "VB-48-13S4P",
             "quantity": 150,
-            "line": "Line 2",
+            "line": line,
         },
         "customer": {"name": "Pedalworks Distribution", "contact": "Elin Nyberg"},
         "factory": "Voltline Plant 1, Porto",
@@ -910,6 +1012,41 @@ def pack_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def pack_followups(p: dict[str, Any]) -> list[Revision]:
+    start = "/production_start" if p["size"] == 10 else "/schedule/production_start"
+    line = "/line" if p["size"] == 10 else "/product/line"
+
+    def to_line_4(q: dict[str, Any]) -> None:
+        q.update(line="Line 4", start="2025-09-29")
+
+    return [
+        Revision(
+            request="Line 2 freed up a week earlier than feared: start production on 2025-09-15.",
+            mutate=lambda q: q.update(start="2025-09-15"),
+            direct=start,
+            theme="The production start moves again, a week earlier: every date set from it follows, fixed "
+            "dates stay",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Line 2 can't take us after all. Move the pilot to Line 4; the earliest it can start us is "
+            "2025-09-29.",
+            mutate=to_line_4,
+            direct=line,
+            theme="The run moves to another line, whose first free day becomes the production start; the "
+            "schedule follows",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Line 4 can squeeze us in a week earlier, on 2025-09-22.",
+            mutate=lambda q: q.update(start="2025-09-22"),
+            direct=start,
+            theme="The start on the new line moves a week earlier: the dates set from it move back",
+            pattern="temporal",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- bom-release
 # Status flip: the draft BOM is released; editability, watermark, change control, ERP sync,
 # every active part's purchasing status and the controlled documents move together.
@@ -934,8 +1071,22 @@ DRAFT_WATERMARK = "DRAFT - NOT FOR PRODUCTION"
 RELEASED_WATERMARK = "CONTROLLED COPY"
 
 
+GLASS_BODIES = {
+    "HK-310": ("Borosilicate glass body 1.7 L", 3.90),
+    "HK-312": ("Reinforced borosilicate glass body 1.7 L", 3.90),
+}
+FEET = ("HK-390", "Non-slip feet", 1, "Ningbo Plastics", 0.12, False)
+
+
 def kettle_params(size: int) -> dict[str, Any]:
-    return {"size": size, "released": False}
+    # glass / extra: the glass body part and added parts of the follow-ups
+    return {"size": size, "released": False, "glass": "HK-310", "extra": []}
+
+
+def _kettle_rows(p: dict[str, Any]) -> list[tuple[str, str, int, str, float, bool]]:
+    rows = KETTLE_PARTS + (KETTLE_PARTS_100 if p["size"] == 100 else []) + p["extra"]
+    desc, cost = GLASS_BODIES[p["glass"]]
+    return [(p["glass"], desc, r[2], r[3], cost, r[5]) if r[0] == "HK-310" else r for r in rows]
 
 
 def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -951,11 +1102,10 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
             "editable": not released,
             "watermark": RELEASED_WATERMARK if released else DRAFT_WATERMARK,
             "parts": [
-                {"part": "Heating element 2200W", "purchasing": purchasing},
-                {"part": "Borosilicate glass body 1.7 L", "purchasing": purchasing},
+                {"part": r[1], "purchasing": purchasing} for r in _kettle_rows(p)[:2] + p["extra"]
             ],
         }
-    rows = KETTLE_PARTS + (KETTLE_PARTS_100 if size == 100 else [])
+    rows = _kettle_rows(p)
     parts = []
     for pn, desc, qty, supplier, cost, obsolete in rows:
         part: dict[str, Any] = {
@@ -990,12 +1140,11 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
         "colors": ["Matte black", "Cream", "Sage"],
         "unit_weight_g": 1180,
         "packaging_bom": "PKG-K2-A",
-        "unit_material_cost": 13.34,
+        "unit_material_cost": money(sum(q * c for _, _, q, _, c, obs in rows if not obs)),
     }
     if size == 50:
         return art
     art["documents"] = [{"doc": d, "status": status} for d in KETTLE_DOCS]
-    art["unit_material_cost"] = money(sum(q * c for _, _, q, _, c, obs in rows if not obs))
     art["certifications"].append("GS")
     art["previous_revision"] = {
         "revision": "B",
@@ -1126,6 +1275,50 @@ def kettle_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def kettle_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    status = "/status" if size == 10 else "/bom/status"
+    glass = ["/parts/1/part"] if size == 10 else ["/parts/1/part_number", "/parts/1/description"]
+    end = {10: 2, 50: 6, 100: 10}[size]  # the index a part added at the end takes
+
+    def swap_and_release(q: dict[str, Any]) -> None:
+        q.update(glass="HK-312", released=True)
+
+    def add_feet(q: dict[str, Any]) -> None:
+        q["extra"].append(FEET)
+        q.update(released=False)
+
+    return [
+        Revision(
+            request="QA found hairline cracks in the first glass bodies. Pull the release and put the BOM back "
+            "to draft while we sort it out.",
+            mutate=lambda q: q.update(released=False),
+            direct=status,
+            theme="The release is undone: the BOM is editable again, draft watermark, purchasing back on hold",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="Fuzhou Glassworks has a reinforced body, HK-312 (reinforced borosilicate glass body 1.7 L), "
+            "at the same price. Swap it in for HK-310; engineering signed off on that, so release the BOM again.",
+            mutate=swap_and_release,
+            direct=[status, *glass],
+            overrides={glass[-1]: regex(r"(?i)^reinforced borosilicate glass body 1\.7 ?l$")},
+            theme="The cracked part is replaced and the BOM released again: locking, watermark, change control "
+            "and purchasing flip back",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Add HK-390 non-slip feet from Ningbo Plastics, one set per kettle at $0.12. That's a BOM "
+            "change, so take it back to draft until engineering signs off again.",
+            mutate=add_feet,
+            direct=[f"/parts/{end}", status],
+            theme="A part is added to the released BOM, which goes back to draft: every part's purchasing and "
+            "the document control follow",
+            pattern="add_remove",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- registry
 
 SCENARIOS = [
@@ -1138,6 +1331,7 @@ SCENARIOS = [
         compute=lamp_compute,
         conversation=lamp_conversation,
         revision=lamp_revision,
+        followups=lamp_followups,
         notes=(
             "Cost roll-up: extended cost = qty x unit cost, material per lamp and batch material cost; at "
             "50+ overhead (15% of material), unit cost, batch cost and wholesale price (2x); at 100 also "
@@ -1153,6 +1347,7 @@ SCENARIOS = [
         compute=board_compute,
         conversation=board_conversation,
         revision=board_revision,
+        followups=board_followups,
         notes=(
             "Price-break threshold: a second connector per board doubles its order quantity past the "
             "500-piece break, so its unit price drops and the material cost follows; at 50+ line cost and "
@@ -1169,6 +1364,7 @@ SCENARIOS = [
         compute=speaker_compute,
         conversation=speaker_conversation,
         revision=speaker_revision,
+        followups=speaker_followups,
         notes=(
             "Removal of one BOM line: component count and material cost follow; at 50+ the part leaves "
             "the enclosure-kit list and its supplier's line count and spend drop; at 100 the total and "
@@ -1184,6 +1380,7 @@ SCENARIOS = [
         compute=pack_compute,
         conversation=pack_conversation,
         revision=pack_revision,
+        followups=pack_followups,
         notes=(
             "Offsets from the production start: materials due (-5 days), first article inspection (+2) "
             "and ship date (+14); at 50+ production end, QA release and each PO date (materials due - "
@@ -1200,6 +1397,7 @@ SCENARIOS = [
         compute=kettle_compute,
         conversation=kettle_conversation,
         revision=kettle_revision,
+        followups=kettle_followups,
         notes=(
             "Status flip draft -> released: editability, watermark and every active part's purchasing "
             "status (hold -> open) move together; at 50+ also change process and ERP sync, while the "

@@ -50,7 +50,8 @@ COMMON_TRAININGS = [("Security Awareness", 7), ("Code of Conduct", 14)]
 
 
 def role_params(size: int) -> dict[str, Any]:
-    return {"size": size, "role": "Financial Analyst", "start": "2025-03-03"}
+    # policy: per-role changes of the role definitions (a follow-up sets one)
+    return {"size": size, "role": "Financial Analyst", "start": "2025-03-03", "policy": {}}
 
 
 def _role_systems(role: dict[str, Any], size: int) -> list[dict[str, Any]]:
@@ -76,7 +77,7 @@ def _role_systems(role: dict[str, Any], size: int) -> list[dict[str, Any]]:
 
 
 def role_compute(p: dict[str, Any]) -> dict[str, Any]:
-    role = ROLES[p["role"]]
+    role = {**ROLES[p["role"]], **p["policy"].get(p["role"], {})}
     size = p["size"]
     employee: dict[str, Any] = {
         "name": "Dana Whitfield",
@@ -358,12 +359,48 @@ def role_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def role_followups(p: dict[str, Any]) -> list[Revision]:
+    badge = {"/badge/title_line": regex(r"(?i)financial analyst")} if p["size"] >= 50 else {}
+    return [
+        Revision(
+            request="Audit wants Finance Managers reviewed every 60 days now, not every 90.",
+            mutate=lambda q: q["policy"].update({"Finance Manager": {"review_interval_days": 60}}),
+            direct="/access/review_interval_days",
+            theme="The new role's review interval shortens: her first review date moves with it",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Dana's start date moved to 2025-03-17.",
+            mutate=lambda q: q.update(start="2025-03-17"),
+            direct="/employee/start_date",
+            theme="A later start moves her first review and every training due date; fixed onboarding dates "
+            "stay",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Budget freeze: she joins as a Financial Analyst after all, as we first planned.",
+            mutate=lambda q: q.update(role="Financial Analyst"),
+            direct="/employee/role",
+            overrides=badge,
+            theme="Back to the original role: its groups, limits, queue, tools, trainings and 180-day review "
+            "return, from the later start date",
+            pattern="substitution",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- org-start-date-shift
 # Temporal: the start date moves; every date stated relative to it moves by the same amount.
 
 
 def start_params(size: int) -> dict[str, Any]:
-    return {"size": size, "start": "2025-04-07"}
+    # probation_days / prod_after_probation: the probation rule a follow-up changes
+    return {
+        "size": size,
+        "start": "2025-04-07",
+        "probation_days": 90,
+        "prod_after_probation": False,
+    }
 
 
 # (system, days after the start date when access opens); size 100 only
@@ -384,15 +421,17 @@ ACCESS_SCHEDULE = [
 def start_compute(p: dict[str, Any]) -> dict[str, Any]:
     start = p["start"]
     size = p["size"]
+    probation_end = add_days(start, p["probation_days"])
+    prod_from = probation_end if p["prod_after_probation"] else add_days(start, 30)
     artifact: dict[str, Any] = {
         "hire": {"name": "Tomás Herrera", "team": "Platform SRE", "start_date": start},
         "accounts": {
             "activate_on": add_days(start, -2),
             "vpn": True,
-            "prod_access_from": add_days(start, 30),
+            "prod_access_from": prod_from,
             "laptop_shipped": "2025-04-01",
         },
-        "reviews": {"probation_end": add_days(start, 90), "security_audit": "2025-06-30"},
+        "reviews": {"probation_end": probation_end, "security_audit": "2025-06-30"},
         "manager": "Ines Kowalski",
     }
     if size == 10:
@@ -599,6 +638,35 @@ def start_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def start_followups(p: dict[str, Any]) -> list[Revision]:
+    return [
+        Revision(
+            request="His visa appointment slipped, so Tomás now starts on 2025-05-05.",
+            mutate=lambda q: q.update(start="2025-05-05"),
+            direct="/hire/start_date",
+            theme="The start date moves a second time: every date relative to it moves again, company dates "
+            "stay",
+            pattern="temporal",
+        ),
+        Revision(
+            request="HR changed probation for SRE hires to 120 days, and production access should now open "
+            "only on the day his probation ends.",
+            mutate=lambda q: q.update(probation_days=120, prod_after_probation=True),
+            direct="/reviews/probation_end",
+            theme="A longer probation moves its end date, and production access is re-tied to that end date",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Good news, the visa came through early after all: he starts on 2025-04-22 again.",
+            mutate=lambda q: q.update(start="2025-04-22"),
+            direct="/hire/start_date",
+            theme="The start date moves back: relative dates follow, production access now via the 120-day "
+            "probation",
+            pattern="temporal",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- org-approval-base
 # Arithmetic: the department's base approval limit feeds every level's limit and the totals.
 
@@ -626,18 +694,23 @@ FIXED_LIMITS = [("Jordan Blake", "Senior Buyer", 15000), ("Amelia Grant", "Buyer
 
 
 def base_params(size: int) -> dict[str, Any]:
-    return {"size": size, "base": 2000}
+    # levels / extra: promotions and new buyers of the follow-ups
+    return {"size": size, "base": 2000, "levels": {}, "extra": []}
 
 
 def base_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, base = p["size"], p["base"]
     count = {10: 2, 50: 10, 100: 16}[size]
+    levels = {n: p["levels"].get(n, lv) for n, lv in BUYERS[:count]}
     members = [
         {"name": n, "level": lv, "limit_usd": base * LEVEL_MULTIPLIERS[lv]}
-        for n, lv in BUYERS[:count]
+        for n, lv in levels.items()
     ]
     if size == 100:
         members += [{"name": n, "level": lv, "limit_usd": fixed} for n, lv, fixed in FIXED_LIMITS]
+    members += [
+        {"name": n, "level": lv, "limit_usd": base * LEVEL_MULTIPLIERS[lv]} for n, lv in p["extra"]
+    ]
     policy: dict[str, Any] = {
         "department": "Procurement",
         "base_limit_usd": base,
@@ -797,6 +870,36 @@ def base_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def base_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    new = {10: 2, 50: 10, 100: 18}[size]  # the index a member added at the end takes
+    return [
+        Revision(
+            request="Aisha Bello got promoted to Senior Buyer.",
+            mutate=lambda q: q["levels"].update({"Aisha Bello": "Senior Buyer"}),
+            direct="/members/0/level",
+            theme="A promotion replaces one buyer's level: her limit becomes twice the revised base and the "
+            "totals follow",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Add Tariq Hassan to the team as a Lead Buyer.",
+            mutate=lambda q: q["extra"].append(("Tariq Hassan", "Lead Buyer")),
+            direct=f"/members/{new}",
+            theme="A new Lead Buyer joins at three times the base: headcount, total and average follow",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="New fiscal year: Finance raised the base approval limit again, to $3,000.",
+            mutate=lambda q: q.update(base=3000),
+            direct="/policy/base_limit_usd",
+            theme="The base rises a second time: every level-based limit (including the promotion and the new "
+            "buyer), the escalation line and totals follow; fixed amounts stay",
+            pattern="arithmetic",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- org-privileged-threshold
 # Threshold: lowering the privileged-approver threshold flips the gated controls of the people it now covers.
 
@@ -819,7 +922,8 @@ APPROVERS = [
 
 
 def priv_params(size: int) -> dict[str, Any]:
-    return {"size": size, "threshold": 10000}
+    # limits / extra: changed limits and new approvers of the follow-ups
+    return {"size": size, "threshold": 10000, "limits": {}, "extra": []}
 
 
 def _approver(name: str, limit: int, threshold: int, size: int) -> dict[str, Any]:
@@ -835,8 +939,8 @@ def _approver(name: str, limit: int, threshold: int, size: int) -> dict[str, Any
 
 def priv_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, threshold = p["size"], p["threshold"]
-    names = list(range({10: 2, 50: 8, 100: 14}[size]))
-    people = [_approver(*APPROVERS[i], threshold, size) for i in names]
+    rows = [*APPROVERS[: {10: 2, 50: 8, 100: 14}[size]], *p["extra"]]
+    people = [_approver(n, p["limits"].get(n, lim), threshold, size) for n, lim in rows]
     privileged = [x["name"] for x in people if x["privileged"]]
     artifact: dict[str, Any] = {
         "policy": {"privileged_threshold_usd": threshold},
@@ -939,6 +1043,35 @@ def priv_revision(p: dict[str, Any]) -> Revision:
         mutate=lambda q: q.update(threshold=5000),
         direct="/policy/privileged_threshold_usd",
     )
+
+
+def priv_followups(p: dict[str, Any]) -> list[Revision]:
+    new = {10: 2, 50: 8, 100: 14}[p["size"]]  # the index an approver added at the end takes
+    return [
+        Revision(
+            request="Ava Lindqvist's approval limit is cut to $4,500 now that her team is smaller.",
+            mutate=lambda q: q["limits"].update({"Ava Lindqvist": 4500}),
+            direct="/approvers/0/limit_usd",
+            theme="A limit falls back under the new threshold: that approver loses the privileged controls "
+            "the revision gave her",
+            pattern="threshold",
+        ),
+        Revision(
+            request="Add Omar Rahman as an approver with a $5,000 limit.",
+            mutate=lambda q: q["extra"].append(("Omar Rahman", 5000)),
+            direct=f"/approvers/{new}",
+            theme="A new approver exactly at the threshold is privileged: his controls and the counts follow",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="IT Risk settled on $6,000 for the privileged threshold after all.",
+            mutate=lambda q: q.update(threshold=6000),
+            direct="/policy/privileged_threshold_usd",
+            theme="The threshold is raised a little: approvers between $5,000 and $6,000 (the new one too) "
+            "lose privileged controls",
+            pattern="threshold",
+        ),
+    ]
 
 
 # --------------------------------------------------------------------------- org-remove-member
@@ -1143,6 +1276,44 @@ def team_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def _swap_member(old: str, new: list[str]) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["team"] = [new if m[0] == old else m for m in q["team"]]
+
+    return mutate
+
+
+def team_followups(p: dict[str, Any]) -> list[Revision]:
+    end = len(p["team"])  # Cal back in: the index a member added at the end takes
+    return [
+        Revision(
+            request="Cal's other engagement fell through. Put him back on the audit team, in his old spot.",
+            mutate=lambda q: q["team"].insert(1, ["Cal Whitaker", "IT Auditor"]),
+            direct="/members/1",
+            theme="The removed member returns at his old place: the backup chain, headcount and seat costs "
+            "go back",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="Dina Moreau is going on leave; Jonah Pike, also an IT Auditor, takes her place in the "
+            "roster.",
+            mutate=_swap_member("Dina Moreau", ["Jonah Pike", "IT Auditor"]),
+            direct="/members/2/name",
+            theme="One member is replaced by another in the same place: the backup naming her and her email "
+            "follow, counts stay",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Add Ivo Petrov, Data Analyst, at the end of the roster.",
+            mutate=lambda q: q["team"].append(["Ivo Petrov", "Data Analyst"]),
+            direct=f"/members/{end}",
+            theme="A member added at the end becomes the last person's backup and is covered by the first; "
+            "headcount and seats grow",
+            pattern="add_remove",
+        ),
+    ]
+
+
 SCENARIOS = [
     Scenario(
         id="org-role-change",
@@ -1153,6 +1324,7 @@ SCENARIOS = [
         compute=role_compute,
         conversation=role_conversation,
         revision=role_revision,
+        followups=role_followups,
         notes="Role attributes are stated for the old role in the conversation; the new role comes as reference data.",
     ),
     Scenario(
@@ -1164,6 +1336,7 @@ SCENARIOS = [
         compute=start_compute,
         conversation=start_conversation,
         revision=start_revision,
+        followups=start_followups,
         notes="Distractors: company-wide audit dates, team events and shipping dates are absolute.",
     ),
     Scenario(
@@ -1175,6 +1348,7 @@ SCENARIOS = [
         compute=base_compute,
         conversation=base_conversation,
         revision=base_revision,
+        followups=base_followups,
         notes="Distractors: the flat corporate card limit equals the old base; CFO exceptions and some PO lines are fixed amounts.",
     ),
     Scenario(
@@ -1186,6 +1360,7 @@ SCENARIOS = [
         compute=priv_compute,
         conversation=priv_conversation,
         revision=priv_revision,
+        followups=priv_followups,
         notes="The rule is 'at or above': a limit exactly at the new threshold becomes privileged.",
     ),
     Scenario(
@@ -1197,6 +1372,7 @@ SCENARIOS = [
         compute=team_compute,
         conversation=team_conversation,
         revision=team_revision,
+        followups=team_followups,
         notes="Backups follow roster order with wrap-around; removing the second person changes the first person's backup.",
     ),
 ]

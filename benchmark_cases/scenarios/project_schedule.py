@@ -6,12 +6,13 @@ conversation states, so the gold patch is the diff before/after the requested ed
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import math
 from typing import Any
 
 from pytest_revprop.authoring.helpers import add_days, all_of, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import Override, Revision, Scenario, Turn, regex
 
 DOMAIN = "project_schedule"
 
@@ -63,10 +64,16 @@ def labor_params(size: int) -> dict[str, Any]:
 
 
 def _labor_tasks(p: dict[str, Any]) -> list[tuple[str, str, str, int]]:
-    return [
-        (n, ph, r, p["migration_hours"] if n == "Content migration" else h)
-        for n, ph, r, h in LABOR_TASKS[p["size"]]
-    ]
+    """The tasks with the hours the user set; follow-ups re-estimate the booking form
+    (``booking_hours``) and insert tasks after a named one (``extra_tasks``)."""
+    hours = {"Content migration": p["migration_hours"]}
+    if "booking_hours" in p:
+        hours["Booking form integration"] = p["booking_hours"]
+    out: list[tuple[str, str, str, int]] = []
+    for n, ph, r, h in LABOR_TASKS[p["size"]]:
+        out.append((n, ph, r, hours.get(n, h)))
+        out += [(x, xp, xr, xh) for x, xp, xr, xh, after in p.get("extra_tasks", []) if after == n]
+    return out
 
 
 def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -285,6 +292,88 @@ def labor_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def _replayed(p: dict[str, Any], *edits: Any) -> dict[str, Any]:
+    """The inputs after ``edits`` (in-place mutations) applied one after another to a copy."""
+    q = copy.deepcopy(p)
+    for edit in edits:
+        edit(q)
+    return q
+
+
+def _labor_summary(q: dict[str, Any]) -> dict[str, Override]:
+    """The summary line must carry the new total hours and the all-in amount (sizes 50, 100)."""
+    if q["size"] == 10:
+        return {}
+    budget = labor_compute(q)["budget"]
+    whole = f"{int(budget['total_budget']):,}".replace(",", ",?")
+    return {"/summary": regex(rf"(?s)^(?=.*\b{budget['total_hours']}\b)(?=.*{whole})")}
+
+
+def labor_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    names = [t[0] for t in LABOR_TASKS[size]]
+    migration = names.index("Content migration")
+    booking = names.index("Booking form integration")
+    analytics = booking + 1
+
+    def rev(q: dict[str, Any]) -> None:
+        q.update(migration_hours=36)
+
+    def f1(q: dict[str, Any]) -> None:
+        q.update(migration_hours=30)
+
+    def f2(q: dict[str, Any]) -> None:
+        q.update(booking_hours=52)
+
+    def f3(q: dict[str, Any]) -> None:
+        q["extra_tasks"] = [
+            ("Analytics setup", "build", "developer", 6, "Booking form integration")
+        ]
+
+    def f4(q: dict[str, Any]) -> None:
+        q["extra_tasks"] = []
+
+    return [
+        Revision(
+            request="I talked to the developer again: the content migration should be 30 hours, 36 was too "
+            "pessimistic.",
+            mutate=f1,
+            direct=f"/tasks/{migration}/hours",
+            overrides=_labor_summary(_replayed(p, rev, f1)),
+            theme="The migration estimate is revised a second time (36 to 30 hours); its cost and every total "
+            "built on it come down again",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="The booking form integration needs 52 hours now that their scheduling API is in the mix.",
+            mutate=f2,
+            direct=f"/tasks/{booking}/hours",
+            overrides=_labor_summary(_replayed(p, rev, f1, f2)),
+            theme="Another task's hours go up (40 to 52); its cost, the build phase, labor, contingency and the "
+            "all-in budget follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Add a task called Analytics setup right after the booking form integration: 6 developer "
+            "hours in the build phase.",
+            mutate=f3,
+            direct=f"/tasks/{analytics}",
+            overrides=_labor_summary(_replayed(p, rev, f1, f2, f3)),
+            theme="A new build task is inserted; its cost joins the build phase, labor, contingency and the "
+            "all-in budget",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="Take the analytics setup out again; the clinic's own IT team will handle it.",
+            mutate=f4,
+            direct=f"/tasks/{analytics}",
+            overrides=_labor_summary(_replayed(p, rev, f1, f2, f3, f4)),
+            theme="The task just added is removed; every total it raised drops back",
+            pattern="add_remove",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- schedule-mover-swap
 # Substitution: the moving company is replaced; its contact, rates, crew, insurance and lead
 # time are copied in, every task assigned to it follows, and its costs and booking deadline recompute.
@@ -341,8 +430,9 @@ def mover_params(size: int) -> dict[str, Any]:
 def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, name = p["size"], p["mover"]
     m = MOVERS[name]
+    extra = p.get("extra_jobs", [])  # (job, hours) the movers take on in a follow-up
     if size == 10:
-        hours = 9
+        hours = 9 + p.get("furniture_extra", 0) + sum(h for _, h in extra)
         return {
             "project": "Lindqvist & Partners office move",
             "movers": {
@@ -355,9 +445,13 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
             "tasks": [
                 {"name": "Pack and move furniture", "assigned_to": name},
                 {"name": "Reconnect desks and network", "assigned_to": "In-house IT"},
+                *({"name": job, "assigned_to": name} for job, _ in extra),
             ],
         }
-    tasks = MOVE_TASKS[size]
+    tasks = [
+        (t, who, h + p.get("furniture_extra", 0) if t == "Move furniture and boxes" else h)
+        for t, who, h in MOVE_TASKS[size]
+    ] + [(job, None, h) for job, h in extra]
     hours = sum(h for _, who, h in tasks if who is None)
     cost = hours * m["hourly_rate"]
     movers: dict[str, Any] = {
@@ -641,6 +735,58 @@ def mover_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def mover_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    n_tasks = 2 if size == 10 else len(MOVE_TASKS[size])
+    old = MOVERS["Swift Movers"]
+    attrs = ["contact", "hourly_rate"]
+    if size > 10:
+        attrs += ["phone", "crew_size", "insurance_cover", "booking_lead_days"]
+    if size == 100:
+        attrs.append("crate_rate")
+    back = {"name": "Swift Movers", **{a: old[a] for a in attrs}}
+
+    def f1(q: dict[str, Any]) -> None:
+        q["furniture_extra"] = 2
+
+    def f2(q: dict[str, Any]) -> None:
+        q["extra_jobs"] = [("Haul old filing cabinets", 2)]
+
+    def f3(q: dict[str, Any]) -> None:
+        q.update(mover="Swift Movers")
+
+    return [
+        Revision(
+            request="Atlas says moving the furniture and boxes will take 2 more crew hours than we planned.",
+            mutate=f1,
+            direct="/movers/booked_hours" if size == 10 else "/tasks/1/hours",
+            theme="The movers' furniture job grows by 2 hours at the new company's rate; booked hours, their "
+            "estimate and the budget follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Add one more job for the movers at the end of the task list: Haul old filing cabinets, "
+            "2 hours. Book that time with them too.",
+            mutate=f2,
+            direct=f"/tasks/{n_tasks}",
+            theme="A new job for the moving company is appended; their booked hours, cost estimate and the "
+            "budget grow",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="Atlas can't do the 14th after all, so we're going back to Swift Movers. Their details "
+            "are the ones we had before.",
+            mutate=f3,
+            direct="/movers/name",
+            overrides={"/staff_notice": regex(r"(?i)swift movers")} if size == 100 else {},
+            reference=back,
+            theme="The earlier swap is undone: Swift's terms come back and every movers' job, including the one "
+            "just added, is re-priced and re-assigned",
+            pattern="substitution",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- schedule-drop-task
 # Add/remove: a task is removed from a sequential plan; its successor relinks to its predecessor,
 # every later date pulls earlier, and the task count, end date and milestones follow.
@@ -696,9 +842,27 @@ def _chain(tasks: list[tuple[str, str, str, int]], start: str) -> list[dict[str,
     return out
 
 
+def _app_tasks(p: dict[str, Any]) -> list[tuple[str, str, str, int]]:
+    """The plan's tasks: follow-ups re-estimate beta testing (``beta_days``) and insert new
+    tasks after a given one (``added``: (after id, name, owner, days)); a new task takes the
+    next free number."""
+    base = APP_TASKS[p["size"]]
+    number = len(base)
+    out: list[tuple[str, str, str, int]] = []
+    for tid, name, owner, days in base:
+        if tid == "T3":
+            days = p.get("beta_days", days)
+        out.append((tid, name, owner, days))
+        for after, new, new_owner, new_days in p.get("added", []):
+            if after == tid:
+                number += 1
+                out.append((f"T{number}", new, new_owner, new_days))
+    return [t for t in out if t[0] not in p["dropped"]]
+
+
 def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    tasks = [t for t in APP_TASKS[size] if t[0] not in p["dropped"]]
+    tasks = _app_tasks(p)
     chain = _chain(tasks, APP_START)
     end = chain[-1]["end"]
     if size == 10:
@@ -875,6 +1039,60 @@ def drop_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def _drop_summary(q: dict[str, Any]) -> dict[str, Override]:
+    """Size 100's summary line: the task count and the public launch date."""
+    if q["size"] != 100:
+        return {}
+    after = drop_compute(q)
+    launch = after["milestones"][2]["date"]
+    return {"/summary": regex(all_of(rf"\b{len(after['tasks'])} tasks\b", launch))}
+
+
+def drop_followups(p: dict[str, Any]) -> list[Revision]:
+    def rev(q: dict[str, Any]) -> None:
+        q.update(dropped=["T2"])
+
+    def f1(q: dict[str, Any]) -> None:
+        q.update(dropped=[])
+
+    def f2(q: dict[str, Any]) -> None:
+        q.update(beta_days=21)
+
+    def f3(q: dict[str, Any]) -> None:
+        q.update(added=[("T3", "Localization", "Mei", 4)])
+
+    return [
+        Revision(
+            request="Put the security review back in after all: the platform team's review didn't cover the "
+            "mobile client. Same 5 days, Mei, right after the API hardening.",
+            mutate=f1,
+            direct="/tasks/1",
+            overrides=_drop_summary(_replayed(p, rev, f1)),
+            theme="The removed task is put back; its successor relinks to it and every later date moves out "
+            "again by its length",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="Beta testing needs three weeks, not two.",
+            mutate=f2,
+            direct="/tasks/2/days",
+            overrides=_drop_summary(_replayed(p, rev, f1, f2)),
+            theme="A longer beta pushes its end and every later task, the end date and the launch-relative "
+            "milestones out by a week",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Add a task called Localization right after beta testing: 4 days, owned by Mei.",
+            mutate=f3,
+            direct="/tasks/3",
+            overrides=_drop_summary(_replayed(p, rev, f1, f2, f3)),
+            theme="A task inserted mid-chain takes the next number, its successor depends on it, and every "
+            "later date, the count and the milestones move",
+            pattern="add_remove",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- schedule-permit-threshold
 # Threshold: the renovated floor area crosses the city's 500 sq ft permit threshold; the material
 # estimate recomputes, and only because of the crossing the permit, its review delay (every phase
@@ -913,7 +1131,7 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
     boxes = math.ceil(area * 11 / 200)  # 20 sq ft per box plus 10% waste
     flooring_cost = boxes * 52
     fee = money(area * 1.5) if needed else 0
-    labor = 8000 if size == 10 else 14500
+    labor = (8000 if size == 10 else 14500) + p.get("labor_raise", 0)
     if size == 10:
         return {
             "project": "Maple Street ground-floor renovation",
@@ -1159,6 +1377,46 @@ def permit_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def permit_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+
+    def f1(q: dict[str, Any]) -> None:
+        q.update(area=480)
+
+    def f2(q: dict[str, Any]) -> None:
+        q.update(labor_raise=1500)
+
+    def f3(q: dict[str, Any]) -> None:
+        q.update(area=500)
+
+    return [
+        Revision(
+            request="Scratch the dining room: we're keeping it to the kitchen and hall, 480 square feet after "
+            "all.",
+            mutate=f1,
+            direct="/floor_area_sq_ft",
+            theme="The area drops back under the 500 sq ft line: the permit, its fee, review delay, inspection "
+            "and big dumpster go away and the phases move back to the start date",
+            pattern="threshold",
+        ),
+        Revision(
+            request="Birch & Sons raised their labor quote by $1,500.",
+            mutate=f2,
+            direct="/labor_cost" if size == 10 else "/budget/labor",
+            theme="A higher labor quote raises the budget total and every labor payment stage",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="They measured again: the renovated area is exactly 500 square feet.",
+            mutate=f3,
+            direct="/floor_area_sq_ft",
+            theme="The area rises to exactly the threshold: flooring and costs follow, but at 500 sq ft no "
+            "permit is needed, so the schedule stays",
+            pattern="threshold",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- schedule-kickoff-shift
 # Temporal: the kickoff slips; every milestone, sprint and meeting day set relative to it moves,
 # while board, fiscal and vendor dates stay.
@@ -1193,7 +1451,8 @@ def kickoff_params(size: int) -> dict[str, Any]:
 
 def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, k = p["size"], p["kickoff"]
-    milestones = [{"name": n, "date": add_days(k, d)} for n, d in MILESTONES[size]]
+    slip = p.get("slip", {})  # days a follow-up slides a milestone by
+    milestones = [{"name": n, "date": add_days(k, d + slip.get(n, 0))} for n, d in MILESTONES[size]]
     if size == 10:
         return {
             "project": "Northwind ERP rollout",
@@ -1388,6 +1647,49 @@ def kickoff_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def kickoff_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    direct = "/kickoff" if size == 10 else "/project/kickoff"
+
+    def f1(q: dict[str, Any]) -> None:
+        q.update(kickoff="2025-04-22")
+
+    def f2(q: dict[str, Any]) -> None:
+        q.update(slip={"Design sign-off": 7, "Go-live": 7, "Hypercare ends": 7})
+
+    def f3(q: dict[str, Any]) -> None:
+        q.update(kickoff="2025-04-16")
+
+    return [
+        Revision(
+            request="Bad news, it slipped again: kickoff is now 2025-04-22.",
+            mutate=f1,
+            direct=direct,
+            theme="The kickoff moves a second time (to a Tuesday); every kickoff-relative date moves again and the "
+            "status meeting changes weekday",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Corelane needs an extra week for design: sign-off is now four weeks after kickoff, and "
+            "go-live slides by the same week.",
+            mutate=f2,
+            direct="/milestones/1/date",
+            theme="Design sign-off and go-live slide a week; hypercare, set from go-live, follows while the other "
+            "kickoff-relative dates stay",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Corelane freed up a team, so kickoff is back on 2025-04-16 after all. Keep the extra design "
+            "week.",
+            mutate=f3,
+            direct=direct,
+            theme="The second slip is undone: every kickoff-relative date, including the slid sign-off and "
+            "go-live, moves back six days and the meeting weekday returns",
+            pattern="temporal",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- schedule-workstream-hold
 # Status flip: a workstream goes on hold; its sync, contractor hours, health, reporting and open
 # tasks move to their on-hold values together, and the project totals follow.
@@ -1448,6 +1750,7 @@ def _stream(
     row: dict[str, Any] = {"name": name}
     if p["size"] > 10:
         row["lead"] = lead
+    hours = p.get("hours", {}).get(name, hours)  # a follow-up's new weekly hours
     row.update(status="active", weekly_sync=sync, contractor_hours=hours)
     if p["size"] > 10:
         row.update(health=health, report_cadence="weekly")
@@ -1646,6 +1949,65 @@ def hold_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def _hold_status_line(q: dict[str, Any]) -> dict[str, Override]:
+    """Size 100's status line: the active count and the weekly contractor hours."""
+    if q["size"] != 100:
+        return {}
+    totals = hold_compute(q)["totals"]
+    return {
+        "/status_line": regex(
+            all_of(
+                rf"\b{totals['active_workstreams']} active",
+                rf"\b{totals['weekly_contractor_hours']}\b",
+            )
+        )
+    }
+
+
+def hold_followups(p: dict[str, Any]) -> list[Revision]:
+    def rev(q: dict[str, Any]) -> None:
+        q.update(held=["Mobile app"])
+
+    def f1(q: dict[str, Any]) -> None:
+        q.update(held=[])
+
+    def f2(q: dict[str, Any]) -> None:
+        q.update(hours={"Mobile app": 36})
+
+    def f3(q: dict[str, Any]) -> None:
+        q.update(held=["Web app"])
+
+    return [
+        Revision(
+            request="Funding came through, so the mobile app is back on: same sync slot, contractor hours and "
+            "health as before, weekly reports again, and its paused tasks go back to where they were.",
+            mutate=f1,
+            direct="/workstreams/1/status",
+            overrides=_hold_status_line(_replayed(p, rev, f1)),
+            theme="The hold is lifted: the workstream's sync, hours, health, reporting and paused tasks return "
+            "and the totals go back up",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="Kofi needs more help on mobile: make it 36 contractor hours a week.",
+            mutate=f2,
+            direct="/workstreams/1/contractor_hours",
+            overrides=_hold_status_line(_replayed(p, rev, f1, f2)),
+            theme="The reactivated workstream's contractor hours rise; the weekly hours, cost and forecast follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Put the web app on hold while we re-scope checkout.",
+            mutate=f3,
+            direct="/workstreams/0/status",
+            overrides=_hold_status_line(_replayed(p, rev, f1, f2, f3)),
+            theme="Another workstream goes on hold: its governed values and open tasks take the on-hold values "
+            "and the totals drop",
+            pattern="status_flip",
+        ),
+    ]
+
+
 SCENARIOS = [
     Scenario(
         id="schedule-labor-hours",
@@ -1656,6 +2018,7 @@ SCENARIOS = [
         compute=labor_compute,
         conversation=labor_conversation,
         revision=labor_revision,
+        followups=labor_followups,
         notes="Task cost = hours x role rate (rates stated in the conversation); labor, 10% contingency, all-in "
         "budget, phase/role roll-ups, payment split and summary follow. Retainer, fixed costs and the "
         "phase-two estimate are distractors.",
@@ -1669,6 +2032,7 @@ SCENARIOS = [
         compute=mover_compute,
         conversation=mover_conversation,
         revision=mover_revision,
+        followups=mover_followups,
         notes="The new company's attributes come as reference data; its tasks' assignee, the crew cost, the "
         "booking deadline (move date minus notice days) and budget follow. Other vendors' tasks stay.",
     ),
@@ -1681,6 +2045,7 @@ SCENARIOS = [
         compute=drop_compute,
         conversation=drop_conversation,
         revision=drop_revision,
+        followups=drop_followups,
         notes="Tasks run back to back (start = day after the predecessor ends); removing one relinks the "
         "successor, shifts later dates by its length and updates count, end and relative milestones; "
         "the board update, teaser and webinar dates are absolute.",
@@ -1694,6 +2059,7 @@ SCENARIOS = [
         compute=permit_compute,
         conversation=permit_conversation,
         revision=permit_revision,
+        followups=permit_followups,
         notes="Flooring boxes recompute from the area; only because the area crosses the stated 500 sq ft "
         "threshold do the permit, fee, inspection, 10-day review (shifting every phase) and dumpster size "
         "change. Tile, paint, labor payments and the appliance date are distractors.",
@@ -1707,6 +2073,7 @@ SCENARIOS = [
         compute=kickoff_compute,
         conversation=kickoff_conversation,
         revision=kickoff_revision,
+        followups=kickoff_followups,
         notes="Milestones, trainings and sprints are offsets from kickoff (+9 days); the status meeting weekday "
         "is the kickoff weekday; board, fiscal, holiday, audit and vendor dates are absolute.",
     ),
@@ -1719,6 +2086,7 @@ SCENARIOS = [
         compute=hold_compute,
         conversation=hold_conversation,
         revision=hold_revision,
+        followups=hold_followups,
         notes="The on-hold policy is stated in the conversation; the held workstream's governed values, its "
         "unfinished tasks and the project totals change; its done tasks and other workstreams stay.",
     ),

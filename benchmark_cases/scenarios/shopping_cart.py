@@ -51,13 +51,21 @@ COFFEE_TAX = 0.08
 COFFEE_SHIPPING = 5.95
 
 
+STOVETOP_KETTLE = ("HC-SK-090", "Stovetop whistling kettle", 34.99, 34.99, 1)
+
+
 def drop_params(size: int) -> dict[str, Any]:
-    return {"size": size, "kettle_price": 49.99}
+    return {"size": size, "kettle_price": 49.99, "pour_over_qty": 2, "stovetop_in_cart": False}
 
 
 def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    rows = COFFEE_ITEMS[: COFFEE_LINES_BY_SIZE[size]]
+    rows = [
+        (*row[:4], p["pour_over_qty"]) if row[0] == "HC-PO-110" else row
+        for row in COFFEE_ITEMS[: COFFEE_LINES_BY_SIZE[size]]
+    ]
+    if p["stovetop_in_cart"]:
+        rows.append(STOVETOP_KETTLE)
     prices = [p["kettle_price"] if i == 0 else row[3] for i, row in enumerate(rows)]
     subtotal = money(sum(price * row[4] for price, row in zip(prices, rows, strict=True)))
     tax = money(subtotal * COFFEE_TAX)
@@ -114,7 +122,7 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"name": "Stovetop whistling kettle", "price": 34.99},
         {"name": "Cold brew tower", "price": 89.00},
         {"name": "Espresso tamper", "price": 19.50},
-    ]
+    ][1 if p["stovetop_in_cart"] else 0 :]
     if size == 100:
         art["order_id"] = "HB-30418"
         art["rewards"]["balance_after"] = 340 + math.floor(subtotal)
@@ -252,6 +260,44 @@ def drop_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def drop_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    n = COFFEE_LINES_BY_SIZE[size]
+    back_up = {"/kettle_comparison/cheapest_at": regex(r"(?i)brewmart")} if size == 100 else {}
+    stovetop = (
+        "Add a stovetop whistling kettle too, one at $34.99."
+        if size == 10
+        else "Move the stovetop whistling kettle from my wishlist into the cart: one, SKU HC-SK-090, "
+        "$34.99, not on sale."
+    )
+    return [
+        Revision(
+            request="Make it three of the ceramic pour-over sets, one is for my sister.",
+            mutate=lambda q: q.update(pour_over_qty=3),
+            direct="/items/1/qty",
+            theme="A third pour-over set raises its line, the subtotal, tax, totals and points",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="The kettle sale is over, it's back up to $47.99. Update the cart.",
+            mutate=lambda q: q.update(kettle_price=47.99),
+            direct="/items/0/price",
+            overrides=back_up,
+            theme="The kettle goes back above the $45 alert the drop crossed: the alert clears, savings "
+            "shrink, totals rise and another store becomes cheapest",
+            pattern="threshold",
+        ),
+        Revision(
+            request=stovetop,
+            mutate=lambda q: q.update(stovetop_in_cart=True),
+            direct=f"/items/{n}",
+            theme="A wishlist kettle moves into the cart: a new line, the wishlist loses it, totals and "
+            "points rise",
+            pattern="add_remove",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- cart-free-shipping
 # Threshold: one more bag of food lifts the subtotal over $75, so shipping becomes free
 # (and slower); the free-gift threshold at $150 is not reached.
@@ -277,8 +323,11 @@ FREE_GIFT_AT = 150.00
 PAID_SHIPPING = 7.99
 
 
+FEATHER_WAND = ("PP-FW-01", "Feather wand toy", 8.99, 2)
+
+
 def ship_params(size: int) -> dict[str, Any]:
-    return {"size": size, "kibble_bags": 1}
+    return {"size": size, "kibble_bags": 1, "feather_wands": False}
 
 
 def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -287,6 +336,8 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
         (sku, name, price, p["kibble_bags"] if i == 0 else qty)
         for i, (sku, name, price, qty) in enumerate(PET_ITEMS[: PET_LINES_BY_SIZE[size]])
     ]
+    if p["feather_wands"]:
+        rows[1] = FEATHER_WAND
     subtotal = money(sum(price * qty for _, _, price, qty in rows))
     free = subtotal >= FREE_SHIPPING_AT
     shipping = 0 if free else PAID_SHIPPING
@@ -495,6 +546,50 @@ def ship_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def ship_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    paid: dict[str, Any] = {}
+    free: dict[str, Any] = {}
+    if size >= 50:
+        paid = {
+            "/shipping/service": regex(r"(?i)standard"),
+            "/shipping/delivery_estimate": regex(r"3\s*(-|–|to)\s*5"),
+        }
+    if size == 100:
+        free = {
+            "/shipping/service": regex(r"(?i)free ground"),
+            "/shipping/delivery_estimate": regex(r"5\s*(-|–|to)\s*7"),
+        }
+    return [
+        Revision(
+            request="The cats go through it fast; make it four bags of the salmon kibble.",
+            mutate=lambda q: q.update(kibble_bags=4),
+            direct="/items/0/qty",
+            theme="Four bags instead of two raise the subtotal past the $150 free-gift mark; shipping "
+            "stays free",
+            pattern="threshold",
+        ),
+        Revision(
+            request="Hmm, we're moving next month. Just one bag of the kibble after all.",
+            mutate=lambda q: q.update(kibble_bags=1),
+            direct="/items/0/qty",
+            overrides=paid,
+            theme="Back to one bag drops the subtotal under $75 again: paid, faster shipping returns "
+            "and both gaps reopen",
+            pattern="threshold",
+        ),
+        Revision(
+            request="Swap the catnip mice for two feather wand toys (PP-FW-01), $8.99 each.",
+            mutate=lambda q: q.update(feather_wands=True),
+            direct="/items/1/name",
+            overrides=free,
+            theme="A pricier toy replaces the mice: the line is re-priced, and the subtotal, gaps, "
+            "points and total follow (in the big cart it crosses $75 again)",
+            pattern="substitution",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- cart-swap-headphones
 # Substitution: the headphones are swapped for another model; the product's attributes, the
 # protection plan priced from it, the totals, the package weight and the gift message follow.
@@ -539,27 +634,31 @@ PLAN_RATE = 0.10
 
 
 def swap_params(size: int) -> dict[str, Any]:
-    return {"size": size, "model": "Sony WH-1000XM5"}
+    return {"size": size, "model": "Sony WH-1000XM5", "plan_rate": PLAN_RATE, "charger": True}
 
 
 def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, model = p["size"], p["model"]
     hp = HEADPHONES[model]
-    plan_price = money(hp["price"] * PLAN_RATE)
+    plan_price = money(hp["price"] * p["plan_rate"])
     if size == 10:
-        subtotal = money(hp["price"] + 29.99 + plan_price)
+        charger: list[dict[str, Any]] = (
+            [{"name": "Anker 65W USB-C charger", "price": 29.99}] if p["charger"] else []
+        )
+        subtotal = money(hp["price"] + sum(c["price"] for c in charger) + plan_price)
         tax = money(subtotal * GADGET_TAX)
         return {
-            "items": [
-                {"sku": hp["sku"], "name": model, "price": hp["price"]},
-                {"name": "Anker 65W USB-C charger", "price": 29.99},
-            ],
+            "items": [{"sku": hp["sku"], "name": model, "price": hp["price"]}, *charger],
             "protection_plan": {"covers": model, "price": plan_price},
             "subtotal": subtotal,
             "tax": tax,
             "total": money(subtotal + tax),
         }
-    extras = GADGET_EXTRAS[: 2 if size == 50 else 6]
+    extras = [
+        row
+        for row in GADGET_EXTRAS[: 2 if size == 50 else 6]
+        if p["charger"] or row[0] != "ANK-65W-C"
+    ]
     items: list[dict[str, Any]] = [
         {
             "sku": hp["sku"],
@@ -789,6 +888,37 @@ def swap_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def swap_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    back = {"/gift/message": regex(r"(?i)wh-1000xm5")} if size == 100 else {}
+    return [
+        Revision(
+            request="Dad tried the Bose in a store and still prefers the Sony WH-1000XM5. Switch back "
+            "to the Sony, please.",
+            mutate=lambda q: q.update(model="Sony WH-1000XM5"),
+            direct="/items/0/name",
+            overrides=back,
+            theme="Swapping back to the first model restores its data, the plan price, totals and the "
+            "gift message",
+            pattern="substitution",
+        ),
+        Revision(
+            request="Take the Anker charger out, he already has one.",
+            mutate=lambda q: q.update(charger=False),
+            direct="/items/1",
+            theme="Removing the charger lowers the subtotal, tax and total (and the package weight)",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="Circuit Yard raised the protection plan: it's 12% of the headphones' price now.",
+            mutate=lambda q: q.update(plan_rate=0.12),
+            direct="/protection_plan/price",
+            theme="A higher plan rate reprices the plan, and the taxed subtotal and total follow",
+            pattern="arithmetic",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- cart-remove-item
 # Add/remove: one line leaves the cart; counts, totals, gift wrapping and the ship date
 # (set by the slowest item) follow.
@@ -812,13 +942,35 @@ OFFICE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 9}
 OFFICE_TAX = 0.06
 
 
+CLIP_LAMP = ("OF-LP-150", "Clip-on LED lamp", 29.00, 1, 6, True)
+
+
 def remove_params(size: int) -> dict[str, Any]:
-    return {"size": size, "skus": [row[0] for row in OFFICE_ITEMS[: OFFICE_LINES_BY_SIZE[size]]]}
+    return {
+        "size": size,
+        "skus": [row[0] for row in OFFICE_ITEMS[: OFFICE_LINES_BY_SIZE[size]]],
+        "qty": {},
+        "clip_lamp": False,
+    }
+
+
+def _office_rows(p: dict[str, Any]) -> list[tuple[str, str, float, int, int, bool]]:
+    """The cart's lines in catalog order: the chosen skus, quantities as changed, and the
+    clip-on lamp in the desk lamp's place once the shopper swaps them."""
+    rows = []
+    for row in OFFICE_ITEMS:
+        if row[0] not in p["skus"]:
+            continue
+        sku, name, price, qty, days, wrapped = (
+            CLIP_LAMP if row[0] == "OF-LP-210" and p["clip_lamp"] else row
+        )
+        rows.append((sku, name, price, p["qty"].get(sku, qty), days, wrapped))
+    return rows
 
 
 def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    rows = [row for row in OFFICE_ITEMS if row[0] in p["skus"]]
+    rows = _office_rows(p)
     subtotal = money(sum(price * qty for _, _, price, qty, _, _ in rows))
     units = sum(row[3] for row in rows)
     if size == 10:
@@ -988,6 +1140,41 @@ def remove_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def remove_followups(p: dict[str, Any]) -> list[Revision]:
+    gift = p["size"] >= 50
+
+    def put_lamp_back(q: dict[str, Any]) -> None:
+        q["skus"].append("OF-LP-210")
+
+    return [
+        Revision(
+            request="Make it two of the ergonomic mesh chairs, my partner wants one too.",
+            mutate=lambda q: q["qty"].update({"OF-CH-900": 2}),
+            direct="/items/0/qty",
+            theme="A second chair raises the item count, the line, tax and totals",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="The local shop sold out before I got there. Put the LED desk lamp back in the "
+            "order" + (", still as a gift for my sister." if gift else "."),
+            mutate=put_lamp_back,
+            direct="/items/1",
+            theme="The removed lamp comes back: count, totals, its gift wrapping and the 14-day ship "
+            "date return",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="Swap that lamp for the clip-on LED lamp instead: "
+            + ("OF-LP-150, $29, ships in 6 days. Still a gift." if gift else "$29."),
+            mutate=lambda q: q.update(clip_lamp=True),
+            direct="/items/1/name",
+            theme="A cheaper, faster lamp replaces the one just put back: its line, the wrap list, "
+            "totals and the ship and arrival dates follow",
+            pattern="substitution",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- cart-order-cancelled
 # Status flip: the order is cancelled before it ships; every line, the card authorization,
 # the shipment and the pending points move to their cancelled values; the last order stays.
@@ -1006,28 +1193,35 @@ CAMP_LINES: list[tuple[str, str, int, float, bool]] = [
 CAMP_LINES_BY_SIZE = {10: 2, 50: 4, 100: 8}
 
 
+# The order's state (what the shopper reports) -> order, payment and shipment statuses.
+CAMP_STATES: dict[str, tuple[str, str, str]] = {
+    "processing": ("processing", "authorized", "label created"),
+    "cancelled": ("cancelled", "voided", "cancelled"),
+    "shipped": ("shipped", "captured", "in transit"),
+    "delivered": ("delivered", "captured", "delivered"),
+}
+
+
 def cancel_params(size: int) -> dict[str, Any]:
-    return {"size": size, "cancelled": False}
+    return {"size": size, "state": "processing"}
 
 
 def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, cancelled = p["size"], p["cancelled"]
+    size, state = p["size"], p["state"]
+    cancelled = state == "cancelled"
     rows = CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]
-    order: dict[str, Any] = {
-        "number": "TR-58213",
-        "status": "cancelled" if cancelled else "processing",
-    }
-    payment: dict[str, Any] = {
-        "method": "Visa ending 4417",
-        "status": "voided" if cancelled else "authorized",
-    }
+    order_status, payment_status, shipment_status = CAMP_STATES[state]
+    order: dict[str, Any] = {"number": "TR-58213", "status": order_status}
+    payment: dict[str, Any] = {"method": "Visa ending 4417", "status": payment_status}
     shipment: dict[str, Any] = {
-        "status": "cancelled" if cancelled else "label created",
+        "status": shipment_status,
         "estimated_delivery": None if cancelled else "2025-05-07",
     }
 
     def status(backordered: bool) -> str:
-        return "cancelled" if cancelled else "backordered" if backordered else "processing"
+        if state != "processing":
+            return order_status
+        return "backordered" if backordered else "processing"
 
     if size == 10:
         return {
@@ -1056,7 +1250,10 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         "lines": lines,
         "payment": payment,
         "shipment": shipment,
-        "rewards": {"pending_points": 0 if cancelled else math.floor(total), "balance": 1240},
+        "rewards": {
+            "pending_points": 0 if state in ("cancelled", "delivered") else math.floor(total),
+            "balance": 1240 + (math.floor(total) if state == "delivered" else 0),
+        },
         "previous_order": {
             "number": "TR-55170",
             "status": "delivered",
@@ -1075,7 +1272,7 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         payment["billing_zip"] = "80304"
         shipment["ship_from"] = "Denver DC"
         art["backorder"] = {
-            "status": "cancelled" if cancelled else "backordered",
+            "status": "backordered" if state == "processing" else order_status,
             "expected_ship": None if cancelled else "2025-05-20",
             "items": [row[1] for row in rows if row[4]],
         }
@@ -1214,10 +1411,54 @@ def cancel_revision(p: dict[str, Any]) -> Revision:
         overrides["/backorder/expected_ship"] = regex(CLEARED)
     return Revision(
         request="I just cancelled order TR-58213 on the website; please mark it cancelled.",
-        mutate=lambda q: q.update(cancelled=True),
+        mutate=lambda q: q.update(state="cancelled"),
         direct="/order/status",
         overrides=overrides,
     )
+
+
+def cancel_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    backorder = (
+        " The backordered headlamps and filter came in early and went in the same box, so the "
+        "backorder shipped too."
+        if size == 100
+        else ""
+    )
+    restored = (
+        "processing, with the headlamps and filter backordered again"
+        if size == 100
+        else ("processing")
+    )
+    return [
+        Revision(
+            request="I called Trailhead and they reinstated TR-58213 before anything happened. Put it "
+            f"back the way it was before I cancelled: {restored}, the card authorized again, the "
+            "label and the delivery estimate back.",
+            mutate=lambda q: q.update(state="processing"),
+            direct="/order/status",
+            theme="Reinstating the cancelled order moves the lines, payment, shipment and points back "
+            "to their open values",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="It shipped today. Mark the order and every line shipped; the card charge is "
+            "captured now and the shipment is in transit, still due 2025-05-07." + backorder,
+            mutate=lambda q: q.update(state="shipped"),
+            direct="/order/status",
+            theme="Shipping the order moves every line, the payment and the shipment to their shipped "
+            "values",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="It arrived this afternoon. Mark the order delivered.",
+            mutate=lambda q: q.update(state="delivered"),
+            direct="/order/status",
+            theme="Delivery marks every line and the shipment delivered and releases the pending points "
+            "into the balance",
+            pattern="status_flip",
+        ),
+    ]
 
 
 SCENARIOS = [
@@ -1230,6 +1471,7 @@ SCENARIOS = [
         compute=drop_compute,
         conversation=drop_conversation,
         revision=drop_revision,
+        followups=drop_followups,
         notes="Unit price feeds line total, subtotal, savings, 8% tax, total, amount due and points; the "
         "kettle's alert triggers below $45. Wishlist prices and the grinder alert are distractors.",
     ),
@@ -1242,6 +1484,7 @@ SCENARIOS = [
         compute=ship_compute,
         conversation=ship_conversation,
         revision=ship_revision,
+        followups=ship_followups,
         notes="Crossing the $75 free-shipping threshold switches service, estimate and cost; the $150 free-gift "
         "threshold is not reached (only the remaining gap changes).",
     ),
@@ -1254,6 +1497,7 @@ SCENARIOS = [
         compute=swap_compute,
         conversation=swap_conversation,
         revision=swap_revision,
+        followups=swap_followups,
         notes="The new model comes as reference; the protection plan is 10% of the headphones' price, tax "
         "7.25% on everything, the package weight sums item weights. The color stays (same value).",
     ),
@@ -1266,6 +1510,7 @@ SCENARIOS = [
         compute=remove_compute,
         conversation=remove_conversation,
         revision=remove_revision,
+        followups=remove_followups,
         notes="Removed item was gift-wrapped and the slowest to ship: wrap list and cost, tax, totals, ship and "
         "arrival dates all follow. Assembly is paid separately (distractor).",
     ),
@@ -1278,6 +1523,7 @@ SCENARIOS = [
         compute=cancel_compute,
         conversation=cancel_conversation,
         revision=cancel_revision,
+        followups=cancel_followups,
         notes="Status-governed set stated in the conversation; prices, totals and tracking stay for the record, "
         "and the previous delivered order is a distractor.",
     ),

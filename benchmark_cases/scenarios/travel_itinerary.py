@@ -7,12 +7,23 @@ revision is the difference between two computations of the same rules.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from pytest_revprop.authoring.helpers import CLEARED, add_days, all_of, each, members, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import Override, Revision, Scenario, Turn, regex
 
 DOMAIN = "travel_itinerary"
+
+
+def _replayed(p: dict[str, Any], *edits: Any) -> dict[str, Any]:
+    """The inputs after ``edits`` (in-place mutations) applied one after another to a copy."""
+    q = copy.deepcopy(p)
+    for edit in edits:
+        edit(q)
+    return q
+
+
 # --------------------------------------------------------------------------- travel-group-headcount
 # Arithmetic: the number of travelers feeds every per-person cost, the totals and the bookings.
 
@@ -50,7 +61,8 @@ def headcount_compute(p: dict[str, Any]) -> dict[str, Any]:
     n, size, days = p["travelers"], p["size"], 3
     trip: dict[str, Any] = {"destination": "Lisbon", "travelers": n, "days": days}
     apartment: dict[str, Any] = {"name": "Alfama Rooftop Loft", "total_eur": 540}
-    flights: dict[str, Any] = {"fare_per_person_eur": 128, "total_eur": 128 * n}
+    fare = p.get("fare", 128)
+    flights: dict[str, Any] = {"fare_per_person_eur": fare, "total_eur": fare * n}
     food: dict[str, Any] = {"per_person_per_day_eur": 45, "total_eur": 45 * n * days}
     art: dict[str, Any] = {"trip": trip, "apartment": apartment, "flights": flights, "food": food}
     if size == 10:
@@ -75,11 +87,12 @@ def headcount_compute(p: dict[str, Any]) -> dict[str, Any]:
         }
         for name, pricing, price, date in activities
     ]
+    rides = 2 * -(-n // 8)  # to and from the airport, one van per 8 people
     art["airport_taxi"] = {
         "vehicle": "van, seats 8",
         "eur_per_ride": 35,
-        "rides": 2,
-        "total_eur": 70,
+        "rides": rides,
+        "total_eur": 35 * rides,
     }
     tables = HEADCOUNT_TABLES + (HEADCOUNT_TABLES_100 if size == 100 else [])
     art["restaurant_bookings"] = [
@@ -89,7 +102,11 @@ def headcount_compute(p: dict[str, Any]) -> dict[str, Any]:
     activities_total = sum(a["cost_eur"] for a in art["activities"])
     art["activities_total_eur"] = activities_total
     total = (
-        apartment["total_eur"] + flights["total_eur"] + food["total_eur"] + activities_total + 70
+        apartment["total_eur"]
+        + flights["total_eur"]
+        + food["total_eur"]
+        + activities_total
+        + art["airport_taxi"]["total_eur"]
     )
     art["total_eur"] = total
     art["per_person_eur"] = money(total / n)
@@ -240,6 +257,63 @@ def headcount_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def _headcount_summary(size: int, n: int, word: str) -> dict[str, Override]:
+    return {"/summary": regex(rf"(?i)\b({n}|{word})\b")} if size >= 50 else {}
+
+
+def headcount_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+
+    def f1(q: dict[str, Any]) -> None:
+        q.update(travelers=6)
+
+    def f2(q: dict[str, Any]) -> None:
+        q.update(travelers=9)
+
+    def f3(q: dict[str, Any]) -> None:
+        q.update(fare=149)
+
+    def f4(q: dict[str, Any]) -> None:
+        q.update(travelers=7)
+
+    return [
+        Revision(
+            request="And Marta's bringing her sister Carla, so make that six of us.",
+            mutate=f1,
+            direct="/trip/travelers",
+            overrides=_headcount_summary(size, 6, "six"),
+            theme="The headcount rises again (5 to 6): every per-person cost, the totals, the split and the "
+            "table bookings follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Three people from my old team heard about it and are coming too: we're nine now.",
+            mutate=f2,
+            direct="/trip/travelers",
+            overrides=_headcount_summary(size, 9, "nine"),
+            theme="Nine travelers no longer fit one 8-seat van: the airport rides double on top of every "
+            "per-person cost and total",
+            pattern="threshold",
+        ),
+        Revision(
+            request="TAP put the fare up: flights are €149 per person now.",
+            mutate=f3,
+            direct="/flights/fare_per_person_eur",
+            theme="A higher fare raises the flights total, the trip total and the per-person share",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Two of the nine dropped out, so we're seven after all.",
+            mutate=f4,
+            direct="/trip/travelers",
+            overrides=_headcount_summary(size, 7, "seven"),
+            theme="Back under eight people one van per ride will do again, and every per-person cost and total "
+            "comes down",
+            pattern="threshold",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- travel-hotel-swap
 # Substitution: the Kyoto hotel is swapped; its attributes, the costs it drives and every
 # place that names it follow. The Osaka hotel is a distractor.
@@ -309,9 +383,15 @@ def _stay(
     return stay
 
 
+def _kyoto_info(p: dict[str, Any]) -> dict[str, Any]:
+    """The Kyoto hotel's terms, with what a follow-up changed about them (``kyoto_terms``)."""
+    hotel = p["kyoto_hotel"]
+    return {**KYOTO_HOTELS[hotel], **p.get("kyoto_terms", {}).get(hotel, {})}
+
+
 def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, n = p["size"], p["travelers"]
-    kyoto = _stay("Kyoto", p["kyoto_hotel"], KYOTO_HOTELS[p["kyoto_hotel"]], 4, SWAP_ARRIVE, size)
+    kyoto = _stay("Kyoto", p["kyoto_hotel"], _kyoto_info(p), 4, SWAP_ARRIVE, size)
     stays = [kyoto]
     if size >= 50:
         stays.append(
@@ -353,7 +433,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     art["notes"] = ["JR Pass not worth it for this route", "Carry cash for temples"]
     if size == 100:
         art["notes"] += ["Most temples close around 17:00", "Tax-free shopping needs the passport"]
-    info = KYOTO_HOTELS[hotel]
+    info = _kyoto_info(p)
     plans = [
         f"Land at KIX 11:40, shuttle to {hotel}, check in from {info['check_in_time']}",
         "Fushimi Inari at dawn, Nishiki Market for lunch",
@@ -561,6 +641,62 @@ def swap_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def swap_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    old = KYOTO_HOTELS["Hotel Kamogawa Riverside"]
+    reference: dict[str, Any] = {
+        "hotel": "Hotel Kamogawa Riverside",
+        "neighborhood": old["neighborhood"],
+        "nightly_rate_usd": old["nightly_rate_usd"],
+        "breakfast_included": old["breakfast_included"],
+    }
+    back = {}
+    if size >= 50:
+        reference.update(check_in_time=old["check_in_time"], address=old["address"])
+        back["/days/0/plan"] = regex(all_of("kamogawa riverside", "15:00"))
+    if size == 100:
+        reference.update(phone=old["phone"], free_cancellation="until 3 days before arrival")
+
+    def f1(q: dict[str, Any]) -> None:
+        q["kyoto_terms"] = {"Gion Garden Inn": {"nightly_rate_usd": 190}}
+
+    def f2(q: dict[str, Any]) -> None:
+        q["kyoto_terms"]["Gion Garden Inn"]["breakfast_included"] = False
+
+    def f3(q: dict[str, Any]) -> None:
+        q.update(kyoto_hotel="Hotel Kamogawa Riverside")
+
+    return [
+        Revision(
+            request="Gion Garden Inn matched a lower price when I emailed them: $190 a night.",
+            mutate=f1,
+            direct="/stays/0/nightly_rate_usd",
+            theme="The new hotel's nightly rate drops; the Kyoto room cost, lodging, total and per-person share "
+            "follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Small catch: at that price breakfast isn't included at the Gion Garden Inn.",
+            mutate=f2,
+            direct="/stays/0/breakfast_included",
+            theme="Breakfast stops being included at the Kyoto hotel, so four mornings of breakfast join the "
+            "budget and the totals rise",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="Gion Garden Inn lost our reservation, so we're going back to Hotel Kamogawa Riverside. Its "
+            "details are below.",
+            mutate=f3,
+            direct="/stays/0/hotel",
+            overrides=back,
+            reference=reference,
+            theme="The swap is undone: the first hotel's terms come back and every place that names the Kyoto "
+            "hotel or depends on its rate follows",
+            pattern="substitution",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- travel-drop-excursion
 # Add/remove: one booked tour is dropped; the day that listed it, the tour totals and the
 # summary follow.
@@ -606,7 +742,8 @@ def ring_params(size: int) -> dict[str, Any]:
 
 def ring_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, n = p["size"], 2
-    tours = [t for t in RING_TOURS if t[0] in p["tours"]]
+    prices = p.get("prices", {})  # a follow-up's new price per person, by tour id
+    tours = [(i, nm, d, prices.get(i, pr)) for i, nm, d, pr in RING_TOURS if i in p["tours"]]
     trip: dict[str, Any] = {"route": "Iceland ring road", "travelers": n, "nights": 7}
     activities_usd = sum(price * n for _, _, _, price in tours)
     if size == 10:
@@ -776,6 +913,51 @@ def ring_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def ring_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    ids = RING_TOURS_BY_SIZE[size]
+
+    def summary(word: str, n: int) -> dict[str, Override]:
+        return {"/trip/summary": regex(rf"(?i)\b({n}|{word}) tours\b")} if size == 100 else {}
+
+    def f1(q: dict[str, Any]) -> None:
+        q["tours"].append("whale-watching")
+
+    def f2(q: dict[str, Any]) -> None:
+        q["prices"] = {"golden-circle": 99}
+
+    def f3(q: dict[str, Any]) -> None:
+        q["tours"].remove("golden-circle")
+
+    return [
+        Revision(
+            request="We changed our minds: Húsavík still has two spots, so book the whale watching again.",
+            mutate=f1,
+            direct=f"/activities/{ids.index('whale-watching')}",
+            overrides=summary("six", 6),
+            theme="The dropped tour is booked again: it returns to its day and the tour, trip and per-person "
+            "totals go back up",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="The Golden Circle tour went up to $99 per person.",
+            mutate=f2,
+            direct="/activities/0/price_per_person_usd",
+            theme="One tour's price rises; its cost for two, its day's spend and every total follow",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Actually, let's drop the Golden Circle tour; we'll drive that loop ourselves in the rental "
+            "car.",
+            mutate=f3,
+            direct="/activities/0",
+            overrides=summary("five", 5),
+            theme="The tour just re-priced is removed: it leaves its day and the totals drop by its new price",
+            pattern="add_remove",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- travel-child-fares
 # Threshold: a child's age crosses 12, so every booking whose child rate is "under 12" now
 # counts them as an adult; bookings with other age limits (under 18, 6-17, 12 and under) stay.
@@ -811,12 +993,13 @@ def fares_compute(p: dict[str, Any]) -> dict[str, Any]:
     ages = list(p["ages"].values())
     travelers = {"adults": 2, "children": [{"name": k, "age": v} for k, v in p["ages"].items()]}
     adult_t, child_t = _tickets(ages, 2, 11)
+    fare = p.get("adult_fare", 210)
     flights: dict[str, Any] = {
-        "adult_fare_eur": 210,
+        "adult_fare_eur": fare,
         "child_fare_eur": 160,
         "adult_tickets": adult_t,
         "child_tickets": child_t,
-        "total_eur": 210 * adult_t + 160 * child_t,
+        "total_eur": fare * adult_t + 160 * child_t,
     }
     art: dict[str, Any] = {"travelers": travelers, "flights": flights}
     if size == 10:
@@ -980,6 +1163,43 @@ def fares_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def fares_followups(p: dict[str, Any]) -> list[Revision]:
+    def f1(q: dict[str, Any]) -> None:
+        q.update(adult_fare=230)
+
+    def f2(q: dict[str, Any]) -> None:
+        q["ages"]["Emma"] = 9
+
+    def f3(q: dict[str, Any]) -> None:
+        q["ages"]["Emma"] = 12
+
+    return [
+        Revision(
+            request="ITA raised the adult fare to €230.",
+            mutate=f1,
+            direct="/flights/adult_fare_eur",
+            theme="A higher adult fare raises the flight total (Leo now pays it too) and the budget",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Our niece Emma, who's 9, is coming with us.",
+            mutate=f2,
+            direct="/travelers/children/2",
+            theme="A third child joins: she gets a child ticket wherever she is in the child band, and the "
+            "flight, booking and budget totals grow",
+            pattern="add_remove",
+        ),
+        Revision(
+            request="Correction on Emma: she's 12, not 9.",
+            mutate=f3,
+            direct="/travelers/children/2/age",
+            theme="The child just added is over the under-12 line: her flight, breakfast and under-12 bookings "
+            "move to adult rates, the other age rules keep her as a child",
+            pattern="threshold",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- travel-shift-departure
 # Temporal: the departure date moves by one day; every date stated relative to it (stays,
 # car, deadlines, day plan) shifts, while the Tattoo, the birthday dinner and the insurance
@@ -1007,14 +1227,28 @@ def shift_params(size: int) -> dict[str, Any]:
     return {"size": size, "start": "2025-08-04"}
 
 
+SKYE_FREE_DAY = "Free day on Skye"
+
+
+def _highland_stays(p: dict[str, Any]) -> list[tuple[str, str, int, int, str]]:
+    """The stays, with Skye (the last one) lengthened by a follow-up (``skye_nights``)."""
+    extra = p.get("skye_nights", 2) - 2
+    return [
+        (place, name, off, n + extra if place == "Isle of Skye" else n, ref)
+        for place, name, off, n, ref in HIGHLAND_STAYS
+    ]
+
+
 def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, start = p["size"], p["start"]
-    end = add_days(start, 6)
+    stays = _highland_stays(p)
+    nights = sum(n for *_, n, _ in stays)
+    end = add_days(start, nights)
     trip: dict[str, Any] = {
         "destination": "Scottish Highlands",
         "start_date": start,
         "end_date": end,
-        "nights": 6,
+        "nights": nights,
     }
     car: dict[str, Any] = {
         "company": "Arnold Clark",
@@ -1037,7 +1271,7 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
             "check_out": add_days(start, off + n),
             "nights": n,
         }
-        for place, name, off, n, _ in HIGHLAND_STAYS
+        for place, name, off, n, _ in stays
     ]
     skye_in = add_days(start, 4)
     art["deadlines"] = [
@@ -1055,13 +1289,19 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
         art["deadlines"].append(
             {"what": "Free cancellation at Craigatin House ends", "date": add_days(start, 3 - 2)}
         )
-        for stay, (*_, ref) in zip(art["stays"], HIGHLAND_STAYS, strict=True):
+        for stay, (*_, ref) in zip(art["stays"], stays, strict=True):
             stay["booking_ref"] = ref
+        free = nights - 6  # extra Skye days, kept free, before the last day
+        plans = [*HIGHLAND_PLANS[:6], *[SKYE_FREE_DAY] * free, *HIGHLAND_PLANS[6:]]
+        hours_by_day = [*HIGHLAND_DRIVE_HOURS[:6], *[0] * free, *HIGHLAND_DRIVE_HOURS[6:]]
         art["days"] = [
-            {"date": add_days(start, i), "base": _base_for(i), "plan": plan, "drive_hours": hours}
-            for i, (plan, hours) in enumerate(
-                zip(HIGHLAND_PLANS, HIGHLAND_DRIVE_HOURS, strict=True)
-            )
+            {
+                "date": add_days(start, i),
+                "base": _base_for(i, stays),
+                "plan": plan,
+                "drive_hours": hours,
+            }
+            for i, (plan, hours) in enumerate(zip(plans, hours_by_day, strict=True))
         ]
         art["reservations"] = [
             {
@@ -1094,8 +1334,8 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
     return art
 
 
-def _base_for(day: int) -> str:
-    for place, _, off, nights, _ in HIGHLAND_STAYS:
+def _base_for(day: int, stays: list[tuple[str, str, int, int, str]]) -> str:
+    for place, _, off, nights, _ in stays:
         if off <= day < off + nights:
             return place
     return "home"
@@ -1215,6 +1455,61 @@ def shift_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def shift_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    nights = "/trip/nights" if size == 10 else "/stays/2/nights"
+
+    def f1(q: dict[str, Any]) -> None:
+        q.update(skye_nights=3)
+
+    def f2(q: dict[str, Any]) -> None:
+        q.update(start="2025-08-04")
+
+    def f3(q: dict[str, Any]) -> None:
+        q.update(skye_nights=2)
+
+    free_day = {}
+    if size == 100:
+        day = shift_compute(_replayed(p, lambda q: q.update(start="2025-08-05"), f1))["days"][6]
+        free_day["/days/6"] = regex(
+            all_of(
+                rf'"date":\s*"{day["date"]}"',
+                r'"base":\s*"Isle of Skye"',
+                r'"plan":\s*"[^"]*free[^"]*skye',
+                r'"drive_hours":\s*0(\.0)?\s*[,}]',
+            )
+        )
+    return [
+        Revision(
+            request="Let's add a night on Skye, so three nights there and we fly home a day later; the extra day "
+            "is a free day on Skye, no driving.",
+            mutate=f1,
+            direct=nights,
+            overrides=free_day,
+            theme="One more night at the last stop: the trip's nights, the end date, the car return, the pet "
+            "sitter and the day plan stretch by a day",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Work gave us the 4th off after all, so we leave on 4 August again. Keep the extra night on "
+            "Skye.",
+            mutate=f2,
+            direct="/trip/start_date",
+            theme="The departure moves back a day (undoing the first change): every departure-relative date, "
+            "including the ones the extra night moved, shifts back",
+            pattern="temporal",
+        ),
+        Revision(
+            request="Sam's conference moved, so we need to be home a day earlier: back to two nights on Skye.",
+            mutate=f3,
+            direct=nights,
+            theme="The added night is taken back: the free day goes, and the end date, car return and pet "
+            "sitter move a day earlier",
+            pattern="temporal",
+        ),
+    ]
+
+
 # --------------------------------------------------------------------------- travel-riad-confirmed
 # Status flip: a booking on hold is confirmed; its deposit, balance, hold date and free
 # cancellation date move together, and the payment summary and checklist follow.
@@ -1272,7 +1567,12 @@ def _booking(
 
 def riad_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    stays = [s for s in MOROCCO_STAYS if s[0] in MOROCCO_STAYS_BY_SIZE[size]]
+    prices = p.get("prices", {})  # a follow-up's new total, by stay name
+    stays = [
+        (*s[:4], prices.get(s[0], s[4]), *s[5:])
+        for s in MOROCCO_STAYS
+        if s[0] in MOROCCO_STAYS_BY_SIZE[size]
+    ]
     bookings = [_booking(s, p["status"][s[0]], size) for s in stays]
     if size == 10:
         return {"travelers": 2, "booking": bookings[0]}
@@ -1433,6 +1733,56 @@ def riad_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def riad_followups(p: dict[str, Any]) -> list[Revision]:
+    size = p["size"]
+    booking = "/booking" if size == 10 else "/bookings/2"
+
+    def line(n: int, word: str) -> dict[str, Override]:
+        return (
+            {"/trip/status_line": regex(rf"(?i)\b({n}|{word}) of (4|four)\b")}
+            if size == 100
+            else {}
+        )
+
+    def f1(q: dict[str, Any]) -> None:
+        q["status"]["Riad Yasmine"] = "on hold"
+
+    def f2(q: dict[str, Any]) -> None:
+        q["prices"] = {"Riad Yasmine": 840}
+
+    def f3(q: dict[str, Any]) -> None:
+        q["status"]["Riad Yasmine"] = "confirmed"
+
+    return [
+        Revision(
+            request="Scratch that, the email was about another guest's booking: Riad Yasmine is still on hold "
+            "until 15 March.",
+            mutate=f1,
+            direct=f"{booking}/status",
+            overrides={f"{booking}/free_cancellation_until": regex(CLEARED), **line(1, "one")},
+            theme="The confirmation is taken back: the deposit is undone, the hold date returns, the cancellation "
+            "date clears and the payment totals and checklist follow",
+            pattern="status_flip",
+        ),
+        Revision(
+            request="Riad Yasmine dropped the price for our dates: €840 in total.",
+            mutate=f2,
+            direct=f"{booking}/total_eur",
+            theme="A lower total on a booking still on hold lowers what is due at check-in; nothing is charged yet",
+            pattern="arithmetic",
+        ),
+        Revision(
+            request="Now it's real: Riad Yasmine has confirmed our booking.",
+            mutate=f3,
+            direct=f"{booking}/status",
+            overrides={f"{booking}/hold_expires": regex(CLEARED), **line(2, "two")},
+            theme="The booking confirms at its new price: the deposit is 30% of the lowered total, the hold "
+            "clears, cancellation opens and the totals follow",
+            pattern="status_flip",
+        ),
+    ]
+
+
 SCENARIOS = [
     Scenario(
         id="travel-group-headcount",
@@ -1443,6 +1793,7 @@ SCENARIOS = [
         compute=headcount_compute,
         conversation=headcount_conversation,
         revision=headcount_revision,
+        followups=headcount_followups,
         notes="Per-person prices multiply by the headcount; the apartment, taxi and group tours are flat "
         "prices and stay (distractors).",
     ),
@@ -1455,6 +1806,7 @@ SCENARIOS = [
         compute=swap_compute,
         conversation=swap_conversation,
         revision=swap_revision,
+        followups=swap_followups,
         notes="The new hotel's data comes as reference; room cost is rate x nights and the breakfast budget "
         "depends on whether breakfast is included. The Osaka hotel is a distractor.",
     ),
@@ -1467,6 +1819,7 @@ SCENARIOS = [
         compute=ring_compute,
         conversation=ring_conversation,
         revision=ring_revision,
+        followups=ring_followups,
         notes="Removing one activity: the day's tour list loses its id, the per-day spend and the totals drop; "
         "the other tour booked the same day stays.",
     ),
@@ -1479,6 +1832,7 @@ SCENARIOS = [
         compute=fares_compute,
         conversation=fares_conversation,
         revision=fares_revision,
+        followups=fares_followups,
         notes="Age threshold: 'under 12' rates (flights, breakfast, pizza class, gelato) flip to adult; "
         "'under 18', '6 to 17' and '12 and under' rates are distractors that do not change.",
     ),
@@ -1491,6 +1845,7 @@ SCENARIOS = [
         compute=shift_compute,
         conversation=shift_conversation,
         revision=shift_revision,
+        followups=shift_followups,
         notes="Stays, car, deadlines, day plan and pet sitter are offsets from the departure date; the Tattoo, "
         "the birthday dinner and the insurance deadline are absolute dates and stay.",
     ),
@@ -1503,6 +1858,7 @@ SCENARIOS = [
         compute=riad_compute,
         conversation=riad_conversation,
         revision=riad_revision,
+        followups=riad_followups,
         notes="On hold -> confirmed moves deposit, balance, hold date and cancellation date together, plus the "
         "payment totals and the checklist; the other bookings still on hold are distractors.",
     ),

@@ -132,7 +132,7 @@ def _followups(
             "theme": revision.theme,
         }
         _check_words({"request": revision.request, "conversation": []}, here)
-        _check_followup(case, followup, literal, here)
+        _check_followup(case, [*out, followup], literal, here)
         out.append(followup)
         artifact = revised
     return out
@@ -220,13 +220,17 @@ def _check_scoring(case: dict[str, Any], literal: list[dict[str, Any]], where: s
 
 
 def _check_followup(
-    case: dict[str, Any], followup: dict[str, Any], literal: list[dict[str, Any]], where: str
+    case: dict[str, Any],
+    followups: list[dict[str, Any]],
+    literal: list[dict[str, Any]],
+    where: str,
 ) -> None:
-    """A follow-up checked as a single revision of its own artifact: its gold applies and
+    """The last of ``followups`` checked as a single revision of its own artifact (the chain
+    before it loads with it, so the case format's follow-up rules apply): its gold applies and
     passes the case format's gold rules, its literal gold completes it, its direct ops do not."""
-    plain = json.loads(json.dumps({**case, "followups": [followup]}))
+    plain = json.loads(json.dumps({**case, "followups": followups}))
     try:
-        parsed = Case.from_dict(plain).followups[0]
+        parsed = Case.from_dict(plain).followups[-1]
     except CaseError as exc:
         raise ScenarioError(f"{where}: the follow-up does not load: {exc}") from None
     view = dataclasses.replace(

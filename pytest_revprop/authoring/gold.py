@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_revprop.authoring.scenario import Override, Revision, ScenarioError
 from pytest_revprop.core.patching import PatchError, apply_operations
+from pytest_revprop.core.scoring import regex_passes
 from pytest_revprop.util.jsonutil import MISSING, child_pointer, json_equal, resolve
 
 
@@ -203,12 +204,10 @@ def _check_matcher(ov: Override, op: Mapping[str, Any], new_artifact: Any, where
         if not isinstance(ov.value, str):
             raise ScenarioError(f"{where}: regex for {path} must be a string")
         try:
-            found = re.search(
-                ov.value, op["value"] if isinstance(op["value"], str) else json.dumps(op["value"])
-            )
+            re.compile(ov.value)
         except re.error as exc:
             raise ScenarioError(f"{where}: bad regex for {path}: {exc}") from None
-        if not found:
+        if not regex_passes(ov.value, op["value"]):  # as scoring reads it: compact JSON
             raise ScenarioError(
                 f"{where}: regex {ov.value!r} for {path} does not match the computed value {op['value']!r}"
             )

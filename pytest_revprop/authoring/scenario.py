@@ -76,7 +76,8 @@ class Revision:
     has the scenario's theme)."""
     pattern: str = ""
     """The follow-up's propagation pattern (one of vocabulary.PATTERNS): required of a
-    follow-up, counted by ``revprop cases stats``; not written into the case file."""
+    follow-up, counted by ``revprop cases check`` and ``build --check``; not written into the
+    case file."""
 
     def direct_paths(self) -> tuple[str, ...]:
         """The gold paths the request names, as a tuple (``direct`` may be one or several)."""

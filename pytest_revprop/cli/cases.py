@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pytest_revprop.authoring.assembly import build_case
 from pytest_revprop.authoring.build import (
@@ -24,8 +25,13 @@ from pytest_revprop.authoring.build import (
     write_text,
 )
 from pytest_revprop.authoring.checkout import cases_folder
-from pytest_revprop.authoring.counts import case_stats, format_stats
-from pytest_revprop.authoring.scenario import ScenarioError
+from pytest_revprop.authoring.counts import (
+    case_stats,
+    followup_counts,
+    format_followup_counts,
+    format_stats,
+)
+from pytest_revprop.authoring.scenario import Scenario, ScenarioError
 from pytest_revprop.authoring.split import Split, moves, read_split
 from pytest_revprop.core.cases import SPLIT_FILE, load_cases
 from pytest_revprop.errors import UserError
@@ -146,6 +152,12 @@ def _build_command(out: Path | None, check: bool, keep_going: bool) -> int:
         diffs = differences(target, {**result.files, SPLIT_FILE: result.split_file})
         for line in diffs:
             print(line)
+        built = [
+            (s, {size: json.loads(result.files[f"{s.id}/{size}.json"]) for size in SIZES})
+            for s in scenarios
+            if f"{s.id}/{SIZES[0]}.json" in result.files
+        ]
+        print(format_followup_counts(followup_counts(built)))
         print(f"{len(result.files)} case files expected, {len(diffs)} difference(s)")
         return 1 if diffs or result.errors else 0
     _write(target, result)
@@ -202,6 +214,7 @@ def _check_command(names: Sequence[str]) -> int:
     if not scenarios and not mine:
         raise UserError(f"no scenario matches {' '.join(names)}")
     failed = len(mine)
+    built: list[tuple[Scenario, dict[int, dict[str, Any]]]] = []
     for scenario in scenarios:
         try:
             cases = [build_case(scenario, size) for size in SIZES]
@@ -219,6 +232,8 @@ def _check_command(names: Sequence[str]) -> int:
             for c in cases
         )
         print(f"ok   {scenario.id:<40} gold ops {counts}")
+        built.append((scenario, {c["size"]: c for c in cases}))
+    print(format_followup_counts(followup_counts(built)))
     print(f"{len(scenarios) + len(mine) - failed} ok, {failed} failed")
     return 1 if failed else 0
 

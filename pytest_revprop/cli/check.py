@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.cli.args import STDIN, OneLineParser, read_reply
+from pytest_revprop.cli.args import STDIN, OneLineParser, read_reply, whole_number
 from pytest_revprop.core.cases import Case, CaseError, load_case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import MERGE_RULES, SCORE_FIELDS
@@ -64,15 +64,39 @@ def score_main(argv: Sequence[str]) -> int:
         "reply", metavar="REPLY", help="a text file with the model's raw reply ('-': stdin)"
     )
     parser.add_argument("--details", action="store_true", help="include reason and findings")
+    parser.add_argument(
+        "--turn",
+        type=whole_number(0),
+        default=0,
+        metavar="N",
+        help="score a reply to turn N of the case's revision chain (0: its own revision; N: its"
+        " N-th follow-up) as the teacher protocol asks it: from the canonical document before"
+        " that turn, after the earlier turns answered by their canonical patches",
+    )
     args = parser.parse_args(argv)
     from pytest_revprop.core.scoring import score_reply
 
-    case = _case(args.case)
+    case = _turn_case(_case(args.case), args.turn)
     score = score_reply(case, read_reply(args.reply)).to_dict()
     if not args.details:
         score = {k: score[k] for k in SCORE_FIELDS}
     print(json.dumps(score, ensure_ascii=False))
     return 0
+
+
+def _turn_case(case: Case, turn: int) -> Case:
+    """``case`` as turn ``turn`` of its chain is scored in the teacher protocol."""
+    if turn == 0:
+        return case
+    if turn > len(case.followups):
+        raise UserError(
+            f"case {case.id} has {len(case.followups)} follow-up(s): --turn takes 0 to"
+            f" {len(case.followups)}, not {turn}"
+        )
+    from pytest_revprop.core.chain import chain_turns, teacher_patch, turn_view
+
+    start = chain_turns(case)[turn].artifact
+    return turn_view(case, turn, start, [teacher_patch(case, j) for j in range(turn)])
 
 
 def merge_main(argv: Sequence[str]) -> int:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
@@ -23,11 +22,11 @@ from pytest_revprop.core.case_rules import (
     check_replay,
     reference_problem,
 )
+from pytest_revprop.core.case_schema import case_schema, schema_error_text, schema_problem
 from pytest_revprop.core.selection import by_split_and_size
 from pytest_revprop.errors import UserError
 from pytest_revprop.util.jsonutil import (
     MISSING,
-    child_pointer,
     leaf_count,
     loads_strict,
 )
@@ -311,98 +310,13 @@ class CaseSet:
     errors: list[CaseError]
 
 
-@cache
-def _validator() -> Any:
-    import jsonschema
-
-    schema_text = resources.files("pytest_revprop").joinpath("schema/case.schema.json").read_text()
-    schema = json.loads(schema_text)
-    return jsonschema.Draft7Validator(schema)
-
-
-def case_schema() -> dict[str, Any]:
-    """The shipped JSON Schema for case files."""
-    schema: dict[str, Any] = _validator().schema
-    return schema
-
-
-def _pointer(parts: Iterable[Any]) -> str:
-    pointer = ""
-    for part in parts:
-        pointer = child_pointer(pointer, part)
-    return pointer
-
-
-@cache
-def _fast_validator() -> tuple[Any, type[Exception]]:
-    """The compiled schema and the exception it raises (of the module it was compiled with,
-    which stays right if ``fastjsonschema`` is imported again, as an in-process pytester run
-    does)."""
-    import fastjsonschema
-
-    return fastjsonschema.compile(case_schema()), fastjsonschema.JsonSchemaException
-
-
 def _check_schema(data: Any, name: str) -> None:
     found = check_value(data)  # first: the schema validators recurse
     if found is not None:
         raise CaseError(name, "schema", found[0], found[1])
-    validate, invalid = _fast_validator()
-    try:
-        validate(data)
-        fast_ok = True
-    except invalid:
-        fast_ok = False
-    errors = (
-        []
-        if fast_ok
-        else sorted(
-            _validator().iter_errors(data),
-            key=lambda e: (len(e.absolute_path), str(e.absolute_path)),
-        )
-    )
-    if errors:
-        err = errors[0]
-        raise CaseError(name, "schema", _pointer(err.absolute_path), schema_error_text(err))
-
-
-def _brief(value: Any, limit: int = 60) -> str:
-    """A value as a message quotes it: JSON, cut; an object or array only named, never
-    dumped (it may be the whole artifact)."""
-    if isinstance(value, dict):
-        return f"an object with {len(value)} member(s)"
-    if isinstance(value, list):
-        return f"an array of {len(value)} item(s)"
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def schema_error_text(error: Any) -> str:
-    """A jsonschema error in one line that quotes at most a short value: jsonschema's own
-    message prints the Python repr of the offending instance, which for a whole artifact or
-    gold runs to thousands of characters."""
-    kind, expected, instance = error.validator, error.validator_value, error.instance
-    if kind == "required" and isinstance(instance, dict):
-        missing = [n for n in expected if n not in instance]
-        return f"{missing[0] if missing else expected[0]} is required"
-    if kind == "additionalProperties" and isinstance(instance, dict):
-        allowed = set(error.schema.get("properties", {}))
-        extra = sorted(k for k in instance if k not in allowed)
-        return f"{', '.join(extra[:5]) or 'a member'}: not allowed here"
-    if kind == "type":
-        wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        return f"{_brief(instance)} is not of type {wanted}"
-    if kind == "enum":
-        return f"{_brief(instance)} is not one of {', '.join(map(str, expected))}"
-    if kind == "pattern":
-        return f"{_brief(instance)} does not have the required form ({expected})"
-    if kind in ("minLength", "minItems") and expected == 1:
-        return f"{_brief(instance)} should be non-empty"
-    if kind in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"):
-        return f"{_brief(instance)} breaks {kind} {expected}"
-    if kind == "const":
-        return f"{_brief(instance)} is not {_brief(expected)}"
-    return f"{_brief(instance)} breaks the schema's {kind!r} rule"
+    problem = schema_problem(data)
+    if problem is not None:
+        raise CaseError(name, "schema", *problem)
 
 
 def _short(text: str, limit: int = 200) -> str:

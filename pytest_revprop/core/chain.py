@@ -102,12 +102,27 @@ def _single(case: Case, turn: ChainTurn) -> Case:
 
 def canonical_after(case: Case, index: int) -> Any:
     """The canonical document after turn ``index``: the artifact of the next follow-up, or
-    for the last turn its literal gold (regex places by an example) applied."""
-    if index < len(case.followups):
-        _turn(case, index)
-        return case.followups[index].artifact
-    single = _single(case, _turn(case, index))
-    return apply_operations(single.artifact, literal_gold_patch(single) or single.gold_patch)
+    for the last turn its literal gold (regex places by an example) applied. Shared: callers
+    must not modify it."""
+    return _canonical(case, index)[1]
+
+
+_CANONICAL: Memo[tuple[int, int], tuple[Case, Any, list[dict[str, Any]] | None]] = Memo(4096)
+"""By ``(id(case), index)``: the case, the document after the turn and the turn's concrete
+gold operations (None: they do not make it); an entry holds its case, so its id stays."""
+
+
+def _canonical(case: Case, index: int) -> tuple[Case, Any, list[dict[str, Any]] | None]:
+    def make() -> tuple[Case, Any, list[dict[str, Any]] | None]:
+        turn = _turn(case, index)
+        if index < len(case.followups):
+            after = case.followups[index].artifact
+        else:
+            single = _single(case, turn)
+            after = apply_operations(turn.artifact, literal_gold_patch(single) or single.gold_patch)
+        return case, after, _concrete(turn, after)
+
+    return _CANONICAL.get((id(case), index), make)
 
 
 def teacher_patch(case: Case, index: int) -> list[dict[str, Any]]:
@@ -115,17 +130,15 @@ def teacher_patch(case: Case, index: int) -> list[dict[str, Any]]:
     after it: the turn's gold operations with each value read from the document after (never
     a matcher's pattern), or ``patching.diff`` of the two documents when those do not make it
     exactly."""
-    concrete = _concrete(case, index)
+    _, after, concrete = _canonical(case, index)
     if concrete is not None:
-        return concrete
-    return diff(_turn(case, index).artifact, canonical_after(case, index))
+        return copy_json(concrete)  # type: ignore[no-any-return]
+    return diff(_turn(case, index).artifact, after)
 
 
-def _concrete(case: Case, index: int) -> list[dict[str, Any]] | None:
-    """The turn's gold operations, one for one, with values read from the canonical document
-    after it; None when they do not make that document exactly."""
-    turn = _turn(case, index)
-    after = canonical_after(case, index)
+def _concrete(turn: ChainTurn, after: Any) -> list[dict[str, Any]] | None:
+    """The turn's gold operations, one for one, with values read from ``after``, the
+    canonical document after it; None when they do not make that document exactly."""
     patch: list[dict[str, Any]] = []
     state = turn.artifact
     try:
@@ -159,11 +172,12 @@ def reference_patch(case: Case, index: int, solver: str) -> list[dict[str, Any]]
     if solver != "direct-only":
         raise ValueError(f"unknown reference solver {solver!r}")
     turn = _turn(case, index)
-    concrete = _concrete(case, index)
+    concrete = _canonical(case, index)[2]
     if concrete is None:
         single = _single(case, turn)
         concrete = literal_gold_patch(single) or single.gold_patch
-    return [op for op, gold in zip(concrete, turn.gold, strict=True) if gold.kind == "direct"]
+    direct = [op for op, gold in zip(concrete, turn.gold, strict=True) if gold.kind == "direct"]
+    return copy_json(direct)  # type: ignore[no-any-return]
 
 
 def turn_view(

@@ -150,3 +150,27 @@ def test_validate_score_and_merge_load_neither_litellm_nor_matplotlib(tmp_path: 
         [sys.executable, "-c", code, str(case), str(reply)], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_score_turn_scores_a_follow_up_from_the_canonical_document_before_it(
+    revprop: Any, tmp_path: Path
+) -> None:
+    from pytest_revprop.core.cases import BENCHMARK_DIR, load_case
+    from pytest_revprop.core.chain import teacher_patch
+
+    path = BENCHMARK_DIR / "cart-free-shipping" / "10.json"
+    case = load_case(path)
+    last = len(case.followups)
+    assert last >= 3
+    right = reply_file(tmp_path, "right.txt", json.dumps(teacher_patch(case, 2)))
+    first = reply_file(tmp_path, "first.txt", json.dumps(case.gold_patch))
+    verdict = json.loads(revprop("score", "--turn", "2", str(path), str(right)).stdout)
+    assert verdict["completed"] and verdict["valid"]
+    assert not json.loads(revprop("score", str(path), str(right)).stdout)["completed"]
+    assert not json.loads(revprop("score", "--turn", "2", str(path), str(first)).stdout)[
+        "completed"
+    ]
+    refused = revprop("score", "--turn", str(last + 1), str(path), str(right))
+    assert refused.returncode == 2
+    assert f"has {last} follow-up(s): --turn takes 0 to {last}" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1

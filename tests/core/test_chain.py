@@ -547,3 +547,25 @@ def test_the_gold_solver_makes_no_regression(make: Callable[[], Case]) -> None:
         assert turn_regressions(case, turn.index, document, patch) == []  # free
         document = apply_patch(document, patch)
         assert judge_free(case, turn.index, document).completed
+
+
+def test_an_optional_strict_place_the_canonical_document_left_alone() -> None:
+    memo = {"op": "replace", "path": "/memo", "value": "n is 2", "kind": "cascade"}
+    memo["optional"] = True
+    case = chain_case(
+        {"n": 1, "memo": "n is 1", "k": 0},
+        [
+            # the canonical document after turn 0 keeps the memo (the option not taken)
+            (
+                "n to 2",
+                [{"op": "replace", "path": "/n", "value": 2, "kind": "direct"}, memo],
+                [{"op": "replace", "path": "/n", "value": 2}],
+            ),
+            ("k to 1", [{"op": "replace", "path": "/k", "value": 1, "kind": "direct"}], None),
+        ],
+    )
+    assert isinstance(case, Case)
+    assert case.followups[0].artifact["memo"] == "n is 1"
+    for memo_value in ("n is 1", "n is 2"):
+        assert judge_free(case, 1, {"n": 2, "memo": memo_value, "k": 1}).completed
+    assert not judge_free(case, 1, {"n": 2, "memo": "n is 3", "k": 1}).completed

@@ -4,9 +4,9 @@ command run as a real server process, and a Chromium page driven by Playwright."
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from helpers.chromium import CHROMIUM
-from pytest_revprop.core.cases import BENCHMARK_DIR
+from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case
 
 BROWSER_TESTS = [
     pytest.mark.slow,
@@ -35,12 +35,25 @@ DEV_CASES = (
 )
 
 
+def single_revision(data: dict[str, Any]) -> dict[str, Any]:
+    """A shipped case's file data without its follow-ups: the annotation tests edit the first
+    revision's gold, which a chain's follow-ups would (rightly) refuse: rule followup-previous."""
+    return {k: v for k, v in data.items() if k != "followups"}
+
+
+def shipped_case(case_id: str) -> dict[str, Any]:
+    """A shipped case's file data as a single revision (:func:`single_revision`)."""
+    data = json.loads((BENCHMARK_DIR / f"{case_id}.json").read_text("utf-8"))
+    return single_revision(data)
+
+
 def copy_cases(folder: Path, ids: Sequence[str] = DEV_CASES) -> Path:
-    """Copies of shipped case files under ``folder``, at ``<scenario>/<size>.json``."""
+    """Copies of shipped case files under ``folder``, at ``<scenario>/<size>.json``, as single
+    revisions (:func:`single_revision`)."""
     for case_id in ids:
         target = folder / f"{case_id}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(BENCHMARK_DIR / f"{case_id}.json", target)
+        target.write_text(dump_case(shipped_case(case_id)), encoding="utf-8")
     return folder
 
 

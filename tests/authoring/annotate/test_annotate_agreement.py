@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.annotate_helpers import single_revision
 
 from pytest_revprop.authoring.annotate.agreement import agreement
 from pytest_revprop.cli.annotate import annotate_main
@@ -22,7 +22,7 @@ def _copy_dev(folder: Path) -> Path:
         if case.split == "dev" and case.source is not None:
             target = folder / case.source.relative_to(BENCHMARK_DIR)
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(case.source, target)
+            target.write_text(dump_case(single_revision(case.to_dict())), encoding="utf-8")
     return folder
 
 

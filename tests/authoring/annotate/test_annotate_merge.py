@@ -10,20 +10,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers.annotate_helpers import copy_cases, with_client
+from helpers.annotate_helpers import copy_cases, shipped_case, with_client
 
 from pytest_revprop.authoring.annotate.app import make_app
 from pytest_revprop.authoring.annotate.assist import Assistant
 from pytest_revprop.authoring.annotate.store import CaseStore
 from pytest_revprop.authoring.annotate.threeway import merge_case, new_saves
-from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case
+from pytest_revprop.core.cases import dump_case
 
 CART = "cart-order-cancelled/10"
 
 
 def _base() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((BENCHMARK_DIR / f"{CART}.json").read_text("utf-8"))
-    return data
+    return shipped_case(CART)
 
 
 def _with(data: dict[str, Any], index: int, value: Any) -> dict[str, Any]:
@@ -131,8 +130,7 @@ def test_the_saves_made_meanwhile_are_named_and_the_route_merges_with_the_disk(
 
 
 def _case(case_id: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((BENCHMARK_DIR / f"{case_id}.json").read_text("utf-8"))
-    return data
+    return shipped_case(case_id)
 
 
 def _paths(data: dict[str, Any] | None) -> list[str]:
