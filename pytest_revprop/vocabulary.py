@@ -47,6 +47,15 @@ DEFAULT_K: Final = 5
 BENCHMARK_SIZES: Final[tuple[int, ...]] = (10, 50, 100)
 """Leaf counts of the shipped benchmark's three cases per scenario."""
 
+# --------------------------------------------------------------------------- chains
+
+ChainProtocol = Literal["off", "teacher", "free"]
+"""How a run treats the follow-ups of its cases (docs/interfaces.md, "Revision chains"): not at
+all (``off``, one revision per item), each turn from the canonical document before it
+(``teacher``), or each turn from the model's own document after the one before (``free``)."""
+CHAIN_PROTOCOLS: Final[tuple[ChainProtocol, ...]] = get_args(ChainProtocol)
+CHAIN_OFF: Final = "off"
+
 # --------------------------------------------------------------------------- cases
 
 Domain = Literal[

@@ -19,13 +19,20 @@ from typing import Any
 
 from pytest_revprop.core.cases import Case, GoldOp, Turn
 from pytest_revprop.core.outcome import Outcome
-from pytest_revprop.core.patching import PatchError, apply_operations, check_operations, diff
+from pytest_revprop.core.patching import (
+    PatchError,
+    apply_operations,
+    check_operations,
+    copy_json,
+    diff,
+)
 from pytest_revprop.core.scoring import (
     GoldPlace,
     Judge,
     Score,
     array_parent,
     gold_geometry,
+    gold_places,
     literal_gold_patch,
     shift_pointer,
 )
@@ -40,6 +47,7 @@ __all__ = [
     "chain_turns",
     "judge_free",
     "map_pointer",
+    "reference_patch",
     "teacher_patch",
     "turn_regressions",
     "turn_view",
@@ -94,12 +102,27 @@ def _single(case: Case, turn: ChainTurn) -> Case:
 
 def canonical_after(case: Case, index: int) -> Any:
     """The canonical document after turn ``index``: the artifact of the next follow-up, or
-    for the last turn its literal gold (regex places by an example) applied."""
-    if index < len(case.followups):
-        _turn(case, index)
-        return case.followups[index].artifact
-    single = _single(case, _turn(case, index))
-    return apply_operations(single.artifact, literal_gold_patch(single) or single.gold_patch)
+    for the last turn its literal gold (regex places by an example) applied. Shared: callers
+    must not modify it."""
+    return _canonical(case, index)[1]
+
+
+_CANONICAL: Memo[tuple[int, int], tuple[Case, Any, list[dict[str, Any]] | None]] = Memo(4096)
+"""By ``(id(case), index)``: the case, the document after the turn and the turn's concrete
+gold operations (None: they do not make it); an entry holds its case, so its id stays."""
+
+
+def _canonical(case: Case, index: int) -> tuple[Case, Any, list[dict[str, Any]] | None]:
+    def make() -> tuple[Case, Any, list[dict[str, Any]] | None]:
+        turn = _turn(case, index)
+        if index < len(case.followups):
+            after = case.followups[index].artifact
+        else:
+            single = _single(case, turn)
+            after = apply_operations(turn.artifact, literal_gold_patch(single) or single.gold_patch)
+        return case, after, _concrete(turn, after)
+
+    return _CANONICAL.get((id(case), index), make)
 
 
 def teacher_patch(case: Case, index: int) -> list[dict[str, Any]]:
@@ -107,8 +130,15 @@ def teacher_patch(case: Case, index: int) -> list[dict[str, Any]]:
     after it: the turn's gold operations with each value read from the document after (never
     a matcher's pattern), or ``patching.diff`` of the two documents when those do not make it
     exactly."""
-    turn = _turn(case, index)
-    after = canonical_after(case, index)
+    _, after, concrete = _canonical(case, index)
+    if concrete is not None:
+        return copy_json(concrete)  # type: ignore[no-any-return]
+    return diff(_turn(case, index).artifact, after)
+
+
+def _concrete(turn: ChainTurn, after: Any) -> list[dict[str, Any]] | None:
+    """The turn's gold operations, one for one, with values read from ``after``, the
+    canonical document after it; None when they do not make that document exactly."""
     patch: list[dict[str, Any]] = []
     state = turn.artifact
     try:
@@ -121,13 +151,33 @@ def teacher_patch(case: Case, index: int) -> list[dict[str, Any]]:
             if gold.op != "remove":
                 value = resolve(after, path)
                 if value is MISSING:
-                    return diff(turn.artifact, after)
+                    return None
                 op["value"] = copy.deepcopy(value)
             state = apply_operations(state, [op])
             patch.append(op)
     except PatchError:
-        return diff(turn.artifact, after)
-    return patch if json_equal(state, after) else diff(turn.artifact, after)
+        return None
+    return patch if json_equal(state, after) else None
+
+
+def reference_patch(case: Case, index: int, solver: str) -> list[dict[str, Any]]:
+    """What a reference solver (``methods.REFERENCE_SOLVERS``) answers at turn ``index`` of a
+    chain, whichever document it starts from: ``gold`` the teacher patch, ``noop`` ``[]``,
+    ``direct-only`` the turn's direct operations with the teacher patch's values (the gold's
+    own values, regex ones by an example, when the teacher patch is a diff)."""
+    if solver == "noop":
+        return []
+    if solver == "gold":
+        return teacher_patch(case, index)
+    if solver != "direct-only":
+        raise ValueError(f"unknown reference solver {solver!r}")
+    turn = _turn(case, index)
+    concrete = _canonical(case, index)[2]
+    if concrete is None:
+        single = _single(case, turn)
+        concrete = literal_gold_patch(single) or single.gold_patch
+    direct = [op for op, gold in zip(concrete, turn.gold, strict=True) if gold.kind == "direct"]
+    return copy_json(direct)  # type: ignore[no-any-return]
 
 
 def turn_view(
@@ -161,15 +211,24 @@ def turn_view(
 class _Plan:
     """What judging after turn ``index`` in ``free`` needs, fixed before any document is read."""
 
-    combined: Case
-    """The case with the gold of turns 0..index as one gold, on the original artifact."""
+    gold: list[GoldOp]
+    """The gold operations of turns 0..index, in order."""
     owners: list[int]
-    """The turn of each gold operation of ``combined``."""
+    """The turn of each of them."""
+    states: list[Any]
+    """The document each applies to: its turn's canonical document, with the earlier
+    operations of its turn applied."""
+    places: list[GoldPlace]
+    """Where each acts, in the original artifact and in the canonical document after turn
+    ``index`` (``expected``)."""
+    expected: Any
     special: dict[str, GoldPlace]
     """By pointer: the latest matcher, optional or removal requirement on a place (a later
-    strict operation at or above it lifts it)."""
+    operation at or above it lifts it)."""
+    inner: dict[str, list[tuple[str, int]]]
+    """By a ``special`` pointer: the later operations inside that place (pointer, index)."""
     kept: dict[str, Any]
-    """By pointer: the value an optional place may keep (its value before its turn)."""
+    """By pointer: the value an optional place may keep (its value before its operation)."""
     refs: dict[str, str]
     """By pointer: a ``ref_equal`` place's pointer, moved by later turns' array edits."""
 
@@ -182,33 +241,46 @@ def _plan(case: Case, index: int) -> _Plan:
     return _PLANS.get((id(case), index), lambda: (case, _make_plan(case, index)))[1]
 
 
+def _key(place: GoldPlace) -> str:
+    return place.e_path if place.e_path is not None else place.anchor
+
+
 def _make_plan(case: Case, index: int) -> _Plan:
     _turn(case, index)
     turns = chain_turns(case)[: index + 1]
     gold = [g for t in turns for g in t.gold]
     owners = [t.index for t in turns for _ in t.gold]
-    combined = dataclasses.replace(case, gold=gold, followups=())
-    places = gold_geometry(combined).places
-    states = [case.artifact]
-    for plain in combined.gold_patch:
-        states.append(apply_operations(states[-1], [plain]))
+    states: list[Any] = []
+    for turn in turns:
+        state = turn.artifact
+        for g in turn.gold:
+            states.append(state)
+            plain = {"op": g.op, "path": g.path}
+            state = apply_operations(
+                state, [plain if g.op == "remove" else {**plain, "value": g.value}]
+            )
+    places = gold_places(gold, states)
     special: dict[str, GoldPlace] = {}
+    inner: dict[str, list[tuple[str, int]]] = {}
     kept: dict[str, Any] = {}
     refs: dict[str, str] = {}
     for k, place in enumerate(places):
-        key = place.e_path if place.e_path is not None else place.anchor
+        key = _key(place)
         for old in [p for p in special if is_within(p, key)]:
             del special[old]
+            inner.pop(old, None)
+        for outer in [p for p in special if is_within(key, p)]:
+            inner.setdefault(outer, []).append((key, k))
         op = place.op
         if op.match == "strict" and not op.optional and op.op != "remove":
             continue
         special[key] = place
-        before = turns[owners[k]].artifact
         added = op.op == "add" and array_parent(states[k], op.path) is not None
-        kept[key] = MISSING if added else resolve(before, op.path)
+        kept[key] = MISSING if added else resolve(states[k], op.path)
         if op.match == "ref_equal":
             refs[key] = _moved(str(op.value), gold, owners, states, after_turn=owners[k])
-    return _Plan(combined, owners, special, kept, refs)
+    expected = canonical_after(case, index)
+    return _Plan(gold, owners, states, places, expected, special, inner, kept, refs)
 
 
 def _moved(
@@ -227,25 +299,102 @@ def _moved(
 
 
 class _ChainJudge(Judge):
-    """A Judge of the combined gold of turns 0..index, where the latest requirement on a place
-    decides, an optional place may keep its value from before its own turn, and a ``ref_equal``
-    pointer follows later turns' array edits."""
+    """A Judge of the gold of turns 0..index together, against the canonical document after
+    turn ``index``: the latest requirement on a place decides (a matcher's place must also meet
+    the later requirements inside it), an optional place may keep its value from before its
+    operation, and a ``ref_equal`` pointer follows later turns' array edits."""
 
-    def __init__(self, plan: _Plan, predicted: Any) -> None:
-        super().__init__(plan.combined, predicted, gold_geometry(plan.combined).expected)
+    def __init__(
+        self,
+        case: Case,
+        plan: _Plan,
+        predicted: Any,
+        where: Callable[[str], str | None] | None = None,
+    ) -> None:
+        super().__init__(case, predicted, plan.expected, places=plan.places)
         self.special = plan.special
         self.plan = plan
+        self.where = where
+        """Maps a pointer of the canonical document to ``predicted``'s, when they differ by
+        array edits (a turn's patch applied after the turns the plan covers)."""
 
-    def _key(self, place: GoldPlace) -> str:
-        return place.e_path if place.e_path is not None else place.anchor
+    def agree(self, p: Any, e: Any, path: str) -> bool:
+        """As a single revision's; a place with later operations inside it meets their
+        requirements, and its own matcher on its value as it was before them (the model's
+        value with those parts put back as they were)."""
+        inner = self.plan.inner.get(path)
+        if not inner:
+            return super().agree(p, e, path)
+        place = self.special[path]
+        own = self._restored(p, path, inner) if place.op.match == "regex_match" else p
+        if not super().agree(own, e, path):
+            return False
+        return all(
+            Judge.agree(self, _inside(p, path, sub), resolve(self.expected, sub), sub)
+            for sub, _ in inner
+        )
+
+    def _restored(self, p: Any, path: str, inner: list[tuple[str, int]]) -> Any:
+        """``p`` (the value at ``path``) with each place of ``inner`` set back to its value
+        before the operation there (the earliest one's, when several)."""
+        doc = copy_json(p)
+        for sub, k in sorted(inner, key=lambda item: -item[1]):
+            op, state = self.plan.places[k].op, self.plan.states[k]
+            added = op.op == "add" and array_parent(state, op.path) is not None
+            doc = _set_back(doc, sub[len(path) :], MISSING if added else resolve(state, op.path))
+        return doc
+
+    def place_agrees(self, place: GoldPlace, p: Any, e: Any) -> bool | None:
+        """As a single revision's; an optional strict place may also take the gold's value
+        (the canonical document, ``e``, may have kept the old one)."""
+        verdict = super().place_agrees(place, p, e)
+        if verdict is None and place.op.optional and place.op.op != "remove":
+            return json_equal(p, e) or json_equal(p, place.op.value)
+        return verdict
+
+    def units(self) -> list[str]:
+        """The units judged: where the model's document and the canonical one stop having the
+        same shape (the original artifact's shape does not split them: the revisions moved its
+        places), or a matcher's, an optional or a removal's place."""
+        out: list[str] = []
+        self._walk(self.expected, self.predicted, self.expected, "", out)
+        return out
+
+    def unchanged(self, unit: str, e: Any) -> Any:
+        """An ungoverned unit holds its original value where the revisions' array edits moved
+        it: its value in the canonical document ``e``."""
+        return e
+
+    def previous(self, unit: str) -> Any:
+        """The value before the latest operation whose place holds ``unit`` (A's value when
+        none does: the unit holds places)."""
+        latest = None
+        for k, place in enumerate(self.plan.places):
+            if is_within(unit, _key(place)):
+                latest = k
+        if latest is None:
+            return resolve(self.before, unit)
+        place, state = self.plan.places[latest], self.plan.states[latest]
+        path = place.op.path
+        arr = array_parent(state, path) if place.op.op == "add" else None
+        if arr is not None:
+            return MISSING
+        return resolve(state, path + unit[len(_key(place)) :])
 
     def kept_value(self, place: GoldPlace) -> Any:
-        """The value the place had before the turn that asked for it."""
-        return self.plan.kept.get(self._key(place), MISSING)
+        """The value the place had before the operation that governs it."""
+        return self.plan.kept.get(_key(place), MISSING)
 
     def reference(self, place: GoldPlace) -> str:
         """The place's ``ref_equal`` pointer in the coordinates of the last turn judged."""
-        return self.plan.refs.get(self._key(place), str(place.op.value))
+        pointer = self.plan.refs.get(_key(place), str(place.op.value))
+        moved = pointer if self.where is None else self.where(pointer)
+        return pointer if moved is None else moved
+
+
+def _inside(value: Any, at: str, sub: str) -> Any:
+    """The value at pointer ``sub`` (inside ``at``) of ``value``, the value at ``at``."""
+    return resolve(value, sub[len(at) :]) if value is not MISSING else MISSING
 
 
 def judge_free(
@@ -258,8 +407,7 @@ def judge_free(
     by the revisions' array insertions and removals). Findings are a single revision's
     (``scoring.Judge``), at pointers of ``document``. ``patch``: the turn's patch, kept in
     the score's outcome."""
-    plan = _plan(case, index)
-    judge = _ChainJudge(plan, document)
+    judge = _ChainJudge(case, _plan(case, index), document)
     with regex_budget():
         findings = judge.findings()
     counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in FAILURE_KINDS}
@@ -312,8 +460,10 @@ def turn_regressions(
     """The places an earlier turn governs that met their requirement in ``before`` (the
     document turn ``index`` started from) and no longer do once ``patch`` (the turn's patch)
     is applied, at their pointers in the document after it (a removed place: its pointer
-    before). Places the turn's own gold governs (at, above or inside them) are left out: their
-    requirement changes. In ``teacher``, ``before`` is the canonical document (which meets every
+    before). A place is an earlier gold operation's (the latest on it); one holding other such
+    places is judged without them (they count on their own), and so are the parts of it this
+    turn's gold governs; a place at or inside one of this turn's is left out (its requirement
+    changes). In ``teacher``, ``before`` is the canonical document (which meets every
     requirement), so these are the earlier places the turn's patch breaks; in ``free``, the
     model's own document. Turn 0 has none; a patch that does not apply breaks nothing."""
     current = _single(case, _turn(case, index))
@@ -324,47 +474,73 @@ def turn_regressions(
     except PatchError:
         return []
     plan = _plan(case, index - 1)
-    expected = gold_geometry(plan.combined).expected
-    judge_before, judge_after = _ChainJudge(plan, before), _ChainJudge(plan, after)
+    expected = plan.expected
+    judge_before = _ChainJudge(case, plan, before)
     now = {
         p
         for place in gold_geometry(current).places
         for p in (place.op.path, place.anchor, place.a_path)
         if p is not None
     }
-    keys = sorted({p.e_path for p in gold_geometry(plan.combined).places if p.e_path is not None})
-    keys = [k for k in keys if not any(o != k and is_within(k, o) for o in keys)]
+    keys = sorted({p.e_path for p in plan.places if p.e_path is not None})
     broken: list[str] = []
+
+    def moving(pointer: str) -> str | None:
+        return map_pointer(pointer, before, patch)
+
+    judge_after = _ChainJudge(case, plan, after, moving)
+
     with regex_budget():
         for key in keys:
             if any(is_within(key, g) for g in now):
                 continue
             e = resolve(expected, key)
-            if not _holds(judge_before, before, e, key, now, lambda sub: sub):
+            # a place holding other places is judged without them: each counts on its own
+            skip = now | {o for o in keys if o != key and is_within(o, key)}
+            if not _holds(judge_before, before, e, key, skip, lambda sub: sub, before):
                 continue
-            if not _holds(
-                judge_after, after, e, key, now, lambda sub: map_pointer(sub, before, patch)
-            ):
+            if not _holds(judge_after, after, e, key, skip, moving, before):
                 moved = map_pointer(key, before, patch)
                 broken.append(key if moved is None else moved)
     return broken
 
 
 def _holds(
-    judge: Judge, doc: Any, e: Any, key: str, now: set[str], where: Callable[[str], str | None]
+    judge: Judge,
+    doc: Any,
+    e: Any,
+    key: str,
+    now: set[str],
+    where: Callable[[str], str | None],
+    base: Any,
 ) -> bool:
     """Whether ``doc`` meets the requirement on ``key`` (``e``: its expected value), leaving out
-    the parts inside the places ``now`` governs; ``where`` maps a pointer to ``doc``'s."""
+    the parts inside the places ``now`` governs; ``where`` maps a pointer of ``base`` (the
+    document the turn started from) to ``doc``'s. A matcher's place with such parts is judged
+    on its value with them put back as they were in ``base``."""
     if any(is_within(key, g) for g in now):
         return True
-    if key in judge.special or not any(is_within(g, key) for g in now):
+    inside = [g for g in now if is_within(g, key)]
+    if key in judge.special or not inside or not isinstance(e, dict | list):
         at = where(key)
-        return judge.agree(MISSING if at is None else resolve(doc, at), e, key)
-    if isinstance(e, dict):
-        return all(_holds(judge, doc, v, child_pointer(key, k), now, where) for k, v in e.items())
-    if isinstance(e, list):
-        return all(
-            _holds(judge, doc, v, child_pointer(key, i), now, where) for i, v in enumerate(e)
-        )
-    at = where(key)
-    return judge.agree(MISSING if at is None else resolve(doc, at), e, key)
+        value = MISSING if at is None else resolve(doc, at)
+        if inside and value is not MISSING:
+            value = copy_json(value)
+            for g in inside:
+                value = _set_back(value, g[len(key) :], resolve(base, g))
+        return judge.agree(value, e, key)
+    items = e.items() if isinstance(e, dict) else enumerate(e)
+    return all(_holds(judge, doc, v, child_pointer(key, k), now, where, base) for k, v in items)
+
+
+def _set_back(doc: Any, rel: str, old: Any) -> Any:
+    """``doc`` with the place at ``rel`` set to ``old`` (removed when ``old`` is MISSING)."""
+    there = resolve(doc, rel) is not MISSING
+    if old is MISSING:
+        change = [{"op": "remove", "path": rel}] if there else []
+    else:
+        change = [{"op": "replace" if there else "add", "path": rel, "value": old}]
+    try:
+        return apply_operations(doc, change)
+    except PatchError:
+        return doc

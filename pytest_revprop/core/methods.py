@@ -185,7 +185,10 @@ _CLOCK: contextvars.ContextVar[float] = contextvars.ContextVar("revprop_clock", 
 
 class MethodContext:
     """Everything a method may use: the case, k, the base seed, the prompts, and the model
-    (through ``ask``), plus the merge rules. One context per method run."""
+    (through ``ask``), plus the merge rules. One context per method run. ``turn`` is the
+    turn of a revision chain the run is for (0: the case's own revision, as in every run
+    without ``--revprop-chain``; i: the chain's follow-up i, whose request, document and
+    conversation the case shows)."""
 
     def __init__(
         self,
@@ -197,11 +200,13 @@ class MethodContext:
         seed: int,
         prompts: Prompts,
         artifacts: SampleArtifacts | None = None,
+        turn: int = 0,
     ) -> None:
         self.method = method
         self.case = case.for_methods()
         self.k = k
         self.seed = seed
+        self.turn = turn
         self.prompts = prompts
         self.artifacts = artifacts
         self._ask = ask
@@ -454,15 +459,17 @@ REFERENCE_ANSWERS: dict[CallRole, str] = {"select": "1", "reflect": "[]", "map":
 solver's patch: the first candidate, no further change, an empty dependency map."""
 
 
-def reference_ask(case: Case, solver: str) -> Ask:
+def reference_ask(case: Case, solver: str, *, patch: Patch | None = None) -> Ask:
     """An Ask that answers without any network call: a ``sample`` call gets the gold patch
     (``gold``; regex values by an example), ``[]`` (``noop``) or the gold's direct operations
-    (``direct-only``), every other role its ``REFERENCE_ANSWERS`` text."""
+    (``direct-only``), or ``patch`` when it is given (a chain turn's: ``chain.reference_patch``),
+    every other role its ``REFERENCE_ANSWERS`` text."""
     if solver not in REFERENCE_SOLVERS:
         raise ValueError(f"unknown reference solver {solver!r}")
-    literal = literal_gold_patch(case) or case.gold_patch
-    direct = [op for op, gold in zip(literal, case.gold, strict=True) if gold.kind == "direct"]
-    patch = {"gold": literal, "noop": [], "direct-only": direct}[solver]
+    if patch is None:
+        literal = literal_gold_patch(case) or case.gold_patch
+        direct = [op for op, gold in zip(literal, case.gold, strict=True) if gold.kind == "direct"]
+        patch = {"gold": literal, "noop": [], "direct-only": direct}[solver]
     answers: dict[CallRole, str] = {"sample": json.dumps(patch), **REFERENCE_ANSWERS}
 
     async def ask(messages: list[Message], seed: int, role: CallRole, priority: int) -> Reply:

@@ -276,6 +276,7 @@ async def run_method(
     prompts: Prompts | None = None,
     artifacts: SampleArtifacts | None = None,
     registry: MethodRegistry | None = None,
+    turn: int = 0,
 ) -> MethodRun:
     """Run one method on one case at base seed ``seed`` (a name is looked up in ``registry``,
     by default the built-ins). A call that fails for good gives ``error="call_failed"``; a
@@ -283,7 +284,7 @@ async def run_method(
     with a reason naming it (and, for one that raised, the line of its code where it did); an
     OSError (the machine's, not the method's) and BudgetReached (the spending ceiling's: the
     item is not run) propagate. ``artifacts``: the samples' artifacts, shared with the other
-    items of a run."""
+    items of a run; ``turn``: the chain's turn the run is for (``MethodContext.turn``)."""
     spec = (
         method if isinstance(method, MethodSpec) else (registry or builtin_registry()).get(method)
     )
@@ -298,6 +299,7 @@ async def run_method(
         seed=seed,
         prompts=prompts or default_prompts(),
         artifacts=artifacts,
+        turn=turn,
     )
     try:
         returned = await ctx.perform(spec.run)

@@ -5,6 +5,7 @@ element-level failure decomposition (miss / over edit / wrong value) of docs/pro
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ __all__ = [
     "array_parent",
     "expected_artifact",
     "gold_geometry",
+    "gold_places",
     "json_equal",
     "score_outcome",
     "score_patch",
@@ -211,8 +213,15 @@ def _gold_places(case: Case) -> list[GoldPlace]:
     states = [case.artifact]
     for op in case.gold_patch:
         states.append(apply_operations(states[-1], [op]))
+    return gold_places(case.gold, states)
+
+
+def gold_places(gold_ops: Sequence[GoldOp], states: Sequence[Any]) -> list[GoldPlace]:
+    """The place of each of ``gold_ops``, given ``states[i]``, the document operation ``i``
+    applies to (the first state plays the part of A)."""
     places = []
-    for i, gold in enumerate(case.gold):
+    ops = list(gold_ops)
+    for i, gold in enumerate(ops):
         path: str | None = gold.path
         if gold.op == "add":
             arr = array_parent(states[i], gold.path)
@@ -220,8 +229,8 @@ def _gold_places(case: Case) -> list[GoldPlace]:
                 path = f"{arr[0]}/{arr[1]}"
         e_path: str | None = None if gold.op == "remove" else path
         anchor = path or gold.path
-        for j in range(i + 1, len(case.gold)):
-            later = case.gold[j]
+        for j in range(i + 1, len(ops)):
+            later = ops[j]
             arr = array_parent(states[j], later.path) if later.op in {"add", "remove"} else None
             if arr is None:
                 continue
@@ -235,7 +244,7 @@ def _gold_places(case: Case) -> list[GoldPlace]:
         for j in range(i - 1, -1, -1):
             if a_path is None:
                 break
-            earlier = case.gold[j]
+            earlier = ops[j]
             arr = array_parent(states[j], earlier.path) if earlier.op in {"add", "remove"} else None
             if arr is None:
                 continue
@@ -268,12 +277,14 @@ class Judge:
     ``findings`` lists the units where P fails E; the partial credit reuses the same units.
     """
 
-    def __init__(self, case: Case, predicted: Any, expected: Any) -> None:
+    def __init__(
+        self, case: Case, predicted: Any, expected: Any, places: list[GoldPlace] | None = None
+    ) -> None:
         self.case = case
         self.before = case.artifact
         self.predicted = predicted
         self.expected = expected
-        self.places = gold_geometry(case).places
+        self.places = gold_geometry(case).places if places is None else places
         self.anchors = [
             (place, {place.anchor, place.op.path} | ({place.e_path} if place.e_path else set()))
             for place in self.places
@@ -339,6 +350,14 @@ class Judge:
         """The pointer a ``ref_equal`` place's value must equal, in P's coordinates."""
         return str(place.op.value)
 
+    def unchanged(self, unit: str, e: Any) -> Any:
+        """What a unit no gold op governs must hold (``e``: its expected value): A's value."""
+        return resolve(self.before, unit)
+
+    def previous(self, unit: str) -> Any:
+        """The value a governed unit had before the revision (P keeping it is a miss)."""
+        return resolve(self.before, unit)
+
     def is_governed(self, unit: str) -> bool:
         """Fast test: some gold op's place is the unit, lies inside it, or contains it."""
         if unit in self.anchor_prefixes:
@@ -394,11 +413,11 @@ class Judge:
         A, else a miss (P kept A's value) or a wrong value."""
         found = []
         for unit in self.units():
-            a = resolve(self.before, unit)
             p, e = resolve(self.predicted, unit), resolve(self.expected, unit)
             if not self.is_governed(unit):
-                if not json_equal(p, a):
-                    found.append(Finding("over_edit", unit, _show(a), _show(p)))
+                kept = self.unchanged(unit, e)
+                if not json_equal(p, kept):
+                    found.append(Finding("over_edit", unit, _show(kept), _show(p)))
                 continue
             if self.agree(p, e, unit):
                 continue
@@ -406,7 +425,7 @@ class Judge:
                 "direct" if any(g.op.kind == "direct" for g in self.governing(unit)) else "cascade"
             )
             expected = _describe_expected(e, unit, self.special.get(unit))
-            if json_equal(p, a):
+            if json_equal(p, self.previous(unit)):
                 found.append(Finding("miss", unit, expected, _show(p), kind))
             else:
                 found.append(Finding("wrong_value", unit, expected, _show(p), kind))

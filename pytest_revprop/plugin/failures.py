@@ -23,7 +23,12 @@ from typing import Any
 import pytest
 
 from pytest_revprop.reporting.samples import reply_excerpt
-from pytest_revprop.vocabulary import OUTCOME_FIELDS, FailedCall, ResultRecord
+from pytest_revprop.vocabulary import (
+    INFRASTRUCTURE_ERRORS,
+    OUTCOME_FIELDS,
+    FailedCall,
+    ResultRecord,
+)
 
 MAX_FINDINGS = 30
 """Wrong places listed in a failure's report; the rest are counted."""
@@ -54,7 +59,10 @@ def _short(value: Any, limit: int = 120) -> str:
 
 
 def describe_failure(record: ResultRecord) -> str:
-    """A failure a person can act on: the request, then what went wrong where."""
+    """A failure a person can act on: the request, then what went wrong where (a chain's:
+    ``describe_chain_failure``)."""
+    if record.get("chain"):
+        return describe_chain_failure(record)
     lines = [f"request: {record.get('request', '')}"]
     if not record["valid"]:
         lines.append(f"invalid reply ({record['error']}): {record.get('reason')}")
@@ -84,6 +92,31 @@ def describe_failure(record: ResultRecord) -> str:
         )
     lines.append(
         f"calls {record['calls']}, cost ${record['cost_usd']:.5f}, latency {record['latency_s']:.2f}s"
+    )
+    return "\n".join(lines)
+
+
+def describe_chain_failure(record: Mapping[str, Any]) -> str:
+    """A chain's failure turn by turn: each turn run, whether it completed and, for one that
+    did not, its request and what went wrong where (``describe_failure`` of the turn, with
+    the turn's replies), then the chain's calls, cost and latency."""
+    turns = record.get("turns") or []
+    lines = [
+        f"{record['chain']} chain: {record.get('turns_completed', 0)} of {len(turns)} turns "
+        f"run completed before the first failure; {record.get('reason')}"
+    ]
+    replies = record.get("replies") or []
+    for turn in turns:
+        if turn["completed"]:
+            lines.append(f"turn {turn['turn']}: completed")
+            continue
+        lines.append(f"turn {turn['turn']}: not completed")
+        own = [reply for reply in replies if reply.get("turn") == turn["turn"]]
+        detail: Any = {**turn, "replies": own}
+        lines += ["  " + line for line in describe_failure(detail).splitlines()]
+    lines.append(
+        f"chain: calls {record['calls']}, cost ${record['cost_usd']:.5f}, "
+        f"latency {record['latency_s']:.2f}s"
     )
     return "\n".join(lines)
 
@@ -136,15 +169,24 @@ def describe_call_failure(
         ]
     else:
         lines.append(f"  reason:   {reason}")
+    fields: Mapping[str, Any] = record
+    turns = fields.get("turns") or []
+    turn = next((t["turn"] for t in turns if t.get("error") in INFRASTRUCTURE_ERRORS), None)
+    if turn is not None:  # a chain's: which of its turns
+        lines.insert(1, f"  turn:     {turn} of the {record.get('chain')} chain")
     return "\n".join(lines)
 
 
-def rerun_command(item: Mapping[str, Any], run_args: Sequence[str] = (), *, uses_k: bool) -> str:
+def rerun_command(
+    item: Mapping[str, Any], run_args: Sequence[str] = (), *, uses_k: bool, turns: int | None = None
+) -> str:
     """The command line that runs exactly one item again, from the folder the run started in:
     the item's (``case``, ``model``, ``method``, ``k``, ``seed``, as in a record) model,
     method, k (when the method ``uses_k``, as its registry.MethodSpec says), seed and case
     (``--revprop-case``, which ignores the split and size filters), plus ``run_args``, the
-    run's options that can change an item's result (``rerun_args``)."""
+    run's options that can change an item's result (``rerun_args``). A chain's (``chain``
+    in ``item``: ``teacher`` or ``free``) adds its protocol and ``turns`` (None: all)."""
+    chain = item.get("chain", "off")
     args = [
         "pytest",
         f"--revprop-model={item['model']}",
@@ -152,6 +194,8 @@ def rerun_command(item: Mapping[str, Any], run_args: Sequence[str] = (), *, uses
         *([f"--revprop-k={item['k']}"] if uses_k else []),
         f"--revprop-seeds={item['seed']}",
         f"--revprop-case={item['case']}",
+        *([] if chain == "off" else [f"--revprop-chain={chain}"]),
+        *([] if chain == "off" or turns is None else [f"--revprop-turns={turns}"]),
         *run_args,
     ]
     return shlex.join(args)
@@ -271,6 +315,7 @@ __all__ = [
     "RevpropFailure",
     "call_failure_text",
     "describe_call_failure",
+    "describe_chain_failure",
     "describe_failure",
     "failure_report",
     "failure_text",

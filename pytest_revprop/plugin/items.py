@@ -54,6 +54,7 @@ class RevpropItem(pytest.Item):
             self.record = self.runner.result(self.spec)
         except BudgetReached as exc:
             self.cut = True
+            self.record = getattr(exc, "record", None)  # a chain cut after its first turn
             pytest.skip(f"not run: {exc}")
         except OSError as exc:  # the response cache's folder or disk, a prompt file
             why = f"infrastructure error: {type(exc).__name__}: {exc}"
@@ -80,7 +81,8 @@ class RevpropItem(pytest.Item):
         """The command that reruns this item: the run's arguments that a rerun keeps
         (``failures.rerun_args``), read from this process's command line."""
         kept = rerun_args(self.config.invocation_params.args)
-        return rerun_command(dataclasses.asdict(self.spec), kept, uses_k=self.uses_k)
+        turns = self.runner.settings.turns
+        return rerun_command(dataclasses.asdict(self.spec), kept, uses_k=self.uses_k, turns=turns)
 
     @property
     def uses_k(self) -> bool:

@@ -44,7 +44,8 @@ def carry_record(
     outgoing: Callable[[ResultRecord], ResultRecord],
 ) -> None:
     """Mark ``report`` as ours (and its setup report as cut when the spending ceiling left
-    the item unrun) and, on the call report (or a failed setup's), move the item's record onto
+    the item unrun) and, on the call report (or a failed or cut setup's: a chain the ceiling
+    cut after its first turn has the record of the turns it ran), move the item's record onto
     it as ``outgoing`` makes it (an xdist worker's ``SentTexts.strip`` drops the reply texts
     sent before). The item lets go of its record."""
     setattr(report, OURS_ATTR, True)
@@ -52,7 +53,7 @@ def carry_record(
         setattr(report, CUT_ATTR, True)
     if call.when == "teardown":
         item.user_properties.clear()  # the report has its own copy
-    wanted = call.when == "call" or (call.when == "setup" and report.failed)
+    wanted = call.when == "call" or (call.when == "setup" and (report.failed or item.cut))
     if item.record is not None and wanted:
         setattr(report, RECORD_ATTR, outgoing(item.record))
         if call.excinfo is not None and isinstance(call.excinfo.value, RevpropFailure):

@@ -9,7 +9,9 @@ call is noted as one to send and answered by a stand-in. What a method asks afte
 depends on replies that do not exist yet, so the estimate runs twice: once with stand-ins that
 lead to every call a method can make (a valid patch, a dependency map with an edge) and once
 with stand-ins that lead to the fewest (no patch, no map: ``select`` then asks no selection,
-``dep`` falls back to the shared ``j+h`` call). The run's calls to send lie in that range;
+``dep`` falls back to the shared ``j+h`` call). A chain's item runs every turn of its chain
+(``run.chains``), so its calls are counted turn by turn; a ``free`` chain's later turns show
+the replies at hand (cached, else the stand-ins'). The run's calls to send lie in that range;
 methods whose calls do not depend on replies (``j``, ``h``, ``j+h``, ``reflect``, the
 parallel rules) give one number.
 
@@ -39,8 +41,10 @@ from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, Request
+from pytest_revprop.run.chains import run_chain
 from pytest_revprop.run.runner import ItemSpec, RunSettings, calls_cover, item_specs
 from pytest_revprop.util.jsonutil import iter_leaves
+from pytest_revprop.vocabulary import CHAIN_OFF
 
 Mode = Literal["most", "least"]
 CHARS_PER_TOKEN = 4
@@ -128,14 +132,23 @@ def census(
     async def run_all() -> None:
         for spec in cover:
             case = by_id[spec.case]
-            await run_method(
-                settings.registry.get(spec.method),
-                case,
-                ask_for(case, calling[spec.model]),
-                k=spec.k,
-                seed=spec.seed,
-                prompts=prompts,
-            )
+            ask = ask_for(case, calling[spec.model])
+
+            async def turn(view: Case, index: int, spec: ItemSpec = spec, ask: Ask = ask) -> Any:
+                return await run_method(
+                    settings.registry.get(spec.method),
+                    view,
+                    ask,
+                    k=spec.k,
+                    seed=spec.seed,
+                    prompts=prompts if index == 0 else settings.prompts,
+                    turn=index,
+                )
+
+            if spec.chain == CHAIN_OFF:
+                await turn(case, 0)
+            else:  # every turn, as the runner runs it (free: on the replies at hand)
+                await run_chain(case, spec.chain, settings.turns, turn)
 
     asyncio.run(run_all())
     return found

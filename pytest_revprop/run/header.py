@@ -64,8 +64,10 @@ def run_header(
     cases_path: Path | str,
     n_cases: int,
     n_items: int,
+    left_out: int = 0,
 ) -> str:
-    """The header's lines, joined by newlines."""
+    """The header's lines, joined by newlines (``left_out``: a chain run's selected cases
+    without follow-ups, which have no item)."""
     lines = [
         f"revprop: {versions_line()}",
         *(f"revprop model {model_line(m)}" for m in models),
@@ -74,4 +76,10 @@ def run_header(
         f"split {split}: {n_cases} cases from {cases_path}; {n_items} items; "
         f"cache {settings.cache_dir or 'off'}",
     ]
+    if settings.chain != "off":
+        turns = "all" if settings.turns is None else str(settings.turns)
+        lines.append(
+            f"revprop chains: {settings.chain}, follow-ups per chain {turns}; one item per "
+            f"chain; {left_out} selected cases without follow-ups left out"
+        )
     return redact("\n".join(lines))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_revprop.errors import UserError, one_line
+from pytest_revprop.run.chains import parse_chain, parse_turns
 from pytest_revprop.run.sharding import parse_shard
 from pytest_revprop.vocabulary import (
     BUILTIN_METHODS,
@@ -450,6 +451,21 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
         parse_gate_metric,
         default="completion",
         metavar="{" + ",".join(GATE_METRICS) + "}",
+    ),
+    PluginOption(
+        "revprop_chain",
+        "revision chains: off (default: one revision per case), teacher (each follow-up from the "
+        "canonical document before it) or free (each from the model's own document); a chain "
+        "run has one item per case with follow-ups",
+        parse_chain,
+        default="off",
+        metavar="{off,teacher,free}",
+    ),
+    PluginOption(
+        "revprop_turns",
+        "the follow-ups a chain runs at most, after the case's own revision (default: all)",
+        parse_turns,
+        metavar="N",
     ),
     PluginOption(
         "revprop_shard",

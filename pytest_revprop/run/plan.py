@@ -40,7 +40,7 @@ from pytest_revprop.llm.presets import ModelConfig, PresetRegistry, load_config,
 from pytest_revprop.run.options import OPTIONS_BY_NAME
 from pytest_revprop.run.runner import ItemSpec, RunSettings, item_specs
 from pytest_revprop.run.scope import RunScope, run_scope
-from pytest_revprop.vocabulary import BENCHMARK_MARKERS
+from pytest_revprop.vocabulary import BENCHMARK_MARKERS, CHAIN_OFF
 
 if TYPE_CHECKING:
     from pytest_revprop.run.runner import Runner
@@ -81,6 +81,8 @@ class RunPlan:
     """Every plugin option's value in effect, by name (``revprop_model``: its dest and ini key)."""
     label: Label = field(default=flag_label, repr=False)
     scope: RunScope = field(default_factory=RunScope)
+    left_out: int = 0
+    """A chain run's selected cases without follow-ups, which have no item."""
 
     # ------------------------------------------------------------------ building
 
@@ -128,13 +130,14 @@ class RunPlan:
             values["revprop_case"],
         )
         settings = run_settings(values, registry)
+        cases, left_out = chain_cases(cases, settings.chain, label)
         cases, scope = run_scope(
             cases, models, settings, values.__getitem__, label, environ=environ
         )
         specs = item_specs(cases, models, settings)
         plan = cls(
             tuple(cases), tuple(models), settings, tuple(specs), MappingProxyType(values), label,
-            scope=scope,
+            scope=scope, left_out=left_out,
         )  # fmt: skip
         plan.check_items()
         return plan
@@ -209,6 +212,15 @@ class RunPlan:
         counted against the cache, nothing sent; then, for a run with a baseline or a
         ``--revprop-detect``, what its gate could see (``estimate.gate_sight_lines``)."""
         lines = self.scope.estimate_lines(self.cases, self.models, self.settings, self.specs)
+        if self.settings.chain != CHAIN_OFF:
+            from pytest_revprop.run.chains import chain_length
+
+            turns = sum(chain_length(c, self.settings.turns) for c in self.cases)
+            lines.insert(
+                1,
+                f"chains ({self.settings.chain}): {len(self.cases)} cases, {turns} turns in "
+                "all; every turn's calls are counted",
+            )
         detect = self.values.get("revprop_detect")
         if self.baseline_path is not None or detect is not None:
             from pytest_revprop.run.estimate import gate_sight_lines
@@ -233,6 +245,7 @@ class RunPlan:
             cases_path=self.values["revprop_cases"] or BENCHMARK_DIR,
             n_cases=len(self.cases),
             n_items=len(self.specs),
+            left_out=self.left_out,
         )
 
     def meta(self, spent_usd: float = 0.0, cut_items: int = 0) -> dict[str, Any]:
@@ -254,8 +267,16 @@ class RunPlan:
             "k_values": list(self.settings.k_values),
             "seeds": list(self.settings.seeds),
             "prompts": self.settings.prompts.fingerprint(),
+            **self.chain_meta(),
             **self.scope.meta(spent_usd, cut_items),
         }
+
+    def chain_meta(self) -> dict[str, Any]:
+        """``meta.chain`` of a chain run (its protocol and ``--revprop-turns``, None: all);
+        nothing for an ``off`` run, whose meta is as it always was."""
+        if self.settings.chain == CHAIN_OFF:
+            return {}
+        return {"chain": {"protocol": self.settings.chain, "turns": self.settings.turns}}
 
     # ------------------------------------------------------------------ checks before items
 
@@ -271,7 +292,13 @@ class RunPlan:
             for s in self.specs
         ]
         assert self.baseline_path is not None
-        return read_comparable_baseline(self.baseline_path, groups_of(items), items)
+        return read_comparable_baseline(
+            self.baseline_path,
+            groups_of(items),
+            items,
+            protocol=self.settings.chain,
+            metric=self.values["revprop_gate_metric"],
+        )
 
     def check_cache_folder(self) -> None:
         """Stop before any item when the response cache folder cannot be made or written to
@@ -314,6 +341,20 @@ def with_api_bases(
     return [m.replace(api_bases=tuple(bases.get(m.name, m.api_bases))) for m in models]
 
 
+def chain_cases(cases: Sequence[Case], chain: str, label: Label) -> tuple[list[Case], int]:
+    """The cases a run of ``chain`` has items for, and how many of ``cases`` it leaves out:
+    all of them for ``off``, else those with follow-ups; UserError when a chain run has none."""
+    if chain == CHAIN_OFF:
+        return list(cases), 0
+    chained = [case for case in cases if case.followups]
+    if not chained:
+        raise UserError(
+            f"{label('revprop_chain')}={chain}: none of the {len(cases)} selected cases has "
+            "follow-ups (a chain needs them; --revprop-chain=off runs single revisions)"
+        )
+    return chained, len(cases) - len(chained)
+
+
 def run_settings(values: Mapping[str, Any], registry: MethodRegistry) -> RunSettings:
     """The runner's settings from the option values (all of them, as ``option_values``)."""
     from pytest_revprop.core.prompts import Prompts
@@ -339,6 +380,8 @@ def run_settings(values: Mapping[str, Any], registry: MethodRegistry) -> RunSett
         retry=retry,
         transport=values["revprop_transport"],
         registry=registry,
+        chain=values["revprop_chain"],
+        turns=values["revprop_turns"],
     )
 
 
@@ -346,6 +389,7 @@ __all__ = [
     "Label",
     "RunPlan",
     "api_bases",
+    "chain_cases",
     "flag_label",
     "option_values",
     "run_settings",

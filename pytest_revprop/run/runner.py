@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_revprop.core.cases import Case
-from pytest_revprop.core.credit import partial_credit
 from pytest_revprop.core.methods import (
     REFERENCE_SOLVERS,
     Ask,
@@ -41,8 +40,14 @@ from pytest_revprop.llm.budget import BudgetReached, Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
+from pytest_revprop.run.chain_steps import reference_patch
+from pytest_revprop.run.chains import ChainCut, ChainRun, TurnRun, last_teacher_view, run_chain
+from pytest_revprop.run.records import chain_record, result_record, score_chain
 from pytest_revprop.util.memo import Memo
-from pytest_revprop.vocabulary import PAPER_SEEDS, CallRole, ResultRecord
+from pytest_revprop.vocabulary import CHAIN_OFF, PAPER_SEEDS, CallRole, ResultRecord
+
+Run = MethodRun | ChainRun
+"""What an item's work gives: a method run, or a chain's runs turn by turn (``run.chains``)."""
 
 CANCEL_GRACE_S = 2.0
 """How long cancelled work may take to unwind when a run stops."""
@@ -67,13 +72,18 @@ class ItemSpec:
     method: str
     k: int
     seed: int
+    chain: str = CHAIN_OFF
+    """The run's chain protocol: ``off`` (one revision), ``teacher`` or ``free`` (a chain)."""
 
     def label(self) -> str:
-        """The item's part of its node id: ``MODEL-METHOD-kK-sSEED``."""
-        return f"{self.model}-{self.method}-k{self.k}-s{self.seed}"
+        """The item's part of its node id: ``MODEL-METHOD-kK-sSEED``, then ``-PROTOCOL`` for
+        a chain (``m-med-k5-s42-free``)."""
+        label = f"{self.model}-{self.method}-k{self.k}-s{self.seed}"
+        return label if self.chain == CHAIN_OFF else f"{label}-{self.chain}"
 
     def node_name(self) -> str:
-        """The pytest item's name and node id, e.g. ``invoice-workshop-hours/10[m-med-k5-s42]``."""
+        """The pytest item's name and node id, e.g. ``invoice-workshop-hours/10[m-med-k5-s42]``
+        (a chain's: ``cart-free-shipping/10[m-med-k5-s42-teacher]``)."""
         return f"{self.case}[{self.label()}]"
 
 
@@ -95,16 +105,24 @@ class RunSettings:
     """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
     registry: MethodRegistry = field(default_factory=builtin_registry)
     """Where method names are looked up (under pytest: filled through the hook)."""
+    chain: str = CHAIN_OFF
+    """The chain protocol (``--revprop-chain``): ``off``, ``teacher`` or ``free``."""
+    turns: int | None = None
+    """The follow-ups a chain runs at most (``--revprop-turns``; None: all of them)."""
 
 
 def item_specs(
     cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings
 ) -> list[ItemSpec]:
     """All items in a stable order: case, model, method, k, seed. Methods that do not use k
-    (j, h, j+h, dep) get k=1; a method is skipped below its minimum k (select: 3)."""
+    (j, h, j+h, dep) get k=1; a method is skipped below its minimum k (select: 3). A chain
+    run (``settings.chain``) has items only for the cases with follow-ups."""
     methods = [settings.registry.get(name) for name in settings.methods]
+    chain = settings.chain
     specs = []
     for case in cases:
+        if chain != CHAIN_OFF and not case.followups:
+            continue
         for model in models:
             for method_spec in methods:
                 method = method_spec.name
@@ -113,7 +131,7 @@ def item_specs(
                     if k < method_spec.min_k:
                         continue
                     for seed in settings.seeds:
-                        specs.append(ItemSpec(case.id, model.name, method, k, seed))
+                        specs.append(ItemSpec(case.id, model.name, method, k, seed, chain))
     return specs
 
 
@@ -125,7 +143,9 @@ def calls_cover(
     From what each method declares (registry.MethodSpec), per case, model and base seed:
     methods of one call group make the same calls at one k (the parallel rules), so one of
     them is kept; a method that another one ``includes`` (``j+h``: the first sample of
-    ``reflect`` and of every parallel rule) is dropped; every other method is kept.
+    ``reflect`` and of every parallel rule) is dropped; every other method is kept. So it is
+    in ``teacher`` chains, whose turns show every method the same conversation; every item of
+    a ``free`` chain is kept, its later turns showing the method's own patches.
     """
     registry = registry or builtin_registry()
     first_of_group: dict[tuple[str, str, str, int, int], str] = {}
@@ -138,6 +158,9 @@ def calls_cover(
             included.add((s.case, s.model, name, s.seed))
     kept = []
     for s in specs:
+        if s.chain == "free":
+            kept.append(s)
+            continue
         group = registry.get(s.method).call_group
         if group is not None and first_of_group[(s.case, s.model, group, s.k, s.seed)] != s.method:
             continue
@@ -155,54 +178,6 @@ def worker_share(
     cases = list(dict.fromkeys(s.case for s in specs))
     mine = set(cases[index % max(count, 1) :: max(count, 1)])
     return calls_cover([s for s in specs if s.case in mine], registry)
-
-
-def result_record(
-    case: Case, spec: ItemSpec, run: MethodRun, score: Score | None = None
-) -> ResultRecord:
-    """The plain-data record of one item (results.json row plus what reports need).
-
-    Composed, not restated: the verdict (completion, validity, error, reason, failure counts
-    and findings) is the score's, the patch and the notes are the method's outcome, the usage
-    (cost, latency, calls and their replies) is the run's, and the rest names the item and
-    its case. ``score`` is ``run.score(case)`` when the caller has it already; it may be a
-    score shared with items of the same final patch, so the patch comes from the run.
-    """
-    score = run.score(case) if score is None else score
-    outcome = run.outcome
-    credit = partial_credit(case, score)
-    return {
-        "case": case.id,
-        "model": spec.model,
-        "method": spec.method,
-        "k": spec.k,
-        "seed": spec.seed,
-        "completed": score.completed,
-        "valid": score.valid,
-        "error": score.outcome.error,
-        "miss": score.miss,
-        "over_edit": score.over_edit,
-        "wrong_value": score.wrong_value,
-        "cost_usd": run.cost_usd,
-        "latency_s": run.latency_s,
-        "calls": len(run.calls),
-        "patch": outcome.patch,
-        "reason": score.outcome.reason,
-        "findings": [f.to_dict() for f in score.findings],
-        "selection_fallback": outcome.selection_fallback,
-        "map_valid": outcome.map_valid,
-        "map_edges": outcome.map_edges,
-        "map_dropped": outcome.map_dropped,
-        "domain": case.domain,
-        "pattern": case.pattern,
-        "size": case.size,
-        "split": case.split,
-        "request": case.request,
-        "replies": [c.to_dict() for c in run.calls],
-        "failed_call": run.failed_call,
-        "cascade_recall": credit.cascade_recall,
-        "preservation": credit.preservation,
-    }
 
 
 URGENT = 100
@@ -249,10 +224,10 @@ class Runner:
             for m in models
             if m.kind != "reference"
         }
-        self._futures: dict[ItemSpec, concurrent.futures.Future[MethodRun]] = {}
+        self._futures: dict[ItemSpec, concurrent.futures.Future[Run]] = {}
         self._records: dict[ItemSpec, ResultRecord] = {}
         self._taken: set[ItemSpec] = set()
-        self._runs: dict[ItemSpec, asyncio.Future[MethodRun]] = {}
+        self._runs: dict[ItemSpec, asyncio.Future[Run]] = {}
         self._waiting: collections.deque[tuple[ItemSpec, int]] = collections.deque()
         self._queued: set[ItemSpec] = set()
         self._prefetching: collections.deque[ItemSpec] = collections.deque()
@@ -263,10 +238,14 @@ class Runner:
         self._prepared: set[str] = set()
         self._first_calls_checked: set[tuple[str, str, object, int]] = set()
 
-    def _ask(self, case: Case, model: ModelConfig, boost: int) -> Ask:
+    def _ask(self, case: Case, model: ModelConfig, boost: int, turn: int | None = None) -> Ask:
+        """How ``case``'s calls reach ``model`` (``turn``: of a chain, whose view ``case`` is)."""
         if model.kind == "reference":
             solver = model.name if model.name in REFERENCE_SOLVERS else "noop"
-            return reference_ask(case, solver)
+            if turn is None:
+                return reference_ask(case, solver)
+            chain = self.cases[case.id]
+            return reference_ask(case, solver, patch=reference_patch(chain, turn, solver))
         ask = client_ask(self.clients[model.name], structured=self.settings.structured)
         if not boost:
             return ask
@@ -278,42 +257,70 @@ class Runner:
 
         return boosted
 
-    def _method_run(self, spec: ItemSpec, boost: int) -> asyncio.Future[MethodRun]:
-        """The (shared) method run of ``spec``, started now if no one started it. Loop only."""
+    def _method_run(self, spec: ItemSpec, boost: int) -> asyncio.Future[Run]:
+        """The (shared) run of ``spec``, started now if no one started it. Loop only."""
         run = self._runs.get(spec)
         if run is None:
-            case = self.cases[spec.case]
-            ask = self._ask(case, self.models[spec.model], boost)
-            run = asyncio.ensure_future(
-                run_method(
-                    self.settings.registry.get(spec.method),
-                    case,
-                    ask,
-                    k=spec.k,
-                    seed=spec.seed,
-                    prompts=self.prompts,
-                    artifacts=self.artifacts,
-                )
-            )
-            self._runs[spec] = run
+            run = self._runs[spec] = asyncio.ensure_future(self._work(spec, boost))
         return run
 
-    async def _run(self, spec: ItemSpec, boost: int = 0) -> MethodRun:
+    async def _work(self, spec: ItemSpec, boost: int) -> Run:
+        """The method run of ``spec``, or its chain's turns one after another."""
+        case = self.cases[spec.case]
+        if spec.chain == CHAIN_OFF:
+            return await self._turn(spec, boost, case, 0)
+        turn = functools.partial(self._turn, spec, boost)
+        return await run_chain(case, spec.chain, self.settings.turns, turn)
+
+    async def _turn(self, spec: ItemSpec, boost: int, case: Case, turn: int) -> MethodRun:
+        """The method run of ``spec`` on ``case`` (a chain's turn ``turn``: the turn's view,
+        whose prompts and samples' artifacts are its own, not the case's)."""
+        return await run_method(
+            self.settings.registry.get(spec.method),
+            case,
+            self._ask(
+                case, self.models[spec.model], boost, None if spec.chain == CHAIN_OFF else turn
+            ),
+            k=spec.k,
+            seed=spec.seed,
+            prompts=self.prompts if turn == 0 else self.settings.prompts,
+            artifacts=self.artifacts if turn == 0 else None,
+            turn=turn,
+        )
+
+    async def _run(self, spec: ItemSpec, boost: int = 0) -> Run:
         return await self._method_run(spec, boost)
 
-    def _record(self, spec: ItemSpec, run: MethodRun) -> ResultRecord:
+    def _record(self, spec: ItemSpec, run: Run) -> ResultRecord:
         record = self._records.get(spec)
         if record is None:
             case = self.cases[spec.case]
-            record = self._records[spec] = result_record(case, spec, run, self._score(case, run))
+            if isinstance(run, ChainRun):
+                record = self._chain_record(case, spec, run)
+            else:
+                record = result_record(case, spec, run, self._score(case, run))
+            self._records[spec] = record
         return record
 
-    def _score(self, case: Case, run: MethodRun) -> Score:
-        """The run's score, shared by the items of ``case`` whose final patch is the same."""
+    def _chain_record(self, case: Case, spec: ItemSpec, chain: ChainRun) -> ResultRecord:
+        """A chain's record: its turns scored here (teacher turns shared like single ones)."""
+
+        def score_turn(turn: TurnRun) -> Score:
+            place = f"{chain.protocol}:{turn.index}" if turn.index else ""
+            return self._score(turn.view, turn.run, place)
+
+        scores = score_chain(case, chain, score_turn)
+        last = chain.turns[-1]
+        base = result_record(last.view, spec, last.run, scores[-1], credit=False)
+        return chain_record(case, chain, scores, base)
+
+    def _score(self, case: Case, run: MethodRun, place: str = "") -> Score:
+        """The run's score, shared by the items of ``case`` whose final patch is the same
+        (``place``: a chain's turn after the first, scored on its own view)."""
         patch = run.outcome.patch
-        if patch is None:
+        if patch is None or place.startswith("free"):
             return run.score(case)
-        key = (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False))
+        key = (case.id + place, json.dumps(patch, sort_keys=True, ensure_ascii=False))
         return self._scores.get(key, lambda: run.score(case))
 
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
@@ -364,10 +371,10 @@ class Runner:
     def _schedule(self, urgent: ItemSpec | None = None) -> None:
         """Hand items to the loop (one hand-off): ``urgent`` now, then waiting ones while
         fewer than ``ITEMS_AHEAD`` are scheduled and not taken."""
-        batch: list[tuple[ItemSpec, int, concurrent.futures.Future[MethodRun]]] = []
+        batch: list[tuple[ItemSpec, int, concurrent.futures.Future[Run]]] = []
 
         def add(spec: ItemSpec, boost: int) -> None:
-            future: concurrent.futures.Future[MethodRun] = concurrent.futures.Future()
+            future: concurrent.futures.Future[Run] = concurrent.futures.Future()
             self._futures[spec] = future
             batch.append((spec, boost, future))
 
@@ -420,7 +427,7 @@ class Runner:
             self._prefetch_active += 1
             run.add_done_callback(functools.partial(self._prefetched, spec))
 
-    def _prefetched(self, spec: ItemSpec, run: asyncio.Future[MethodRun]) -> None:
+    def _prefetched(self, spec: ItemSpec, run: asyncio.Future[Run]) -> None:
         self._prefetch_active -= 1
         if not run.cancelled():
             run.exception()  # retrieved, so asyncio does not log it; the item raises it when asked
@@ -436,7 +443,10 @@ class Runner:
         first_call = self.settings.registry.get(spec.method).first_call
         if client is None or client.cache is None or first_call is None:
             return False
-        messages = first_call(self.prompts, self.cases[spec.case])
+        case, prompts = self.cases[spec.case], self.prompts
+        if spec.chain == "teacher":  # its last turn's: a prompt that depends on no reply
+            case, prompts = last_teacher_view(case, self.settings.turns), self.settings.prompts
+        messages = first_call(prompts, case)
         request = client.make_request(messages, spec.seed, self.settings.structured)
         return client.cache.path(request.cache_key()).exists()
 
@@ -446,13 +456,16 @@ class Runner:
         if spec not in self._futures:
             self._schedule(urgent=spec)
         try:
-            record = self._record(spec, self._futures[spec].result(timeout))
+            run = self._futures[spec].result(timeout)
+            record = self._record(spec, run)
         except BudgetReached:  # the ceiling left it unrun: taken all the same
             self._let_go(spec)
             self._schedule()
             raise
         self._let_go(spec)
         self._schedule()
+        if isinstance(run, ChainRun) and run.cut is not None:
+            raise ChainCut(f"{record['reason']}", record)
         return record
 
     def _let_go(self, spec: ItemSpec) -> None:
@@ -467,7 +480,7 @@ class Runner:
         """Records of every finished item not taken by ``result`` yet (in spec order): the
         items asked for or started, and those whose calls ``prefetch`` made ahead and still
         holds. Call it after ``close``: the loop no longer changes the runs."""
-        runs: dict[ItemSpec, asyncio.Future[MethodRun] | concurrent.futures.Future[MethodRun]]
+        runs: dict[ItemSpec, asyncio.Future[Run] | concurrent.futures.Future[Run]]
         runs = {**dict(self._runs), **self._futures}
         return [
             self._record(spec, run.result())
@@ -525,11 +538,11 @@ class Runner:
         return [self.result(s) for s in specs]
 
 
-def _chain(task: asyncio.Future[MethodRun], future: concurrent.futures.Future[MethodRun]) -> None:
+def _chain(task: asyncio.Future[Run], future: concurrent.futures.Future[Run]) -> None:
     """Copy ``task``'s outcome to ``future`` (read from other threads); cancelling ``future``
     cancels ``task``."""
 
-    def copy(done: asyncio.Future[MethodRun]) -> None:
+    def copy(done: asyncio.Future[Run]) -> None:
         if done.cancelled():
             future.cancel()
         elif not future.set_running_or_notify_cancel():
@@ -539,7 +552,7 @@ def _chain(task: asyncio.Future[MethodRun], future: concurrent.futures.Future[Me
         else:
             future.set_result(done.result())
 
-    def cancel(done: concurrent.futures.Future[MethodRun]) -> None:
+    def cancel(done: concurrent.futures.Future[Run]) -> None:
         loop = task.get_loop()
         if done.cancelled() and not loop.is_closed():
             loop.call_soon_threadsafe(task.cancel)

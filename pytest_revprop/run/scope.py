@@ -129,7 +129,7 @@ def run_scope(
         given = shard_from_environment(environ, label("revprop_shard"))
     scope = RunScope(
         shard=given,
-        cases_sha256=cases_digest(cases),
+        cases_sha256=cases_digest(cases, followups=settings.chain != "off"),
         estimate_only=bool(opt("revprop_plan")),
         max_cost_usd=max_cost_usd,
     )

@@ -196,11 +196,16 @@ def describe_parts(weights: Mapping[str, int], parts: Sequence[Sequence[str]]) -
     return ", ".join(f"{len(part)} cases/{sum(weights[c] for c in part)} calls" for part in parts)
 
 
-def cases_digest(cases: Sequence[Case]) -> str:
+def cases_digest(cases: Sequence[Case], *, followups: bool = True) -> str:
     """A digest of the selected cases' contents (before any split): shards of one run share
-    it, and ``revprop combine`` refuses shards whose case files differ."""
+    it, and ``revprop combine`` refuses shards whose case files differ. Without
+    ``followups`` (an ``off`` run, which never reads them) the follow-ups are left out, so
+    that case files gaining follow-ups keep the digest of such runs."""
     digest = hashlib.sha256()
     for case in sorted(cases, key=lambda c: c.id):
-        digest.update(json.dumps(case.to_dict(), sort_keys=True, ensure_ascii=False).encode())
+        data = case.to_dict()
+        if not followups:
+            data.pop("followups", None)
+        digest.update(json.dumps(data, sort_keys=True, ensure_ascii=False).encode())
         digest.update(b"\n")
     return digest.hexdigest()

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.chain_cases import cart_chain
 from helpers.handmade_cases import invoice_case
 
-from pytest_revprop.core.cases import case_schema, load_case, load_cases
+from pytest_revprop.core.cases import Case, CaseError, case_schema, load_case, load_cases
 
 
 def _write(tmp: Path, name: str, data: object) -> Path:
@@ -176,3 +177,114 @@ def test_validate_and_the_annotation_tools_check_refuse_a_root_op_naming_the_rul
     assert {"level": "error", "pointer": "/gold/4/path", "rule": "gold-root"}.items() <= next(
         m for m in report.messages if m["rule"] == "gold-root"
     ).items()
+
+
+# ---------------------------------------------------------------------------- follow-ups
+
+
+def _chain() -> dict:
+    """The cart chain of docs/protocol.md as file data (three turns)."""
+    return cart_chain().to_dict()
+
+
+def test_a_chain_round_trips_and_a_file_without_followups_means_what_it_did(
+    tmp_path: Path,
+) -> None:
+    data = _chain()
+    case = load_case(_write(tmp_path, "c.json", data))
+    assert len(case.followups) == 2 and case.to_dict() == data
+    plain = {k: v for k, v in data.items() if k != "followups"}
+    single = load_case(_write(tmp_path, "s.json", plain))
+    assert single.followups == () and "followups" not in single.to_dict()
+
+
+def _bad_regex(d: dict) -> None:
+    d["followups"][1]["gold"][4]["value"] = "(unclosed"
+
+
+def _bad_pointer(d: dict) -> None:
+    d["followups"][0]["gold"].append(_ref("/total", "/subtotal~2"))
+
+
+def _dangling_ref(d: dict) -> None:
+    d["followups"][0]["gold"].append(_ref("/total", "/nowhere"))
+
+
+def _root(d: dict) -> None:
+    d["followups"][1]["gold"][1]["path"] = ""
+
+
+def _not_applying(d: dict) -> None:
+    d["followups"][0]["gold"][0]["path"] = "/items/7/qty"
+
+
+def _broken_link(d: dict) -> None:
+    d["followups"][1]["artifact"]["shipping"] = 3  # turn 1 set it to 0
+
+
+def _first_link(d: dict) -> None:
+    d["followups"][0]["artifact"]["total"] = 30  # the case's gold says 33
+
+
+def _noop(d: dict) -> None:
+    # turn 1's gold set to what its artifact already holds
+    d["followups"][0]["gold"] = [
+        {"op": "replace", "path": "/subtotal", "value": 28, "kind": "direct"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "rule", "pointer", "says"),
+    [
+        (_bad_regex, "regex", "/followups/1/gold/4/value", "missing )"),
+        (_bad_pointer, "schema", "/followups/0/gold/5/value", "not a JSON Pointer"),
+        (_dangling_ref, "ref-equal", "/followups/0/gold/5/value", "names no place"),
+        (
+            lambda d: d["followups"][0].update(gold=[]),
+            "gold-empty",
+            "/followups/0/gold",
+            "no operation",
+        ),
+        (_root, "gold-root", "/followups/1/gold/1/path", "document root"),
+        (
+            _not_applying,
+            "followup-gold-applies",
+            "/followups/0/gold",
+            "does not apply to its artifact",
+        ),
+        (
+            _broken_link,
+            "followup-previous",
+            "/followups/1/artifact/shipping",
+            "follow-up 0's gold does not accept this artifact as its result: wrong value"
+            " (expected 0, found 3)",
+        ),
+        (
+            _first_link,
+            "followup-previous",
+            "/followups/0/artifact/total",
+            "the case's gold does not accept this artifact",
+        ),
+        (_noop, "followup-noop", "/followups/0/gold", "accepts its artifact unchanged"),
+        (lambda d: d["followups"][0].pop("theme"), "schema", "/followups/0", "theme is required"),
+    ],
+)
+def test_each_followup_rule_is_named_with_its_pointer(
+    tmp_path: Path, mutate, rule: str, pointer: str, says: str
+) -> None:
+    data = _chain()
+    mutate(data)
+    bad = _write(tmp_path, "bad.json", data)
+    (error,) = load_cases([tmp_path]).errors
+    assert (error.file, error.rule, error.pointer) == (str(bad), rule, pointer)
+    assert says in str(error) and "\n" not in str(error)
+
+
+def test_a_case_shown_without_its_gold_skips_the_followup_gold_rules() -> None:
+    data = _chain()
+    _broken_link(data)
+    _noop(data)
+    assert len(Case.without_gold(data).followups) == 2
+    data["followups"][0]["gold"][0]["path"] = "/items/7/qty"
+    with pytest.raises(CaseError, match="followup-gold-applies"):
+        Case.without_gold(data)

@@ -17,6 +17,7 @@ from pytest_revprop.core.chain import (
     chain_turns,
     judge_free,
     map_pointer,
+    reference_patch,
     teacher_patch,
     turn_regressions,
     turn_view,
@@ -58,11 +59,13 @@ def run_chain(case: Case, protocol: str, answer: Answerer) -> list[bool]:
     return done
 
 
-def solver(name: str, method: str = "j+h") -> Answerer:
-    """A reference solver (methods.reference_ask) run through ``method`` on the turn's view."""
+def solver(case: Case, name: str, method: str = "j+h") -> Answerer:
+    """A reference solver (methods.reference_ask with the chain's reference_patch) run through
+    ``method`` on the turn's view."""
 
-    def answer(view: Case, _turn: int) -> Patch:
-        run = asyncio.run(run_method(method, view, reference_ask(view, name), k=3, seed=0))
+    def answer(view: Case, turn: int) -> Patch:
+        ask = reference_ask(view, name, patch=reference_patch(case, turn, name))
+        run = asyncio.run(run_method(method, view, ask, k=3, seed=0))
         return run.outcome.patch or []
 
     return answer
@@ -194,9 +197,7 @@ def test_undo_a_later_turn_reverts_an_earlier_change() -> None:
     kept_free = copy.deepcopy(right)
     kept_free["shipping"] = 0  # the model forgot to undo
     score = judge_free(case, 2, kept_free)
-    assert [(f.kind, f.path, f.expected) for f in score.findings] == [
-        ("wrong_value", "/shipping", 5)
-    ]
+    assert [(f.kind, f.path, f.expected) for f in score.findings] == [("miss", "/shipping", 5)]
 
 
 def test_a_later_regex_replaces_an_earlier_one_at_the_same_place() -> None:
@@ -357,8 +358,8 @@ def test_an_optional_place_may_keep_its_value_from_before_its_turn() -> None:
 
 def test_an_early_miss_then_a_repair_counts_in_free() -> None:
     case = cart_chain()
-    forgot = without({"/total"}, solver("gold"))  # turn 0 leaves the total alone
-    repair = fed({0: forgot(turn_view(case, 0, case.artifact, []), 0)}, solver("gold"))
+    forgot = without({"/total"}, solver(case, "gold"))  # turn 0 leaves the total alone
+    repair = fed({0: forgot(turn_view(case, 0, case.artifact, []), 0)}, solver(case, "gold"))
     # turn 1's gold sets the total (44) whatever it was: the repair completes turn 1
     assert run_chain(case, "free", repair) == [False, True, True]
 
@@ -366,7 +367,7 @@ def test_an_early_miss_then_a_repair_counts_in_free() -> None:
 def test_one_wrong_turn_fails_alone_in_teacher_and_its_later_turns_in_free() -> None:
     case = cart_chain()
     # turn 1 forgets C's line total (a place no later turn sets again)
-    double = fed({}, solver("gold"))
+    double = fed({}, solver(case, "gold"))
 
     def answer(view: Case, turn: int) -> Patch:
         patch = double(view, turn)
@@ -383,16 +384,16 @@ def test_one_wrong_turn_fails_alone_in_teacher_and_its_later_turns_in_free() -> 
 @pytest.mark.parametrize("method", METHODS)
 def test_reference_solvers_on_a_chain(protocol: str, method: str) -> None:
     case = cart_chain()
-    assert run_chain(case, protocol, solver("gold", method)) == [True, True, True]
-    assert not all(run_chain(case, protocol, solver("noop", method)))
-    assert not all(run_chain(case, protocol, solver("direct-only", method)))
+    assert run_chain(case, protocol, solver(case, "gold", method)) == [True, True, True]
+    assert not all(run_chain(case, protocol, solver(case, "noop", method)))
+    assert not all(run_chain(case, protocol, solver(case, "direct-only", method)))
 
 
 def test_noop_and_direct_only_fail_every_turn_of_the_cart() -> None:
     case = cart_chain()
     for protocol in ("teacher", "free"):
-        assert run_chain(case, protocol, solver("noop")) == [False, False, False]
-        assert run_chain(case, protocol, solver("direct-only")) == [False, False, False]
+        assert run_chain(case, protocol, solver(case, "noop")) == [False, False, False]
+        assert run_chain(case, protocol, solver(case, "direct-only")) == [False, False, False]
 
 
 # ---------------------------------------------------------------------------- regressions
@@ -445,10 +446,10 @@ def test_regressions_follow_the_place_through_the_turns_array_edits() -> None:
     right = teacher_patch(case, 2)
     assert turn_regressions(case, 2, start, right) == []
     broke = [*right, {"op": "replace", "path": "/items/1/qty", "value": 1}]  # C is at 1 now
-    assert turn_regressions(case, 2, start, broke) == ["/items/1"]
-    # removing C (instead of A) loses turn 0's and turn 1's place
+    assert turn_regressions(case, 2, start, broke) == ["/items/1/qty"]
+    # removing C (instead of A) loses turn 0's place (C) and turn 1's two (its qty and line)
     wrong = [{"op": "remove", "path": "/items/2"}, *right[1:]]
-    assert turn_regressions(case, 2, start, wrong) == ["/items/2"]
+    assert turn_regressions(case, 2, start, wrong) == ["/items/2", "/items/2/line", "/items/2/qty"]
 
 
 def test_free_regressions_count_only_places_that_were_right_before() -> None:
@@ -459,3 +460,112 @@ def test_free_regressions_count_only_places_that_were_right_before() -> None:
     assert turn_regressions(case, 1, before_wrong, patch) == []
     assert turn_regressions(case, 1, before, patch) == ["/note"]
     assert turn_regressions(case, 1, before, [{"op": "remove", "path": "/missing"}]) == []
+
+
+def _day_chain() -> Case:
+    """Turn 0 adds a rest day judged by a regex over the whole day (its date and its plan);
+    turn 1 moves that day's date (a strict edit inside the regex's place)."""
+    rest = {"date": "05-04", "plan": "Rest day"}
+    pattern = '(?is)"date":\\s*"05-04".*"plan":\\s*"[^"]*rest'
+    add = {"op": "add", "path": "/days/1", "value": pattern, "kind": "direct"}
+    add["match"] = "regex_match"
+    move = {"op": "replace", "path": "/days/1/date", "value": "05-05", "kind": "direct"}
+    case = chain_case(
+        {"days": [{"date": "05-03", "plan": "Arrive"}], "n": 1},
+        [
+            ("Add a rest day on 05-04.", [add], [{"op": "add", "path": "/days/1", "value": rest}]),
+            ("Make the rest day 05-05.", [move], None),
+        ],
+    )
+    assert isinstance(case, Case)
+    return case
+
+
+def test_a_regex_over_an_object_with_a_later_edit_inside_it() -> None:
+    case = _day_chain()
+    arrive = {"date": "05-03", "plan": "Arrive"}
+    # the model's own plan text (its turn-0 answer) still passes; the date is turn 1's
+    mine = {"days": [arrive, {"date": "05-05", "plan": "Lazy rest, no plans"}], "n": 1}
+    assert judge_free(case, 1, mine).completed
+    unmoved = {"days": [arrive, {"date": "05-04", "plan": "Lazy rest, no plans"}], "n": 1}
+    assert not judge_free(case, 1, unmoved).completed
+    busy = {"days": [arrive, {"date": "05-05", "plan": "Museum"}], "n": 1}
+    assert not judge_free(case, 1, busy).completed  # turn 0's regex still holds the rest
+    # the teacher patch of turn 1 breaks nothing of turn 0's; a plan change does
+    start = case.followups[0].artifact
+    assert turn_regressions(case, 1, start, teacher_patch(case, 1)) == []
+    busier = [*teacher_patch(case, 1), {"op": "replace", "path": "/days/1/plan", "value": "Zoo"}]
+    assert turn_regressions(case, 1, start, busier) == ["/days/1"]
+
+
+def test_reference_patch_of_each_solver() -> None:
+    case = cart_chain()
+    assert reference_patch(case, 1, "gold") == teacher_patch(case, 1)
+    assert reference_patch(case, 1, "noop") == []
+    assert reference_patch(case, 0, "direct-only") == [
+        {"op": "add", "path": "/items/2", "value": {"sku": "C", "qty": 1, "price": 8, "line": 8}}
+    ]
+    assert reference_patch(case, 2, "direct-only") == [{"op": "remove", "path": "/items/0"}]
+    with pytest.raises(ValueError, match="unknown reference solver"):
+        reference_patch(case, 0, "oracle")
+
+
+def test_a_removal_then_an_addition_moves_the_untouched_elements() -> None:
+    # A: [a, b, c]; turn 0 drops a, turn 1 appends d: [b, c, d], as long as A, every element
+    # moved: b and c are judged where they went, not against A's element at the same index
+    case = chain_case(
+        {"tags": ["a", "b", "c"]},
+        [
+            ("Drop a.", [{"op": "remove", "path": "/tags/0", "kind": "direct"}], None),
+            ("Add d.", [{"op": "add", "path": "/tags/-", "value": "d", "kind": "direct"}], None),
+        ],
+    )
+    assert isinstance(case, Case)
+    assert judge_free(case, 1, {"tags": ["b", "c", "d"]}).completed
+    score = judge_free(case, 1, {"tags": ["b", "x", "d"]})
+    assert [(f.kind, f.path, f.expected, f.got) for f in score.findings] == [
+        ("over_edit", "/tags/1", "c", "x")
+    ]
+
+
+def test_a_place_inside_an_already_wrong_one_counts_on_its_own() -> None:
+    case = cart_chain()
+    before = copy.deepcopy(case.followups[1].artifact)
+    before["items"][2]["line"] = 8  # the model missed C's line in turn 1 (free)
+    patch = [*teacher_patch(case, 2), {"op": "replace", "path": "/items/1/qty", "value": 1}]
+    assert turn_regressions(case, 2, before, patch) == ["/items/1/qty"]
+    assert turn_regressions(case, 2, before, teacher_patch(case, 2)) == []
+
+
+@pytest.mark.parametrize("make", [cart_chain, _day_chain, _ref_chain])
+def test_the_gold_solver_makes_no_regression(make: Callable[[], Case]) -> None:
+    case = make()
+    document = case.artifact
+    for turn in chain_turns(case):
+        patch = reference_patch(case, turn.index, "gold")
+        assert turn_regressions(case, turn.index, turn.artifact, patch) == []  # teacher
+        assert turn_regressions(case, turn.index, document, patch) == []  # free
+        document = apply_patch(document, patch)
+        assert judge_free(case, turn.index, document).completed
+
+
+def test_an_optional_strict_place_the_canonical_document_left_alone() -> None:
+    memo = {"op": "replace", "path": "/memo", "value": "n is 2", "kind": "cascade"}
+    memo["optional"] = True
+    case = chain_case(
+        {"n": 1, "memo": "n is 1", "k": 0},
+        [
+            # the canonical document after turn 0 keeps the memo (the option not taken)
+            (
+                "n to 2",
+                [{"op": "replace", "path": "/n", "value": 2, "kind": "direct"}, memo],
+                [{"op": "replace", "path": "/n", "value": 2}],
+            ),
+            ("k to 1", [{"op": "replace", "path": "/k", "value": 1, "kind": "direct"}], None),
+        ],
+    )
+    assert isinstance(case, Case)
+    assert case.followups[0].artifact["memo"] == "n is 1"
+    for memo_value in ("n is 1", "n is 2"):
+        assert judge_free(case, 1, {"n": 2, "memo": memo_value, "k": 1}).completed
+    assert not judge_free(case, 1, {"n": 2, "memo": "n is 3", "k": 1}).completed
