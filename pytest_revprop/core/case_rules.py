@@ -214,7 +214,9 @@ def _plain(gold: Sequence[JudgedOp]) -> list[dict[str, Any]]:
 
 
 def _brief(value: Any, limit: int = 60) -> str:
-    if isinstance(value, dict | list):
-        return "an object" if isinstance(value, dict) else "an array"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} member(s)"
+    if isinstance(value, list):
+        return f"an array of {len(value)} item(s)"
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."
