@@ -13,14 +13,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_revprop.core.judged import JudgedOp
+from pytest_revprop.core.judged import JudgedCase, JudgedOp
 from pytest_revprop.core.patching import PatchError, apply_operations, diff
 from pytest_revprop.core.scoring import score_patch
 from pytest_revprop.errors import one_line
 from pytest_revprop.util.jsonutil import MISSING, json_equal, resolve, split_pointer
 from pytest_revprop.util.regexguard import RegexRefused, compile_bounded
 
-__all__ = ["CaseError", "check_chained", "check_gold", "check_replay", "reference_problem"]
+__all__ = [
+    "CaseError",
+    "check_chained",
+    "check_gold",
+    "check_replay",
+    "reference_problem",
+    "revision",
+]
 
 
 class CaseError(Exception):
@@ -153,20 +160,14 @@ def _check_regex(pattern: Any, name: str, pointer: str) -> None:
         raise CaseError(name, "regex", pointer, str(exc)) from None
 
 
-def check_chained(
-    before: Any,
-    previous: Sequence[JudgedOp],
-    artifact: Any,
-    gold: Sequence[JudgedOp],
-    name: str,
-    index: int,
-) -> None:
-    """Rules ``followup-previous`` (the revision before follow-up ``index``, whose gold
-    ``previous`` is relative to ``before``, accepts the follow-up's ``artifact`` as its
-    result: the chain holds together) and ``followup-noop`` (the follow-up's ``gold`` does not
-    accept its artifact unchanged)."""
+def check_chained(previous: JudgedCase, current: JudgedCase, name: str, index: int) -> None:
+    """Rules ``followup-previous`` (the revision before follow-up ``index``, ``previous``,
+    accepts the follow-up's artifact as its result: the chain holds together) and
+    ``followup-noop`` (the follow-up, ``current``, does not accept its artifact unchanged).
+    Revisions are judged by ``scoring``, which remembers each one's geometry: pass the same
+    object for a follow-up here and as the next one's ``previous``."""
     at = f"/followups/{index}"
-    judged = score_patch(_Revision(before, tuple(previous)), [], predicted=artifact)
+    judged = score_patch(previous, [], predicted=current.artifact)
     if judged.findings:
         first = judged.findings[0]
         which = "the case's gold" if index == 0 else f"follow-up {index - 1}'s gold"
@@ -177,13 +178,18 @@ def check_chained(
             f"{which} does not accept this artifact as its result: {first.kind.replace('_', ' ')}"
             f" (expected {_brief(first.expected)}, found {_brief(first.got)})",
         )
-    if score_patch(_Revision(artifact, tuple(gold)), [], predicted=artifact).completed:
+    if score_patch(current, [], predicted=current.artifact).completed:
         raise CaseError(
             name,
             "followup-noop",
             f"{at}/gold",
             "the follow-up's gold accepts its artifact unchanged: the revision changes nothing",
         )
+
+
+def revision(artifact: Any, gold: Sequence[JudgedOp]) -> JudgedCase:
+    """One revision as scoring reads it: ``artifact`` and the ``gold`` relative to it."""
+    return _Revision(artifact, tuple(gold))
 
 
 @dataclass(frozen=True)
@@ -208,7 +214,9 @@ def _plain(gold: Sequence[JudgedOp]) -> list[dict[str, Any]]:
 
 
 def _brief(value: Any, limit: int = 60) -> str:
-    if isinstance(value, dict | list):
-        return "an object" if isinstance(value, dict) else "an array"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} member(s)"
+    if isinstance(value, list):
+        return f"an array of {len(value)} item(s)"
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."

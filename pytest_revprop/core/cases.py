@@ -21,8 +21,10 @@ from pytest_revprop.core.case_rules import (
     check_gold,
     check_replay,
     reference_problem,
+    revision,
 )
 from pytest_revprop.core.case_schema import case_schema, schema_error_text, schema_problem
+from pytest_revprop.core.judged import JudgedCase
 from pytest_revprop.core.selection import by_split_and_size
 from pytest_revprop.errors import UserError
 from pytest_revprop.util.jsonutil import (
@@ -337,13 +339,14 @@ def _check_rules(case: Case, name: str, *, with_gold: bool = True) -> None:
             "/size",
             f"size is {case.size} but the artifact has {count} primitive leaves",
         )
-    before, previous = case.artifact, case.gold
+    previous: JudgedCase = case
     for index, followup in enumerate(case.followups):
         at = f"/followups/{index}/gold"
         check_gold(followup.artifact, followup.gold, name, at, with_gold=with_gold)
+        current = revision(followup.artifact, followup.gold)
         if with_gold:
-            check_chained(before, previous, followup.artifact, followup.gold, name, index)
-        before, previous = followup.artifact, followup.gold
+            check_chained(previous, current, name, index)
+        previous = current
 
 
 def _read_json(path: Path) -> Any:

@@ -30,6 +30,7 @@ from pytest_revprop.core.scoring import (
     GoldPlace,
     Judge,
     Score,
+    Unit,
     array_parent,
     gold_geometry,
     gold_places,
@@ -259,7 +260,7 @@ def _make_plan(case: Case, index: int) -> _Plan:
             state = apply_operations(
                 state, [plain if g.op == "remove" else {**plain, "value": g.value}]
             )
-    places = gold_places(gold, states)
+    places = gold_places(gold, [array_parent(states[k], g.path) for k, g in enumerate(gold)])
     special: dict[str, GoldPlace] = {}
     inner: dict[str, list[tuple[str, int]]] = {}
     kept: dict[str, Any] = {}
@@ -352,20 +353,21 @@ class _ChainJudge(Judge):
             return json_equal(p, e) or json_equal(p, place.op.value)
         return verdict
 
-    def units(self) -> list[str]:
+    def walked(self) -> list[Unit]:
         """The units judged: where the model's document and the canonical one stop having the
         same shape (the original artifact's shape does not split them: the revisions moved its
-        places), or a matcher's, an optional or a removal's place."""
-        out: list[str] = []
+        places), or a matcher's, an optional or a removal's place. Their values in A are not
+        read (the canonical document's stand there)."""
+        out: list[Unit] = []
         self._walk(self.expected, self.predicted, self.expected, "", out)
         return out
 
-    def unchanged(self, unit: str, e: Any) -> Any:
+    def unchanged(self, unit: str, a: Any, e: Any) -> Any:
         """An ungoverned unit holds its original value where the revisions' array edits moved
         it: its value in the canonical document ``e``."""
         return e
 
-    def previous(self, unit: str) -> Any:
+    def previous(self, unit: str, a: Any) -> Any:
         """The value before the latest operation whose place holds ``unit`` (A's value when
         none does: the unit holds places)."""
         latest = None

@@ -1,6 +1,5 @@
-"""Scoring one reply: RFC 6902 application (the patch comes from extraction.py), matchers, completion, and the
-element-level failure decomposition (miss / over edit / wrong value) of docs/protocol.md.
-"""
+"""Scoring one reply: RFC 6902 application (the patch comes from extraction.py), matchers, completion,
+and the element-level failure decomposition (miss / over edit / wrong value) of docs/protocol.md."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from pytest_revprop.core.extraction import InvalidReply, extract_patch
 from pytest_revprop.core.judged import JudgedCase as Case
 from pytest_revprop.core.judged import JudgedOp as GoldOp
 from pytest_revprop.core.outcome import Outcome, Patch
-from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations, copy_json
 from pytest_revprop.util.jsonutil import (
     MISSING,
     child_pointer,
@@ -37,6 +36,7 @@ __all__ = [
     "Score",
     "apply_patch",
     "array_parent",
+    "array_parents",
     "expected_artifact",
     "gold_geometry",
     "gold_places",
@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 ABSENT: dict[str, bool] = {"$absent": True}
+Unit = tuple[str, Any, Any, Any]  # a unit the judge walks to: its pointer, its values in A, P, E
+ArrayAt = tuple[str, int] | None  # where a path is an array element: (the array, the index)
 """How a place that does not exist appears in findings (expected or got)."""
 
 
@@ -210,28 +212,36 @@ def shift_pointer(path: str, parent: str, index: int, delta: int, inclusive: boo
 
 
 def _gold_places(case: Case) -> list[GoldPlace]:
-    states = [case.artifact]
-    for op in case.gold_patch:
-        states.append(apply_operations(states[-1], [op]))
-    return gold_places(case.gold, states)
+    return gold_places(case.gold, array_parents(case.artifact, case.gold_patch))
 
 
-def gold_places(gold_ops: Sequence[GoldOp], states: Sequence[Any]) -> list[GoldPlace]:
-    """The place of each of ``gold_ops``, given ``states[i]``, the document operation ``i``
-    applies to (the first state plays the part of A)."""
+def array_parents(doc: Any, patch: Sequence[dict[str, Any]]) -> list[ArrayAt]:
+    """``array_parent`` of each op's path in the document it applies to (``patch`` applied in
+    order to one copy of ``doc``); PatchError when the patch does not apply."""
+    state = copy_json(doc)
+    out = []
+    for op in patch:
+        out.append(array_parent(state, op["path"]))
+        state = apply_operations(state, [copy_json(op)], in_place=True)
+    return out
+
+
+def gold_places(gold_ops: Sequence[GoldOp], arrays: Sequence[ArrayAt]) -> list[GoldPlace]:
+    """The place of each of ``gold_ops``, given ``arrays[i]``: ``array_parent`` of operation
+    ``i``'s path in the document it applies to (``array_parents``)."""
     places = []
     ops = list(gold_ops)
     for i, gold in enumerate(ops):
         path: str | None = gold.path
         if gold.op == "add":
-            arr = array_parent(states[i], gold.path)
+            arr = arrays[i]
             if arr is not None:
                 path = f"{arr[0]}/{arr[1]}"
         e_path: str | None = None if gold.op == "remove" else path
         anchor = path or gold.path
         for j in range(i + 1, len(ops)):
             later = ops[j]
-            arr = array_parent(states[j], later.path) if later.op in {"add", "remove"} else None
+            arr = arrays[j] if later.op in {"add", "remove"} else None
             if arr is None:
                 continue
             delta = 1 if later.op == "add" else -1
@@ -239,13 +249,13 @@ def gold_places(gold_ops: Sequence[GoldOp], states: Sequence[Any]) -> list[GoldP
                 e_path = shift_pointer(e_path, arr[0], arr[1], delta, inclusive=delta > 0)
             anchor = shift_pointer(anchor, arr[0], arr[1], delta, inclusive=delta > 0) or arr[0]
         a_path: str | None = path
-        if gold.op == "add" and array_parent(states[i], gold.path) is not None:
+        if gold.op == "add" and arrays[i] is not None:
             a_path = None
         for j in range(i - 1, -1, -1):
             if a_path is None:
                 break
             earlier = ops[j]
-            arr = array_parent(states[j], earlier.path) if earlier.op in {"add", "remove"} else None
+            arr = arrays[j] if earlier.op in {"add", "remove"} else None
             if arr is None:
                 continue
             if earlier.op == "add":
@@ -325,8 +335,8 @@ class Judge:
         return json_equal(p, e)
 
     def place_agrees(self, place: GoldPlace, p: Any, e: Any) -> bool | None:
-        """The verdict of the matcher, optionality or removal of ``place`` on the predicted
-        value ``p`` (``e``: the expected one), or None when the place is judged by equality."""
+        """The verdict of ``place``'s matcher, optionality or removal on the predicted ``p``
+        (``e``: expected), or None when equality judges it."""
         op = place.op
         if op.optional and json_equal(p, self.kept_value(place)):
             return True
@@ -343,20 +353,20 @@ class Judge:
         return None
 
     def kept_value(self, place: GoldPlace) -> Any:
-        """The value an optional place may keep: its value in A (MISSING: it did not exist)."""
+        """What an optional place may keep: its value in A (MISSING: it did not exist)."""
         return MISSING if place.a_path is None else resolve(self.before, place.a_path)
 
     def reference(self, place: GoldPlace) -> str:
         """The pointer a ``ref_equal`` place's value must equal, in P's coordinates."""
         return str(place.op.value)
 
-    def unchanged(self, unit: str, e: Any) -> Any:
-        """What a unit no gold op governs must hold (``e``: its expected value): A's value."""
-        return resolve(self.before, unit)
+    def unchanged(self, unit: str, a: Any, e: Any) -> Any:
+        """What an ungoverned unit must hold (``a``, ``e``: its values in A, E): ``a``."""
+        return a
 
-    def previous(self, unit: str) -> Any:
-        """The value a governed unit had before the revision (P keeping it is a miss)."""
-        return resolve(self.before, unit)
+    def previous(self, unit: str, a: Any) -> Any:
+        """What a governed unit held before the revision (keeping it is a miss): ``a``."""
+        return a
 
     def is_governed(self, unit: str) -> bool:
         """Fast test: some gold op's place is the unit, lies inside it, or contains it."""
@@ -378,13 +388,17 @@ class Judge:
 
     def units(self) -> list[str]:
         """The pointers of the units judged, in walking order (A's keys first)."""
-        out: list[str] = []
+        return [unit[0] for unit in self.walked()]
+
+    def walked(self) -> list[Unit]:
+        """The units judged with their values: (pointer, in A, in P, in E)."""
+        out: list[Unit] = []
         self._walk(self.before, self.predicted, self.expected, "", out)
         return out
 
-    def _walk(self, a: Any, p: Any, e: Any, path: str, out: list[str]) -> None:
+    def _walk(self, a: Any, p: Any, e: Any, path: str, out: list[Unit]) -> None:
         if path in self.special and path != "":
-            out.append(path)
+            out.append((path, a, p, e))
         elif isinstance(a, dict) and isinstance(p, dict) and isinstance(e, dict):
             keys = (
                 list(a) + [k for k in e if k not in a] + [k for k in p if k not in a and k not in e]
@@ -406,16 +420,15 @@ class Judge:
             for i, (x, y, z) in enumerate(zip(a, p, e, strict=True)):
                 self._walk(x, y, z, child_pointer(path, i), out)
         else:
-            out.append(path)
+            out.append((path, a, p, e))
 
     def findings(self) -> list[Finding]:
         """Every unit where P fails E: an over edit where no gold op governs it and P changed
         A, else a miss (P kept A's value) or a wrong value."""
         found = []
-        for unit in self.units():
-            p, e = resolve(self.predicted, unit), resolve(self.expected, unit)
+        for unit, a, p, e in self.walked():
             if not self.is_governed(unit):
-                kept = self.unchanged(unit, e)
+                kept = self.unchanged(unit, a, e)
                 if not json_equal(p, kept):
                     found.append(Finding("over_edit", unit, _show(kept), _show(p)))
                 continue
@@ -425,7 +438,7 @@ class Judge:
                 "direct" if any(g.op.kind == "direct" for g in self.governing(unit)) else "cascade"
             )
             expected = _describe_expected(e, unit, self.special.get(unit))
-            if json_equal(p, self.previous(unit)):
+            if json_equal(p, self.previous(unit, a)):
                 found.append(Finding("miss", unit, expected, _show(p), kind))
             else:
                 found.append(Finding("wrong_value", unit, expected, _show(p), kind))
@@ -579,7 +592,7 @@ def literal_gold_patch(case: Case) -> list[dict[str, Any]] | None:
                 try:
                     value = resolve(expected_artifact(case), gold.value)
                 except PatchError:  # the gold does not apply to this artifact
-                    return None
+                    value = MISSING
                 if value is MISSING:
                     return None
             op["value"] = value

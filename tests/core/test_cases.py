@@ -288,3 +288,13 @@ def test_a_case_shown_without_its_gold_skips_the_followup_gold_rules() -> None:
     data["followups"][0]["gold"][0]["path"] = "/items/7/qty"
     with pytest.raises(CaseError, match="followup-gold-applies"):
         Case.without_gold(data)
+
+
+def test_a_broken_link_at_an_array_says_how_long_each_is(tmp_path: Path) -> None:
+    data = _chain()
+    extra = {"sku": "D", "qty": 1, "price": 1, "line": 1}
+    data["followups"][0]["artifact"]["items"].append(extra)  # D came from nowhere
+    _write(tmp_path, "bad.json", data)
+    (error,) = load_cases([tmp_path]).errors
+    assert (error.rule, error.pointer) == ("followup-previous", "/followups/0/artifact/items")
+    assert "(expected an array of 3 item(s), found an array of 4 item(s))" in str(error)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from helpers.chain_cases import cart_chain, chain_case
 
-from pytest_revprop.core.cases import Case
+from pytest_revprop.core.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.core.chain import (
     canonical_after,
     chain_turns,
@@ -569,3 +569,16 @@ def test_an_optional_strict_place_the_canonical_document_left_alone() -> None:
     for memo_value in ("n is 1", "n is 2"):
         assert judge_free(case, 1, {"n": 2, "memo": memo_value, "k": 1}).completed
     assert not judge_free(case, 1, {"n": 2, "memo": "n is 3", "k": 1}).completed
+
+
+def test_reference_solvers_on_the_shipped_chains() -> None:
+    chains = [c for c in load_cases([BENCHMARK_DIR]).cases if c.size == 10 and c.followups]
+    assert len(chains) >= 40  # every scenario of the benchmark has follow-ups
+    for case in chains:
+        for protocol in ("teacher", "free"):
+            assert all(run_chain(case, protocol, solver(case, "gold"))), (case.id, protocol)
+            assert not all(run_chain(case, protocol, solver(case, "noop"))), (case.id, protocol)
+            direct = run_chain(case, protocol, solver(case, "direct-only"))
+            assert not all(direct), (case.id, protocol)
+        for turn in chain_turns(case):
+            assert judge_free(case, turn.index, canonical_after(case, turn.index)).completed
