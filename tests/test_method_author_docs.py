@@ -14,8 +14,8 @@ import pytest
 
 from pytest_revprop.api import Case
 from pytest_revprop.core.cases import GoldHidden, select_cases
+from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.prompts import Prompts, default_prompts
-from pytest_revprop.core.scoring import literal_gold_patch
 from pytest_revprop.testing import FakeServer, post_json
 from pytest_revprop.testing.fakeserver import options_from_config
 from pytest_revprop.testing.responder import respond

@@ -8,11 +8,11 @@ A broken case raises ``CaseError``, one line naming the file, the rule and the J
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_revprop.core.case_schema import brief
 from pytest_revprop.core.judged import JudgedCase, JudgedOp
 from pytest_revprop.core.patching import PatchError, apply_operations, diff
 from pytest_revprop.core.scoring import score_patch
@@ -81,7 +81,7 @@ def check_gold(
     if with_gold:
         _check_gold_ops(gold, name, at)
     try:
-        expected = apply_operations(artifact, _plain(gold))
+        expected = apply_operations(artifact, plain_patch(gold))
     except PatchError as exc:
         if at == "/gold":
             message = f"gold patch does not apply to the artifact: {exc}"
@@ -176,7 +176,7 @@ def check_chained(previous: JudgedCase, current: JudgedCase, name: str, index: i
             "followup-previous",
             f"{at}/artifact{first.path}",
             f"{which} does not accept this artifact as its result: {first.kind.replace('_', ' ')}"
-            f" (expected {_brief(first.expected)}, found {_brief(first.got)})",
+            f" (expected {brief(first.expected)}, found {brief(first.got)})",
         )
     if score_patch(current, [], predicted=current.artifact).completed:
         raise CaseError(
@@ -203,20 +203,12 @@ class _Revision:
     @property
     def gold_patch(self) -> list[dict[str, Any]]:
         """The gold as a plain patch (stored values)."""
-        return _plain(self.gold)
+        return plain_patch(self.gold)
 
 
-def _plain(gold: Sequence[JudgedOp]) -> list[dict[str, Any]]:
+def plain_patch(gold: Sequence[JudgedOp]) -> list[dict[str, Any]]:
+    """Gold operations as a plain RFC 6902 patch: their stored values, no matcher metadata."""
     return [
         {"op": g.op, "path": g.path, **({} if g.op == "remove" else {"value": g.value})}
         for g in gold
     ]
-
-
-def _brief(value: Any, limit: int = 60) -> str:
-    if isinstance(value, dict):
-        return f"an object with {len(value)} member(s)"
-    if isinstance(value, list):
-        return f"an array of {len(value)} item(s)"
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

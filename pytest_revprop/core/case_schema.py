@@ -44,7 +44,7 @@ def _fast_validator() -> tuple[Any, type[Exception]]:
     return fastjsonschema.compile(case_schema()), fastjsonschema.JsonSchemaException
 
 
-def _brief(value: Any, limit: int = 60) -> str:
+def brief(value: Any, limit: int = 60) -> str:
     """A value as a message quotes it: JSON, cut; an object or array only named, never
     dumped (it may be the whole artifact)."""
     if isinstance(value, dict):
@@ -69,18 +69,18 @@ def schema_error_text(error: Any) -> str:
         return f"{', '.join(extra[:5]) or 'a member'}: not allowed here"
     if kind == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        return f"{_brief(instance)} is not of type {wanted}"
+        return f"{brief(instance)} is not of type {wanted}"
     if kind == "enum":
-        return f"{_brief(instance)} is not one of {', '.join(map(str, expected))}"
+        return f"{brief(instance)} is not one of {', '.join(map(str, expected))}"
     if kind == "pattern":
-        return f"{_brief(instance)} does not have the required form ({expected})"
+        return f"{brief(instance)} does not have the required form ({expected})"
     if kind in ("minLength", "minItems") and expected == 1:
-        return f"{_brief(instance)} should be non-empty"
+        return f"{brief(instance)} should be non-empty"
     if kind in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"):
-        return f"{_brief(instance)} breaks {kind} {expected}"
+        return f"{brief(instance)} breaks {kind} {expected}"
     if kind == "const":
-        return f"{_brief(instance)} is not {_brief(expected)}"
-    return f"{_brief(instance)} breaks the schema's {kind!r} rule"
+        return f"{brief(instance)} is not {brief(expected)}"
+    return f"{brief(instance)} breaks the schema's {kind!r} rule"
 
 
 def schema_problem(data: Any) -> tuple[str, str] | None:

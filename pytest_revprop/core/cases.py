@@ -20,6 +20,7 @@ from pytest_revprop.core.case_rules import (
     check_chained,
     check_gold,
     check_replay,
+    plain_patch,
     reference_problem,
     revision,
 )
@@ -158,14 +159,7 @@ class Followup:
     @property
     def gold_patch(self) -> list[dict[str, Any]]:
         """The follow-up's gold ops as a plain RFC 6902 patch (stored values)."""
-        return _plain(self.gold)
-
-
-def _plain(gold: Sequence[GoldOp]) -> list[dict[str, Any]]:
-    return [
-        {"op": g.op, "path": g.path, **({} if g.op == "remove" else {"value": g.value})}
-        for g in gold
-    ]
+        return plain_patch(self.gold)
 
 
 def _gold_ops(data: Sequence[Mapping[str, Any]]) -> list[GoldOp]:
@@ -296,12 +290,12 @@ class Case:
     @property
     def gold_patch(self) -> list[dict[str, Any]]:
         """The gold ops as a plain RFC 6902 patch (stored values, no matcher metadata)."""
-        return _plain(self.gold)
+        return plain_patch(self.gold)
 
     @property
     def direct_patch(self) -> list[dict[str, Any]]:
         """The gold's direct operations alone, as a plain patch (stored values)."""
-        return _plain([g for g in self.gold if g.kind == "direct"])
+        return plain_patch([g for g in self.gold if g.kind == "direct"])
 
 
 @dataclass

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_revprop.core.cases import Case, GoldOp, Turn
-from pytest_revprop.core.outcome import Outcome
+from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.patching import (
     PatchError,
     apply_operations,
@@ -34,13 +34,11 @@ from pytest_revprop.core.scoring import (
     array_parent,
     gold_geometry,
     gold_places,
-    literal_gold_patch,
     shift_pointer,
 )
 from pytest_revprop.util.jsonutil import MISSING, child_pointer, is_within, json_equal, resolve
 from pytest_revprop.util.memo import Memo
 from pytest_revprop.util.regexguard import regex_budget
-from pytest_revprop.vocabulary import FAILURE_KINDS
 
 __all__ = [
     "ChainTurn",
@@ -412,16 +410,7 @@ def judge_free(
     judge = _ChainJudge(case, _plan(case, index), document)
     with regex_budget():
         findings = judge.findings()
-    counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in FAILURE_KINDS}
-    return Score(
-        completed=not findings,
-        valid=True,
-        miss=counts["miss"],
-        over_edit=counts["over_edit"],
-        wrong_value=counts["wrong_value"],
-        findings=findings,
-        outcome=Outcome(patch, artifact=document),
-    )
+    return Score.judged(findings, patch, document)
 
 
 # ---------------------------------------------------------------------------- regressions

@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.extraction import InvalidReply, extract_patch
+from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.merge import merge_patches, sample_artifacts
 from pytest_revprop.core.outcome import Outcome, Patch
 from pytest_revprop.core.patching import (
@@ -36,7 +37,7 @@ from pytest_revprop.core.patching import (
     diff,
 )
 from pytest_revprop.core.prompts import Prompts
-from pytest_revprop.core.scoring import Score, literal_gold_patch, score_outcome
+from pytest_revprop.core.scoring import Score, score_outcome
 from pytest_revprop.llm.types import CallFailed, Reply, Request
 from pytest_revprop.util.jsonutil import is_finite_json, json_equal
 from pytest_revprop.util.memo import Memo

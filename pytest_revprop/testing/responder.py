@@ -21,8 +21,8 @@ from functools import cache
 from typing import Any
 
 from pytest_revprop.core.cases import BENCHMARK_DIR, Case, load_cases
+from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.prompts import default_prompts
-from pytest_revprop.core.scoring import literal_gold_patch
 
 ORACLE_CASES_ENV = "REVPROP_ORACLE_CASES"
 

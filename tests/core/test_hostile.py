@@ -233,7 +233,7 @@ def test_a_run_of_hostile_replies_keeps_every_record_with_the_command_verdicts(
     one ``revprop score``'s scorer gives the same text."""
     from helpers.faulty_runs import FAST_RETRIES, MODEL, dev_cases, results, run_options
 
-    from pytest_revprop.core.scoring import literal_gold_patch
+    from pytest_revprop.core.literal import literal_gold_patch
     from pytest_revprop.testing.fakeserver import FakeServer
 
     case = dev_cases()[0]

@@ -13,8 +13,8 @@ import pytest
 from helpers.handmade_cases import invoice_case
 
 from pytest_revprop.api import MethodContext, Outcome
+from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.registry import MethodRegistry, builtin_registry, run_method
-from pytest_revprop.core.scoring import literal_gold_patch
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.types import Reply
 from pytest_revprop.run.runner import ItemSpec, calls_cover

@@ -12,7 +12,7 @@ import pytest
 from helpers.handmade_cases import invoice_case, task_drop_case, travel_case, write_cases
 
 from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
-from pytest_revprop.core.scoring import literal_gold_patch
+from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.testing.responder import find_case
 
 INVOICE_MARK = "3 widgets and 7 bolts"

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.core.cases import Case, GoldOp, load_cases
+from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.patching import apply_operations
-from pytest_revprop.core.scoring import literal_gold_patch, score_patch
+from pytest_revprop.core.scoring import score_patch
 from pytest_revprop.errors import UserError
 from pytest_revprop.util.jsonutil import is_within, json_equal, resolve
 

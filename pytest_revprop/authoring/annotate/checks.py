@@ -28,8 +28,9 @@ from pytest_revprop.core.cases import (
     reference_problem,
     schema_error_text,
 )
+from pytest_revprop.core.literal import literal_gold_patch, regex_example
 from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
-from pytest_revprop.core.scoring import literal_gold_patch, regex_example, regex_passes, score_patch
+from pytest_revprop.core.scoring import regex_passes, score_patch
 from pytest_revprop.util.jsonutil import (
     MISSING,
     is_within,

@@ -14,8 +14,8 @@ from helpers.handmade_cases import invoice_case
 
 from pytest_revprop.authoring.annotate.assist import Assistant
 from pytest_revprop.core.cases import BENCHMARK_DIR
+from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.prompts import Prompts
-from pytest_revprop.core.scoring import literal_gold_patch
 from pytest_revprop.errors import UserError
 from pytest_revprop.testing.fakeserver import FakeServer
 

@@ -13,7 +13,7 @@ from helpers.handmade_cases import invoice_case
 from pytest_revprop.authoring.annotate.checks import check_case
 from pytest_revprop.authoring.annotate.kinds import guess_kinds
 from pytest_revprop.core.cases import BENCHMARK_DIR, Case, CaseError, load_cases
-from pytest_revprop.core.scoring import literal_gold_patch
+from pytest_revprop.core.literal import literal_gold_patch
 
 
 def _data() -> dict[str, Any]:
