@@ -18,7 +18,6 @@ asks, as the runner does for single revisions.
 
 from __future__ import annotations
 
-import argparse
 import copy
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -38,7 +37,6 @@ from pytest_revprop.run.chain_steps import (
 from pytest_revprop.util.jsonutil import MISSING
 from pytest_revprop.vocabulary import (
     CHAIN_OFF,
-    CHAIN_PROTOCOLS,
     INFRASTRUCTURE_ERRORS,
 )
 
@@ -54,30 +52,6 @@ class ChainCut(BudgetReached):
 
 RunTurn = Callable[[Case, int], Awaitable[MethodRun]]
 """How a chain runs one turn's method: ``run_turn(view, index)``, on the turn's view."""
-
-
-# ------------------------------------------------------------------------------ the options
-
-
-def parse_chain(text: str) -> str:
-    """The chain protocol (``--revprop-chain``): ``off``, ``teacher`` or ``free``."""
-    if text not in CHAIN_PROTOCOLS:
-        raise argparse.ArgumentTypeError(
-            f"chain protocol must be {', '.join(CHAIN_PROTOCOLS[:-1])} or {CHAIN_PROTOCOLS[-1]}, "
-            f"got {text!r}"
-        )
-    return text
-
-
-def parse_turns(text: str) -> int:
-    """The follow-ups a chain runs at most (``--revprop-turns``): a whole number, at least 0."""
-    try:
-        number = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"turns must be a whole number, got {text!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"turns must be >= 0, got {number}")
-    return number
 
 
 def is_chain(protocol: str) -> bool:
@@ -189,8 +163,6 @@ __all__ = [
     "is_chain",
     "last_teacher_view",
     "made_document",
-    "parse_chain",
-    "parse_turns",
     "run_chain",
     "teacher_history",
 ]

@@ -4,9 +4,7 @@ plugin's ``--revprop-*`` options with their ini keys.
 Each ``parse_*`` function is an argparse ``type=``: it returns the parsed value, or raises
 :class:`argparse.ArgumentTypeError` with a message that names the value it parses and says
 what is wrong with it, which argparse and pytest print as a one-line usage error after the
-option's name. Each function is named after what it parses, so that options that take the
-same kind of value share one parser, and options that take different ones never share a
-message.
+option's name. Options that take the same kind of value share one parser.
 
 Every plugin option has an ini key, its name with underscores (``--revprop-model``:
 ``revprop_model``), so that ``[tool.pytest.ini_options]`` or ``pytest.ini`` can pin it.
@@ -20,16 +18,16 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from pytest_revprop.errors import UserError, one_line
-from pytest_revprop.run.chains import parse_chain, parse_turns
 from pytest_revprop.run.sharding import parse_shard
 from pytest_revprop.vocabulary import (
     BUILTIN_METHODS,
+    CHAIN_PROTOCOLS,
     DEFAULT_K,
     GATE_METRICS,
     METHOD_NAME_PATTERN,
@@ -77,30 +75,36 @@ def parse_methods(text: str) -> list[str]:
     return methods
 
 
+def _one_of(text: str, choices: Sequence[str], what: str) -> str:
+    if text not in choices:
+        listed = ", ".join(choices[:-1]) + " or " + choices[-1]
+        raise argparse.ArgumentTypeError(f"{what} must be {listed}, got {text!r}")
+    return text
+
+
 def parse_split(text: str) -> str:
     """The benchmark split: one of :data:`SPLIT_CHOICES`."""
-    if text not in SPLIT_CHOICES:
-        raise argparse.ArgumentTypeError(f"split must be dev, test or all, got {text!r}")
-    return text
+    return _one_of(text, SPLIT_CHOICES, "split")
 
 
 def parse_transport(text: str) -> str:
     """How model calls reach the server: one of :data:`~pytest_revprop.vocabulary.TRANSPORTS`."""
-    if text not in TRANSPORTS:
-        raise argparse.ArgumentTypeError(
-            f"transport must be {' or '.join(TRANSPORTS)}, got {text!r}"
-        )
-    return text
+    return _one_of(text, TRANSPORTS, "transport")
 
 
 def parse_gate_metric(text: str) -> str:
     """What the baseline gate compares: one of :data:`~pytest_revprop.vocabulary.GATE_METRICS`."""
-    if text not in GATE_METRICS:
-        raise argparse.ArgumentTypeError(
-            f"gate metric must be {', '.join(GATE_METRICS[:-1])} or {GATE_METRICS[-1]}, "
-            f"got {text!r}"
-        )
-    return text
+    return _one_of(text, GATE_METRICS, "gate metric")
+
+
+def parse_chain(text: str) -> str:
+    """The chain protocol (``--revprop-chain``): ``off``, ``teacher`` or ``free``."""
+    return _one_of(text, CHAIN_PROTOCOLS, "chain protocol")
+
+
+def parse_turns(text: str) -> int:
+    """The follow-ups a chain runs at most (``--revprop-turns``): a whole number, at least 0."""
+    return _whole_number(text, "turns", minimum=0)
 
 
 # ------------------------------------------------------------------------------ whole numbers
@@ -143,18 +147,12 @@ def parse_replicas(text: str) -> int:
 
 def parse_port(text: str) -> int:
     """A TCP port to listen on: 1 to 65535."""
-    port = _whole_number(text, "port", minimum=1)
-    if port > MAX_PORT:
-        raise argparse.ArgumentTypeError(f"port must be <= {MAX_PORT}, got {port}")
-    return port
+    return _whole_number(text, "port", minimum=1, maximum=MAX_PORT)
 
 
 def parse_local_port(text: str) -> int:
     """A port for a server of our own on 127.0.0.1: 0 (any free port) to 65535."""
-    port = _whole_number(text, "port", minimum=0)
-    if port > MAX_PORT:
-        raise argparse.ArgumentTypeError(f"port must be <= {MAX_PORT}, got {port}")
-    return port
+    return _whole_number(text, "port", minimum=0, maximum=MAX_PORT)
 
 
 # ------------------------------------------------------------------------------ numbers
@@ -231,7 +229,9 @@ def _whole_numbers(text: str, what: str, *, minimum: int) -> list[int]:
     return [_whole_number(item, what, minimum=minimum, plural=True) for item in _names(text, what)]
 
 
-def _whole_number(text: str, what: str, *, minimum: int, plural: bool = False) -> int:
+def _whole_number(
+    text: str, what: str, *, minimum: int, maximum: int | None = None, plural: bool = False
+) -> int:
     try:
         number = int(text)
     except ValueError:
@@ -239,6 +239,8 @@ def _whole_number(text: str, what: str, *, minimum: int, plural: bool = False) -
         raise argparse.ArgumentTypeError(f"{what} must be {kind}, got {text!r}") from None
     if number < minimum:
         raise argparse.ArgumentTypeError(f"{what} must be >= {minimum}, got {number}")
+    if maximum is not None and number > maximum:
+        raise argparse.ArgumentTypeError(f"{what} must be <= {maximum}, got {number}")
     return number
 
 

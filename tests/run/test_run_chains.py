@@ -20,7 +20,8 @@ from pytest_revprop.core.registry import MethodRegistry, register_builtins
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.llm.presets import resolve_model
-from pytest_revprop.run.chains import ChainRun, parse_chain, parse_turns, run_chain
+from pytest_revprop.run.chains import ChainRun, run_chain
+from pytest_revprop.run.options import parse_chain, parse_turns
 from pytest_revprop.run.plan import RunPlan
 from pytest_revprop.run.records import chain_record, result_record, score_chain
 from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings, calls_cover, item_specs
