@@ -46,6 +46,24 @@ def case_stats(cases: Sequence[Any]) -> dict[str, Any]:
         "by_split": by["split"],
         "gold_ops_by_size": gold,
         "scenarios_by_pattern": dict(sorted(Counter(scenarios.values()).items())),
+        "followups": _followup_stats(cases),
+    }
+
+
+def _followup_stats(cases: Sequence[Any]) -> dict[str, Any]:
+    """The follow-ups of the case files: how many (per size), and how many interact with an
+    earlier revision of their chain (:func:`chain_interactions`, read from the files)."""
+    per_size: Counter[int] = Counter()
+    interacting = 0
+    for case in cases:
+        per_size[case.size] += len(case.followups)
+        if case.followups:
+            interacting += sum(chain_interactions(case.to_dict()))
+    total = sum(per_size.values())
+    return {
+        "total": total,
+        "by_size": {str(size): per_size[size] for size in sorted(per_size)},
+        "interacting": interacting,
     }
 
 
@@ -68,6 +86,15 @@ def format_stats(stats: Mapping[str, Any]) -> str:
             f"  {size:<8} {g['cases']:>5}  {g['direct_total']:>6} / {g['direct_mean']:<8.2f}"
             f"  {g['cascade_total']:>6} / {g['cascade_mean']:.2f}"
         )
+    followups = stats["followups"]
+    if followups["total"]:
+        sizes = ", ".join(f"size {k}: {v}" for k, v in followups["by_size"].items())
+        share = 100 * followups["interacting"] / followups["total"]
+        lines += [
+            "",
+            f"follow-ups {followups['total']} ({sizes}); {followups['interacting']} interact"
+            f" with an earlier revision ({share:.0f}%)",
+        ]
     lines += ["", "pattern distribution (scenarios)"]
     total = max(1, sum(stats["scenarios_by_pattern"].values()))
     for k, v in stats["scenarios_by_pattern"].items():

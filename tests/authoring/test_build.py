@@ -355,9 +355,14 @@ def test_stats_counts_cases_and_gold_ops(
             "direct_mean": 1.0,
             "cascade_mean": cascade,
         }
+    followups = sum(len(c.followups) for c in expected.values())
+    assert stats["followups"]["total"] == followups >= 9
+    assert stats["followups"]["by_size"] == {k: len(c.followups) for k, c in expected.items()}
+    assert 0 < stats["followups"]["interacting"] <= followups
     assert cases_main(["stats", str(org)]) == 0
     table = capsys.readouterr().out
     assert table.startswith("3 cases, 1 scenarios") and "substitution" in table
+    assert f"follow-ups {followups} (size 10: " in table
 
 
 def test_stats_on_a_missing_path_is_a_user_error() -> None:
