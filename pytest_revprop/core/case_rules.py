@@ -8,6 +8,8 @@ A broken case raises ``CaseError``, one line naming the file, the rule and the J
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -166,6 +168,9 @@ def check_chained(previous: JudgedCase, current: JudgedCase, name: str, index: i
     ``followup-noop`` (the follow-up, ``current``, does not accept its artifact unchanged).
     Revisions are judged by ``scoring``, which remembers each one's geometry: pass the same
     object for a follow-up here and as the next one's ``previous``."""
+    key = _chain_key(previous, current)
+    if key in _CHAINS_HELD:
+        return
     at = f"/followups/{index}"
     judged = score_patch(previous, [], predicted=current.artifact)
     if judged.findings:
@@ -185,6 +190,28 @@ def check_chained(previous: JudgedCase, current: JudgedCase, name: str, index: i
             f"{at}/gold",
             "the follow-up's gold accepts its artifact unchanged: the revision changes nothing",
         )
+    _CHAINS_HELD.add(key)
+
+
+_CHAINS_HELD: set[bytes] = set()
+"""Digests of the (revision, follow-up) pairs that passed :func:`check_chained` in this process:
+a run loads the same case files again and again (each in-process run, each plan), and judging
+is most of what loading a follow-up costs. Content, not file names, is the key."""
+_CHAINS_KEPT = 100_000
+
+
+def _chain_key(previous: JudgedCase, current: JudgedCase) -> bytes:
+    def gold(case: JudgedCase) -> list[Any]:
+        return [[g.op, g.path, g.value, g.kind, g.match, g.optional] for g in case.gold]
+
+    if len(_CHAINS_HELD) > _CHAINS_KEPT:
+        _CHAINS_HELD.clear()
+    text = json.dumps(
+        [previous.artifact, gold(previous), current.artifact, gold(current)],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(text.encode("utf-8")).digest()
 
 
 def revision(artifact: Any, gold: Sequence[JudgedOp]) -> JudgedCase:

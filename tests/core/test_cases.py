@@ -298,3 +298,16 @@ def test_a_broken_link_at_an_array_says_how_long_each_is(tmp_path: Path) -> None
     (error,) = load_cases([tmp_path]).errors
     assert (error.rule, error.pointer) == ("followup-previous", "/followups/0/artifact/items")
     assert "(expected an array of 3 item(s), found an array of 4 item(s))" in str(error)
+
+
+def test_a_chain_that_loaded_once_is_still_judged_when_its_content_changes(tmp_path: Path) -> None:
+    """Loading remembers which chains held (by content): the same file edited is judged again."""
+    data = cart_chain().to_dict()
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert load_case(path).followups and load_case(path).followups
+    data["followups"][0]["artifact"]["note"] = "edited by hand"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CaseError) as info:
+        load_case(path)
+    assert info.value.rule == "followup-previous"
