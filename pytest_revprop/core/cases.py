@@ -208,9 +208,11 @@ class Case:
     """The later revisions of the chain this case starts (none: a single revision)."""
 
     @classmethod
-    def from_dict(cls, data: Any, source: Path | str | None = None) -> Case:
-        """Validate ``data`` against every loading rule but id uniqueness; raises CaseError."""
-        return cls._load(data, source, with_gold=True)
+    def from_dict(cls, data: Any, source: Path | str | None = None, *, chains: bool = True) -> Case:
+        """Validate ``data`` against every loading rule but id uniqueness; raises CaseError.
+        ``chains=False`` leaves out ``followup-previous`` and ``followup-noop``, which judge
+        each follow-up against the revision before it (an ``off`` run never uses follow-ups)."""
+        return cls._load(data, source, with_gold=True, chains=chains)
 
     @classmethod
     def without_gold(cls, data: Any, source: Path | str | None = None) -> Case:
@@ -220,7 +222,9 @@ class Case:
         return cls._load(context, source, with_gold=False)
 
     @classmethod
-    def _load(cls, data: Any, source: Path | str | None, *, with_gold: bool) -> Case:
+    def _load(
+        cls, data: Any, source: Path | str | None, *, with_gold: bool, chains: bool = True
+    ) -> Case:
         name = str(source) if source is not None else "<case>"
         _check_schema(data, name)
         case = cls(
@@ -250,7 +254,7 @@ class Case:
                 for f in data.get(FOLLOWUPS_FIELD, ())
             ),
         )
-        _check_rules(case, name, with_gold=with_gold)
+        _check_rules(case, name, with_gold=with_gold, chains=chains)
         return case
 
     def to_dict(self) -> dict[str, Any]:
@@ -320,7 +324,7 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _check_rules(case: Case, name: str, *, with_gold: bool = True) -> None:
+def _check_rules(case: Case, name: str, *, with_gold: bool = True, chains: bool = True) -> None:
     """The loading rules after the schema, in the order of docs/case-format.md (case_rules.py
     holds them); ``with_gold=False`` leaves out those about the gold being there and right."""
     check_replay([turn.assistant for turn in case.conversation], case.artifact, name)
@@ -338,7 +342,7 @@ def _check_rules(case: Case, name: str, *, with_gold: bool = True) -> None:
         at = f"/followups/{index}/gold"
         check_gold(followup.artifact, followup.gold, name, at, with_gold=with_gold)
         current = revision(followup.artifact, followup.gold)
-        if with_gold:
+        if with_gold and chains:
             check_chained(previous, current, name, index)
         previous = current
 
@@ -371,10 +375,10 @@ def _read_json(path: Path) -> Any:
         raise CaseError(name, "json", "", _short(str(exc))) from None
 
 
-def load_case(path: Path | str) -> Case:
-    """Load and validate one case file; raises CaseError."""
+def load_case(path: Path | str, *, chains: bool = True) -> Case:
+    """Load and validate one case file; raises CaseError. ``chains``: as in ``Case.from_dict``."""
     path = Path(path)
-    return Case.from_dict(_read_json(path), source=path)
+    return Case.from_dict(_read_json(path), source=path, chains=chains)
 
 
 def iter_case_files(paths: Sequence[Path | str]) -> list[Path]:
@@ -396,7 +400,7 @@ def iter_case_files(paths: Sequence[Path | str]) -> list[Path]:
     return files
 
 
-def load_cases(paths: Sequence[Path | str]) -> CaseSet:
+def load_cases(paths: Sequence[Path | str], *, chains: bool = True) -> CaseSet:
     """Load every case under ``paths``; broken files become errors, the rest still load.
 
     A path that does not exist is reported as an error (rule ``exists``).
@@ -409,7 +413,7 @@ def load_cases(paths: Sequence[Path | str]) -> CaseSet:
             errors.append(CaseError(str(raw), "exists", "", "no such file or folder"))
     for path in iter_case_files([p for p in paths if Path(p).exists()]):
         try:
-            case = load_case(path)
+            case = load_case(path, chains=chains)
         except CaseError as exc:
             errors.append(exc)
             continue
@@ -443,12 +447,17 @@ def dump_case(case: Mapping[str, Any]) -> str:
 
 
 def select_cases(
-    path: Path | None, split: str, sizes: Sequence[int] | None, ids: Sequence[str] | None = None
+    path: Path | None,
+    split: str,
+    sizes: Sequence[int] | None,
+    ids: Sequence[str] | None = None,
+    *,
+    chains: bool = True,
 ) -> list[Case]:
     """Cases for a run: all files under ``path`` (default: the shipped benchmark), then the split
     and size filters, or, when ``ids`` are given, those cases whatever their split and size.
     A broken file stops the run with its error (no silent partial set), as does an unknown id."""
-    loaded = load_cases([path or BENCHMARK_DIR])
+    loaded = load_cases([path or BENCHMARK_DIR], chains=chains)
     if loaded.errors:
         shown = "; ".join(str(e) for e in loaded.errors[:3])
         more = f" (and {len(loaded.errors) - 3} more)" if len(loaded.errors) > 3 else ""

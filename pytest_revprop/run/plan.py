@@ -128,6 +128,7 @@ class RunPlan:
             values["revprop_split"],
             values["revprop_sizes"],
             values["revprop_case"],
+            chains=values["revprop_chain"] != CHAIN_OFF,  # an off run never uses follow-ups
         )
         settings = run_settings(values, registry)
         cases, left_out = chain_cases(cases, settings.chain, label)

@@ -311,3 +311,14 @@ def test_a_chain_that_loaded_once_is_still_judged_when_its_content_changes(tmp_p
     with pytest.raises(CaseError) as info:
         load_case(path)
     assert info.value.rule == "followup-previous"
+
+
+def test_an_off_run_loads_a_case_without_judging_its_chain(tmp_path: Path) -> None:
+    """``chains=False`` (what an ``off`` run asks) leaves out the rules that judge follow-ups."""
+    data = cart_chain().to_dict()
+    data["followups"][0]["artifact"]["note"] = "edited by hand"
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert load_case(path, chains=False).followups
+    with pytest.raises(CaseError, match="followup-previous"):
+        load_case(path)
