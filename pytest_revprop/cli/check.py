@@ -93,10 +93,9 @@ def _turn_case(case: Case, turn: int) -> Case:
             f"case {case.id} has {len(case.followups)} follow-up(s): --turn takes 0 to"
             f" {len(case.followups)}, not {turn}"
         )
-    from pytest_revprop.core.chain import chain_turns, teacher_patch, turn_view
+    from pytest_revprop.core.chain import teacher_view
 
-    start = chain_turns(case)[turn].artifact
-    return turn_view(case, turn, start, [teacher_patch(case, j) for j in range(turn)])
+    return teacher_view(case, turn)
 
 
 def merge_main(argv: Sequence[str]) -> int:

@@ -48,6 +48,7 @@ __all__ = [
     "map_pointer",
     "reference_patch",
     "teacher_patch",
+    "teacher_view",
     "turn_regressions",
     "turn_view",
 ]
@@ -201,6 +202,13 @@ def turn_view(
         ),
     ]
     return dataclasses.replace(_single(case, turn), conversation=conversation, artifact=start)
+
+
+def teacher_view(case: Case, index: int) -> Case:
+    """Turn ``index`` as the ``teacher`` protocol shows it: from the canonical document before
+    it, each earlier turn answered by its teacher patch (what a teacher turn is scored on)."""
+    start = _turn(case, index).artifact
+    return turn_view(case, index, start, [teacher_patch(case, j) for j in range(index)])
 
 
 # ---------------------------------------------------------------------------- free judging

@@ -13,6 +13,7 @@ from pytest_revprop.core.chain import (
     judge_free,
     reference_patch,
     teacher_patch,
+    teacher_view,
     turn_regressions,
     turn_view,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "judge_free",
     "reference_patch",
     "teacher_patch",
+    "teacher_view",
     "turn_regressions",
     "turn_view",
 ]

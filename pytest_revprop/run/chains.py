@@ -32,6 +32,7 @@ from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.run.chain_steps import (
     chain_turns,
     teacher_patch,
+    teacher_view,
     turn_view,
 )
 from pytest_revprop.util.jsonutil import MISSING
@@ -118,8 +119,7 @@ def teacher_history(case: Case, index: int) -> list[list[dict[str, Any]]]:
 def last_teacher_view(case: Case, turns: int | None) -> Case:
     """The view of the last turn of ``case``'s ``teacher`` chain: its prompts depend on no
     reply, so the cache holding its first call says the chain's calls were made."""
-    last = chain_turns(case, turns)[-1]
-    return turn_view(case, last.index, last.artifact, teacher_history(case, last.index))
+    return teacher_view(case, chain_turns(case, turns)[-1].index)
 
 
 async def run_chain(case: Case, protocol: str, turns: int | None, run_turn: RunTurn) -> ChainRun:
