@@ -7,8 +7,11 @@ broke; the other files of a folder still load.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -347,7 +350,7 @@ def _check_rules(case: Case, name: str, *, with_gold: bool = True, chains: bool 
         previous = current
 
 
-def _read_json(path: Path) -> Any:
+def _read_bytes(path: Path) -> bytes:
     name = str(path)
     try:
         size = path.stat().st_size
@@ -358,9 +361,13 @@ def _read_json(path: Path) -> Any:
             name, "readable", "", f"file is {size} bytes; the limit is {MAX_CASE_BYTES}"
         )
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise CaseError(name, "readable", "", exc.strerror or str(exc)) from None
+
+
+def _parse_json(raw: bytes, path: Path) -> Any:
+    name = str(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -376,9 +383,37 @@ def _read_json(path: Path) -> Any:
 
 
 def load_case(path: Path | str, *, chains: bool = True) -> Case:
-    """Load and validate one case file; raises CaseError. ``chains``: as in ``Case.from_dict``."""
+    """Load and validate one case file; raises CaseError. ``chains``: as in ``Case.from_dict``.
+
+    A file whose bytes were loaded before in this process is not parsed and checked again
+    (``_LOADED``): the same Case comes back, with this ``path`` as its source."""
     path = Path(path)
-    return Case.from_dict(_read_json(path), source=path, chains=chains)
+    raw = _read_bytes(path)
+    key = hashlib.sha256(raw).digest()
+    with _LOADED_LOCK:
+        known = _LOADED.get(key)
+        if known is not None and (known[1] or not chains):
+            _LOADED.move_to_end(key)
+    if known is not None and (known[1] or not chains):
+        case = known[0]
+        return case if case.source == path else dataclasses.replace(case, source=path)
+    case = Case.from_dict(_parse_json(raw, path), source=path, chains=chains)
+    with _LOADED_LOCK:
+        _LOADED[key] = (case, chains)
+        if len(_LOADED) > _LOADED_KEPT:
+            _LOADED.popitem(last=False)
+    return case
+
+
+_LOADED: OrderedDict[bytes, tuple[Case, bool]] = OrderedDict()
+"""The cases this process loaded, by the SHA-256 of their file's bytes, each with whether its
+chain rules were checked (``chains``). Every loading rule depends on the file's content alone
+(id uniqueness, the one rule about other files, is ``load_cases``'s), so equal bytes load to an
+equal Case; and a process loads the same files many times: ``revprop annotate`` after every
+save, the test suite's in-process runs. A Case is frozen and shared by every item of a run
+already; the most recently used ``_LOADED_KEPT`` are kept."""
+_LOADED_KEPT = 4096
+_LOADED_LOCK = threading.Lock()
 
 
 def iter_case_files(paths: Sequence[Path | str]) -> list[Path]:

@@ -9,6 +9,7 @@ import pytest
 from helpers.chain_cases import cart_chain
 from helpers.handmade_cases import invoice_case
 
+from pytest_revprop.core import cases as cases_module
 from pytest_revprop.core.cases import Case, CaseError, case_schema, load_case, load_cases
 
 
@@ -322,3 +323,22 @@ def test_an_off_run_loads_a_case_without_judging_its_chain(tmp_path: Path) -> No
     assert load_case(path, chains=False).followups
     with pytest.raises(CaseError, match="followup-previous"):
         load_case(path)
+
+
+def test_bytes_loaded_before_are_not_checked_again_and_keep_their_own_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process loads the same files again and again (annotate after each save, in-process
+    runs): equal bytes give the Case checked before, with the path they were read from now."""
+    text = json.dumps(cart_chain().to_dict())
+    first, second = tmp_path / "a.json", tmp_path / "copy" / "a.json"
+    second.parent.mkdir()
+    first.write_text(text, encoding="utf-8")
+    second.write_text(text, encoding="utf-8")
+    loaded = load_case(first)
+    checked: list[str] = []
+    monkeypatch.setattr(cases_module, "_check_rules", lambda case, name, **_: checked.append(name))
+    again = load_case(second)
+    assert (again, again.source, loaded.source, checked) == (loaded, second, first, [])
+    second.write_text(text + "\n", encoding="utf-8")  # other bytes: checked again
+    assert load_case(second) == loaded and checked == [str(second)]
