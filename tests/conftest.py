@@ -5,12 +5,16 @@ and the slow marker's check (``spawn_check``)."""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import importlib
 import importlib.util
 import os
 import pkgutil
 import re
+import shutil
+import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -188,6 +192,25 @@ def page(new_page: Callable[..., Any]) -> Any:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.import_plugin("helpers.spawn_check")
+    if not hasattr(config, "workerinput"):  # the session's first process, before any worker
+        _share_bytecode()
+
+
+def _share_bytecode() -> None:
+    """Where the environment forbids Python to keep bytecode (``PYTHONDONTWRITEBYTECODE``),
+    the session's processes keep it in one temporary folder instead (``PYTHONPYCACHEPREFIX``),
+    removed when the session ends: the xdist workers and the child processes the tests start
+    (about 150: pytest runs, their workers, ``revprop`` commands) then compile the package, the
+    tests and the plugins pytest rewrites once in all, not once each (this process, which
+    collects the tests first, included). Nothing is written beside the sources, which is what
+    that variable is for."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        return
+    folder = tempfile.mkdtemp(prefix="revprop-tests-bytecode-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = folder
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    sys.dont_write_bytecode = False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
