@@ -18,7 +18,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
-from types import FrameType
+from types import FrameType, TracebackType
 from typing import Any
 
 from pytest_revprop.vocabulary import ResultRecord
@@ -68,6 +68,32 @@ class SigintShield:
             self.remove()
             raise KeyboardInterrupt
         self._note(SECOND_NOTE)
+
+
+def drop_unlocated(error: BaseException, traceback: TracebackType | None) -> None:
+    """Unlink the traceback entries that have no line number (but a traceback's first) from
+    ``traceback`` and from those of the exceptions ``error`` was raised from or during.
+
+    Python 3.11 gives an entry none (``tb_lineno`` is None) when the signal lands on an
+    instruction that has no line; pytest's report of the interrupt then fails on it with a
+    TypeError, and the run exits 1 with that error instead of 2 with its reports. The entries
+    left are the ones a report can show."""
+    _unlink_unlocated(traceback)
+    seen: set[int] = set()
+    chained: BaseException | None = error
+    while chained is not None and id(chained) not in seen:
+        seen.add(id(chained))
+        _unlink_unlocated(chained.__traceback__)
+        chained = chained.__cause__ or chained.__context__
+
+
+def _unlink_unlocated(traceback: TracebackType | None) -> None:
+    while traceback is not None:
+        following = traceback.tb_next
+        while following is not None and following.tb_lineno is None:
+            following = following.tb_next
+        traceback.tb_next = following
+        traceback = following
 
 
 def terminal_note(config: Any) -> Callable[[str], None]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from pytest_revprop.plugin.gc_tuning import GcTuning
-from pytest_revprop.plugin.interruption import SigintShield
+from pytest_revprop.plugin.interruption import SigintShield, drop_unlocated
 from pytest_revprop.run.plan import RunPlan
 from pytest_revprop.run.runner import ItemSpec, Runner
 from pytest_revprop.vocabulary import ResultRecord
@@ -63,10 +63,13 @@ class RunRole:
             self.runner.close(finish_in_flight=leaving)
         self.gc.restore()
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        """At a Ctrl-C, the shield: a second one waits for the reports (``interruption``)."""
+        """At a Ctrl-C, the shield: a second one waits for the reports (``interruption``); and
+        the interrupt's traceback made one that pytest's report can show (``drop_unlocated``)."""
         if isinstance(excinfo.value, KeyboardInterrupt):
             self.shield.install()
+            drop_unlocated(excinfo.value, excinfo.tb)
 
 
 __all__ = ["RunRole"]
