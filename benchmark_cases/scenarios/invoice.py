@@ -648,23 +648,26 @@ def bill_to_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _bill_to_fields(size: int) -> list[str]:
+    """The fields of a new bill-to entity the user hands over at this size."""
+    if size == 10:
+        return ["address", "vat_number", "payment_terms_days"]
+    return [
+        "contact",
+        "address",
+        "vat_number",
+        "accounts_email",
+        "customer_code",
+        "po_number",
+        "payment_terms_days",
+    ]
+
+
 def bill_to_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     name = "Ridgeway Holdings plc"
     new = BILL_TO_ENTITIES[name]
-    wanted = (
-        ["address", "vat_number", "payment_terms_days"]
-        if size == 10
-        else [
-            "contact",
-            "address",
-            "vat_number",
-            "accounts_email",
-            "customer_code",
-            "po_number",
-            "payment_terms_days",
-        ]
-    )
+    wanted = _bill_to_fields(size)
     reference = {"name": name, **{k: new[k] for k in wanted}}
     overrides: dict[str, Override] = {}
     if size == 100:
@@ -684,19 +687,7 @@ def bill_to_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
     name = "Ridgeway Group Services Ltd"
     new = BILL_TO_ENTITIES[name]
-    wanted = (
-        ["address", "vat_number", "payment_terms_days"]
-        if size == 10
-        else [
-            "contact",
-            "address",
-            "vat_number",
-            "accounts_email",
-            "customer_code",
-            "po_number",
-            "payment_terms_days",
-        ]
-    )
+    wanted = _bill_to_fields(size)
     email: dict[str, Override] = {}
     if size == 100:
         email["/email/subject"] = regex(all_of_lazy("FSC-1187", "ridgeway group services"))

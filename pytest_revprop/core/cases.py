@@ -394,7 +394,9 @@ def load_case(path: Path | str, *, chains: bool = True) -> Case:
         known = _LOADED.get(key)
         if known is not None and (known[1] or not chains):
             _LOADED.move_to_end(key)
-    if known is not None and (known[1] or not chains):
+        else:
+            known = None
+    if known is not None:
         case = known[0]
         return case if case.source == path else dataclasses.replace(case, source=path)
     case = Case.from_dict(_parse_json(raw, path), source=path, chains=chains)
