@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_revprop.authoring.scenario import Scenario
-from pytest_revprop.util.jsonutil import split_pointer
+from pytest_revprop.util.jsonutil import is_within
 from pytest_revprop.vocabulary import PATTERNS
 
 
@@ -108,9 +108,7 @@ def format_stats(stats: Mapping[str, Any]) -> str:
 def pointers_overlap(a: str, b: str) -> bool:
     """Whether pointer ``a`` equals, contains or lies inside pointer ``b``, token by token:
     ``/items/1`` holds ``/items/1/qty`` but not ``/items/10``."""
-    tokens_a, tokens_b = split_pointer(a), split_pointer(b)
-    common = min(len(tokens_a), len(tokens_b))
-    return tokens_a[:common] == tokens_b[:common]
+    return is_within(a, b) or is_within(b, a)
 
 
 def chain_interactions(case: Mapping[str, Any]) -> list[bool]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from pytest_revprop.authoring.scenario import Override, Revision, ScenarioError
 from pytest_revprop.core.patching import PatchError, apply_operations
 from pytest_revprop.core.scoring import regex_passes
 from pytest_revprop.util.jsonutil import MISSING, child_pointer, json_equal, resolve
+from pytest_revprop.util.regexguard import RegexRefused, compile_bounded
 
 
 def _is_leaf(value: Any) -> bool:
@@ -203,9 +203,9 @@ def _check_matcher(ov: Override, op: Mapping[str, Any], new_artifact: Any, where
     if ov.match == "regex_match":
         if not isinstance(ov.value, str):
             raise ScenarioError(f"{where}: regex for {path} must be a string")
-        try:
-            re.compile(ov.value)
-        except re.error as exc:
+        try:  # as scoring compiles it
+            compile_bounded(ov.value)
+        except RegexRefused as exc:
             raise ScenarioError(f"{where}: bad regex for {path}: {exc}") from None
         if not regex_passes(ov.value, op["value"]):  # as scoring reads it: compact JSON
             raise ScenarioError(

@@ -10,8 +10,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -36,6 +34,7 @@ from pytest_revprop.util.jsonutil import (
     leaf_count,
     loads_strict,
 )
+from pytest_revprop.util.memo import Memo
 from pytest_revprop.util.strictjson import StrictJSONError, check_value
 from pytest_revprop.vocabulary import Matcher, OpKind
 
@@ -389,33 +388,23 @@ def load_case(path: Path | str, *, chains: bool = True) -> Case:
     (``_LOADED``): the same Case comes back, with this ``path`` as its source."""
     path = Path(path)
     raw = _read_bytes(path)
-    key = hashlib.sha256(raw).digest()
-    with _LOADED_LOCK:
-        known = _LOADED.get(key)
-        if known is not None and (known[1] or not chains):
-            _LOADED.move_to_end(key)
-        else:
-            known = None
-    if known is not None:
-        case = known[0]
-        return case if case.source == path else dataclasses.replace(case, source=path)
-    case = Case.from_dict(_parse_json(raw, path), source=path, chains=chains)
-    with _LOADED_LOCK:
-        _LOADED[key] = (case, chains)
-        if len(_LOADED) > _LOADED_KEPT:
-            _LOADED.popitem(last=False)
-    return case
+    digest = hashlib.sha256(raw).digest()
+    if (digest, True) in _LOADED:
+        chains = True  # a load that judged the chain serves one that does not ask it to
+    case = _LOADED.get(
+        (digest, chains),
+        lambda: Case.from_dict(_parse_json(raw, path), source=path, chains=chains),
+    )
+    return case if case.source == path else dataclasses.replace(case, source=path)
 
 
-_LOADED: OrderedDict[bytes, tuple[Case, bool]] = OrderedDict()
-"""The cases this process loaded, by the SHA-256 of their file's bytes, each with whether its
-chain rules were checked (``chains``). Every loading rule depends on the file's content alone
-(id uniqueness, the one rule about other files, is ``load_cases``'s), so equal bytes load to an
+_LOADED: Memo[tuple[bytes, bool], Case] = Memo(4096)
+"""The cases this process loaded, by the SHA-256 of their file's bytes and whether their chain
+rules were checked (``chains``). Every loading rule depends on the file's content alone (id
+uniqueness, the one rule about other files, is ``load_cases``'s), so equal bytes load to an
 equal Case; and a process loads the same files many times: ``revprop annotate`` after every
 save, the test suite's in-process runs. A Case is frozen and shared by every item of a run
-already; the most recently used ``_LOADED_KEPT`` are kept."""
-_LOADED_KEPT = 4096
-_LOADED_LOCK = threading.Lock()
+already."""
 
 
 def iter_case_files(paths: Sequence[Path | str]) -> list[Path]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -465,7 +466,6 @@ def turn_regressions(
     changes). In ``teacher``, ``before`` is the canonical document (which meets every
     requirement), so these are the earlier places the turn's patch breaks; in ``free``, the
     model's own document. Turn 0 has none; a patch that does not apply breaks nothing."""
-    current = _single(case, _turn(case, index))
     if index == 0:
         return []
     try:
@@ -477,14 +477,15 @@ def turn_regressions(
     judge_before = _ChainJudge(case, plan, before)
     now = {
         p
-        for place in gold_geometry(current).places
+        for place in gold_geometry(_single(case, _turn(case, index))).places
         for p in (place.op.path, place.anchor, place.a_path)
         if p is not None
     }
     keys = sorted({p.e_path for p in plan.places if p.e_path is not None})
     broken: list[str] = []
 
-    def moving(pointer: str) -> str | None:
+    @functools.cache
+    def moving(pointer: str) -> str | None:  # the patch replayed once per pointer
         return map_pointer(pointer, before, patch)
 
     judge_after = _ChainJudge(case, plan, after, moving)
@@ -499,7 +500,7 @@ def turn_regressions(
             if not _holds(judge_before, before, e, key, skip, lambda sub: sub, before):
                 continue
             if not _holds(judge_after, after, e, key, skip, moving, before):
-                moved = map_pointer(key, before, patch)
+                moved = moving(key)
                 broken.append(key if moved is None else moved)
     return broken
 

@@ -47,9 +47,9 @@ __all__ = [
 ]
 
 ABSENT: dict[str, bool] = {"$absent": True}
+"""How a place that does not exist appears in findings (expected or got)."""
 Unit = tuple[str, Any, Any, Any]  # a unit the judge walks to: its pointer, its values in A, P, E
 ArrayAt = tuple[str, int] | None  # where a path is an array element: (the array, the index)
-"""How a place that does not exist appears in findings (expected or got)."""
 
 
 @dataclass(frozen=True)
@@ -398,10 +398,6 @@ class Judge:
             for place, anchors in self.anchors
             if any(is_within(a, unit) or is_within(unit, a) for a in anchors)
         ]
-
-    def units(self) -> list[str]:
-        """The pointers of the units judged, in walking order (A's keys first)."""
-        return [unit[0] for unit in self.walked()]
 
     def walked(self) -> list[Unit]:
         """The units judged with their values: (pointer, in A, in P, in E)."""

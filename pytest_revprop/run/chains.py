@@ -24,20 +24,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.core.cases import Case
-from pytest_revprop.core.extraction import InvalidReply
-from pytest_revprop.core.methods import MethodRun
-from pytest_revprop.core.outcome import Outcome
-from pytest_revprop.core.scoring import apply_patch
-from pytest_revprop.llm.budget import BudgetReached
-from pytest_revprop.run.chain_steps import (
+from pytest_revprop.core.chain import (
     chain_turns,
     teacher_patch,
     teacher_view,
     turn_view,
 )
+from pytest_revprop.core.extraction import InvalidReply
+from pytest_revprop.core.methods import MethodRun
+from pytest_revprop.core.outcome import Outcome
+from pytest_revprop.core.scoring import apply_patch
+from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.util.jsonutil import MISSING
 from pytest_revprop.vocabulary import (
-    CHAIN_OFF,
     INFRASTRUCTURE_ERRORS,
 )
 
@@ -53,17 +52,6 @@ class ChainCut(BudgetReached):
 
 RunTurn = Callable[[Case, int], Awaitable[MethodRun]]
 """How a chain runs one turn's method: ``run_turn(view, index)``, on the turn's view."""
-
-
-def is_chain(protocol: str) -> bool:
-    """Whether a run of ``protocol`` runs chains (anything but ``off``)."""
-    return protocol != CHAIN_OFF
-
-
-def chain_length(case: Case, turns: int | None) -> int:
-    """The turns of ``case``'s chain under ``--revprop-turns=turns`` (None: every follow-up)."""
-    followups = len(case.followups)
-    return 1 + (followups if turns is None else min(turns, followups))
 
 
 # ------------------------------------------------------------------------------ running
@@ -83,12 +71,11 @@ class TurnRun:
 
 @dataclass
 class ChainRun:
-    """A chain as it ran: its protocol, its turns in order (fewer than ``planned`` when a turn
+    """A chain as it ran: its protocol, its turns in order (fewer than its chain's when a turn
     failed for good, or when the spending ceiling stopped it: ``cut``, the ceiling's words)."""
 
     protocol: str
     turns: list[TurnRun]
-    planned: int
     cut: str | None = None
 
     @property
@@ -110,12 +97,6 @@ def made_document(start: Any, outcome: Outcome) -> Any:
         return MISSING
 
 
-def teacher_history(case: Case, index: int) -> list[list[dict[str, Any]]]:
-    """What the conversation shows of the turns before ``index`` in ``teacher``: their
-    teacher patches."""
-    return [teacher_patch(case, j) for j in range(index)]
-
-
 def last_teacher_view(case: Case, turns: int | None) -> Case:
     """The view of the last turn of ``case``'s ``teacher`` chain: its prompts depend on no
     reply, so the cache holding its first call says the chain's calls were made."""
@@ -127,7 +108,7 @@ async def run_chain(case: Case, protocol: str, turns: int | None, run_turn: RunT
     failed for good (``call_failed``, ``method_failed``) ends the chain; the spending ceiling
     ends it after its first turn (``cut``) and leaves it unrun before (BudgetReached)."""
     steps = chain_turns(case, turns)
-    chain = ChainRun(protocol, [], len(steps))
+    chain = ChainRun(protocol, [])
     history: list[list[dict[str, Any]]] = []
     document = case.artifact
     for step in steps:
@@ -159,10 +140,7 @@ __all__ = [
     "ChainRun",
     "RunTurn",
     "TurnRun",
-    "chain_length",
-    "is_chain",
     "last_teacher_view",
     "made_document",
     "run_chain",
-    "teacher_history",
 ]

@@ -214,9 +214,9 @@ class RunPlan:
         ``--revprop-detect``, what its gate could see (``estimate.gate_sight_lines``)."""
         lines = self.scope.estimate_lines(self.cases, self.models, self.settings, self.specs)
         if self.settings.chain != CHAIN_OFF:
-            from pytest_revprop.run.chains import chain_length
+            from pytest_revprop.core.chain import chain_turns
 
-            turns = sum(chain_length(c, self.settings.turns) for c in self.cases)
+            turns = sum(len(chain_turns(c, self.settings.turns)) for c in self.cases)
             lines.insert(
                 1,
                 f"chains ({self.settings.chain}): {len(self.cases)} cases, {turns} turns in "

@@ -10,12 +10,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pytest_revprop.core.cases import Case
+from pytest_revprop.core.chain import judge_free, turn_regressions
 from pytest_revprop.core.credit import partial_credit
 from pytest_revprop.core.extraction import InvalidReply
 from pytest_revprop.core.methods import MethodRun
 from pytest_revprop.core.outcome import Outcome
 from pytest_revprop.core.scoring import Score, apply_patch, score_outcome
-from pytest_revprop.run.chain_steps import judge_free, turn_regressions
 from pytest_revprop.run.chains import ChainRun, TurnRun
 from pytest_revprop.util.jsonutil import MISSING
 from pytest_revprop.vocabulary import ResultRecord

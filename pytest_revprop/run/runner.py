@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_revprop.core.cases import Case
+from pytest_revprop.core.chain import reference_patch
 from pytest_revprop.core.methods import (
     REFERENCE_SOLVERS,
     Ask,
@@ -40,7 +41,6 @@ from pytest_revprop.llm.budget import BudgetReached, Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, RetryPolicy
-from pytest_revprop.run.chain_steps import reference_patch
 from pytest_revprop.run.chains import ChainCut, ChainRun, TurnRun, last_teacher_view, run_chain
 from pytest_revprop.run.records import chain_record, result_record, score_chain
 from pytest_revprop.util.memo import Memo

@@ -223,12 +223,11 @@ def test_a_chain_run_under_xdist_gives_the_records_of_a_run_without_it(
 def test_a_chain_the_ceiling_stops_mid_way_is_skipped_as_cut_with_a_row_saying_so(
     pytester: pytest.Pytester, tmp_path: Path, fake_server: Any
 ) -> None:
-    from pytest_revprop.core.chain import chain_turns, turn_view
+    from pytest_revprop.core.chain import teacher_view
     from pytest_revprop.core.prompts import Prompts
     from pytest_revprop.llm.budget import worst_case_usd
     from pytest_revprop.llm.presets import resolve_model
     from pytest_revprop.llm.types import Request
-    from pytest_revprop.run.chains import teacher_history
 
     pytester.makefile(".toml", pyproject='[tool.revprop.prices]\n"openai/fake" = [1.0, 0.0]\n')
     server = fake_server(rules=wrong_turn_rules(-1), default={"content": "[]"})
@@ -241,8 +240,7 @@ def test_a_chain_the_ceiling_stops_mid_way_is_skipped_as_cut_with_a_row_saying_s
     ]
     model = resolve_model("openai/fake").replace(price_in=1.0, price_out=0.0)
     case = order_chain()
-    last = chain_turns(case)[1]
-    view = turn_view(case, 1, last.artifact, teacher_history(case, 1))
+    view = teacher_view(case, 1)
     worst = worst_case_usd(
         model, Request.for_model(model, Prompts().revision_messages(view, "j+h"), 0)
     )

@@ -235,21 +235,18 @@ def test_the_runner_cuts_a_chain_mid_way_at_the_ceiling_and_hands_over_its_recor
 ) -> None:
     from helpers.order_chains import wrong_turn_rules
 
-    from pytest_revprop.core.chain import chain_turns, turn_view
+    from pytest_revprop.core.chain import chain_turns, teacher_view
     from pytest_revprop.core.prompts import Prompts
     from pytest_revprop.llm.budget import worst_case_usd
     from pytest_revprop.llm.types import Request
-    from pytest_revprop.run.chains import ChainCut, teacher_history
+    from pytest_revprop.run.chains import ChainCut
 
     server = fake_server(rules=wrong_turn_rules(-1), default={"content": "[]"})
     model = resolve_model("openai/fake", api_bases=[server.base_url]).replace(
         price_in=1.0, price_out=0.0
     )
     case = order_chain()
-    views = [
-        turn_view(case, t.index, t.artifact, teacher_history(case, t.index))
-        for t in chain_turns(case)
-    ]
+    views = [teacher_view(case, t.index) for t in chain_turns(case)]
     worst = [
         worst_case_usd(model, Request.for_model(model, Prompts().revision_messages(v, "j+h"), 0))
         for v in views
