@@ -16,12 +16,12 @@ from pytest_revprop.core.chain import (
     canonical_after,
     chain_turns,
     judge_free,
-    map_pointer,
     reference_patch,
     teacher_patch,
     turn_regressions,
     turn_view,
 )
+from pytest_revprop.core.chain_judge import map_pointer
 from pytest_revprop.core.extraction import InvalidReply
 from pytest_revprop.core.methods import reference_ask
 from pytest_revprop.core.patching import apply_operations
