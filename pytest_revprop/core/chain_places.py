@@ -269,7 +269,26 @@ def put_back(value: Any, inner: Sequence[tuple[Step, str]], target: Any = MISSIN
             doc = apply_operations(doc, [undo])
         except PatchError:
             continue
+        if undo["op"] == "add" and step.array is None:
+            doc = _in_order(doc, rel, resolve(step.state, step.path[: step.path.rfind("/")]))
     return doc
+
+
+def _in_order(doc: Any, rel: str, original: Any) -> Any:
+    """``doc`` with the object holding the member at ``rel`` put back in ``original``'s member
+    order (a member put back goes where it was, so a pattern over the object's text still
+    sees the order it was written for)."""
+    parent_rel = rel[: rel.rfind("/")]
+    parent = resolve(doc, parent_rel)
+    if not isinstance(parent, dict) or not isinstance(original, dict):
+        return doc
+    order = [k for k in original if k in parent] + [k for k in parent if k not in original]
+    if list(parent) == order:
+        return doc
+    reordered = {k: parent[k] for k in order}
+    if parent_rel == "":
+        return reordered
+    return apply_operations(doc, [{"op": "replace", "path": parent_rel, "value": reordered}])
 
 
 def own_holds(place: ChainPlace, value: Any, inner: Sequence[tuple[Step, str]], ref: Any) -> bool:
