@@ -19,9 +19,10 @@ from typing import Any
 
 from pytest_revprop.core.cases import Case, GoldOp, Turn
 from pytest_revprop.core.chain_judge import ChainPlan, chain_plan, judge_chain, regressions
+from pytest_revprop.core.chain_places import chain_places, make_steps
 from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.patching import PatchError, apply_operations, copy_json, diff
-from pytest_revprop.core.scoring import Score, array_parent
+from pytest_revprop.core.scoring import Score
 from pytest_revprop.util.jsonutil import MISSING, json_equal, resolve
 from pytest_revprop.util.memo import Memo
 
@@ -121,27 +122,29 @@ def teacher_patch(case: Case, index: int) -> list[dict[str, Any]]:
 
 
 def _concrete(turn: ChainTurn, after: Any) -> list[dict[str, Any]] | None:
-    """The turn's gold operations, one for one, with values read from ``after``, the
-    canonical document after it; None when they do not make that document exactly."""
-    patch: list[dict[str, Any]] = []
-    state = turn.artifact
+    """The turn's gold operations, one for one, with a matcher's or an optional operation's
+    value read from ``after``, the canonical document after it, where its place ends up (a
+    strict one keeps its value); None when they do not make that document exactly."""
     try:
-        for gold in turn.gold:
-            path = gold.path
-            arr = array_parent(state, path) if gold.op == "add" else None
-            if arr is not None:
-                path = f"{arr[0]}/{arr[1]}"
-            op: dict[str, Any] = {"op": gold.op, "path": path}
-            if gold.op != "remove":
-                value = resolve(after, path)
-                if value is MISSING:
-                    return None
-                op["value"] = copy.deepcopy(value)
-            state = apply_operations(state, [op])
-            patch.append(op)
+        steps = make_steps([(turn.index, turn.gold, turn.artifact, None)])
     except PatchError:
         return None
-    return patch if json_equal(state, after) else None
+    patch: list[dict[str, Any]] = []
+    for step, place in zip(steps, chain_places(steps), strict=True):
+        op: dict[str, Any] = {"op": step.op.op, "path": step.path}
+        if step.op.op != "remove":
+            value = step.op.value
+            if (step.op.match != "strict" or step.op.optional) and place.ended is None:
+                value = resolve(after, place.at)
+                if value is MISSING:
+                    return None
+            op["value"] = copy.deepcopy(value)
+        patch.append(op)
+    try:
+        made = apply_operations(turn.artifact, patch)
+    except PatchError:
+        return None
+    return patch if json_equal(made, after) else None
 
 
 def reference_patch(case: Case, index: int, solver: str) -> list[dict[str, Any]]:
