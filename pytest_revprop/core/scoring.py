@@ -320,6 +320,8 @@ class Judge:
         or a removal governs; each is judged whole."""
         for place in self.places:
             key = place.e_path if place.e_path is not None else place.anchor
+            if place.op.op == "remove" and place.e_path is None and key in self.special:
+                continue  # where a removed element was, the next element's own place decides
             if place.op.match != "strict" or place.op.optional or place.op.op == "remove":
                 self.special[key] = place
 
