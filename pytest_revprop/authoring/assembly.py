@@ -233,13 +233,7 @@ def _check_followup(
         parsed = Case.from_dict(plain).followups[-1]
     except CaseError as exc:
         raise ScenarioError(f"{where}: the follow-up does not load: {exc}") from None
-    view = dataclasses.replace(
-        Case.from_dict({**plain, "followups": []}),
-        artifact=parsed.artifact,
-        request=parsed.request,
-        reference=parsed.reference,
-        gold=parsed.gold,
-    )
+    view = dataclasses.replace(Case.from_dict({**plain, "followups": []}), revisions=(parsed,))
     _check_completion(view, literal, where)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_revprop.core.cases import Case, GoldOp, Turn
+from pytest_revprop.core.cases import Case, GoldOp, Revision, Turn
 from pytest_revprop.core.chain_judge import ChainPlan, chain_plan, judge_chain, regressions
 from pytest_revprop.core.chain_places import chain_places, make_steps
 from pytest_revprop.core.literal import literal_gold_patch
@@ -41,14 +41,30 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ChainTurn:
-    """One turn of a chain: its index, request, reference data, gold (relative to ``artifact``)
-    and ``artifact``, the canonical document before it."""
+    """One turn of a chain: its index and the case's revision it runs."""
 
     index: int
-    request: str
-    reference: Any
-    gold: list[GoldOp]
-    artifact: Any
+    revision: Revision
+
+    @property
+    def request(self) -> str:
+        """The revision's request."""
+        return self.revision.request
+
+    @property
+    def reference(self) -> Any:
+        """The revision's reference data."""
+        return self.revision.reference
+
+    @property
+    def gold(self) -> list[GoldOp]:
+        """The revision's gold, relative to ``artifact``."""
+        return self.revision.gold
+
+    @property
+    def artifact(self) -> Any:
+        """The canonical document before the turn."""
+        return self.revision.artifact
 
 
 def chain_turns(case: Case, turns: int | None = None) -> list[ChainTurn]:
@@ -56,33 +72,12 @@ def chain_turns(case: Case, turns: int | None = None) -> list[ChainTurn]:
     (None: all of them), so ``1 + min(turns, len(case.followups))`` turns."""
     if turns is not None and turns < 0:
         raise ValueError(f"turns must be at least 0, not {turns}")
-    count = len(case.followups) if turns is None else min(turns, len(case.followups))
-    out = [ChainTurn(0, case.request, case.reference, case.gold, case.artifact)]
-    for i, followup in enumerate(case.followups[:count], start=1):
-        out.append(
-            ChainTurn(i, followup.request, followup.reference, followup.gold, followup.artifact)
-        )
-    return out
+    count = len(case.revisions) if turns is None else min(turns + 1, len(case.revisions))
+    return [ChainTurn(i, revision) for i, revision in enumerate(case.revisions[:count])]
 
 
 def _turn(case: Case, index: int) -> ChainTurn:
-    if not 0 <= index <= len(case.followups):
-        raise IndexError(
-            f"case {case.id} has turns 0..{len(case.followups)}; there is no turn {index}"
-        )
-    return chain_turns(case)[index]
-
-
-def _single(case: Case, turn: ChainTurn) -> Case:
-    """``case`` reduced to the single revision of ``turn`` on its canonical document."""
-    return dataclasses.replace(
-        case,
-        artifact=turn.artifact,
-        request=turn.request,
-        reference=turn.reference,
-        gold=list(turn.gold),
-        followups=(),
-    )
+    return ChainTurn(index, case.revision(index))
 
 
 def canonical_after(case: Case, index: int) -> Any:
@@ -103,7 +98,7 @@ def _canonical(case: Case, index: int) -> tuple[Case, Any, list[dict[str, Any]] 
         if index < len(case.followups):
             after = case.followups[index].artifact
         else:
-            single = _single(case, turn)
+            single = case.only(index)
             after = apply_operations(turn.artifact, literal_gold_patch(single) or single.gold_patch)
         return case, after, _concrete(turn, after)
 
@@ -126,7 +121,7 @@ def _concrete(turn: ChainTurn, after: Any) -> list[dict[str, Any]] | None:
     value read from ``after``, the canonical document after it, where its place ends up (a
     strict one keeps its value); None when they do not make that document exactly."""
     try:
-        steps = make_steps([(turn.index, turn.gold, turn.artifact, None)])
+        steps = make_steps([(turn.index, turn.revision, None)])
     except PatchError:
         return None
     patch: list[dict[str, Any]] = []
@@ -161,7 +156,7 @@ def reference_patch(case: Case, index: int, solver: str) -> list[dict[str, Any]]
     turn = _turn(case, index)
     concrete = _canonical(case, index)[2]
     if concrete is None:
-        single = _single(case, turn)
+        single = case.only(index)
         concrete = literal_gold_patch(single) or single.gold_patch
     direct = [op for op, gold in zip(concrete, turn.gold, strict=True) if gold.kind == "direct"]
     return copy_json(direct)  # type: ignore[no-any-return]
@@ -188,7 +183,7 @@ def turn_view(
             for t, ops in zip(earlier, history, strict=True)
         ),
     ]
-    return dataclasses.replace(_single(case, turn), conversation=conversation, artifact=start)
+    return dataclasses.replace(case.only(turn.index, artifact=start), conversation=conversation)
 
 
 def teacher_view(case: Case, index: int) -> Case:
@@ -211,7 +206,7 @@ def _plan(case: Case, index: int) -> ChainPlan:
 
     def make() -> tuple[Case, ChainPlan]:
         turns = [
-            (t.index, t.gold, t.artifact, _canonical(case, t.index)[2])
+            (t.index, t.revision, _canonical(case, t.index)[2])
             for t in chain_turns(case)[: _turn(case, index).index + 1]
         ]
         return case, chain_plan(turns, canonical_after(case, index))

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_revprop.core.judged import JudgedCase
 from pytest_revprop.core.judged import JudgedOp as GoldOp
 from pytest_revprop.core.patching import PatchError, apply_operations
 from pytest_revprop.core.scoring import (
@@ -39,10 +40,11 @@ __all__ = [
     "put_back",
 ]
 
-TurnGold = tuple[int, Sequence[GoldOp], Any, Sequence[dict[str, Any]] | None]
-"""One turn as the places need it: its index, its gold, the canonical document before it, and
-its concrete operations (one per gold operation, values read from the canonical document after
-it), or None when those do not make that document (the gold's stored values serve then)."""
+TurnGold = tuple[int, JudgedCase, Sequence[dict[str, Any]] | None]
+"""One turn as the places need it: its index, its revision (the canonical document before it
+and its gold), and its concrete operations (one per gold operation, values read from the
+canonical document after it), or None when those do not make that document (the gold's stored
+values serve then)."""
 
 SUPERSEDED = "superseded"
 """``follow``'s answer for a place that a later step replaces as a whole."""
@@ -76,9 +78,9 @@ class Step:
 def make_steps(turns: Sequence[TurnGold]) -> list[Step]:
     """Every gold operation of ``turns``, in order, on the document it applies to."""
     steps: list[Step] = []
-    for turn, gold, artifact, concrete in turns:
-        state = artifact
-        for k, g in enumerate(gold):
+    for turn, revision, concrete in turns:
+        state = revision.artifact
+        for k, g in enumerate(revision.gold):
             array = array_parent(state, g.path) if g.op in {"add", "remove"} else None
             path = f"{array[0]}/{array[1]}" if array is not None and g.op == "add" else g.path
             inserts = g.op == "add" and array is not None
