@@ -1450,7 +1450,10 @@ def section_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request=f"Add an evening section {number}: Prof. Victor Hale, Wed at 18:00 in Hum 305, 18 seats, "
+            # size 10 sections hold no instructor, days, time or TA: the request there gives none
+            request=f"Add an evening section {number} in Hum 305 with 18 seats, open for registration."
+            if size == 10
+            else f"Add an evening section {number}: Prof. Victor Hale, Wed at 18:00 in Hum 305, 18 seats, "
             "TA Ben Ortiz, open for registration.",
             mutate=lambda q: q["extra"].append(evening),
             direct=f"/sections/{new}",

@@ -258,10 +258,11 @@ def lamp_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
         Revision(
-            # size 10 records no part numbers: naming one there invites a name the gold lacks
-            request="Add a felt base pad, one per lamp at $0.12."
+            # size 10 records no part numbers: naming one there invites a place the gold lacks; the
+            # request spells the part's name as the gold holds it
+            request="Add a new part, Felt base pad: one per lamp at $0.12."
             if size == 10
-            else "Add a felt base pad, LA-195, one per lamp at $0.12.",
+            else "Add a new part, LA-195 Felt base pad: one per lamp at $0.12.",
             mutate=lambda q: q["extra"].append(("LA-195", "Felt base pad", 1, 0.12)),
             direct=f"/components/{end}",
             theme="A new component line adds its cost to material, overhead, unit and batch costs and the "
