@@ -290,7 +290,10 @@ def credit_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="add_remove",
         ),
         Revision(
-            request="I need to stay full-time for my scholarship, so I'm adding PHYS 110 Physics I in its place: "
+            # size 10 courses hold no title or meeting days: the request there gives none
+            request="I need to stay full-time for my scholarship, so I'm adding PHYS 110 in its place: 4 credits."
+            if p["size"] == 10
+            else "I need to stay full-time for my scholarship, so I'm adding PHYS 110 Physics I in its place: "
             "4 credits, Mon/Wed/Fri.",
             mutate=lambda q: q["added"].append(PHYS),
             direct=f"{fall}/{last}",
