@@ -354,8 +354,9 @@ def labor_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
         Revision(
-            request="Add a task called Analytics setup right after the booking form integration: 6 developer "
-            "hours in the build phase.",
+            # size 10 tasks hold no phase or role (all of it is developer time there)
+            request="Add a task called Analytics setup right after the booking form integration: 6 "
+            + ("hours." if p["size"] == 10 else "developer hours in the build phase."),
             mutate=f3,
             direct=f"/tasks/{analytics}",
             overrides=_labor_summary(_replayed(p, rev, f1, f2, f3)),
