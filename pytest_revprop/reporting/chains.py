@@ -83,6 +83,8 @@ class ChainTally:
     by_turn: list[list[int]] = field(default_factory=list)  # turn -> [completed, ran]
     turns_completed: int = 0
     regressions: int = 0
+    """The regressions of the chains scored (an error chain's are not: per-chain means divide
+    by the chains they add up)."""
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count a chain record (a record without ``chain`` is not counted)."""
@@ -90,7 +92,6 @@ class ChainTally:
         if not protocol:
             return
         self.protocol = self.protocol or str(protocol)
-        self.regressions += _count(record.get("regressions"))
         for index, outcome in enumerate(turn_outcomes(record)):
             while len(self.by_turn) <= index:
                 self.by_turn.append([0, 0])
@@ -100,6 +101,7 @@ class ChainTally:
         if record.get("error") in INFRASTRUCTURE_ERRORS:
             return
         self.chains += 1
+        self.regressions += _count(record.get("regressions"))
         self.completed += bool(record.get("completed"))
         self.turns_completed += _count(record.get("turns_completed"))
 

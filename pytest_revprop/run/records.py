@@ -6,7 +6,7 @@ describes the fields.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from pytest_revprop.core.cases import Case
@@ -18,7 +18,7 @@ from pytest_revprop.core.outcome import Outcome
 from pytest_revprop.core.scoring import Score, apply_patch, score_outcome
 from pytest_revprop.run.chains import ChainRun, TurnRun
 from pytest_revprop.util.jsonutil import MISSING
-from pytest_revprop.vocabulary import ResultRecord
+from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, ResultRecord
 
 
 class ItemNames(Protocol):
@@ -187,23 +187,37 @@ def turn_entries(case: Case, chain: ChainRun, scores: Sequence[Score]) -> list[d
     return entries
 
 
+def chain_error(turns: Sequence[Mapping[str, Any]], *, cut: bool = False) -> str | None:
+    """A chain's ``error``: the turn's that failed for good (``call_failed``,
+    ``method_failed``: it ended the chain, whatever earlier turns did), ``call_failed`` for a
+    chain the ceiling cut, else the first turn's that is not None."""
+    ended = next((t["error"] for t in turns if t["error"] in INFRASTRUCTURE_ERRORS), None)
+    if ended is not None:
+        return str(ended)
+    if cut:
+        return "call_failed"
+    return next((t["error"] for t in turns if t["error"] is not None), None)
+
+
 def chain_record(
     case: Case, chain: ChainRun, scores: Sequence[Score], base: ResultRecord
 ) -> ResultRecord:
     """The record of a chain item (docs/interfaces.md, "Chain records"): ``base`` is the
     single-revision record of its last turn (the item's names, the case's fields, the last
     turn's notes); the fixed fields are made the chain's as a whole, and the chain's own are
-    added. A chain the ceiling cut is not completed, with error ``call_failed`` and a reason
-    naming the turn that was not run."""
+    added. A chain whose turn failed for good is that turn's error, reason and failed call;
+    one the ceiling cut is not completed, with error ``call_failed`` and a reason naming the
+    turn that was not run."""
     turns = turn_entries(case, chain, scores)
-    failed = next((t for t in turns if not t["completed"]), None)
-    first_error = next((t["error"] for t in turns if t["error"] is not None), None)
-    failed_run = next(
-        (tr.run for tr, t in zip(chain.turns, turns, strict=True) if not t["completed"]), None
-    )
+    error = chain_error(turns, cut=chain.cut is not None)
+    # the turn the record tells of: the one that failed for good, else the first not completed
+    told = [i for i, t in enumerate(turns) if t["error"] in INFRASTRUCTURE_ERRORS] or [
+        i for i, t in enumerate(turns) if not t["completed"]
+    ]
+    failed = turns[told[0]] if told else None
+    failed_run = chain.turns[told[0]].run if told else None
     reason = None if failed is None else f"turn {failed['turn']}: {failed['reason']}"
     if chain.cut is not None:
-        first_error = first_error or "call_failed"
         reason = f"turn {len(turns)}: not run: {chain.cut}"
     completed_before = next((i for i, t in enumerate(turns) if not t["completed"]), len(turns))
     fallbacks = [tr.run.outcome.selection_fallback for tr in chain.turns]
@@ -211,7 +225,7 @@ def chain_record(
     record.update(
         completed=failed is None and chain.cut is None,
         valid=all(t["valid"] for t in turns),
-        error=first_error,
+        error=error,
         miss=sum(t["miss"] for t in turns),
         over_edit=sum(t["over_edit"] for t in turns),
         wrong_value=sum(t["wrong_value"] for t in turns),
@@ -240,6 +254,7 @@ def chain_record(
 __all__ = [
     "ItemNames",
     "ScoreTurn",
+    "chain_error",
     "chain_record",
     "result_record",
     "score_chain",

@@ -273,3 +273,36 @@ def test_a_chain_s_call_failure_names_the_turn_it_failed_at() -> None:
         "  turn:     1 of the free chain",
         "  model:    m at http://x/v1",
     ]
+
+
+LATE_FAILURE = """
+from pytest_revprop.api import MethodContext, Outcome, RegisterMethod
+
+
+async def late_failure(ctx: MethodContext) -> Outcome:
+    # turn 0 right, turn 1 no patch (the model's failure), turn 2 the method's code fails
+    answer = await ctx.revise()
+    if ctx.turn == 1:
+        return Outcome(None, error="no_patch", reason="no patch in the reply")
+    if ctx.turn == 2:
+        raise RuntimeError("the method broke")
+    return answer
+
+
+def pytest_revprop_methods(register: RegisterMethod) -> None:
+    register("late-failure", late_failure)
+"""
+
+
+def test_a_chain_whose_later_turn_failed_for_good_is_an_error_no_baseline_waives(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    pytester.makeconftest(LATE_FAILURE)
+    run = [cases_dir, "--revprop-model=gold", "--revprop-method=late-failure", "--revprop-chain=free",
+           f"--revprop-baseline={pytester.path / 'baseline.json'}"]  # fmt: skip
+    for gate in (["--revprop-update-baseline"], []):  # written, then compared with
+        result = _run(pytester, *run, *gate)  # type: ignore[arg-type]
+        result.assert_outcomes(errors=1)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        [row] = _rows(pytester).values()
+        assert row["error"] == "method_failed" and row["reason"].startswith("turn 2: ")

@@ -181,6 +181,24 @@ def test_an_invalid_free_turn_leaves_the_document_and_shows_an_empty_patch() -> 
     assert ran.turns[2].view.artifact == ran.turns[1].view.artifact
 
 
+@pytest.mark.parametrize("ended", ["call_failed", "method_failed"])
+@pytest.mark.parametrize("turn_1", ["valid", "invalid"])
+def test_a_later_turn_that_failed_for_good_makes_the_chain_that_error_whatever_came_before(
+    ended: str, turn_1: str
+) -> None:
+    async def run_turn(view: Any, index: int) -> MethodRun:
+        if index == 2:
+            return MethodRun("j+h", 1, 0, Outcome(error=ended, reason=f"{ended} at turn 2"))
+        if index == 1 and turn_1 == "invalid":
+            return MethodRun("j+h", 1, 0, Outcome(None, error="no_patch", reason="no patch"))
+        return MethodRun("j+h", 1, 0, Outcome(plain(GOLD[index])))
+
+    record = _chain_record(asyncio.run(run_chain(order_chain(), "free", None, run_turn)))
+    assert [t["error"] for t in record["turns"]][2] == ended
+    assert record["error"] == ended and not record["completed"]
+    assert record["reason"] == f"turn 2: {ended} at turn 2"
+
+
 def test_the_ceiling_cuts_a_chain_after_its_first_turn_and_the_record_says_so() -> None:
     async def run_turn(view: Any, index: int) -> MethodRun:
         if index == 2:
