@@ -185,8 +185,8 @@ def turn_view(
     case: Case, index: int, start: Any, history: Sequence[Sequence[dict[str, Any]]]
 ) -> Case:
     """The case a method sees at turn ``index`` (and, in ``teacher``, the one its reply is
-    scored on): the conversation with one more turn per earlier chain turn (its request, and
-    ``history[j]`` as the assistant's patch), ``start`` as the artifact, and turn ``index``'s
+    scored on): the conversation with one more turn per earlier chain turn (its request with
+    its reference data, as the user gave them, and ``history[j]`` as the assistant's patch), ``start`` as the artifact, and turn ``index``'s
     request, reference data and gold; no follow-ups. Not replay-checked: in ``free`` the
     history is the model's own patches, which need not make ``start`` from the artifact."""
     turn = _turn(case, index)
@@ -198,7 +198,7 @@ def turn_view(
     conversation = [
         *case.conversation,
         *(
-            Turn(t.request, [dict(op) for op in ops])
+            Turn(t.request, [dict(op) for op in ops], t.reference)
             for t, ops in zip(earlier, history, strict=True)
         ),
     ]
