@@ -212,6 +212,12 @@ class Case:
     followups: tuple[Followup, ...] = ()
     """The later revisions of the chain this case starts (none: a single revision)."""
 
+    @property
+    def view_id(self) -> str:
+        """What names what the case shows a method, for every memo, cache and shared score
+        that keys on it: its id; a chain turn's view (``core.chain.TurnView``) has its own."""
+        return self.id
+
     @classmethod
     def from_dict(cls, data: Any, source: Path | str | None = None, *, chains: bool = True) -> Case:
         """Validate ``data`` against every loading rule but id uniqueness; raises CaseError.

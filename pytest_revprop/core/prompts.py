@@ -138,7 +138,9 @@ class Prompts:
     def revision_user_prompt(self, case: Case, context: str) -> str:
         """The user message for a revision call with context ``j``, ``h`` or ``j+h``."""
         if self._revisions is not None:
-            return self._revisions.get((case.id, context), lambda: self._revision(case, context))
+            return self._revisions.get(
+                (case.view_id, context), lambda: self._revision(case, context)
+            )
         return self._revision(case, context)
 
     def _revision(self, case: Case, context: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
+from pytest_revprop.vocabulary import CHAIN_RECORD_KEYS, INFRASTRUCTURE_ERRORS
 
 __all__ = [
     "CHAIN_RESULT_KEYS",
@@ -34,7 +34,7 @@ __all__ = [
 
 OFF = "off"
 """The protocol of a run without chains (``--revprop-chain=off``, and every run before it)."""
-CHAIN_RESULT_KEYS = ("chain", "turns", "turns_completed", "regressions")
+CHAIN_RESULT_KEYS = CHAIN_RECORD_KEYS
 """What a chain record adds to its results.json row and samples.jsonl line (after the keys
 every row has); a record without ``chain`` writes none of them."""
 CHAIN_SUMMARY_FIELDS = (

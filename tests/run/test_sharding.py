@@ -16,7 +16,7 @@ from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.reporting.combine import combine
 from pytest_revprop.reporting.sink import RecordSink
 from pytest_revprop.run.estimate import expected_calls
-from pytest_revprop.run.runner import RunSettings
+from pytest_revprop.run.items import RunSettings
 from pytest_revprop.run.scope import shard_cases
 from pytest_revprop.run.sharding import (
     Shard,
