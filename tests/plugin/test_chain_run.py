@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from helpers.handmade_cases import invoice_case, write_cases
 from helpers.order_chains import REQUESTS, order_chain, wrong_turn_rules
+from helpers.runs import run_results, run_revprop
 
 FAKE = "--revprop-model=openai/fake"
 
@@ -24,15 +25,11 @@ def cases_dir(tmp_path: Path) -> Path:
 
 
 def _run(pytester: pytest.Pytester, cases: Path, *args: str, report: str = "reports") -> Any:
-    return pytester.runpytest(
-        f"--revprop-cases={cases}", "--revprop-split=all", f"--revprop-cache={pytester.path / 'cache'}",
-        f"--revprop-report={pytester.path / report}", "--revprop-no-figures", "--revprop-seeds=0",
-        *args,
-    )  # fmt: skip
+    return run_revprop(pytester, cases, "--revprop-seeds=0", *args, report=report)
 
 
 def _rows(pytester: pytest.Pytester, report: str = "reports") -> dict[str, dict[str, Any]]:
-    data = json.loads((pytester.path / report / "results.json").read_text())
+    data = run_results(pytester, report)
     return {f"{r['case']}[{r['model']}-{r['method']}-k{r['k']}]": r for r in data["results"]}
 
 
