@@ -20,6 +20,7 @@ from pytest_revprop.authoring.synth.pipeline import Outcome, Role, Settings, car
 from pytest_revprop.core.cases import load_case, load_cases
 from pytest_revprop.core.chain import canonical_after
 from pytest_revprop.core.prompts import Prompts
+from pytest_revprop.llm.budget import Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.testing.fakeserver import FakeServer
 
@@ -35,8 +36,14 @@ LISTED = dataclasses.replace(
 )
 
 
-def _draft(server: FakeServer, tmp: Path, card: Card = PROPOSED, **changes: Any) -> Outcome:
-    client = Client(model(server.base_url), cache_dir=tmp / "cache", concurrency=4)
+def _draft(
+    server: FakeServer,
+    tmp: Path,
+    card: Card = PROPOSED,
+    ceiling: Ceiling | None = None,
+    **changes: Any,
+) -> Outcome:
+    client = Client(model(server.base_url), cache_dir=tmp / "cache", concurrency=4, ceiling=ceiling)
     settings = Settings(
         out=tmp / "out",
         prompts=Prompts(),
@@ -201,6 +208,24 @@ def test_a_follow_up_request_that_keeps_failing_ends_the_chain_at_its_request(
     assert outcome.chain.failed is not None and outcome.chain.failed.step == "request"
     assert writer.asked["followup 1"] == 2
     assert outcome.chain.untried == 2
+
+
+def test_a_budget_that_runs_out_in_the_chain_stops_the_draft_and_keeps_what_was_made(
+    serve: Any, tmp_path: Path
+) -> None:
+    """The whole draft costs about $0.029 here; $0.02 has room for the first follow-up only.
+    The record keeps the follow-up made; a rerun with room writes the draft in its place."""
+    writer = ScriptedWriter()
+    stopped = _draft(serve(writer), tmp_path, ceiling=Ceiling(0.02))
+    assert stopped.status == "stopped" and stopped.path is not None
+    record = json.loads(stopped.path.read_text())
+    assert record["rejected"]["step"] == "budget"
+    assert [f["request"] for f in record["followups"]] == [FOLLOWUPS[0]["request"]]
+    assert record["followups_asked"] == 3
+    again = _draft(serve(writer), tmp_path, ceiling=Ceiling(0.04))
+    assert again.status == "draft" and again.path is not None
+    assert len(load_case(again.path).followups) == 3
+    assert not stopped.path.exists()
 
 
 def test_the_dependencies_follow_the_places_an_earlier_revision_moved(
