@@ -76,8 +76,8 @@ class ChainMade:
 
 @dataclass(frozen=True)
 class ChainAskers:
-    """How the chain is drafted: the writer (going on in its accepted chat) and the gold
-    model, with the run's prompts, re-asks and gold settings."""
+    """How a draft's golds and chain are drafted: the writer (going on in its accepted chat)
+    and the gold model, with the run's prompts, re-asks and gold settings."""
 
     writer: Asker
     gold: Asker
@@ -87,6 +87,19 @@ class ChainAskers:
     gold_rule: str
     gold_k: int
     gold_seed: int
+
+    async def gold_for(self, case: Case, edit: dict[str, Any], turn: int = 0) -> GoldDraft:
+        """The tentative gold of ``case`` (the view of chain turn ``turn``) for ``edit``."""
+        return await draft_gold(
+            case,
+            edit,
+            self.gold.method_ask(),
+            rule=self.gold_rule,
+            k=self.gold_k,
+            seed=self.gold_seed,
+            prompts=self.prompts,
+            turn=turn,
+        )
 
 
 def change_text(card: Card, number: int) -> str:
@@ -210,16 +223,7 @@ async def _gold(
     pending = Followup(step.request, None, [], before, step.theme)
     view = teacher_view(dataclasses.replace(case, followups=(*case.followups, pending)), number)
     try:
-        return await draft_gold(
-            view,
-            step.edit,
-            askers.gold.method_ask(),
-            rule=askers.gold_rule,
-            k=askers.gold_k,
-            seed=askers.gold_seed,
-            prompts=askers.prompts,
-            turn=number,
-        )
+        return await askers.gold_for(view, step.edit, number)
     except GoldFailed as exc:
         raise _Ended("gold", exc.reasons) from None
 

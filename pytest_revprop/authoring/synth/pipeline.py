@@ -39,7 +39,7 @@ from pytest_revprop.authoring.synth.drafts import (
 from pytest_revprop.authoring.synth.followups import ChainAskers, ChainMade, draft_chain
 from pytest_revprop.authoring.synth.generate import Rejected, Written
 from pytest_revprop.authoring.synth.generate import write_case as write_turns
-from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed, draft_gold
+from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed
 from pytest_revprop.authoring.synth.paraphrase import (
     check_paraphrase,
     paraphrase_messages,
@@ -122,35 +122,24 @@ async def card_draft(
         context = draft.context()
         request = draft.written.request
         assert request is not None
-        gold_asker = Asker(
-            settings.gold.client, draft.tally, seed=settings.gold_seed, priority=priority
+        askers = ChainAskers(
+            writer,
+            Asker(settings.gold.client, draft.tally, seed=settings.gold_seed, priority=priority),
+            draft.written.chat,
+            settings.prompts,
+            settings.max_reasks,
+            settings.gold_rule,
+            settings.gold_k,
+            settings.gold_seed,
         )
-        gold = await draft_gold(
-            context,
-            request.edit,
-            gold_asker.method_ask(),
-            rule=settings.gold_rule,
-            k=settings.gold_k,
-            seed=settings.gold_seed,
-            prompts=settings.prompts,
-        )
+        gold = await askers.gold_for(context, request.edit)
         data = case_data(context, gold.gold)
         if card.followup_count:
-            chain = ChainAskers(
-                writer,
-                gold_asker,
-                draft.written.chat,
-                settings.prompts,
-                settings.max_reasks,
-                settings.gold_rule,
-                settings.gold_k,
-                settings.gold_seed,
-            )
             data = await draft_chain(
                 card,
                 data,
                 draft.written.dependencies,
-                chain,
+                askers,
                 draft.chain,
                 attempts=draft.written.attempts,
                 event=_with_tally(event, draft.tally),
