@@ -252,3 +252,33 @@ def test_a_draft_plans_its_follow_ups_calls_under_the_budget(tmp_path: Path) -> 
     settings = Settings(out=tmp_path, prompts=Prompts(), writer=None, gold=None)  # type: ignore[arg-type]
     turns = PROPOSED.max_turns
     assert job.calls(settings) == (turns + 1 + 3) + 3 * (1 + 3)
+
+
+def test_a_drafted_chain_opens_in_revprop_annotate_and_saves(serve: Any, tmp_path: Path) -> None:
+    """The draft opens in the annotation tool's server without a broken rule, follow-ups and
+    all, and a save (the annotator's first) writes it back valid."""
+    from helpers.annotate_helpers import with_client
+
+    from pytest_revprop.authoring.annotate.app import make_app
+    from pytest_revprop.authoring.annotate.assist import Assistant
+    from pytest_revprop.authoring.annotate.store import CaseStore
+
+    outcome = _draft(serve(ScriptedWriter()), tmp_path)
+    assert outcome.path is not None
+    store = CaseStore([tmp_path / "out"])
+    app = make_app(store, Assistant(cache_dir=None), {"annotator": "", "model": "gold"})
+    key = "0/invoice-discount/10-1.json"
+
+    async def scenario(client: Any) -> None:
+        response = await client.get("/api/case", params={"file": key})
+        assert response.status == 200
+        entry = await response.json()
+        assert entry["error"] is None
+        assert len(entry["data"]["followups"]) == 3
+        body = {"file": key, "hash": entry["hash"], "data": entry["data"], "annotator": "alice"}
+        assert (await client.post("/api/save", json=body)).status == 200
+
+    with_client(app, scenario)
+    saved = load_case(outcome.path)
+    assert len(saved.followups) == 3
+    assert saved.annotation is not None and saved.annotation["status"] == "annotated"
