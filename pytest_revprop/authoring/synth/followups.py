@@ -36,6 +36,7 @@ from pytest_revprop.authoring.synth.checks import Dependency, RequestStep, check
 from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed, draft_gold
 from pytest_revprop.core.cases import FOLLOWUPS_FIELD, Case, CaseError, Followup, dump_case
 from pytest_revprop.core.chain import canonical_after, map_pointer, teacher_patch, teacher_view
+from pytest_revprop.core.patching import copy_json
 from pytest_revprop.core.prompts import Prompts
 
 FOLLOWUP_TEMPLATE = "synth_followup"
@@ -152,7 +153,7 @@ async def draft_chain(
     case = Case.from_dict(data)
     deps = moved(dependencies, case.artifact, teacher_patch(case, 0))
     for number in range(1, card.followup_count + 1):
-        before = canonical_after(case, number - 1)
+        before = copy_json(canonical_after(case, number - 1))  # shared: the file gets a copy
         try:
             step = await _request(card, number, before, deps, askers, attempts, event)
             gold = await _gold(case, number, before, step, askers)
