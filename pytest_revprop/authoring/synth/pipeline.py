@@ -294,13 +294,14 @@ class _CardDraft:
         return out
 
     def chain_notes(self) -> list[str]:
-        """What the annotator reads first about the chain: the follow-up that failed."""
+        """What the annotation's notes say of the chain: the follow-up that failed, if any."""
         failed = self.chain.failed
         if failed is None:
             return []
+        ends = f"after follow-up {failed.number - 1}" if failed.number > 1 else "before it starts"
         return [
             f"Follow-up {failed.number} of {self.chain.asked} failed at its {failed.step} "
-            f"({failed.reasons[0]}): the chain ends after follow-up {failed.number - 1}."
+            f"({failed.reasons[0]}): the chain ends {ends}."
         ]
 
     def rejected(

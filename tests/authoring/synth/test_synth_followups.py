@@ -165,6 +165,8 @@ def test_a_follow_up_whose_gold_misses_its_edit_ends_the_chain(serve: Any, tmp_p
     assert outcome.chain.failed.reasons[0].startswith(
         "the maj of 3 gold samples does not make the requested change"
     )
+    notes = json.loads(outcome.path.read_text())["annotation"]["notes"]
+    assert notes.endswith("the chain ends before it starts.")
 
 
 def _followup(**changes: Any) -> str:
