@@ -5,7 +5,7 @@ For follow-up ``i`` (1-based) of a card that asks for N (listed, or N the writer
 1. the **document before it** is the canonical one after the revision before it, as
    ``core.chain.canonical_after`` derives it for any case (the previous gold applied, with
    concrete values where a matcher stands); the declared dependencies' places move with
-   each revision's array insertions and removals (``core.chain.map_pointer``);
+   each revision's array insertions and removals (``core.chain_judge.map_pointer``);
 2. the **request**: the writer, in the same chat, is shown that document and what the
    follow-up changes (``synth_followup``) and answers ``{"request", "edit", "theme"}``,
    checked as the case's own request is (``checks.check_followup``) and re-asked likewise;
@@ -34,8 +34,9 @@ from pytest_revprop.authoring.synth.asking import Asker, Attempt, Event, checked
 from pytest_revprop.authoring.synth.cards import Card
 from pytest_revprop.authoring.synth.checks import Dependency, RequestStep, check_followup
 from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed, draft_gold
-from pytest_revprop.core.cases import FOLLOWUPS_FIELD, Case, CaseError, Followup, dump_case
-from pytest_revprop.core.chain import canonical_after, map_pointer, teacher_patch, teacher_view
+from pytest_revprop.core.cases import FOLLOWUPS_FIELD, Case, CaseError, Revision, dump_case
+from pytest_revprop.core.chain import canonical_after, teacher_patch, teacher_view
+from pytest_revprop.core.chain_judge import map_pointer
 from pytest_revprop.core.patching import copy_json
 from pytest_revprop.core.prompts import Prompts
 
@@ -123,11 +124,12 @@ def followup_message(card: Card, prompts: Prompts, number: int, artifact: Any) -
     return {"role": "user", "content": text}
 
 
-def moved(
-    dependencies: list[Dependency], doc: Any, patch: list[dict[str, Any]]
-) -> list[Dependency]:
-    """The dependencies with their places moved by ``patch`` applied to ``doc``; one whose
-    place or every source the patch removes goes."""
+def moved(dependencies: list[Dependency], case: Case, turn: int) -> list[Dependency]:
+    """The dependencies with their places (in the document before revision ``turn`` of
+    ``case``) moved by that revision's array insertions and removals
+    (``core.chain_judge.map_pointer`` over its concrete patch); one whose place or every
+    source it removes goes."""
+    doc, patch = case.revision(turn).artifact, teacher_patch(case, turn)
     out = []
     for dep in dependencies:
         path = map_pointer(dep.path, doc, patch)
@@ -151,7 +153,7 @@ async def draft_chain(
     filled into ``made`` as they are accepted; stops at the first that fails (``made.failed``).
     Failed attempts of the writer go to ``attempts``."""
     case = Case.from_dict(data)
-    deps = moved(dependencies, case.artifact, teacher_patch(case, 0))
+    deps = moved(dependencies, case, 0)
     for number in range(1, card.followup_count + 1):
         before = copy_json(canonical_after(case, number - 1))  # shared: the file gets a copy
         try:
@@ -172,7 +174,7 @@ async def draft_chain(
             break
         made.followups.append(followup)
         made.drafts.append(_draft_note(step, gold))
-        deps = moved(deps, before, teacher_patch(case, number))
+        deps = moved(deps, case, number)
         if event is not None:
             event(f"follow-up {number}: {len(gold.gold)} gold operation(s)")
     if not made.followups:
@@ -221,8 +223,8 @@ async def _gold(
     case: Case, number: int, before: Any, step: RequestStep, askers: ChainAskers
 ) -> GoldDraft:
     """Follow-up ``number``'s tentative gold, drafted on the turn as a run shows it."""
-    pending = Followup(step.request, None, [], before, step.theme)
-    view = teacher_view(dataclasses.replace(case, followups=(*case.followups, pending)), number)
+    pending = Revision(step.request, None, [], before, step.theme)
+    view = teacher_view(dataclasses.replace(case, revisions=(*case.revisions, pending)), number)
     try:
         return await askers.gold_for(view, step.edit, number)
     except GoldFailed as exc:

@@ -237,14 +237,31 @@ def test_the_dependencies_follow_the_places_an_earlier_revision_moved(
     the dependencies at their moved places."""
     from pytest_revprop.authoring.synth.checks import Dependency
     from pytest_revprop.authoring.synth.followups import moved
+    from pytest_revprop.core.cases import Case, GoldOp
 
-    deps = [Dependency("/total", ("/items/1/price", "/items/2/price"), "sum", 1)]
-    patch = [{"op": "remove", "path": "/items/0"}]
     doc = {"items": [{"price": 1}, {"price": 2}, {"price": 3}], "total": 6}
-    (dep,) = moved(deps, doc, patch)
+    case = Case.of(
+        id="x/3",
+        scenario="x",
+        domain="cart",
+        pattern="add_remove",
+        size=4,
+        split="test",
+        conversation=[],
+        artifact=doc,
+        request="Drop the first item.",
+        reference=None,
+        gold=[
+            GoldOp("remove", "/items/0", None, "direct"),
+            GoldOp("replace", "/total", 5, "cascade"),
+        ],
+        theme="t",
+    )
+    deps = [Dependency("/total", ("/items/1/price", "/items/2/price"), "sum", 1)]
+    (dep,) = moved(deps, case, 0)
     assert dep.sources == ("/items/0/price", "/items/1/price")
     gone = [Dependency("/total", ("/items/0/price",), "sum", 1)]
-    assert moved(gone, doc, patch) == []
+    assert moved(gone, case, 0) == []
 
 
 def test_a_draft_plans_its_follow_ups_calls_under_the_budget(tmp_path: Path) -> None:
