@@ -169,9 +169,13 @@ class Browser:
         self.page.goto(self.url)
         self.page.wait_for_selector(".case-item")
         if case_id is not None:
-            self.page.click(f'.case-item:has(.case-id:text-is("{case_id}"))')
-            self.expect(self.page.locator("#case-id")).to_have_text(case_id)
-            self.settle()
+            self.pick(case_id)
+
+    def pick(self, case_id: str) -> None:
+        """Open ``case_id`` from the list as shown (its filters kept)."""
+        self.page.click(f'.case-item:has(.case-id:text-is("{case_id}"))')
+        self.expect(self.page.locator("#case-id")).to_have_text(case_id)
+        self.settle()
 
     def saved(self) -> None:
         """Wait for the page to say the save went through (as long as a page action may take:

@@ -240,6 +240,7 @@ async def save(request: web.Request) -> web.Response:
             action=str(body.get("action") or "edited"),
             note=str(body.get("note") or ""),
             merge_with=merge_with,
+            create=body.get("create") is True,
         )
     )
     return _json(saved | merged)

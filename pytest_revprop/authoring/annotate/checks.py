@@ -17,6 +17,7 @@ Messages name operations as the page numbers them, from 1.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,8 +157,18 @@ def _schema_message(error: Any, pointer: str, instance: Any) -> tuple[str, str, 
     if error.validator == "type" and pointer.endswith("/value"):
         return pointer, "schema", "a regex_match or ref_equal value is a string"
     if error.validator == "pattern" and error.validator_value.startswith("^(/"):
+        escape = bad_escape(instance)
+        if escape is not None:
+            return pointer, "schema", f"{escape} is not an escape: write ~0 for ~ and ~1 for /"
         return pointer, "schema", "a JSON Pointer is empty or starts with '/' (~0 for ~, ~1 for /)"
     return pointer, "schema", schema_error_text(error)
+
+
+def bad_escape(pointer: Any) -> str | None:
+    """The first ``~`` of ``pointer`` not followed by ``0`` or ``1`` (with what follows it),
+    quoted as typed; None when every ``~`` is an escape."""
+    found = re.search(r"~(?![01])(.?)", pointer) if isinstance(pointer, str) else None
+    return None if found is None else repr(found.group(0))
 
 
 def _path_messages(gold: list[dict[str, Any]], report: Report) -> None:

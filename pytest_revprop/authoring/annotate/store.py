@@ -184,13 +184,27 @@ class CaseStore:
         try:
             real = candidate.resolve(strict=True)
         except (OSError, RuntimeError):
-            raise NotFound(f"{key}: no such case file") from None
+            raise NotFound(f"{self.display_path(key)}: no such case file") from None
         inside = real == root.real if root.is_file else real.is_relative_to(root.real)
         if not inside:
             raise PathRefused(f"{key}: the file's real path is outside the folder it was given in")
         if not real.is_file():
-            raise NotFound(f"{key}: not a file")
+            raise NotFound(f"{self.display_path(key)}: not a file")
         return real
+
+    def new_file(self, key: Any) -> Path:
+        """The path a key names for a file to be created (its folders made, inside the folder
+        it was given under); raises PathRefused, or Conflict when the file exists."""
+        root, relative = self._split(key)
+        candidate = root.folder.joinpath(*relative.parts)
+        if candidate.exists() or candidate.is_symlink():
+            raise Conflict(self.read(key))
+        candidate.parent.mkdir(parents=True, exist_ok=True)
+        parent = candidate.parent.resolve()
+        inside = parent == root.folder if root.is_file else parent.is_relative_to(root.real)
+        if not inside:
+            raise PathRefused(f"{key}: the file's real path is outside the folder it was given in")
+        return parent / candidate.name
 
     def _split(self, key: Any) -> tuple[Root, PurePosixPath]:
         if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
@@ -309,12 +323,14 @@ class CaseStore:
         action: str = "edited",
         note: str = "",
         merge_with: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+        create: bool = False,
     ) -> dict[str, Any]:
         """Write ``data`` over the file if it is still at ``base_hash``; returns the new
         ``read`` entry. Raises Conflict, SaveRefused, PathRefused or NotFound. When the file
         changed, ``merge_with(disk data)`` may give the data to write instead (the edits
         merged with the file, under the same lock, so that no other save slips in between);
-        None: it is a Conflict."""
+        None: it is a Conflict. ``create``: the file is gone (renamed or deleted while open)
+        and ``data``, whole, is written as a new file at ``key`` (a Conflict if one is there)."""
         annotator = " ".join(str(annotator).split())
         if not annotator:
             raise SaveRefused("enter your name before saving: the history records who saved")
@@ -325,6 +341,15 @@ class CaseStore:
         if not isinstance(data, dict):
             raise SaveRefused("the case is not a JSON object")
         with self._lock:
+            if create:
+                path = self.new_file(key)
+                annotation = _next_annotation(data, data, annotator, action, note, data)
+                try:
+                    case = Case.from_dict(_content(data) | {ANNOTATION_FIELD: annotation})
+                except CaseError as exc:
+                    raise SaveRefused(f"the case breaks a rule: {_describe(exc)}") from None
+                write_atomically(path, dump_case(case.to_dict()).encode("utf-8"))
+                return self.read(key)
             path = self.resolve(key)
             current = self.read(key)
             if current["hash"] != base_hash:

@@ -11,7 +11,9 @@ import { drafts } from "./drafts.js";
 import { GoldEditor } from "./gold.js";
 import { TreeSearch } from "./search.js";
 import { STATUS_LABELS, Sidebar, hashText } from "./sidebar.js";
+import { GONE, moveDraft, successor, withStranded } from "./stranded.js";
 import { renderTree } from "./tree.js";
+import { dropUndo, offerUndo, undo } from "./undo.js";
 import { watchDisk } from "./watch.js";
 import { carry, clone, editedSince, originList, origins, setText } from "./working.js";
 
@@ -21,6 +23,8 @@ const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("r
 const state = { session: null, current: null, check: null, checkSeq: 0, checkTimer: null, checkPending: false, opening: 0 };
 
 const content = (data) => JSON.stringify({ ...data, annotation: undefined });
+// A name as the server compares it: words split on white space, joined by one space.
+const personName = (text) => String(text || "").split(/\s+/).filter(Boolean).join(" ");
 
 // ------------------------------------------------------------------------------ working copy
 
@@ -62,6 +66,7 @@ function examplesFor(file, data, listed = []) {
 }
 
 function changed() {
+  dropUndo();
   persist();
   assist.refresh();
   setSaveState("", "");
@@ -83,12 +88,14 @@ async function openCase(file, { push = true } = {}) {
   }
   $("#placeholder").hidden = true;
   $("#case-view").hidden = false;
-  if (!reply.ok) {
+  const left = reply.status === 404 ? drafts.get(file) : null;
+  if (!reply.ok && !left?.data) {
     state.current = null;
     showBroken(file, reply.body.error || "cannot be read");
     return;
   }
-  const entry = reply.body;
+  // A file gone from disk whose unsaved changes this tab keeps opens from them.
+  const entry = reply.ok ? reply.body : { path: file.replace(/^\d+\//, ""), hash: left.hash, data: left.base || left.data, error: null, rule: null, leaves: null };
   if (entry.openable) {
     state.current = null;
     showBroken(entry.path, entry.openable);
@@ -117,8 +124,11 @@ async function openCase(file, { push = true } = {}) {
     if (cur.stale) notice += " The file changed on disk since: saving shows the merge of your changes with the version on disk.";
   }
   if (others) notice += ` This case is also open in ${others === 1 ? "another tab" : `${others} other tabs`}: each tab keeps its own unsaved changes, and whichever saves second merges with the first.`;
+  cur.gone = !reply.ok;
+  if (sidebar.pinned !== file) sidebar.pinned = null;
   state.current = cur;
   state.check = null;
+  dropUndo();
   showCase(notice.trim());
   gold.load(cur.data, examplesFor(file, cur.data, draft?.examples || []));
   assist.reset();
@@ -133,6 +143,7 @@ function showBroken(path, error) {
   $("#case-status").className = "badge error";
   $("#case-path").textContent = "";
   $("#notice").hidden = true;
+  $("#gone").hidden = true;
   $("#case-error").hidden = false;
   $("#fix-size").hidden = true;
   $("#case-error-text").textContent = `This file cannot be edited here: ${error}. Fix it in a text editor; \`revprop validate\` names the rule.`;
@@ -159,9 +170,7 @@ function showCase(notice) {
   const data = cur.data;
   $("#editor-columns").hidden = false;
   $("#case-id").textContent = data.id;
-  const status = statusOf(cur.disk);
-  $("#case-status").textContent = STATUS_LABELS[status] || status;
-  $("#case-status").className = `badge ${status}`;
+  showBadge(statusOf(cur.disk));
   $("#case-path").textContent = cur.path;
   $("#notice").hidden = !notice;
   $("#notice").textContent = notice;
@@ -173,10 +182,42 @@ function showCase(notice) {
   setText($("#request"), data.request);
   setText($("#case-notes"), data.notes || "");
   setText($("#annotation-notes"), data.annotation?.notes || "");
-  $("#history-note").value = "";
+  setText($("#history-note"), drafts.note(cur.file));
   showHistory(cur.disk);
+  showGone();
   setSaveState("", "");
   updateButtons();
+}
+
+function showBadge(status) {
+  $("#case-status").textContent = STATUS_LABELS[status] || status;
+  $("#case-status").className = `badge ${status}`;
+}
+
+// The open file is gone from disk (renamed or deleted): say so, keep the changes, and offer them
+// for the file it became, or to save them as a new file at the old place.
+function showGone() {
+  const cur = state.current;
+  const banner = $("#gone");
+  banner.hidden = !cur?.gone;
+  if (!cur?.gone) return;
+  const next = successor(sidebar.entries, cur);
+  const kept = isDirty() ? " Your unsaved changes are kept in this browser:" : "";
+  $("#gone-text").textContent = `${cur.path} is ${GONE} (renamed or deleted).${kept} ${next ? `bring them to ${next.path}, the file it became, or save` : "save"} them as a new file at ${cur.path}.`;
+  const bring = $("#bring-to");
+  bring.hidden = !next;
+  bring.textContent = next ? `Bring my changes to ${next.path}` : "";
+  bring.dataset.file = next?.file || "";
+}
+
+async function bringTo(file) {
+  const cur = state.current;
+  if (!cur || !file) return;
+  persist();
+  moveDraft(cur.file, file);
+  sidebar.setCases(withStranded(sidebar.entries.filter((e) => !e.gone)));
+  sidebar.select(file);
+  await openCase(file);
 }
 
 // ------------------------------------------------------------------------------ editing
@@ -235,9 +276,15 @@ async function runCheck() {
   const wanted = state.saveAfterCheck;
   state.saveAfterCheck = false;
   if (!reply.ok) {
-    setSaveState(`${wanted ? "Not saved: " : ""}${reply.body.error || "the check failed"}`, "error");
+    state.unreachable = reply.status === 0;
+    if (state.unreachable) state.check = null; // unknown until the server answers again
+    const later = state.unreachable ? ": your changes are kept in this browser, and the page checks them again when the server answers" : "";
+    setSaveState(`${wanted ? "Not saved: " : ""}${reply.body.error || "the check failed"}${later}`, "error");
+    updateButtons();
     return;
   }
+  if (state.unreachable) setSaveState("The server answers again: your changes are checked.", "");
+  state.unreachable = false;
   state.check = reply.body;
   showMessages(reply.body.messages, gold);
   showPreview(reply.body, state.current.data);
@@ -256,6 +303,12 @@ function saveNow() {
     save("edited");
   } else if (errors) {
     setSaveState(`Not saved: fix the ${errors} error(s) marked first.`, "error");
+  } else if (isDirty() && !state.check) {
+    state.saveAfterCheck = !state.unreachable;
+    setSaveState(state.unreachable ? "Not saved: the server cannot be reached. Your changes are kept in this browser; the page checks them again when it answers." : "Saving once the check is back…", state.unreachable ? "error" : "");
+    if (!state.unreachable) scheduleCheck(0);
+  } else if (isDirty()) {
+    setSaveState("Not saved yet: Save is not available (see above).", "warn");
   } else {
     setSaveState("Nothing to save: no change since the last save.", "");
   }
@@ -279,7 +332,7 @@ function updateButtons() {
   $("#save").disabled = !(ready && (dirty || statusOf(cur.disk) === "draft"));
   const editors = (cur?.disk?.annotation?.history || []).filter((h) => h.action === "edited");
   const lastEditor = editors.length ? editors[editors.length - 1].annotator : null;
-  const self = lastEditor !== null && lastEditor === $("#annotator").value.trim();
+  const self = lastEditor !== null && personName(lastEditor) === personName($("#annotator").value);
   $("#review").disabled = !(ready && !contentDirty && statusOf(cur.disk) !== "draft" && !self);
   $("#review").title = self ? "a review is a second person's check: you edited this case last" : "";
   $("#discard").disabled = !dirty;
@@ -295,7 +348,7 @@ function updateButtons() {
 async function save(action) {
   const cur = state.current;
   if (!cur) return;
-  const annotator = $("#annotator").value.trim();
+  const annotator = personName($("#annotator").value);
   if (!annotator) {
     setSaveState("Enter your name first (top right): the history records who saved.", "error");
     $("#annotator").focus();
@@ -314,8 +367,9 @@ async function saveRounds(cur, annotator, action) {
     setSaveState("saving…", "");
     const sent = { data: clone(cur.data), ops: [...(cur.data.gold || [])], note: $("#history-note").value };
     const canMerge = action === "edited" && !cur.stale; // edits on a version that is gone are shown first
-    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note, merge: canMerge, base: cur.base, mine_origin: originList(cur.data.gold, cur.origin) });
+    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note, merge: canMerge, base: cur.base, mine_origin: originList(cur.data.gold, cur.origin), create: cur.gone === true });
     if (cur !== state.current) return;
+    if (reply.status === 0) state.unreachable = true;
     if (reply.ok) {
       const who = [...new Set((reply.body.saves || []).map((h) => h.annotator))].join(", ") || "the version on disk";
       saved(reply.body, reply.body.merged ? `Merged with ${who}'s save.` : cur.mergedNote || "", sent);
@@ -413,7 +467,7 @@ function saved(entry, note, sent) {
   keepExamples();
   const typed = editedSince(sent.data, cur.data);
   const keptRows = typed.includes("gold") || (entry.merged && typed.length > 0);
-  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "", stale: false });
+  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "", stale: false, gone: false });
   if (!entry.merged || !typed.length) {
     // (merged on the server while more was typed: the copy stays on its base, and the next save merges again)
     Object.assign(cur, { hash: entry.hash, base: entry.data, data: carry(entry.data, cur.data, typed) });
@@ -421,8 +475,10 @@ function saved(entry, note, sent) {
   }
   if (typed.length) persist();
   else drafts.drop(cur.file);
-  sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, size: entry.data.size, openable: null });
   const historyNote = $("#history-note").value;
+  if (historyNote === sent.note) drafts.keepNote(cur.file, "");
+  if (!sidebar.entries.some((e) => e.file === cur.file && !e.gone)) sidebar.setCases([...sidebar.entries.filter((e) => e.file !== cur.file), { file: cur.file, path: entry.path, id: entry.data.id }]);
+  sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, size: entry.data.size, openable: null });
   showCase("");
   if (historyNote !== sent.note) $("#history-note").value = historyNote;
   if (!keptRows) gold.load(cur.data, examplesFor(cur.file, cur.data));
@@ -435,7 +491,9 @@ function saved(entry, note, sent) {
 function discard() {
   const cur = state.current;
   if (!cur) return;
+  const before = { data: cur.data, hash: cur.hash, base: cur.base, origin: originList(cur.data.gold, cur.origin), stale: cur.stale, examples: gold.exampleList(), note: $("#history-note").value };
   drafts.drop(cur.file);
+  drafts.keepNote(cur.file, "");
   cur.data = clone(cur.disk);
   cur.hash = cur.diskHash;
   cur.base = cur.disk;
@@ -446,12 +504,22 @@ function discard() {
   gold.load(cur.data, examplesFor(cur.file, cur.data));
   assist.reset();
   scheduleCheck(0);
+  offerUndo("Changes discarded.", () => {
+    if (state.current !== cur) return;
+    Object.assign(cur, { data: before.data, hash: before.hash, base: before.base, stale: before.stale });
+    cur.origin = origins(cur.data.gold, before.origin || false);
+    drafts.keepNote(cur.file, before.note);
+    showCase("Your changes are back.");
+    gold.load(cur.data, before.examples);
+    changed();
+  });
 }
 
 // ------------------------------------------------------------------------------ wiring
 
 const gold = new GoldEditor($("#gold"), {
   onChange: changed,
+  onRemoved: (op, index, restore) => offerUndo(`Operation ${index + 1} deleted.`, restore),
   places: () => places(state.check?.expected ?? state.current?.data.artifact),
 });
 const search = new TreeSearch($("#path-search"), $("#search-count"), () => $("#artifact"));
@@ -463,6 +531,7 @@ const sidebar = new Sidebar({
   filterStatus: $("#filter-status"),
   onOpen: openCase,
   isUnsaved: (file) => drafts.has(file),
+  goneLabel: GONE,
 });
 const assist = new Assist($("#assist"), {
   getFile: () => state.current?.file,
@@ -517,20 +586,39 @@ channel?.addEventListener("message", (event) => {
 async function diskChanged() {
   const listing = await api.cases();
   if (!listing.ok) return;
-  sidebar.setCases(listing.body.cases);
+  sidebar.setCases(withStranded(listing.body.cases));
   const cur = state.current;
   if (!cur) {
     if (sidebar.fromHash(hashText())) openFromHash();
     return;
   }
-  const entry = sidebar.entries.find((e) => e.file === cur.file);
+  const entry = sidebar.entries.find((e) => e.file === cur.file && !e.gone);
+  if (Boolean(cur.gone) === !entry) {
+    if (cur.gone) showGone(); // the file it became may have appeared
+  } else if (!state.saving) {
+    cur.gone = !entry;
+    persist();
+    showGone();
+    updateButtons();
+    if (!entry) sidebar.setCases(withStranded(listing.body.cases));
+  }
   if (!entry || entry.hash === cur.diskHash || state.saving) return;
-  if (isDirty()) say("The file changed on disk since you opened it: your next save merges your changes with it.");
+  const status = entry.status || "annotated";
+  if (status !== statusOf(cur.disk)) sidebar.pinned = cur.file; // it stays in a status filter while open
+  sidebar.render();
+  if (isDirty()) {
+    showBadge(status);
+    say("The file changed on disk since you opened it: your next save merges your changes with it.");
+  }
   else await openCase(cur.file, { push: false }).then(() => say("The file changed on disk: this is its new version."));
 }
 $("#save").addEventListener("click", () => save("edited"));
 $("#review").addEventListener("click", () => save("reviewed"));
 $("#discard").addEventListener("click", discard);
+$("#undo-button").addEventListener("click", undo);
+$("#bring-to").addEventListener("click", (event) => bringTo(event.target.dataset.file));
+$("#save-new").addEventListener("click", () => save("edited"));
+$("#history-note").addEventListener("input", (event) => state.current && drafts.keepNote(state.current.file, event.target.value));
 $("#annotator").addEventListener("input", (event) => {
   drafts.remember("annotator", event.target.value);
   updateButtons();
@@ -568,9 +656,11 @@ async function boot() {
     $("#case-count").textContent = listing.body.error;
     return;
   }
-  sidebar.setCases(listing.body.cases);
+  sidebar.setCases(withStranded(listing.body.cases));
   openFromHash();
-  watchDisk(api, diskChanged);
+  watchDisk(api, diskChanged, () => {
+    if (state.unreachable && state.current) scheduleCheck(0); // the server answers again: check again
+  });
 }
 
 boot();

@@ -37,10 +37,11 @@ function facts(entry) {
 }
 
 export class Sidebar {
-  constructor({ list, count, counts, filterText, filterStatus, onOpen, isUnsaved }) {
-    Object.assign(this, { list, count, counts, filterText, filterStatus, onOpen, isUnsaved });
+  constructor({ list, count, counts, filterText, filterStatus, onOpen, isUnsaved, goneLabel = "gone" }) {
+    Object.assign(this, { list, count, counts, filterText, filterStatus, onOpen, isUnsaved, goneLabel });
     this.entries = [];
     this.selected = null;
+    this.pinned = null; // the open case whose status changed on disk: a status filter keeps it
     filterText.addEventListener("input", () => this.render());
     filterStatus.addEventListener("change", () => this.render());
     list.addEventListener("keydown", (event) => this.onKey(event));
@@ -61,7 +62,7 @@ export class Sidebar {
     const status = this.filterStatus.value;
     if (status === "unsaved" && !this.isUnsaved(entry.file)) return false;
     if (status === "error" && !broken(entry)) return false;
-    if (status && status !== "unsaved" && status !== "error" && statusOf(entry) !== status) return false;
+    if (status && status !== "unsaved" && status !== "error" && statusOf(entry) !== status && entry.file !== this.pinned) return false;
     const words = this.filterText.value.toLowerCase().split(/\s+/).filter(Boolean);
     const text = [entry.id, entry.path, entry.domain, entry.pattern, entry.split, statusOf(entry), entry.request]
       .filter(Boolean)
@@ -89,7 +90,7 @@ export class Sidebar {
   renderCounts() {
     const tally = Object.fromEntries(Object.keys(STATUS_LABELS).map((k) => [k, 0]));
     for (const entry of this.entries) {
-      if (!entry.openable) tally[statusOf(entry)] = (tally[statusOf(entry)] || 0) + 1;
+      if (!entry.openable && !entry.gone) tally[statusOf(entry)] = (tally[statusOf(entry)] || 0) + 1;
       if (broken(entry)) tally.error++;
       if (this.isUnsaved(entry.file)) tally.unsaved++;
     }
@@ -132,7 +133,7 @@ export class Sidebar {
       el(
         "div",
         { class: "case-facts" },
-        el("span", { class: `badge ${status}` }, status === "error" ? "broken" : STATUS_LABELS[status] || status),
+        el("span", { class: `badge ${status}` }, status === "error" ? "broken" : entry.gone ? this.goneLabel : STATUS_LABELS[status] || status),
         " ",
         facts(entry),
       ),
