@@ -232,3 +232,13 @@ def annotate_server(
     folder = copy_cases(root / "cases", ids)
     with AnnotateProcess([str(folder), "--port", "0", "--model", "gold", *args], cwd=root) as srv:
         yield srv, folder
+
+
+def copy_chains(folder: Path, ids: Sequence[str]) -> Path:
+    """Copies of shipped case files with their follow-ups (whole chains) under ``folder``, at
+    ``<scenario>/<size>.json``, as the checkout has them."""
+    for case_id in ids:
+        target = folder / f"{case_id}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((BENCHMARK_DIR / f"{case_id}.json").read_bytes())
+    return folder
