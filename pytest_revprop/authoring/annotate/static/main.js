@@ -13,6 +13,7 @@ import { TreeSearch } from "./search.js";
 import { STATUS_LABELS, Sidebar, hashText } from "./sidebar.js";
 import { GONE, moveDraft, successor, withStranded } from "./stranded.js";
 import { renderTree } from "./tree.js";
+import { renderTurnBar, turnCount, turnData, turnMessages, turnReport } from "./turns.js";
 import { dropUndo, offerUndo, undo } from "./undo.js";
 import { watchDisk } from "./watch.js";
 import { carry, clone, editedSince, originList, origins, setText } from "./working.js";
@@ -20,7 +21,7 @@ import { carry, clone, editedSince, originList, origins, setText } from "./worki
 const CHECK_DELAY_MS = 150;
 const MAX_MERGE_ROUNDS = 3;
 const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("revprop-annotate") : null;
-const state = { session: null, current: null, check: null, checkSeq: 0, checkTimer: null, checkPending: false, opening: 0 };
+const state = { session: null, current: null, check: null, checkSeq: 0, checkTimer: null, checkPending: false, opening: 0, turn: 0, turnExamples: {} };
 
 const content = (data) => JSON.stringify({ ...data, annotation: undefined });
 // A name as the server compares it: words split on white space, joined by one space.
@@ -37,10 +38,26 @@ function statusOf(data) {
   return data?.annotation?.status || "annotated";
 }
 
+// The turn shown (its request, reference, gold), and the document before it.
+const view = () => turnData(state.current.data, state.turn);
+function turnDocument() {
+  const cur = state.current;
+  if (state.turn === 0) return cur.data.artifact;
+  return state.check?.turns?.[state.turn - 1]?.artifact ?? view().artifact ?? null;
+}
+// The "stands for" values of turn 0's operations, whichever turn is shown.
+const ownExamples = () => (state.turn === 0 ? gold.exampleList() : state.turnExamples[0] || []);
+
+function loadGold(listed = []) {
+  const cur = state.current;
+  if (!view()) state.turn = 0;
+  gold.load(view(), examplesFor(cur.file, view(), listed));
+}
+
 function persist() {
   const cur = state.current;
   const was = drafts.has(cur.file);
-  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: gold.exampleList(), origin: originList(cur.data.gold, cur.origin) });
+  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: ownExamples(), origin: originList(cur.data.gold, cur.origin) });
   else drafts.drop(cur.file);
   keepExamples();
   if (was !== drafts.has(cur.file)) sidebar.render();
@@ -53,7 +70,7 @@ const exampleKey = (op) => `${op.path}\n${op.value}`;
 function keepExamples() {
   const cur = state.current;
   const map = drafts.examples(cur.file);
-  (cur.data.gold || []).forEach((op, i) => {
+  (view()?.gold || []).forEach((op, i) => {
     const example = gold.exampleList()[i];
     if (op.match === "regex_match" && example !== null) map[exampleKey(op)] = example;
   });
@@ -79,6 +96,7 @@ function changed() {
 async function openCase(file, { push = true } = {}) {
   const token = ++state.opening;
   state.saveAfterCheck = false;
+  document.body.dataset.checking = "true"; // until the case is shown and checked (or shown broken)
   const reply = await api.read(file);
   if (token !== state.opening) return;
   const hash = `#${sidebar.hashFor(file)}`;
@@ -126,17 +144,23 @@ async function openCase(file, { push = true } = {}) {
   if (others) notice += ` This case is also open in ${others === 1 ? "another tab" : `${others} other tabs`}: each tab keeps its own unsaved changes, and whichever saves second merges with the first.`;
   cur.gone = !reply.ok;
   if (sidebar.pinned !== file) sidebar.pinned = null;
+  cur.program = entry.program || null;
+  if (state.current?.file !== file) state.turn = 0;
+  if (state.turn >= turnCount(cur.data)) state.turn = 0;
+  state.turnExamples = {};
   state.current = cur;
   state.check = null;
   dropUndo();
   showCase(notice.trim());
-  gold.load(cur.data, examplesFor(file, cur.data, draft?.examples || []));
+  if (state.turn) state.turnExamples[0] = examplesFor(file, cur.data, draft?.examples || []);
+  loadGold(state.turn ? [] : draft?.examples || []);
   assist.reset();
   scheduleCheck(0);
   if (draft) sidebar.render();
 }
 
 function showBroken(path, error) {
+  delete document.body.dataset.checking;
   $("#editor-columns").hidden = true;
   $("#case-id").textContent = path;
   $("#case-status").textContent = "broken";
@@ -177,9 +201,8 @@ function showCase(notice) {
   showError();
   showMeta(data);
   showConversation(data.conversation);
-  renderTree($("#artifact"), data.artifact, { onPick: pickLeaf });
-  search.run();
-  setText($("#request"), data.request);
+  showSource();
+  showTurn();
   setText($("#case-notes"), data.notes || "");
   setText($("#annotation-notes"), data.annotation?.notes || "");
   setText($("#history-note"), drafts.note(cur.file));
@@ -187,6 +210,52 @@ function showCase(notice) {
   showGone();
   setSaveState("", "");
   updateButtons();
+}
+
+// A shipped case is written by its scenario program: a hand edit lasts until the next build.
+function showSource() {
+  const program = state.current?.program;
+  $("#case-source").hidden = !program;
+  if (program) $("#case-source").textContent = `Generated by ${program.path} (scenario ${program.scenario}): \`revprop cases build\` rewrites this file, so a hand edit here lasts until the next build. Save works as for any file; to keep a correction, make it in the program.`;
+}
+
+// The turn shown: its tab, request, theme and reference, the document before it, its gold.
+function showTurn() {
+  const cur = state.current;
+  const data = cur.data;
+  if (!view()) state.turn = 0; // (a merge or a discard took the turn shown away)
+  const chained = turnCount(data) > 1 || Boolean(cur.program) || Array.isArray(data.followups);
+  renderTurnBar($("#turn-bar"), data, state.turn, state.check?.messages, pickTurn);
+  $("#chain-tools").hidden = !chained;
+  $("#remove-turn").hidden = turnCount(data) < 2;
+  const turn = view();
+  $("#turn-panel").hidden = state.turn === 0;
+  $("#request-title").textContent = state.turn === 0 ? "Request" : `Request of turn ${state.turn}`;
+  $("#artifact-title").textContent = state.turn === 0 ? "Artifact" : `Document before turn ${state.turn}`;
+  $("#assist").hidden = state.turn !== 0; // the model proposes the case's own revision
+  if (state.turn) {
+    setText($("#turn-theme"), turn.theme || "");
+    const text = turn.reference === null || turn.reference === undefined ? "" : JSON.stringify(turn.reference, null, 1);
+    if ($("#turn-reference").dataset.turn !== String(state.turn) || !$("#turn-reference").classList.contains("invalid")) setText($("#turn-reference"), text);
+    $("#turn-reference").dataset.turn = String(state.turn);
+  }
+  renderTree($("#artifact"), turnDocument(), { onPick: pickLeaf });
+  search.run();
+  setText($("#request"), turn.request);
+}
+
+// Show turn `turn` (from the turn bar: a click, or ←/→ there; Alt+←/→ anywhere).
+function pickTurn(turn, focus = false) {
+  const cur = state.current;
+  if (!cur || turn < 0 || turn >= turnCount(cur.data) || turn === state.turn) return;
+  state.turnExamples[state.turn] = gold.exampleList();
+  state.turn = turn;
+  $("#turn-reference").classList.remove("invalid");
+  $("#turn-reference-state").textContent = "";
+  showTurn();
+  loadGold(state.turnExamples[turn] || []);
+  if (state.check) showChecked(state.check);
+  if (focus) $(`#turn-tab-${turn}`)?.focus();
 }
 
 function showBadge(status) {
@@ -223,7 +292,7 @@ async function bringTo(file) {
 // ------------------------------------------------------------------------------ editing
 
 function pickLeaf(aPath, value) {
-  const [text, level] = gold.pick(aPath, value, state.check);
+  const [text, level] = gold.pick(aPath, value, turnReport(state.check, state.turn));
   if (text) setSaveState(text, level);
 }
 
@@ -236,7 +305,27 @@ function bindField(selector, apply) {
 }
 
 bindField("#request", (data, value) => {
-  data.request = value;
+  turnData(data, state.turn).request = value;
+});
+bindField("#turn-theme", (data, value) => {
+  turnData(data, state.turn).theme = value;
+});
+$("#turn-reference").addEventListener("input", (event) => {
+  const turn = state.current && state.turn ? view() : null;
+  if (!turn) return;
+  const text = event.target.value.trim();
+  let value;
+  try {
+    value = text ? JSON.parse(text) : null;
+  } catch {
+    event.target.classList.add("invalid");
+    $("#turn-reference-state").textContent = "not JSON yet: the reference keeps its last value";
+    return;
+  }
+  event.target.classList.remove("invalid");
+  $("#turn-reference-state").textContent = "";
+  turn.reference = value;
+  changed();
 });
 bindField("#case-notes", (data, value) => {
   data.notes = value;
@@ -265,7 +354,10 @@ async function runCheck() {
     delete document.body.dataset.checking;
     return;
   }
-  const reply = await api.check(cur.data, gold.examplesByIndex());
+  state.turnExamples[state.turn] = gold.exampleList();
+  const byIndex = (list) => Object.fromEntries((list || []).flatMap((v, i) => (v === null || v === undefined ? [] : [[i, v]])));
+  const others = Object.fromEntries(Object.entries(state.turnExamples).filter(([t]) => t !== "0").map(([t, list]) => [t, byIndex(list)]));
+  const reply = await api.check(cur.data, state.turn === 0 ? gold.examplesByIndex() : byIndex(state.turnExamples[0]), others);
   if (seq !== state.checkSeq) return; // a later check answers for the later change
   if (cur !== state.current) {
     if (!state.current) delete document.body.dataset.checking;
@@ -286,10 +378,18 @@ async function runCheck() {
   if (state.unreachable) setSaveState("The server answers again: your changes are checked.", "");
   state.unreachable = false;
   state.check = reply.body;
-  showMessages(reply.body.messages, gold);
-  showPreview(reply.body, state.current.data);
+  showChecked(reply.body);
   updateButtons();
   if (wanted) saveNow();
+}
+
+// The check's messages and preview for the turn shown, and every turn's error mark.
+function showChecked(report) {
+  const cur = state.current;
+  showMessages(turnMessages(report.messages, state.turn), gold);
+  showPreview(turnReport(report, state.turn) || { valid: report.valid }, { artifact: turnDocument() });
+  renderTurnBar($("#turn-bar"), cur.data, state.turn, report.messages, pickTurn);
+  if (state.turn) renderTree($("#artifact"), turnDocument(), { onPick: pickLeaf });
 }
 
 // Ctrl+S: save now, or once the pending check is back; or say why not.
@@ -455,7 +555,7 @@ function takeMerge(cur, result, saving) {
   const note = $("#history-note").value;
   showCase(saving ? `${cur.mergedNote} Saving the merge…` : cur.mergedNote);
   $("#history-note").value = note;
-  gold.load(cur.data, examplesFor(cur.file, cur.data)); // by (path, pattern): the merge reorders
+  loadGold(); // by (path, pattern): the merge reorders
   persist();
   if (!saving) scheduleCheck(0);
 }
@@ -481,7 +581,7 @@ function saved(entry, note, sent) {
   sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, size: entry.data.size, openable: null });
   showCase("");
   if (historyNote !== sent.note) $("#history-note").value = historyNote;
-  if (!keptRows) gold.load(cur.data, examplesFor(cur.file, cur.data));
+  if (!keptRows) loadGold();
   const more = typed.length ? " What you typed meanwhile is kept, not saved yet." : "";
   setSaveState(`Saved at ${new Date().toLocaleTimeString()}.${note ? ` ${note}` : ""}${more}`, "ok");
   channel?.postMessage({ saved: cur.file, tab: drafts.tab() });
@@ -491,7 +591,7 @@ function saved(entry, note, sent) {
 function discard() {
   const cur = state.current;
   if (!cur) return;
-  const before = { data: cur.data, hash: cur.hash, base: cur.base, origin: originList(cur.data.gold, cur.origin), stale: cur.stale, examples: gold.exampleList(), note: $("#history-note").value };
+  const before = { data: cur.data, hash: cur.hash, base: cur.base, origin: originList(cur.data.gold, cur.origin), stale: cur.stale, examples: gold.exampleList(), note: $("#history-note").value, turn: state.turn };
   drafts.drop(cur.file);
   drafts.keepNote(cur.file, "");
   cur.data = clone(cur.disk);
@@ -500,8 +600,9 @@ function discard() {
   cur.origin = origins(cur.data.gold);
   cur.stale = false;
   sidebar.render();
+  if (state.turn >= turnCount(cur.data)) state.turn = 0;
   showCase("Your changes are discarded.");
-  gold.load(cur.data, examplesFor(cur.file, cur.data));
+  loadGold();
   assist.reset();
   scheduleCheck(0);
   offerUndo("Changes discarded.", () => {
@@ -509,8 +610,9 @@ function discard() {
     Object.assign(cur, { data: before.data, hash: before.hash, base: before.base, stale: before.stale });
     cur.origin = origins(cur.data.gold, before.origin || false);
     drafts.keepNote(cur.file, before.note);
+    state.turn = before.turn;
     showCase("Your changes are back.");
-    gold.load(cur.data, before.examples);
+    loadGold(before.examples);
     changed();
   });
 }
@@ -520,7 +622,7 @@ function discard() {
 const gold = new GoldEditor($("#gold"), {
   onChange: changed,
   onRemoved: (op, index, restore) => offerUndo(`Operation ${index + 1} deleted.`, restore),
-  places: () => places(state.check?.expected ?? state.current?.data.artifact),
+  places: () => (state.current ? places(turnReport(state.check, state.turn)?.expected ?? turnDocument()) : []),
 });
 const search = new TreeSearch($("#path-search"), $("#search-count"), () => $("#artifact"));
 const sidebar = new Sidebar({
@@ -543,8 +645,42 @@ const assist = new Assist($("#assist"), {
 
 $("#add-op").addEventListener("click", () => {
   if (!state.current) return;
-  const kind = (state.current.data.gold || []).some((op) => op.kind === "direct") ? "cascade" : "direct";
+  const kind = (view().gold || []).some((op) => op.kind === "direct") ? "cascade" : "direct";
   gold.add({ op: "replace", path: "", kind }, "path"); // invalid until its path (and value) are set
+});
+// A follow-up at the end: its document is the last turn's result (derived by the check); the
+// request, theme, reference and gold are the person's to write.
+$("#add-turn").addEventListener("click", () => {
+  const cur = state.current;
+  if (!cur) return;
+  const last = turnCount(cur.data) - 1;
+  const after = turnReport(state.check, last)?.expected ?? null;
+  if (!Array.isArray(cur.data.followups)) cur.data.followups = [];
+  cur.data.followups.push({ request: "", reference: null, gold: [], artifact: after, theme: "" });
+  changed();
+  pickTurn(turnCount(cur.data) - 1);
+  $("#request").focus();
+});
+$("#remove-turn").addEventListener("click", () => {
+  const cur = state.current;
+  if (!cur || turnCount(cur.data) < 2) return;
+  const removed = cur.data.followups.pop();
+  const hadNone = !cur.data.followups.length && !(cur.disk.followups || []).length;
+  if (hadNone) delete cur.data.followups;
+  if (state.turn >= turnCount(cur.data)) {
+    state.turn = turnCount(cur.data) - 1;
+    loadGold(state.turnExamples[state.turn] || []);
+  }
+  showTurn();
+  changed();
+  const count = turnCount(cur.data);
+  offerUndo(`Turn ${count} removed.`, () => {
+    if (state.current !== cur) return;
+    if (!Array.isArray(cur.data.followups)) cur.data.followups = [];
+    cur.data.followups.push(removed);
+    showTurn();
+    changed();
+  });
 });
 $("#fix-size").addEventListener("click", () => {
   const cur = state.current;
@@ -565,6 +701,7 @@ function openFromHash() {
   } else if (location.hash.length > 1) {
     state.opening++;
     state.current = null;
+    delete document.body.dataset.checking;
     $("#case-view").hidden = true;
     $("#placeholder").hidden = false;
     $("#placeholder").textContent = `No case ${hashText()} here. Pick a case on the left.`;
@@ -630,6 +767,9 @@ document.addEventListener("keydown", (event) => {
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
     event.preventDefault();
     saveNow();
+  } else if (event.altKey && (event.key === "ArrowLeft" || event.key === "ArrowRight") && state.current) {
+    event.preventDefault();
+    pickTurn(state.turn + (event.key === "ArrowRight" ? 1 : -1), true);
   } else if (event.altKey && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
     event.preventDefault();
     sidebar.move(event.key === "ArrowDown" ? 1 : -1);

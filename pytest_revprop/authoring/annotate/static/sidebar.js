@@ -33,6 +33,7 @@ function facts(entry) {
   const parts = [entry.domain, entry.pattern];
   if (Number.isInteger(entry.size)) parts.push(`${entry.size} leaves`);
   if (Number.isInteger(entry.ops)) parts.push(`${entry.ops} op${entry.ops === 1 ? "" : "s"}`);
+  if (entry.turns > 1) parts.push(`${entry.turns} turns`);
   return parts.filter(Boolean).join(" · ");
 }
 
@@ -137,7 +138,7 @@ export class Sidebar {
         " ",
         facts(entry),
       ),
-      entry.error ? el("div", { class: "case-error" }, entry.error) : null,
+      entry.error ? el("div", { class: "case-error", dataset: { turn: String(entry.error_turn ?? 0) } }, entry.error_turn ? `turn ${entry.error_turn}: ${entry.error}` : entry.error) : null,
     );
   }
 
