@@ -242,3 +242,14 @@ def copy_chains(folder: Path, ids: Sequence[str]) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((BENCHMARK_DIR / f"{case_id}.json").read_bytes())
     return folder
+
+
+def assert_validates(path: Path) -> None:
+    """``revprop validate PATH`` (a child process, as a person runs it) accepts the file."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_revprop.cli", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

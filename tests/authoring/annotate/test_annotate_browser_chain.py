@@ -5,14 +5,18 @@ on that turn and never saved; two people editing different turns of one case."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, copy_chains
+from helpers.annotate_helpers import (
+    BROWSER_TESTS,
+    AnnotateProcess,
+    Browser,
+    assert_validates,
+    copy_chains,
+)
 
 from pytest_revprop.core.cases import load_case
 from pytest_revprop.util.jsonutil import resolve
@@ -39,16 +43,6 @@ def server(folder: Path, tmp_path: Path) -> Iterator[AnnotateProcess]:
 def _turn(b: Browser, turn: int) -> None:
     b.page.click(f"#turn-tab-{turn}")
     b.expect(b.page.locator(f"#turn-tab-{turn}")).to_have_attribute("aria-selected", "true")
-
-
-def _validate(path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest_revprop.cli", "validate", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_a_chain_shows_its_turns_and_an_edit_of_turn_0_reaches_every_later_document(
@@ -84,7 +78,7 @@ def test_a_chain_shows_its_turns_and_an_edit_of_turn_0_reaches_every_later_docum
         page.keyboard.press("Control+s")
         b.saved()
         assert b.problems == [] and b.outside == []
-    _validate(path)
+    assert_validates(path)
     saved = load_case(path)
     assert saved.gold[CADENCE].value == "monthly"
     assert {resolve(f.artifact, "/approvers/3/review_cadence") for f in saved.followups} == {

@@ -32,6 +32,14 @@ def _shipped(case_id: str) -> dict[str, Any]:
     return data
 
 
+def _opened(tmp_path: Path, case_id: str) -> tuple[Path, CaseStore, str, dict[str, Any]]:
+    """A copy of the shipped chain ``case_id``: its file, a store over it, its key and entry."""
+    folder = copy_chains(tmp_path / "cases", [case_id])
+    store = CaseStore([folder])
+    key = f"0/{case_id}.json"
+    return folder / f"{case_id}.json", store, key, store.read(key)
+
+
 def _errors(data: Any) -> list[dict[str, str]]:
     return [m for m in check_case(data).messages if m["level"] == "error"]
 
@@ -63,26 +71,20 @@ def test_a_shipped_chain_checks_clean_with_a_preview_per_turn() -> None:
 
 
 def test_an_edit_of_turn_0_reaches_every_later_document(tmp_path: Path) -> None:
-    folder = copy_chains(tmp_path / "cases", [PRIVILEGED])
-    store = CaseStore([folder])
-    key = f"0/{PRIVILEGED}.json"
-    entry = store.read(key)
+    path, store, key, entry = _opened(tmp_path, PRIVILEGED)
     data = copy.deepcopy(entry["data"])
     data["gold"][CADENCE]["value"] = "monthly"
     assert _errors(data) == []
     store.save(key, data, base_hash=entry["hash"], annotator="alice")
-    case = load_case(folder / f"{PRIVILEGED}.json")  # what `revprop validate` loads
+    case = load_case(path)  # what `revprop validate` loads
     assert [resolve(f.artifact, "/approvers/3/review_cadence") for f in case.followups] == [
         "monthly"
     ] * len(case.followups)
 
 
 def test_an_edit_a_later_turn_relies_on_marks_that_turn_and_is_not_saved(tmp_path: Path) -> None:
-    folder = copy_chains(tmp_path / "cases", [PRIVILEGED])
-    store = CaseStore([folder])
-    key = f"0/{PRIVILEGED}.json"
-    before = (folder / f"{PRIVILEGED}.json").read_bytes()
-    entry = store.read(key)
+    path, store, key, entry = _opened(tmp_path, PRIVILEGED)
+    before = path.read_bytes()
     data = copy.deepcopy(entry["data"])
     del data["gold"][ROSTER]
     errors = _errors(data)
@@ -91,7 +93,7 @@ def test_an_edit_a_later_turn_relies_on_marks_that_turn_and_is_not_saved(tmp_pat
     assert errors[1]["message"].endswith("fix turn 2 first")  # turn 3 waits for turn 2
     with pytest.raises(SaveRefused, match=r"nothing was written: turn 2 breaks a rule"):
         store.save(key, data, base_hash=entry["hash"], annotator="alice")
-    assert (folder / f"{PRIVILEGED}.json").read_bytes() == before
+    assert path.read_bytes() == before
 
 
 def test_a_turn_that_changes_nothing_any_more_says_what_to_do() -> None:
@@ -108,10 +110,7 @@ def test_a_turn_that_changes_nothing_any_more_says_what_to_do() -> None:
 
 
 def test_a_follow_up_is_added_at_the_end_and_the_last_removed(tmp_path: Path) -> None:
-    folder = copy_chains(tmp_path / "cases", [ORG])
-    store = CaseStore([folder])
-    key = f"0/{ORG}.json"
-    entry = store.read(key)
+    path, store, key, entry = _opened(tmp_path, ORG)
     data = copy.deepcopy(entry["data"])
     data["followups"].append(
         {
@@ -130,13 +129,13 @@ def test_a_follow_up_is_added_at_the_end_and_the_last_removed(tmp_path: Path) ->
     )
     assert _errors(data) == []
     saved = store.save(key, data, base_hash=entry["hash"], annotator="alice")
-    case = load_case(folder / f"{ORG}.json")
+    case = load_case(path)
     assert len(case.followups) == 4 and case.followups[3].reference == {"memo": "manager change"}
     assert resolve(case.followups[3].artifact, "/employee/role") == "Financial Analyst"
     data = copy.deepcopy(saved["data"])
     data["followups"].pop()
     store.save(key, data, base_hash=saved["hash"], annotator="alice")
-    assert len(load_case(folder / f"{ORG}.json").followups) == 3
+    assert len(load_case(path).followups) == 3
 
 
 def test_edits_of_different_turns_merge_and_a_conflict_names_its_turn() -> None:
