@@ -20,9 +20,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_revprop.core.case_rules import revision
 from pytest_revprop.core.case_schema import brief
-from pytest_revprop.core.cases import CaseError, GoldOp
+from pytest_revprop.core.cases import CaseError, GoldOp, Revision
 from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.patching import PatchError, apply_operations
 from pytest_revprop.core.scoring import array_parent, regex_passes
@@ -130,7 +129,10 @@ def _after(document: Any, gold: Any, was: Any) -> Any:
                 op["value"] = copy.deepcopy(old)
             else:
                 if literal is None:
-                    literal = literal_gold_patch(revision(document, ops))
+                    turn = Revision(
+                        request="", reference=None, gold=ops, artifact=document, theme=""
+                    )
+                    literal = literal_gold_patch(turn)
                     if literal is None:
                         raise _Underivable(f"op {index + 1}'s pattern has no example value")
                 op["value"] = copy.deepcopy(literal[index]["value"])
