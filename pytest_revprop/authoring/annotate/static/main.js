@@ -746,8 +746,13 @@ async function diskChanged() {
   if (isDirty()) {
     showBadge(status);
     say("The file changed on disk since you opened it: your next save merges your changes with it.");
+  } else {
+    const node = $("#save-state");
+    const kept = /^Saved/.test(node.textContent) ? [node.textContent, node.className] : null;
+    await openCase(cur.file, { push: false });
+    say("The file changed on disk: this is its new version.");
+    if (kept && state.current?.file === cur.file) [node.textContent, node.className] = kept; // your save still stands
   }
-  else await openCase(cur.file, { push: false }).then(() => say("The file changed on disk: this is its new version."));
 }
 $("#save").addEventListener("click", () => save("edited"));
 $("#review").addEventListener("click", () => save("reviewed"));
