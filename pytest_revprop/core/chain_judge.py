@@ -24,18 +24,16 @@ from pytest_revprop.core.chain_places import (
     make_steps,
     own_holds,
 )
-from pytest_revprop.core.judged import JudgedCase
-from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
-from pytest_revprop.core.scoring import (
+from pytest_revprop.core.geometry import (
     GoldPlace,
-    Judge,
-    Score,
-    Unit,
     array_parent,
     array_parents,
     gold_places,
     shift_pointer,
 )
+from pytest_revprop.core.judged import JudgedCase
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.core.scoring import Judge, Score, Unit
 from pytest_revprop.util.jsonutil import MISSING, child_pointer, is_within, json_equal, resolve
 from pytest_revprop.util.regexguard import regex_budget
 

@@ -22,9 +22,10 @@ from typing import Any
 
 from pytest_revprop.core.case_schema import brief
 from pytest_revprop.core.cases import CaseError, GoldOp, Revision
+from pytest_revprop.core.geometry import array_parent
 from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.patching import PatchError, apply_operations
-from pytest_revprop.core.scoring import array_parent, regex_passes
+from pytest_revprop.core.scoring import regex_passes
 from pytest_revprop.util.jsonutil import MISSING, json_equal, resolve
 
 FOLLOWUP_EDITABLE = ("request", "reference", "gold", "theme")

@@ -39,6 +39,7 @@ from pytest_revprop.core.cases import (
     schema_error_text,
 )
 from pytest_revprop.core.chain import teacher_view
+from pytest_revprop.core.geometry import array_parent, shift_pointer
 from pytest_revprop.core.literal import literal_gold_patch, regex_example
 from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
 from pytest_revprop.core.scoring import regex_passes, score_patch
@@ -264,41 +265,11 @@ def _plain(op: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _array_target(state: Any, op: dict[str, Any]) -> tuple[str, int] | None:
-    """(array pointer, index) when ``op`` inserts into or removes from an array of ``state``."""
-    if op.get("op") not in ("add", "remove"):
-        return None
-    path = op["path"]
-    parent_path, _, last = path.rpartition("/")
-    parent = resolve(state, parent_path)
-    if not isinstance(parent, list):
-        return None
-    if last == "-":
-        return parent_path, len(parent)
-    return (parent_path, int(last)) if last.isdigit() else None
-
-
-def _shifted(path: str, parent: str, index: int, delta: int) -> str | None:
-    """``path`` after an element is inserted (+1) or removed (-1) at ``parent``/``index``;
-    None when the path is inside the removed element."""
-    if not path.startswith(parent + "/"):
-        return path
-    token, sep, rest = path[len(parent) + 1 :].partition("/")
-    if not token.isdigit():
-        return path
-    position = int(token)
-    if delta < 0 and position == index:
-        return None
-    if position > index or (delta > 0 and position == index):
-        return f"{parent}/{position + delta}{sep}{rest}"
-    return path
-
-
 def _shifted_keys(places: dict[str, str], parent: str, index: int, delta: int) -> dict[str, str]:
     return {
         new: value
         for path, value in places.items()
-        if (new := _shifted(path, parent, index, delta)) is not None
+        if (new := shift_pointer(path, parent, index, delta, inclusive=delta > 0)) is not None
     }
 
 
@@ -376,7 +347,7 @@ def _replay(
         except PatchError as exc:
             report.add("error", f"/gold/{index}/path", "gold-applies", f"does not apply: {exc}")
             continue
-        target = _array_target(state, plain)
+        target = array_parent(state, plain["path"]) if plain["op"] in ("add", "remove") else None
         if target is not None:
             parent, position = target
             delta = 1 if plain["op"] == "add" else -1
@@ -384,7 +355,7 @@ def _replay(
             report.before = _shifted_keys(report.before, parent, position, delta)
             places = _shifted_keys(places, parent, position, delta)
             moved = {
-                a: None if e is None else _shifted(e, parent, position, delta)
+                a: None if e is None else shift_pointer(e, parent, position, delta, delta > 0)
                 for a, e in moved.items()
             }
             if delta > 0:
