@@ -6,12 +6,32 @@ so each gold patch is the difference between two computations of the same rules.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import math
+import re
 from typing import Any
 
-from pytest_revprop.authoring.helpers import CLEARED, add_days, each, members, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.helpers import (
+    CLEARED,
+    add_days,
+    count_word,
+    dollars,
+    each,
+    members,
+    money,
+    percent,
+)
+from pytest_revprop.authoring.scenario import (
+    SHIPPED,
+    Draw,
+    Move,
+    Override,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+)
 
 DOMAIN = "shopping_cart"
 
@@ -32,7 +52,9 @@ def add_business_days(iso_date: str, days: int) -> str:
 
 # --------------------------------------------------------------------------- cart-price-drop
 # Arithmetic: one unit price drops; line total, subtotal, savings, tax, total, amount due,
-# reward points and a price alert follow.
+# reward points and a price alert follow. The worked example of fresh instances: its inputs
+# are drawn (prices, quantities, rates, the store, the shopper), and its moves re-price,
+# re-count, add and remove lines, cross a price alert and change the tax rate or gift card.
 
 # (sku, name, list price, price, qty)
 COFFEE_ITEMS: list[tuple[str, str, float, float, int]] = [
@@ -47,39 +69,98 @@ COFFEE_ITEMS: list[tuple[str, str, float, float, int]] = [
     ("HC-CT-030", "Descaling tablets, 30 pack", 12.99, 12.99, 2),
 ]
 COFFEE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 9}
-COFFEE_TAX = 0.08
-COFFEE_SHIPPING = 5.95
+# (sku, name, price): the wishlist, its last entry only in the size-100 cart
+COFFEE_WISHLIST: list[tuple[str, str, float]] = [
+    ("HC-SK-090", "Stovetop whistling kettle", 34.99),
+    ("HC-CB-400", "Cold brew tower", 89.00),
+    ("HC-ET-058", "Espresso tamper", 19.50),
+    ("HC-GC-027", "Glass carafe", 27.00),
+]
+KETTLE = "HC-KT-220"
+# the price alerts of the size-100 cart beside the kettle's: (sku, item, alert below)
+OTHER_ALERTS = [
+    ("HC-GR-340", "Conical burr grinder", 110.00),
+    ("HC-MF-075", "Handheld milk frother", 25.00),
+]
+KETTLE_ELSEWHERE = {"BrewMart": 44.99, "KitchenHub": 47.50}
+# the pools fresh instances draw from; the first member of each is the shipped value
+KETTLE_PRICES = [49.99, 39.99, 41.99, 43.99, 46.99, 48.99, 52.99, 54.99]  # no tie with elsewhere
+COFFEE_STORES = ["Hearth & Brew", "Copper Kettle Co.", "Bean & Burr", "Morning Ritual Supply"]
+SHOPPERS = ["Jordan Lee", "Priya Shah", "Marcus Webb", "Elena Novak", "Sam Okafor"]
+CARDS = ["Mastercard", "Visa", "Amex"]
+TAX_RATES = [0.08, 0.06, 0.07, 0.09]
+COFFEE_SHIPPING = [5.95, 4.99, 6.50, 7.95]
+GIFT_CARDS = [25.00, 15.00, 20.00, 30.00, 40.00]
 
 
-STOVETOP_KETTLE = ("HC-SK-090", "Stovetop whistling kettle", 34.99, 34.99, 1)
+def drop_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The cart's inputs: its lines ``[sku, name, list price, price, qty]``, the wishlist
+    ``[sku, name, price]``, lines taken out (``removed``), and the rates and amounts the
+    conversation states."""
+    lines = [list(row) for row in COFFEE_ITEMS[: COFFEE_LINES_BY_SIZE[size]]]
+    lines[0][3] = d.pick(KETTLE_PRICES)
+    lines[1][3] = d.pick([27.50, 24.00, 29.50, 32.00])
+    for row in lines[1:]:
+        if row[4] > 1:
+            row[4] = d.int(2, 4, shipped=row[4])
+    if size >= 50:
+        lines[2][3] = d.pick([129.00, 119.00, 135.00, 139.00])
+    return {
+        "size": size,
+        "lines": lines,
+        "wishlist": [list(row) for row in COFFEE_WISHLIST[: 4 if size == 100 else 3]],
+        "removed": [],
+        "store": d.pick(COFFEE_STORES),
+        "tax_rate": d.pick(TAX_RATES),
+        "shipping": d.pick(COFFEE_SHIPPING),
+        "gift_card": d.pick(GIFT_CARDS),
+        "card": [d.pick(CARDS), d.int(1000, 9999, shipped=8812)],
+        "points": d.int(100, 900, shipped=340),
+        "alert_below": d.pick([45.00, 40.00, 50.00]),
+        "shopper": d.pick(SHOPPERS),
+        "budget": d.pick([500, 450, 600, 750]),
+    }
 
 
 def drop_params(size: int) -> dict[str, Any]:
-    return {"size": size, "kettle_price": 49.99, "pour_over_qty": 2, "stovetop_in_cart": False}
+    return drop_inputs(size, SHIPPED)
+
+
+def _label(name: str) -> str:
+    """An item's name as a shopper writes it mid-sentence: ``paper filters`` for "Paper
+    filters, 100 pack" (the part before a comma names one line of the catalog)."""
+    return name[0].lower() + name[1:].split(",")[0]
+
+
+def _kettle_price(p: dict[str, Any]) -> float:
+    return next(row[3] for row in p["lines"] if row[0] == KETTLE)  # type: ignore[no-any-return]
+
+
+def _alerts(p: dict[str, Any]) -> dict[str, float]:
+    """The alerted items of the cart's size (sku -> alert below): the kettle's, and at size 100
+    the grinder's and the frother's."""
+    alerts = {KETTLE: p["alert_below"]}
+    if p["size"] == 100:
+        alerts.update((sku, below) for sku, _, below in OTHER_ALERTS)
+    return alerts
+
+
+def _cheapest(p: dict[str, Any]) -> str:
+    offers = {p["store"]: _kettle_price(p), **KETTLE_ELSEWHERE}
+    return min(offers, key=lambda store: offers[store])
 
 
 def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    rows = [
-        (*row[:4], p["pour_over_qty"]) if row[0] == "HC-PO-110" else row
-        for row in COFFEE_ITEMS[: COFFEE_LINES_BY_SIZE[size]]
-    ]
-    if p["stovetop_in_cart"]:
-        rows.append(STOVETOP_KETTLE)
-    prices = [p["kettle_price"] if i == 0 else row[3] for i, row in enumerate(rows)]
-    subtotal = money(sum(price * row[4] for price, row in zip(prices, rows, strict=True)))
-    tax = money(subtotal * COFFEE_TAX)
-    total = money(subtotal + tax + COFFEE_SHIPPING)
+    size, rows = p["size"], p["lines"]
+    subtotal = money(sum(row[3] * row[4] for row in rows))
+    tax = money(subtotal * p["tax_rate"])
+    total = money(subtotal + tax + p["shipping"])
     if size == 10:
-        items = [
-            {"name": row[1], "price": price, "qty": row[4]}
-            for price, row in zip(prices, rows, strict=True)
-        ]
         return {
-            "items": items,
+            "items": [{"name": row[1], "price": row[3], "qty": row[4]} for row in rows],
             "subtotal": subtotal,
             "tax": tax,
-            "shipping": COFFEE_SHIPPING,
+            "shipping": p["shipping"],
             "total": total,
         }
     items = [
@@ -91,60 +172,57 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
             "qty": qty,
             "line_total": line_total(price, qty),
         }
-        for (sku, name, list_price, _, qty), price in zip(rows, prices, strict=True)
+        for sku, name, list_price, price, qty in rows
     ]
-    savings = money(sum((row[2] - price) * row[4] for price, row in zip(prices, rows, strict=True)))
+    savings = money(sum((row[2] - row[3]) * row[4] for row in rows))
+    kettle = _kettle_price(p)
     art: dict[str, Any] = {
-        "store": "Hearth & Brew",
+        "store": p["store"],
         "items": items,
         "summary": {
             "subtotal": subtotal,
             "you_save": savings,
             "tax": tax,
-            "shipping": COFFEE_SHIPPING,
+            "shipping": p["shipping"],
             "total": total,
         },
         "payment": {
-            "gift_card": 25.00,
-            "card": "Mastercard ending 8812",
-            "amount_due": money(total - 25),
+            "gift_card": p["gift_card"],
+            "card": f"{p['card'][0]} ending {p['card'][1]}",
+            "amount_due": money(total - p["gift_card"]),
         },
-        "rewards": {"points_this_order": math.floor(subtotal), "balance_before": 340},
+        "rewards": {"points_this_order": math.floor(subtotal), "balance_before": p["points"]},
         "price_alerts": [
             {
                 "item": "Electric gooseneck kettle",
-                "alert_below": 45.00,
-                "triggered": p["kettle_price"] < 45,
+                "alert_below": p["alert_below"],
+                "triggered": kettle < p["alert_below"],
             },
         ],
     }
-    art["wishlist"] = [
-        {"name": "Stovetop whistling kettle", "price": 34.99},
-        {"name": "Cold brew tower", "price": 89.00},
-        {"name": "Espresso tamper", "price": 19.50},
-    ][1 if p["stovetop_in_cart"] else 0 :]
+    art["wishlist"] = [{"name": name, "price": price} for _, name, price in p["wishlist"]]
     if size == 100:
         art["order_id"] = "HB-30418"
-        art["rewards"]["balance_after"] = 340 + math.floor(subtotal)
+        art["rewards"]["balance_after"] = p["points"] + math.floor(subtotal)
+        prices = {row[0]: row[3] for row in rows}
         art["price_alerts"] += [
-            {"item": "Conical burr grinder", "alert_below": 110.00, "triggered": False},
-            {"item": "Handheld milk frother", "alert_below": 25.00, "triggered": False},
+            {"item": item, "alert_below": below, "triggered": prices[sku] < below}
+            for sku, item, below in OTHER_ALERTS
         ]
-        art["wishlist"].append({"name": "Glass carafe", "price": 27.00})
         art["delivery"] = {
-            "to": "Jordan Lee, 88 Alder St, Portland, ME 04101",
+            "to": f"{p['shopper']}, 88 Alder St, Portland, ME 04101",
             "window": "3-5 business days",
             "instructions": "Ring the bell twice",
         }
         art["budget"] = {
-            "limit": 500,
-            "left_after_order": money(500 - art["payment"]["amount_due"]),
+            "limit": p["budget"],
+            "left_after_order": money(p["budget"] - art["payment"]["amount_due"]),
         }
-        elsewhere = {"BrewMart": 44.99, "KitchenHub": 47.50}
-        offers = {"Hearth & Brew": p["kettle_price"], **elsewhere}
         art["kettle_comparison"] = {
-            "elsewhere": [{"store": store, "price": price} for store, price in elsewhere.items()],
-            "cheapest_at": min(offers, key=lambda store: offers[store]),
+            "elsewhere": [
+                {"store": store, "price": price} for store, price in KETTLE_ELSEWHERE.items()
+            ],
+            "cheapest_at": _cheapest(p),
         }
         art["bean_subscription"] = {
             "beans": "Ethiopia Guji",
@@ -157,53 +235,64 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def drop_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, rows = p["size"], p["lines"]
+    kettle, pour_over = rows[0], rows[1]
+    rules = (
+        f"Sales tax is {percent(p['tax_rate'])} of the subtotal, rounded to the cent, and shipping is"
+        f" a flat {dollars(p['shipping'])}."
+    )
     if size == 10:
         return [
             (
-                "I'm getting a coffee setup: one electric gooseneck kettle at $49.99 and two ceramic pour-over "
-                "sets at $27.50 each.",
+                f"I'm getting a coffee setup: one electric gooseneck kettle at {dollars(kettle[3])} and"
+                f" {count_word(pour_over[4])} ceramic pour-over sets at {dollars(pour_over[3])} each.",
                 ["/items"],
             ),
             (
-                "Sales tax is 8% of the subtotal, rounded to the cent, and shipping is a flat $5.95. Show the "
-                "subtotal, tax, shipping and total.",
+                rules + " Show the subtotal, tax, shipping and total.",
                 ["/subtotal", "/tax", "/shipping", "/total"],
             ),
         ]
+    grinder, scale, filters = rows[2], rows[3], rows[4]
     turns: list[Turn] = [
         (
-            "Building a coffee cart at Hearth & Brew. First the gooseneck kettle, HC-KT-220: on sale at $49.99, "
-            "normally $59.99. Then two ceramic pour-over sets, HC-PO-110, $27.50 each, no discount.",
+            f"Building a coffee cart at {p['store']}. First the gooseneck kettle, HC-KT-220: on sale at"
+            f" {dollars(kettle[3])}, normally {dollars(kettle[2])}. Then {count_word(pour_over[4])}"
+            f" ceramic pour-over sets, HC-PO-110, {dollars(pour_over[3])} each, no discount.",
             ["/store", "/items/0", "/items/1"],
         ),
         (
-            "Add the conical burr grinder HC-GR-340, $129 instead of $149, the coffee scale HC-SC-050 at $24.99, "
-            "and three packs of paper filters, HC-FL-100, $6.49 each.",
+            f"Add the conical burr grinder HC-GR-340, {dollars(grinder[3])} instead of"
+            f" {dollars(grinder[2])}, the coffee scale HC-SC-050 at {dollars(scale[3])}, and"
+            f" {count_word(filters[4])} packs of paper filters, HC-FL-100, {dollars(filters[3])} each.",
             ["/items/2", "/items/3", "/items/4"],
         ),
     ]
     if size == 100:
+        descaler = rows[8]
         turns.append(
             (
                 "A few more things: stoneware mugs HC-MG-012 ($38), the airtight canister HC-CN-020 ($18, down "
-                "from $22), a milk frother HC-MF-075 ($29.99, was $34.99) and two packs of descaling tablets "
-                "HC-CT-030 at $12.99.",
+                "from $22), a milk frother HC-MF-075 ($29.99, was $34.99) and"
+                f" {count_word(descaler[4])} packs of descaling tablets HC-CT-030 at {dollars(descaler[3])}.",
                 ["/items/5", "/items/6", "/items/7", "/items/8"],
             )
         )
+    card, number = p["card"]
     turns += [
         (
-            "Summarize: subtotal, how much I save against the regular prices, 8% sales tax on the subtotal "
-            "(rounded to the cent), flat $5.95 shipping, and the total.",
+            "Summarize: subtotal, how much I save against the regular prices,"
+            f" {percent(p['tax_rate'])} sales tax on the subtotal (rounded to the cent), flat"
+            f" {dollars(p['shipping'])} shipping, and the total.",
             ["/summary"],
         ),
         (
-            "I'll use my $25 gift card and put the rest on my Mastercard ending 8812; show what's left to pay.",
+            f"I'll use my {dollars(p['gift_card'])} gift card and put the rest on my {card} ending"
+            f" {number}; show what's left to pay.",
             ["/payment"],
         ),
         (
-            "I earn a point per whole dollar of the subtotal; my balance is 340 points."
+            f"I earn a point per whole dollar of the subtotal; my balance is {p['points']} points."
             + (" Show the balance after this order too." if size == 100 else ""),
             members(
                 "/rewards",
@@ -211,7 +300,8 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
         ),
         (
-            "Set a price alert for the kettle at $45: flag it as triggered once its price is below that.",
+            f"Set a price alert for the kettle at {dollars(p['alert_below'])}: flag it as triggered once"
+            " its price is below that.",
             ["/price_alerts/0"],
         ),
         (
@@ -227,12 +317,13 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/price_alerts/1", "/price_alerts/2"],
             ),
             (
-                "Add a glass carafe ($27) to the wishlist. Deliver to Jordan Lee, 88 Alder St, Portland, ME 04101; "
-                "they quote 3-5 business days. Ask them to ring the bell twice.",
+                f"Add a glass carafe ($27) to the wishlist. Deliver to {p['shopper']}, 88 Alder St, Portland,"
+                " ME 04101; they quote 3-5 business days. Ask them to ring the bell twice.",
                 ["/wishlist/3", "/delivery"],
             ),
             (
-                "My budget for all this is $500. How much is left after what I still have to pay?",
+                f"My budget for all this is {dollars(p['budget'])}. How much is left after what I still"
+                " have to pay?",
                 ["/budget"],
             ),
             (
@@ -250,14 +341,43 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _cheapest_override(p: dict[str, Any], q: dict[str, Any]) -> dict[str, Override]:
+    """At size 100 a new kettle price may change the cheapest store: its name, which the user
+    did not spell, is judged by a pattern."""
+    if p["size"] != 100 or _cheapest(p) == _cheapest(q):
+        return {}
+    word = re.escape(_cheapest(q).split()[0].lower())
+    return {"/kettle_comparison/cheapest_at": regex(f"(?i){word}")}
+
+
 def drop_revision(p: dict[str, Any]) -> Revision:
     overrides = {"/kettle_comparison/cheapest_at": regex(r"(?i)hearth")} if p["size"] == 100 else {}
     return Revision(
         request="The kettle just dropped to $39.99, please update my cart.",
-        mutate=lambda q: q.update(kettle_price=39.99),
+        mutate=lambda q: _set_price(q, 0, 39.99),
         direct="/items/0/price",
         overrides=overrides,
     )
+
+
+def _set_price(q: dict[str, Any], line: int, price: float) -> None:
+    q["lines"][line][3] = price
+
+
+def _set_qty(q: dict[str, Any], line: int, qty: int) -> None:
+    q["lines"][line][4] = qty
+
+
+def _to_cart(q: dict[str, Any], sku: str) -> None:
+    """Move a wishlist item (or a line taken out earlier) into the cart, as its last line."""
+    for row in q["wishlist"]:
+        if row[0] == sku:
+            q["wishlist"].remove(row)
+            q["lines"].append([sku, row[1], row[2], row[2], 1])
+            return
+    row = next(r for r in q["removed"] if r[0] == sku)
+    q["removed"].remove(row)
+    q["lines"].append([*row[:4], 1])
 
 
 def drop_followups(p: dict[str, Any]) -> list[Revision]:
@@ -273,14 +393,14 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
     return [
         Revision(
             request="Make it three of the ceramic pour-over sets, one is for my sister.",
-            mutate=lambda q: q.update(pour_over_qty=3),
+            mutate=lambda q: _set_qty(q, 1, 3),
             direct="/items/1/qty",
             theme="A third pour-over set raises its line, the subtotal, tax, totals and points",
             pattern="arithmetic",
         ),
         Revision(
             request="The kettle sale is over, it's back up to $47.99. Update the cart.",
-            mutate=lambda q: q.update(kettle_price=47.99),
+            mutate=lambda q: _set_price(q, 0, 47.99),
             direct="/items/0/price",
             overrides=back_up,
             theme="The kettle goes back above the $45 alert the drop crossed: the alert clears, savings "
@@ -289,7 +409,7 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request=stovetop,
-            mutate=lambda q: q.update(stovetop_in_cart=True),
+            mutate=lambda q: _to_cart(q, "HC-SK-090"),
             direct=f"/items/{n}",
             theme="A wishlist kettle moves into the cart: a new line, the wishlist loses it, totals and "
             "points rise",
@@ -297,6 +417,167 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of cart-price-drop: each request names only what its size's cart holds (no SKUs, list
+# prices, alerts, wishlist or gift card at size 10)
+
+
+def _crosses(p: dict[str, Any], line: int, price: float) -> bool:
+    """Whether re-pricing ``line`` to ``price`` crosses that item's price alert."""
+    sku, _, _, old, _ = p["lines"][line]
+    below = _alerts(p).get(sku) if p["size"] >= 50 else None
+    return below is not None and (old < below) != (price < below)
+
+
+def _new_price(p: dict[str, Any], line: int, d: Draw, cross: bool) -> float | None:
+    """A new price for ``line``: at most its list price, not its current one, crossing its alert
+    exactly when ``cross``; for the kettle one of the pool (no tie with another store)."""
+    sku, _, list_price, old, _ = p["lines"][line]
+    pool = (
+        KETTLE_PRICES
+        if sku == KETTLE
+        else sorted(
+            {
+                money(round(list_price * f) - 0.01) if f < 1 else list_price
+                for f in (1, 0.9, 0.8, 0.7, 0.6)
+            }
+        )
+    )
+    fits = [x for x in pool if x != old and x <= list_price and _crosses(p, line, x) == cross]
+    return d.pick(fits) if fits else None
+
+
+def _reprice(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
+    lines = [i for i in range(len(p["lines"])) if not cross or p["lines"][i][0] in _alerts(p)]
+    line = d.pick(lines)
+    price = _new_price(p, line, d, cross)
+    if price is None:
+        return None
+    label = _label(p["lines"][line][1])
+    old = p["lines"][line][3]
+    q = copy.deepcopy(p)
+    _set_price(q, line, price)
+    request = d.pick(
+        [
+            f"The {label} just dropped to {dollars(price)}, please update my cart.",
+            f"Good news, the price of the {label} is down to {dollars(price)} now.",
+        ]
+        if price < old
+        else [
+            f"The {label} went up to {dollars(price)}. Update the cart.",
+            f"Price change: the {label} costs {dollars(price)} now.",
+        ]
+    )
+    crossing = "crosses its price alert" if cross else "stays on its side of any alert"
+    return Revision(
+        request=request,
+        mutate=lambda q: _set_price(q, line, price),
+        direct=f"/items/{line}/price",
+        overrides=_cheapest_override(p, q),
+        theme=f"The {label} is re-priced ({crossing}): its line, the totals and points follow",
+    )
+
+
+def _requantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    line = d.pick(range(len(p["lines"])))
+    old = p["lines"][line][4]
+    qty = d.pick([q for q in range(1, 6) if q != old])
+    label = _label(p["lines"][line][1])
+    return Revision(
+        request=d.pick(
+            [
+                f"I need {count_word(qty)} of the {label} now, not {count_word(old)}.",
+                f"Change the quantity of the {label} to {qty}, please.",
+            ]
+        ),
+        mutate=lambda q: _set_qty(q, line, qty),
+        direct=f"/items/{line}/qty",
+        theme=f"The {label} goes from {old} to {qty}: its line, the totals and points follow",
+    )
+
+
+def _add_line(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Move a wishlist item, or a line taken out earlier, into the cart."""
+    choices = [("wishlist", row) for row in p["wishlist"]] + [
+        ("removed", row) for row in p["removed"]
+    ]
+    if not choices:
+        return None
+    where, row = d.pick(choices)
+    sku, name = row[0], row[1]
+    label = _label(name)
+    if p["size"] == 10:
+        price = row[2] if where == "wishlist" else row[3]
+        request = f"Add one {label} to the cart too, at {dollars(price)}."
+    elif where == "wishlist":
+        request = f"Move the {label} from my wishlist into the cart: one, SKU {sku}, {dollars(row[2])}, not on sale."
+    else:
+        sale = "not on sale" if row[3] == row[2] else f"normally {dollars(row[2])}"
+        request = f"Put the {label} back in the cart after all: one, SKU {sku}, {dollars(row[3])}, {sale}."
+    return Revision(
+        request=request,
+        mutate=lambda q: _to_cart(q, sku),
+        direct=f"/items/{len(p['lines'])}",
+        theme=f"The {label} joins the cart as a new line: the totals and points rise",
+    )
+
+
+def _remove_line(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Take out a line that no price alert watches (the cart keeps at least one line)."""
+    alerts = _alerts(p) if p["size"] >= 50 else {KETTLE: 0.0}
+    lines = [i for i, row in enumerate(p["lines"]) if row[0] not in alerts]
+    if not lines:
+        return None
+    line = d.pick(lines)
+    label = _label(p["lines"][line][1])
+
+    def take_out(q: dict[str, Any]) -> None:
+        q["removed"].append(q["lines"].pop(line))
+
+    return Revision(
+        request=d.pick(
+            [f"Take the {label} out of my cart.", f"Remove the {label}, I don't need it after all."]
+        ),
+        mutate=take_out,
+        direct=f"/items/{line}",
+        theme=f"The {label} leaves the cart: the totals and points fall",
+    )
+
+
+def _retax(p: dict[str, Any], d: Draw) -> Revision | None:
+    rate = d.pick([r for r in TAX_RATES if r != p["tax_rate"]])
+    return Revision(
+        request=f"I got the sales tax wrong: it's {percent(rate)} here, not {percent(p['tax_rate'])}.",
+        mutate=lambda q: q.update(tax_rate=rate),
+        direct="/tax" if p["size"] == 10 else "/summary/tax",
+        theme="A new tax rate changes the tax and the total",
+    )
+
+
+def _regift(p: dict[str, Any], d: Draw) -> Revision | None:
+    amount = d.pick([g for g in GIFT_CARDS if g != p["gift_card"]])
+    return Revision(
+        request=f"My gift card only has {dollars(amount)} on it, not {dollars(p['gift_card'])}.",
+        mutate=lambda q: q.update(gift_card=amount),
+        direct="/payment/gift_card",
+        theme="Another gift card amount changes what is left to pay",
+    )
+
+
+DROP_MOVES = [
+    Move("reprice", "arithmetic", lambda p, d: _reprice(p, d, cross=False)),
+    Move("requantity", "arithmetic", _requantity),
+    Move(
+        "cross-alert",
+        "threshold",
+        lambda p, d: _reprice(p, d, cross=True),
+        when=lambda p: p["size"] >= 50,
+    ),
+    Move("add-line", "add_remove", _add_line),
+    Move("remove-line", "add_remove", _remove_line, when=lambda p: len(p["lines"]) > 1),
+    Move("tax-rate", "arithmetic", _retax, opens=False),
+    Move("gift-card", "arithmetic", _regift, when=lambda p: p["size"] >= 50, opens=False),
+]
 
 # --------------------------------------------------------------------------- cart-free-shipping
 # Threshold: one more bag of food lifts the subtotal over $75, so shipping becomes free
@@ -1472,6 +1753,8 @@ SCENARIOS = [
         conversation=drop_conversation,
         revision=drop_revision,
         followups=drop_followups,
+        inputs=drop_inputs,
+        moves=DROP_MOVES,
         notes="Unit price feeds line total, subtotal, savings, 8% tax, total, amount due and points; the "
         "kettle's alert triggers below $45. Wishlist prices and the grinder alert are distractors.",
     ),

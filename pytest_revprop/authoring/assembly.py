@@ -50,13 +50,43 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
     where = f"scenario {scenario.id} size {size}"
     check_declaration(scenario)
     params = scenario.params(size)
+    case, edited, new_artifact = revision_case(
+        scenario, size, params, scenario.revision(params), where, split
+    )
+    followups: list[dict[str, Any]] = []
+    if scenario.followups is not None:
+        for number, revision in enumerate(scenario.followups(params), start=1):
+            edited, new_artifact, followup = next_followup(
+                scenario,
+                case,
+                followups,
+                edited,
+                new_artifact,
+                revision,
+                f"{where} follow-up {number}",
+            )
+            followups.append(followup)
+    return with_followups(case, followups)
+
+
+def revision_case(
+    scenario: Scenario,
+    size: int,
+    params: Params,
+    revision: Revision,
+    where: str,
+    split: str = "test",
+    theme: str | None = None,
+) -> tuple[dict[str, Any], Params, Any]:
+    """The case of one revision of ``params`` (no follow-ups), checked: the artifact's size, the
+    conversation, the gold, the words, the order and the scoring. Also the inputs after the
+    revision and their artifact, where a chain goes on from."""
     artifact = _computed(scenario, params, where)
     count = leaf_count(artifact)
     if count != size:
         parts = ", ".join(f"{k}: {v}" for k, v in leaf_breakdown(artifact).items())
         raise ScenarioError(f"{where}: the artifact has {count} leaves, not {size} ({parts})")
     conversation, owner = _conversation(artifact, list(scenario.conversation(params)), where)
-    revision = scenario.revision(params)
     edited, new_artifact = _revised(scenario, params, revision, where + " (revised)")
     literal = literal_gold(artifact, new_artifact, revision.direct_paths(), where)
     gold = gold_ops(literal, revision, new_artifact, where)
@@ -64,10 +94,10 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
         "id": f"{scenario.id}/{size}",
         "scenario": scenario.id,
         "domain": scenario.domain,
-        "pattern": scenario.pattern,
+        "pattern": revision.pattern or scenario.pattern,
         "size": size,
         "split": split,
-        "theme": scenario.theme,
+        "theme": scenario.theme if theme is None else theme,
         "conversation": conversation,
         "artifact": artifact,
         "request": revision.request,
@@ -78,10 +108,14 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
     _check_words(case, where)
     _check_order(owner, gold, where)
     _check_scoring(case, literal, where)
-    followups = _followups(scenario, params, edited, new_artifact, case, where)
+    return case, edited, new_artifact
+
+
+def with_followups(case: dict[str, Any], followups: list[dict[str, Any]]) -> dict[str, Any]:
+    """``case`` with its follow-ups (written after the gold, before the notes), as plain JSON."""
     if followups:
-        case = {**{k: v for k, v in case.items() if k != "notes"}, "followups": followups}
-        case["notes"] = scenario.notes
+        rest = {k: v for k, v in case.items() if k != "notes"}
+        case = {**rest, "followups": followups, "notes": case["notes"]}
     return json.loads(json.dumps(case))  # type: ignore[no-any-return]
 
 
@@ -95,47 +129,42 @@ def _revised(
     return edited, _computed(scenario, edited, where)
 
 
-def _followups(
+def next_followup(
     scenario: Scenario,
-    params: Params,
+    case: dict[str, Any],
+    earlier: list[dict[str, Any]],
     inputs: Params,
     artifact: Any,
-    case: dict[str, Any],
+    revision: Revision,
     where: str,
-) -> list[dict[str, Any]]:
-    """The chain's follow-ups: each revision edits the inputs the previous one left; its
-    artifact is the canonical document before it and its gold what the recomputation changes.
-    Each is checked like the first revision: its words, its literal gold completes it and its
-    direct edit alone does not."""
-    if scenario.followups is None:
-        return []
-    out: list[dict[str, Any]] = []
-    for number, revision in enumerate(scenario.followups(params), start=1):
-        here = f"{where} follow-up {number}"
-        if not revision.theme.strip() or "\n" in revision.theme:
-            raise ScenarioError(f"{here}: a follow-up needs a theme, one non-empty line")
-        if revision.pattern not in PATTERNS:
-            raise ScenarioError(
-                f"{here}: a follow-up needs a pattern, one of {', '.join(PATTERNS)}"
-                f" (got {revision.pattern!r})"
-            )
-        inputs, revised = _revised(scenario, inputs, revision, here)
-        if json_equal(revised, artifact):
-            raise ScenarioError(f"{here}: the follow-up changes nothing")
-        literal = literal_gold(artifact, revised, revision.direct_paths(), here)
-        gold = gold_ops(literal, revision, revised, here)
-        followup = {
-            "request": revision.request,
-            "reference": copy.deepcopy(revision.reference),
-            "gold": gold,
-            "artifact": artifact,
-            "theme": revision.theme,
-        }
-        _check_words({"request": revision.request, "conversation": []}, here)
-        _check_followup(case, [*out, followup], literal, here)
-        out.append(followup)
-        artifact = revised
-    return out
+) -> tuple[Params, Any, dict[str, Any]]:
+    """The next follow-up of ``case``'s chain (``earlier`` its follow-ups so far): ``revision``
+    edits the inputs the previous revision left; its artifact is the canonical document before
+    it and its gold what the recomputation changes. Checked like the first revision: its words,
+    its literal gold completes it and its direct edit alone does not. Returns the inputs after
+    it, their artifact, and the follow-up."""
+    if not revision.theme.strip() or "\n" in revision.theme:
+        raise ScenarioError(f"{where}: a follow-up needs a theme, one non-empty line")
+    if revision.pattern not in PATTERNS:
+        raise ScenarioError(
+            f"{where}: a follow-up needs a pattern, one of {', '.join(PATTERNS)}"
+            f" (got {revision.pattern!r})"
+        )
+    inputs, revised = _revised(scenario, inputs, revision, where)
+    if json_equal(revised, artifact):
+        raise ScenarioError(f"{where}: the follow-up changes nothing")
+    literal = literal_gold(artifact, revised, revision.direct_paths(), where)
+    gold = gold_ops(literal, revision, revised, where)
+    followup = {
+        "request": revision.request,
+        "reference": copy.deepcopy(revision.reference),
+        "gold": gold,
+        "artifact": artifact,
+        "theme": revision.theme,
+    }
+    _check_words({"request": revision.request, "conversation": []}, where)
+    _check_followup(case, [*earlier, followup], literal, where)
+    return inputs, revised, followup
 
 
 def check_declaration(s: Scenario) -> None:
