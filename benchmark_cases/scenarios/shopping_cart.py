@@ -129,7 +129,8 @@ def drop_params(size: int) -> dict[str, Any]:
 def _label(name: str) -> str:
     """An item's name as a shopper writes it mid-sentence: ``paper filters`` for "Paper
     filters, 100 pack" (the part before a comma names one line of the catalog)."""
-    return name[0].lower() + name[1:].split(",")[0]
+    head = name.split(",")[0]
+    return head if head[:2].isupper() else head[0].lower() + head[1:]
 
 
 def _kettle_price(p: dict[str, Any]) -> float:
@@ -1204,9 +1205,7 @@ def swap_followups(p: dict[str, Any]) -> list[Revision]:
 # Add/remove: one line leaves the cart; counts, totals, gift wrapping and the ship date
 # (set by the slowest item) follow.
 
-ORDER_DATE = "2025-03-10"
 TRANSIT_DAYS = 2
-WRAP_PRICE = 4.00
 # (sku, name, price, qty, ships in days, gift-wrapped)
 OFFICE_ITEMS: list[tuple[str, str, float, int, int, bool]] = [
     ("OF-CH-900", "Ergonomic mesh chair", 289.00, 1, 3, False),
@@ -1221,29 +1220,49 @@ OFFICE_ITEMS: list[tuple[str, str, float, int, int, bool]] = [
 ]
 OFFICE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 9}
 OFFICE_TAX = 0.06
-
-
+DESK_LAMP = "OF-LP-210"
 CLIP_LAMP = ("OF-LP-150", "Clip-on LED lamp", 29.00, 1, 6, True)
+SURNAMES = ["Fischer", "Moreau", "Tanaka", "Okoye", "Lindqvist"]
+FIRST_NAMES = ["Lena", "Ines", "Hana", "Kofi", "Tomas"]
 
 
-def remove_params(size: int) -> dict[str, Any]:
+def remove_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The order's inputs: the catalog lines in it (``skus``), changed quantities (``qty``),
+    whether the clip-on lamp took the desk lamp's place, and the dates, fees and people."""
+    qty = {}
+    if size >= 50:
+        trays = d.int(2, 4, shipped=2)
+        if trays != 2:
+            qty["OF-CT-040"] = trays
     return {
         "size": size,
         "skus": [row[0] for row in OFFICE_ITEMS[: OFFICE_LINES_BY_SIZE[size]]],
-        "qty": {},
+        "qty": qty,
         "clip_lamp": False,
+        "order_date": d.date("2025-03-03", "2025-03-14", shipped="2025-03-10", weekdays="01234"),
+        "transit": d.pick([TRANSIT_DAYS, 3, 4]),
+        "wrap": d.pick([4.00, 3.00, 5.00, 3.50]),
+        "delivery": d.pick([9.99, 7.99, 12.50, 14.99]),
+        "name": d.pick(FIRST_NAMES),
+        "surname": d.pick(SURNAMES),
+        "card": d.int(1000, 9999, shipped=3005),
+        "budget": d.pick([750, 700, 800, 900]),
+        "balance": d.int(100, 900, shipped=610),
     }
 
 
+def remove_params(size: int) -> dict[str, Any]:
+    return remove_inputs(size, SHIPPED)
+
+
 def _office_rows(p: dict[str, Any]) -> list[tuple[str, str, float, int, int, bool]]:
-    """The cart's lines in catalog order: the chosen skus, quantities as changed, and the
-    clip-on lamp in the desk lamp's place once the shopper swaps them."""
+    """The cart's lines in the order of ``skus``: quantities as changed, and the clip-on lamp
+    in the desk lamp's place once the shopper swaps them."""
+    catalog = {row[0]: row for row in OFFICE_ITEMS}
     rows = []
-    for row in OFFICE_ITEMS:
-        if row[0] not in p["skus"]:
-            continue
+    for chosen in p["skus"]:
         sku, name, price, qty, days, wrapped = (
-            CLIP_LAMP if row[0] == "OF-LP-210" and p["clip_lamp"] else row
+            CLIP_LAMP if chosen == DESK_LAMP and p["clip_lamp"] else catalog[chosen]
         )
         rows.append((sku, name, price, p["qty"].get(sku, qty), days, wrapped))
     return rows
@@ -1254,6 +1273,7 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
     rows = _office_rows(p)
     subtotal = money(sum(price * qty for _, _, price, qty, _, _ in rows))
     units = sum(row[3] for row in rows)
+    delivery = p["delivery"]
     if size == 10:
         return {
             "items": [
@@ -1261,16 +1281,16 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
             ],
             "item_count": units,
             "subtotal": subtotal,
-            "delivery": 9.99,
-            "total": money(subtotal + 9.99),
+            "delivery": delivery,
+            "total": money(subtotal + delivery),
         }
     wrapped = [row[0] for row in rows if row[5]]
-    wrap_cost = money(WRAP_PRICE * len(wrapped))
+    wrap_cost = money(p["wrap"] * len(wrapped))
     tax = money(subtotal * OFFICE_TAX)
-    ships_on = add_days(ORDER_DATE, max(row[4] for row in rows))
+    ships_on = add_days(p["order_date"], max(row[4] for row in rows))
     art: dict[str, Any] = {
         "store": "Deskwise",
-        "order_date": ORDER_DATE,
+        "order_date": p["order_date"],
         "items": [
             {
                 "sku": sku,
@@ -1288,17 +1308,17 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
             "subtotal": subtotal,
             "gift_wrap": wrap_cost,
             "tax": tax,
-            "delivery": 9.99,
-            "total": money(subtotal + wrap_cost + tax + 9.99),
+            "delivery": delivery,
+            "total": money(subtotal + wrap_cost + tax + delivery),
         },
-        "shipping": {"ships_on": ships_on, "arrives_by": add_days(ships_on, TRANSIT_DAYS)},
+        "shipping": {"ships_on": ships_on, "arrives_by": add_days(ships_on, p["transit"])},
     }
     art["saved_for_later"] = [
         {"name": "Standing desk frame", "price": 399.00},
         {"name": "Acoustic panel set", "price": 89.00},
     ]
-    art["address"] = "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222"
-    art["payment"] = {"card": "Amex ending 3005", "billing_zip": "15222"}
+    art["address"] = f"{p['name']} {p['surname']}, 19 Wharf St, Pittsburgh, PA 15222"
+    art["payment"] = {"card": f"Amex ending {p['card']}", "billing_zip": "15222"}
     if size == 100:
         art["order_id"] = "DW-77120"
         art["assembly"] = {
@@ -1308,8 +1328,11 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
             "date": "2025-03-20",
             "paid_separately": True,
         }
-        art["rewards"] = {"points_this_order": math.floor(subtotal), "balance": 610}
-        art["budget"] = {"limit": 750, "left_after_order": money(750 - art["totals"]["total"])}
+        art["rewards"] = {"points_this_order": math.floor(subtotal), "balance": p["balance"]}
+        art["budget"] = {
+            "limit": p["budget"],
+            "left_after_order": money(p["budget"] - art["totals"]["total"]),
+        }
         art["saved_for_later"] += [
             {"name": "Under-desk treadmill", "price": 549.00},
             {"name": "Plant stand", "price": 32.00},
@@ -1321,12 +1344,31 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
             "Mara's birthday is March 22",
         ]
         art["delivery_instructions"] = "Building has a loading dock on Wharf St"
-        art["gift_note"] = {"to": "Mara Fischer", "message": "Happy birthday and happy new desk!"}
+        art["gift_note"] = {
+            "to": f"Mara {p['surname']}",
+            "message": "Happy birthday and happy new desk!",
+        }
         art["warranties"] = [
             {"item": "Ergonomic mesh chair", "years": 12},
             {"item": "Monitor arm", "years": 5},
         ]
     return art
+
+
+def _spoken_date(iso: str) -> str:
+    """``2025-03-10 -> "10 March 2025"``."""
+    day = dt.date.fromisoformat(iso)
+    return f"{day.day} {day:%B} {day.year}"
+
+
+def _office_item(row: tuple[str, str, float, int, int, bool], first: bool) -> str:
+    """One line of the order as the shopper lists it."""
+    sku, name, price, qty, days, _ = row
+    ships = f"ships in {days} days" if first else f"{days} days"
+    if qty > 1:
+        plural = _label(name) + "s"
+        return f"{count_word(qty)} {plural} {sku} at {dollars(price)}, {ships}"
+    return f"{_label(name)} {sku}, {dollars(price)}, {ships}"
 
 
 def remove_conversation(p: dict[str, Any]) -> list[Turn]:
@@ -1338,45 +1380,45 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/items"],
             ),
             (
-                "Keep a count of how many things I'm buying, the subtotal, the flat $9.99 delivery, and the total.",
+                "Keep a count of how many things I'm buying, the subtotal, the flat"
+                f" {dollars(p['delivery'])} delivery, and the total.",
                 ["/item_count", "/subtotal", "/delivery", "/total"],
             ),
         ]
     n = OFFICE_LINES_BY_SIZE[size]
+    rows = _office_rows(p)
     item_text = (
-        "Setting up my home office from Deskwise, ordering today, 10 March 2025. Items: ergonomic mesh "
-        "chair OF-CH-900, $289, ships in 3 days; LED desk lamp OF-LP-210, $45.50, ships in 14 days; "
-        "monitor arm OF-MA-330, $79, 5 days; two under-desk cable trays OF-CT-040 at $18.99, 3 days; "
-        "felt desk mat OF-DM-120, $24, 5 days"
+        "Setting up my home office from Deskwise, ordering today,"
+        f" {_spoken_date(p['order_date'])}. Items: "
+        + "; ".join(_office_item(row, i < 2) for i, row in enumerate(rows[:5]))
     )
     if size == 100:
-        item_text += (
-            "; adjustable footrest OF-FR-015, $36, 4 days; small whiteboard OF-WB-060, $29.95, "
-            "2 days; aluminum laptop stand OF-LS-070, $42, 3 days; wireless charging pad OF-WC-025, $25, "
-            "2 days"
-        )
+        item_text += "; " + "; ".join(_office_item(row, False) for row in rows[5:])
     turns: list[Turn] = [
         (item_text + ".", ["/store", "/order_date", *[f"/items/{i}" for i in range(n)]]),
         ("How many things is that in total?", ["/item_count"]),
         (
-            "The lamp and the desk mat are gifts for my sister; gift-wrap those two at $4 each.",
+            "The lamp and the desk mat are gifts for my sister; gift-wrap those two at"
+            f" {dollars(p['wrap'])} each.",
             ["/gift_wrap"],
         ),
         (
             "Totals: subtotal, gift wrap, Pennsylvania's 6% sales tax on the merchandise subtotal (rounded "
-            "to the cent), $9.99 flat delivery, and the grand total.",
+            f"to the cent), {dollars(p['delivery'])} flat delivery, and the grand total.",
             ["/totals"],
         ),
         (
-            "Everything ships together once the slowest item is ready, then it's 2 days in transit (calendar "
-            "days throughout). When does it ship and when should it arrive?",
+            "Everything ships together once the slowest item is ready, then it's"
+            f" {p['transit']} days in transit (calendar days throughout). When does it ship and when"
+            " should it arrive?",
             ["/shipping"],
         ),
     ]
     turns.append(
         (
             "Saved for later: a standing desk frame at $399 and an acoustic panel set at $89. Deliver to "
-            "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222, and charge my Amex ending 3005 (billing ZIP 15222).",
+            f"{p['name']} {p['surname']}, 19 Wharf St, Pittsburgh, PA 15222, and charge my Amex ending"
+            f" {p['card']} (billing ZIP 15222).",
             ["/saved_for_later/0", "/saved_for_later/1", "/address", "/payment"],
         )
     )
@@ -1387,11 +1429,13 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/assembly", "/order_id"],
             ),
             (
-                "I earn a point per whole dollar of the merchandise subtotal; balance 610.",
+                "I earn a point per whole dollar of the merchandise subtotal; balance"
+                f" {p['balance']}.",
                 ["/rewards"],
             ),
             (
-                "I allowed $750 for this order. What's left of that after the grand total?",
+                f"I allowed {dollars(p['budget'])} for this order. What's left of that after the grand"
+                " total?",
                 ["/budget"],
             ),
             (
@@ -1405,8 +1449,9 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/notes", "/delivery_instructions"],
             ),
             (
-                "The gifts are for my sister Mara Fischer; the card says: Happy birthday and happy new desk! Also "
-                "record the warranties: 12 years on the chair, 5 on the monitor arm.",
+                f"The gifts are for my sister Mara {p['surname']}; the card says: Happy birthday and"
+                " happy new desk! Also record the warranties: 12 years on the chair, 5 on the monitor"
+                " arm.",
                 ["/gift_note", "/warranties"],
             ),
         ]
@@ -1425,7 +1470,7 @@ def remove_followups(p: dict[str, Any]) -> list[Revision]:
     gift = p["size"] >= 50
 
     def put_lamp_back(q: dict[str, Any]) -> None:
-        q["skus"].append("OF-LP-210")
+        q["skus"].insert(1, "OF-LP-210")  # where it stood
 
     return [
         Revision(
@@ -1454,6 +1499,129 @@ def remove_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
     ]
+
+
+# moves of cart-remove-item
+
+
+def _office_index(p: dict[str, Any], sku: str) -> int:
+    """Where the line of catalog ``sku`` (the desk lamp's slot for the clip-on lamp) stands."""
+    return p["skus"].index(sku)  # type: ignore[no-any-return]
+
+
+def _office_row(p: dict[str, Any], sku: str) -> tuple[str, str, float, int, int, bool]:
+    return _office_rows(p)[_office_index(p, sku)]
+
+
+def _take_out(p: dict[str, Any], d: Draw) -> Revision | None:
+    sku = d.pick(p["skus"])
+    row = _office_row(p, sku)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["skus"].remove(sku)
+        q["qty"].pop(row[0], None)
+        if sku == DESK_LAMP:
+            q["clip_lamp"] = False
+
+    label = _label(row[1])
+    return Revision(
+        request=d.pick(
+            [
+                f"Take the {label} out of the order, I don't need it after all.",
+                f"Remove the {label} from the order, please.",
+            ]
+        ),
+        mutate=mutate,
+        direct=f"/items/{_office_index(p, sku)}",
+        theme=f"The {label} leaves the order: count, totals"
+        + (", the ship date and gift wrapping follow" if p["size"] >= 50 else " follow"),
+    )
+
+
+def _put_back(p: dict[str, Any], d: Draw) -> Revision | None:
+    catalog = [row for row in OFFICE_ITEMS[: OFFICE_LINES_BY_SIZE[p["size"]]]]
+    gone = [row for row in catalog if row[0] not in p["skus"]]
+    if not gone:
+        return None
+    sku, name, price, qty, days, wrapped = d.pick(gone)
+    label = _label(name)
+    if p["size"] == 10:
+        detail = f"{qty} at {dollars(price)}"
+    else:
+        gift = ", gift-wrapped for my sister as before" if wrapped else ""
+        detail = f"{sku}, {qty} at {dollars(price)}, ships in {days} days{gift}"
+    return Revision(
+        request=f"Put the {label} back in the order after all, as the last line: {detail}.",
+        mutate=lambda q: q["skus"].append(sku),
+        direct=f"/items/{len(p['skus'])}",
+        theme=f"The {label} comes back into the order: count and totals rise",
+    )
+
+
+def _office_quantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new quantity for a line; not for a gift-wrapped one in the sizes that wrap (the
+    conversation prices wrapping per item wrapped, not per unit)."""
+    skus = [s for s in p["skus"] if p["size"] == 10 or not _office_row(p, s)[5]]
+    sku = d.pick(skus)
+    row = _office_row(p, sku)
+    qty = d.pick([q for q in range(1, 5) if q != row[3]])
+    label = _label(row[1])
+    return Revision(
+        request=f"Make it {qty} of the {label}"
+        + (", please." if qty > row[3] else " instead of " + str(row[3]) + "."),
+        mutate=lambda q: q["qty"].update({row[0]: qty}),
+        direct=f"/items/{_office_index(p, sku)}/qty",
+        theme=f"The {label} goes from {row[3]} to {qty}: the count, its line and the totals follow",
+    )
+
+
+def _swap_lamp(p: dict[str, Any], d: Draw) -> Revision | None:
+    to_clip = not p["clip_lamp"]
+    sku, name, price, _, days, _ = CLIP_LAMP if to_clip else OFFICE_ITEMS[1]
+    old = _label(_office_row(p, DESK_LAMP)[1])
+    detail = (
+        f"{dollars(price)}"
+        if p["size"] == 10
+        else f"{sku}, {dollars(price)}, ships in {days} days. Still a gift"
+    )
+    return Revision(
+        request=f"Swap the {old} for the {_label(name)}: {detail}.",
+        mutate=lambda q: q.update(clip_lamp=to_clip),
+        direct=f"/items/{_office_index(p, DESK_LAMP)}/name",
+        theme=f"The {_label(name)} replaces the {old}: its line and the totals follow"
+        + (", and the ship and arrival dates" if p["size"] >= 50 else ""),
+    )
+
+
+def _order_date(p: dict[str, Any], d: Draw) -> Revision | None:
+    day = d.pick([n for n in range(-4, 8) if n])
+    new = add_days(p["order_date"], day)
+    return Revision(
+        request=f"I'm placing the order on {_spoken_date(new)} instead.",
+        mutate=lambda q: q.update(order_date=new),
+        direct="/order_date",
+        theme="Another order date moves the ship and arrival dates with it",
+    )
+
+
+def _delivery_fee(p: dict[str, Any], d: Draw) -> Revision | None:
+    fee = d.pick([f for f in (9.99, 7.99, 12.50, 14.99, 5.99) if f != p["delivery"]])
+    return Revision(
+        request=f"Deskwise changed the flat delivery charge to {dollars(fee)}.",
+        mutate=lambda q: q.update(delivery=fee),
+        direct="/delivery" if p["size"] == 10 else "/totals/delivery",
+        theme="A new delivery charge changes the total",
+    )
+
+
+REMOVE_MOVES = [
+    Move("take-out", "add_remove", _take_out, when=lambda p: len(p["skus"]) > 1),
+    Move("put-back", "add_remove", _put_back),
+    Move("requantity", "arithmetic", _office_quantity),
+    Move("swap-lamp", "substitution", _swap_lamp, when=lambda p: DESK_LAMP in p["skus"]),
+    Move("order-date", "temporal", _order_date, when=lambda p: p["size"] >= 50),
+    Move("delivery-fee", "arithmetic", _delivery_fee, opens=False),
+]
 
 
 # --------------------------------------------------------------------------- cart-order-cancelled
@@ -1794,6 +1962,8 @@ SCENARIOS = [
         conversation=remove_conversation,
         revision=remove_revision,
         followups=remove_followups,
+        inputs=remove_inputs,
+        moves=REMOVE_MOVES,
         notes="Removed item was gift-wrapped and the slowest to ship: wrap list and cost, tax, totals, ship and "
         "arrival dates all follow. Assembly is paid separately (distractor).",
     ),
