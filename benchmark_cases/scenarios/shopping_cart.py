@@ -1640,6 +1640,7 @@ CAMP_LINES: list[tuple[str, str, int, float, bool]] = [
     ("TR-DRY-20", "Dry bag, 20 L", 1, 29.00, False),
 ]
 CAMP_LINES_BY_SIZE = {10: 2, 50: 4, 100: 8}
+CAMPERS = ["Dev Patel", "Ana Lima", "Joel Brandt", "Mei Chen", "Ruth Adeyemi"]
 
 
 # The order's state (what the shopper reports) -> order, payment and shipment statuses.
@@ -1651,20 +1652,54 @@ CAMP_STATES: dict[str, tuple[str, str, str]] = {
 }
 
 
+def cancel_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The order's inputs: its lines (``skus``, changed quantities in ``qty``), its state, and
+    the number, dates, card and customer the conversation states."""
+    skus = [row[0] for row in CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]]
+    qty = {}
+    for sku, _, n, _, _ in CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]:
+        if n > 1 and size >= 50:
+            drawn = d.int(2, 3, shipped=n)
+            if drawn != n:
+                qty[sku] = drawn
+    placed = d.date("2025-04-28", "2025-05-06", shipped="2025-05-02")
+    return {
+        "size": size,
+        "state": "processing",
+        "skus": skus,
+        "qty": qty,
+        "number": f"TR-{d.int(50000, 59999, shipped=58213)}",
+        "card": d.int(1000, 9999, shipped=4417),
+        "placed": placed,
+        "eta": add_days(placed, d.int(4, 7, shipped=5)),
+        "customer": d.pick(CAMPERS),
+        "balance": d.int(200, 2000, shipped=1240),
+    }
+
+
 def cancel_params(size: int) -> dict[str, Any]:
-    return {"size": size, "state": "processing"}
+    return cancel_inputs(size, SHIPPED)
+
+
+def _camp_rows(p: dict[str, Any]) -> list[tuple[str, str, int, float, bool]]:
+    """The order's lines in the order of ``skus``, with their quantities as changed."""
+    catalog = {row[0]: row for row in CAMP_LINES}
+    return [
+        (sku, catalog[sku][1], p["qty"].get(sku, catalog[sku][2]), *catalog[sku][3:])
+        for sku in p["skus"]
+    ]
 
 
 def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, state = p["size"], p["state"]
     cancelled = state == "cancelled"
-    rows = CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]
+    rows = _camp_rows(p)
     order_status, payment_status, shipment_status = CAMP_STATES[state]
-    order: dict[str, Any] = {"number": "TR-58213", "status": order_status}
-    payment: dict[str, Any] = {"method": "Visa ending 4417", "status": payment_status}
+    order: dict[str, Any] = {"number": p["number"], "status": order_status}
+    payment: dict[str, Any] = {"method": f"Visa ending {p['card']}", "status": payment_status}
     shipment: dict[str, Any] = {
         "status": shipment_status,
-        "estimated_delivery": None if cancelled else "2025-05-07",
+        "estimated_delivery": None if cancelled else p["eta"],
     }
 
     def status(backordered: bool) -> str:
@@ -1691,9 +1726,10 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         for sku, name, qty, price, back in rows
     ]
     total = money(sum(line["line_total"] for line in lines))
-    order.update(placed="2025-05-02", store="Trailhead Outfitters", total=total)
+    order.update(placed=p["placed"], store="Trailhead Outfitters", total=total)
     payment["amount"] = total
     shipment.update(carrier="UPS", tracking="1Z 84F 29A 03 1187 5520", service="UPS Ground")
+    name = p["customer"]
     art: dict[str, Any] = {
         "order": order,
         "lines": lines,
@@ -1701,7 +1737,7 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         "shipment": shipment,
         "rewards": {
             "pending_points": 0 if state in ("cancelled", "delivered") else math.floor(total),
-            "balance": 1240 + (math.floor(total) if state == "delivered" else 0),
+            "balance": p["balance"] + (math.floor(total) if state == "delivered" else 0),
         },
         "previous_order": {
             "number": "TR-55170",
@@ -1713,8 +1749,8 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
             {"name": "Ultralight bear canister", "price": 94.95},
             {"name": "Camp chair", "price": 109.00},
         ],
-        "address": "Dev Patel, 740 Cedar Ave, Boulder, CO 80304",
-        "notifications": {"email": "dev.patel@example.com", "sms": False},
+        "address": f"{name}, 740 Cedar Ave, Boulder, CO 80304",
+        "notifications": {"email": _email(name), "sms": False},
     }
     if size == 100:
         order.update(channel="web", placed_time="14:32")
@@ -1732,10 +1768,14 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         ]
         art["wishlist"].append({"name": "Satellite messenger", "price": 299.99})
         art["notifications"]["push"] = True
-        art["customer"] = {"name": "Dev Patel", "member_since": "2021-08-14", "tier": "Summit"}
+        art["customer"] = {"name": name, "member_since": "2021-08-14", "tier": "Summit"}
         art["trip"] = {"name": "Rocky Mountain NP", "starts": "2025-05-16"}
         art["return_policy"] = {"window_days": 60, "free_returns": True}
     return art
+
+
+def _email(name: str) -> str:
+    return name.lower().replace(" ", ".") + "@example.com"
 
 
 def cancel_rules(size: int) -> str:
@@ -1749,35 +1789,51 @@ def cancel_rules(size: int) -> str:
     )
 
 
+def _camp_line(row: tuple[str, str, int, float, bool]) -> str:
+    """A line as the shopper lists it: ``two insulated sleeping pads (TR-PAD-RG, $89.95 each)``."""
+    sku, name, qty, price, _ = row
+    label = _label(name)
+    if name.startswith("Down sleeping bag"):
+        label = "20F down sleeping bag"
+    if name.startswith("Dry bag"):
+        label = "20 L dry bag"
+    if qty == 1:
+        article = "a" if name.startswith(("Squeeze", "Dry")) else "one"
+        return f"{article} {label} ({sku}, {dollars(price)})"
+    return f"{count_word(qty)} {label}s ({sku}, {dollars(price)} each)"
+
+
 def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
             (
-                "Track my camping gear order TR-58213 for me. It's processing: a two-person backpacking tent and "
-                "a down sleeping bag, both processing.",
+                f"Track my camping gear order {p['number']} for me. It's processing: a two-person"
+                " backpacking tent and a down sleeping bag, both processing.",
                 ["/order", "/lines"],
             ),
             (
-                "My Visa ending 4417 is authorized and UPS has created the label, delivery estimated for 2025-05-07. "
-                + cancel_rules(size),
+                f"My Visa ending {p['card']} is authorized and UPS has created the label, delivery"
+                f" estimated for {p['eta']}. " + cancel_rules(size),
                 ["/payment", "/shipment"],
             ),
         ]
     n = CAMP_LINES_BY_SIZE[size]
+    rows = _camp_rows(p)
     lines_text = (
-        "My Trailhead Outfitters order TR-58213 went in on 2 May 2025 and is processing. Lines, "
+        f"My Trailhead Outfitters order {p['number']} went in on {_spoken_date(p['placed'])} and is"
+        " processing. Lines, "
         + ("all " if size == 50 else "")
-        + "processing: one two-person backpacking tent (TR-TNT-2P, $249), two 20F down sleeping bags "
-        "(TR-SB-20F, $189 each), two insulated sleeping pads (TR-PAD-RG, $89.95 each), one canister "
-        "stove (TR-STV-01, $54.50)"
+        + "processing: "
+        + ", ".join(_camp_line(row) for row in rows[:4])
     )
     if size == 100:
         lines_text += (
-            "; then two lines that are backordered: two rechargeable headlamps (TR-LMP-02, $34 each) "
-            "and a squeeze water filter (TR-FLT-01, $39.99); and, processing again, two titanium sporks "
-            "(TR-SPK-TI, $11.95 each) and a 20 L dry bag (TR-DRY-20, $29). I placed it on the web at "
-            "14:32"
+            "; then two lines that are backordered: "
+            + " and ".join(_camp_line(row) for row in rows[4:6])
+            + "; and, processing again, "
+            + " and ".join(_camp_line(row) for row in rows[6:])
+            + ". I placed it on the web at 14:32"
         )
     turns: list[Turn] = [
         (
@@ -1792,8 +1848,9 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         ("Add the order total.", ["/order/total"]),
         (
-            "Payment: my Visa ending 4417 is authorized for the total, not charged yet. UPS has created the "
-            "label, tracking 1Z 84F 29A 03 1187 5520, going UPS Ground, delivery estimated for 2025-05-07.",
+            f"Payment: my Visa ending {p['card']} is authorized for the total, not charged yet. UPS"
+            " has created the label, tracking 1Z 84F 29A 03 1187 5520, going UPS Ground, delivery"
+            f" estimated for {p['eta']}.",
             [
                 *members("/payment", "method status amount"),
                 *members("/shipment", "status estimated_delivery carrier tracking service"),
@@ -1811,7 +1868,7 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (
             "I get a point per whole dollar of the order total; they sit as pending until delivery, and my "
-            "balance is 1240.",
+            f"balance is {p['balance']}.",
             ["/rewards"],
         ),
         (
@@ -1827,8 +1884,8 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/wishlist/0", "/wishlist/1"],
         ),
         (
-            "Shipping address is Dev Patel, 740 Cedar Ave, Boulder, CO 80304; email updates to "
-            "dev.patel@example.com, no texts.",
+            f"Shipping address is {p['customer']}, 740 Cedar Ave, Boulder, CO 80304; email updates to "
+            f"{_email(p['customer'])}, no texts.",
             ["/address", "/notifications/email", "/notifications/sms"],
         ),
     ]
@@ -1854,15 +1911,39 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def cancel_revision(p: dict[str, Any]) -> Revision:
+def _cleared(size: int) -> dict[str, Override]:
     overrides = {"/shipment/estimated_delivery": regex(CLEARED)}
-    if p["size"] == 100:
+    if size == 100:
         overrides["/backorder/expected_ship"] = regex(CLEARED)
+    return overrides
+
+
+def cancel_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="I just cancelled order TR-58213 on the website; please mark it cancelled.",
         mutate=lambda q: q.update(state="cancelled"),
         direct="/order/status",
-        overrides=overrides,
+        overrides=_cleared(p["size"]),
+    )
+
+
+def _reinstated(p: dict[str, Any]) -> str:
+    """How the open order looks again, in the shopper's words."""
+    back = [_label(row[1]) for row in _camp_rows(p) if row[4]] if p["size"] == 100 else []
+    if not back:
+        return "processing"
+    return f"processing, with the {' and '.join(back)} backordered again"
+
+
+def _shipped_backorder(p: dict[str, Any]) -> str:
+    if p["size"] != 100:
+        return ""
+    back = [_label(row[1]) for row in _camp_rows(p) if row[4]]
+    if not back:
+        return " Mark the backorder shipped too."
+    return (
+        f" The backordered {' and '.join(back)} came in early and went in the same box, so the"
+        " backorder shipped too."
     )
 
 
@@ -1908,6 +1989,183 @@ def cancel_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
     ]
+
+
+# moves of cart-order-cancelled: the order's state moves along processing -> cancelled ->
+# processing, processing -> shipped <-> delivered; while it is processing its lines can change.
+# Shipping ends the open phase, so a chain ships only after SHIP_AFTER edits of the open order.
+
+SHIP_AFTER = 12
+
+
+def _edit(q: dict[str, Any]) -> None:
+    """Count an edit of the order (not part of the artifact)."""
+    q["edits"] = q.get("edits", 0) + 1
+
+
+def _to_state(state: str, request: Any, theme: str) -> Any:
+    def make(p: dict[str, Any], d: Draw) -> Revision:
+        def mutate(q: dict[str, Any]) -> None:
+            q["state"] = state
+            _edit(q)
+
+        return Revision(
+            request=request(p),
+            mutate=mutate,
+            direct="/order/status",
+            overrides=_cleared(p["size"]) if state == "cancelled" else {},
+            theme=theme,
+        )
+
+    return make
+
+
+def _cancel_request(p: dict[str, Any]) -> str:
+    return f"I just cancelled order {p['number']} on the website; please mark it cancelled."
+
+
+def _reinstate_request(p: dict[str, Any]) -> str:
+    return (
+        f"I called Trailhead and they reinstated {p['number']} before anything happened. Put it"
+        f" back the way it was before I cancelled: {_reinstated(p)}, the card authorized again, the"
+        " label and the delivery estimate back."
+    )
+
+
+def _ship_request(p: dict[str, Any]) -> str:
+    return (
+        "It shipped today. Mark the order and every line shipped; the card charge is captured now"
+        f" and the shipment is in transit, still due {p['eta']}." + _shipped_backorder(p)
+    )
+
+
+def _deliver_request(p: dict[str, Any]) -> str:
+    parts = "the order, every line" + (", the backorder" if p["size"] == 100 else "")
+    points = "; the pending points go into my balance" if p["size"] >= 50 else ""
+    return f"It arrived this afternoon. Mark {parts} and the shipment delivered{points}."
+
+
+def _undeliver_request(p: dict[str, Any]) -> str:
+    points = " and the points pending again" if p["size"] >= 50 else ""
+    return (
+        "Sorry, I marked it delivered too early: that was a neighbour's parcel, mine is still in"
+        f" transit. Put it back to shipped: the order and every line shipped, the shipment in"
+        f" transit{points}."
+    )
+
+
+def _camp_quantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _camp_rows(p)
+    line = d.pick(range(len(rows)))
+    sku, name, old, _, _ = rows[line]
+    qty = d.pick([q for q in range(1, 5) if q != old])
+    label = _label(name)
+    return Revision(
+        request=f"Before it ships: make it {qty} of the {label} instead of {old}.",
+        mutate=lambda q: _edit(q) or q["qty"].update({sku: qty}),
+        direct=f"/lines/{line}/qty",
+        theme=f"The {label} goes from {old} to {qty}: its line, the total, payment and points follow",
+    )
+
+
+def _camp_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _camp_rows(p)
+    line = d.pick(range(len(rows)))
+    label = _label(rows[line][1])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["qty"].pop(q["skus"].pop(line), None)
+        _edit(q)
+
+    return Revision(
+        request=f"Drop the {label} from the order before it ships.",
+        mutate=mutate,
+        direct=f"/lines/{line}",
+        theme=f"The {label} leaves the open order: the total, payment and points follow",
+    )
+
+
+def _camp_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    catalog = CAMP_LINES[: CAMP_LINES_BY_SIZE[p["size"]]]
+    gone = [row for row in catalog if row[0] not in p["skus"]]
+    if not gone:
+        return None
+    sku, name, qty, price, back = d.pick(gone)
+    label = _label(name)
+    status = "backordered" if back else "processing"
+    return Revision(
+        request=f"Add the {label} back to the order as its last line: {sku}, {qty} at"
+        f" {dollars(price)} each, {status}.",
+        mutate=lambda q: _edit(q) or q["skus"].append(sku),
+        direct=f"/lines/{len(p['skus'])}",
+        theme=f"The {label} joins the open order again: the total, payment and points follow",
+    )
+
+
+def _is(state: str) -> Any:
+    return lambda p: p["state"] == state
+
+
+def _open_order(p: dict[str, Any]) -> bool:
+    return p["size"] >= 50 and p["state"] == "processing"  # type: ignore[no-any-return]
+
+
+CANCEL_MOVES = [
+    Move(
+        "cancel",
+        "status_flip",
+        _to_state(
+            "cancelled",
+            _cancel_request,
+            "Cancelling moves the lines, payment, shipment and points to cancelled values",
+        ),
+        when=_is("processing"),
+    ),
+    Move(
+        "reinstate",
+        "status_flip",
+        _to_state(
+            "processing",
+            _reinstate_request,
+            "Reinstating the cancelled order restores its open values",
+        ),
+        when=_is("cancelled"),
+    ),
+    Move(
+        "ship",
+        "status_flip",
+        _to_state(
+            "shipped",
+            _ship_request,
+            "Shipping moves every line, the payment and the shipment to shipped values",
+        ),
+        when=lambda p: p["state"] == "processing" and p.get("edits", 0) >= SHIP_AFTER,
+    ),
+    Move(
+        "deliver",
+        "status_flip",
+        _to_state(
+            "delivered",
+            _deliver_request,
+            "Delivery marks every line and the shipment delivered and releases the points",
+        ),
+        when=_is("shipped"),
+    ),
+    Move(
+        "undeliver",
+        "status_flip",
+        _to_state(
+            "shipped", _undeliver_request, "A delivery marked too early goes back to shipped"
+        ),
+        when=_is("delivered"),
+        opens=False,
+    ),
+    Move("requantity", "arithmetic", _camp_quantity, when=_open_order),
+    Move(
+        "drop-line", "add_remove", _camp_drop, when=lambda p: _open_order(p) and len(p["skus"]) > 1
+    ),
+    Move("add-line", "add_remove", _camp_add, when=_open_order),
+]
 
 
 SCENARIOS = [
@@ -1977,6 +2235,8 @@ SCENARIOS = [
         conversation=cancel_conversation,
         revision=cancel_revision,
         followups=cancel_followups,
+        inputs=cancel_inputs,
+        moves=CANCEL_MOVES,
         notes="Status-governed set stated in the conversation; prices, totals and tracking stay for the record, "
         "and the previous delivered order is a distractor.",
     ),
