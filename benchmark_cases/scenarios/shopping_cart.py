@@ -593,37 +593,76 @@ PET_ITEMS: list[tuple[str, str, float, int]] = [
     ("PP-SM-01", "Free sample: freeze-dried chicken treats", 0.00, 1),
 ]
 PET_LINES_BY_SIZE = {10: 2, 50: 3, 100: 5}
-PET_ORDER_DATE = "2025-06-02"
 PET_PAST_ORDERS: list[tuple[str, str, float, float]] = [
     ("PP-40911", "2025-04-03", 81.20, 0.00),
     ("PP-41877", "2025-04-29", 38.45, 7.99),
     ("PP-42310", "2025-05-14", 64.10, 7.99),
     ("PP-42702", "2025-05-22", 12.99, 7.99),
 ]
-FREE_SHIPPING_AT = 75.00
 FREE_GIFT_AT = 150.00
-PAID_SHIPPING = 7.99
-
-
+# (sku, name, price): saved for later, the last two only in the size-100 cart
+PET_SAVED: list[tuple[str, str, float]] = [
+    ("PP-CT-05", "Cat tree, 5 ft", 119.00),
+    ("PP-LB-SC", "Self-cleaning litter box", 329.00),
+    ("PP-KB-24", "Salmon kibble, 24 lb bag", 59.99),
+    ("PP-HB-01", "Heated cat bed", 45.00),
+    ("PP-WF-01", "Water fountain", 34.95),
+]
 FEATHER_WAND = ("PP-FW-01", "Feather wand toy", 8.99, 2)
+# how the owner names each item in a request (the listed names alone leave the two kibble
+# bags alike)
+PET_SPOKEN = {
+    "PP-KB-12": "12 lb bag of salmon kibble",
+    "PP-CM-03": "catnip mice",
+    "PP-LT-20": "clumping litter",
+    "PP-DC-30": "dental chews",
+    "PP-FW-01": "feather wand toys",
+    "PP-CT-05": "5 ft cat tree",
+    "PP-LB-SC": "self-cleaning litter box",
+    "PP-KB-24": "24 lb bag of salmon kibble",
+    "PP-HB-01": "heated cat bed",
+    "PP-WF-01": "water fountain",
+}
+CATS = [("Miso", "Tofu"), ("Pepper", "Juniper"), ("Biscuit", "Nori"), ("Olive", "Mochi")]
+PET_OWNERS = ["Priya Raman", "Grace Obi", "Leo Martins", "Nadia Haddad"]
+
+
+def ship_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The cart's inputs: its lines ``[sku, name, price, qty]``, the saved-for-later list, the
+    shipping rules, and the cats, owner and dates the conversation states."""
+    lines = [list(row) for row in PET_ITEMS[: PET_LINES_BY_SIZE[size]]]
+    lines[1][3] = d.int(2, 3, shipped=2)
+    first, second = d.pick(CATS)
+    return {
+        "size": size,
+        "lines": lines,
+        "saved": [list(row) for row in PET_SAVED[: 5 if size == 100 else 3]],
+        "free_at": d.pick([75.00, 80.00, 85.00]),
+        "paid": d.pick([7.99, 6.99, 8.49]),
+        "cats": [
+            [first, d.int(2, 9, shipped=4), d.int(8, 14, shipped=11)],
+            [second, d.int(1, 8, shipped=2), d.int(7, 13, shipped=9)],
+        ],
+        "owner": d.pick(PET_OWNERS),
+        "balance": d.int(100, 900, shipped=515),
+        "order_date": d.date("2025-06-02", "2025-06-13", shipped="2025-06-02", weekdays="01234"),
+    }
 
 
 def ship_params(size: int) -> dict[str, Any]:
-    return {"size": size, "kibble_bags": 1, "feather_wands": False}
+    return ship_inputs(size, SHIPPED)
+
+
+def _pet_subtotal(p: dict[str, Any]) -> float:
+    return money(sum(price * qty for _, _, price, qty in p["lines"]))
 
 
 def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    rows = [
-        (sku, name, price, p["kibble_bags"] if i == 0 else qty)
-        for i, (sku, name, price, qty) in enumerate(PET_ITEMS[: PET_LINES_BY_SIZE[size]])
-    ]
-    if p["feather_wands"]:
-        rows[1] = FEATHER_WAND
-    subtotal = money(sum(price * qty for _, _, price, qty in rows))
-    free = subtotal >= FREE_SHIPPING_AT
-    shipping = 0 if free else PAID_SHIPPING
-    to_free = money(max(0.0, FREE_SHIPPING_AT - subtotal))
+    size, rows = p["size"], p["lines"]
+    subtotal = _pet_subtotal(p)
+    free = subtotal >= p["free_at"]
+    shipping = 0 if free else p["paid"]
+    to_free = money(max(0.0, p["free_at"] - subtotal))
     total = money(subtotal + shipping)
     if size == 10:
         return {
@@ -633,6 +672,7 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
             "amount_to_free_shipping": to_free,
             "total": total,
         }
+    (cat1, age1, weight1), (cat2, age2, weight2) = p["cats"]
     art: dict[str, Any] = {
         "store": "Paws & Pantry",
         "items": [
@@ -656,34 +696,30 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
         "amount_to_free_gift": money(max(0.0, FREE_GIFT_AT - subtotal)),
         "total": total,
         "pets": [
-            {"name": "Miso", "species": "cat", "age_years": 4, "weight_lb": 11},
-            {"name": "Tofu", "species": "cat", "age_years": 2, "weight_lb": 9},
+            {"name": cat1, "species": "cat", "age_years": age1, "weight_lb": weight1},
+            {"name": cat2, "species": "cat", "age_years": age2, "weight_lb": weight2},
         ],
         "rewards": {
             "points_per_dollar": 2,
             "points_this_order": 2 * math.floor(subtotal),
-            "balance": 515,
+            "balance": p["balance"],
         },
-        "saved_for_later": [
-            {"name": "Cat tree, 5 ft", "price": 119.00},
-            {"name": "Self-cleaning litter box", "price": 329.00},
-            {"name": "Salmon kibble, 24 lb bag", "price": 59.99},
-        ],
+        "saved_for_later": [{"name": name, "price": price} for _, name, price in p["saved"]],
         "autoship": {
             "item": "Clumping cat litter, 20 lb",
             "every_weeks": 4,
             "next_date": "2025-06-12",
         },
-        "delivery_address": "Priya Raman, 2210 SE Ash St, Portland, OR 97214",
+        "delivery_address": f"{p['owner']}, 2210 SE Ash St, Portland, OR 97214",
         "coupon": {"code": "SPRING5", "status": "expired", "note": "5% off ended 2025-04-30"},
         "store_pickup": {"available": False, "nearest": "Paws & Pantry Hawthorne"},
     }
     if size == 100:
         fastest, slowest = (5, 7) if free else (3, 5)
-        art["order_date"] = PET_ORDER_DATE
+        art["order_date"] = p["order_date"]
         art["arrival_window"] = {
-            "earliest": add_business_days(PET_ORDER_DATE, fastest),
-            "latest": add_business_days(PET_ORDER_DATE, slowest),
+            "earliest": add_business_days(p["order_date"], fastest),
+            "latest": add_business_days(p["order_date"], slowest),
         }
         art["pet_budget"] = {
             "monthly_usd": 150,
@@ -701,41 +737,41 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
         }
         for pet in art["pets"]:
             pet["food"] = "salmon kibble"
-        art["saved_for_later"] += [
-            {"name": "Heated cat bed", "price": 45.00},
-            {"name": "Water fountain", "price": 34.95},
-        ]
-        art["notes"] = ["Miso only eats the salmon recipe", "Tofu chews cables"]
+        art["notes"] = [f"{cat1} only eats the salmon recipe", f"{cat2} chews cables"]
         art["payment"] = {"card": "Visa ending 7731", "billing_zip": "97214"}
         art["delivery_instructions"] = "Leave at the side gate"
     return art
 
 
-SHIP_RULES = (
-    "Standard shipping is $7.99 and takes 3-5 business days. Once the merchandise subtotal reaches $75 "
-    "it switches to Free Ground, which costs nothing but takes 5-7 business days."
-)
+def ship_rules(p: dict[str, Any]) -> str:
+    return (
+        f"Standard shipping is {dollars(p['paid'])} and takes 3-5 business days. Once the merchandise"
+        f" subtotal reaches {dollars(p['free_at'])} it switches to Free Ground, which costs nothing"
+        " but takes 5-7 business days."
+    )
 
 
 def ship_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    mice = count_word(p["lines"][1][3])
     if size == 10:
         return [
             (
-                "Pet supplies order: one 12 lb bag of salmon kibble at $32.99 and two 3-packs of catnip mice "
-                "at $6.50 each.",
+                "Pet supplies order: one 12 lb bag of salmon kibble at $32.99 and"
+                f" {mice} 3-packs of catnip mice at $6.50 each.",
                 ["/items"],
             ),
             (
-                "Shipping is $7.99, but it's free once the subtotal reaches $75. No sales tax here in Oregon. "
-                "Show the subtotal, shipping, how far I am from free shipping, and the total.",
+                f"Shipping is {dollars(p['paid'])}, but it's free once the subtotal reaches"
+                f" {dollars(p['free_at'])}. No sales tax here in Oregon. Show the subtotal, shipping,"
+                " how far I am from free shipping, and the total.",
                 ["/subtotal", "/shipping", "/amount_to_free_shipping", "/total"],
             ),
         ]
     n = PET_LINES_BY_SIZE[size]
     item_text = (
         "Ordering from Paws & Pantry for our cats: one 12 lb bag of salmon kibble (PP-KB-12, $32.99), "
-        "two 3-packs of catnip mice (PP-CM-03, $6.50 each) and a 20 lb tub of clumping litter "
+        f"{mice} 3-packs of catnip mice (PP-CM-03, $6.50 each) and a 20 lb tub of clumping litter "
         "(PP-LT-20, $17.49)"
     )
     item_text += (
@@ -744,14 +780,16 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
         if size == 100
         else "."
     )
+    (cat1, age1, weight1), (cat2, age2, weight2) = p["cats"]
     turns: list[Turn] = [
         (
-            "The cats are Miso, 4 years and 11 lb, and Tofu, 2 years and 9 lb.",
+            f"The cats are {cat1}, {age1} years and {weight1} lb, and {cat2}, {age2} years and"
+            f" {weight2} lb.",
             each("/pets", 2, "name species age_years weight_lb"),
         ),
         (item_text, ["/store", *[f"/items/{i}" for i in range(n)]]),
         (
-            SHIP_RULES
+            ship_rules(p)
             + " There's no sales tax in Oregon. Show the subtotal, the shipping, whether it's "
             "free, how much more I'd need for free shipping, and the total.",
             ["/subtotal", "/shipping", "/free_shipping", "/amount_to_free_shipping", "/total"],
@@ -762,15 +800,18 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     turns += [
-        ("Rewards: 2 points per whole dollar of the subtotal; my balance is 515.", ["/rewards"]),
+        (
+            f"Rewards: 2 points per whole dollar of the subtotal; my balance is {p['balance']}.",
+            ["/rewards"],
+        ),
         (
             "Saved for later, not in this order: a 5 ft cat tree ($119), a self-cleaning litter box ($329) and "
             "the 24 lb kibble bag ($59.99).",
             ["/saved_for_later/0", "/saved_for_later/1", "/saved_for_later/2"],
         ),
         (
-            "The litter is also on autoship every 4 weeks, next one 2025-06-12. Deliver to Priya Raman, "
-            "2210 SE Ash St, Portland, OR 97214.",
+            "The litter is also on autoship every 4 weeks, next one 2025-06-12. Deliver to "
+            f"{p['owner']}, 2210 SE Ash St, Portland, OR 97214.",
             ["/autoship", "/delivery_address"],
         ),
         (
@@ -780,10 +821,12 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     if size == 100:
+        day = dt.date.fromisoformat(p["order_date"])
         turns += [
             (
-                "I'm placing the order today, 2 June 2025 (a Monday). Business days are Monday to Friday: give me "
-                "the earliest and latest arrival dates for the shipping we have.",
+                f"I'm placing the order today, {_spoken_date(p['order_date'])} (a {day:%A}). Business"
+                " days are Monday to Friday: give me the earliest and latest arrival dates for the"
+                " shipping we have.",
                 ["/order_date", "/arrival_window"],
             ),
             (
@@ -801,8 +844,8 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/vet", "/pets/0/food", "/pets/1/food"],
             ),
             (
-                "Also save a heated cat bed ($45) and a water fountain ($34.95) for later. Notes: Miso only eats the "
-                "salmon recipe; Tofu chews cables.",
+                "Also save a heated cat bed ($45) and a water fountain ($34.95) for later. Notes:"
+                f" {cat1} only eats the salmon recipe; {cat2} chews cables.",
                 ["/saved_for_later/3", "/saved_for_later/4", "/notes"],
             ),
             (
@@ -813,18 +856,34 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def ship_revision(p: dict[str, Any]) -> Revision:
-    overrides = {}
-    if p["size"] >= 50:
-        overrides = {
+def _service(p: dict[str, Any], q: dict[str, Any]) -> dict[str, Override]:
+    """The shipping service's words when the edit crosses the free-shipping line (sizes 50, 100)."""
+    before, after = _pet_subtotal(p) >= p["free_at"], _pet_subtotal(q) >= q["free_at"]
+    if p["size"] == 10 or before == after:
+        return {}
+    if after:
+        return {
             "/shipping/service": regex(r"(?i)free ground"),
             "/shipping/delivery_estimate": regex(r"5\s*(-|–|to)\s*7"),
         }
+    return {
+        "/shipping/service": regex(r"(?i)standard"),
+        "/shipping/delivery_estimate": regex(r"3\s*(-|–|to)\s*5"),
+    }
+
+
+def _bags(q: dict[str, Any], n: int) -> None:
+    q["lines"][0][3] = n
+
+
+def ship_revision(p: dict[str, Any]) -> Revision:
+    q = copy.deepcopy(p)
+    _bags(q, 2)
     return Revision(
         request="Actually make it two bags of the salmon kibble.",
-        mutate=lambda q: q.update(kibble_bags=2),
+        mutate=lambda q: _bags(q, 2),
         direct="/items/0/qty",
-        overrides=overrides,
+        overrides=_service(p, q),
     )
 
 
@@ -842,10 +901,14 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             "/shipping/service": regex(r"(?i)free ground"),
             "/shipping/delivery_estimate": regex(r"5\s*(-|–|to)\s*7"),
         }
+
+    def feather_wands(q: dict[str, Any]) -> None:
+        q["lines"][1] = list(FEATHER_WAND)
+
     return [
         Revision(
             request="The cats go through it fast; make it four bags of the salmon kibble.",
-            mutate=lambda q: q.update(kibble_bags=4),
+            mutate=lambda q: _bags(q, 4),
             direct="/items/0/qty",
             theme="Four bags instead of two raise the subtotal past the $150 free-gift mark; shipping "
             "stays free",
@@ -853,7 +916,7 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Hmm, we're moving next month. Just one bag of the kibble after all.",
-            mutate=lambda q: q.update(kibble_bags=1),
+            mutate=lambda q: _bags(q, 1),
             direct="/items/0/qty",
             overrides=paid,
             theme="Back to one bag drops the subtotal under $75 again: paid, faster shipping returns "
@@ -862,7 +925,7 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Swap the catnip mice for two feather wand toys (PP-FW-01), $8.99 each.",
-            mutate=lambda q: q.update(feather_wands=True),
+            mutate=feather_wands,
             direct="/items/1/name",
             overrides=free,
             theme="A pricier toy replaces the mice: the line is re-priced, and the subtotal, gaps, "
@@ -870,6 +933,163 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
     ]
+
+
+# moves of cart-free-shipping: quantities that cross the free-shipping (and, in the larger
+# carts, the free-gift) line or stay clear of it, items in and out, the toy swapped, the fee
+
+
+def _sides(p: dict[str, Any]) -> tuple[bool, ...]:
+    """Which side of each line the subtotal is on: free shipping, and the free gift where the
+    size tracks it."""
+    subtotal = _pet_subtotal(p)
+    return (subtotal >= p["free_at"],) + ((subtotal >= FREE_GIFT_AT,) if p["size"] >= 50 else ())
+
+
+def _pet_quantity(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
+    """A new quantity for a priced line, crossing a line exactly when ``cross``."""
+    options = []
+    for line, row in enumerate(p["lines"]):
+        for qty in range(1, 7):
+            if row[2] == 0 or qty == row[3]:
+                continue
+            q = copy.deepcopy(p)
+            q["lines"][line][3] = qty
+            if (_sides(p) != _sides(q)) == cross:
+                options.append((line, qty))
+    if not options:
+        return None
+    line, qty = d.pick(options)
+    label = PET_SPOKEN[p["lines"][line][0]]
+    old = p["lines"][line][3]
+    q = copy.deepcopy(p)
+    q["lines"][line][3] = qty
+    return Revision(
+        request=d.pick(
+            [
+                f"Change the quantity of the {label} to {qty}, not {old}.",
+                f"I'd like {qty} of the {label} instead of {old}.",
+            ]
+        ),
+        mutate=lambda q: q["lines"][line].__setitem__(3, qty),
+        direct=f"/items/{line}/qty",
+        overrides=_service(p, q),
+        theme=f"The {label} goes from {old} to {qty}"
+        + (": the subtotal crosses a line" if cross else ": the subtotal moves, no line crossed"),
+    )
+
+
+def _pet_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """At sizes 50 and 100 an item saved for later moves into the cart; at size 10 a catalog
+    item not in the cart is added with its price."""
+    if p["size"] == 10:
+        skus = {row[0] for row in p["lines"]}
+        pool = [row for row in PET_ITEMS[:4] if row[0] not in skus]
+        if not pool:
+            return None
+        sku, name, price, _ = d.pick(pool)
+        request = f"Add the {PET_SPOKEN[sku]} too: one at {dollars(price)}."
+
+        def mutate(q: dict[str, Any]) -> None:
+            q["lines"].append([sku, name, price, 1])
+
+    else:
+        if not p["saved"]:
+            return None
+        sku, name, price = d.pick(p["saved"])
+        request = (
+            f"Move the {PET_SPOKEN[sku]} from saved for later into the cart: one, SKU {sku},"
+            f" {dollars(price)}."
+        )
+
+        def mutate(q: dict[str, Any]) -> None:
+            q["saved"] = [row for row in q["saved"] if row[0] != sku]
+            q["lines"].append([sku, name, price, 1])
+
+    q = copy.deepcopy(p)
+    mutate(q)
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=f"/items/{len(p['lines'])}",
+        overrides=_service(p, q),
+        theme=f"The {PET_SPOKEN[sku]} join the cart: the subtotal, gaps, points and total follow",
+    )
+
+
+def _pet_remove(p: dict[str, Any], d: Draw) -> Revision | None:
+    lines = [i for i, row in enumerate(p["lines"]) if row[2] > 0]
+    if len(lines) < 2:
+        return None
+    line = d.pick(lines)
+    label = PET_SPOKEN[p["lines"][line][0]]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["lines"][line]
+
+    q = copy.deepcopy(p)
+    mutate(q)
+    return Revision(
+        request=f"Take the {label} out of the cart.",
+        mutate=mutate,
+        direct=f"/items/{line}",
+        overrides=_service(p, q),
+        theme=f"The {label} leaves the cart: the subtotal, gaps, points and total follow",
+    )
+
+
+def _pet_toy(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Swap the catnip mice for feather wands or back (the line stays where it is)."""
+    line = next(i for i, row in enumerate(p["lines"]) if row[0] in ("PP-CM-03", "PP-FW-01"))
+    to_wand = p["lines"][line][0] == "PP-CM-03"
+    sku, name, price, _ = FEATHER_WAND if to_wand else PET_ITEMS[1]
+    qty = d.int(1, 3)
+    unit = "feather wand toy" if to_wand else "3-pack of catnip mice"
+    label = unit if qty == 1 else unit.replace("toy", "toys").replace("3-pack ", "3-packs ")
+    old = "catnip mice" if to_wand else "feather wands"
+    sku_text = f" ({sku})" if p["size"] >= 50 else ""
+    q = copy.deepcopy(p)
+    q["lines"][line] = [sku, name, price, qty]
+    return Revision(
+        request=f"Swap the {old} for {count_word(qty)} {label}{sku_text}, {dollars(price)} each.",
+        mutate=lambda q: q["lines"].__setitem__(line, [sku, name, price, qty]),
+        direct=f"/items/{line}/name",
+        overrides=_service(p, q),
+        theme=f"The {old} give way to another toy: the line, subtotal, gaps and total follow",
+    )
+
+
+def _pet_fee(p: dict[str, Any], d: Draw) -> Revision | None:
+    fee = d.pick([f for f in (6.99, 7.99, 8.49, 8.99, 9.49) if f != p["paid"]])
+    return Revision(
+        request=f"Paws & Pantry raised standard shipping to {dollars(fee)}."
+        if fee > p["paid"]
+        else f"Paws & Pantry lowered standard shipping to {dollars(fee)}.",
+        mutate=lambda q: q.update(paid=fee),
+        direct="/shipping" if p["size"] == 10 else "/shipping/cost",
+        theme="A new standard shipping fee changes the total of a cart that pays shipping",
+    )
+
+
+SHIP_MOVES = [
+    Move("cross-line", "threshold", lambda p, d: _pet_quantity(p, d, cross=True)),
+    Move("requantity", "arithmetic", lambda p, d: _pet_quantity(p, d, cross=False)),
+    Move("add-line", "add_remove", _pet_add),
+    Move("remove-line", "add_remove", _pet_remove),
+    Move(
+        "swap-toy",
+        "substitution",
+        _pet_toy,
+        when=lambda p: any(row[0] in ("PP-CM-03", "PP-FW-01") for row in p["lines"]),
+    ),
+    Move(
+        "shipping-fee",
+        "arithmetic",
+        _pet_fee,
+        when=lambda p: _pet_subtotal(p) < p["free_at"],
+        opens=False,
+    ),
+]
 
 
 # --------------------------------------------------------------------------- cart-swap-headphones
@@ -2194,6 +2414,8 @@ SCENARIOS = [
         conversation=ship_conversation,
         revision=ship_revision,
         followups=ship_followups,
+        inputs=ship_inputs,
+        moves=SHIP_MOVES,
         notes="Crossing the $75 free-shipping threshold switches service, estimate and cost; the $150 free-gift "
         "threshold is not reached (only the remaining gap changes).",
     ),

@@ -125,6 +125,11 @@ def _revised(
     """The inputs after ``revision``'s edit of (a copy of) ``params``, and their artifact."""
     edited = copy.deepcopy(params)
     changed = revision.mutate(edited)
+    if changed is not None and type(changed) is not type(params):
+        raise ScenarioError(
+            f"{where}: mutate returned a {type(changed).__name__}, not new inputs (return None"
+            " after editing them in place; a lambda returns the value of its expression)"
+        )
     edited = edited if changed is None else changed
     return edited, _computed(scenario, edited, where)
 

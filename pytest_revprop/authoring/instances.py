@@ -127,9 +127,14 @@ def _candidates(scenario: Scenario, draw: Draw, used: Sequence[str]) -> list[Mov
 def _made(move: Move, inputs: Params, draw: Draw) -> Revision | None:
     """The move's revision of ``inputs`` (None when its preconditions fail), its pattern and
     theme filled in from the move."""
-    if not move.when(inputs):
-        return None
-    revision = move.make(copy.deepcopy(inputs), draw)
+    try:
+        if not move.when(inputs):
+            return None
+        revision = move.make(copy.deepcopy(inputs), draw)
+    except ScenarioError:
+        raise
+    except Exception as exc:  # a bug in the move: name it
+        raise ScenarioError(f"move {move.name}: {type(exc).__name__}: {exc}") from exc
     if revision is None:
         return None
     if revision.pattern and revision.pattern != move.pattern:
