@@ -126,11 +126,17 @@ def drop_params(size: int) -> dict[str, Any]:
     return drop_inputs(size, SHIPPED)
 
 
+BRANDS = {"Anker"}
+"""Names that keep their capital mid-sentence."""
+
+
 def _label(name: str) -> str:
     """An item's name as a shopper writes it mid-sentence: ``paper filters`` for "Paper
     filters, 100 pack" (the part before a comma names one line of the catalog)."""
     head = name.split(",")[0]
-    return head if head[:2].isupper() else head[0].lower() + head[1:]
+    if head[:2].isupper() or head.split()[0] in BRANDS:
+        return head
+    return head[0].lower() + head[1:]
 
 
 def _kettle_price(p: dict[str, Any]) -> float:
@@ -1121,6 +1127,42 @@ HEADPHONES: dict[str, dict[str, Any]] = {
         "rating": 4.4,
         "release_year": 2023,
     },
+    "Sennheiser Accentum Plus": {
+        "sku": "SEN-ACCP-WHT",
+        "brand": "Sennheiser",
+        "color": "White",
+        "price": 229.95,
+        "battery_hours": 50,
+        "weight_g": 227,
+        "bluetooth": "5.2",
+        "foldable": False,
+        "rating": 4.3,
+        "release_year": 2024,
+    },
+    "JBL Tour One M2": {
+        "sku": "JBL-T1M2-CHP",
+        "brand": "JBL",
+        "color": "Champagne",
+        "price": 299.95,
+        "battery_hours": 50,
+        "weight_g": 268,
+        "bluetooth": "5.3",
+        "foldable": True,
+        "rating": 4.2,
+        "release_year": 2023,
+    },
+    "Shure Aonic 50 Gen 2": {
+        "sku": "SHR-AON50G2-BLK",
+        "brand": "Shure",
+        "color": "Black",
+        "price": 349.00,
+        "battery_hours": 45,
+        "weight_g": 340,
+        "bluetooth": "5.0",
+        "foldable": True,
+        "rating": 4.5,
+        "release_year": 2023,
+    },
 }
 # (sku, name, price, qty, weight in g)
 GADGET_EXTRAS: list[tuple[str, str, float, int, int]] = [
@@ -1131,22 +1173,56 @@ GADGET_EXTRAS: list[tuple[str, str, float, int, int]] = [
     ("CARD-BDAY", "Birthday card", 4.99, 1, 30),
     ("ADP-35-C", "USB-C to 3.5 mm adapter", 8.99, 1, 8),
 ]
+GADGET_EXTRAS_BY_SIZE = {10: 1, 50: 2, 100: 6}
 GADGET_TAX = 0.0725
 PLAN_RATE = 0.10
+PLAN_RATES = [PLAN_RATE, 0.08, 0.12, 0.15]
+FAMILY = ["Ortiz", "Haddad", "Novak", "Brennan", "Sato"]
+
+
+def swap_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The cart's inputs: the headphone model, the plan rate, the extras in the cart (``extras``,
+    changed quantities in ``qty``), and the family and budget the conversation states."""
+    qty = {}
+    if size == 100:
+        cards = d.int(2, 3, shipped=2)
+        if cards != 2:
+            qty["SD-128-EX"] = cards
+    return {
+        "size": size,
+        "model": d.pick(list(HEADPHONES)[:1] + list(HEADPHONES)[2:]),
+        "plan_rate": d.pick(PLAN_RATES),
+        "charger": True,
+        "extras": [row[0] for row in GADGET_EXTRAS[: GADGET_EXTRAS_BY_SIZE[size]]],
+        "qty": qty,
+        "family": d.pick(FAMILY),
+        "budget": d.pick([650, 600, 700, 800]),
+    }
 
 
 def swap_params(size: int) -> dict[str, Any]:
-    return {"size": size, "model": "Sony WH-1000XM5", "plan_rate": PLAN_RATE, "charger": True}
+    return swap_inputs(size, SHIPPED)
+
+
+def _gadget_extras(p: dict[str, Any]) -> list[tuple[str, str, float, int, int]]:
+    """The extras in the cart, in the order of ``extras``, with their quantities as changed."""
+    catalog = {row[0]: row for row in GADGET_EXTRAS}
+    return [
+        (sku, catalog[sku][1], catalog[sku][2], p["qty"].get(sku, catalog[sku][3]), catalog[sku][4])
+        for sku in p["extras"]
+        if p["charger"] or sku != "ANK-65W-C"
+    ]
 
 
 def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, model = p["size"], p["model"]
     hp = HEADPHONES[model]
     plan_price = money(hp["price"] * p["plan_rate"])
+    extras = _gadget_extras(p)
     if size == 10:
-        charger: list[dict[str, Any]] = (
-            [{"name": "Anker 65W USB-C charger", "price": 29.99}] if p["charger"] else []
-        )
+        charger: list[dict[str, Any]] = [
+            {"name": name, "price": price} for _, name, price, _, _ in extras
+        ]
         subtotal = money(hp["price"] + sum(c["price"] for c in charger) + plan_price)
         tax = money(subtotal * GADGET_TAX)
         return {
@@ -1156,11 +1232,6 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
             "tax": tax,
             "total": money(subtotal + tax),
         }
-    extras = [
-        row
-        for row in GADGET_EXTRAS[: 2 if size == 50 else 6]
-        if p["charger"] or row[0] != "ANK-65W-C"
-    ]
     items: list[dict[str, Any]] = [
         {
             "sku": hp["sku"],
@@ -1184,6 +1255,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     subtotal = money(sum(i["line_total"] for i in items) + plan_price)
     tax = money(subtotal * GADGET_TAX)
+    dad = f"Raymond {p['family']}"
     art: dict[str, Any] = {
         "store": "Circuit Yard",
         "items": items,
@@ -1193,7 +1265,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
         "gift": {
             "wrap": True,
             "message": f"Happy birthday, Dad! Enjoy the new {model}.",
-            "recipient": "Raymond Ortiz",
+            "recipient": dad,
         },
         "compared": [
             {"name": "Apple AirPods Max", "price": 549.00, "battery_hours": 20},
@@ -1203,7 +1275,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     art["gift"]["hide_prices"] = True
     art["compared"].append({"name": "Sony WH-1000XM4", "price": 279.99, "battery_hours": 30})
     art["delivery"] = {
-        "address": "Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819",
+        "address": f"{dad}, 41 Quarry Rd, Sacramento, CA 95819",
         "method": "Free 2-day",
         "arrive_by": "2025-06-13",
     }
@@ -1215,14 +1287,14 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
         art["order_id"] = "CY-204417"
         art["created"] = "2025-06-05"
         art["gift"].update({"from": "Lucia", "occasion": "60th birthday"})
-        art["payment"]["name_on_card"] = "Lucia Ortiz"
+        art["payment"]["name_on_card"] = f"Lucia {p['family']}"
         art["compared"] += [
             {"name": "Bowers & Wilkins Px7 S2e", "price": 399.00, "battery_hours": 30},
             {"name": "Anker Soundcore Space Q45", "price": 149.99, "battery_hours": 50},
         ]
         art["delivery"]["instructions"] = "Side door, he works nights"
         art["notes"] += ["He wears glasses", "He uses an iPhone"]
-        art["budget"] = {"limit": 650, "left": money(650 - art["totals"]["total"])}
+        art["budget"] = {"limit": p["budget"], "left": money(p["budget"] - art["totals"]["total"])}
         art["card_cashback"] = money(art["totals"]["total"] * 0.02)
         art["wishlist"] = [
             {"name": "Portable DAC", "price": 129.00},
@@ -1233,17 +1305,41 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     return art
 
 
+def _specs_text(hp: dict[str, Any]) -> str:
+    fold = "folds" if hp["foldable"] else "doesn't fold"
+    return (
+        f"{hp['battery_hours']} hours of battery, {hp['weight_g']} g, Bluetooth {hp['bluetooth']},"
+        f" {fold}"
+    )
+
+
+def _extra_text(row: tuple[str, str, float, int, int]) -> str:
+    sku, _, price, qty, _ = row
+    texts = {
+        "ANK-65W-C": f"an Anker 65W USB-C charger ({sku}, {dollars(price)})",
+        "ANK-CBL-2P": f"a 2-pack of USB-C cables ({sku}, {dollars(price)})",
+        "SD-128-EX": f"{count_word(qty)} 128 GB microSD cards ({sku}, {dollars(price)} each)",
+        "CLN-KIT-01": f"a screen cleaning kit ({sku}, {dollars(price)})",
+        "CARD-BDAY": f"a birthday card ({sku}, {dollars(price)})",
+        "ADP-35-C": f"a USB-C to 3.5 mm adapter ({sku}, {dollars(price)})",
+    }
+    return texts[sku]
+
+
 def swap_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, model = p["size"], p["model"]
+    hp = HEADPHONES[model]
+    plan = percent(p["plan_rate"])
     if size == 10:
         return [
             (
-                "Birthday present for my dad: the Sony WH-1000XM5 headphones, SNY-WH1000XM5-B, $399.99, and an "
-                "Anker 65W USB-C charger for $29.99.",
+                f"Birthday present for my dad: the {model} headphones, {hp['sku']},"
+                f" {dollars(hp['price'])}, and an Anker 65W USB-C charger for $29.99.",
                 ["/items"],
             ),
             (
-                "Add the 2-year protection plan for the headphones; it costs 10% of the headphones' price.",
+                f"Add the 2-year protection plan for the headphones; it costs {plan} of the"
+                " headphones' price.",
                 ["/protection_plan"],
             ),
             (
@@ -1251,11 +1347,19 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/subtotal", "/tax", "/total"],
             ),
         ]
+    extras = _gadget_extras(p)
+    more = ""
+    if size == 100:
+        more = (
+            f" And {_extra_text(extras[2])}, {_extra_text(extras[3])}, {_extra_text(extras[4])} and"
+            f" {_extra_text(extras[5])}."
+        )
+    dad, family = f"Raymond {p['family']}", p["family"]
     turns: list[Turn] = [
         (
-            "Shopping at Circuit Yard for my dad's birthday. Main item: Sony WH-1000XM5 headphones, SKU "
-            "SNY-WH1000XM5-B, black, $399.99. Note the specs: 30 hours of battery, 250 g, Bluetooth 5.2, "
-            "doesn't fold.",
+            f"Shopping at Circuit Yard for my dad's birthday. Main item: {model} headphones, SKU "
+            f"{hp['sku']}, {hp['color'].lower()}, {dollars(hp['price'])}. Note the specs:"
+            f" {_specs_text(hp)}.",
             [
                 "/store",
                 *members("/items/0", "sku name brand color price qty line_total"),
@@ -1263,17 +1367,12 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Add an Anker 65W USB-C charger (ANK-65W-C, $29.99) and a 2-pack of USB-C cables (ANK-CBL-2P, $15.99)."
-            + (
-                " And two 128 GB microSD cards (SD-128-EX, $18.49 each), a screen cleaning kit (CLN-KIT-01, $9.99), "
-                "a birthday card (CARD-BDAY, $4.99) and a USB-C to 3.5 mm adapter (ADP-35-C, $8.99)."
-                if size == 100
-                else ""
-            ),
+            f"Add {_extra_text(extras[0])} and {_extra_text(extras[1])}." + more,
             [f"/items/{i}" for i in range(1, 3 if size == 50 else 7)],
         ),
         (
-            "Add the 2-year protection plan for the headphones; it always costs 10% of the headphones' price.",
+            f"Add the 2-year protection plan for the headphones; it always costs {plan} of the"
+            " headphones' price.",
             ["/protection_plan"],
         ),
         (
@@ -1292,8 +1391,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/package_weight_g"],
         ),
         (
-            "Gift-wrap it for Raymond Ortiz with the message: Happy birthday, Dad! Enjoy the new "
-            "Sony WH-1000XM5. And hide the prices on the slip.",
+            f"Gift-wrap it for {dad} with the message: Happy birthday, Dad! Enjoy the new "
+            f"{model}. And hide the prices on the slip.",
             members("/gift", "wrap message recipient hide_prices"),
         ),
         (
@@ -1302,7 +1401,7 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/compared/0", "/compared/1", "/compared/2"],
         ),
         (
-            "Ship it straight to him: Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819, free 2-day, arriving "
+            f"Ship it straight to him: {dad}, 41 Quarry Rd, Sacramento, CA 95819, free 2-day, arriving "
             "by June 13. Pay with my Visa ending 2290, billing ZIP 95819.",
             [
                 *members("/delivery", "address method arrive_by"),
@@ -1317,8 +1416,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 100:
         turns += [
             (
-                "A few more headphone details for my records: rated 4.6 stars, released in 2022, 1-year warranty, "
-                "noise cancelling.",
+                f"A few more headphone details for my records: rated {hp['rating']} stars, released in"
+                f" {hp['release_year']}, 1-year warranty, noise cancelling.",
                 [
                     *members("/items/0", "rating release_year"),
                     *members("/items/0/specs", "warranty_years noise_cancelling"),
@@ -1326,8 +1425,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
             (
                 "Two more I looked at: Bowers & Wilkins Px7 S2e, $399, 30 hours; Anker Soundcore Space Q45, $149.99, "
-                "50 hours. The gift is from me, Lucia, for his 60th birthday (the card is in my name, Lucia Ortiz), "
-                "and the courier should use the side door, he works nights.",
+                "50 hours. The gift is from me, Lucia, for his 60th birthday (the card is in my name,"
+                f" Lucia {family}), and the courier should use the side door, he works nights.",
                 [
                     "/compared/3",
                     "/compared/4",
@@ -1342,8 +1441,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/notes/2", "/notes/3", "/order_id", "/created"],
             ),
             (
-                "My budget is $650; what's left after the total? My card gives 2% cash back on the total, to the "
-                "cent.",
+                f"My budget is {dollars(p['budget'])}; what's left after the total? My card gives 2%"
+                " cash back on the total, to the cent.",
                 ["/budget", "/card_cashback"],
             ),
             (
@@ -1355,15 +1454,10 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def swap_revision(p: dict[str, Any]) -> Revision:
-    size = p["size"]
-    new = HEADPHONES["Bose QuietComfort Ultra"]
-    reference: dict[str, Any] = {
-        "name": "Bose QuietComfort Ultra",
-        "sku": new["sku"],
-        "price": new["price"],
-    }
-    overrides = {}
+def _model_reference(size: int, name: str) -> dict[str, Any]:
+    """The new model's data the shopper hands over, as much as the size's cart records."""
+    new = HEADPHONES[name]
+    reference: dict[str, Any] = {"name": name, "sku": new["sku"], "price": new["price"]}
     if size >= 50:
         reference.update(
             brand=new["brand"],
@@ -1380,13 +1474,20 @@ def swap_revision(p: dict[str, Any]) -> Revision:
             warranty_years=1,
             noise_cancelling=True,
         )
+    return reference
+
+
+def swap_revision(p: dict[str, Any]) -> Revision:
+    size = p["size"]
+    overrides = {}
+    if size == 100:
         overrides["/gift/message"] = regex(r"(?i)quietcomfort ultra")
     return Revision(
         request="Change of mind: swap the Sony headphones for the Bose QuietComfort Ultra. Product details below.",
         mutate=lambda q: q.update(model="Bose QuietComfort Ultra"),
         direct="/items/0/name",
         overrides=overrides,
-        reference=reference,
+        reference=_model_reference(size, "Bose QuietComfort Ultra"),
     )
 
 
@@ -1419,6 +1520,110 @@ def swap_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
     ]
+
+
+# moves of cart-swap-headphones
+
+
+def _swap_model(p: dict[str, Any], d: Draw) -> Revision | None:
+    name = d.pick([m for m in HEADPHONES if m != p["model"]])
+    old = p["model"]
+    overrides = {}
+    if p["size"] >= 50:
+        overrides["/gift/message"] = regex("(?i)" + re.escape(name.split(" ", 1)[1].lower()))
+    return Revision(
+        request=d.pick(
+            [
+                f"Change of mind: swap the {old} for the {name}. Product details below.",
+                f"Dad would rather have the {name} than the {old}; please switch. Details below.",
+            ]
+        ),
+        mutate=lambda q: q.update(model=name),
+        direct="/items/0/name",
+        overrides=overrides,
+        reference=_model_reference(p["size"], name),
+        theme=f"The {name} replaces the {old}: its data, the plan, totals"
+        + (", weight and gift message follow" if p["size"] >= 50 else " follow"),
+    )
+
+
+def _plan_rate(p: dict[str, Any], d: Draw) -> Revision | None:
+    rate = d.pick([r for r in PLAN_RATES if r != p["plan_rate"]])
+    verb = "raised" if rate > p["plan_rate"] else "lowered"
+    return Revision(
+        request=f"Circuit Yard {verb} the protection plan: it's {percent(rate)} of the headphones'"
+        " price now.",
+        mutate=lambda q: q.update(plan_rate=rate),
+        direct="/protection_plan/price",
+        theme="Another plan rate reprices the plan; the taxed subtotal and total follow",
+    )
+
+
+def _extra_out(p: dict[str, Any], d: Draw) -> Revision | None:
+    extras = _gadget_extras(p)
+    if not extras:
+        return None
+    line = d.pick(range(len(extras)))
+    sku, name = extras[line][:2]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["extras"].remove(sku)
+        q["qty"].pop(sku, None)
+
+    return Revision(
+        request=d.pick(
+            [f"Take the {_label(name)} out of the cart.", f"Drop the {_label(name)}, please."]
+        ),
+        mutate=mutate,
+        direct=f"/items/{line + 1}",
+        theme=f"The {_label(name)} leaves the cart: subtotal, tax, total"
+        + (" and the package weight follow" if p["size"] >= 50 else " follow"),
+    )
+
+
+def _extra_in(p: dict[str, Any], d: Draw) -> Revision | None:
+    catalog = GADGET_EXTRAS[: GADGET_EXTRAS_BY_SIZE[p["size"]]]
+    gone = [row for row in catalog if row[0] not in p["extras"]]
+    if not gone:
+        return None
+    sku, name, price, qty, weight = d.pick(gone)
+    if p["size"] == 10:
+        request = f"Add the {_label(name)} back, {dollars(price)}."
+    else:
+        request = (
+            f"Add the {_label(name)} back at the end of the cart: {sku}, {qty} at"
+            f" {dollars(price)}, {weight} g each."
+        )
+    return Revision(
+        request=request,
+        mutate=lambda q: q["extras"].append(sku),
+        direct=f"/items/{len(_gadget_extras(p)) + 1}",
+        theme=f"The {_label(name)} comes back: subtotal, tax and total rise",
+    )
+
+
+def _extra_quantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    extras = _gadget_extras(p)
+    if not extras:
+        return None
+    line = d.pick(range(len(extras)))
+    sku, name, _, old, _ = extras[line]
+    qty = d.pick([n for n in range(1, 5) if n != old])
+    return Revision(
+        request=f"Make it {qty} of the {_label(name)} instead of {old}.",
+        mutate=lambda q: q["qty"].update({sku: qty}),
+        direct=f"/items/{line + 1}/qty",
+        theme=f"The {_label(name)} goes from {old} to {qty}: its line, totals and weight follow",
+    )
+
+
+SWAP_MOVES = [
+    Move("swap-model", "substitution", _swap_model),
+    Move("plan-rate", "arithmetic", _plan_rate),
+    Move("extra-out", "add_remove", _extra_out),
+    Move("extra-in", "add_remove", _extra_in),
+    Move("extra-quantity", "arithmetic", _extra_quantity, when=lambda p: p["size"] >= 50),
+]
 
 
 # --------------------------------------------------------------------------- cart-remove-item
@@ -2429,6 +2634,8 @@ SCENARIOS = [
         conversation=swap_conversation,
         revision=swap_revision,
         followups=swap_followups,
+        inputs=swap_inputs,
+        moves=SWAP_MOVES,
         notes="The new model comes as reference; the protection plan is 10% of the headphones' price, tax "
         "7.25% on everything, the package weight sums item weights. The color stays (same value).",
     ),
