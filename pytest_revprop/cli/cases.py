@@ -29,11 +29,17 @@ from pytest_revprop.authoring.build import (
 from pytest_revprop.authoring.checkout import cases_folder, find_checkout
 from pytest_revprop.authoring.counts import (
     case_stats,
+    chain_interactions,
     followup_counts,
     format_followup_counts,
     format_stats,
 )
-from pytest_revprop.authoring.instances import DEFAULT_TURNS, MAX_TURNS, generate_all
+from pytest_revprop.authoring.instances import (
+    DEFAULT_TURNS,
+    MAX_TURNS,
+    generate_all,
+    generate_case,
+)
 from pytest_revprop.authoring.scenario import Scenario, ScenarioError
 from pytest_revprop.authoring.split import Split, moves, read_split
 from pytest_revprop.core.cases import BENCHMARK_DIR, SPLIT_FILE, load_cases
@@ -81,6 +87,14 @@ def _parser() -> argparse.ArgumentParser:
         "check", help="validate scenarios without writing (all, or those matching NAME)"
     )
     check.add_argument("names", nargs="*", metavar="NAME", help="scenario id, id prefix, or domain")
+    check.add_argument(
+        "--seeds",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also generate each scenario that declares inputs and moves with seeds 1..N, at"
+        f" every size with {MAX_TURNS} follow-ups (default 0: the shipped cases only)",
+    )
     stats = sub.add_parser(
         "stats", help="counts by domain, pattern, size, split; gold ops per size"
     )
@@ -123,7 +137,7 @@ def cases_main(argv: Sequence[str]) -> int:
     if args.command == "split":
         return _split_command(args.out, args.redraw)
     if args.command == "check":
-        return _check_command(args.names)
+        return _check_command(args.names, args.seeds)
     if args.command == "generate":
         return _generate_command(args.seed, args.out, args.turns, args.sizes, args.scenarios)
     return _stats_command(args.path, args.json)
@@ -229,7 +243,7 @@ def _split_command(out: Path | None, redraw: bool) -> int:
     return 0
 
 
-def _check_command(names: Sequence[str]) -> int:
+def _check_command(names: Sequence[str], seeds: int = 0) -> int:
     broken: list[str] = []
     scenarios = [
         s
@@ -264,9 +278,30 @@ def _check_command(names: Sequence[str]) -> int:
         )
         print(f"ok   {scenario.id:<40} gold ops {counts}")
         built.append((scenario, {c["size"]: c for c in cases}))
+        if seeds and scenario.generates:
+            failed += not _check_generated(scenario, seeds)
     print(format_followup_counts(followup_counts(built)))
     print(f"{len(scenarios) + len(mine) - failed} ok, {failed} failed")
     return 1 if failed else 0
+
+
+def _check_generated(scenario: Scenario, seeds: int) -> bool:
+    """Generate ``scenario`` with seeds 1..``seeds`` at every size with the longest chains;
+    print one line (``gen`` with the share of follow-ups that interact, or ``FAIL``)."""
+    hits: list[bool] = []
+    for seed in range(1, seeds + 1):
+        for size in SIZES:
+            try:
+                hits += chain_interactions(generate_case(scenario, size, seed, MAX_TURNS))
+            except ScenarioError as exc:
+                print(f"FAIL {exc}")
+                return False
+    share = 100 * sum(hits) / max(1, len(hits))
+    print(
+        f"gen  {scenario.id:<40} seeds 1-{seeds} x {len(SIZES)} sizes x {MAX_TURNS} follow-ups;"
+        f" {share:.0f}% interact"
+    )
+    return True
 
 
 def _stats_command(paths: Sequence[Path], as_json: bool) -> int:

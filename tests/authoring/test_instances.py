@@ -270,3 +270,23 @@ def test_generate_refuses_bad_arguments_in_one_line(
     argv = ["generate", "--seed", "1", "--out", str(tmp_path), *args]
     with pytest.raises(UserError, match=message.replace("(", r"\(")):
         cases_main(argv)
+
+
+def test_check_with_seeds_generates_each_scenario_that_can_and_fails_on_a_broken_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = (
+        CART
+        + "import dataclasses\n"
+        + "from pytest_revprop.authoring.scenario import Move, Revision\n"
+        + "def _idle(p, d):\n"
+        + "    return Revision(request='Leave it.', mutate=lambda q: None, direct='/items/0/price')\n"
+        + "SCENARIOS = [SCENARIOS[0], dataclasses.replace(SCENARIOS[0], id='cart-idle',"
+        + " moves=[Move('idle', SCENARIOS[0].pattern, _idle)])]\n"
+    )
+    scenario_package(tmp_path, monkeypatch, {"cart": source})
+    assert cases_main(["check", "--seeds", "1"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("gen  cart-price-drop ") for line in out)
+    assert any(line.startswith("FAIL scenario cart-idle size 10 seed 1 turn 0") for line in out)
+    assert out[-1] == "1 ok, 1 failed"
