@@ -221,18 +221,24 @@ def test_a_move_edits_a_copy_of_the_inputs() -> None:
 CART = "from pytest_revprop.benchmark_cases.scenarios.shopping_cart import SCENARIOS\n"
 
 
-def test_generate_writes_every_generating_scenario_and_reports_one_that_cannot_build(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    source = (
+def _with_idle(keep: str) -> str:
+    """A scenario module: the cart scenarios ``keep`` selects (a Python expression over
+    SCENARIOS) and ``cart-idle``, whose only move changes nothing."""
+    return (
         CART
         + "import dataclasses\n"
         + "from pytest_revprop.authoring.scenario import Move, Revision\n"
         + "def _idle(p, d):\n"
         + "    return Revision(request='Leave it.', mutate=lambda q: None, direct='/items/0/price')\n"
-        + "SCENARIOS = SCENARIOS + [dataclasses.replace(SCENARIOS[0], id='cart-idle',"
+        + f"SCENARIOS = {keep} + [dataclasses.replace(SCENARIOS[0], id='cart-idle',"
         + " moves=[Move('idle', SCENARIOS[0].pattern, _idle)])]\n"
     )
+
+
+def test_generate_writes_every_generating_scenario_and_reports_one_that_cannot_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = _with_idle("SCENARIOS")
     scenario_package(tmp_path, monkeypatch, {"cart": source})
     out = tmp_path / "fresh"
     args = ["generate", "--seed", "7", "--out", str(out), "--turns", "2", "--sizes", "10", "50"]
@@ -275,15 +281,7 @@ def test_generate_refuses_bad_arguments_in_one_line(
 def test_check_with_seeds_generates_each_scenario_that_can_and_fails_on_a_broken_move(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = (
-        CART
-        + "import dataclasses\n"
-        + "from pytest_revprop.authoring.scenario import Move, Revision\n"
-        + "def _idle(p, d):\n"
-        + "    return Revision(request='Leave it.', mutate=lambda q: None, direct='/items/0/price')\n"
-        + "SCENARIOS = [SCENARIOS[0], dataclasses.replace(SCENARIOS[0], id='cart-idle',"
-        + " moves=[Move('idle', SCENARIOS[0].pattern, _idle)])]\n"
-    )
+    source = _with_idle("[SCENARIOS[0]]")
     scenario_package(tmp_path, monkeypatch, {"cart": source})
     assert cases_main(["check", "--seeds", "1"]) == 1
     out = capsys.readouterr().out.splitlines()
