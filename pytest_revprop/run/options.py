@@ -339,6 +339,13 @@ PLUGIN_OPTIONS: tuple[PluginOption, ...] = (
         path=True,
     ),
     PluginOption(
+        "revprop_instances",
+        "also run fresh instances of the scenarios that generate, one set per seed, made into "
+        "the report folder's instances/ (docs/protocol.md, fresh instances and long chains)",
+        parse_seeds,
+        metavar="S[,S...]",
+    ),
+    PluginOption(
         "revprop_case",
         "only these cases, by id (e.g. cart-free-shipping/10), whatever their split and size; "
         "each failure's report ends with a command line that uses it",
