@@ -36,18 +36,13 @@ from pytest_revprop.authoring.scenario import (
     Scenario,
     ScenarioError,
 )
-from pytest_revprop.core.cases import ANNOTATION_FIELD, dump_case
+from pytest_revprop.core.cases import ANNOTATION_FIELD, dump_case, instance_id
 from pytest_revprop.vocabulary import BENCHMARK_SIZES, PATTERNS
 
 DEFAULT_TURNS = 3
 MAX_TURNS = 20
 ATTEMPTS = 4
 """How many times a move draws its arguments when the chain needs an interacting follow-up."""
-
-
-def instance_id(scenario_id: str, size: int, seed: int) -> str:
-    """The id of a generated case: ``<scenario>/<size>@<seed>`` (its file: ``<id>.json``)."""
-    return f"{scenario_id}/{size}@{seed}"
 
 
 def check_moves(scenario: Scenario) -> None:

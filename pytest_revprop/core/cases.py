@@ -77,6 +77,19 @@ def _benchmark_dir() -> Path:
 BENCHMARK_DIR = _benchmark_dir()
 """The shipped benchmark (the package ``pytest_revprop.benchmark_cases``)."""
 SPLIT_FILE = "split.json"
+
+
+def instance_id(scenario: str, size: int, seed: int) -> str:
+    """The id of a fresh instance (``revprop cases generate``): ``<scenario>/<size>@<seed>``."""
+    return f"{scenario}/{size}@{seed}"
+
+
+def instance_seed(case_id: str) -> int | None:
+    """The seed of a fresh instance's id (``cart-price-drop/10@7`` -> 7); None for another id."""
+    head, _, tail = case_id.rpartition("@")
+    return int(tail) if head and tail.isdigit() else None
+
+
 """A benchmark folder's committed dev/test split: never a case file."""
 
 

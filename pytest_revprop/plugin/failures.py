@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from pytest_revprop.core.cases import instance_seed
 from pytest_revprop.reporting.samples import reply_excerpt
-from pytest_revprop.run.instances import instance_seed
 from pytest_revprop.vocabulary import (
     INFRASTRUCTURE_ERRORS,
     OUTCOME_FIELDS,

@@ -36,12 +36,6 @@ class Instances:
     errors: tuple[str, ...] = ()
 
 
-def instance_seed(case_id: str) -> int | None:
-    """The instance seed of a case id (``cart-price-drop/10@7`` -> 7); None for another id."""
-    head, _, tail = case_id.rpartition("@")
-    return int(tail) if head and tail.isdigit() else None
-
-
 def fresh_instances(
     seeds: Sequence[int], report_dir: Path, turns: int, sizes: Sequence[int]
 ) -> Instances:

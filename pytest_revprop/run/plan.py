@@ -33,7 +33,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_revprop.core.cases import BENCHMARK_DIR, Case, select_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, Case, instance_seed, select_cases
 from pytest_revprop.core.registry import MethodRegistry, builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import ModelConfig, PresetRegistry, load_config, resolve_model
@@ -42,7 +42,6 @@ from pytest_revprop.run.instances import (
     MAX_INSTANCE_TURNS,
     Instances,
     fresh_instances,
-    instance_seed,
 )
 from pytest_revprop.run.options import OPTIONS_BY_NAME
 from pytest_revprop.run.runner import ItemSpec, RunSettings, item_specs

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from pytest_revprop.core.cases import instance_seed
 from pytest_revprop.errors import UserError
 from pytest_revprop.plugin.failures import rerun_command
 from pytest_revprop.run import instances
-from pytest_revprop.run.instances import STAMP, instance_seed
+from pytest_revprop.run.instances import STAMP
 from pytest_revprop.run.plan import RunPlan
 
 
