@@ -28,6 +28,7 @@ from pytest_revprop.core.patching import PatchError, apply_operations
 from pytest_revprop.core.scoring import score_patch
 from pytest_revprop.util.jsonutil import (
     MISSING,
+    child_pointer,
     iter_leaves,
     join_pointer,
     json_equal,
@@ -259,22 +260,48 @@ def _check_followup(
     literal: list[dict[str, Any]],
     where: str,
 ) -> None:
-    """The last of ``followups`` checked as a single revision of its own artifact (the chain
-    before it loads with it, so the case format's follow-up rules apply): its gold applies and
-    passes the case format's gold rules, its literal gold completes it, its direct ops do not."""
-    plain = json.loads(json.dumps({**case, "followups": followups}))
+    """The last of ``followups`` checked as a single revision of its own artifact: it loads
+    after the revision before it (:func:`_pair`), so the case format's follow-up rules apply;
+    its gold applies and passes the gold rules, its literal gold completes it, its direct ops
+    do not."""
+    before = followups[-2] if len(followups) > 1 else None
     try:
-        parsed = Case.from_dict(plain).followups[-1]
+        loaded = Case.from_dict(json.loads(json.dumps(_pair(case, before, followups[-1]))))
     except CaseError as exc:
         raise ScenarioError(f"{where}: the follow-up does not load: {exc}") from None
+    parsed = loaded.followups[-1]
     view = dataclasses.replace(
-        Case.from_dict({**plain, "followups": []}),
+        loaded,
         artifact=parsed.artifact,
         request=parsed.request,
         reference=parsed.reference,
         gold=parsed.gold,
+        followups=(),
     )
     _check_completion(view, literal, where)
+
+
+def _pair(
+    case: dict[str, Any], before: dict[str, Any] | None, followup: dict[str, Any]
+) -> dict[str, Any]:
+    """The case as the loader sees one follow-up: after the case's own revision, or after the
+    follow-up ``before`` it, stated as the revision of a one-turn conversation that adds its
+    artifact. The loader's chain rules hold between consecutive revisions, so checking each
+    pair checks the whole chain, at a cost that does not grow with the chain."""
+    if before is None:
+        return {**case, "followups": [followup]}
+    artifact = before["artifact"]
+    adds = [{"op": "add", "path": child_pointer("", k), "value": v} for k, v in artifact.items()]
+    return {
+        **case,
+        "conversation": [{"user": "The document so far.", "assistant": adds}],
+        "artifact": artifact,
+        "size": leaf_count(artifact),
+        "request": before["request"],
+        "reference": before["reference"],
+        "gold": before["gold"],
+        "followups": [followup],
+    }
 
 
 def _check_completion(parsed: Case, literal: list[dict[str, Any]], where: str) -> None:
