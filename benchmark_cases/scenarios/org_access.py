@@ -6,10 +6,19 @@ pattern, each a short declaration over the authoring layer.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from pytest_revprop.authoring.helpers import add_days, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import (
+    SHIPPED,
+    Draw,
+    Move,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+)
 
 DOMAIN = "org_access"
 
@@ -393,14 +402,40 @@ def role_followups(p: dict[str, Any]) -> list[Revision]:
 # Temporal: the start date moves; every date stated relative to it moves by the same amount.
 
 
-def start_params(size: int) -> dict[str, Any]:
-    # probation_days / prod_after_probation: the probation rule a follow-up changes
+SRE_HIRES = [
+    ("Tomás Herrera", "tomas.herrera"),
+    ("Rui Almeida", "rui.almeida"),
+    ("Kenji Mori", "kenji.mori"),
+    ("Felix Brandt", "felix.brandt"),
+    ("Omar Haddad", "omar.haddad"),
+]
+SRE_MANAGERS = ["Ines Kowalski", "Marta Sousa", "Claire Dubois", "Anja Berg"]
+PROBATION_DAYS = [90, 60, 120, 180]
+
+
+def start_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The hire's inputs: who, their manager, the start date, and the probation rule (its
+    length, and whether production access waits for its end)."""
+    name, mailbox = d.pick(SRE_HIRES)
     return {
         "size": size,
-        "start": "2025-04-07",
-        "probation_days": 90,
+        "start": d.date("2025-04-02", "2025-05-16", shipped="2025-04-07", weekdays="01234"),
+        "probation_days": d.pick(PROBATION_DAYS),
         "prod_after_probation": False,
+        "name": name,
+        "mailbox": mailbox,
+        "manager": d.pick(SRE_MANAGERS),
     }
+
+
+def start_params(size: int) -> dict[str, Any]:
+    # probation_days / prod_after_probation: the probation rule a follow-up changes
+    return start_inputs(size, SHIPPED)
+
+
+def _hire(p: dict[str, Any]) -> tuple[str, str, str]:
+    """The hire's name, mailbox and manager."""
+    return p["name"], p["mailbox"], p["manager"]
 
 
 # (system, days after the start date when access opens); size 100 only
@@ -423,8 +458,9 @@ def start_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
     probation_end = add_days(start, p["probation_days"])
     prod_from = probation_end if p["prod_after_probation"] else add_days(start, 30)
+    name, mailbox, manager = _hire(p)
     artifact: dict[str, Any] = {
-        "hire": {"name": "Tomás Herrera", "team": "Platform SRE", "start_date": start},
+        "hire": {"name": name, "team": "Platform SRE", "start_date": start},
         "accounts": {
             "activate_on": add_days(start, -2),
             "vpn": True,
@@ -432,12 +468,12 @@ def start_compute(p: dict[str, Any]) -> dict[str, Any]:
             "laptop_shipped": "2025-04-01",
         },
         "reviews": {"probation_end": probation_end, "security_audit": "2025-06-30"},
-        "manager": "Ines Kowalski",
+        "manager": manager,
     }
     if size == 10:
         return artifact
     artifact["hire"].update(
-        email="tomas.herrera@corvid.example", location="Lisbon", employment="full-time"
+        email=f"{mailbox}@corvid.example", location="Lisbon", employment="full-time"
     )
     artifact["accounts"].update(
         github_org="corvid-platform",
@@ -518,11 +554,12 @@ def start_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def start_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, start, probation = p["size"], p["start"], p["probation_days"]
+    name, mailbox, manager = _hire(p)
     if size == 10:
         return [
             (
-                "Tomás Herrera joins Platform SRE on 2025-04-07, reporting to Ines Kowalski. Set him up.",
+                f"{name} joins Platform SRE on {start}, reporting to {manager}. Set him up.",
                 ["/hire", "/manager"],
             ),
             (
@@ -531,14 +568,14 @@ def start_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/accounts"],
             ),
             (
-                "Probation ends 90 days after the start date. The security audit he must attend is fixed on "
+                f"Probation ends {probation} days after the start date. The security audit he must attend is fixed on "
                 "2025-06-30 for the whole company.",
                 ["/reviews"],
             ),
         ]
     hire = (
-        "New SRE joining Platform SRE: Tomás Herrera, full-time, based in Lisbon, first day 2025-04-07, "
-        "email tomas.herrera@corvid.example, manager Ines Kowalski."
+        f"New SRE joining Platform SRE: {name}, full-time, based in Lisbon, first day {start}, "
+        f"email {mailbox}@corvid.example, manager {manager}."
     )
     accounts = (
         "Accounts should come alive two days before day one, with VPN on and the corvid-platform "
@@ -546,7 +583,7 @@ def start_conversation(p: dict[str, Any]) -> list[Turn]:
         "and he joins PagerDuty at 60 days. The laptop shipped on 2025-04-01."
     )
     reviews = (
-        "Probation ends 90 days after he starts and his first access review is at 30 days. The "
+        f"Probation ends {probation} days after he starts and his first access review is at 30 days. The "
         "company security audit is on 2025-06-30 and the quarterly audit on 2025-07-15, both fixed."
     )
     courses = (
@@ -665,6 +702,79 @@ def start_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="temporal",
         ),
     ]
+
+
+# moves of org-start-date-shift: the start date moves (any number of times, back and forth),
+# production access is tied to the end of probation or untied, and the probation's length
+# changes while production access waits for it
+
+
+def _first(p: dict[str, Any]) -> str:
+    return _hire(p)[0].split()[0]
+
+
+def _shift_start(p: dict[str, Any], d: Draw) -> Revision | None:
+    days = d.pick(
+        [
+            n
+            for n in range(-21, 29)
+            if abs(n) > 1 and dt.date.fromisoformat(add_days(p["start"], n)).weekday() < 5
+        ]
+    )
+    start = add_days(p["start"], days)
+    later = "later" if days > 0 else "earlier"
+    return Revision(
+        request=d.pick(
+            [
+                f"{_first(p)}'s first day moved: he now starts on {start}.",
+                f"Change of plan, {_first(p)} starts {later}, on {start}.",
+            ]
+        ),
+        mutate=lambda q: q.update(start=start),
+        direct="/hire/start_date",
+        theme=f"The start date moves {abs(days)} days {later}: every date relative to it follows,"
+        " company dates stay",
+    )
+
+
+def _tie_prod(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick([n for n in PROBATION_DAYS if n != p["probation_days"]])
+    return Revision(
+        request=f"HR changed probation for SRE hires to {days} days, and production access should"
+        " now open only on the day his probation ends.",
+        mutate=lambda q: q.update(probation_days=days, prod_after_probation=True),
+        direct="/reviews/probation_end",
+        theme=f"A {days}-day probation moves its end date, and production access is tied to it",
+    )
+
+
+def _untie_prod(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick([n for n in PROBATION_DAYS if n != p["probation_days"]])
+    return Revision(
+        request=f"Probation for SRE hires is {days} days now, and production access goes back to"
+        " the usual rule: 30 days after he starts.",
+        mutate=lambda q: q.update(probation_days=days, prod_after_probation=False),
+        direct="/reviews/probation_end",
+        theme=f"A {days}-day probation moves its end date; production access is untied from it",
+    )
+
+
+def _probation(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick([n for n in PROBATION_DAYS if n != p["probation_days"]])
+    return Revision(
+        request=f"HR changed probation for SRE hires to {days} days.",
+        mutate=lambda q: q.update(probation_days=days),
+        direct="/reviews/probation_end",
+        theme=f"A {days}-day probation moves its end date, and production access, tied to it, follows",
+    )
+
+
+START_MOVES = [
+    Move("shift-start", "temporal", _shift_start),
+    Move("tie-prod", "temporal", _tie_prod, when=lambda p: not p["prod_after_probation"]),
+    Move("untie-prod", "temporal", _untie_prod, when=lambda p: p["prod_after_probation"]),
+    Move("probation", "temporal", _probation, when=lambda p: p["prod_after_probation"]),
+]
 
 
 # --------------------------------------------------------------------------- org-approval-base
@@ -1337,6 +1447,8 @@ SCENARIOS = [
         conversation=start_conversation,
         revision=start_revision,
         followups=start_followups,
+        inputs=start_inputs,
+        moves=START_MOVES,
         notes="Distractors: company-wide audit dates, team events and shipping dates are absolute.",
     ),
     Scenario(
