@@ -58,9 +58,37 @@ ROLES: dict[str, dict[str, Any]] = {
 COMMON_TRAININGS = [("Security Awareness", 7), ("Code of Conduct", 14)]
 
 
+FINANCE_HIRES = [
+    ("Dana Whitfield", "dana.whitfield"),
+    ("Maya Brooks", "maya.brooks"),
+    ("Ines Carvalho", "ines.carvalho"),
+    ("Lena Hoffmann", "lena.hoffmann"),
+    ("Aiko Tanaka", "aiko.tanaka"),
+]
+
+
+def role_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The hire's inputs: who, the start date, the role, and per-role changes of the role
+    definitions (``policy``: what the user changed since)."""
+    name, mailbox = d.pick(FINANCE_HIRES)
+    return {
+        "size": size,
+        "role": "Financial Analyst",
+        "start": d.date("2025-02-24", "2025-03-21", shipped="2025-03-03", weekdays="01234"),
+        "policy": {},
+        "name": name,
+        "mailbox": mailbox,
+    }
+
+
 def role_params(size: int) -> dict[str, Any]:
     # policy: per-role changes of the role definitions (a follow-up sets one)
-    return {"size": size, "role": "Financial Analyst", "start": "2025-03-03", "policy": {}}
+    return role_inputs(size, SHIPPED)
+
+
+def _role(p: dict[str, Any], name: str) -> dict[str, Any]:
+    """Role ``name``'s definition as the user's changes left it."""
+    return {**ROLES[name], **p["policy"].get(name, {})}
 
 
 def _role_systems(role: dict[str, Any], size: int) -> list[dict[str, Any]]:
@@ -86,10 +114,10 @@ def _role_systems(role: dict[str, Any], size: int) -> list[dict[str, Any]]:
 
 
 def role_compute(p: dict[str, Any]) -> dict[str, Any]:
-    role = {**ROLES[p["role"]], **p["policy"].get(p["role"], {})}
+    role = _role(p, p["role"])
     size = p["size"]
     employee: dict[str, Any] = {
-        "name": "Dana Whitfield",
+        "name": p["name"],
         "role": p["role"],
         "start_date": p["start"],
         "manager": "Priya Nair",
@@ -105,7 +133,7 @@ def role_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         return artifact
     employee.update(
-        email="dana.whitfield@northwind.example",
+        email=f"{p['mailbox']}@northwind.example",
         department="Finance Operations",
         location="Chicago",
     )
@@ -119,7 +147,7 @@ def role_compute(p: dict[str, Any]) -> dict[str, Any]:
         "delivery_date": "2025-02-27",
     }
     artifact["badge"] = {
-        "name_line": "Dana Whitfield",
+        "name_line": p["name"],
         "title_line": p["role"],
         "floor": 4,
         "building": "Tower A",
@@ -180,7 +208,7 @@ def role_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "Dana Whitfield starts on 2025-03-03 as a Financial Analyst, reporting to Priya Nair. "
+                f"{p['name']} starts on {p['start']} as a Financial Analyst, reporting to Priya Nair. "
                 "Can you start her access plan?",
                 ["/employee/name", "/employee/role", "/employee/start_date", "/employee/manager"],
             ),
@@ -203,8 +231,8 @@ def role_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     turns: list[Turn] = [
         (
-            "We have a new hire in Finance Operations: Dana Whitfield, Financial Analyst, starting "
-            "2025-03-03 in Chicago under Priya Nair. Her address will be dana.whitfield@northwind.example "
+            f"We have a new hire in Finance Operations: {p['name']}, Financial Analyst, starting "
+            f"{p['start']} in Chicago under Priya Nair. Her address will be {p['mailbox']}@northwind.example "
             "and her employee number is NW-20417.",
             [
                 f"/employee/{k}"
@@ -337,34 +365,40 @@ def role_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def role_revision(p: dict[str, Any]) -> Revision:
-    new = ROLES["Finance Manager"]
+def _role_reference(p: dict[str, Any], name: str) -> dict[str, Any]:
+    """Role ``name``'s definition as the user hands it over, as much as the size records."""
+    new = _role(p, name)
     reference: dict[str, Any] = {
-        "role": "Finance Manager",
+        "role": name,
         "groups": new["groups"],
         "approval_limit_usd": new["approval_limit_usd"],
         "support_queue": new["support_queue"],
         "review_interval_days": new["review_interval_days"],
     }
-    overrides = {}
     if p["size"] >= 50:
-        reference["system_levels"] = {"NetSuite": "approve", "Expensify": "approve"}
+        reference["system_levels"] = {"NetSuite": new["netsuite"], "Expensify": new["expensify"]}
         reference["role_trainings"] = [{"course": c, "within_days": d} for c, d in new["trainings"]]
-        overrides["/badge/title_line"] = regex(r"(?i)finance manager")
     if p["size"] >= 100:
-        reference["system_levels"].update(Coupa="approver", Workday="manager")
+        reference["system_levels"].update(Coupa=new["coupa"], Workday=new["workday"])
         reference.update(
             mfa=new["mfa"],
             distribution_list=new["distribution_list"],
             corporate_card_limit_usd=new["corporate_card_limit_usd"],
         )
+    return reference
+
+
+def role_revision(p: dict[str, Any]) -> Revision:
+    overrides = {}
+    if p["size"] >= 50:
+        overrides["/badge/title_line"] = regex(r"(?i)finance manager")
     return Revision(
         request="Change of plan: Dana is joining as a Finance Manager, not a Financial Analyst. "
         "The Finance Manager role definition is attached.",
         mutate=lambda q: q.update(role="Finance Manager"),
         direct="/employee/role",
         overrides=overrides,
-        reference=reference,
+        reference=_role_reference(p, "Finance Manager"),
     )
 
 
@@ -396,6 +430,88 @@ def role_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
     ]
+
+
+# moves of org-role-change: the role swaps either way (its definition handed over), a role's
+# review interval changes, the start date moves, and (size 100, where the tools carry it) a
+# role's approval limit changes
+
+
+def _swap_role(p: dict[str, Any], d: Draw) -> Revision:
+    new = next(r for r in ROLES if r != p["role"])
+    first = p["name"].split()[0]
+    overrides = {"/badge/title_line": regex(f"(?i){new.lower()}")} if p["size"] >= 50 else {}
+    return Revision(
+        request=d.pick(
+            [
+                f"Change of plan: {first} is joining as a {new}, not a {p['role']}. The {new} role"
+                " definition is attached.",
+                f"HR moved {first} to the {new} role. Its definition is attached.",
+            ]
+        ),
+        mutate=lambda q: q.update(role=new),
+        direct="/employee/role",
+        overrides=overrides,
+        reference=_role_reference(p, new),
+        theme=f"The {new} role replaces the {p['role']}: everything the role governs follows",
+    )
+
+
+def _review_interval(p: dict[str, Any], d: Draw) -> Revision:
+    role = p["role"]
+    days = d.pick([n for n in (60, 90, 120, 180) if n != _role(p, role)["review_interval_days"]])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["policy"].setdefault(role, {})["review_interval_days"] = days
+
+    return Revision(
+        request=f"Audit wants {role}s reviewed every {days} days now.",
+        mutate=mutate,
+        direct="/access/review_interval_days",
+        theme=f"The {role} review interval becomes {days} days: her first review moves with it",
+    )
+
+
+def _role_start(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick(
+        [
+            n
+            for n in range(-14, 22)
+            if abs(n) > 1 and dt.date.fromisoformat(add_days(p["start"], n)).weekday() < 5
+        ]
+    )
+    start = add_days(p["start"], days)
+    return Revision(
+        request=f"{p['name'].split()[0]}'s start date moved to {start}.",
+        mutate=lambda q: q.update(start=start),
+        direct="/employee/start_date",
+        theme="A new start date moves her first review"
+        + (" and every training due date" if p["size"] >= 50 else ""),
+    )
+
+
+def _approval_limit(p: dict[str, Any], d: Draw) -> Revision:
+    role = p["role"]
+    old = _role(p, role)["approval_limit_usd"]
+    limit = d.pick([n for n in (0, 5000, 10000, 25000, 50000) if n != old])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["policy"].setdefault(role, {})["approval_limit_usd"] = limit
+
+    return Revision(
+        request=f"Finance set the {role} approval limit to ${limit:,}.",
+        mutate=mutate,
+        direct="/access/approval_limit_usd",
+        theme=f"A {role} approval limit of ${limit:,}: the tools that carry it follow",
+    )
+
+
+ROLE_MOVES = [
+    Move("swap-role", "substitution", _swap_role),
+    Move("review-interval", "temporal", _review_interval),
+    Move("shift-start", "temporal", _role_start),
+    Move("approval-limit", "arithmetic", _approval_limit, when=lambda p: p["size"] == 100),
+]
 
 
 # --------------------------------------------------------------------------- org-start-date-shift
@@ -1435,6 +1551,8 @@ SCENARIOS = [
         conversation=role_conversation,
         revision=role_revision,
         followups=role_followups,
+        inputs=role_inputs,
+        moves=ROLE_MOVES,
         notes="Role attributes are stated for the old role in the conversation; the new role comes as reference data.",
     ),
     Scenario(
