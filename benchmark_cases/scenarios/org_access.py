@@ -919,15 +919,37 @@ BUYERS = [
 FIXED_LIMITS = [("Jordan Blake", "Senior Buyer", 15000), ("Amelia Grant", "Buyer", 5000)]
 
 
+NEW_BUYERS = ["Tariq Hassan", "Elif Demir", "Bruno Salas", "Keiko Abe", "Nils Berg", "Zara Qureshi"]
+DELEGATING = {"Daniel Kim", "Oskar Lind", "Ethan Brooks", "Grace Owusu", "Rafael Costa"}
+"""Buyers the size-100 delegations name: they never leave the team in a generated chain."""
+
+
+def base_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The department's inputs: the base limit, promotions (``levels``), buyers added
+    (``extra``) and buyers who left (``left``)."""
+    levels = {}
+    for name, shipped in BUYERS[:2]:
+        level = d.pick(["Buyer", "Senior Buyer"], shipped=shipped)
+        if level != shipped:
+            levels[name] = level
+    return {
+        "size": size,
+        "base": d.pick([2000, 1200, 1500, 1800, 2200, 2500, 3000, 4000]),
+        "levels": levels,
+        "extra": [],
+        "left": [],
+    }
+
+
 def base_params(size: int) -> dict[str, Any]:
     # levels / extra: promotions and new buyers of the follow-ups
-    return {"size": size, "base": 2000, "levels": {}, "extra": []}
+    return base_inputs(size, SHIPPED)
 
 
 def base_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, base = p["size"], p["base"]
     count = {10: 2, 50: 10, 100: 16}[size]
-    levels = {n: p["levels"].get(n, lv) for n, lv in BUYERS[:count]}
+    levels = {n: p["levels"].get(n, lv) for n, lv in BUYERS[:count] if n not in p["left"]}
     members = [
         {"name": n, "level": lv, "limit_usd": base * LEVEL_MULTIPLIERS[lv]}
         for n, lv in levels.items()
@@ -935,7 +957,12 @@ def base_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 100:
         members += [{"name": n, "level": lv, "limit_usd": fixed} for n, lv, fixed in FIXED_LIMITS]
     members += [
-        {"name": n, "level": lv, "limit_usd": base * LEVEL_MULTIPLIERS[lv]} for n, lv in p["extra"]
+        {
+            "name": n,
+            "level": p["levels"].get(n, lv),
+            "limit_usd": base * LEVEL_MULTIPLIERS[p["levels"].get(n, lv)],
+        }
+        for n, lv in p["extra"]
     ]
     policy: dict[str, Any] = {
         "department": "Procurement",
@@ -991,8 +1018,13 @@ def base_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-def _buyer_text(members: list[tuple[str, str]]) -> str:
-    return "; ".join(f"{n} ({lv})" for n, lv in members)
+def _buyer_text(members: list[tuple[str, str]], sep: str = "; ") -> str:
+    return sep.join(f"{n} ({lv})" for n, lv in members)
+
+
+def _initial_team(p: dict[str, Any], count: int) -> list[tuple[str, str]]:
+    """The first ``count`` buyers at their levels as the inputs give them."""
+    return [(n, p["levels"].get(n, lv)) for n, lv in BUYERS[:count]]
 
 
 def base_conversation(p: dict[str, Any]) -> list[Turn]:
@@ -1001,13 +1033,13 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "I'm setting spending authority for Procurement. The base approval limit is $2,000, and "
+                f"I'm setting spending authority for Procurement. The base approval limit is ${p['base']:,}, and "
                 "anything above ten times the base escalates to the CFO.",
                 ["/policy"],
             ),
             (
-                "Limits scale with level: a Buyer gets the base, a Senior Buyer twice the base. Add Aisha "
-                "Bello (Buyer) and Rafael Costa (Senior Buyer).",
+                "Limits scale with level: a Buyer gets the base, a Senior Buyer twice the base. Add"
+                f" {_buyer_text(_initial_team(p, 2), ' and ')}.",
                 ["/members/0", "/members/1"],
             ),
             ("What's the total authority we're delegating? Add it up.", ["/total_delegated_usd"]),
@@ -1015,7 +1047,7 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         (
             "Procurement spending authority, effective 2025-07-01 and signed off by the CFO Office: base "
-            "approval limit $2,000 in USD, and anything over ten times the base escalates to the CFO. "
+            f"approval limit ${p['base']:,} in USD, and anything over ten times the base escalates to the CFO. "
             "Corporate cards stay at a flat $2,000 regardless.",
             [
                 "/policy/department",
@@ -1033,7 +1065,7 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/level_limits_usd"],
         ),
         (
-            f"The team, each with the limit for their level: {_buyer_text(BUYERS[:count])}.",
+            f"The team, each with the limit for their level: {_buyer_text(_initial_team(p, count))}.",
             [f"/members/{i}" for i in range(count)],
         ),
     ]
@@ -1124,6 +1156,94 @@ def base_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
     ]
+
+
+# moves of org-approval-base: the base changes, a buyer's level changes, a buyer joins or
+# leaves. Size 10 states only the Buyer and Senior Buyer levels.
+
+
+def _levels(p: dict[str, Any]) -> list[str]:
+    return list(LEVEL_MULTIPLIERS)[: 2 if p["size"] == 10 else 4]
+
+
+def _team(p: dict[str, Any]) -> list[dict[str, Any]]:
+    return base_compute(p)["members"]  # type: ignore[no-any-return]
+
+
+def _rebase(p: dict[str, Any], d: Draw) -> Revision:
+    base = d.pick([n for n in (1500, 2000, 2500, 3000, 3500, 4000) if n != p["base"]])
+    return Revision(
+        request=d.pick(
+            [
+                f"Finance set the Procurement base approval limit to ${base:,}.",
+                f"New guidance from Finance: the base approval limit is ${base:,} now.",
+            ]
+        ),
+        mutate=lambda q: q.update(base=base),
+        direct="/policy/base_limit_usd",
+        theme=f"A ${base:,} base: every level-based limit, the escalation line and the totals follow",
+    )
+
+
+def _relevel(p: dict[str, Any], d: Draw) -> Revision | None:
+    fixed = {n for n, _, _ in FIXED_LIMITS}
+    team = [(i, m) for i, m in enumerate(_team(p)) if m["name"] not in fixed]
+    i, member = d.pick(team)
+    level = d.pick([lv for lv in _levels(p) if lv != member["level"]])
+    up = LEVEL_MULTIPLIERS[level] > LEVEL_MULTIPLIERS[member["level"]]
+    return Revision(
+        request=f"{member['name']} got promoted to {level}."
+        if up
+        else f"{member['name']} moves to the {level} level.",
+        mutate=lambda q: q["levels"].update({member["name"]: level}),
+        direct=f"/members/{i}/level",
+        theme=f"{member['name']} becomes a {level}: the limit and the totals follow",
+    )
+
+
+def _join(p: dict[str, Any], d: Draw) -> Revision | None:
+    names = {m["name"] for m in _team(p)} | set(p["left"])
+    free = [n for n in NEW_BUYERS if n not in names]
+    if not free:
+        return None
+    name, level = d.pick(free), d.pick(_levels(p))
+    return Revision(
+        request=f"Add {name} to the team as a {level}.",
+        mutate=lambda q: q["extra"].append((name, level)),
+        direct=f"/members/{len(_team(p))}",
+        theme=f"{name} joins as a {level}: the totals follow",
+    )
+
+
+def _leave(p: dict[str, Any], d: Draw) -> Revision | None:
+    fixed = {n for n, _, _ in FIXED_LIMITS}
+    team = [
+        (i, m["name"])
+        for i, m in enumerate(_team(p))
+        if m["name"] not in fixed and (p["size"] < 100 or m["name"] not in DELEGATING)
+    ]
+    if len(team) < 2:
+        return None
+    i, name = d.pick(team)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["left"].append(name)
+        q["extra"] = [e for e in q["extra"] if e[0] != name]
+
+    return Revision(
+        request=f"{name} left the company; take them off the team.",
+        mutate=mutate,
+        direct=f"/members/{i}",
+        theme=f"{name} leaves: the totals follow",
+    )
+
+
+BASE_MOVES = [
+    Move("rebase", "arithmetic", _rebase),
+    Move("relevel", "substitution", _relevel),
+    Move("join", "add_remove", _join),
+    Move("leave", "add_remove", _leave),
+]
 
 
 # --------------------------------------------------------------------------- org-privileged-threshold
@@ -1579,6 +1699,8 @@ SCENARIOS = [
         conversation=base_conversation,
         revision=base_revision,
         followups=base_followups,
+        inputs=base_inputs,
+        moves=BASE_MOVES,
         notes="Distractors: the flat corporate card limit equals the old base; CFO exceptions and some PO lines are fixed amounts.",
     ),
     Scenario(
