@@ -1267,9 +1267,40 @@ APPROVERS = [
 ]
 
 
+NEW_APPROVERS = ["Omar Rahman", "Sofia Marino", "Tomasz Nowak", "Yuki Sato", "Amina Diallo"]
+PRIV_COUNT = {10: 2, 50: 8, 100: 14}
+
+
+def priv_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The policy's inputs: the threshold, the approvers' limits as changed from the list
+    (``limits``), approvers added (``extra``) and removed (``left``). At size 100 the SOX roster
+    lists the privileged approvers, so the draw keeps their number (four) and the size exact."""
+    while True:
+        limits = {}
+        for name, shipped in APPROVERS[: PRIV_COUNT[size]]:
+            limit = d.pick([shipped, shipped + 500, shipped - 500, shipped + 1000], shipped=shipped)
+            if limit != shipped:
+                limits[name] = limit
+        inputs = {
+            "size": size,
+            "threshold": d.pick([10000, 8000, 9000, 12000]),
+            "limits": limits,
+            "extra": [],
+            "left": [],
+        }
+        if size < 100 or sum(_privileged(inputs)) == 4:
+            return inputs
+
+
 def priv_params(size: int) -> dict[str, Any]:
     # limits / extra: changed limits and new approvers of the follow-ups
-    return {"size": size, "threshold": 10000, "limits": {}, "extra": []}
+    return priv_inputs(size, SHIPPED)
+
+
+def _approver_rows(p: dict[str, Any]) -> list[tuple[str, int]]:
+    """The approvers in order, with their limits as the inputs leave them."""
+    rows = [*APPROVERS[: PRIV_COUNT[p["size"]]], *p["extra"]]
+    return [(n, p["limits"].get(n, lim)) for n, lim in rows if n not in p["left"]]
 
 
 def _approver(name: str, limit: int, threshold: int, size: int) -> dict[str, Any]:
@@ -1285,8 +1316,7 @@ def _approver(name: str, limit: int, threshold: int, size: int) -> dict[str, Any
 
 def priv_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, threshold = p["size"], p["threshold"]
-    rows = [*APPROVERS[: {10: 2, 50: 8, 100: 14}[size]], *p["extra"]]
-    people = [_approver(n, p["limits"].get(n, lim), threshold, size) for n, lim in rows]
+    people = [_approver(n, lim, threshold, size) for n, lim in _approver_rows(p)]
     privileged = [x["name"] for x in people if x["privileged"]]
     artifact: dict[str, Any] = {
         "policy": {"privileged_threshold_usd": threshold},
@@ -1326,14 +1356,14 @@ def priv_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     count = {10: 2, 50: 8, 100: 14}[size]
     rule = (
-        "Anyone whose approval limit is at or above the privileged threshold of $10,000 is a "
+        f"Anyone whose approval limit is at or above the privileged threshold of ${p['threshold']:,} is a "
         "privileged approver and gets quarterly access reviews; everyone else is reviewed semi-annually."
     )
     if size >= 50:
         rule += " Privileged approvers also need dual approval on every payment."
     if size >= 100:
         rule += " They sign in with a hardware token; the rest use an authenticator app."
-    people = "; ".join(f"{n} ${lim:,}" for n, lim in APPROVERS[:count])
+    people = "; ".join(f"{n} ${lim:,}" for n, lim in _approver_rows(p)[:count])
     if size == 10:
         return [
             (rule, ["/policy"]),
@@ -1418,6 +1448,89 @@ def priv_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
     ]
+
+
+# moves of org-privileged-threshold: the threshold moves so that someone's status flips, an
+# approver's limit crosses it, an approver joins or leaves (at size 10, where only the
+# privileged count follows, a privileged one)
+
+
+def _privileged(p: dict[str, Any]) -> list[bool]:
+    return [lim >= p["threshold"] for _, lim in _approver_rows(p)]
+
+
+def _rethreshold(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        t
+        for t in range(2000, 26001, 1000)
+        if t != p["threshold"] and _privileged({**p, "threshold": t}) != _privileged(p)
+    ]
+    if not options:
+        return None
+    threshold = d.pick(options)
+    verb = "tightening" if threshold < p["threshold"] else "relaxing"
+    return Revision(
+        request=f"IT Risk is {verb} the policy: the privileged threshold is now ${threshold:,}.",
+        mutate=lambda q: q.update(threshold=threshold),
+        direct="/policy/privileged_threshold_usd",
+        theme=f"A ${threshold:,} threshold flips the approvers it now covers or releases",
+    )
+
+
+def _cross_limit(p: dict[str, Any], d: Draw) -> Revision:
+    rows = _approver_rows(p)
+    i = d.pick(range(len(rows)))
+    name, old = rows[i]
+    above = old >= p["threshold"]
+    limit = d.pick(
+        [n for n in range(1000, 30001, 500) if (n >= p["threshold"]) != above and n != old]
+    )
+    return Revision(
+        request=f"{name}'s approval limit is now ${limit:,}.",
+        mutate=lambda q: q["limits"].update({name: limit}),
+        direct=f"/approvers/{i}/limit_usd",
+        theme=f"{name}'s limit crosses the threshold: the privileged controls and counts follow",
+    )
+
+
+def _add_approver(p: dict[str, Any], d: Draw) -> Revision | None:
+    taken = {n for n, _ in _approver_rows(p)} | set(p["left"])
+    free = [n for n in NEW_APPROVERS if n not in taken]
+    if not free:
+        return None
+    name = d.pick(free)
+    low = p["threshold"] if p["size"] == 10 else 1000
+    limit = d.pick(list(range(low, 30001, 500)))
+    return Revision(
+        request=f"Add {name} as an approver with a ${limit:,} limit.",
+        mutate=lambda q: q["extra"].append((name, limit)),
+        direct=f"/approvers/{len(_approver_rows(p))}",
+        theme=f"{name} joins with a ${limit:,} limit: the counts follow",
+    )
+
+
+def _remove_approver(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _approver_rows(p)
+    flags = _privileged(p)
+    options = [i for i in range(len(rows)) if p["size"] > 10 or flags[i]]
+    if len(rows) < 2 or not options:
+        return None
+    i = d.pick(options)
+    name = rows[i][0]
+    return Revision(
+        request=f"{name} no longer approves payments; remove them from the list.",
+        mutate=lambda q: q["left"].append(name),
+        direct=f"/approvers/{i}",
+        theme=f"{name} leaves the approvers: the counts follow",
+    )
+
+
+PRIV_MOVES = [
+    Move("rethreshold", "threshold", _rethreshold),
+    Move("cross-limit", "threshold", _cross_limit),
+    Move("add-approver", "add_remove", _add_approver),
+    Move("remove-approver", "add_remove", _remove_approver),
+]
 
 
 # --------------------------------------------------------------------------- org-remove-member
@@ -1713,6 +1826,8 @@ SCENARIOS = [
         conversation=priv_conversation,
         revision=priv_revision,
         followups=priv_followups,
+        inputs=priv_inputs,
+        moves=PRIV_MOVES,
         notes="The rule is 'at or above': a limit exactly at the new threshold becomes privileged.",
     ),
     Scenario(
