@@ -1555,9 +1555,32 @@ TOOLS = [
 ]
 
 
-def team_params(size: int) -> dict[str, Any]:
+AUDITORS = [
+    ("Jonah Pike", "IT Auditor"),
+    ("Ivo Petrov", "Data Analyst"),
+    ("Kira Lund", "Controls Tester"),
+    ("Leon Baptiste", "IT Auditor"),
+    ("Mona Aziz", "Data Analyst"),
+    ("Noel Ferris", "Controls Tester"),
+]
+"""People who can join the audit team (and the pool a fresh team is drawn from)."""
+
+
+def team_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The team in roster order (the lead first), the tools' seat prices and, at size 10, the
+    AuditBoard seat price."""
     count = {10: 3, 50: 6, 100: 7}[size]
-    return {"size": size, "team": [list(m) for m in AUDIT_TEAM[:count]]}
+    rest = d.sample(AUDIT_TEAM[1:] + AUDITORS, count - 1, shipped=AUDIT_TEAM[1:count])
+    return {
+        "size": size,
+        "team": [list(m) for m in [AUDIT_TEAM[0], *rest]],
+        "seat": d.pick([45, 40, 50, 55]),
+        "prices": {t: d.pick([price, price + 5, price - 5], shipped=price) for t, price in TOOLS},
+    }
+
+
+def team_params(size: int) -> dict[str, Any]:
+    return team_inputs(size, SHIPPED)
 
 
 def _email(name: str) -> str:
@@ -1580,9 +1603,9 @@ def team_compute(p: dict[str, Any]) -> dict[str, Any]:
             "project": "Q3 SOX audit",
             "members": members,
             "headcount": n,
-            "license": {"seats": n, "monthly_cost_usd": 45 * n},
+            "license": {"seats": n, "monthly_cost_usd": p["seat"] * n},
         }
-    tools = TOOLS[: {50: 4, 100: 6}[size]]
+    tools = [(t, p["prices"][t]) for t, _ in TOOLS[: {50: 4, 100: 6}[size]]]
     artifact: dict[str, Any] = {
         "project": {
             "name": "Q3 SOX audit",
@@ -1657,7 +1680,8 @@ def team_conversation(p: dict[str, Any]) -> list[Turn]:
                 [f"/members/{i}" for i in range(n)],
             ),
             (
-                "Track the headcount, and the AuditBoard license: one seat per team member at $45 a month each.",
+                "Track the headcount, and the AuditBoard license: one seat per team member at"
+                f" ${p['seat']} a month each.",
                 ["/headcount", "/license"],
             ),
         ]
@@ -1681,7 +1705,7 @@ def team_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         (roster_text, [f"/members/{i}" for i in range(n)] + ["/headcount"]),
     ]
-    tools = TOOLS[: {50: 4, 100: 6}[size]]
+    tools = [(t, p["prices"][t]) for t, _ in TOOLS[: {50: 4, 100: 6}[size]]]
     prices = ", ".join(f"{t} ${price}" for t, price in tools)
     turns.append(
         (
@@ -1773,6 +1797,88 @@ def team_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of org-remove-member: a member leaves, joins at the end, or is replaced in place; at
+# sizes 50 and 100 a tool's seat price changes
+
+
+def _movable(p: dict[str, Any]) -> list[int]:
+    """Members a move may take out or replace: at size 100 not the lead, whom the evidence
+    repository names as its owner."""
+    return [i for i, m in enumerate(p["team"]) if p["size"] < 100 or m[0] != AUDIT_TEAM[0][0]]
+
+
+def _team_leave(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(_movable(p))
+    name = p["team"][i][0]
+    return Revision(
+        request=d.pick(
+            [
+                f"{name} has been pulled onto another engagement; take them off the audit team.",
+                f"Please remove {name} from the audit team.",
+            ]
+        ),
+        mutate=_drop_member(name),
+        direct=f"/members/{i}",
+        theme=f"{name} leaves: the backup chain, headcount and seat costs follow",
+    )
+
+
+def _newcomer(p: dict[str, Any], d: Draw) -> list[str] | None:
+    names = {m[0] for m in p["team"]}
+    free = [list(m) for m in AUDIT_TEAM + AUDITORS if m[0] not in names]
+    return d.pick(free) if free else None
+
+
+def _team_join(p: dict[str, Any], d: Draw) -> Revision | None:
+    new = _newcomer(p, d)
+    if new is None:
+        return None
+    who = new[0] if p["size"] == 10 else f"{new[0]}, {new[1]},"
+    return Revision(
+        request=f"Add {who} at the end of the roster.",
+        mutate=lambda q: q["team"].append(new),
+        direct=f"/members/{len(p['team'])}",
+        theme=f"{new[0]} joins at the end: the backup chain, headcount and seat costs follow",
+    )
+
+
+def _team_replace(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(_movable(p))
+    old, role = p["team"][i]
+    new = _newcomer(p, d)
+    if new is None:
+        return None
+    new = [new[0], role]
+    also = "" if p["size"] == 10 else f", also a {role},"
+    return Revision(
+        request=f"{old} is going on leave; {new[0]}{also} takes their place in the roster.",
+        mutate=_swap_member(old, new),
+        direct=f"/members/{i}/name",
+        theme=f"{new[0]} takes {old}'s place: the backup naming them follows, counts stay",
+    )
+
+
+def _seat_price(p: dict[str, Any], d: Draw) -> Revision:
+    tools = [t for t, _ in TOOLS[: {50: 4, 100: 6}[p["size"]]]]
+    j = d.pick(range(len(tools)))
+    tool = tools[j]
+    price = d.pick([n for n in range(5, 101, 5) if n != p["prices"][tool]])
+    return Revision(
+        request=f"{tool} now costs ${price} a seat per month.",
+        mutate=lambda q: q["prices"].update({tool: price}),
+        direct=f"/tools/{j}/price_usd",
+        theme=f"A new {tool} seat price: its cost and the totals follow",
+    )
+
+
+TEAM_MOVES = [
+    Move("leave", "add_remove", _team_leave, when=lambda p: len(p["team"]) > 2),
+    Move("join", "add_remove", _team_join),
+    Move("replace", "substitution", _team_replace),
+    Move("seat-price", "arithmetic", _seat_price, when=lambda p: p["size"] >= 50),
+]
+
+
 SCENARIOS = [
     Scenario(
         id="org-role-change",
@@ -1840,6 +1946,8 @@ SCENARIOS = [
         conversation=team_conversation,
         revision=team_revision,
         followups=team_followups,
+        inputs=team_inputs,
+        moves=TEAM_MOVES,
         notes="Backups follow roster order with wrap-around; removing the second person changes the first person's backup.",
     ),
 ]
