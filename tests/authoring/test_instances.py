@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import datetime as dt
@@ -291,3 +292,23 @@ def test_check_with_seeds_generates_each_scenario_that_can_and_fails_on_a_broken
     assert any(line.startswith("gen  cart-price-drop ") for line in out)
     assert any(line.startswith("FAIL scenario cart-idle size 10 seed 1 turn 0") for line in out)
     assert out[-1] == "1 ok, 1 failed"
+
+
+def test_in_free_a_double_wrong_at_one_turn_of_a_20_turn_chain_fails_there_not_before(
+    long_chains: dict[tuple[str, int], dict[str, Any]],
+) -> None:
+    from pytest_revprop.core.chain import judge_free, reference_patch
+    from pytest_revprop.core.patching import PatchError, apply_operations
+
+    case = Case.from_dict(json.loads(dump_case(long_chains[("cart-price-drop", 50)])))
+    wrong = (
+        7  # the double answers the gold everywhere but here, where it makes the direct edit only
+    )
+    document, completed = case.artifact, []
+    for turn in range(MAX_TURNS + 1):
+        patch = reference_patch(case, turn, "direct-only" if turn == wrong else "gold")
+        with contextlib.suppress(PatchError):  # an invalid turn leaves the document as it was
+            document = apply_operations(document, patch)
+        completed.append(judge_free(case, turn, document, patch=patch).completed)
+    assert completed[:wrong] == [True] * wrong
+    assert completed[wrong] is False
