@@ -887,7 +887,13 @@ def _probation(p: dict[str, Any], d: Draw) -> Revision:
 
 START_MOVES = [
     Move("shift-start", "temporal", _shift_start),
-    Move("tie-prod", "temporal", _tie_prod, when=lambda p: not p["prod_after_probation"]),
+    Move(
+        "tie-prod",
+        "temporal",
+        _tie_prod,
+        when=lambda p: not p["prod_after_probation"],
+        opens=False,  # its direct place (probation's end) is stated after production access
+    ),
     Move("untie-prod", "temporal", _untie_prod, when=lambda p: p["prod_after_probation"]),
     Move("probation", "temporal", _probation, when=lambda p: p["prod_after_probation"]),
 ]
@@ -1787,7 +1793,10 @@ def team_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
         Revision(
-            request="Add Ivo Petrov, Data Analyst, at the end of the roster.",
+            # size 10 members hold no title: the request there gives none
+            request="Add Ivo Petrov at the end of the roster."
+            if p["size"] == 10
+            else "Add Ivo Petrov, Data Analyst, at the end of the roster.",
             mutate=lambda q: q["team"].append(["Ivo Petrov", "Data Analyst"]),
             direct=f"/members/{end}",
             theme="A member added at the end becomes the last person's backup and is covered by the first; "

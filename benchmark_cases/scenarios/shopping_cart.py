@@ -392,7 +392,7 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
     n = COFFEE_LINES_BY_SIZE[size]
     back_up = {"/kettle_comparison/cheapest_at": regex(r"(?i)brewmart")} if size == 100 else {}
     stovetop = (
-        "Add a stovetop whistling kettle too, one at $34.99."
+        "Add one more item, Stovetop whistling kettle: one at $34.99."
         if size == 10
         else "Move the stovetop whistling kettle from my wishlist into the cart: one, SKU HC-SK-090, "
         "$34.99, not on sale."
@@ -515,7 +515,7 @@ def _add_line(p: dict[str, Any], d: Draw) -> Revision | None:
     label = _label(name)
     if p["size"] == 10:
         price = row[2] if where == "wishlist" else row[3]
-        request = f"Add one {label} to the cart too, at {dollars(price)}."
+        request = f"Add this to the cart too: {name}, one at {dollars(price)}."
     elif where == "wishlist":
         request = f"Move the {label} from my wishlist into the cart: one, SKU {sku}, {dollars(row[2])}, not on sale."
     else:
@@ -933,7 +933,7 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             request="Swap the catnip mice for two feather wand toys (PP-FW-01), $8.99 each.",
             mutate=feather_wands,
             direct="/items/1/name",
-            overrides=free,
+            overrides={**free, "/items/1/name": regex(r"(?i)^feather wand toys?$")},
             theme="A pricier toy replaces the mice: the line is re-priced, and the subtotal, gaps, "
             "points and total follow (in the big cart it crosses $75 again)",
             pattern="substitution",
@@ -994,7 +994,7 @@ def _pet_add(p: dict[str, Any], d: Draw) -> Revision | None:
         if not pool:
             return None
         sku, name, price, _ = d.pick(pool)
-        request = f"Add the {PET_SPOKEN[sku]} too: one at {dollars(price)}."
+        request = f"Add this too: {name}, one at {dollars(price)}."
 
         def mutate(q: dict[str, Any]) -> None:
             q["lines"].append([sku, name, price, 1])
@@ -1044,6 +1044,12 @@ def _pet_remove(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
+_TOY_NAMES = {
+    "PP-FW-01": r"(?i)^feather wand toys?$",
+    "PP-CM-03": r"(?i)^catnip mice(, 3-pack)?$",
+}
+
+
 def _pet_toy(p: dict[str, Any], d: Draw) -> Revision | None:
     """Swap the catnip mice for feather wands or back (the line stays where it is)."""
     line = next(i for i, row in enumerate(p["lines"]) if row[0] in ("PP-CM-03", "PP-FW-01"))
@@ -1060,7 +1066,8 @@ def _pet_toy(p: dict[str, Any], d: Draw) -> Revision | None:
         request=f"Swap the {old} for {count_word(qty)} {label}{sku_text}, {dollars(price)} each.",
         mutate=lambda q: q["lines"].__setitem__(line, [sku, name, price, qty]),
         direct=f"/items/{line}/name",
-        overrides=_service(p, q),
+        # the request spells the name in lower case (and maybe plural): the gold takes either
+        overrides={**_service(p, q), f"/items/{line}/name": regex(_TOY_NAMES[sku])},
         theme=f"The {old} give way to another toy: the line, subtotal, gaps and total follow",
     )
 
@@ -1919,6 +1926,7 @@ def remove_followups(p: dict[str, Any]) -> list[Revision]:
             + ("OF-LP-150, $29, ships in 6 days. Still a gift." if gift else "$29."),
             mutate=lambda q: q.update(clip_lamp=True),
             direct="/items/1/name",
+            overrides={"/items/1/name": regex(r"(?i)^clip-on led lamp$")},
             theme="A cheaper, faster lamp replaces the one just put back: its line, the wrap list, "
             "totals and the ship and arrival dates follow",
             pattern="substitution",
@@ -2013,6 +2021,8 @@ def _swap_lamp(p: dict[str, Any], d: Draw) -> Revision | None:
         request=f"Swap the {old} for the {_label(name)}: {detail}.",
         mutate=lambda q: q.update(clip_lamp=to_clip),
         direct=f"/items/{_office_index(p, DESK_LAMP)}/name",
+        # the request spells the name in lower case: the gold takes any case
+        overrides={f"/items/{_office_index(p, DESK_LAMP)}/name": regex(f"(?i)^{re.escape(name)}$")},
         theme=f"The {_label(name)} replaces the {old}: its line and the totals follow"
         + (", and the ship and arrival dates" if p["size"] >= 50 else ""),
     )

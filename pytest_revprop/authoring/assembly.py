@@ -8,7 +8,6 @@ case) is checked here at build time, with an error that names the scenario and t
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -23,6 +22,7 @@ from pytest_revprop.authoring.scenario import (
     ScenarioError,
     Turn,
 )
+from pytest_revprop.authoring.userwords import check_user_words
 from pytest_revprop.core.cases import Case, CaseError
 from pytest_revprop.core.patching import PatchError, apply_operations
 from pytest_revprop.core.scoring import score_patch
@@ -65,6 +65,7 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
                 new_artifact,
                 revision,
                 f"{where} follow-up {number}",
+                f"{where} turn {number}",
             )
             followups.append(followup)
     return with_followups(case, followups)
@@ -109,6 +110,16 @@ def revision_case(
     _check_words(case, where)
     _check_order(owner, gold, where)
     _check_scoring(case, literal, where)
+    spoken = [turn["user"] for turn in conversation]
+    check_user_words(
+        where if where.endswith(" turn 0") else f"{where} turn 0",
+        revision.request,
+        revision.reference,
+        gold,
+        [artifact],
+        spoken,
+        new_artifact,
+    )
     return case, edited, new_artifact
 
 
@@ -143,12 +154,14 @@ def next_followup(
     artifact: Any,
     revision: Revision,
     where: str,
+    label: str = "",
 ) -> tuple[Params, Any, dict[str, Any]]:
     """The next follow-up of ``case``'s chain (``earlier`` its follow-ups so far): ``revision``
     edits the inputs the previous revision left; its artifact is the canonical document before
     it and its gold what the recomputation changes. Checked like the first revision: its words,
-    its literal gold completes it and its direct edit alone does not. Returns the inputs after
-    it, their artifact, and the follow-up."""
+    the user's words its gold may use (``userwords``; their errors say ``label``, default
+    ``where``), its literal gold completes it and its direct edit alone does not. Returns the
+    inputs after it, their artifact, and the follow-up."""
     if not revision.theme.strip() or "\n" in revision.theme:
         raise ScenarioError(f"{where}: a follow-up needs a theme, one non-empty line")
     if revision.pattern not in PATTERNS:
@@ -170,6 +183,15 @@ def next_followup(
     }
     _check_words({"request": revision.request, "conversation": []}, where)
     _check_followup(case, [*earlier, followup], literal, where)
+    check_user_words(
+        label or where,
+        revision.request,
+        revision.reference,
+        gold,
+        [case["artifact"], *(f["artifact"] for f in earlier), artifact],
+        [turn["user"] for turn in case["conversation"]],
+        revised,
+    )
     return inputs, revised, followup
 
 
@@ -269,15 +291,7 @@ def _check_followup(
         loaded = Case.from_dict(json.loads(json.dumps(_pair(case, before, followups[-1]))))
     except CaseError as exc:
         raise ScenarioError(f"{where}: the follow-up does not load: {exc}") from None
-    parsed = loaded.followups[-1]
-    view = dataclasses.replace(
-        loaded,
-        artifact=parsed.artifact,
-        request=parsed.request,
-        reference=parsed.reference,
-        gold=parsed.gold,
-        followups=(),
-    )
+    view = loaded.only(len(loaded.revisions) - 1)  # the follow-up as a single revision
     _check_completion(view, literal, where)
 
 

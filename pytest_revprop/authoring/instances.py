@@ -82,11 +82,19 @@ class _Chain:
 
 
 def generate_case(
-    scenario: Scenario, size: int, seed: int, turns: int = DEFAULT_TURNS, split: str = "test"
+    scenario: Scenario,
+    size: int,
+    seed: int,
+    turns: int = DEFAULT_TURNS,
+    split: str = "test",
+    *,
+    strict: bool = False,
 ) -> dict[str, Any]:
     """The generated case of ``scenario`` at ``size`` with ``seed``: fresh inputs, turn 0 and
     ``turns`` follow-ups, each checked as a shipped case is. Raises :class:`ScenarioError` (one
-    line: the scenario, size, seed, turn, and the last move tried with its reason)."""
+    line: the scenario, size, seed, turn, and the last move tried with its reason). A move whose
+    revision does not build is passed over for the next one; ``strict`` (``revprop cases check
+    --seeds``) raises instead, naming it: a move should return None when no arguments fit."""
     where = f"scenario {scenario.id} size {size} seed {seed}"
     if not 0 <= turns <= MAX_TURNS:
         raise ScenarioError(f"{where}: turns must be 0 to {MAX_TURNS}, got {turns}")
@@ -94,9 +102,9 @@ def generate_case(
     check_moves(scenario)
     inputs = drawn_inputs(scenario, size, seed)
     draw = Draw(seed, f"{scenario.id}/{size}/chain")
-    chain = _first_turn(scenario, size, inputs, draw, split, where)
+    chain = _first_turn(scenario, size, inputs, draw, split, where, strict)
     for number in range(1, turns + 1):
-        _next_turn(scenario, chain, draw, number, f"{where} turn {number}")
+        _next_turn(scenario, chain, draw, number, f"{where} turn {number}", strict)
     case = with_followups(chain.case, chain.followups)
     case["id"] = instance_id(scenario.id, size, seed)
     case["notes"] = (
@@ -142,7 +150,13 @@ def _made(move: Move, inputs: Params, draw: Draw) -> Revision | None:
 
 
 def _first_turn(
-    scenario: Scenario, size: int, inputs: Params, draw: Draw, split: str, where: str
+    scenario: Scenario,
+    size: int,
+    inputs: Params,
+    draw: Draw,
+    split: str,
+    where: str,
+    strict: bool = False,
 ) -> _Chain:
     last = "no move applies"
     for move in _candidates(scenario, draw, ()):
@@ -155,12 +169,16 @@ def _first_turn(
             )
         except ScenarioError as exc:
             last = f"move {move.name}: {_reason(exc, f'{where} turn 0')}"
+            if strict:
+                raise ScenarioError(f"{where} turn 0: {last}") from None
             continue
         return _Chain(case, edited, artifact, [move.name])
     raise ScenarioError(f"{where} turn 0: no move builds (last: {last})")
 
 
-def _next_turn(scenario: Scenario, chain: _Chain, draw: Draw, number: int, where: str) -> None:
+def _next_turn(
+    scenario: Scenario, chain: _Chain, draw: Draw, number: int, where: str, strict: bool = False
+) -> None:
     """Add follow-up ``number`` to ``chain``: the first candidate move that builds. When the
     chain's share of interacting follow-ups would fall below half, each move draws its arguments
     up to :data:`ATTEMPTS` times until its edit touches a place an earlier revision changed, and
@@ -187,6 +205,8 @@ def _next_turn(scenario: Scenario, chain: _Chain, draw: Draw, number: int, where
             )
         except ScenarioError as exc:
             last = f"move {move.name}: {_reason(exc, where)}"
+            if strict:
+                raise ScenarioError(f"{where}: {last}") from None
             continue
         chain.followups.append(followup)
         chain.moves.append(move.name)

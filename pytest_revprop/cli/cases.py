@@ -286,13 +286,15 @@ def _check_command(names: Sequence[str], seeds: int = 0) -> int:
 
 
 def _check_generated(scenario: Scenario, seeds: int) -> bool:
-    """Generate ``scenario`` with seeds 1..``seeds`` at every size with the longest chains;
-    print one line (``gen`` with the share of follow-ups that interact, or ``FAIL``)."""
+    """Generate ``scenario`` with seeds 1..``seeds`` at every size with the longest chains,
+    strictly (a move whose revision does not build fails it); print one line (``gen`` with the
+    share of follow-ups that interact, or ``FAIL``)."""
     hits: list[bool] = []
     for seed in range(1, seeds + 1):
         for size in SIZES:
             try:
-                hits += chain_interactions(generate_case(scenario, size, seed, MAX_TURNS))
+                case = generate_case(scenario, size, seed, MAX_TURNS, strict=True)
+                hits += chain_interactions(case)
             except ScenarioError as exc:
                 print(f"FAIL {exc}")
                 return False

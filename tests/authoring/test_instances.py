@@ -48,7 +48,9 @@ GENERATING = [s for s in discover() if s.generates]
 def long_chains() -> dict[tuple[str, int], dict[str, Any]]:
     """Seed 1 of every scenario that generates, at every size, with 20 follow-ups."""
     return {
-        (s.id, size): generate_case(s, size, 1, MAX_TURNS) for s in GENERATING for size in SIZES
+        (s.id, size): generate_case(s, size, 1, MAX_TURNS, strict=True)
+        for s in GENERATING
+        for size in SIZES
     }
 
 
@@ -202,6 +204,8 @@ def test_a_scenario_that_cannot_build_is_one_line_naming_its_move_and_reason() -
         "scenario cart-idle size 10 seed 1 turn 0: no move builds (last: move idle: the revision"
         " changes nothing in the artifact)"
     ]
+    with pytest.raises(ScenarioError, match="turn 0: move idle: the revision changes nothing"):
+        generate_case(broken, 10, 1, 1, strict=True)
 
 
 def test_a_move_edits_a_copy_of_the_inputs() -> None:
