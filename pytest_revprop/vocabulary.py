@@ -55,6 +55,8 @@ all (``off``, one revision per item), each turn from the canonical document befo
 (``teacher``), or each turn from the model's own document after the one before (``free``)."""
 CHAIN_PROTOCOLS: Final[tuple[ChainProtocol, ...]] = get_args(ChainProtocol)
 CHAIN_OFF: Final = "off"
+CHAIN_RECORD_KEYS: Final = ("chain", "turns", "turns_completed", "regressions")
+"""The fields a chain item's record adds to a single revision's (docs/interfaces.md)."""
 
 # --------------------------------------------------------------------------- cases
 

@@ -96,11 +96,14 @@ def instance_seed(case_id: str) -> int | None:
 @dataclass(frozen=True)
 class Turn:
     """One turn of the conversation before the request: the user's message and the assistant's
-    answer as a list of RFC 6902 operations on the artifact.
+    answer as a list of RFC 6902 operations on the artifact; ``reference``: the reference data
+    the user gave with the message (a chain's earlier turn that had some; None: none, as in
+    every case file's conversation).
     """
 
     user: str
     assistant: list[dict[str, Any]]
+    reference: Any = None
 
 
 @dataclass(frozen=True)
@@ -286,6 +289,12 @@ class Case:
         return dataclasses.replace(
             self, revisions=(dataclasses.replace(self.revision(index), **changes),)
         )
+
+    @property
+    def view_id(self) -> str:
+        """What names what the case shows a method, for every memo, cache and shared score
+        that keys on it: its id; a chain turn's view (``core.chain.TurnView``) has its own."""
+        return self.id
 
     @classmethod
     def from_dict(cls, data: Any, source: Path | str | None = None, *, chains: bool = True) -> Case:

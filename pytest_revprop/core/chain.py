@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +30,7 @@ from pytest_revprop.util.memo import Memo
 
 __all__ = [
     "ChainTurn",
+    "TurnView",
     "canonical_after",
     "chain_turns",
     "judge_free",
@@ -36,6 +39,7 @@ __all__ = [
     "teacher_view",
     "turn_regressions",
     "turn_view",
+    "view_identity",
 ]
 
 
@@ -162,14 +166,42 @@ def reference_patch(case: Case, index: int, solver: str) -> list[dict[str, Any]]
     return copy_json(direct)  # type: ignore[no-any-return]
 
 
+@dataclass(frozen=True, kw_only=True)
+class TurnView(Case):
+    """The case a method sees at a chain's turn (``turn_view``): a Case, with the turn it is
+    for and its own identity, derived from what it shows."""
+
+    turn: int = 0
+    shows: str = ""
+    """The view's identity (``view_id``): the case's id for turn 0 on the case's own artifact
+    (the same view in every protocol, and an ``off`` run's), else the case's id, the turn and
+    a digest of the history and the start document."""
+
+    @property
+    def view_id(self) -> str:
+        """What names what the view shows (``shows``)."""
+        return self.shows
+
+
+def view_identity(
+    case: Case, index: int, start: Any, history: Sequence[Sequence[dict[str, Any]]]
+) -> str:
+    """The identity of the view of ``case``'s turn ``index`` from ``start`` after ``history``."""
+    if index == 0 and not history and (start is case.artifact or json_equal(start, case.artifact)):
+        return case.id
+    shown = json.dumps([start, list(history)], sort_keys=True, ensure_ascii=False)
+    return f"{case.id}#{index}:{hashlib.sha256(shown.encode()).hexdigest()[:20]}"
+
+
 def turn_view(
     case: Case, index: int, start: Any, history: Sequence[Sequence[dict[str, Any]]]
-) -> Case:
+) -> TurnView:
     """The case a method sees at turn ``index`` (and, in ``teacher``, the one its reply is
-    scored on): the conversation with one more turn per earlier chain turn (its request, and
-    ``history[j]`` as the assistant's patch), ``start`` as the artifact, and turn ``index``'s
-    request, reference data and gold; no follow-ups. Not replay-checked: in ``free`` the
-    history is the model's own patches, which need not make ``start`` from the artifact."""
+    scored on): the conversation with one more turn per earlier chain turn (its request with
+    its reference data, as the user gave them, and ``history[j]`` as the assistant's patch),
+    ``start`` as the artifact, and turn ``index``'s request, reference data and gold; no
+    follow-ups; its identity (``view_identity``). Not replay-checked: in ``free`` the history
+    is the model's own patches, which need not make ``start`` from the artifact."""
     turn = _turn(case, index)
     if len(history) != index:
         raise ValueError(
@@ -179,14 +211,20 @@ def turn_view(
     conversation = [
         *case.conversation,
         *(
-            Turn(t.request, [dict(op) for op in ops])
+            Turn(t.request, [dict(op) for op in ops], t.reference)
             for t, ops in zip(earlier, history, strict=True)
         ),
     ]
-    return dataclasses.replace(case.only(turn.index, artifact=start), conversation=conversation)
+    single = case.only(turn.index, artifact=start)
+    fields = {f.name: getattr(single, f.name) for f in dataclasses.fields(Case)}
+    return TurnView(
+        **{**fields, "conversation": conversation},
+        turn=index,
+        shows=view_identity(case, index, start, history),
+    )
 
 
-def teacher_view(case: Case, index: int) -> Case:
+def teacher_view(case: Case, index: int) -> TurnView:
     """Turn ``index`` as the ``teacher`` protocol shows it: from the canonical document before
     it, each earlier turn answered by its teacher patch (what a teacher turn is scored on)."""
     start = _turn(case, index).artifact

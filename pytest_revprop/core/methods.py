@@ -169,7 +169,7 @@ class SampleArtifacts:
         """Each patch's artifact (MISSING for one that is None or does not apply)."""
         return [
             self._memo.get(
-                (case.id, json.dumps(patch, sort_keys=True, ensure_ascii=False)),
+                (case.view_id, json.dumps(patch, sort_keys=True, ensure_ascii=False)),
                 functools.partial(_sample_artifact, case, patch),
             )
             for patch in patches

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pytest_revprop.core.cases import Case
+from pytest_revprop.core.cases import Case, Turn
 from pytest_revprop.errors import UserError
 from pytest_revprop.util.memo import Memo
 
@@ -103,12 +103,21 @@ class Prompts:
 
     def conversation_text(self, case: Case) -> str:
         """The case's conversation as the prompts show it: each turn, numbered from 1, with its
-        user message and the assistant's patch.
+        user message (and the reference data given with it, as a request's own is shown) and
+        the assistant's patch.
         """
         return "\n".join(
-            self.render("turn", number=str(i), user=turn.user, patch=_patch_json(turn.assistant))
+            self.render(
+                "turn", number=str(i), user=self._user(turn), patch=_patch_json(turn.assistant)
+            )
             for i, turn in enumerate(case.conversation, start=1)
         )
+
+    def _user(self, turn: Turn) -> str:
+        if turn.reference is None:
+            return turn.user
+        details = self.render("context_reference", reference=_json(turn.reference))
+        return f"{turn.user}\n{details}"
 
     def context_sections(self, case: Case, context: str) -> list[str]:
         """The context sections of a revision prompt with context ``j``, ``h`` or ``j+h``."""
@@ -129,7 +138,9 @@ class Prompts:
     def revision_user_prompt(self, case: Case, context: str) -> str:
         """The user message for a revision call with context ``j``, ``h`` or ``j+h``."""
         if self._revisions is not None:
-            return self._revisions.get((case.id, context), lambda: self._revision(case, context))
+            return self._revisions.get(
+                (case.view_id, context), lambda: self._revision(case, context)
+            )
         return self._revision(case, context)
 
     def _revision(self, case: Case, context: str) -> str:

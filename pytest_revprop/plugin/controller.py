@@ -50,8 +50,9 @@ from pytest_revprop.plugin.role import RunRole
 from pytest_revprop.plugin.summary import NO_MARKUP, PhasesAside, summary_lines, write_section
 from pytest_revprop.plugin.worker import SPENT_KEY
 from pytest_revprop.reporting.sink import RecordSink
+from pytest_revprop.run.items import ItemSpec
 from pytest_revprop.run.plan import RunPlan, api_bases
-from pytest_revprop.run.runner import ItemSpec, Runner
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.run.scope import SpendingTally
 from pytest_revprop.servers.startup import ready_models
 from pytest_revprop.vocabulary import ResultRecord, item_key

@@ -29,7 +29,8 @@ from pytest_revprop.plugin.failures import (
     rerun_args,
     rerun_command,
 )
-from pytest_revprop.run.runner import ItemSpec, Runner
+from pytest_revprop.run.items import ItemSpec
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS, ResultRecord
 
 

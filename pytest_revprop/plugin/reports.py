@@ -18,7 +18,7 @@ import pytest
 
 from pytest_revprop.plugin.failures import RevpropFailure
 from pytest_revprop.plugin.items import RevpropItem
-from pytest_revprop.run.runner import ItemSpec
+from pytest_revprop.run.items import ItemSpec
 from pytest_revprop.vocabulary import ResultRecord
 
 JUNIT_CLASSNAME = "revprop.{model}.{method}-k{k}"

@@ -17,8 +17,9 @@ import pytest
 
 from pytest_revprop.plugin.gc_tuning import GcTuning
 from pytest_revprop.plugin.interruption import SigintShield, drop_unlocated
+from pytest_revprop.run.items import ItemSpec
 from pytest_revprop.run.plan import RunPlan
-from pytest_revprop.run.runner import ItemSpec, Runner
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.vocabulary import ResultRecord
 
 

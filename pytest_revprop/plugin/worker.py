@@ -20,8 +20,10 @@ from pytest_revprop.plugin.interruption import hand_over
 from pytest_revprop.plugin.reports import drop_report, take_record
 from pytest_revprop.plugin.role import RunRole
 from pytest_revprop.reporting.sink import SentTexts
+from pytest_revprop.run.cover import worker_share
+from pytest_revprop.run.items import ItemSpec
 from pytest_revprop.run.plan import RunPlan, with_api_bases
-from pytest_revprop.run.runner import ItemSpec, Runner, worker_share
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.vocabulary import ResultRecord
 
 SPENT_KEY = "revprop_spent_usd"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.vocabulary import INFRASTRUCTURE_ERRORS
+from pytest_revprop.vocabulary import CHAIN_RECORD_KEYS, INFRASTRUCTURE_ERRORS
 
 __all__ = [
     "CHAIN_RESULT_KEYS",
@@ -34,7 +34,7 @@ __all__ = [
 
 OFF = "off"
 """The protocol of a run without chains (``--revprop-chain=off``, and every run before it)."""
-CHAIN_RESULT_KEYS = ("chain", "turns", "turns_completed", "regressions")
+CHAIN_RESULT_KEYS = CHAIN_RECORD_KEYS
 """What a chain record adds to its results.json row and samples.jsonl line (after the keys
 every row has); a record without ``chain`` writes none of them."""
 CHAIN_SUMMARY_FIELDS = (
@@ -83,6 +83,8 @@ class ChainTally:
     by_turn: list[list[int]] = field(default_factory=list)  # turn -> [completed, ran]
     turns_completed: int = 0
     regressions: int = 0
+    """The regressions of the chains scored (an error chain's are not: per-chain means divide
+    by the chains they add up)."""
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count a chain record (a record without ``chain`` is not counted)."""
@@ -90,7 +92,6 @@ class ChainTally:
         if not protocol:
             return
         self.protocol = self.protocol or str(protocol)
-        self.regressions += _count(record.get("regressions"))
         for index, outcome in enumerate(turn_outcomes(record)):
             while len(self.by_turn) <= index:
                 self.by_turn.append([0, 0])
@@ -100,6 +101,7 @@ class ChainTally:
         if record.get("error") in INFRASTRUCTURE_ERRORS:
             return
         self.chains += 1
+        self.regressions += _count(record.get("regressions"))
         self.completed += bool(record.get("completed"))
         self.turns_completed += _count(record.get("turns_completed"))
 

@@ -1,38 +1,33 @@
-"""Revision chains in a run (docs/interfaces.md, "Revision chains"): the two options' values, the
-turns of one chain run one after another, and the chain's record. No pytest here.
+"""Revision chains in a run (docs/interfaces.md, "Revision chains"): the turns of one item run
+one after another, as its protocol (``core.protocols``) says. No pytest here.
 
-A chain item is one (case, model, method, k, seed) of a case with follow-ups, run under the
-run's protocol (``--revprop-chain``): turn 0 is the case's own revision, turn i its follow-up
-i. Each turn's method runs unchanged on the case as ``core.chain.turn_view`` makes it:
+Every item runs through ``run_chain``: an ``off`` item is a chain of one turn, a chain item of
+a case with follow-ups runs turn 0 (the case's own revision), then turn i (its follow-up i).
+Each turn's method runs unchanged on the case as ``core.chain.turn_view`` makes it, from the
+document the protocol starts it from, after the history entries of the turns before:
 
-- ``teacher``: the turn starts from the canonical document before it, and the conversation
-  shows the teacher's patches of the turns before; it is scored like a single revision;
-- ``free``: the turn starts from the model's own document after the turn before (an invalid
-  turn leaves it as it was, and the conversation shows ``[]`` for it); it is judged by
+- ``teacher``: the canonical document before the turn, the teacher's patches before it;
+  scored like a single revision;
+- ``free``: the model's own document after the turn before (an invalid turn leaves it as it
+  was, and the conversation shows ``[]`` for it), its own patches before it; judged by
   ``core.chain.judge_free``, so an early miss shows in later turns and a repair counts.
 
 ``run_chain`` makes the calls on the runner's event loop (it only applies patches to go on);
-``score_chain`` and ``chain_record`` judge the turns and build the record in the thread that
-asks, as the runner does for single revisions.
+``records.score_chain`` and the records judge the turns in the thread that asks.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.core.cases import Case
-from pytest_revprop.core.chain import (
-    chain_turns,
-    teacher_patch,
-    teacher_view,
-    turn_view,
-)
+from pytest_revprop.core.chain import turn_view
 from pytest_revprop.core.extraction import InvalidReply
 from pytest_revprop.core.methods import MethodRun
 from pytest_revprop.core.outcome import Outcome
+from pytest_revprop.core.protocols import Protocol
 from pytest_revprop.core.scoring import apply_patch
 from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.util.jsonutil import MISSING
@@ -71,10 +66,10 @@ class TurnRun:
 
 @dataclass
 class ChainRun:
-    """A chain as it ran: its protocol, its turns in order (fewer than its chain's when a turn
+    """An item as it ran: its protocol, its turns in order (fewer than its chain's when a turn
     failed for good, or when the spending ceiling stopped it: ``cut``, the ceiling's words)."""
 
-    protocol: str
+    protocol: Protocol
     turns: list[TurnRun]
     cut: str | None = None
 
@@ -97,22 +92,18 @@ def made_document(start: Any, outcome: Outcome) -> Any:
         return MISSING
 
 
-def last_teacher_view(case: Case, turns: int | None) -> Case:
-    """The view of the last turn of ``case``'s ``teacher`` chain: its prompts depend on no
-    reply, so the cache holding its first call says the chain's calls were made."""
-    return teacher_view(case, chain_turns(case, turns)[-1].index)
-
-
-async def run_chain(case: Case, protocol: str, turns: int | None, run_turn: RunTurn) -> ChainRun:
-    """Run the turns of ``case``'s chain in order (``turns``: ``--revprop-turns``). A turn that
-    failed for good (``call_failed``, ``method_failed``) ends the chain; the spending ceiling
-    ends it after its first turn (``cut``) and leaves it unrun before (BudgetReached)."""
-    steps = chain_turns(case, turns)
+async def run_chain(
+    case: Case, protocol: Protocol, turns: int | None, run_turn: RunTurn
+) -> ChainRun:
+    """Run the turns of an item of ``case`` in order (``turns``: ``--revprop-turns``). A turn
+    that failed for good (``call_failed``, ``method_failed``) ends the chain; the spending
+    ceiling ends it after its first turn (``cut``) and leaves it unrun before (BudgetReached)."""
+    steps = protocol.steps(case, turns)
     chain = ChainRun(protocol, [])
     history: list[list[dict[str, Any]]] = []
     document = case.artifact
     for step in steps:
-        start = step.artifact if protocol == "teacher" else document
+        start = protocol.start(step, document)
         view = turn_view(case, step.index, start, history)
         try:
             run = await run_turn(view, step.index)
@@ -123,14 +114,10 @@ async def run_chain(case: Case, protocol: str, turns: int | None, run_turn: RunT
             break
         after = made_document(start, run.outcome)
         chain.turns.append(TurnRun(step.index, view, run, after))
-        if run.outcome.error in INFRASTRUCTURE_ERRORS:
+        if run.outcome.error in INFRASTRUCTURE_ERRORS or step is steps[-1]:
             break
-        if protocol == "teacher":
-            history.append(teacher_patch(case, step.index) if step.index < len(steps) - 1 else [])
-        elif after is MISSING:
-            history.append([])
-        else:
-            history.append(copy.deepcopy(run.outcome.patch or []))
+        history.append(protocol.history_entry(case, step, run.outcome.patch, after))
+        if after is not MISSING:
             document = after
     return chain
 
@@ -140,7 +127,6 @@ __all__ = [
     "ChainRun",
     "RunTurn",
     "TurnRun",
-    "last_teacher_view",
     "made_document",
     "run_chain",
 ]

@@ -2,8 +2,8 @@
 cache holds, what is left to send, and what that may cost and take. No request is sent, no
 server started.
 
-The estimate runs every method of the run the way the runner would (``calls_cover``'s specs,
-through ``run_method``), but with an Ask that never reaches a server: a call the response
+The estimate runs every method of the run the way the runner does (``calls_cover``'s specs,
+through ``items.run_item``), but with an Ask that never reaches a server: a call the response
 cache answers gets its cached reply, so the method goes on exactly as in the run; any other
 call is noted as one to send and answered by a stand-in. What a method asks after a stand-in
 depends on replies that do not exist yet, so the estimate runs twice: once with stand-ins that
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import importlib.util
 import json
 import math
@@ -37,14 +38,12 @@ from typing import Any, Literal
 
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.methods import Ask, Message
-from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, Request
-from pytest_revprop.run.chains import run_chain
-from pytest_revprop.run.runner import ItemSpec, RunSettings, calls_cover, item_specs
+from pytest_revprop.run.cover import calls_cover
+from pytest_revprop.run.items import ItemSpec, RunSettings, item_specs, run_item
 from pytest_revprop.util.jsonutil import iter_leaves
-from pytest_revprop.vocabulary import CHAIN_OFF
 
 Mode = Literal["most", "least"]
 CHARS_PER_TOKEN = 4
@@ -83,6 +82,11 @@ def _stand_in(purpose: str, case: Case, mode: Mode) -> Reply:
     if purpose == "select":
         return Reply(content="1", finish_reason="stop")
     return Reply(content="[]", finish_reason="stop")
+
+
+def _same(ask: Ask, view: Case, turn: int) -> Ask:
+    """Every turn's calls counted with the item's case (``census``)."""
+    return ask
 
 
 def census(
@@ -130,25 +134,10 @@ def census(
         return ask
 
     async def run_all() -> None:
-        for spec in cover:
+        for spec in cover:  # every turn, as the runner runs it (free: on the replies at hand)
             case = by_id[spec.case]
             ask = ask_for(case, calling[spec.model])
-
-            async def turn(view: Case, index: int, spec: ItemSpec = spec, ask: Ask = ask) -> Any:
-                return await run_method(
-                    settings.registry.get(spec.method),
-                    view,
-                    ask,
-                    k=spec.k,
-                    seed=spec.seed,
-                    prompts=prompts if index == 0 else settings.prompts,
-                    turn=index,
-                )
-
-            if spec.chain == CHAIN_OFF:
-                await turn(case, 0)
-            else:  # every turn, as the runner runs it (free: on the replies at hand)
-                await run_chain(case, spec.chain, settings.turns, turn)
+            await run_item(case, spec, settings, functools.partial(_same, ask), prompts=prompts)
 
     asyncio.run(run_all())
     return found

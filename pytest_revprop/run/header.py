@@ -18,7 +18,7 @@ from pytest_revprop.llm.redact import redact
 if TYPE_CHECKING:
     from pytest_revprop.llm.presets import ModelConfig
     from pytest_revprop.run.instances import Instances
-    from pytest_revprop.run.runner import RunSettings
+    from pytest_revprop.run.items import RunSettings
 
 __all__ = ["model_line", "run_header", "versions_line"]
 
@@ -81,7 +81,7 @@ def run_header(
         f"split {split}: {n_cases} cases from {cases_path}; {n_items} items; "
         f"cache {settings.cache_dir or 'off'}",
     ]
-    if settings.chain != "off":
+    if settings.protocol.chained:
         turns = "all" if settings.turns is None else str(settings.turns)
         lines.append(
             f"revprop chains: {settings.chain}, follow-ups per chain {turns}; one item per "

@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_revprop.core.cases import BENCHMARK_DIR, Case, instance_seed, select_cases
+from pytest_revprop.core.protocols import protocol
 from pytest_revprop.core.registry import MethodRegistry, builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import ModelConfig, PresetRegistry, load_config, resolve_model
@@ -43,10 +44,10 @@ from pytest_revprop.run.instances import (
     Instances,
     fresh_instances,
 )
+from pytest_revprop.run.items import ItemSpec, RunSettings, item_specs
 from pytest_revprop.run.options import OPTIONS_BY_NAME
-from pytest_revprop.run.runner import ItemSpec, RunSettings, item_specs
 from pytest_revprop.run.scope import RunScope, run_scope
-from pytest_revprop.vocabulary import BENCHMARK_MARKERS, BENCHMARK_SIZES, CHAIN_OFF
+from pytest_revprop.vocabulary import BENCHMARK_MARKERS, BENCHMARK_SIZES
 
 if TYPE_CHECKING:
     from pytest_revprop.run.runner import Runner
@@ -137,7 +138,7 @@ class RunPlan:
             values["revprop_split"],
             values["revprop_sizes"],
             values["revprop_case"],
-            chains=values["revprop_chain"] != CHAIN_OFF,  # an off run never uses follow-ups
+            chains=protocol(values["revprop_chain"]).chained,  # an off run never uses follow-ups
             extra=instances.folders,
         )
         settings = run_settings(values, registry)
@@ -223,10 +224,9 @@ class RunPlan:
         counted against the cache, nothing sent; then, for a run with a baseline or a
         ``--revprop-detect``, what its gate could see (``estimate.gate_sight_lines``)."""
         lines = self.scope.estimate_lines(self.cases, self.models, self.settings, self.specs)
-        if self.settings.chain != CHAIN_OFF:
-            from pytest_revprop.core.chain import chain_turns
-
-            turns = sum(len(chain_turns(c, self.settings.turns)) for c in self.cases)
+        chain = self.settings.protocol
+        if chain.chained:
+            turns = sum(len(chain.steps(c, self.settings.turns)) for c in self.cases)
             lines.insert(
                 1,
                 f"chains ({self.settings.chain}): {len(self.cases)} cases, {turns} turns in "
@@ -302,7 +302,7 @@ class RunPlan:
     def chain_meta(self) -> dict[str, Any]:
         """``meta.chain`` of a chain run (its protocol and ``--revprop-turns``, None: all);
         nothing for an ``off`` run, whose meta is as it always was."""
-        if self.settings.chain == CHAIN_OFF:
+        if not self.settings.protocol.chained:
             return {}
         return {"chain": {"protocol": self.settings.chain, "turns": self.settings.turns}}
 
@@ -372,7 +372,7 @@ def with_api_bases(
 def chain_cases(cases: Sequence[Case], chain: str, label: Label) -> tuple[list[Case], int]:
     """The cases a run of ``chain`` has items for, and how many of ``cases`` it leaves out:
     all of them for ``off``, else those with follow-ups; UserError when a chain run has none."""
-    if chain == CHAIN_OFF:
+    if not protocol(chain).chained:
         return list(cases), 0
     chained = [case for case in cases if case.followups]
     if not chained:

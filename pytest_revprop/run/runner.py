@@ -21,33 +21,29 @@ import functools
 import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from pytest_revprop.core.cases import Case
-from pytest_revprop.core.chain import reference_patch
 from pytest_revprop.core.methods import (
     REFERENCE_SOLVERS,
     Ask,
-    MethodRun,
     SampleArtifacts,
     client_ask,
     reference_ask,
 )
-from pytest_revprop.core.prompts import Prompts
-from pytest_revprop.core.registry import MethodRegistry, builtin_registry, run_method
 from pytest_revprop.core.scoring import Score
 from pytest_revprop.llm.budget import BudgetReached, Ceiling
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
-from pytest_revprop.llm.types import Reply, RetryPolicy
-from pytest_revprop.run.chains import ChainCut, ChainRun, TurnRun, last_teacher_view, run_chain
-from pytest_revprop.run.records import chain_record, result_record, score_chain
+from pytest_revprop.llm.types import Reply
+from pytest_revprop.run.chains import ChainCut, ChainRun, TurnRun
+from pytest_revprop.run.items import ItemSpec, RunSettings, run_item
+from pytest_revprop.run.records import item_record, turn_score
 from pytest_revprop.util.memo import Memo
-from pytest_revprop.vocabulary import CHAIN_OFF, PAPER_SEEDS, CallRole, ResultRecord
+from pytest_revprop.vocabulary import CallRole, ResultRecord
 
-Run = MethodRun | ChainRun
-"""What an item's work gives: a method run, or a chain's runs turn by turn (``run.chains``)."""
+Run = ChainRun
+"""What an item's work gives: its method's runs turn by turn (``run.chains``; one turn for
+``off``)."""
 
 CANCEL_GRACE_S = 2.0
 """How long cancelled work may take to unwind when a run stops."""
@@ -60,124 +56,6 @@ PREFETCH_AHEAD = 1024
 SCORES_KEPT = 4096
 """Scores remembered for sharing between items with the same final patch (items of one case
 come together, so recent ones are the ones shared)."""
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class ItemSpec:
-    """One evaluation item: a method run on a case for a model at a base seed (slots: every
-    process holds one per item of the run)."""
-
-    case: str
-    model: str
-    method: str
-    k: int
-    seed: int
-    chain: str = CHAIN_OFF
-    """The run's chain protocol: ``off`` (one revision), ``teacher`` or ``free`` (a chain)."""
-
-    def label(self) -> str:
-        """The item's part of its node id: ``MODEL-METHOD-kK-sSEED``, then ``-PROTOCOL`` for
-        a chain (``m-med-k5-s42-free``)."""
-        label = f"{self.model}-{self.method}-k{self.k}-s{self.seed}"
-        return label if self.chain == CHAIN_OFF else f"{label}-{self.chain}"
-
-    def node_name(self) -> str:
-        """The pytest item's name and node id, e.g. ``invoice-workshop-hours/10[m-med-k5-s42]``
-        (a chain's: ``cart-free-shipping/10[m-med-k5-s42-teacher]``)."""
-        return f"{self.case}[{self.label()}]"
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """How a run runs its items, from its option values: the methods (expanded), the k values
-    and base seeds, the response cache, the calls in flight, the prompts, retries, transport
-    and the method registry. Frozen: every process of a run builds the same settings once."""
-
-    methods: Sequence[str]
-    k_values: Sequence[int] = (5,)
-    seeds: Sequence[int] = PAPER_SEEDS
-    cache_dir: Path | None = Path(".revprop-cache")
-    concurrency: int = 32
-    structured: bool = False
-    prompts: Prompts = field(default_factory=Prompts)
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    transport: str | None = None
-    """``litellm`` (default) or ``direct``; None: the REVPROP_TRANSPORT environment variable."""
-    registry: MethodRegistry = field(default_factory=builtin_registry)
-    """Where method names are looked up (under pytest: filled through the hook)."""
-    chain: str = CHAIN_OFF
-    """The chain protocol (``--revprop-chain``): ``off``, ``teacher`` or ``free``."""
-    turns: int | None = None
-    """The follow-ups a chain runs at most (``--revprop-turns``; None: all of them)."""
-
-
-def item_specs(
-    cases: Sequence[Case], models: Sequence[ModelConfig], settings: RunSettings
-) -> list[ItemSpec]:
-    """All items in a stable order: case, model, method, k, seed. Methods that do not use k
-    (j, h, j+h, dep) get k=1; a method is skipped below its minimum k (select: 3). A chain
-    run (``settings.chain``) has items only for the cases with follow-ups."""
-    methods = [settings.registry.get(name) for name in settings.methods]
-    chain = settings.chain
-    specs = []
-    for case in cases:
-        if chain != CHAIN_OFF and not case.followups:
-            continue
-        for model in models:
-            for method_spec in methods:
-                method = method_spec.name
-                ks = sorted(set(settings.k_values)) if method_spec.uses_k else [1]
-                for k in ks:
-                    if k < method_spec.min_k:
-                        continue
-                    for seed in settings.seeds:
-                        specs.append(ItemSpec(case.id, model.name, method, k, seed, chain))
-    return specs
-
-
-def calls_cover(
-    specs: Sequence[ItemSpec], registry: MethodRegistry | None = None
-) -> list[ItemSpec]:
-    """The specs whose calls include every call of ``specs`` (for making calls ahead).
-
-    From what each method declares (registry.MethodSpec), per case, model and base seed:
-    methods of one call group make the same calls at one k (the parallel rules), so one of
-    them is kept; a method that another one ``includes`` (``j+h``: the first sample of
-    ``reflect`` and of every parallel rule) is dropped; every other method is kept. So it is
-    in ``teacher`` chains, whose turns show every method the same conversation; every item of
-    a ``free`` chain is kept, its later turns showing the method's own patches.
-    """
-    registry = registry or builtin_registry()
-    first_of_group: dict[tuple[str, str, str, int, int], str] = {}
-    included: set[tuple[str, str, str, int]] = set()
-    for s in specs:
-        method = registry.get(s.method)
-        if method.call_group is not None:
-            first_of_group.setdefault((s.case, s.model, method.call_group, s.k, s.seed), s.method)
-        for name in method.includes:
-            included.add((s.case, s.model, name, s.seed))
-    kept = []
-    for s in specs:
-        if s.chain == "free":
-            kept.append(s)
-            continue
-        group = registry.get(s.method).call_group
-        if group is not None and first_of_group[(s.case, s.model, group, s.k, s.seed)] != s.method:
-            continue
-        if (s.case, s.model, s.method, s.seed) in included:
-            continue
-        kept.append(s)
-    return kept
-
-
-def worker_share(
-    specs: Sequence[ItemSpec], index: int, count: int, registry: MethodRegistry | None = None
-) -> list[ItemSpec]:
-    """The specs whose calls xdist worker ``index`` of ``count`` makes ahead: every
-    ``count``-th case (cases cost about the same), reduced by ``calls_cover``."""
-    cases = list(dict.fromkeys(s.case for s in specs))
-    mine = set(cases[index % max(count, 1) :: max(count, 1)])
-    return calls_cover([s for s in specs if s.case in mine], registry)
 
 
 URGENT = 100
@@ -232,20 +110,20 @@ class Runner:
         self._queued: set[ItemSpec] = set()
         self._prefetching: collections.deque[ItemSpec] = collections.deque()
         self._prefetch_active = 0
-        self._scores: Memo[tuple[str, str], Score] = Memo(SCORES_KEPT)
+        self._scores: Memo[tuple[str, str, str], Score] = Memo(SCORES_KEPT)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._prepared: set[str] = set()
         self._first_calls_checked: set[tuple[str, str, object, int]] = set()
 
-    def _ask(self, case: Case, model: ModelConfig, boost: int, turn: int | None = None) -> Ask:
-        """How ``case``'s calls reach ``model`` (``turn``: of a chain, whose view ``case`` is)."""
+    def _ask(self, spec: ItemSpec, view: Case, turn: int, boost: int) -> Ask:
+        """How the calls of ``spec`` at turn ``turn`` (on its ``view``) reach its model."""
+        model = self.models[spec.model]
         if model.kind == "reference":
             solver = model.name if model.name in REFERENCE_SOLVERS else "noop"
-            if turn is None:
-                return reference_ask(case, solver)
-            chain = self.cases[case.id]
-            return reference_ask(case, solver, patch=reference_patch(chain, turn, solver))
+            chain = self.cases[spec.case]
+            patch = self.settings.protocol.reference_patch(chain, turn, solver)
+            return reference_ask(view, solver, patch=patch)
         ask = client_ask(self.clients[model.name], structured=self.settings.structured)
         if not boost:
             return ask
@@ -265,27 +143,14 @@ class Runner:
         return run
 
     async def _work(self, spec: ItemSpec, boost: int) -> Run:
-        """The method run of ``spec``, or its chain's turns one after another."""
-        case = self.cases[spec.case]
-        if spec.chain == CHAIN_OFF:
-            return await self._turn(spec, boost, case, 0)
-        turn = functools.partial(self._turn, spec, boost)
-        return await run_chain(case, spec.chain, self.settings.turns, turn)
-
-    async def _turn(self, spec: ItemSpec, boost: int, case: Case, turn: int) -> MethodRun:
-        """The method run of ``spec`` on ``case`` (a chain's turn ``turn``: the turn's view,
-        whose prompts and samples' artifacts are its own, not the case's)."""
-        return await run_method(
-            self.settings.registry.get(spec.method),
-            case,
-            self._ask(
-                case, self.models[spec.model], boost, None if spec.chain == CHAIN_OFF else turn
-            ),
-            k=spec.k,
-            seed=spec.seed,
-            prompts=self.prompts if turn == 0 else self.settings.prompts,
-            artifacts=self.artifacts if turn == 0 else None,
-            turn=turn,
+        """The item's run (``items.run_item``): its method on each turn of its protocol."""
+        return await run_item(
+            self.cases[spec.case],
+            spec,
+            self.settings,
+            functools.partial(self._ask, spec, boost=boost),
+            prompts=self.prompts,
+            artifacts=self.artifacts,
         )
 
     async def _run(self, spec: ItemSpec, boost: int = 0) -> Run:
@@ -294,34 +159,20 @@ class Runner:
     def _record(self, spec: ItemSpec, run: Run) -> ResultRecord:
         record = self._records.get(spec)
         if record is None:
-            case = self.cases[spec.case]
-            if isinstance(run, ChainRun):
-                record = self._chain_record(case, spec, run)
-            else:
-                record = result_record(case, spec, run, self._score(case, run))
+            record = item_record(self.cases[spec.case], spec, run, self._score)
             self._records[spec] = record
         return record
 
-    def _chain_record(self, case: Case, spec: ItemSpec, chain: ChainRun) -> ResultRecord:
-        """A chain's record: its turns scored here (teacher turns shared like single ones)."""
-
-        def score_turn(turn: TurnRun) -> Score:
-            place = f"{chain.protocol}:{turn.index}" if turn.index else ""
-            return self._score(turn.view, turn.run, place)
-
-        scores = score_chain(case, chain, score_turn)
-        last = chain.turns[-1]
-        base = result_record(last.view, spec, last.run, scores[-1], credit=False)
-        return chain_record(case, chain, scores, base)
-
-    def _score(self, case: Case, run: MethodRun, place: str = "") -> Score:
-        """The run's score, shared by the items of ``case`` whose final patch is the same
-        (``place``: a chain's turn after the first, scored on its own view)."""
-        patch = run.outcome.patch
-        if patch is None or place.startswith("free"):
-            return run.score(case)
-        key = (case.id + place, json.dumps(patch, sort_keys=True, ensure_ascii=False))
-        return self._scores.get(key, lambda: run.score(case))
+    def _score(self, case: Case, chain: ChainRun, turn: TurnRun) -> Score:
+        """A turn's score, shared by the turns of the same view and final patch that the
+        run's protocol scores alike (an ``off`` item is its turn 0)."""
+        patch = turn.run.outcome.patch
+        if patch is None:
+            return turn_score(case, chain, turn)
+        protocol = chain.protocol
+        shown = json.dumps(patch, sort_keys=True, ensure_ascii=False)
+        key = (protocol.scoring, turn.view.view_id, shown)
+        return self._scores.get(key, lambda: turn_score(case, chain, turn))
 
     def _prepare_clients(self, specs: Sequence[ItemSpec]) -> None:
         """Do the clients' one-off work (importing litellm) before the first
@@ -438,15 +289,16 @@ class Runner:
 
     def _first_call_cached(self, spec: ItemSpec) -> bool:
         """Whether the cache holds the first call of ``spec`` at its base seed, as its method
-        declares it (registry.MethodSpec.first_call); False when it declares none."""
+        declares it (registry.MethodSpec.first_call), on the view its protocol probes
+        (``Protocol.probe``); False when there is none of either."""
         client = self.clients.get(spec.model)
         first_call = self.settings.registry.get(spec.method).first_call
         if client is None or client.cache is None or first_call is None:
             return False
-        case, prompts = self.cases[spec.case], self.prompts
-        if spec.chain == "teacher":  # its last turn's: a prompt that depends on no reply
-            case, prompts = last_teacher_view(case, self.settings.turns), self.settings.prompts
-        messages = first_call(prompts, case)
+        view = self.settings.protocol.probe(self.cases[spec.case], self.settings.turns)
+        if view is None:
+            return False
+        messages = first_call(self.prompts, view)
         request = client.make_request(messages, spec.seed, self.settings.structured)
         return client.cache.path(request.cache_key()).exists()
 
@@ -464,7 +316,7 @@ class Runner:
             raise
         self._let_go(spec)
         self._schedule()
-        if isinstance(run, ChainRun) and run.cut is not None:
+        if run.cut is not None:
             raise ChainCut(f"{record['reason']}", record)
         return record
 

@@ -16,7 +16,8 @@ from pytest_revprop.core.cases import Case
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.budget import require_prices, require_room
 from pytest_revprop.llm.presets import ModelConfig
-from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings
+from pytest_revprop.run.items import ItemSpec, RunSettings
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.run.sharding import (
     AUTO,
     Shard,
@@ -129,7 +130,7 @@ def run_scope(
         given = shard_from_environment(environ, label("revprop_shard"))
     scope = RunScope(
         shard=given,
-        cases_sha256=cases_digest(cases, followups=settings.chain != "off"),
+        cases_sha256=cases_digest(cases, followups=settings.protocol.chained),
         estimate_only=bool(opt("revprop_plan")),
         max_cost_usd=max_cost_usd,
     )

@@ -23,7 +23,8 @@ from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.reporting.report import write_report
 from pytest_revprop.reporting.sink import RecordSink
-from pytest_revprop.run.runner import Runner, RunSettings, item_specs
+from pytest_revprop.run.items import RunSettings, item_specs
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.testing.fakeserver import FakeServer
 
 CASE = invoice_case()

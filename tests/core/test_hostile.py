@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from helpers.handmade_cases import invoice_case, make_case, write_cases
+from helpers.records import a_record
 
 from pytest_revprop.cli.check import merge_main, score_main, validate_main
 from pytest_revprop.core.cases import CaseError, case_schema
@@ -45,12 +46,7 @@ def _reply_file(tmp_path: Path, text: str, name: str = "reply.txt") -> str:
 
 
 def _record(case: str, seed: int, **extra: Any) -> dict[str, Any]:
-    return {
-        "case": case, "model": "m", "method": "j+h", "k": 1, "seed": seed,
-        "completed": True, "valid": True, "error": None, "miss": 0, "over_edit": 0,
-        "wrong_value": 0, "reason": None, "findings": [], "replies": [], "cost_usd": 0.0,
-        "latency_s": 0.1, "calls": 1, **extra,
-    }  # fmt: skip
+    return a_record(case, seed=seed, **extra)
 
 
 # ---------------------------------------------------------------- 1. one bad record

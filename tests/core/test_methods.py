@@ -18,7 +18,8 @@ from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import CallFailed
-from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings, item_specs
+from pytest_revprop.run.items import ItemSpec, RunSettings, item_specs
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.vocabulary import METHODS, CallRole
 

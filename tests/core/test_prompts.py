@@ -77,3 +77,23 @@ def test_the_fingerprint_names_each_template_its_source_and_hash(tmp_path) -> No
     assert {k: v for k, v in changed.items() if k != "system"} == {
         k: v for k, v in shipped.items() if k != "system"
     }
+
+
+def test_an_earlier_chain_turn_shows_its_request_with_its_reference_data() -> None:
+    from helpers.chain_cases import cart_chain
+
+    from pytest_revprop.core.cases import Case
+    from pytest_revprop.core.chain import teacher_view
+
+    data = cart_chain().to_dict() | {"reference": {"sku": "C", "price": 8}}
+    case = Case.from_dict(data)
+    prompts = default_prompts()
+    # turn 0's prompt is the case's own (its reference data after the artifact, as ever)
+    assert prompts.revision_messages(teacher_view(case, 0), "j+h") == prompts.revision_messages(
+        case, "j+h"
+    )
+    details = prompts.render("context_reference", reference='{\n "sku": "C",\n "price": 8\n}')
+    turn_1 = prompts.conversation_text(teacher_view(case, 1))
+    number = len(case.conversation) + 1
+    assert f"--- Turn {number} ---\nUser: Add one C at 8.\n{details}\nAssistant's patch: " in turn_1
+    assert prompts.conversation_text(teacher_view(case, 2)).count(details) == 1  # turn 1 has none

@@ -17,7 +17,8 @@ from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.registry import MethodRegistry, builtin_registry, run_method
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.types import Reply
-from pytest_revprop.run.runner import ItemSpec, calls_cover
+from pytest_revprop.run.cover import calls_cover
+from pytest_revprop.run.items import ItemSpec
 from pytest_revprop.vocabulary import BUILTIN_METHODS, METHODS
 
 CASE = invoice_case()

@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_revprop.run.records import chain_error
 from pytest_revprop.vocabulary import FAILURE_KINDS
 
 TurnSpec = bool | str
@@ -72,7 +73,6 @@ def chain_record(
     rows = [_turn(i, spec, per_turn[i]) for i, spec in enumerate(turns)]
     first_failed = next((row for row in rows if not row["completed"]), None)
     before = next((i for i, row in enumerate(rows) if not row["completed"]), len(rows))
-    errors = [row["error"] for row in rows if row["error"]]
     return {
         "case": case,
         "model": model,
@@ -81,7 +81,7 @@ def chain_record(
         "seed": seed,
         "completed": first_failed is None,
         "valid": all(row["valid"] for row in rows),
-        "error": errors[0] if errors else None,
+        "error": chain_error(rows),
         "miss": sum(row["miss"] for row in rows),
         "over_edit": sum(row["over_edit"] for row in rows),
         "wrong_value": sum(row["wrong_value"] for row in rows),

@@ -25,8 +25,8 @@ from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.transports import TRANSPORT_ENV
 from pytest_revprop.llm.types import Reply, canonical_json
+from pytest_revprop.run.items import ItemSpec
 from pytest_revprop.run.records import result_record
-from pytest_revprop.run.runner import ItemSpec
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import respond
 from pytest_revprop.vocabulary import RESULT_KEYS

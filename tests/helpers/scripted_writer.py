@@ -2,7 +2,9 @@
 (``pytest_revprop.testing.scripted_writer``), under the names these tests use."""
 
 from pytest_revprop.testing.scripted_writer import (
+    FOLLOWUPS,
     GOLD,
+    GOLD_MARK,
     REQUEST,
     TURNS,
     ScriptedWriter,
@@ -12,4 +14,15 @@ from pytest_revprop.testing.scripted_writer import (
 )
 from pytest_revprop.testing.scripted_writer import writer_model as model
 
-__all__ = ["GOLD", "REQUEST", "TURNS", "ScriptedWriter", "add", "dep", "model", "turn"]
+__all__ = [
+    "FOLLOWUPS",
+    "GOLD",
+    "GOLD_MARK",
+    "REQUEST",
+    "TURNS",
+    "ScriptedWriter",
+    "add",
+    "dep",
+    "model",
+    "turn",
+]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from helpers.handmade_cases import invoice_case, write_cases
 from helpers.order_chains import REQUESTS, order_chain, wrong_turn_rules
+from helpers.runs import run_results, run_revprop
 
 FAKE = "--revprop-model=openai/fake"
 
@@ -24,15 +25,11 @@ def cases_dir(tmp_path: Path) -> Path:
 
 
 def _run(pytester: pytest.Pytester, cases: Path, *args: str, report: str = "reports") -> Any:
-    return pytester.runpytest(
-        f"--revprop-cases={cases}", "--revprop-split=all", f"--revprop-cache={pytester.path / 'cache'}",
-        f"--revprop-report={pytester.path / report}", "--revprop-no-figures", "--revprop-seeds=0",
-        *args,
-    )  # fmt: skip
+    return run_revprop(pytester, cases, "--revprop-seeds=0", *args, report=report)
 
 
 def _rows(pytester: pytest.Pytester, report: str = "reports") -> dict[str, dict[str, Any]]:
-    data = json.loads((pytester.path / report / "results.json").read_text())
+    data = run_results(pytester, report)
     return {f"{r['case']}[{r['model']}-{r['method']}-k{r['k']}]": r for r in data["results"]}
 
 
@@ -273,3 +270,36 @@ def test_a_chain_s_call_failure_names_the_turn_it_failed_at() -> None:
         "  turn:     1 of the free chain",
         "  model:    m at http://x/v1",
     ]
+
+
+LATE_FAILURE = """
+from pytest_revprop.api import MethodContext, Outcome, RegisterMethod
+
+
+async def late_failure(ctx: MethodContext) -> Outcome:
+    # turn 0 right, turn 1 no patch (the model's failure), turn 2 the method's code fails
+    answer = await ctx.revise()
+    if ctx.turn == 1:
+        return Outcome(None, error="no_patch", reason="no patch in the reply")
+    if ctx.turn == 2:
+        raise RuntimeError("the method broke")
+    return answer
+
+
+def pytest_revprop_methods(register: RegisterMethod) -> None:
+    register("late-failure", late_failure)
+"""
+
+
+def test_a_chain_whose_later_turn_failed_for_good_is_an_error_no_baseline_waives(
+    pytester: pytest.Pytester, cases_dir: Path
+) -> None:
+    pytester.makeconftest(LATE_FAILURE)
+    run = [cases_dir, "--revprop-model=gold", "--revprop-method=late-failure", "--revprop-chain=free",
+           f"--revprop-baseline={pytester.path / 'baseline.json'}"]  # fmt: skip
+    for gate in (["--revprop-update-baseline"], []):  # written, then compared with
+        result = _run(pytester, *run, *gate)  # type: ignore[arg-type]
+        result.assert_outcomes(errors=1)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        [row] = _rows(pytester).values()
+        assert row["error"] == "method_failed" and row["reason"].startswith("turn 2: ")

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
+from helpers.runs import run_results, run_revprop
 
 from pytest_revprop import __version__, cli
 from pytest_revprop.run.options import PLUGIN_OPTIONS
@@ -31,17 +32,11 @@ def cases_dir(tmp_path: Path) -> Path:
     return write_cases(tmp_path / "cases", [invoice_case(), travel_case()])
 
 
-def _run(
-    pytester: pytest.Pytester, cases_dir: Path, *args: str, figures: str = "--revprop-no-figures"
-) -> pytest.RunResult:
-    return pytester.runpytest(
-        f"--revprop-cases={cases_dir}", "--revprop-split=all", f"--revprop-cache={pytester.path / 'cache'}",
-        f"--revprop-report={pytester.path / 'reports'}", figures, *args,
-    )  # fmt: skip
+_run = run_revprop
 
 
 def _results(pytester: pytest.Pytester) -> dict:
-    return json.loads((pytester.path / "reports" / "results.json").read_text())
+    return run_results(pytester)
 
 
 @pytest.mark.parametrize(

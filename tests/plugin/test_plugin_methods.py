@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
+from helpers.runs import run_results, run_revprop
 
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import ORACLE_CASES_ENV
@@ -28,15 +29,11 @@ def cases_dir(tmp_path: Path) -> Path:
     return write_cases(tmp_path / "cases", [invoice_case(), travel_case()])
 
 
-def _run(pytester: pytest.Pytester, cases_dir: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        f"--revprop-cases={cases_dir}", "--revprop-split=all", f"--revprop-cache={pytester.path / 'cache'}",
-        f"--revprop-report={pytester.path / 'reports'}", "--revprop-no-figures", *args,
-    )  # fmt: skip
+_run = run_revprop
 
 
 def _results(pytester: pytest.Pytester) -> dict:
-    return json.loads((pytester.path / "reports" / "results.json").read_text())
+    return run_results(pytester)
 
 
 @pytest.mark.parametrize("xdist", XDIST, ids=XDIST_IDS)

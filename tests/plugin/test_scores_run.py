@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from helpers.handmade_cases import invoice_case, task_drop_case, travel_case, write_cases
+from helpers.runs import run_revprop
 
 from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.core.literal import literal_gold_patch
@@ -51,11 +52,9 @@ SCRIPT = [
 
 
 def _run(pytester: pytest.Pytester, server: Any, cases: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(
-        f"--revprop-cases={cases}", "--revprop-split=all", "--revprop-no-cache",
-        f"--revprop-report={pytester.path / 'reports'}", "--revprop-model=openai/fake",
-        f"--revprop-api-base={server.base_url}", "--revprop-method=j+h", "--revprop-seeds=0,1",
-        *args,
+    return run_revprop(
+        pytester, cases, "--revprop-model=openai/fake", f"--revprop-api-base={server.base_url}",
+        "--revprop-method=j+h", "--revprop-seeds=0,1", *args, cache=False, figures=None,
     )  # fmt: skip
 
 

@@ -6,43 +6,14 @@ import math
 from typing import Any
 
 import pytest
+from helpers.records import a_record
 
 from pytest_revprop.reporting.aggregate import summarize, table_rows
 
 
-def _record(
-    case: str,
-    seed: int,
-    completed: bool,
-    *,
-    model: str = "m",
-    method: str = "j+h",
-    k: int = 1,
-    miss: int = 0,
-    over_edit: int = 0,
-    wrong_value: int = 0,
-    valid: bool = True,
-    error: str | None = None,
-    cost_usd: float = 0.002,
-    latency_s: float = 1.0,
-    calls: int = 1,
-) -> dict[str, Any]:
-    return {
-        "case": case,
-        "model": model,
-        "method": method,
-        "k": k,
-        "seed": seed,
-        "completed": completed,
-        "valid": valid,
-        "error": error,
-        "miss": miss,
-        "over_edit": over_edit,
-        "wrong_value": wrong_value,
-        "cost_usd": cost_usd,
-        "latency_s": latency_s,
-        "calls": calls,
-    }
+def _record(case: str, seed: int, completed: bool, **fields: Any) -> dict[str, Any]:
+    defaults = {"miss": 0, "cost_usd": 0.002, "latency_s": 1.0, "valid": True}
+    return a_record(case, completed, seed=seed, **{**defaults, **fields})
 
 
 RECORDS = [

@@ -44,6 +44,17 @@ def test_summary_rows_of_a_chain_run_add_the_chain_fields() -> None:
     assert row["errors"] == 1
 
 
+def test_regressions_per_chain_divides_by_the_chains_whose_regressions_it_adds() -> None:
+    # the second chain's turn 2 failed for good: an error chain, left out of every chain mean
+    records = [
+        chain_record("a/10", "free", [True, True, True], regressions=[0, 1, 0]),
+        chain_record("b/10", "free", [True, "miss", "call_failed"], regressions=[0, 3, 0]),
+    ]
+    [row] = summarize(records)
+    assert row["errors"] == 1 and row["chain_completion"] == 1.0
+    assert row["regressions"] == 1 and row["regressions_per_chain"] == 1.0
+
+
 def test_turn_outcomes_read_from_the_turns_or_given() -> None:
     record = chain_record(turns=[True, "miss", "call_failed"])
     assert turn_outcomes(record) == (1, 0, -1)

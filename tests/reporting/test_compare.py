@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.records import a_record
 from helpers.revprop_report_data import make_results
 
 from pytest_revprop import cli
@@ -15,16 +16,7 @@ from pytest_revprop.vocabulary import REGRESSION_EXIT
 def _record(
     case: str, completed: bool, method: str = "med", k: int = 3, seed: int = 0
 ) -> dict[str, Any]:
-    return {
-        "case": case,
-        "model": "m",
-        "method": method,
-        "k": k,
-        "seed": seed,
-        "completed": completed,
-        "valid": True,
-        "error": None,
-    }
+    return a_record(case, completed, method=method, k=k, seed=seed, valid=True)
 
 
 def _write(path: Path, results: list[dict[str, Any]]) -> Path:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from helpers.records import a_record
 
 from pytest_revprop.plugin.failures import describe_failure
 from pytest_revprop.reporting.aggregate import markdown_summary, summarize, summary_text
@@ -17,12 +18,7 @@ from pytest_revprop.testing.fakeserver import FakeServer
 
 def _record(error: str | None, content: str | None = None, **extra: Any) -> dict[str, Any]:
     replies = [] if content is None else [{"role": "sample", "seed": 0, "content": content}]
-    return {
-        "case": "c/10", "model": "m", "method": "j+h", "k": 1, "seed": 0,
-        "completed": False, "valid": error is None, "error": error, "reason": "why",
-        "miss": 0, "over_edit": 0, "wrong_value": 0, "cost_usd": 0.0, "latency_s": 0.0,
-        "calls": 1, "request": "Change it.", "replies": replies, **extra,
-    }  # fmt: skip
+    return a_record(completed=False, error=error, reason="why", miss=0, replies=replies, **extra)
 
 
 def test_an_invalid_replys_report_shows_the_start_of_the_models_text() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.records import a_record
 
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.gate import (
@@ -31,17 +32,8 @@ def _record(
     k: int = 3,
     seed: int = 0,
 ) -> dict[str, Any]:
-    return {
-        "case": case,
-        "model": model,
-        "method": method,
-        "k": k,
-        "seed": seed,
-        "completed": completed,
-        "valid": True,
-        "error": error,
-        "miss": 0 if completed else 1,
-    }
+    return a_record(case, completed, error=error, model=model, method=method, k=k, seed=seed,
+                  valid=True, miss=0 if completed else 1)  # fmt: skip
 
 
 def _runs(

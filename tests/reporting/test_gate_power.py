@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
+from helpers.records import a_record
 
 from pytest_revprop import cli
 from pytest_revprop.core.prompts import Prompts, changed_templates
@@ -31,8 +32,7 @@ OUTCOMES = [(True, False)] * 11 + [(False, True)] * 3 + [(True, True)] * 14 + [(
 
 
 def _record(case: str, completed: bool, seed: int = 0) -> dict[str, Any]:
-    return {"case": case, "model": "m", "method": "j+h", "k": 1, "seed": seed,
-            "completed": completed, "valid": True, "error": None}  # fmt: skip
+    return a_record(case, completed, seed=seed, valid=True)
 
 
 def _worked_runs(

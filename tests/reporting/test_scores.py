@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from helpers.handmade_cases import invoice_case, make_case, task_drop_case
+from helpers.records import a_record
 
 from pytest_revprop.api import Outcome
 from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
@@ -143,29 +144,9 @@ def test_the_reference_solvers_on_every_shipped_case() -> None:
 def _record(
     case: str, seed: int, completed: bool, recall: float | None, kept: float | None, **extra: Any
 ) -> dict[str, Any]:
-    record = {
-        "case": case,
-        "model": "m",
-        "method": "j+h",
-        "k": 1,
-        "seed": seed,
-        "completed": completed,
-        "valid": extra.pop("valid", True),
-        "error": extra.pop("error", None),
-        "miss": 0,
-        "over_edit": 0,
-        "wrong_value": 0,
-        "cost_usd": 0.0,
-        "latency_s": 1.0,
-        "calls": 1,
-        "cascade_recall": recall,
-        "preservation": kept,
-        "pattern": "arithmetic",
-        "size": 10,
-        "domain": "invoice",
-    }
-    record.update(extra)
-    return record
+    fields = {"valid": True, "miss": 0, "latency_s": 1.0, "cascade_recall": recall,
+              "preservation": kept, **extra}  # fmt: skip
+    return a_record(case, completed, seed=seed, **fields)
 
 
 # Three cases at seeds 0 and 1:

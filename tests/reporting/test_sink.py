@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.records import a_record
 
 from pytest_revprop import cli
 from pytest_revprop.errors import UserError
@@ -40,15 +41,12 @@ def _reply(key: str | None, content: str, reasoning: str | None = None) -> dict[
 def _record(
     case: str, model: str, method: str, seed: int, *replies: dict[str, Any], completed: bool = True
 ) -> dict[str, Any]:
-    return {
-        "case": case, "model": model, "method": method, "k": 1 if method == "j+h" else 3,
-        "seed": seed, "completed": completed, "valid": True, "error": None,
-        "miss": 0 if completed else 1, "over_edit": 0, "wrong_value": 0, "cost_usd": 0.001 * len(replies),
-        "latency_s": 0.5, "calls": len(replies), "patch": [{"op": "replace", "path": "/a", "value": seed}],
-        "reason": None, "findings": [], "selection_fallback": None, "domain": "invoice",
-        "pattern": "arithmetic", "size": 10, "split": "test", "request": "Change a.",
-        "replies": list(replies),
-    }  # fmt: skip
+    return a_record(
+        case, completed, model=model, method=method, k=1 if method == "j+h" else 3, seed=seed,
+        cost_usd=0.001 * len(replies), latency_s=0.5, calls=len(replies),
+        patch=[{"op": "replace", "path": "/a", "value": seed}], request="Change a.",
+        replies=list(replies),
+    )  # fmt: skip
 
 
 SHARED = _reply("a" * 64, "[1]", "long thought " * 100)

@@ -5,6 +5,7 @@ import math
 from typing import Any
 
 import pytest
+from helpers.records import a_record
 
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.stats import SampleKey, mcnemar_exact, mean_std, pair_outcomes
@@ -54,16 +55,7 @@ def _record(
     seed: int = 0,
     error: str | None = None,
 ) -> dict[str, Any]:
-    return {
-        "case": case,
-        "model": model,
-        "method": method,
-        "k": k,
-        "seed": seed,
-        "completed": completed,
-        "valid": error is None,
-        "error": error,
-    }
+    return a_record(case, completed, model=model, method=method, k=k, seed=seed, error=error)
 
 
 def test_pair_outcomes_counts_discordant_pairs_per_group() -> None:

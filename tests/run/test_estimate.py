@@ -12,7 +12,7 @@ from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.llm.types import Reply, Request
 from pytest_revprop.run.estimate import estimate_lines, estimate_run
-from pytest_revprop.run.runner import RunSettings, item_specs
+from pytest_revprop.run.items import RunSettings, item_specs
 
 MODEL = resolve_model("openai/fake", api_bases=["http://127.0.0.1:9/v1"]).replace(
     price_in=1.0, price_out=2.0, max_tokens=100

@@ -16,15 +16,18 @@ from helpers.order_chains import GOLD, REQUESTS, order_chain, plain
 
 from pytest_revprop.api import MethodContext, Outcome
 from pytest_revprop.core.methods import MethodRun
+from pytest_revprop.core.protocols import protocol
 from pytest_revprop.core.registry import MethodRegistry, register_builtins
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.run.chains import ChainRun, run_chain
+from pytest_revprop.run.cover import calls_cover
+from pytest_revprop.run.items import ItemSpec, RunSettings, item_specs
 from pytest_revprop.run.options import parse_chain, parse_turns
 from pytest_revprop.run.plan import RunPlan
-from pytest_revprop.run.records import chain_record, result_record, score_chain
-from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings, calls_cover, item_specs
+from pytest_revprop.run.records import item_record
+from pytest_revprop.run.runner import Runner
 
 
 def test_the_options_parse_a_protocol_and_a_number_of_turns() -> None:
@@ -132,12 +135,7 @@ def _scripted(answers: dict[int, list[dict[str, Any]]]) -> Any:
 
 def _chain_record(chain: ChainRun) -> dict[str, Any]:
     case = order_chain()
-    scores = score_chain(case, chain)
-    last = chain.turns[-1]
-    spec = ItemSpec(case.id, "m", "j+h", 1, 0, chain.protocol)
-    return dict(
-        chain_record(case, chain, scores, result_record(last.view, spec, last.run, scores[-1]))
-    )
+    return dict(item_record(case, ItemSpec(case.id, "m", "j+h", 1, 0, chain.protocol.name), chain))
 
 
 @pytest.mark.parametrize(
@@ -148,7 +146,7 @@ def test_a_wrong_turn_fails_itself_in_teacher_and_the_places_it_governs_later_in
 ) -> None:
     # turn 1 changes the bolts' quantity only: its amount and the total are missed
     answers = {0: plain(GOLD[0]), 1: plain(GOLD[1])[:1], 2: plain(GOLD[2])}
-    ran = asyncio.run(run_chain(order_chain(), chain, None, _scripted(answers)))
+    ran = asyncio.run(run_chain(order_chain(), protocol(chain), None, _scripted(answers)))
     record = _chain_record(ran)
     assert [t["completed"] for t in record["turns"]] == passed
     assert record["turns_completed"] == 1 and not record["completed"]
@@ -173,12 +171,30 @@ def test_an_invalid_free_turn_leaves_the_document_and_shows_an_empty_patch() -> 
         1: [{"op": "replace", "path": "/nowhere/x", "value": 1}],
         2: plain(GOLD[2]),
     }
-    ran = asyncio.run(run_chain(order_chain(), "free", None, _scripted(answers)))
+    ran = asyncio.run(run_chain(order_chain(), protocol("free"), None, _scripted(answers)))
     record = _chain_record(ran)
     assert [t["valid"] for t in record["turns"]] == [True, False, True]
     assert record["error"] == "apply_error" and not record["valid"]
     assert ran.turns[2].view.conversation[-1].assistant == []
     assert ran.turns[2].view.artifact == ran.turns[1].view.artifact
+
+
+@pytest.mark.parametrize("ended", ["call_failed", "method_failed"])
+@pytest.mark.parametrize("turn_1", ["valid", "invalid"])
+def test_a_later_turn_that_failed_for_good_makes_the_chain_that_error_whatever_came_before(
+    ended: str, turn_1: str
+) -> None:
+    async def run_turn(view: Any, index: int) -> MethodRun:
+        if index == 2:
+            return MethodRun("j+h", 1, 0, Outcome(error=ended, reason=f"{ended} at turn 2"))
+        if index == 1 and turn_1 == "invalid":
+            return MethodRun("j+h", 1, 0, Outcome(None, error="no_patch", reason="no patch"))
+        return MethodRun("j+h", 1, 0, Outcome(plain(GOLD[index])))
+
+    record = _chain_record(asyncio.run(run_chain(order_chain(), protocol("free"), None, run_turn)))
+    assert [t["error"] for t in record["turns"]][2] == ended
+    assert record["error"] == ended and not record["completed"]
+    assert record["reason"] == f"turn 2: {ended} at turn 2"
 
 
 def test_the_ceiling_cuts_a_chain_after_its_first_turn_and_the_record_says_so() -> None:
@@ -187,7 +203,7 @@ def test_the_ceiling_cuts_a_chain_after_its_first_turn_and_the_record_says_so() 
             raise BudgetReached("the ceiling leaves no room")
         return MethodRun("j+h", 1, 0, Outcome(plain(GOLD[index])))
 
-    ran = asyncio.run(run_chain(order_chain(), "teacher", None, run_turn))
+    ran = asyncio.run(run_chain(order_chain(), protocol("teacher"), None, run_turn))
     assert ran.cut == "the ceiling leaves no room" and len(ran.turns) == 2
     record = _chain_record(ran)
     assert not record["completed"] and record["error"] == "call_failed"
@@ -198,7 +214,7 @@ def test_the_ceiling_cuts_a_chain_after_its_first_turn_and_the_record_says_so() 
         raise BudgetReached("no room")
 
     with pytest.raises(BudgetReached):  # nothing ran: the item is not run, no record
-        asyncio.run(run_chain(order_chain(), "teacher", None, first_cut))
+        asyncio.run(run_chain(order_chain(), protocol("teacher"), None, first_cut))
 
 
 def test_a_method_sees_which_turn_it_runs_and_the_turn_s_request() -> None:
@@ -224,7 +240,7 @@ def test_a_teacher_turn_that_breaks_an_earlier_turn_s_place_counts_a_regression(
     broken = [*plain(GOLD[2]), {"op": "replace", "path": "/lines/1/amount", "value": 14.0}]
     answers = {0: plain(GOLD[0]), 1: plain(GOLD[1]), 2: broken}
     record = _chain_record(
-        asyncio.run(run_chain(order_chain(), "teacher", None, _scripted(answers)))
+        asyncio.run(run_chain(order_chain(), protocol("teacher"), None, _scripted(answers)))
     )
     assert [t["regressions"] for t in record["turns"]] == [0, 0, 1]
     assert record["regressions"] == 1 and record["turns_completed"] == 2
@@ -291,3 +307,26 @@ def test_shards_of_a_chain_run_split_its_chains_and_together_make_the_whole_run(
     assert sorted(s for part in parts for s in part.specs) == sorted(whole.specs)
     assert all(part.specs and part.meta()["chain"]["protocol"] == "free" for part in parts)
     assert {part.meta()["cases_sha256"] for part in parts} == {whole.meta()["cases_sha256"]}
+
+
+def test_a_missing_key_stops_a_free_run_whose_turn_0_an_off_run_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_revprop.core.prompts import Prompts
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    cases = write_cases(tmp_path / "cases", [order_chain()])
+    given = {"revprop_model": ["openai/gpt-4o-mini"], "revprop_cache": tmp_path / "cache"}
+    off = _plan(cases, revprop_seeds=[0], **given)
+    runner = Runner(off.cases, off.models, off.settings)
+    client = runner.clients["openai/gpt-4o-mini"]
+    assert client.cache is not None
+    messages = Prompts().revision_messages(off.cases[0], "j+h")  # the off run's one call
+    cached = client.cache.path(client.make_request(messages, 0).cache_key())
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_text("{}")
+    off.check_credentials(runner)  # its call is cached: no key needed
+    for chain in ("teacher", "free"):  # turn 0 is the off run's; later turns are not cached
+        made = _plan(cases, revprop_seeds=[0], revprop_chain=chain, **given)
+        with pytest.raises(UserError, match="OPENAI_API_KEY"):
+            made.check_credentials(Runner(made.cases, made.models, made.settings))

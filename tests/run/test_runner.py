@@ -22,14 +22,9 @@ from helpers.handmade_cases import invoice_case
 from pytest_revprop.llm.client import Client
 from pytest_revprop.llm.presets import ModelConfig, resolve_model
 from pytest_revprop.run import runner as runner_module
-from pytest_revprop.run.runner import (
-    ItemSpec,
-    Runner,
-    RunSettings,
-    calls_cover,
-    item_specs,
-    worker_share,
-)
+from pytest_revprop.run.cover import calls_cover, worker_share
+from pytest_revprop.run.items import ItemSpec, RunSettings, item_specs
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.vocabulary import METHODS, item_key
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.records import a_record
 
 from pytest_revprop.core.cases import select_cases
 from pytest_revprop.errors import UserError
@@ -16,7 +17,7 @@ from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.reporting.combine import combine
 from pytest_revprop.reporting.sink import RecordSink
 from pytest_revprop.run.estimate import expected_calls
-from pytest_revprop.run.runner import RunSettings
+from pytest_revprop.run.items import RunSettings
 from pytest_revprop.run.scope import shard_cases
 from pytest_revprop.run.sharding import (
     Shard,
@@ -143,14 +144,8 @@ def test_auto_says_what_it_did_not_find() -> None:
 
 
 def _record(case: str, seed: int) -> dict[str, Any]:
-    return {
-        "case": case, "model": "m", "method": "j+h", "k": 1, "seed": seed, "completed": True,
-        "valid": True, "error": None, "miss": 0, "over_edit": 0, "wrong_value": 0,
-        "cost_usd": 0.0, "latency_s": 0.1, "calls": 1, "patch": [], "reason": None,
-        "findings": [], "domain": "invoice", "pattern": "arithmetic", "size": 10,
-        "split": "dev", "request": "r",
-        "replies": [{"role": "sample", "seed": seed, "content": f"[] {case}", "key": None}],
-    }  # fmt: skip
+    replies = [{"role": "sample", "seed": seed, "content": f"[] {case}", "key": None}]
+    return a_record(case, seed=seed, split="dev", request="r", replies=replies)
 
 
 def _shard_folder(root: Path, index: int, count: int, **meta: Any) -> Path:

@@ -22,7 +22,7 @@ from pytest_revprop.llm.budget import (
 )
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.run.estimate import estimate_lines, estimate_run
-from pytest_revprop.run.runner import RunSettings, item_specs
+from pytest_revprop.run.items import RunSettings, item_specs
 from pytest_revprop.run.scope import RunScope
 
 PRICED = resolve_model("openai/fake", api_bases=["http://127.0.0.1:9/v1"]).replace(

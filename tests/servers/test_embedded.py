@@ -15,7 +15,8 @@ import pytest
 from pytest_revprop.core.cases import BENCHMARK_DIR, load_case
 from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.llm.types import PATCH_SCHEMA
-from pytest_revprop.run.runner import ItemSpec, Runner, RunSettings
+from pytest_revprop.run.items import ItemSpec, RunSettings
+from pytest_revprop.run.runner import Runner
 from pytest_revprop.servers.embedded import EmbeddedServer
 
 pytestmark = pytest.mark.slow

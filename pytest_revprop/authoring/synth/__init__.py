@@ -9,6 +9,7 @@ Modules, in the order a draft flows through them:
 - ``checks``: the checks after each step (a turn, the request, the final size);
 - ``generate``: the conversation turn by turn, then the revision request;
 - ``gold_draft``: the tentative gold from several samples merged by the project's methods;
+- ``followups``: a chain's follow-ups, each request and gold on the document before it;
 - ``drafts``: the draft case with its ``annotation`` object, and the rejected-draft record;
 - ``facts`` and ``paraphrase``: reworded variants and their mechanical fact check;
 - ``pipeline``: one draft from start to file (a card's case, or a reworded variant);

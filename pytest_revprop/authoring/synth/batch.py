@@ -86,20 +86,21 @@ class Job:
         name: what its verbose lines start with (the card's or the case's id).
         make: the coroutine function that makes it (called with the settings, the event
             callback or None, and the keyword ``priority``).
-        steps: the writer's steps it plans without re-asks (a card's turns and request; a
-            rewording: one).
-        gold: whether it then drafts a gold (``Settings.gold_k`` calls more).
+        steps: the writer's steps it plans without re-asks (a card's turns, request and
+            follow-ups' requests; a rewording: one).
+        golds: the golds it drafts (``Settings.gold_k`` calls each: a card's own revision's,
+            and each follow-up's).
     """
 
     name: str
     make: Callable[..., Awaitable[Outcome]]
     steps: int = 1
-    gold: bool = False
+    golds: int = 0
 
     def calls(self, settings: Settings) -> int:
         """The calls it plans when nothing is re-asked (under a budget, the drafts after it
-        keep room for them)."""
-        return self.steps + (settings.gold_k if self.gold else 0)
+        keep room for them: a draft's follow-ups are part of it)."""
+        return self.steps + settings.gold_k * self.golds
 
 
 def card_jobs(paths: Sequence[str], drafts: int) -> list[Job]:
@@ -111,7 +112,12 @@ def card_jobs(paths: Sequence[str], drafts: int) -> list[Job]:
         if first.source != card.source:
             raise UserError(f"cards {first.label} and {card.label} share the id {card.id!r}")
     return [
-        Job(card.id, partial(card_draft, card, n), steps=card.max_turns + 1, gold=True)
+        Job(
+            card.id,
+            partial(card_draft, card, n),
+            steps=card.max_turns + 1 + card.followup_count,
+            golds=1 + card.followup_count,
+        )
         for card in cards
         for n in range(1, drafts + 1)
     ]
@@ -225,8 +231,12 @@ def run_batch(
 
 
 def all_made(outcomes: Sequence[Outcome]) -> bool:
-    """Whether every draft became a case or was skipped (its file holds a person's work)."""
-    return all(o.status in ("draft", "skipped") for o in outcomes)
+    """Whether every draft became a case with every follow-up its card asks for, or was
+    skipped (its file holds a person's work)."""
+    return all(
+        o.status in ("draft", "skipped") and (o.chain is None or o.chain.failed is None)
+        for o in outcomes
+    )
 
 
 async def _all(
@@ -257,6 +267,7 @@ def progress_line(outcome: Outcome, done: int, total: int, budget: Ceiling) -> s
     parts = [
         f"[{done}/{total}] {outcome.id}: {outcome.status}",
         f"turns {outcome.turns}",
+        *_followups_made(outcome),
         f"checks failed {tally.checks_failed}",
         f"calls {tally.calls} ({tally.cached} cached)",
         f"cost ${tally.cost_usd:.4f}",
@@ -267,7 +278,21 @@ def progress_line(outcome: Outcome, done: int, total: int, budget: Ceiling) -> s
         line += f" -> {outcome.path}"
     if outcome.reason:
         line += f"\n    {outcome.reason}"
+    failed = outcome.chain.failed if outcome.chain is not None else None
+    if failed is not None and outcome.status == "draft":
+        line += (
+            f"\n    follow-up {failed.number} failed at its {failed.step}: {failed.reasons[0]}; "
+            f"kept with {failed.number - 1} follow-up(s)"
+        )
     return line
+
+
+def _followups_made(outcome: Outcome) -> list[str]:
+    """The progress line's follow-up part: made of asked (a chained card's drafts only)."""
+    chain = outcome.chain
+    if chain is None:
+        return []
+    return [f"follow-ups {len(chain.followups)} of {chain.asked}"]
 
 
 def summary(outcomes: Sequence[Outcome], budget: Ceiling, out: Path) -> str:
@@ -285,6 +310,14 @@ def summary(outcomes: Sequence[Outcome], budget: Ceiling, out: Path) -> str:
         f"{counts['draft']} draft(s), {counts['rejected']} rejected, {counts['stopped']} stopped, "
         f"{counts['failed']} failed; {calls} calls ({cached} from the cache); {spending}; in {out}"
     )
+    chained = [o.chain for o in outcomes if o.chain is not None]
+    if chained:
+        made = sum(len(c.followups) for c in chained)
+        failed = sum(c.failed is not None for c in chained)
+        untried = sum(c.untried for c in chained if c.failed is not None)
+        line += f"\nfollow-ups: {made} drafted, {failed} failed" + (
+            f", {untried} not tried (after a failed one)" if untried else ""
+        )
     if counts["skipped"]:
         line += (
             f"\n{counts['skipped']} skipped: their case files hold a person's work "

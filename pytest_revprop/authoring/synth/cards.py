@@ -2,10 +2,12 @@
 
 A card says what the case is about (domain, theme), how the user builds the document (the
 conversation pattern), what the final request changes (the edit), how that change travels
-(the cascade: one of the six patterns, or free text with a ``pattern`` to file it under)
-and how big the document is to grow. Every problem is one ``UserError`` naming the file and
-the key. The shipped example cards sit beside this module in ``cards/``; docs/synth.md lists
-every key.
+(the cascade: one of the six patterns, or free text with a ``pattern`` to file it under),
+how big the document is to grow, and whether the case goes on as a chain: ``followups``
+lists the later revisions the user asks for (each described as ``edit`` describes the
+first), or is a number N of later revisions the writer proposes in the card's domain.
+Every problem is one ``UserError`` naming the file and the key. The shipped example cards
+sit beside this module in ``cards/``; docs/synth.md lists every key.
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from pytest_revprop.vocabulary import PATTERNS, SPLITS
 
 CARD_KEYS = (
     "id", "domain", "theme", "conversation", "edit", "cascade", "pattern", "size", "sizes",
-    "split", "notes", "max_turns", "leaves_per_turn", "tolerance",
+    "split", "notes", "max_turns", "leaves_per_turn", "tolerance", "followups",
 )  # fmt: skip
 REQUIRED_KEYS = ("domain", "theme", "conversation", "edit", "cascade", "size")
 """Keys a card must have (``sizes``, a list of sizes, may stand for ``size``)."""
 MIN_SIZE = 3
 """The smallest document worth a revision: the edited value, one dependent, one bystander."""
+MAX_FOLLOWUPS = 10
+"""The most follow-ups a card may ask for (each costs a request and the gold samples)."""
 EXAMPLE_CARDS = ("invoice-discount", "travel-delay")
 """The commented cards shipped in ``cards/``; the first is ``revprop synth --example``'s."""
 
@@ -81,7 +85,16 @@ class Card:
     max_turns: int = 0
     leaves_per_turn: int = 0
     tolerance: int = 0
+    followups: tuple[str, ...] = ()
+    """The later revisions the card lists, in order, each described as ``edit`` is."""
+    proposed_followups: int = 0
+    """How many later revisions the writer proposes itself (when ``followups`` lists none)."""
     source: Path | None = None
+
+    @property
+    def followup_count(self) -> int:
+        """How many follow-ups each draft of the card is to have (0: a single revision)."""
+        return len(self.followups) or self.proposed_followups
 
     @property
     def cascade_text(self) -> str:
@@ -198,6 +211,7 @@ def _card(data: dict[str, Any], source: Path | None) -> Card:
     per_turn = _whole(data, "leaves_per_turn", where, minimum=1) or default_leaves_per_turn(size)
     max_turns = _whole(data, "max_turns", where, minimum=1) or default_max_turns(size, per_turn)
     tolerance = _whole(data, "tolerance", where, minimum=0)
+    followups, proposed = _followups(data, where)
     return Card(
         id=_card_id(data, source, where),
         domain=_domain(data, where),
@@ -212,6 +226,8 @@ def _card(data: dict[str, Any], source: Path | None) -> Card:
         max_turns=max_turns,
         leaves_per_turn=per_turn,
         tolerance=default_tolerance(size) if tolerance is None else tolerance,
+        followups=followups,
+        proposed_followups=proposed,
         source=source,
     )
 
@@ -281,6 +297,26 @@ def _pattern(data: dict[str, Any], cascade: str, where: str) -> str:
             f"pattern = one of {', '.join(PATTERNS)}"
         )
     return str(given)
+
+
+def _followups(data: dict[str, Any], where: str) -> tuple[tuple[str, ...], int]:
+    """The listed follow-ups, or how many the writer proposes (``followups`` is one or the
+    other: a list of texts, or a whole number)."""
+    value = data.get("followups", [])
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value <= MAX_FOLLOWUPS:
+            raise UserError(
+                f"{where}: followups must be between 0 and {MAX_FOLLOWUPS}, got {value}"
+            )
+        return (), value
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise UserError(
+            f"{where}: followups must be a list of non-empty texts (what each later request "
+            f"changes) or a whole number (how many the writer proposes), got {value!r}"
+        )
+    if len(value) > MAX_FOLLOWUPS:
+        raise UserError(f"{where}: followups lists {len(value)}; at most {MAX_FOLLOWUPS}")
+    return tuple(" ".join(v.split()) for v in value), 0
 
 
 def _split(data: dict[str, Any], where: str) -> str:

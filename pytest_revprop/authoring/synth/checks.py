@@ -18,7 +18,10 @@ to the model in the re-ask. The rules (docs/synth.md lists them):
 - **the request**: one JSON object with the ``request`` text and the ``edit`` it asks for:
   ``replace`` of one primitive leaf with a different primitive value, or ``add``/``remove``
   of one array element; the text states the new value; and some declared value depends on
-  the edited place, so the edit forces something else to change.
+  the edited place, so the edit forces something else to change;
+- **a follow-up's request**: as the request, against the canonical document before it (the
+  dependencies' places moved by the revisions before), plus a ``theme``: one line saying what
+  the change does and what it forces.
 """
 
 from __future__ import annotations
@@ -93,6 +96,8 @@ class RequestStep:
 
     request: str
     edit: dict[str, Any]
+    theme: str = ""
+    """A follow-up's one-line theme (empty for the case's own request)."""
 
 
 # ------------------------------------------------------------------------------ a turn
@@ -355,6 +360,24 @@ def check_request(
         return None, reasons[:MAX_REASONS]
     clean = {"op": op, "path": path} | ({} if op == "remove" else {"value": value})
     return RequestStep(text.strip(), clean), []
+
+
+def check_followup(
+    reply: dict[str, Any], artifact: Any, dependencies: Sequence[Dependency]
+) -> tuple[RequestStep | None, list[str]]:
+    """A follow-up's request as the writer answered it, against the canonical document before
+    it: the request's checks, and a one-line ``theme``."""
+    step, reasons = check_request(reply, artifact, dependencies)
+    theme = reply.get("theme")
+    if not isinstance(theme, str) or not theme.strip() or "\n" in theme.strip():
+        reasons = [
+            *reasons,
+            'the object has no "theme": one line saying what this change does and what it forces',
+        ]
+    if step is None or reasons:
+        return None, reasons[:MAX_REASONS]
+    assert isinstance(theme, str)
+    return RequestStep(step.request, step.edit, theme.strip()), []
 
 
 def _replace_reasons(artifact: Any, path: str, value: Any, text: str) -> list[str]:

@@ -144,11 +144,12 @@ def context_case(
 
 
 def case_data(
-    case: Case, gold: Sequence[Mapping[str, Any]], note: dict[str, Any]
+    case: Case, gold: Sequence[Mapping[str, Any]], note: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The file data of ``case`` with ``gold`` and the annotation ``note``."""
+    """The file data of ``case`` with ``gold`` and the annotation ``note`` (None: none yet)."""
     data = case.to_dict() | {"gold": [dict(op) for op in gold]}
-    data[ANNOTATION_FIELD] = note
+    if note is not None:
+        data[ANNOTATION_FIELD] = note
     return data
 
 

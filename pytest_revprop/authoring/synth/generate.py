@@ -32,7 +32,7 @@ from pytest_revprop.util.jsonutil import leaf_count
 
 SYNTH_TEMPLATES = (
     "synth_system", "synth_first_turn", "synth_next_turn", "synth_request", "synth_reask",
-    "synth_paraphrase_system", "synth_paraphrase",
+    "synth_followup", "synth_paraphrase_system", "synth_paraphrase",
 )  # fmt: skip
 """The prompt templates of `revprop synth` (files in ``prompts/``, overridable one by one)."""
 
@@ -54,6 +54,8 @@ class Written:
     artifact: Any = field(default_factory=dict)
     request: RequestStep | None = None
     attempts: list[Attempt] = field(default_factory=list)
+    chat: list[dict[str, str]] = field(default_factory=list)
+    """The writer's chat as accepted so far (the follow-ups go on in it)."""
 
     @property
     def dependencies(self) -> list[Dependency]:
@@ -134,7 +136,8 @@ async def write_case(
     """Fill ``written`` with the card's conversation and request; raises Rejected when a
     step fails for good (``written`` then holds what was accepted before it)."""
     limits = limits_of(card)
-    chat = [system_message(card, prompts)]
+    chat = written.chat
+    chat.append(system_message(card, prompts))
     for turn in range(1, card.max_turns + 1):
         if leaf_count(written.artifact) >= card.size:
             break
@@ -184,4 +187,5 @@ async def write_case(
     if outcome_request.value is None:
         raise Rejected("request", outcome_request.reasons)
     written.request = outcome_request.value
+    chat.append({"role": "assistant", "content": outcome_request.reply})
     return written

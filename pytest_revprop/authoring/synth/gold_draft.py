@@ -71,14 +71,16 @@ async def draft_gold(
     k: int,
     seed: int,
     prompts: Prompts,
+    turn: int = 0,
 ) -> GoldDraft:
-    """The tentative gold of ``case`` (its own ``gold`` is ignored) for the request's ``edit``.
+    """The tentative gold of ``case`` (its own ``gold`` is ignored) for the request's ``edit``;
+    ``turn``: the chain's turn ``case`` is the view of (0: the case's own revision).
 
     Raises GoldFailed when no sample applies or the merge misses the requested change.
     """
     if rule not in GOLD_RULES:
         raise ValueError(f"gold rule must be one of {', '.join(GOLD_RULES)}, got {rule!r}")
-    run = await run_method(rule, case, ask, k=k, seed=seed, prompts=prompts)
+    run = await run_method(rule, case, ask, k=k, seed=seed, prompts=prompts, turn=turn)
     replies = [{"seed": c.seed, "reply": c.reply.content} for c in run.calls]
     outcome = run.outcome
     if outcome.patch is None:

@@ -7,6 +7,8 @@ the case broke a loading rule), ``stopped`` (the budget ran out before the draft
 or ``failed`` (a model call failed for good): these write the rejected record, so nothing
 made is lost, and a rerun answers the steps already made from the cache. ``skipped``: the
 draft's case file holds a person's work (``drafts.persons_work``), so nothing is written.
+A card that asks for follow-ups drafts them after the case's own gold (``followups``); a
+follow-up that fails ends the chain there, and the draft is kept with the ones before it.
 """
 
 from __future__ import annotations
@@ -34,16 +36,17 @@ from pytest_revprop.authoring.synth.drafts import (
     write_case,
     write_rejected,
 )
+from pytest_revprop.authoring.synth.followups import ChainAskers, ChainMade, draft_chain
 from pytest_revprop.authoring.synth.generate import Rejected, Written
 from pytest_revprop.authoring.synth.generate import write_case as write_turns
-from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed, draft_gold
+from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed
 from pytest_revprop.authoring.synth.paraphrase import (
     check_paraphrase,
     paraphrase_messages,
     variant_data,
     variant_id,
 )
-from pytest_revprop.core.cases import Case, CaseError
+from pytest_revprop.core.cases import ANNOTATION_FIELD, Case, CaseError
 from pytest_revprop.core.methods import Completer
 from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.llm.budget import BudgetReached
@@ -84,6 +87,8 @@ class Outcome:
     tally: Tally
     turns: int = 0
     reason: str = ""
+    chain: ChainMade | None = None
+    """A chained draft's follow-ups: asked, made, the one that failed (None: not a chain)."""
 
 
 def card_case_id(card: Card, number: int) -> str:
@@ -117,20 +122,31 @@ async def card_draft(
         context = draft.context()
         request = draft.written.request
         assert request is not None
-        gold_asker = Asker(
-            settings.gold.client, draft.tally, seed=settings.gold_seed, priority=priority
+        askers = ChainAskers(
+            writer,
+            Asker(settings.gold.client, draft.tally, seed=settings.gold_seed, priority=priority),
+            draft.written.chat,
+            settings.prompts,
+            settings.max_reasks,
+            settings.gold_rule,
+            settings.gold_k,
+            settings.gold_seed,
         )
-        gold = await draft_gold(
-            context,
-            request.edit,
-            gold_asker.method_ask(),
-            rule=settings.gold_rule,
-            k=settings.gold_k,
-            seed=settings.gold_seed,
-            prompts=settings.prompts,
-        )
-        path = write_case(settings.out, case_data(context, gold.gold, draft.annotation(gold)))
-        return Outcome(draft.id, "draft", path, draft.tally, len(draft.written.turns))
+        gold = await askers.gold_for(context, request.edit)
+        data = case_data(context, gold.gold)
+        if card.followup_count:
+            data = await draft_chain(
+                card,
+                data,
+                draft.written.dependencies,
+                askers,
+                draft.chain,
+                attempts=draft.written.attempts,
+                event=_with_tally(event, draft.tally),
+            )
+        data[ANNOTATION_FIELD] = draft.annotation(gold)
+        path = write_case(settings.out, data)
+        return draft.outcome("draft", path)
     except KeptWork as kept:
         return _skipped(draft.id, kept, draft.tally)
     except FAILURES as exc:
@@ -191,6 +207,10 @@ class _CardDraft:
     settings: Settings
     tally: Tally = field(default_factory=Tally)
     written: Written = field(default_factory=Written)
+    chain: ChainMade = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.chain = ChainMade(asked=self.card.followup_count)
 
     @property
     def id(self) -> str:
@@ -234,8 +254,16 @@ class _CardDraft:
             f"Dependencies the writer declared: {rules or 'none'}."
         )
 
+    def outcome(self, status: Status, path: Path | None, reason: str = "") -> Outcome:
+        """How the draft ended (its follow-ups included, when the card asks for some)."""
+        chain = self.chain if self.card.followup_count else None
+        return Outcome(
+            self.id, status, path, self.tally, len(self.written.turns), reason, chain=chain
+        )
+
     def annotation(self, gold: GoldDraft) -> dict[str, Any]:
-        """The draft case's ``annotation``: models, gold seeds, cost, flags, provenance."""
+        """The draft case's ``annotation``: models, gold seeds, cost, flags, provenance (and
+        each follow-up's gold flags, and the one that failed)."""
         return annotation(
             models=self.models,
             seeds=gold.seeds,
@@ -243,7 +271,7 @@ class _CardDraft:
             card=self.card.label,
             source=None,
             flags=gold.flags,
-            notes=_gold_notes(gold, self.settings),
+            notes=" ".join([_gold_notes(gold, self.settings), *self.chain_notes()]),
             extra={
                 "writer_seed": self.seed,
                 "gold_rule": gold.rule,
@@ -251,8 +279,30 @@ class _CardDraft:
                 "calls": self.tally.calls,
                 "dependencies": [d.to_dict() for d in self.written.dependencies],
                 "left_out": gold.left_out,
+                **self.chain_record(),
             },
         )
+
+    def chain_record(self) -> dict[str, Any]:
+        """The chain's members of ``annotation.draft`` (none for a card without follow-ups)."""
+        chain = self.chain
+        if not self.card.followup_count:
+            return {}
+        out: dict[str, Any] = {"followups_asked": chain.asked, "followups": chain.drafts}
+        if chain.failed is not None:
+            out["followups_failed"] = chain.failed.to_dict()
+        return out
+
+    def chain_notes(self) -> list[str]:
+        """What the annotation's notes say of the chain: the follow-up that failed, if any."""
+        failed = self.chain.failed
+        if failed is None:
+            return []
+        ends = f"after follow-up {failed.number - 1}" if failed.number > 1 else "before it starts"
+        return [
+            f"Follow-up {failed.number} of {self.chain.asked} failed at its {failed.step} "
+            f"({failed.reasons[0]}): the chain ends {ends}."
+        ]
 
     def rejected(
         self,
@@ -274,6 +324,9 @@ class _CardDraft:
         }
         if gold_samples:
             made["gold_samples"] = gold_samples
+        made |= {k: v for k, v in self.chain_record().items() if k != "followups"}
+        if self.chain.followups:
+            made["followups"] = self.chain.followups
         note = annotation(
             models=self.models,
             seeds=[self.seed],
@@ -295,9 +348,7 @@ class _CardDraft:
             note=note,
         )
         path = write_rejected(self.settings.out, self.id, record)
-        return Outcome(
-            self.id, status, path, self.tally, len(written.turns), f"{step}: {reasons[0]}"
-        )
+        return self.outcome(status, path, f"{step}: {reasons[0]}")
 
 
 def _gold_notes(gold: GoldDraft, settings: Settings) -> str:

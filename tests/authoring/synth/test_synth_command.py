@@ -17,6 +17,7 @@ from pytest_revprop.authoring.synth.cards import EXAMPLE_CARDS, example_card_tex
 from pytest_revprop.cli import main
 from pytest_revprop.core.cases import load_case, load_cases
 from pytest_revprop.testing.fakeserver import FakeServer
+from pytest_revprop.testing.scripted_writer import FOLLOWUPS
 
 CONFIG = """
 [models.fake]
@@ -494,3 +495,64 @@ def test_a_card_and_its_paraphrase_run_offline_on_the_installed_scripted_writer(
     assert variant.id == "invoice-discount/10-1-p1"
     assert variant.request.startswith("To put it another way: ")
     assert "1 draft(s), 0 rejected" in capsys.readouterr().out
+
+
+def _chain_card(project: Path, followups: str = "3") -> None:
+    text = example_card_text() + f"\nfollowups = {followups}\n"
+    (project / "cards" / "invoice.toml").write_text(text, encoding="utf-8")
+
+
+def test_a_card_asking_for_three_follow_ups_drafts_chains_that_validate(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As docs/synth.md shows it: the installed scripted writer proposes three follow-ups
+    and their gold; `revprop validate` accepts the drafts, every rule of the chain included."""
+    _chain_card(project)
+    server = fake_server(responder="pytest_revprop.testing.scripted_writer:respond")
+    assert _synth(server, "cards", "--out", "drafts", "--drafts", "2") == 0
+    out = capsys.readouterr().out
+    assert "invoice-discount/10-1: draft · turns 4 · follow-ups 3 of 3 · " in out
+    assert "follow-ups: 6 drafted, 0 failed" in out
+    assert main(["validate", "drafts"]) == 0
+    assert "2 valid case(s), all valid" in capsys.readouterr().err
+    case = load_case(project / "drafts" / "invoice-discount" / "10-1.json")
+    assert [len(f.gold) for f in case.followups] == [5, 5, 3]
+
+
+def test_a_follow_up_that_fails_is_counted_and_the_run_exits_1(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _chain_card(project, '["The user corrects the hours.", "The user raises the rate.", "Tax."]')
+    writer = ScriptedWriter({"followup 2 gold": ["No idea."]})
+    assert _synth(fake_server(responder=writer), "cards", "--out", "drafts") == 1
+    out = capsys.readouterr().out
+    assert "follow-ups 1 of 3" in out
+    assert "follow-up 2 failed at its gold: no gold sample gave a usable patch" in out
+    assert "kept with 1 follow-up(s)" in out
+    assert "1 draft(s), 0 rejected, 0 stopped, 0 failed" in out
+    assert "follow-ups: 1 drafted, 1 failed, 1 not tried (after a failed one)" in out
+    assert main(["validate", "drafts"]) == 0
+
+
+def test_a_script_file_scripts_the_follow_ups_and_their_gold(
+    project: Path, fake_server: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/synth.md's script form: one follow-up whose gold seed 2 leaves out the total."""
+    _chain_card(project, '["The user corrects the hours."]')
+    gold = FOLLOWUPS[0]["gold"]
+    followup = {k: v for k, v in FOLLOWUPS[0].items() if k != "gold"}
+    followup["request"] = "It was 14 hours in the end."
+    followup["gold"] = {"0": gold, "1": gold, "2": gold[:-1]}
+    script = project / "script.json"
+    script.write_text(json.dumps({"followups": [followup]}), encoding="utf-8")
+    writer = ScriptedWriter.from_file(script)
+    assert _synth(fake_server(responder=writer), "cards", "--out", "drafts") == 0
+    data = json.loads((project / "drafts" / "invoice-discount" / "10-1.json").read_text())
+    (made,) = data["followups"]
+    assert made["request"] == "It was 14 hours in the end."
+    assert made["artifact"]["line"] == {"hours": 12, "rate": 85, "amount": 1020}
+    (note,) = data["annotation"]["draft"]["followups"]
+    assert note["flags"] == [
+        {"gold": 4, "reason": "samples disagree on this cascade operation (2 of 3 make it)"}
+    ]
+    assert "follow-ups: 1 drafted, 0 failed" in capsys.readouterr().out

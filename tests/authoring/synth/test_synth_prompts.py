@@ -3,6 +3,7 @@ a wording change shows up as a reviewed diff (`--snapshot-update` after an inten
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from helpers.handmade_cases import travel_case
 
 from pytest_revprop.authoring.synth.asking import REASK_TEMPLATE
 from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
+from pytest_revprop.authoring.synth.followups import followup_message
 from pytest_revprop.authoring.synth.generate import (
     check_templates,
     request_message,
@@ -35,6 +37,13 @@ def test_writer_turn_prompt(snapshot, turn: int) -> None:
 
 def test_writer_request_prompt(snapshot) -> None:
     assert request_message(CARD, Prompts(), SO_FAR) == snapshot
+
+
+@pytest.mark.parametrize("listed", [False, True])
+def test_writer_followup_prompt(snapshot, listed: bool) -> None:
+    listing = ("The user raises the hourly rate.", "The user corrects the hours.")
+    card = replace(CARD, followups=listing) if listed else replace(CARD, proposed_followups=3)
+    assert followup_message(card, Prompts(), 1, SO_FAR) == snapshot
 
 
 def test_reask_prompt(snapshot) -> None:
