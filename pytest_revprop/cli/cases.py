@@ -33,7 +33,7 @@ from pytest_revprop.authoring.counts import (
 )
 from pytest_revprop.authoring.scenario import Scenario, ScenarioError
 from pytest_revprop.authoring.split import Split, moves, read_split
-from pytest_revprop.core.cases import SPLIT_FILE, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, SPLIT_FILE, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 
@@ -81,7 +81,19 @@ def _parser() -> argparse.ArgumentParser:
     stats = sub.add_parser(
         "stats", help="counts by domain, pattern, size, split; gold ops per size"
     )
-    stats.add_argument("path", type=Path, nargs="+", help="case file or folder")
+    stats.add_argument(
+        "path",
+        type=Path,
+        nargs="*",
+        help="case file or folder (default: the shipped cases, revprop cases path)",
+    )
+    sub.add_parser(
+        "path",
+        help="print the folder of the shipped cases",
+        description="Print the folder that holds the shipped cases (in the installed package, or"
+        " the checkout's benchmark_cases/ in an editable install): the default PATH of revprop"
+        " validate and revprop cases stats, and where revprop score looks up a case name.",
+    )
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return parser
 
@@ -95,7 +107,10 @@ def cases_main(argv: Sequence[str]) -> int:
         return _split_command(args.out, args.redraw)
     if args.command == "check":
         return _check_command(args.names)
-    return _stats_command(args.path, args.json)
+    if args.command == "path":
+        print(BENCHMARK_DIR)
+        return 0
+    return _stats_command(args.path or [BENCHMARK_DIR], args.json)
 
 
 def _failed(result: BuildResult, keep_going: bool) -> bool:
