@@ -165,6 +165,8 @@ def test_the_chain_view_shows_each_turn_and_where_the_chain_went_wrong(
     assert "replace /items/1/price = 11" in (first.text_content() or "")
     assert page.locator(".turn-card.first-failure tr.kind-miss").count() == 1
     assert "regressions 1" in (cards.nth(2).text_content() or "")
+    regressed = cards.nth(2).locator("ul.regressed li").all_text_contents()
+    assert regressed == ["/items/0/price"]  # the place named, not only counted
     assert "1 of 3 turns completed; first failed at turn 1" in (
         page.text_content(".chain-head") or ""
     )
