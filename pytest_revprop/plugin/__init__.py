@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         )
 
 
+def _import_before_pytester_runs(config: pytest.Config) -> None:
+    """In a session that can run pytest in-process (pytester enabled), import the
+    ``importlib_metadata`` backport now, if it is installed, outside any such run.
+
+    Its first import (litellm's, in a run's first model call) puts its own distribution finder
+    on ``sys.meta_path`` and deletes the standard library's. pytester puts ``sys.meta_path`` and
+    ``sys.modules`` back after each in-process run, but not the deleted finder: a backport first
+    imported inside a run leaves the process finding no distribution at all, so the next run
+    loads no plugin from its entry point (``unrecognized arguments: --revprop-model``).
+    Imported before, it is part of what pytester puts back."""
+    pytester = config.pluginmanager.has_plugin("pytester")
+    if pytester and importlib.util.find_spec("importlib_metadata") is not None:
+        importlib.import_module("importlib_metadata")
+
+
 def _alias_dest(old: str) -> str:
     return "revprop_deprecated_" + old.lstrip("-").replace("-", "_")
 
@@ -76,6 +92,7 @@ def pytest_configure(config: pytest.Config) -> None:
     here) and the objects of this process's role. A plan the options cannot make is a usage
     error, one line."""
     _apply_deprecated_aliases(config)
+    _import_before_pytester_runs(config)
     if config.option.help:
         return
     try:
