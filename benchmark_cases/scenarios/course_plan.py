@@ -290,7 +290,10 @@ def credit_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="add_remove",
         ),
         Revision(
-            request="I need to stay full-time for my scholarship, so I'm adding PHYS 110 Physics I in its place: "
+            # size 10 courses hold no title or meeting days: the request there gives none
+            request="I need to stay full-time for my scholarship, so I'm adding PHYS 110 in its place: 4 credits."
+            if p["size"] == 10
+            else "I need to stay full-time for my scholarship, so I'm adding PHYS 110 Physics I in its place: "
             "4 credits, Mon/Wed/Fri.",
             mutate=lambda q: q["added"].append(PHYS),
             direct=f"{fall}/{last}",
@@ -1450,7 +1453,10 @@ def section_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request=f"Add an evening section {number}: Prof. Victor Hale, Wed at 18:00 in Hum 305, 18 seats, "
+            # size 10 sections hold no instructor, days, time or TA: the request there gives none
+            request=f"Add an evening section {number} in Hum 305 with 18 seats, open for registration."
+            if size == 10
+            else f"Add an evening section {number}: Prof. Victor Hale, Wed at 18:00 in Hum 305, 18 seats, "
             "TA Ben Ortiz, open for registration.",
             mutate=lambda q: q["extra"].append(evening),
             direct=f"/sections/{new}",

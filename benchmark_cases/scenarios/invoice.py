@@ -325,7 +325,7 @@ def hours_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
         Revision(
-            request="Add a line for the follow-up consultation too: 2 hours at $85 an hour.",
+            request="Add a line, Follow-up consultation: 2 hours at $85 an hour.",
             mutate=lambda q: q.update(consultation=True),
             direct=f"/lines/{consultation}",
             overrides=memo(rate=95.0, consultation=True),
@@ -981,6 +981,10 @@ def catering_followups(p: dict[str, Any]) -> list[Revision]:
             request="They switched from the buffet to the plated dinner: $42 a guest, ready by 19:00.",
             mutate=lambda q: q.update(plated=True),
             direct="/lines/0/item",
+            overrides={
+                path: regex(r"(?i)^plated dinner$")
+                for path in ["/lines/0/item"] + (["/setup_schedule/0/item"] if size == 100 else [])
+            },
             theme="The plated dinner replaces the buffet: its line, the food totals, service "
             "charge, tax and its setup time follow",
             pattern="substitution",

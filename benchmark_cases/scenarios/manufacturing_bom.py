@@ -258,10 +258,11 @@ def lamp_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
         Revision(
-            # size 10 records no part numbers: naming one there invites a name the gold lacks
-            request="Add a felt base pad, one per lamp at $0.12."
+            # size 10 records no part numbers: naming one there invites a place the gold lacks; the
+            # request spells the part's name as the gold holds it
+            request="Add a new part, Felt base pad: one per lamp at $0.12."
             if size == 10
-            else "Add a felt base pad, LA-195, one per lamp at $0.12.",
+            else "Add a new part, LA-195 Felt base pad: one per lamp at $0.12.",
             mutate=lambda q: q["extra"].append(("LA-195", "Felt base pad", 1, 0.12)),
             direct=f"/components/{end}",
             theme="A new component line adds its cost to material, overhead, unit and batch costs and the "
@@ -764,7 +765,12 @@ def speaker_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
         Revision(
-            request="Add a CA-280 silicone carry strap from Pacific Molding: one per speaker, $0.45, 9 g.",
+            # size 10 holds no part numbers, suppliers or quantities and only size 100 weights: the
+            # request names what the size holds, and spells the new part's name as the gold does
+            request="Add a new component, Silicone carry strap: $0.45 per speaker."
+            if size == 10
+            else "Add a new component, CA-280 Silicone carry strap from Pacific Molding: one per speaker, "
+            + ("$0.45, 9 g." if size == 100 else "$0.45."),
             mutate=lambda q: q["extra"].append(STRAP),
             direct=f"/components/{end}",
             theme="A new component adds a line: count, material cost, weights and its supplier's summary "
@@ -1311,8 +1317,13 @@ def kettle_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
         Revision(
-            request="Add HK-390 non-slip feet from Ningbo Plastics, one set per kettle at $0.12. That's a BOM "
-            "change, so take it back to draft until engineering signs off again.",
+            # size 10 parts hold a name and purchasing only: the request there gives no more
+            request=(
+                "Add a new part, Non-slip feet."
+                if size == 10
+                else "Add a new part, HK-390 Non-slip feet from Ningbo Plastics, one set per kettle at $0.12."
+            )
+            + " That's a BOM change, so take it back to draft until engineering signs off again.",
             mutate=add_feet,
             direct=[f"/parts/{end}", status],
             theme="A part is added to the released BOM, which goes back to draft: every part's purchasing and "

@@ -1304,7 +1304,10 @@ def team_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
         Revision(
-            request="Add Ivo Petrov, Data Analyst, at the end of the roster.",
+            # size 10 members hold no title: the request there gives none
+            request="Add Ivo Petrov at the end of the roster."
+            if p["size"] == 10
+            else "Add Ivo Petrov, Data Analyst, at the end of the roster.",
             mutate=lambda q: q["team"].append(["Ivo Petrov", "Data Analyst"]),
             direct=f"/members/{end}",
             theme="A member added at the end becomes the last person's backup and is covered by the first; "

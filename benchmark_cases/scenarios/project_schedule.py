@@ -354,8 +354,9 @@ def labor_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
         Revision(
-            request="Add a task called Analytics setup right after the booking form integration: 6 developer "
-            "hours in the build phase.",
+            # size 10 tasks hold no phase or role (all of it is developer time there)
+            request="Add a task called Analytics setup right after the booking form integration: 6 "
+            + ("hours." if p["size"] == 10 else "developer hours in the build phase."),
             mutate=f3,
             direct=f"/tasks/{analytics}",
             overrides=_labor_summary(_replayed(p, rev, f1, f2, f3)),
@@ -946,7 +947,10 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
                 "After the review, two weeks of beta testing, again starting the next day.",
                 ["/tasks/2"],
             ),
-            ("We launch the day after beta testing ends.", ["/launch_date"]),
+            (
+                "We launch the day after the last task ends; for now that is beta testing.",
+                ["/launch_date"],
+            ),
         ]
     turns: list[Turn] = [
         (
@@ -1063,8 +1067,9 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
 
     return [
         Revision(
+            # size 10 records no task owners: a request naming one there invites a place the gold lacks
             request="Put the security review back in after all: the platform team's review didn't cover the "
-            "mobile client. Same 5 days, Mei, right after the API hardening.",
+            f"mobile client. Same 5 days,{'' if p['size'] == 10 else ' Mei,'} right after the API hardening.",
             mutate=f1,
             direct="/tasks/1",
             overrides=_drop_summary(_replayed(p, rev, f1)),
@@ -1082,7 +1087,8 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="temporal",
         ),
         Revision(
-            request="Add a task called Localization right after beta testing: 4 days, owned by Mei.",
+            request="Add a task called Localization right after beta testing: 4 days"
+            + ("." if p["size"] == 10 else ", owned by Mei."),
             mutate=f3,
             direct="/tasks/3",
             overrides=_drop_summary(_replayed(p, rev, f1, f2, f3)),

@@ -265,7 +265,7 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
     n = COFFEE_LINES_BY_SIZE[size]
     back_up = {"/kettle_comparison/cheapest_at": regex(r"(?i)brewmart")} if size == 100 else {}
     stovetop = (
-        "Add a stovetop whistling kettle too, one at $34.99."
+        "Add one more item, Stovetop whistling kettle: one at $34.99."
         if size == 10
         else "Move the stovetop whistling kettle from my wishlist into the cart: one, SKU HC-SK-090, "
         "$34.99, not on sale."
@@ -582,7 +582,7 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             request="Swap the catnip mice for two feather wand toys (PP-FW-01), $8.99 each.",
             mutate=lambda q: q.update(feather_wands=True),
             direct="/items/1/name",
-            overrides=free,
+            overrides={**free, "/items/1/name": regex(r"(?i)^feather wand toys?$")},
             theme="A pricier toy replaces the mice: the line is re-priced, and the subtotal, gaps, "
             "points and total follow (in the big cart it crosses $75 again)",
             pattern="substitution",
@@ -1168,6 +1168,7 @@ def remove_followups(p: dict[str, Any]) -> list[Revision]:
             + ("OF-LP-150, $29, ships in 6 days. Still a gift." if gift else "$29."),
             mutate=lambda q: q.update(clip_lamp=True),
             direct="/items/1/name",
+            overrides={"/items/1/name": regex(r"(?i)^clip-on led lamp$")},
             theme="A cheaper, faster lamp replaces the one just put back: its line, the wrap list, "
             "totals and the ship and arrival dates follow",
             pattern="substitution",

@@ -23,6 +23,7 @@ from pytest_revprop.authoring.scenario import (
     ScenarioError,
     Turn,
 )
+from pytest_revprop.authoring.userwords import check_user_words
 from pytest_revprop.core.cases import Case, CaseError
 from pytest_revprop.core.patching import PatchError, apply_operations
 from pytest_revprop.core.scoring import score_patch
@@ -78,6 +79,16 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
     _check_words(case, where)
     _check_order(owner, gold, where)
     _check_scoring(case, literal, where)
+    spoken = [turn["user"] for turn in conversation]
+    check_user_words(
+        f"{where} turn 0",
+        revision.request,
+        revision.reference,
+        gold,
+        [artifact],
+        spoken,
+        new_artifact,
+    )
     followups = _followups(scenario, params, edited, new_artifact, case, where)
     if followups:
         case = {**{k: v for k, v in case.items() if k != "notes"}, "followups": followups}
@@ -133,6 +144,15 @@ def _followups(
         }
         _check_words({"request": revision.request, "conversation": []}, here)
         _check_followup(case, [*out, followup], literal, here)
+        check_user_words(
+            f"{where} turn {number}",
+            revision.request,
+            revision.reference,
+            gold,
+            [case["artifact"], *(f["artifact"] for f in out), artifact],
+            [turn["user"] for turn in case["conversation"]],
+            revised,
+        )
         out.append(followup)
         artifact = revised
     return out
@@ -233,13 +253,7 @@ def _check_followup(
         parsed = Case.from_dict(plain).followups[-1]
     except CaseError as exc:
         raise ScenarioError(f"{where}: the follow-up does not load: {exc}") from None
-    view = dataclasses.replace(
-        Case.from_dict({**plain, "followups": []}),
-        artifact=parsed.artifact,
-        request=parsed.request,
-        reference=parsed.reference,
-        gold=parsed.gold,
-    )
+    view = dataclasses.replace(Case.from_dict({**plain, "followups": []}), revisions=(parsed,))
     _check_completion(view, literal, where)
 
 

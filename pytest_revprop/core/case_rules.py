@@ -11,7 +11,6 @@ import copy
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pytest_revprop.core.case_schema import brief
@@ -28,7 +27,6 @@ __all__ = [
     "check_gold",
     "check_replay",
     "reference_problem",
-    "revision",
 ]
 
 
@@ -212,25 +210,6 @@ def _chain_key(previous: JudgedCase, current: JudgedCase) -> bytes:
         ensure_ascii=False,
     )
     return hashlib.sha256(text.encode("utf-8")).digest()
-
-
-def revision(artifact: Any, gold: Sequence[JudgedOp]) -> JudgedCase:
-    """One revision as scoring reads it: ``artifact`` and the ``gold`` relative to it."""
-    return _Revision(artifact, tuple(gold))
-
-
-@dataclass(frozen=True)
-class _Revision:
-    """One revision as scoring reads it: a document and the gold relative to it."""
-
-    artifact: Any
-    gold: tuple[JudgedOp, ...]
-    id: str = "<revision>"
-
-    @property
-    def gold_patch(self) -> list[dict[str, Any]]:
-        """The gold as a plain patch (stored values)."""
-        return plain_patch(self.gold)
 
 
 def plain_patch(gold: Sequence[JudgedOp]) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -23,10 +24,8 @@ from pytest_revprop.core.case_rules import (
     check_replay,
     plain_patch,
     reference_problem,
-    revision,
 )
 from pytest_revprop.core.case_schema import case_schema, schema_error_text, schema_problem
-from pytest_revprop.core.judged import JudgedCase
 from pytest_revprop.core.selection import by_split_and_size
 from pytest_revprop.errors import UserError
 from pytest_revprop.util.jsonutil import (
@@ -46,6 +45,7 @@ __all__ = [
     "CaseSet",
     "Followup",
     "GoldOp",
+    "Revision",
     "Turn",
     "dump_case",
     "leaf_count",
@@ -136,11 +136,14 @@ class HiddenGold(list[GoldOp]):
 
 
 @dataclass(frozen=True)
-class Followup:
-    """One later revision of a chain (docs/case-format.md, "Follow-ups"): the request, its
-    reference data, its gold, the canonical ``artifact`` before it (the document after the
-    previous revision, which that revision's gold accepts), and a one-line ``theme``. The gold is
-    relative to ``artifact``, with the same operation kinds, matchers and flags as a case's."""
+class Revision:
+    """One revision of a case's chain: the request, its reference data, its gold (relative to
+    ``artifact``), ``artifact``, the canonical document before it, and a one-line ``theme``.
+
+    A case is a conversation and an ordered list of revisions; the first is the case's own (its
+    fields stand inline in the file: docs/case-format.md), each later one a follow-up (an entry
+    of ``followups``, whose artifact is the document after the revision before it, which that
+    revision's gold accepts). A single revision is a chain of one."""
 
     request: str
     reference: Any
@@ -149,7 +152,7 @@ class Followup:
     theme: str
 
     def to_dict(self) -> dict[str, Any]:
-        """The follow-up as a case file writes it (FOLLOWUP_FIELDS order)."""
+        """The revision as a follow-up of a case file (FOLLOWUP_FIELDS order)."""
         return {
             "request": self.request,
             "reference": self.reference,
@@ -160,8 +163,12 @@ class Followup:
 
     @property
     def gold_patch(self) -> list[dict[str, Any]]:
-        """The follow-up's gold ops as a plain RFC 6902 patch (stored values)."""
+        """The gold ops as a plain RFC 6902 patch (stored values, no matcher metadata)."""
         return plain_patch(self.gold)
+
+
+Followup = Revision
+"""A revision after the first: what the file format calls a follow-up."""
 
 
 def _gold_ops(data: Sequence[Mapping[str, Any]]) -> list[GoldOp]:
@@ -196,18 +203,76 @@ class Case:
     pattern: str
     size: int
     split: str
-    theme: str
     conversation: list[Turn]
-    artifact: Any
-    request: str
-    reference: Any
-    gold: list[GoldOp]
+    revisions: tuple[Revision, ...]
+    """The case's own revision, then its follow-ups in order (at least one)."""
     notes: str = ""
     annotation: dict[str, Any] | None = field(default=None, compare=False)
     """Status, history and draft provenance (docs/case-format.md); None when the file has none."""
     source: Path | None = field(default=None, compare=False)
-    followups: tuple[Followup, ...] = ()
-    """The later revisions of the chain this case starts (none: a single revision)."""
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        artifact: Any,
+        request: str,
+        reference: Any,
+        gold: list[GoldOp],
+        theme: str,
+        followups: Sequence[Revision] = (),
+        **fields: Any,
+    ) -> Case:
+        """A case from the fields a file holds: its own revision's inline, the follow-ups
+        after it, and the rest of ``fields`` (id, scenario, domain, pattern, size, split,
+        conversation; notes, annotation, source). Checks nothing: loading does."""
+        own = Revision(request, reference, gold, artifact, theme)
+        return cls(revisions=(own, *followups), **fields)
+
+    @property
+    def artifact(self) -> Any:
+        """The document before the case's own revision (turn 0)."""
+        return self.revisions[0].artifact
+
+    @property
+    def request(self) -> str:
+        """The case's own revision's request."""
+        return self.revisions[0].request
+
+    @property
+    def reference(self) -> Any:
+        """The data handed over with the case's own request (shown to the model when not None)."""
+        return self.revisions[0].reference
+
+    @property
+    def gold(self) -> list[GoldOp]:
+        """The case's own revision's gold, relative to ``artifact``."""
+        return self.revisions[0].gold
+
+    @property
+    def theme(self) -> str:
+        """The case's one-line theme (its own revision's)."""
+        return self.revisions[0].theme
+
+    @property
+    def followups(self) -> tuple[Revision, ...]:
+        """The later revisions of the chain this case starts (none: a single revision)."""
+        return self.revisions[1:]
+
+    def revision(self, index: int) -> Revision:
+        """Revision ``index`` (turn ``index`` of the chain); IndexError names the turns."""
+        if not 0 <= index < len(self.revisions):
+            raise IndexError(
+                f"case {self.id} has turns 0..{len(self.revisions) - 1}; there is no turn {index}"
+            )
+        return self.revisions[index]
+
+    def only(self, index: int, **changes: Any) -> Case:
+        """The case reduced to revision ``index`` alone (a chain of one), with ``changes`` to
+        that revision (``artifact``, ``request``, ``reference``, ``gold``, ``theme``)."""
+        return dataclasses.replace(
+            self, revisions=(dataclasses.replace(self.revision(index), **changes),)
+        )
 
     @classmethod
     def from_dict(cls, data: Any, source: Path | str | None = None, *, chains: bool = True) -> Case:
@@ -229,7 +294,7 @@ class Case:
     ) -> Case:
         name = str(source) if source is not None else "<case>"
         _check_schema(data, name)
-        case = cls(
+        case = cls.of(
             id=data["id"],
             scenario=data["scenario"],
             domain=data["domain"],
@@ -246,7 +311,7 @@ class Case:
             annotation=data.get(ANNOTATION_FIELD),
             source=Path(source) if source is not None else None,
             followups=tuple(
-                Followup(
+                Revision(
                     request=f["request"],
                     reference=f["reference"],
                     gold=_gold_ops(f["gold"]),
@@ -290,7 +355,7 @@ class Case:
         source file are left out (a method could reread the file), as are the follow-ups (later
         requests, and artifacts that hold the answer)."""
         return dataclasses.replace(
-            self, gold=HiddenGold(), notes="", annotation=None, source=None, followups=()
+            self.only(0, gold=HiddenGold()), notes="", annotation=None, source=None
         )
 
     @property
@@ -339,14 +404,11 @@ def _check_rules(case: Case, name: str, *, with_gold: bool = True, chains: bool 
             "/size",
             f"size is {case.size} but the artifact has {count} primitive leaves",
         )
-    previous: JudgedCase = case
-    for index, followup in enumerate(case.followups):
+    for index, (previous, current) in enumerate(itertools.pairwise(case.revisions)):
         at = f"/followups/{index}/gold"
-        check_gold(followup.artifact, followup.gold, name, at, with_gold=with_gold)
-        current = revision(followup.artifact, followup.gold)
+        check_gold(current.artifact, current.gold, name, at, with_gold=with_gold)
         if with_gold and chains:
             check_chained(previous, current, name, index)
-        previous = current
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -13,40 +13,24 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_revprop.core.cases import Case, GoldOp, Turn
+from pytest_revprop.core.cases import Case, GoldOp, Revision, Turn
+from pytest_revprop.core.chain_judge import ChainPlan, chain_plan, judge_chain, regressions
+from pytest_revprop.core.chain_places import chain_places, make_steps
 from pytest_revprop.core.literal import literal_gold_patch
-from pytest_revprop.core.patching import (
-    PatchError,
-    apply_operations,
-    check_operations,
-    copy_json,
-    diff,
-)
-from pytest_revprop.core.scoring import (
-    GoldPlace,
-    Judge,
-    Score,
-    Unit,
-    array_parent,
-    gold_geometry,
-    gold_places,
-    shift_pointer,
-)
-from pytest_revprop.util.jsonutil import MISSING, child_pointer, is_within, json_equal, resolve
+from pytest_revprop.core.patching import PatchError, apply_operations, copy_json, diff
+from pytest_revprop.core.scoring import Score
+from pytest_revprop.util.jsonutil import MISSING, json_equal, resolve
 from pytest_revprop.util.memo import Memo
-from pytest_revprop.util.regexguard import regex_budget
 
 __all__ = [
     "ChainTurn",
     "canonical_after",
     "chain_turns",
     "judge_free",
-    "map_pointer",
     "reference_patch",
     "teacher_patch",
     "teacher_view",
@@ -57,14 +41,30 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ChainTurn:
-    """One turn of a chain: its index, request, reference data, gold (relative to ``artifact``)
-    and ``artifact``, the canonical document before it."""
+    """One turn of a chain: its index and the case's revision it runs."""
 
     index: int
-    request: str
-    reference: Any
-    gold: list[GoldOp]
-    artifact: Any
+    revision: Revision
+
+    @property
+    def request(self) -> str:
+        """The revision's request."""
+        return self.revision.request
+
+    @property
+    def reference(self) -> Any:
+        """The revision's reference data."""
+        return self.revision.reference
+
+    @property
+    def gold(self) -> list[GoldOp]:
+        """The revision's gold, relative to ``artifact``."""
+        return self.revision.gold
+
+    @property
+    def artifact(self) -> Any:
+        """The canonical document before the turn."""
+        return self.revision.artifact
 
 
 def chain_turns(case: Case, turns: int | None = None) -> list[ChainTurn]:
@@ -72,33 +72,12 @@ def chain_turns(case: Case, turns: int | None = None) -> list[ChainTurn]:
     (None: all of them), so ``1 + min(turns, len(case.followups))`` turns."""
     if turns is not None and turns < 0:
         raise ValueError(f"turns must be at least 0, not {turns}")
-    count = len(case.followups) if turns is None else min(turns, len(case.followups))
-    out = [ChainTurn(0, case.request, case.reference, case.gold, case.artifact)]
-    for i, followup in enumerate(case.followups[:count], start=1):
-        out.append(
-            ChainTurn(i, followup.request, followup.reference, followup.gold, followup.artifact)
-        )
-    return out
+    count = len(case.revisions) if turns is None else min(turns + 1, len(case.revisions))
+    return [ChainTurn(i, revision) for i, revision in enumerate(case.revisions[:count])]
 
 
 def _turn(case: Case, index: int) -> ChainTurn:
-    if not 0 <= index <= len(case.followups):
-        raise IndexError(
-            f"case {case.id} has turns 0..{len(case.followups)}; there is no turn {index}"
-        )
-    return chain_turns(case)[index]
-
-
-def _single(case: Case, turn: ChainTurn) -> Case:
-    """``case`` reduced to the single revision of ``turn`` on its canonical document."""
-    return dataclasses.replace(
-        case,
-        artifact=turn.artifact,
-        request=turn.request,
-        reference=turn.reference,
-        gold=list(turn.gold),
-        followups=(),
-    )
+    return ChainTurn(index, case.revision(index))
 
 
 def canonical_after(case: Case, index: int) -> Any:
@@ -119,7 +98,7 @@ def _canonical(case: Case, index: int) -> tuple[Case, Any, list[dict[str, Any]] 
         if index < len(case.followups):
             after = case.followups[index].artifact
         else:
-            single = _single(case, turn)
+            single = case.only(index)
             after = apply_operations(turn.artifact, literal_gold_patch(single) or single.gold_patch)
         return case, after, _concrete(turn, after)
 
@@ -138,27 +117,29 @@ def teacher_patch(case: Case, index: int) -> list[dict[str, Any]]:
 
 
 def _concrete(turn: ChainTurn, after: Any) -> list[dict[str, Any]] | None:
-    """The turn's gold operations, one for one, with values read from ``after``, the
-    canonical document after it; None when they do not make that document exactly."""
-    patch: list[dict[str, Any]] = []
-    state = turn.artifact
+    """The turn's gold operations, one for one, with a matcher's or an optional operation's
+    value read from ``after``, the canonical document after it, where its place ends up (a
+    strict one keeps its value); None when they do not make that document exactly."""
     try:
-        for gold in turn.gold:
-            path = gold.path
-            arr = array_parent(state, path) if gold.op == "add" else None
-            if arr is not None:
-                path = f"{arr[0]}/{arr[1]}"
-            op: dict[str, Any] = {"op": gold.op, "path": path}
-            if gold.op != "remove":
-                value = resolve(after, path)
-                if value is MISSING:
-                    return None
-                op["value"] = copy.deepcopy(value)
-            state = apply_operations(state, [op])
-            patch.append(op)
+        steps = make_steps([(turn.index, turn.revision, None)])
     except PatchError:
         return None
-    return patch if json_equal(state, after) else None
+    patch: list[dict[str, Any]] = []
+    for step, place in zip(steps, chain_places(steps), strict=True):
+        op: dict[str, Any] = {"op": step.op.op, "path": step.path}
+        if step.op.op != "remove":
+            value = step.op.value
+            if (step.op.match != "strict" or step.op.optional) and place.ended is None:
+                value = resolve(after, place.at)
+                if value is MISSING:
+                    return None
+            op["value"] = copy.deepcopy(value)
+        patch.append(op)
+    try:
+        made = apply_operations(turn.artifact, patch)
+    except PatchError:
+        return None
+    return patch if json_equal(made, after) else None
 
 
 def reference_patch(case: Case, index: int, solver: str) -> list[dict[str, Any]]:
@@ -175,7 +156,7 @@ def reference_patch(case: Case, index: int, solver: str) -> list[dict[str, Any]]
     turn = _turn(case, index)
     concrete = _canonical(case, index)[2]
     if concrete is None:
-        single = _single(case, turn)
+        single = case.only(index)
         concrete = literal_gold_patch(single) or single.gold_patch
     direct = [op for op, gold in zip(concrete, turn.gold, strict=True) if gold.kind == "direct"]
     return copy_json(direct)  # type: ignore[no-any-return]
@@ -202,7 +183,7 @@ def turn_view(
             for t, ops in zip(earlier, history, strict=True)
         ),
     ]
-    return dataclasses.replace(_single(case, turn), conversation=conversation, artifact=start)
+    return dataclasses.replace(case.only(turn.index, artifact=start), conversation=conversation)
 
 
 def teacher_view(case: Case, index: int) -> Case:
@@ -215,195 +196,22 @@ def teacher_view(case: Case, index: int) -> Case:
 # ---------------------------------------------------------------------------- free judging
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """What judging after turn ``index`` in ``free`` needs, fixed before any document is read."""
-
-    gold: list[GoldOp]
-    """The gold operations of turns 0..index, in order."""
-    owners: list[int]
-    """The turn of each of them."""
-    states: list[Any]
-    """The document each applies to: its turn's canonical document, with the earlier
-    operations of its turn applied."""
-    places: list[GoldPlace]
-    """Where each acts, in the original artifact and in the canonical document after turn
-    ``index`` (``expected``)."""
-    expected: Any
-    special: dict[str, GoldPlace]
-    """By pointer: the latest matcher, optional or removal requirement on a place (a later
-    operation at or above it lifts it)."""
-    inner: dict[str, list[tuple[str, int]]]
-    """By a ``special`` pointer: the later operations inside that place (pointer, index)."""
-    kept: dict[str, Any]
-    """By pointer: the value an optional place may keep (its value before its operation)."""
-    refs: dict[str, str]
-    """By pointer: a ``ref_equal`` place's pointer, moved by later turns' array edits."""
-
-
-_PLANS: Memo[tuple[int, int], tuple[Case, _Plan]] = Memo(4096)
+_PLANS: Memo[tuple[int, int], tuple[Case, ChainPlan]] = Memo(4096)
 """By ``(id(case), index)``: an entry holds its case, so the id is not reused meanwhile."""
 
 
-def _plan(case: Case, index: int) -> _Plan:
-    return _PLANS.get((id(case), index), lambda: (case, _make_plan(case, index)))[1]
+def _plan(case: Case, index: int) -> ChainPlan:
+    """The places of turns 0..``index`` (``core.chain_places``), judged against the canonical
+    document after turn ``index``."""
 
+    def make() -> tuple[Case, ChainPlan]:
+        turns = [
+            (t.index, t.revision, _canonical(case, t.index)[2])
+            for t in chain_turns(case)[: _turn(case, index).index + 1]
+        ]
+        return case, chain_plan(turns, canonical_after(case, index))
 
-def _key(place: GoldPlace) -> str:
-    return place.e_path if place.e_path is not None else place.anchor
-
-
-def _make_plan(case: Case, index: int) -> _Plan:
-    _turn(case, index)
-    turns = chain_turns(case)[: index + 1]
-    gold = [g for t in turns for g in t.gold]
-    owners = [t.index for t in turns for _ in t.gold]
-    states: list[Any] = []
-    for turn in turns:
-        state = turn.artifact
-        for g in turn.gold:
-            states.append(state)
-            plain = {"op": g.op, "path": g.path}
-            state = apply_operations(
-                state, [plain if g.op == "remove" else {**plain, "value": g.value}]
-            )
-    places = gold_places(gold, [array_parent(states[k], g.path) for k, g in enumerate(gold)])
-    special: dict[str, GoldPlace] = {}
-    inner: dict[str, list[tuple[str, int]]] = {}
-    kept: dict[str, Any] = {}
-    refs: dict[str, str] = {}
-    for k, place in enumerate(places):
-        key = _key(place)
-        for old in [p for p in special if is_within(p, key)]:
-            del special[old]
-            inner.pop(old, None)
-        for outer in [p for p in special if is_within(key, p)]:
-            inner.setdefault(outer, []).append((key, k))
-        op = place.op
-        if op.match == "strict" and not op.optional and op.op != "remove":
-            continue
-        special[key] = place
-        added = op.op == "add" and array_parent(states[k], op.path) is not None
-        kept[key] = MISSING if added else resolve(states[k], op.path)
-        if op.match == "ref_equal":
-            refs[key] = _moved(str(op.value), gold, owners, states, after_turn=owners[k])
-    expected = canonical_after(case, index)
-    return _Plan(gold, owners, states, places, expected, special, inner, kept, refs)
-
-
-def _moved(
-    pointer: str, gold: list[GoldOp], owners: list[int], states: list[Any], *, after_turn: int
-) -> str:
-    """``pointer`` (in the document after turn ``after_turn``) moved by the array insertions
-    and removals of the later turns' gold."""
-    for j, later in enumerate(gold):
-        if owners[j] <= after_turn or later.op not in {"add", "remove"}:
-            continue
-        arr = array_parent(states[j], later.path)
-        if arr is not None:
-            delta = 1 if later.op == "add" else -1
-            pointer = shift_pointer(pointer, arr[0], arr[1], delta, inclusive=delta > 0) or pointer
-    return pointer
-
-
-class _ChainJudge(Judge):
-    """A Judge of the gold of turns 0..index together, against the canonical document after
-    turn ``index``: the latest requirement on a place decides (a matcher's place must also meet
-    the later requirements inside it), an optional place may keep its value from before its
-    operation, and a ``ref_equal`` pointer follows later turns' array edits."""
-
-    def __init__(
-        self,
-        case: Case,
-        plan: _Plan,
-        predicted: Any,
-        where: Callable[[str], str | None] | None = None,
-    ) -> None:
-        super().__init__(case, predicted, plan.expected, places=plan.places)
-        self.special = plan.special
-        self.plan = plan
-        self.where = where
-        """Maps a pointer of the canonical document to ``predicted``'s, when they differ by
-        array edits (a turn's patch applied after the turns the plan covers)."""
-
-    def agree(self, p: Any, e: Any, path: str) -> bool:
-        """As a single revision's; a place with later operations inside it meets their
-        requirements, and its own matcher on its value as it was before them (the model's
-        value with those parts put back as they were)."""
-        inner = self.plan.inner.get(path)
-        if not inner:
-            return super().agree(p, e, path)
-        place = self.special[path]
-        own = self._restored(p, path, inner) if place.op.match == "regex_match" else p
-        if not super().agree(own, e, path):
-            return False
-        return all(
-            Judge.agree(self, _inside(p, path, sub), resolve(self.expected, sub), sub)
-            for sub, _ in inner
-        )
-
-    def _restored(self, p: Any, path: str, inner: list[tuple[str, int]]) -> Any:
-        """``p`` (the value at ``path``) with each place of ``inner`` set back to its value
-        before the operation there (the earliest one's, when several)."""
-        doc = copy_json(p)
-        for sub, k in sorted(inner, key=lambda item: -item[1]):
-            op, state = self.plan.places[k].op, self.plan.states[k]
-            added = op.op == "add" and array_parent(state, op.path) is not None
-            doc = _set_back(doc, sub[len(path) :], MISSING if added else resolve(state, op.path))
-        return doc
-
-    def place_agrees(self, place: GoldPlace, p: Any, e: Any) -> bool | None:
-        """As a single revision's; an optional strict place may also take the gold's value
-        (the canonical document, ``e``, may have kept the old one)."""
-        verdict = super().place_agrees(place, p, e)
-        if verdict is None and place.op.optional and place.op.op != "remove":
-            return json_equal(p, e) or json_equal(p, place.op.value)
-        return verdict
-
-    def walked(self) -> list[Unit]:
-        """The units judged: where the model's document and the canonical one stop having the
-        same shape (the original artifact's shape does not split them: the revisions moved its
-        places), or a matcher's, an optional or a removal's place. Their values in A are not
-        read (the canonical document's stand there)."""
-        out: list[Unit] = []
-        self._walk(self.expected, self.predicted, self.expected, "", out)
-        return out
-
-    def unchanged(self, unit: str, a: Any, e: Any) -> Any:
-        """An ungoverned unit holds its original value where the revisions' array edits moved
-        it: its value in the canonical document ``e``."""
-        return e
-
-    def previous(self, unit: str, a: Any) -> Any:
-        """The value before the latest operation whose place holds ``unit`` (A's value when
-        none does: the unit holds places)."""
-        latest = None
-        for k, place in enumerate(self.plan.places):
-            if is_within(unit, _key(place)):
-                latest = k
-        if latest is None:
-            return resolve(self.before, unit)
-        place, state = self.plan.places[latest], self.plan.states[latest]
-        path = place.op.path
-        arr = array_parent(state, path) if place.op.op == "add" else None
-        if arr is not None:
-            return MISSING
-        return resolve(state, path + unit[len(_key(place)) :])
-
-    def kept_value(self, place: GoldPlace) -> Any:
-        """The value the place had before the operation that governs it."""
-        return self.plan.kept.get(_key(place), MISSING)
-
-    def reference(self, place: GoldPlace) -> str:
-        """The place's ``ref_equal`` pointer in the coordinates of the last turn judged."""
-        pointer = self.plan.refs.get(_key(place), str(place.op.value))
-        moved = pointer if self.where is None else self.where(pointer)
-        return pointer if moved is None else moved
-
-
-def _inside(value: Any, at: str, sub: str) -> Any:
-    """The value at pointer ``sub`` (inside ``at``) of ``value``, the value at ``at``."""
-    return resolve(value, sub[len(at) :]) if value is not MISSING else MISSING
+    return _PLANS.get((id(case), index), make)[1]
 
 
 def judge_free(
@@ -411,47 +219,15 @@ def judge_free(
 ) -> Score:
     """Judge ``document``, the model's document after turn ``index`` in ``free``: completed
     iff every place some revision 0..index governs meets the latest gold operation on it (its
-    matcher; ``ref_equal`` resolved in ``document``; an optional one may also keep its value
-    from before its turn) and every other place keeps its value in ``case.artifact`` (moved
-    by the revisions' array insertions and removals). Findings are a single revision's
-    (``scoring.Judge``), at pointers of ``document``. ``patch``: the turn's patch, kept in
-    the score's outcome."""
-    judge = _ChainJudge(case, _plan(case, index), document)
-    with regex_budget():
-        findings = judge.findings()
-    return Score.judged(findings, patch, document)
+    matcher, with the later operations inside it put back; ``ref_equal`` resolved in
+    ``document``; an optional one may also keep its value from before its operation) and every
+    other place keeps its value in ``case.artifact`` (moved by the revisions' array insertions
+    and removals). Findings are a single revision's (``scoring.Judge``), at pointers of
+    ``document``. ``patch``: the turn's patch, kept in the score's outcome."""
+    return judge_chain(case, _plan(case, index), document, patch)
 
 
 # ---------------------------------------------------------------------------- regressions
-
-
-def map_pointer(pointer: str, doc: Any, patch: Sequence[dict[str, Any]]) -> str | None:
-    """Where the place at ``pointer`` of ``doc`` sits once ``patch`` is applied: moved by the
-    patch's array insertions and removals (a ``move`` counts as both, a ``copy`` as an
-    insertion); None when the patch removes it (or moves it away) or does not apply."""
-    state = doc
-    current: str | None = pointer
-    try:
-        for op in check_operations(list(patch)):
-            kind = op["op"]
-            if kind in {"remove", "move"} and current is not None:
-                source = op["path"] if kind == "remove" else op["from"]
-                arr = array_parent(state, source)
-                if is_within(current, source):
-                    current = None
-                elif arr is not None:
-                    current = shift_pointer(current, arr[0], arr[1], -1, inclusive=False)
-            if kind in {"add", "move", "copy"} and current is not None:
-                target = state
-                if kind == "move":
-                    target = apply_operations(state, [{"op": "remove", "path": op["from"]}])
-                arr = array_parent(target, op["path"])
-                if arr is not None:
-                    current = shift_pointer(current, arr[0], arr[1], 1, inclusive=True)
-            state = apply_operations(state, [op])
-    except PatchError:
-        return None
-    return current
 
 
 def turn_regressions(
@@ -460,87 +236,10 @@ def turn_regressions(
     """The places an earlier turn governs that met their requirement in ``before`` (the
     document turn ``index`` started from) and no longer do once ``patch`` (the turn's patch)
     is applied, at their pointers in the document after it (a removed place: its pointer
-    before). A place is an earlier gold operation's (the latest on it); one holding other such
-    places is judged without them (they count on their own), and so are the parts of it this
-    turn's gold governs; a place at or inside one of this turn's is left out (its requirement
-    changes). In ``teacher``, ``before`` is the canonical document (which meets every
-    requirement), so these are the earlier places the turn's patch breaks; in ``free``, the
-    model's own document. Turn 0 has none; a patch that does not apply breaks nothing."""
+    before); ``chain_judge.regressions`` says how. In ``teacher``, ``before`` is the canonical
+    document (which meets every requirement), so these are the earlier places the turn's patch
+    breaks; in ``free``, the model's own document. Turn 0 has none; a patch that does not
+    apply breaks nothing."""
     if index == 0:
         return []
-    try:
-        after = apply_operations(before, check_operations(list(patch)))
-    except PatchError:
-        return []
-    plan = _plan(case, index - 1)
-    expected = plan.expected
-    judge_before = _ChainJudge(case, plan, before)
-    now = {
-        p
-        for place in gold_geometry(_single(case, _turn(case, index))).places
-        for p in (place.op.path, place.anchor, place.a_path)
-        if p is not None
-    }
-    keys = sorted({p.e_path for p in plan.places if p.e_path is not None})
-    broken: list[str] = []
-
-    @functools.cache
-    def moving(pointer: str) -> str | None:  # the patch replayed once per pointer
-        return map_pointer(pointer, before, patch)
-
-    judge_after = _ChainJudge(case, plan, after, moving)
-
-    with regex_budget():
-        for key in keys:
-            if any(is_within(key, g) for g in now):
-                continue
-            e = resolve(expected, key)
-            # a place holding other places is judged without them: each counts on its own
-            skip = now | {o for o in keys if o != key and is_within(o, key)}
-            if not _holds(judge_before, before, e, key, skip, lambda sub: sub, before):
-                continue
-            if not _holds(judge_after, after, e, key, skip, moving, before):
-                moved = moving(key)
-                broken.append(key if moved is None else moved)
-    return broken
-
-
-def _holds(
-    judge: Judge,
-    doc: Any,
-    e: Any,
-    key: str,
-    now: set[str],
-    where: Callable[[str], str | None],
-    base: Any,
-) -> bool:
-    """Whether ``doc`` meets the requirement on ``key`` (``e``: its expected value), leaving out
-    the parts inside the places ``now`` governs; ``where`` maps a pointer of ``base`` (the
-    document the turn started from) to ``doc``'s. A matcher's place with such parts is judged
-    on its value with them put back as they were in ``base``."""
-    if any(is_within(key, g) for g in now):
-        return True
-    inside = [g for g in now if is_within(g, key)]
-    if key in judge.special or not inside or not isinstance(e, dict | list):
-        at = where(key)
-        value = MISSING if at is None else resolve(doc, at)
-        if inside and value is not MISSING:
-            value = copy_json(value)
-            for g in inside:
-                value = _set_back(value, g[len(key) :], resolve(base, g))
-        return judge.agree(value, e, key)
-    items = e.items() if isinstance(e, dict) else enumerate(e)
-    return all(_holds(judge, doc, v, child_pointer(key, k), now, where, base) for k, v in items)
-
-
-def _set_back(doc: Any, rel: str, old: Any) -> Any:
-    """``doc`` with the place at ``rel`` set to ``old`` (removed when ``old`` is MISSING)."""
-    there = resolve(doc, rel) is not MISSING
-    if old is MISSING:
-        change = [{"op": "remove", "path": rel}] if there else []
-    else:
-        change = [{"op": "replace" if there else "add", "path": rel, "value": old}]
-    try:
-        return apply_operations(doc, change)
-    except PatchError:
-        return doc
+    return regressions(_plan(case, index), index, before, patch)

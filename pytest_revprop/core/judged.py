@@ -47,12 +47,8 @@ class JudgedOp(Protocol):
 
 
 class JudgedCase(Protocol):
-    """A case as scoring reads it: the artifact and the gold relative to it."""
-
-    @property
-    def id(self) -> str:
-        """The case's identity."""
-        ...
+    """A revision as scoring reads it: the artifact and the gold relative to it (a
+    ``cases.Case``, its own revision, or any ``cases.Revision`` of its chain)."""
 
     @property
     def artifact(self) -> Any:

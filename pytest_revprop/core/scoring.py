@@ -271,10 +271,8 @@ def gold_places(gold_ops: Sequence[GoldOp], arrays: Sequence[ArrayAt]) -> list[G
             arr = arrays[j] if earlier.op in {"add", "remove"} else None
             if arr is None:
                 continue
-            if earlier.op == "add":
+            if earlier.op == "add":  # None inside the inserted element, else moved back
                 a_path = shift_pointer(a_path, arr[0], arr[1], -1, inclusive=False)
-                if a_path is not None and a_path.startswith(f"{arr[0]}/{arr[1]}"):
-                    a_path = None
             else:
                 a_path = shift_pointer(a_path, arr[0], arr[1] - 1, +1, inclusive=False)
         places.append(GoldPlace(gold, e_path, a_path, anchor))
@@ -322,6 +320,8 @@ class Judge:
         or a removal governs; each is judged whole."""
         for place in self.places:
             key = place.e_path if place.e_path is not None else place.anchor
+            if place.op.op == "remove" and place.e_path is None and key in self.special:
+                continue  # where a removed element was, the next element's own place decides
             if place.op.match != "strict" or place.op.optional or place.op.op == "remove":
                 self.special[key] = place
 

@@ -16,12 +16,12 @@ from pytest_revprop.core.chain import (
     canonical_after,
     chain_turns,
     judge_free,
-    map_pointer,
     reference_patch,
     teacher_patch,
     turn_regressions,
     turn_view,
 )
+from pytest_revprop.core.chain_judge import map_pointer
 from pytest_revprop.core.extraction import InvalidReply
 from pytest_revprop.core.methods import reference_ask
 from pytest_revprop.core.patching import apply_operations
@@ -123,8 +123,8 @@ def test_teacher_patch_reads_concrete_values_from_the_next_document() -> None:
     assert [item["sku"] for item in last["items"]] == ["B", "C"] and last["note"] == "2 items"
 
 
-def test_teacher_patch_falls_back_to_a_diff_when_the_gold_paths_do_not_make_it() -> None:
-    # two insertions at the front: read at /tags/0 after both, each would be "y"
+def test_teacher_patch_keeps_the_gold_operations_when_they_move_each_other() -> None:
+    # two insertions at the front: read at /tags/0 after both, each would have been "y"
     fronts = [
         {"op": "add", "path": "/tags/0", "value": "x", "kind": "direct"},
         {"op": "add", "path": "/tags/0", "value": "y", "kind": "direct"},
@@ -133,8 +133,30 @@ def test_teacher_patch_falls_back_to_a_diff_when_the_gold_paths_do_not_make_it()
     case = chain_case({"tags": ["a"]}, [("x then y", fronts, None), ("and z", again, None)])
     assert isinstance(case, Case)
     assert case.followups[0].artifact == {"tags": ["y", "x", "a"]}
-    assert teacher_patch(case, 0) == [{"op": "replace", "path": "/tags", "value": ["y", "x", "a"]}]
+    assert teacher_patch(case, 0) == [
+        {"op": "add", "path": "/tags/0", "value": "x"},
+        {"op": "add", "path": "/tags/0", "value": "y"},
+    ]
     assert teacher_patch(case, 1) == [{"op": "add", "path": "/tags/3", "value": "z"}]
+
+
+def test_teacher_patch_reads_a_regex_value_where_its_place_ends_up() -> None:
+    fronts = [
+        {"op": "replace", "path": "/tags/0", "value": "^b", "kind": "direct"},
+        {"op": "add", "path": "/tags/0", "value": "y", "kind": "direct"},
+    ]
+    fronts[0]["match"] = "regex_match"
+    made = [
+        {"op": "replace", "path": "/tags/0", "value": "bee"},
+        {k: v for k, v in fronts[1].items() if k != "kind"},
+    ]
+    again = [{"op": "add", "path": "/tags/-", "value": "z", "kind": "direct"}]
+    case = chain_case({"tags": ["a"]}, [("b, then y", fronts, made), ("and z", again, None)])
+    assert isinstance(case, Case)
+    assert teacher_patch(case, 0) == [
+        {"op": "replace", "path": "/tags/0", "value": "bee"},
+        {"op": "add", "path": "/tags/0", "value": "y"},
+    ]
 
 
 def test_turn_view_shows_earlier_turns_as_conversation() -> None:

@@ -126,7 +126,7 @@ def context_case(
     notes: str = "",
 ) -> Case:
     """The draft as a case without gold: what a gold model is shown."""
-    return Case(
+    return Case.of(
         id=case_id,
         scenario=scenario,
         domain=domain,
