@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.chromium import CHROMIUM, CHROMIUM_ARGS
+from helpers.chromium import CHROMIUM, CHROMIUM_ARGS, HANG_LIMIT_MS
 
 from pytest_revprop.llm.types import RetryPolicy
 from pytest_revprop.servers.embedded import EmbeddedServer
@@ -166,6 +166,9 @@ def new_page(browser: Any, page_problems: PageProblems) -> Iterator[Callable[...
     """Factory: ``new_page(width, height)`` opens a page in a new browser context (a person of
     their own), or ``new_page(context=page.context)`` a second tab beside another page. The
     contexts close after the test, which fails on any console problem of its pages."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=HANG_LIMIT_MS)  # expect()'s own default is 5 s
     contexts: list[Any] = []
 
     def make(width: int = 1500, height: int = 1000, context: Any = None) -> Any:
@@ -173,7 +176,7 @@ def new_page(browser: Any, page_problems: PageProblems) -> Iterator[Callable[...
             context = browser.new_context(viewport={"width": width, "height": height})
             contexts.append(context)
         page = context.new_page()
-        page.set_default_timeout(20_000)
+        page.set_default_timeout(HANG_LIMIT_MS)  # waits are for events; only a hang reaches it
         page_problems.watch(page)
         return page
 

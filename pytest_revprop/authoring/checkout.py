@@ -8,15 +8,12 @@ install of that checkout). Reading outside a checkout falls back to the shipped 
 
 from __future__ import annotations
 
-import re
 import sysconfig
-import tomllib
 from pathlib import Path
 
 from pytest_revprop.core.cases import BENCHMARK_DIR
 from pytest_revprop.errors import UserError
-
-PROJECT_NAME = "pytest-revprop"
+from pytest_revprop.util.checkout import PROJECT_NAME, is_project_pyproject
 
 
 def find_checkout(start: Path) -> Path | None:
@@ -24,20 +21,11 @@ def find_checkout(start: Path) -> Path | None:
     the first folder holding ``benchmark_cases/scenarios/`` and a pyproject.toml of the
     project. None outside a checkout."""
     for folder in (start, *start.parents):
-        if (folder / "benchmark_cases" / "scenarios").is_dir() and _is_ours(
+        if (folder / "benchmark_cases" / "scenarios").is_dir() and is_project_pyproject(
             folder / "pyproject.toml"
         ):
             return folder / "benchmark_cases"
     return None
-
-
-def _is_ours(pyproject: Path) -> bool:
-    try:
-        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
-    name = project.get("name") if isinstance(project, dict) else None
-    return isinstance(name, str) and re.sub(r"[-_.]+", "-", name).lower() == PROJECT_NAME
 
 
 def inside_installed_package(path: Path) -> bool:

@@ -98,7 +98,19 @@ def _parser() -> argparse.ArgumentParser:
     stats = sub.add_parser(
         "stats", help="counts by domain, pattern, size, split; gold ops per size"
     )
-    stats.add_argument("path", type=Path, nargs="+", help="case file or folder")
+    stats.add_argument(
+        "path",
+        type=Path,
+        nargs="*",
+        help="case file or folder (default: the shipped cases, revprop cases path)",
+    )
+    sub.add_parser(
+        "path",
+        help="print the folder of the shipped cases",
+        description="Print the folder that holds the shipped cases (in the installed package, or"
+        " the checkout's benchmark_cases/ in an editable install): the default PATH of revprop"
+        " validate and revprop cases stats, and where revprop score looks up a case name.",
+    )
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
     generate = sub.add_parser(
         "generate",
@@ -140,7 +152,10 @@ def cases_main(argv: Sequence[str]) -> int:
         return _check_command(args.names, args.seeds)
     if args.command == "generate":
         return _generate_command(args.seed, args.out, args.turns, args.sizes, args.scenarios)
-    return _stats_command(args.path, args.json)
+    if args.command == "path":
+        print(BENCHMARK_DIR)
+        return 0
+    return _stats_command(args.path or [BENCHMARK_DIR], args.json)
 
 
 def _failed(result: BuildResult, keep_going: bool) -> bool:

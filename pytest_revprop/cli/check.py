@@ -12,14 +12,31 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop.cli.args import STDIN, OneLineParser, read_reply, whole_number
-from pytest_revprop.core.cases import Case, CaseError, load_case, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, Case, CaseError, load_case, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import MERGE_RULES, SCORE_FIELDS
 
-CASE_HELP = "one case file (JSON), e.g. benchmark_cases/invoice-issue-date/10.json"
+CASE_HELP = (
+    "one case file (JSON), e.g. benchmark_cases/invoice-issue-date/10.json; a path that is not"
+    " here is looked up in the shipped cases (revprop cases path), e.g. invoice-issue-date/10.json"
+)
+
+
+def shipped_case_path(path: str) -> str:
+    """``path``, or when no such file or folder exists here, the shipped case of that name:
+    ``invoice-issue-date/10.json`` (or ``benchmark_cases/invoice-issue-date/10.json``) in the
+    installed package's cases folder."""
+    if Path(path).exists() or Path(path).is_absolute():
+        return path
+    relative = Path(path)
+    if relative.parts[:1] == ("benchmark_cases",):
+        relative = Path(*relative.parts[1:])
+    shipped = BENCHMARK_DIR / relative
+    return str(shipped) if relative.parts and shipped.is_file() else path
 
 
 def _case(path: str) -> Case:
+    path = shipped_case_path(path)
     if Path(path).is_dir():
         raise UserError(
             f"case file {path}: a folder, not a case file (give one case's .json file; "
@@ -34,15 +51,24 @@ def _case(path: str) -> Case:
 
 
 def validate_main(argv: Sequence[str]) -> int:
-    """``revprop validate PATH... [-q]``: exit 0 when every case file is valid, 1 otherwise."""
+    """``revprop validate [PATH...] [-q]``: exit 0 when every case file is valid, 1 otherwise,
+    2 when a PATH does not exist or holds no case file. No PATH: the shipped cases."""
     parser = OneLineParser(
         prog="revprop validate", description="Validate case files or folders of them."
     )
     parser.add_argument(
-        "paths", nargs="+", metavar="PATH", help="case files, or folders searched for *.json"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="case files, or folders searched for *.json (default: the shipped cases,"
+        " revprop cases path)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only broken files")
     args = parser.parse_args(argv)
+    args.paths = args.paths or [str(BENCHMARK_DIR)]
+    missing = [path for path in args.paths if not Path(path).exists()]
+    if missing:
+        raise UserError(f"no such file or folder: {', '.join(missing)}")
     result = load_cases(args.paths)
     for error in result.errors:
         print(error)

@@ -87,6 +87,7 @@ def compare_main(argv: Sequence[str]) -> int:
             found.beyond,
             args.metric,
             notes=found.notes,
+            why=found.why,
         ),
         end="",
     )

@@ -4,7 +4,7 @@ keys, adds the plugin's own hooks (``hookspecs``) and registers the built-in met
 
 The options are declared in :data:`pytest_revprop.run.options.PLUGIN_OPTIONS` (each with an ini key
 of the same name, ``revprop_model`` for ``--revprop-model``) and read once, at configure,
-through :func:`pytest_revprop.run.option_source.option_value`: the command line wins, then the ini file,
+through :func:`pytest_revprop.run.option_reading.option_value`: the command line wins, then the ini file,
 then the default. From those values it builds the run's plan (:mod:`pytest_revprop.run.plan`,
 no pytest there, frozen) and registers one object per process role, as xdist does: the
 controller (``controller.RevpropController``: servers, records into the sink, outputs, gate,
@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.run.option_source import check_ini_keys, option_label, option_value
+from pytest_revprop.run.option_reading import check_ini_keys, option_label, option_value
 from pytest_revprop.run.options import PLUGIN_OPTIONS
 
 DEPRECATED_ALIASES = {"--no-revprop-figures": "--revprop-no-figures"}
@@ -53,8 +54,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 metavar=option.metavar,
                 help=option.help,
             )
-        ini_type: Literal["bool", "string"] = "bool" if option.is_flag else "string"
-        parser.addini(option.name, f"default for {option.flag}", type=ini_type, default=None)
+        parser.addini(option.name, f"default for {option.flag}", type=option.ini_type, default=None)
     group.addoption(
         "--revprop-figures",
         action="store_false",
@@ -68,6 +68,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         )
 
 
+def _import_before_pytester_runs(config: pytest.Config) -> None:
+    """In a session that can run pytest in-process (pytester enabled), import the
+    ``importlib_metadata`` backport now, if it is installed, outside any such run.
+
+    Its first import (litellm's, in a run's first model call) puts its own distribution finder
+    on ``sys.meta_path`` and deletes the standard library's. pytester puts ``sys.meta_path`` and
+    ``sys.modules`` back after each in-process run, but not the deleted finder: a backport first
+    imported inside a run leaves the process finding no distribution at all, so the next run
+    loads no plugin from its entry point (``unrecognized arguments: --revprop-model``).
+    Imported before, it is part of what pytester puts back."""
+    pytester = config.pluginmanager.has_plugin("pytester")
+    if pytester and importlib.util.find_spec("importlib_metadata") is not None:
+        importlib.import_module("importlib_metadata")
+
+
 def _alias_dest(old: str) -> str:
     return "revprop_deprecated_" + old.lstrip("-").replace("-", "_")
 
@@ -77,6 +92,7 @@ def pytest_configure(config: pytest.Config) -> None:
     here) and the objects of this process's role. A plan the options cannot make is a usage
     error, one line."""
     _apply_deprecated_aliases(config)
+    _import_before_pytester_runs(config)
     if config.option.help:
         return
     try:

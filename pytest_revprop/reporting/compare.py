@@ -20,6 +20,7 @@ drop needs. A note names the prompt templates whose text differs between A and B
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -88,14 +89,36 @@ def _figure_cell(figures: dict[str, Any] | None, name: str) -> str:
     return f"{100 * value:.1f}" if name == "pass_all_seeds" else f"{value:.2f}"
 
 
+def _summary_rows(doc: Mapping[str, Any]) -> dict[tuple[str, str, Any], Mapping[str, Any]]:
+    return {
+        (str(r.get("model")), str(r.get("method")), r.get("k")): r
+        for r in doc.get("summary") or []
+        if isinstance(r, Mapping)
+    }
+
+
+def _figures(
+    records: Iterable[Mapping[str, Any]], summary: Mapping[tuple[str, str, Any], Mapping[str, Any]]
+) -> dict[tuple[str, str, Any], dict[str, Any]]:
+    """Each group's figures from its records; where the records carry none (a baseline keeps
+    only what pairing needs), the run's summary row's."""
+    figures = group_figures(records)
+    for key, row in summary.items():
+        mine = figures.setdefault(key, {})
+        for name in ("cascade_recall", "preservation", "pass_all_seeds", "completion_ci95"):
+            if mine.get(name) is None and row.get(name) is not None:
+                mine[name] = row[name]
+    return figures
+
+
 def beyond_rows(
-    comparison: PairedComparison,
-    base: Iterable[Mapping[str, Any]],
-    new: Iterable[Mapping[str, Any]],
+    comparison: PairedComparison, base: Mapping[str, Any], new: Mapping[str, Any]
 ) -> list[list[str]]:
     """Per compared group, A's and B's figures beyond the paper (``BEYOND_HEADER``), from
-    all of each run's records of the group (``–`` where a run's records carry none)."""
-    a, b = group_figures(base), group_figures(new)
+    all of each run's records of the group, else its summary row (``–`` where neither
+    carries one)."""
+    a = _figures(base["results"], _summary_rows(base))
+    b = _figures(new["results"], _summary_rows(new))
     rows = []
     for g in comparison.groups:
         key = (g.model, g.method, g.k)
@@ -104,6 +127,64 @@ def beyond_rows(
             cells += [_figure_cell(a.get(key), name), _figure_cell(b.get(key), name)]
         rows.append(cells)
     return rows
+
+
+WHY_HEADER = [
+    "model",
+    "method",
+    "k",
+    "run",
+    "samples",
+    "failed",
+    "miss",
+    "over edit",
+    "wrong value",
+    "invalid replies by reason",
+]
+"""Why each side's samples failed: the failure categories (the summary's totals of artifact
+elements) and the invalid replies by reason (counted from the records)."""
+
+
+def why_rows(
+    comparison: PairedComparison, base: Mapping[str, Any], new: Mapping[str, Any]
+) -> list[list[str]]:
+    """Per compared group and run (A, B): its samples, those not completed, the summary's
+    miss / over edit / wrong value totals, and the replies that were not a usable patch by
+    reason (``no_patch 61``), failed calls among them."""
+    rows = []
+    for side, doc in (("A", base), ("B", new)):
+        summary = _summary_rows(doc)
+        records: dict[tuple[str, str, Any], list[Mapping[str, Any]]] = {}
+        for record in doc["results"]:
+            key = (str(record.get("model")), str(record.get("method")), record.get("k"))
+            records.setdefault(key, []).append(record)
+        for g in comparison.groups:
+            key = (g.model, g.method, g.k)
+            mine = records.get(key, [])
+            reasons = Counter(
+                str(r["error"]) for r in mine if not r.get("completed") and r.get("error")
+            )
+            row = summary.get(key, {})
+            rows.append(
+                [
+                    g.model,
+                    g.method,
+                    "" if g.k is None else str(g.k),
+                    side,
+                    str(len(mine)),
+                    str(sum(not r.get("completed") for r in mine)),
+                    *(
+                        NONE_CELL if row.get(kind) is None else str(row[kind])
+                        for kind in ("miss", "over_edit", "wrong_value")
+                    ),
+                    ", ".join(f"{why} {n}" for why, n in reasons.most_common()) or "none",
+                ]
+            )
+    order = {
+        (g.model, g.method, "" if g.k is None else str(g.k)): i
+        for i, g in enumerate(comparison.groups)
+    }
+    return sorted(rows, key=lambda r: (order[(r[0], r[1], r[2])], r[3]))
 
 
 def _cells(group: PairGroup, max_drop: float, alpha: float) -> list[str]:
@@ -128,18 +209,26 @@ def _detectable_cell(group: PairGroup, alpha: float) -> str:
     return "none" if points is None else f"{points:g}"
 
 
-def _samples(keys: list[SampleKey]) -> str:
-    return ", ".join(s.case + ("" if s.seed is None else f" (seed {s.seed})") for s in keys)
+FLIPS_NAMED = 10
+"""Flipped samples the terminal names per group and direction; it counts the rest."""
 
 
-def _flips(comparison: PairedComparison) -> list[str]:
+def _samples(keys: list[SampleKey], named: int | None = None) -> str:
+    shown = keys if named is None else keys[:named]
+    text = ", ".join(s.case + ("" if s.seed is None else f" (seed {s.seed})") for s in shown)
+    return text + (f" and {len(keys) - len(shown)} more" if len(keys) > len(shown) else "")
+
+
+def _flips(comparison: PairedComparison, named: int | None = None) -> list[str]:
+    """One line per group and direction, its samples in natural order (``/10, /50, /100``);
+    ``named``: how many to name before counting the rest (None: all)."""
     lines = []
     for g in comparison.groups:
         name = f"{g.model} · {g.method}" + ("" if g.k is None else f" k={g.k}")
         if g.regressed:
-            lines.append(f"{name}: A pass → B fail ({g.b}): {_samples(g.regressed)}")
+            lines.append(f"{name}: A pass → B fail ({g.b}): {_samples(g.regressed, named)}")
         if g.improved:
-            lines.append(f"{name}: A fail → B pass ({g.c}): {_samples(g.improved)}")
+            lines.append(f"{name}: A fail → B pass ({g.c}): {_samples(g.improved, named)}")
     return lines
 
 
@@ -188,6 +277,7 @@ def render_markdown(
     metric: str = "completion",
     notes: Sequence[str] = (),
     heading: str | None = None,
+    why: list[list[str]] | None = None,
 ) -> str:
     """A pull-request comment: the table, the verdict, the ``notes`` (the templates that
     differ, the cases a drop needs), and the flipped samples folded away. ``heading``
@@ -209,6 +299,8 @@ def render_markdown(
     ]
     if notes:
         lines += [*(f"- {note}" for note in notes), ""]
+    if why:
+        lines += ["Why samples failed:", "", markdown_table(WHY_HEADER, why), ""]
     if beyond:
         lines += ["Beyond the paper:", "", markdown_table(BEYOND_HEADER, beyond), ""]
     flips = _flips(comparison)
@@ -234,8 +326,10 @@ def render_text(
     beyond: list[list[str]] | None = None,
     metric: str = "completion",
     notes: Sequence[str] = (),
+    why: list[list[str]] | None = None,
 ) -> str:
-    """The same content as aligned plain text for a terminal."""
+    """The same content as aligned plain text for a terminal; each group's flipped samples
+    named up to ``FLIPS_NAMED``, the rest counted."""
     rows = [_cells(g, max_drop, alpha) for g in comparison.groups]
     lines = [
         f"A = {a_name}",
@@ -247,9 +341,11 @@ def render_text(
         _summary_line(comparison, max_drop, alpha),
         *notes,
     ]
+    if why:
+        lines += ["", "Why samples failed:", text_table(WHY_HEADER, why, rule=False, trim=True)]
     if beyond:
         lines += ["", "Beyond the paper:", text_table(BEYOND_HEADER, beyond, rule=False, trim=True)]
-    flips = _flips(comparison)
+    flips = _flips(comparison, named=FLIPS_NAMED)
     if flips:
         lines += ["", "Samples that flipped:", *(f"  {f}" for f in flips)]
     footer = _footer(comparison)
@@ -265,6 +361,7 @@ class Compared(NamedTuple):
     comparison: PairedComparison
     beyond: list[list[str]]
     notes: list[str]
+    why: list[list[str]]
 
 
 def compare_files(
@@ -290,7 +387,8 @@ def compare_files(
     comparison = pair_outcomes(base["results"], new["results"])
     if not comparison.groups:
         raise UserError(f"{a} and {b} share no (case, model, method, k, seed) results to pair")
-    beyond = beyond_rows(comparison, base["results"], new["results"])
+    beyond = beyond_rows(comparison, base, new)
+    why = why_rows(comparison, base, new)
     if metric == "pass_all_seeds":
         by_case = pair_outcomes(*per_case(base["results"], new["results"]))
         comparison = dataclasses.replace(comparison, groups=by_case.groups)
@@ -309,4 +407,4 @@ def compare_files(
     if detect is not None:
         samples = cases_and_seeds(new["results"])
         notes += detect_lines(comparison, detect, samples, alpha, metric)
-    return Compared(comparison, beyond, notes)
+    return Compared(comparison, beyond, notes, why)

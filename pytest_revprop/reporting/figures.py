@@ -13,6 +13,7 @@ matplotlib is imported only when a figure is drawn.
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import math
@@ -83,23 +84,64 @@ def _new_figure(width: float, height: float) -> Figure:
 
 _MARKERS = ("o", "o", "o", "s", "^", "v", "P", "o", "D")
 """Per method (vocabulary.METHODS). Curves shrink in the order drawn, so curves that coincide stay visible."""
-_METHOD_PALETTE = (0, 1, 2, 3, 4, 5, 6, 8, 9)
-"""tab10 entries for the nine methods, without its grey (grey means "invalid" in Figure 5)."""
+BASE_PALETTE = (
+    *("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"),
+    *("#8c564b", "#e377c2", "#bcbd22", "#17becf", "#000080"),
+)
+"""The ten built-in methods' colours, in their order: tab10 without its grey (grey means
+"invalid" in Figure 5), then navy for dep (tab10 has no tenth colour far from the nine)."""
+_AVOID = ("#999999", "#000000", "#ffffff")
+"""Colours that mean something else in the figures (invalid; pass^S and the protocols; the
+background): no series gets one, nor one near it."""
 
 
-def _method_colors(methods: Sequence[str]) -> dict[str, Any]:
-    from matplotlib import colormaps
+@functools.lru_cache(maxsize=512)
+def _lab(color: str) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of a matplotlib colour: distances in it follow what people see."""
+    from matplotlib.colors import to_rgb
 
-    palette, extra = colormaps["tab10"], colormaps["Dark2"]
-    colors = {}
-    others = [m for m in methods if method_rank(m)[0] >= len(_METHOD_PALETTE)]
-    for m in methods:
-        rank = method_rank(m)[0]
-        if rank < len(_METHOD_PALETTE):
-            colors[m] = palette(_METHOD_PALETTE[rank])
-        else:  # dep and registered methods
-            colors[m] = extra(others.index(m) % extra.N)
-    return colors
+    def linear(u: float) -> float:
+        return u / 12.92 if u <= 0.04045 else ((u + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(u) for u in to_rgb(color))
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return (116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z)))
+
+
+def color_distance(a: str, b: str) -> float:
+    """How far apart two colours look (CIE76 delta E: about 2 is a just-noticeable difference)."""
+    return math.dist(_lab(a), _lab(b))
+
+
+def distinct_colors(count: int) -> list[str]:
+    """``count`` colours, each far from the others: ``BASE_PALETTE`` first, then each next one
+    the CSS colour farthest from every colour chosen so far and from ``_AVOID``."""
+    from matplotlib.colors import CSS4_COLORS
+
+    chosen = list(BASE_PALETTE[:count])
+    candidates = sorted({str(value).lower() for value in CSS4_COLORS.values()})
+    while len(chosen) < count:
+        taken = [*chosen, *_AVOID]
+        chosen.append(max(candidates, key=lambda c: min(color_distance(c, t) for t in taken)))
+    return chosen
+
+
+def _method_colors(methods: Sequence[str]) -> dict[str, str]:
+    """A colour per method: a built-in always the same one (its place in ``BASE_PALETTE``),
+    registered methods the next distinct colours, in name order."""
+    others = sorted((m for m in methods if method_rank(m)[0] >= len(BASE_PALETTE)), key=method_rank)
+    palette = distinct_colors(len(BASE_PALETTE) + len(others))
+    return {
+        m: palette[rank if rank < len(BASE_PALETTE) else len(BASE_PALETTE) + others.index(m)]
+        for m in methods
+        for rank in [method_rank(m)[0]]
+    }
 
 
 def plot_completion_by_method(results: Mapping[str, Any]) -> Figure:
@@ -280,9 +322,7 @@ def plot_where_they_fail(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
     dimensions = [d for d in BREAKDOWN_DIMENSIONS if any(r["by"] == d for r in rows)]
     widest = max(len({r["value"] for r in rows if r["by"] == d}) for d in dimensions)
     figure = _new_figure(max(6.0, 0.35 * widest * len(models) + 2), 2.6 * len(dimensions) + 0.6)
-    from matplotlib import colormaps
-
-    palette = colormaps["tab10"]
+    palette = distinct_colors(len(models))
     width = 0.8 / len(models)
     for panel, name in enumerate(dimensions):
         ax = figure.add_subplot(len(dimensions), 1, panel + 1)
@@ -295,7 +335,7 @@ def plot_where_they_fail(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
                 [x for x, _ in present],
                 [100 * r["completion_rate"] for _, r in present],
                 width,
-                color=palette(index % 10),
+                color=palette[index],
                 label=model if panel == 0 else None,
             )
             ax.plot(

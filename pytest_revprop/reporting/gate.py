@@ -342,7 +342,7 @@ def per_case(
     return out
 
 
-def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
+def gate_lines(result: GateResult, flipped_listed: int = 10) -> list[str]:
     """The terminal's gate section: per compared group its verdict (``REGRESSION``,
     ``improvement``, ``no significant change``, ...: ``sight.verdict``), the rates, the change,
     the flips and p; under a regression or an improvement the first ``flipped_listed`` flipped
@@ -373,6 +373,8 @@ def gate_lines(result: GateResult, flipped_listed: int = 20) -> list[str]:
                 + ("at every seed" if sample.seed is None else f"seed {sample.seed}")
                 for sample in flipped[:flipped_listed]
             ]
+            if len(flipped) > flipped_listed:
+                lines.append(f"    and {len(flipped) - flipped_listed} more")
         else:
             lines.append("    " + sight_line(group, unit="case" if by_case else "pair"))
     for groups, why in (

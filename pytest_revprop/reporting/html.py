@@ -84,7 +84,8 @@ def _csp_hash(text: str) -> str:
 
 
 def _table_html(table: Table) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.header)
+    # a header may break after a slash too ("cost/<wbr>sample"), so wide tables fit the window
+    head = "".join(f"<th>{html.escape(h).replace('/', '/<wbr>')}</th>" for h in table.header)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in table.rows
     )

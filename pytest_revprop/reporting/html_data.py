@@ -80,6 +80,7 @@ TURN_FIELDS = (
     "reason",
     *FAILURE_KINDS,
     "regressions",
+    "regressed",
     "request",
 )
 """What a chain sample's detail holds of each turn besides its patch and findings."""

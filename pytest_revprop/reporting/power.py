@@ -144,20 +144,29 @@ def pairs_needed(
     alpha: float,
     discordance: float | None = None,
     power: float = DEFAULT_POWER,
+    max_pairs: int = MAX_PAIRS,
 ) -> int | None:
     """The fewest pairs that detect a ``drop`` with at least ``power`` (discordance as in
-    ``detectable_drop``); None past ``MAX_PAIRS``. Power is not monotone in the number of
-    pairs for a discrete test, so this is the first count at which it is reached."""
+    ``detectable_drop``); None when ``max_pairs`` pairs do not. Power is not monotone in the
+    number of pairs for a discrete test, so the count returned is one at which power is
+    reached and one pair fewer does not: the first such count after the last of the doubling
+    counts (1, 2, 4, ..., ``max_pairs``) that fall short."""
     if not 0.0 < drop <= 1.0:
         raise ValueError(f"drop must be in (0, 1], got {drop}")
     flips = drop if discordance is None else min(1.0, max(discordance, drop))
-    low, high = 1, 1
-    while drop_power(high, drop, flips, alpha) < power:
-        low = high + 1
-        high *= 2
-        if high > MAX_PAIRS:
+
+    def reached(pairs: int) -> bool:
+        return drop_power(pairs, drop, flips, alpha) >= power
+
+    short, high = 0, 1  # ``short``: the last count checked that falls short (0: none yet)
+    while not reached(high):
+        if high >= max_pairs:
             return None
-    for pairs in range(low, high + 1):
-        if drop_power(pairs, drop, flips, alpha) >= power:
-            return pairs
+        short, high = high, min(2 * high, max_pairs)
+    while high - short > 1:  # reached at ``high``, not at ``short``: bisect between them
+        middle = (short + high) // 2
+        if reached(middle):
+            high = middle
+        else:
+            short = middle
     return high

@@ -68,7 +68,7 @@ def _summary_table(results: Mapping[str, Any]) -> Table:
                 _rate_cell(rate_of(r), completion_std(r)),
                 *(str(count_of(r, kind)) for kind in OUTCOME_COLUMNS),
                 str(count_of(r, "errors")),
-                _fmt(use.cost_usd, "{:.6f}"),
+                _fmt(use.cost_usd, "{:.4f}"),
                 _fmt(use.latency_s, "{:.2f}"),
                 _fmt(use.calls, "{:.2f}"),
                 *beyond_cells(r),
@@ -182,7 +182,7 @@ def _ratio_table(
         cells = [model]
         if not effectiveness:
             base = getattr(reference, measure) if reference else None
-            cells.append(_fmt(base, "{:.2f} s" if measure == "latency_s" else "{:.6f}"))
+            cells.append(_fmt(base, "{:.2f} s" if measure == "latency_s" else "{:.4f}"))
         for method, k in columns:
             row = by_key.get((model, method, k))
             if row is None or reference is None:
@@ -215,7 +215,7 @@ def report_tables(
     tables += robustness_tables(results.get("results") or [])
     if not columns:
         return tables + where_tables(results)
-    tables += [
+    relative = [
         Table(
             "Latency relative to j+h",
             ["model", "j+h latency", *columns],
@@ -245,5 +245,9 @@ def report_tables(
             anchor="latency-effectiveness",
             note="gain / (latency / latency_j+h - 1); n/a when the latency ratio is <= 1 or unknown.",
         ),
+    ]
+    # a table relative to j+h with no figure in any method's column says nothing: left out
+    tables += [
+        t for t in relative if any(c != "n/a" for row in t.rows for c in row[-len(columns) :])
     ]
     return tables + where_tables(results)

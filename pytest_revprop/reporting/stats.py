@@ -7,6 +7,7 @@ records as written to ``results.json``.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -189,7 +190,18 @@ def _index(results: Sequence[Mapping[str, Any]], side: str) -> dict[_FullKey, Ma
 
 
 def _sort_key(key: GroupKey | SampleKey) -> tuple[Any, ...]:
-    return tuple((value is None, value) for value in key)
+    """Groups and samples in natural order: text by its runs of digits as numbers
+    (``cart/10``, ``cart/50``, ``cart/100``), None last."""
+    return tuple(
+        (value is None, natural_key(value) if isinstance(value, str) else value) for value in key
+    )
+
+
+def natural_key(text: str) -> tuple[tuple[int, Any], ...]:
+    """``text`` as it sorts for a person: runs of digits compare as numbers."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text) if part
+    )
 
 
 def pair_outcomes(

@@ -298,6 +298,23 @@ def _range(low: int, high: int) -> str:
     return f"{high:,}" if low == high else f"{low:,} to {high:,}"
 
 
+def _output_line(p: ModelEstimate) -> str:
+    """The output tokens to send, in words: what the cached replies suggest, and the most the
+    output limit allows."""
+    if p.to_send == 0:
+        return "  output tokens to send: none (the cache answers every call)"
+    most = f"at most {p.output_limit * p.to_send:,} ({p.output_limit:,} a call, the output limit)"
+    if p.output_mean is None:
+        return (
+            f"  output tokens to send: {most}; no cached reply of this model to say how many less"
+        )
+    likely = p.output_mean * p.to_send_least
+    return (
+        f"  output tokens to send: about {likely:,.0f} ({p.output_mean:,.0f} a call, the mean of"
+        f" this model's cached replies), {most}"
+    )
+
+
 def estimate_lines(estimates: Sequence[ModelEstimate], *, shard: object = None) -> list[str]:
     """The estimate as the terminal prints it (``shard``: the run's, if any)."""
     where = "" if shard is None else f" of shard {shard}"
@@ -316,14 +333,7 @@ def estimate_lines(estimates: Sequence[ModelEstimate], *, shard: object = None) 
                 "made yet (a selection, a call with a dependency map)"
             )
         lines.append(f"  input tokens to send: {p.input_tokens:,} ({p.tokens_how})")
-        limit = p.output_limit * p.to_send
-        if p.output_mean is None:
-            low_text = "unknown (no cached reply of this model)"
-        else:
-            low_text = f"{p.output_mean * p.to_send_least:,.0f} (the cached mean, {p.output_mean:,.0f} a call)"
-        lines.append(
-            f"  output tokens: {low_text} to {limit:,} (the output limit, {p.output_limit:,} a call)"
-        )
+        lines.append(_output_line(p))
         low, high = p.cost_range
         if p.price_in or p.price_out:
             lines.append(

@@ -7,8 +7,8 @@ what is wrong with it, which argparse and pytest print as a one-line usage error
 option's name. Options that take the same kind of value share one parser.
 
 Every plugin option has an ini key, its name with underscores (``--revprop-model``:
-``revprop_model``), so that ``[tool.pytest.ini_options]`` or ``pytest.ini`` can pin it.
-:func:`~pytest_revprop.run.option_source.option_value` is the one reader of an option.
+``revprop_model``), so that ``[tool.pytest.ini_options]`` or ``pytest.ini`` can pin it;
+:mod:`pytest_revprop.run.option_reading` reads an option's value in effect.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pytest_revprop.run.sharding import parse_shard
 from pytest_revprop.vocabulary import (
@@ -287,6 +287,17 @@ class PluginOption:
     def is_flag(self) -> bool:
         """Whether the option takes no value (``store_true``; its ini key is a bool)."""
         return self.parse is None
+
+    @property
+    def takes_list(self) -> bool:
+        """Whether the option takes a comma-separated list (``MODEL[,MODEL...]``): its ini key
+        is a ``linelist``, so an ini file may give a TOML list, or one item a line."""
+        return self.metavar is not None and self.metavar.endswith("...]")
+
+    @property
+    def ini_type(self) -> Literal["bool", "linelist", "string"]:
+        """The key's pytest ini type."""
+        return "bool" if self.is_flag else "linelist" if self.takes_list else "string"
 
 
 PLUGIN_OPTIONS: tuple[PluginOption, ...] = (

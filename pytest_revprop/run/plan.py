@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 Label = Callable[[str], str]
 """Where the value of an option comes from, for messages: ``--revprop-k``, or
-``revprop_k in pytest.ini`` (the plugin's ``option_source.option_label``)."""
+``revprop_k in pytest.ini`` (the plugin's ``option_reading.option_label``)."""
 
 
 def flag_label(name: str) -> str:

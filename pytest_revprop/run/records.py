@@ -142,14 +142,14 @@ def score_chain(case: Case, chain: ChainRun, score_turn: ScoreTurn = turn_score)
     return [score_turn(case, chain, turn) for turn in chain.turns]
 
 
-def _regressions(case: Case, turn: TurnRun) -> int:
+def _regressions(case: Case, turn: TurnRun) -> list[str]:
     """The places an earlier turn got right that ``turn``'s patch broke (``turn_regressions``
     from the document the turn started from: the canonical one in ``teacher``, the model's own
-    in ``free``)."""
+    in ``free``), as pointers."""
     patch = turn.run.outcome.patch
     if turn.index == 0 or patch is None:
-        return 0
-    return len(turn_regressions(case, turn.index, turn.view.artifact, patch))
+        return []
+    return turn_regressions(case, turn.index, turn.view.artifact, patch)
 
 
 # ------------------------------------------------------------------------------ the record
@@ -166,6 +166,7 @@ def turn_entries(case: Case, chain: ChainRun, scores: Sequence[Score]) -> list[d
     entries = []
     for turn, score in zip(chain.turns, scores, strict=True):
         run = turn.run
+        regressed = _regressions(case, turn)
         entries.append(
             {
                 "turn": turn.index,
@@ -183,7 +184,8 @@ def turn_entries(case: Case, chain: ChainRun, scores: Sequence[Score]) -> list[d
                 "latency_s": run.latency_s,
                 "patch": run.outcome.patch,
                 "findings": [{**f.to_dict(), "turn": turn.index} for f in score.findings],
-                "regressions": _regressions(case, turn),
+                "regressions": len(regressed),
+                "regressed": regressed,
                 "request": turn.view.request,
             }
         )

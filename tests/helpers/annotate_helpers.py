@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from helpers.chromium import CHROMIUM
+from helpers.chromium import CHROMIUM, HANG_LIMIT_MS
 from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case
 
 BROWSER_TESTS = [
@@ -178,10 +178,10 @@ class Browser:
         self.settle()
 
     def saved(self) -> None:
-        """Wait for the page to say the save went through (as long as a page action may take:
-        several saves at once on a loaded machine take seconds)."""
+        """Wait for the page to say the save went through (several saves at once on a loaded
+        machine take seconds, or tens of them: only a hang reaches the limit)."""
         self.expect(self.page.locator("#save-state")).to_have_text(
-            re.compile("^Saved"), timeout=20_000
+            re.compile("^Saved"), timeout=HANG_LIMIT_MS
         )
 
     def settle(self) -> None:

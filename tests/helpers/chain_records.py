@@ -52,6 +52,7 @@ def _turn(index: int, spec: TurnSpec, regressions: int) -> dict[str, Any]:
         "patch": patch,
         "findings": findings,
         "regressions": regressions,
+        "regressed": [f"/items/{i}/price" for i in range(regressions)],
         "request": f"Revision {index}: set the price of item {index} to {10 + index}.",
     }
 

@@ -13,3 +13,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+HANG_LIMIT_MS = 120_000
+"""How long a browser test waits for what a page shows before it calls the page hung: every
+wait is for an event (a selector, a text), and returns as soon as it comes; this limit is
+reached only by a page that never shows it, never by a busy machine that is slow to."""

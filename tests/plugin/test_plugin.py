@@ -125,7 +125,9 @@ def test_help_adds_only_the_revprop_group_and_its_ini_keys(pytester: pytest.Pyte
     )
     start = loaded.index("revision-propagation evaluation (RevPropBench):")
     group = set(loaded[start : loaded.index("", start) + 1])  # with its blank line
-    ini_key = re.compile(r"\s+(revprop_\w+ \((string|bool)\):)?\s*(default for --revprop-[\w-]+)?")
+    ini_key = re.compile(
+        r"\s+(revprop_\w+ \((string|bool|linelist)\):)?\s*(default for --revprop-[\w-]+)?"
+    )
     added = Counter(loaded) - Counter(without)
     assert not Counter(without) - Counter(loaded)  # nothing of pytest's or others' changed
     outside = [line for line in added if line not in group and not ini_key.fullmatch(line)]
@@ -138,7 +140,7 @@ def test_help_shows_the_group_with_defaults(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         ["*revision-propagation evaluation*", "*--revprop-k=K*", "*sweep k (default: 5)*"]
     )
-    result.stdout.fnmatch_lines(["*revprop_model (string):*", "*default for --revprop-model*"])
+    result.stdout.fnmatch_lines(["*revprop_model (linelist):*", "*default for --revprop-model*"])
     assert "--no-revprop-figures" not in result.stdout.str()  # the deprecated alias is hidden
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
 from pathlib import Path
@@ -164,6 +165,8 @@ def test_the_chain_view_shows_each_turn_and_where_the_chain_went_wrong(
     assert "replace /items/1/price = 11" in (first.text_content() or "")
     assert page.locator(".turn-card.first-failure tr.kind-miss").count() == 1
     assert "regressions 1" in (cards.nth(2).text_content() or "")
+    regressed = cards.nth(2).locator("ul.regressed li").all_text_contents()
+    assert regressed == ["/items/0/price"]  # the place named, not only counted
     assert "1 of 3 turns completed; first failed at turn 1" in (
         page.text_content(".chain-head") or ""
     )
@@ -212,3 +215,36 @@ def test_the_turn_figures_legend_is_whole_and_clear_of_title_and_panels(models: 
             assert not box.overlaps(ax.get_tightbbox(renderer))
     labels = [t.get_text() for t in legend.get_texts()]
     assert labels[-2:] == ["teacher", "free"] and len(labels) == 12
+
+
+def test_every_method_of_the_turn_figure_has_a_colour_far_from_the_others() -> None:
+    """The ten built-ins and three registered methods: no two share a colour a reader could
+    confuse (CIE76 delta E: the protocol's nine keep tab10's colours, whose closest pair,
+    purple and pink, is 28 apart; dep and registered methods are at least 40 from every
+    other), and none is the grey of "invalid" or the black of the protocols' legend."""
+    from matplotlib.colors import to_hex
+
+    from pytest_revprop.reporting.figures import color_distance
+
+    methods = ["j", "h", "j+h", "reflect", "or", "and", "maj", "med", "select", "dep"]
+    methods += ["mine", "theirs", "zz-last"]
+    rows = [
+        {"protocol": "teacher", "model": "m", "method": method, "k": 1, "turn": turn,
+         "completion_rate": 0.5}
+        for method in methods
+        for turn in range(2)
+    ]  # fmt: skip
+    figure = plot_completion_by_turn(rows)
+    assert figure is not None
+    [legend] = figure.legends
+    colors = {
+        text.get_text(): to_hex(handle.get_color())
+        for text, handle in zip(legend.get_texts(), legend.legend_handles, strict=True)
+        if text.get_text() in methods
+    }
+    assert sorted(colors) == sorted(methods)
+    for a, b in itertools.combinations(methods, 2):
+        apart = 25 if {a, b} <= set(methods[:9]) else 40
+        assert color_distance(colors[a], colors[b]) >= apart, (a, colors[a], b, colors[b])
+    for method, color in colors.items():
+        assert min(color_distance(color, c) for c in ("#999999", "#000000")) >= 25, method

@@ -131,3 +131,39 @@ def test_a_negative_max_drop_is_a_usage_error(
         cli.main(["compare", str(a), str(b), "--max-drop", "-1"])
     assert exit_info.value.code == 2
     assert "argument --max-drop: max drop must be >= 0, got -1" in capsys.readouterr().err
+
+
+def test_the_comment_says_why_each_side_failed_and_reads_the_baselines_figures_from_its_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A baseline keeps only what pairing needs of each record, and its summary: A's recall
+    and preserved come from that summary. Every reply of B is prose (no_patch): the comment
+    says so, per side, beside A's failure categories."""
+    from pytest_revprop.reporting.gate import write_baseline
+
+    doc = make_results()
+    for summary_row in doc["summary"]:
+        summary_row.update(cascade_recall=0.733, preservation=0.956)
+    write_baseline(tmp_path / "a.json", doc)
+    b = [{**r, "completed": False, "valid": False, "error": "no_patch"} for r in doc["results"]]
+    _write(tmp_path / "b.json", b)
+    args = ["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--markdown"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    row = next(r for r in doc["summary"] if (r["model"], r["method"]) == ("m-small", "j+h"))
+    a_side = f"| m-small | j+h | 1 | A | 4 | 3 | {row['miss']} | {row['over_edit']} | {row['wrong_value']} |"
+    assert a_side in out
+    assert "| m-small | j+h | 1 | B | 4 | 4 | – | – | – | no_patch 4 |" in out
+    after = out.split("Beyond the paper:", 1)[1].splitlines()
+    [beyond] = [line for line in after if line.startswith("| m-small | j+h | 1 |")]
+    assert beyond.split(" | ")[7:11] == ["0.73", "–", "0.96", "– |"], beyond  # A: not –
+
+
+def test_flipped_samples_sort_as_a_person_reads_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = ["cart/100", "cart/10", "cart/50"]
+    a = _write(tmp_path / "a.json", [_record(c, True) for c in cases])
+    b = _write(tmp_path / "b.json", [_record(c, False) for c in cases])
+    assert cli.main(["compare", str(a), str(b), "--markdown"]) == 0
+    assert "(3): cart/10 (seed 0), cart/50 (seed 0), cart/100 (seed 0)" in capsys.readouterr().out

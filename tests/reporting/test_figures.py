@@ -154,6 +154,19 @@ def test_cost_effectiveness_is_not_available_when_the_cost_ratio_is_at_most_one(
     assert table["m-large"][0] == "n/a"  # ratio 1.0
 
 
+def test_a_table_relative_to_j_plus_h_with_no_figure_is_left_out(results: dict[str, Any]) -> None:
+    """Reference solvers cost nothing and take no time: every multiple and effectiveness is
+    n/a, so the four tables relative to j+h say nothing and are not shown."""
+    free = copy.deepcopy(results)
+    for record in free["results"]:
+        record["cost_usd"] = record["latency_s"] = 0.0
+    titles = [t.title for t in report_tables(free)]
+    assert "Summary" in titles
+    assert not {"Latency relative to j+h", "Cost relative to j+h", "Cost-effectiveness",
+                "Latency-effectiveness"} & set(titles)  # fmt: skip
+    assert "Latency relative to j+h" in [t.title for t in report_tables(results)]
+
+
 def test_write_report_writes_figures_with_their_data_and_the_tables(
     results: dict[str, Any], tmp_path: Path
 ) -> None:

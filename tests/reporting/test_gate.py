@@ -187,6 +187,20 @@ def test_the_gate_section_lists_a_regressions_flipped_samples() -> None:
         "REGRESSION m med k3: 100.0% -> 0.0% (-100.0 pts, flips 10 down / 0 up, p=0.00195)",
         "    c0 seed 0",
         "    c1 seed 0",
+        "    and 8 more",
+    ]
+
+
+def test_the_terminal_names_ten_flipped_samples_in_natural_order_and_counts_the_rest() -> None:
+    """Cases sort as a person reads them (/10, /50, /100, not /10, /100, /50)."""
+    cases = [f"cart/{size}" for size in (100, 10, 50)] + [f"inv/{n}" for n in range(12, 0, -1)]
+    baseline = {"results": [_record(c, True) for c in cases]}
+    run = [_record(c, False) for c in cases]
+    lines = gate_lines(gate(baseline, run, max_drop=2.0))
+    assert lines[1:] == [
+        *(f"    {c} seed 0" for c in ["cart/10", "cart/50", "cart/100"]),
+        *(f"    inv/{n} seed 0" for n in range(1, 8)),
+        "    and 5 more",
     ]
 
 

@@ -350,3 +350,31 @@ def test_a_runs_report_reaches_a_samples_replies_and_reasoning_in_a_real_browser
     assert len(set(reasoning)) == 3 and all(
         r.startswith("reasoning about request") for r in reasoning
     )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+def test_tables_fit_a_1400_px_window_and_numbers_are_rounded_as_the_terminal_rounds_them(
+    results: dict[str, Any], tmp_path: Path, page: Any
+) -> None:
+    """Long litellm model names, all nineteen summary columns: no table scrolls sideways in
+    a 1,400 px window; a sample's cost and latency read as the terminal summary's do."""
+    text = json.dumps(results)
+    text = text.replace('"m-small"', '"openai/gpt-oss-20b"')
+    text = text.replace('"m-large"', '"hosted_vllm/Qwen/Qwen3.5-27B"')
+    renamed = json.loads(text)
+    report = write_html(renamed, make_samples(renamed), CASES, tmp_path / "report.html")
+    page.goto(report.as_uri())
+    widths = page.eval_on_selector_all(
+        "#tables table",
+        "els => els.map(t => [t.scrollWidth, t.closest('.table-wrap').clientWidth])",
+    )
+    assert len(widths) >= 5
+    assert all(table <= room for table, room in widths), widths
+    summary = page.locator("#table-summary td").all_text_contents()
+    assert not [c for c in summary if re.fullmatch(r"\d+\.\d{5,}", c)]  # no 6-decimal costs
+    _open(page)
+    facts = page.locator("table.facts tr", has_text="latency").text_content() or ""
+    assert re.search(r"\d\.\d{4} / \d+\.\d{2} / \d+$", facts), facts
+    who = page.locator(".reply .who").first.text_content() or ""
+    assert re.search(r" · \d+\.\d{2} s", who), who

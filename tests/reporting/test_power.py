@@ -6,8 +6,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pytest_revprop.reporting.power import detectable_drop, drop_power, pairs_needed
+from pytest_revprop.reporting.power import (
+    DEFAULT_POWER,
+    detectable_drop,
+    drop_power,
+    pairs_needed,
+)
 from pytest_revprop.reporting.stats import DEFAULT_ALPHA, mcnemar_exact
 
 
@@ -60,3 +67,32 @@ def test_impossible_figures_are_refused() -> None:
         drop_power(30, 0.1, 0.2, 1.5)
     with pytest.raises(ValueError, match="drop must be"):
         pairs_needed(0.0, DEFAULT_ALPHA)
+
+
+def test_a_need_between_the_last_doubling_and_the_limit_is_found() -> None:
+    """263 pairs lie between 256 and a 300-pair limit: doubling alone jumps past the limit."""
+    assert pairs_needed(0.125, DEFAULT_ALPHA, discordance=0.5, max_pairs=300) == 263
+    assert pairs_needed(0.125, DEFAULT_ALPHA, discordance=0.5, max_pairs=263) == 263
+    assert pairs_needed(0.125, DEFAULT_ALPHA, discordance=0.5, max_pairs=262) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    drop=st.floats(0.1, 1.0),
+    discordance=st.none() | st.floats(0.0, 1.0),
+    alpha=st.sampled_from([0.01, DEFAULT_ALPHA, 0.1]),
+    max_pairs=st.integers(1, 400),
+)
+def test_pairs_needed_is_exact_up_to_its_limit(
+    drop: float, discordance: float | None, alpha: float, max_pairs: int
+) -> None:
+    """A count is returned iff one up to the limit reaches the power; it reaches it and one
+    pair fewer does not. None: the limit itself falls short."""
+    flips = drop if discordance is None else min(1.0, max(discordance, drop))
+    needed = pairs_needed(drop, alpha, discordance=discordance, max_pairs=max_pairs)
+    if needed is None:
+        assert drop_power(max_pairs, drop, flips, alpha) < DEFAULT_POWER
+    else:
+        assert 1 <= needed <= max_pairs
+        assert drop_power(needed, drop, flips, alpha) >= DEFAULT_POWER
+        assert drop_power(needed - 1, drop, flips, alpha) < DEFAULT_POWER

@@ -324,7 +324,8 @@ def test_compare_tests_pass_all_seeds_and_shows_the_figures_beyond_the_paper(
     out = capsys.readouterr().out
     # pass^S 50.0 -> 0.0; no record carries partial credit: shown as –
     assert "Beyond the paper:" in out
-    line = next(row for row in out.splitlines() if row.startswith("m ") and "–" in row)
+    beyond = out.split("Beyond the paper:", 1)[1].splitlines()
+    line = next(row for row in beyond if row.startswith("m ") and "–" in row)
     assert line.split()[3:5] == ["50.0", "0.0"] and line.split()[-4:] == ["–"] * 4
     assert compare_main([*paths, "--metric", "pass_all_seeds", "--fail-on-regression"]) == 6
     out = capsys.readouterr().out

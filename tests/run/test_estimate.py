@@ -4,6 +4,7 @@ sent (no server here)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from pytest_revprop.core.cases import select_cases
@@ -30,7 +31,11 @@ def test_the_estimate_counts_the_calls_the_cache_answers_and_the_rest(tmp_path: 
     lines, _ = _estimate(tmp_path, ["j+h", "maj"])
     # per case: maj's samples at seeds 0-2, the first of them j+h's call
     assert lines[1] == ("openai/fake: 4 items; calls needed 6, answered by the cache 0, to send 6")
-    assert "approximation" in lines[2] and "unknown (no cached reply" in lines[3]
+    assert "approximation" in lines[2]
+    assert lines[3] == (
+        "  output tokens to send: at most 600 (100 a call, the output limit);"
+        " no cached reply of this model to say how many less"
+    )
     case = select_cases(None, "dev", [10], None)[0]
     messages = default_prompts().revision_messages(case, "j+h")
     request = Request.for_model(MODEL, messages, 0)
@@ -38,7 +43,10 @@ def test_the_estimate_counts_the_calls_the_cache_answers_and_the_rest(tmp_path: 
     ResponseCache(tmp_path).write(request.cache_key(), request, reply)
     lines, _ = _estimate(tmp_path, ["j+h", "maj"])
     assert lines[1].endswith("calls needed 6, answered by the cache 1, to send 5")
-    assert "200 (the cached mean, 40 a call) to 500 (the output limit, 100 a call)" in lines[3]
+    assert lines[3] == (
+        "  output tokens to send: about 200 (40 a call, the mean of this model's cached"
+        " replies), at most 500 (100 a call, the output limit)"
+    )
     assert lines[4].startswith("  cost: $") and "at $1 in / $2 out per 1M tokens" in lines[4]
     assert lines[5].startswith("  time: about 2 s at 32 calls in flight")
     assert lines[-1].startswith("total: 5 calls to send")
@@ -50,3 +58,13 @@ def test_calls_that_depend_on_replies_make_a_range(tmp_path: Path) -> None:
     # a selection (asked only when a sample is valid): per case 3 to 5
     assert "calls needed 6 to 10" in lines[1] and "to send 6 to 10" in lines[1]
     assert lines[2].startswith("  4 of the calls to send depend on replies not made yet")
+
+
+def test_a_plan_with_nothing_to_send_says_so_in_words(tmp_path: Path) -> None:
+    cases = select_cases(None, "dev", [10], None)[:1]
+    settings = RunSettings(methods=["j+h"], k_values=[3], seeds=[0], cache_dir=tmp_path)
+    [estimate] = estimate_run(cases, [MODEL], settings, item_specs(cases, [MODEL], settings))
+    answered = dataclasses.replace(estimate, to_send=0, to_send_least=0, output_mean=172.0)
+    assert estimate_lines([answered])[3] == (
+        "  output tokens to send: none (the cache answers every call)"
+    )

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.run.option_source import option_label, option_value
+from pytest_revprop.run.option_reading import option_label, option_value
 from pytest_revprop.run.options import (
     PLUGIN_OPTIONS,
     parse_alpha,
@@ -158,6 +158,30 @@ def test_the_command_line_wins_then_the_ini_file_then_the_default(
     assert option_value(config, "revprop_seeds") == [0, 42, 84, 126, 168]
     assert option_value(config, "revprop_no_cache") is False
     assert option_value(config, "revprop_model") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pytest.ini", "[pytest]\nrevprop_seeds = 0, 1\nrevprop_model =\n    gold\n    noop\n"),
+        ("pyproject.toml", "[tool.pytest.ini_options]\nrevprop_seeds = ['0', '1']\nrevprop_model = 'gold,noop'\n"),
+        ("pyproject.toml", "[tool.pytest.ini_options]\nrevprop_seeds = [0, 1]\nrevprop_model = ['gold', 'noop']\n"),
+        ("pyproject.toml", "[tool.pytest]\nrevprop_seeds = '0,1'\nrevprop_model = ['gold', 'noop']\n"),
+    ],
+)  # fmt: skip
+def test_a_list_key_takes_a_list_the_text_or_one_item_a_line_with_no_pytest_10_warning(
+    pytester: pytest.Pytester, name: str, text: str
+) -> None:
+    """List keys are linelist keys: pytest 10 refuses a TOML list for a 'string' key (9.x warns
+    PytestRemovedIn10Warning, an error in this suite), and the native table's text still works."""
+    if name == "pytest.ini" or "ini_options" in text or int(pytest.__version__.split(".")[0]) >= 9:
+        (pytester.path / name).write_text(text, encoding="utf-8")
+        config = pytester.parseconfig()
+        assert option_value(config, "revprop_seeds") == [0, 1]
+        assert option_value(config, "revprop_model") == ["gold", "noop"]
+    assert {o.name for o in PLUGIN_OPTIONS if o.ini_type == "linelist"} == {
+        o.name for o in PLUGIN_OPTIONS if o.metavar and "[," in o.metavar
+    }
 
 
 def test_an_empty_ini_value_is_the_default_so_o_key_empty_turns_the_plugin_off(

@@ -243,6 +243,7 @@ def test_a_teacher_turn_that_breaks_an_earlier_turn_s_place_counts_a_regression(
         asyncio.run(run_chain(order_chain(), protocol("teacher"), None, _scripted(answers)))
     )
     assert [t["regressions"] for t in record["turns"]] == [0, 0, 1]
+    assert [t["regressed"] for t in record["turns"]] == [[], [], ["/lines/1/amount"]]
     assert record["regressions"] == 1 and record["turns_completed"] == 2
 
 

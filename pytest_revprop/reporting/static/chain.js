@@ -85,6 +85,13 @@
     card.appendChild(el("div", "turn-request", turn.request ?? ""));
     card.appendChild(el("div", "turn-label", "what it changed"));
     card.appendChild(patchBox(file.patches[turn.patch]));
+    if (turn.regressions) {
+      const places = Array.isArray(turn.regressed) ? turn.regressed : [];
+      card.appendChild(el("div", "turn-label", "what it broke that an earlier turn got right"));
+      const list = el("ul", "ops regressed");
+      for (const place of places) list.appendChild(el("li", "", place));
+      card.appendChild(places.length ? list : el("p", "note", `${turn.regressions} place(s), not named in this run's records`));
+    }
     if (kind !== "completed") {
       card.appendChild(el("div", "turn-reason", failureText(turn)));
       const findings = file.findings[turn.findings] || [];

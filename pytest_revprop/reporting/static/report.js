@@ -298,13 +298,18 @@
       el("span", {}, el("span", { cls: "badge cascade", text: "cascade" }), document.createTextNode("forced by a dependency")));
   }
 
+  // A number as the terminal summary rounds it (cost 4 decimals, latency 2).
+  function fixed(value, digits, missing = "n/a") {
+    return typeof value === "number" && Number.isFinite(value) ? value.toFixed(digits) : missing;
+  }
+
   function factsTable(s) {
     const rows = [
       ["model", s.model], ["method", s.method], ["k", s.k], ["seed", s.seed],
       ["outcome", s.outcome], ["error", s.error], ["reason", s.reason],
       ["miss / over edit / wrong value", `${s.miss ?? 0} / ${s.over_edit ?? 0} / ${s.wrong_value ?? 0}`],
       ["domain / pattern / size", `${s.domain ?? "?"} / ${s.pattern ?? "?"} / ${s.size ?? "?"}`],
-      ["cost (USD) / latency (s) / calls", `${s.cost_usd ?? "n/a"} / ${s.latency_s ?? "n/a"} / ${s.calls ?? "n/a"}`],
+      ["cost (USD) / latency (s) / calls", `${fixed(s.cost_usd, 4)} / ${fixed(s.latency_s, 2)} / ${s.calls ?? "n/a"}`],
       ["selection fell back", s.selection_fallback],
     ].filter(([, v]) => v !== null && v !== undefined);
     const body = el("tbody");
@@ -408,7 +413,7 @@
     s.replies.forEach((r, i) => {
       const facts = [`#${i + 1} ${r.role ?? "sample"}`, `seed ${r.seed}`, `finish ${r.finish_reason ?? "?"}`,
         `tokens in/out/reasoning ${r.input_tokens ?? "?"}/${r.output_tokens ?? "?"}/${r.reasoning_tokens ?? "?"}`,
-        `${r.latency_s ?? "?"} s`, r.cached ? "cached" : ""].filter(Boolean).join(" · ");
+        `${fixed(r.latency_s, 2, "?")} s`, r.cached ? "cached" : ""].filter(Boolean).join(" · ");
       box.appendChild(el("div", { cls: "reply", attrs: { "data-reply": i } }, el("div", { cls: "who", text: facts }),
         el("pre", { cls: "block reply-content loading", text: "loading…" })));
     });

@@ -15,6 +15,7 @@ from helpers.annotate_helpers import (
     copy_cases,
     run_async,
 )
+from helpers.chromium import HANG_LIMIT_MS
 
 from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case, load_case
 
@@ -271,7 +272,9 @@ def test_the_whole_shipped_benchmark_opens(tmp_path: Path, browse: Any) -> None:
         browse(srv.url) as b,
     ):
         b.page.goto(srv.url)
-        b.expect(b.page.locator("#case-count")).to_have_text("150 of 150 cases", timeout=60_000)
+        b.expect(b.page.locator("#case-count")).to_have_text(
+            "150 of 150 cases", timeout=HANG_LIMIT_MS
+        )
         import time
 
         seconds = time.perf_counter() - srv.started_at

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from helpers.annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, copy_cases
+from helpers.chromium import HANG_LIMIT_MS
 
 from pytest_revprop.core.cases import dump_case, load_case
 
@@ -430,14 +431,14 @@ def test_the_list_and_an_open_case_follow_the_disk_without_a_reload(
     b.expect(b.page.locator("#case-error-text")).to_contain_text("cannot be edited here")
     case = _data(folder, CART)
     late.write_text(dump_case({**case, "id": "late/1"}), encoding="utf-8")  # fixed
-    b.expect(b.page.locator("#case-id")).to_have_text("late/1", timeout=10_000)
+    b.expect(b.page.locator("#case-id")).to_have_text("late/1", timeout=HANG_LIMIT_MS)
     (folder / "new.json").write_text(dump_case({**case, "id": "new/1"}), encoding="utf-8")
-    b.expect(b.page.locator("#case-count")).to_have_text("6 of 6 cases", timeout=10_000)
+    b.expect(b.page.locator("#case-count")).to_have_text("6 of 6 cases", timeout=HANG_LIMIT_MS)
     b.open(ORG)  # an open case without unsaved changes shows the version on disk
     changed = _data(folder, ORG)
     changed["request"] = "Changed by a git checkout."
     _write(folder, ORG, changed)
-    b.expect(b.page.locator("#request")).to_have_value(changed["request"], timeout=10_000)
+    b.expect(b.page.locator("#request")).to_have_value(changed["request"], timeout=HANG_LIMIT_MS)
     b.expect(b.page.locator("#notice")).to_contain_text("changed on disk")
 
 

@@ -1,15 +1,16 @@
-"""Reading the plugin's options: the command line wins, then the ini file, then the default.
-
-:func:`option_value` is the one reader of an option. An ini value goes through the option's
-own parser (:mod:`pytest_revprop.run.options`), and its errors name the key and the file
-instead of the option. An empty ini value counts as unset; an unknown ``revprop_...`` ini key
-is an error naming the closest one (:func:`check_ini_keys`).
+"""Reading a plugin option's value in effect: :func:`option_value` is the one reader of an
+option. The command line wins, then the ini file, then the default. An ini value goes through
+the option's own parser (:mod:`pytest_revprop.run.options`), and its errors name the key and
+the file instead of the option. An empty ini value counts as unset. A list option's key is a
+``linelist`` (a TOML list, one item a line, or the comma-separated text); in pytest 9's
+native ``[tool.pytest]`` table it takes the comma-separated text as a string too.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
@@ -63,7 +64,12 @@ def option_value(config: OptionSource, name: str) -> Any:
         return False if option.is_flag else option.default
     if option.parse is None:
         return bool(raw)
-    text = ",".join(map(str, raw)) if isinstance(raw, list) else str(raw).strip()
+    if isinstance(raw, list):
+        text = ",".join(item for item in (str(i).strip() for i in raw) if item)
+    else:
+        text = str(raw).strip()
+    if not text:
+        return option.default
     if option.path:
         text = str(_ini_folder(config) / text)
     try:
@@ -82,6 +88,9 @@ def _read_ini(config: OptionSource, name: str) -> Any:
         return config.getini(name)
     except Exception as exc:
         cause = exc if isinstance(exc, ValueError | TypeError) else exc.__cause__
+        native = _native_toml_value(config, name) if OPTIONS_BY_NAME[name].takes_list else None
+        if isinstance(cause, TypeError) and isinstance(native, str):
+            return native  # a list key's comma-separated text in pytest 9's [tool.pytest]
         if isinstance(cause, ValueError) and "truth value" in str(cause):
             got = str(cause).rsplit(" ", 1)[-1]
             raise UserError(
@@ -91,6 +100,20 @@ def _read_ini(config: OptionSource, name: str) -> Any:
             detail = str(cause)[str(cause).find("expects") :]
             raise UserError(f"{_ini_label(config, name)}: {detail}") from None
         raise
+
+
+def _native_toml_value(config: OptionSource, name: str) -> Any:
+    """The value of ``name`` in pytest 9's native ``[tool.pytest]`` table of the ini file, as
+    TOML gives it; None when the file has no such table or key. pytest reads a ``linelist``
+    key there as a list only, and this module's list keys take a string too."""
+    path = config.inipath
+    if path is None or path.suffix != ".toml":
+        return None
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("pytest", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return table.get(name) if isinstance(table, dict) else None
 
 
 def option_label(config: OptionSource, name: str) -> str:
