@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pytest_revprop.core.methods import Answer, MethodContext
+    from pytest_revprop.core.method_context import Answer, MethodContext
     from pytest_revprop.core.registry import MethodRegistry
 
 

@@ -33,15 +33,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from pytest_revprop.core.askers import REFERENCE_ANSWERS, REFERENCE_SOLVERS
 from pytest_revprop.core.cases import Case
-from pytest_revprop.core.methods import (
-    REFERENCE_ANSWERS,
-    REFERENCE_SOLVERS,
-    Answer,
-    Call,
-    Message,
-    MethodContext,
-)
+from pytest_revprop.core.method_context import Answer, Call, Message, MethodContext
 from pytest_revprop.core.outcome import Outcome, Patch
 from pytest_revprop.core.prompts import TEMPLATE_NAMES, Prompts
 from pytest_revprop.core.registry import MethodFunction, MethodSpec

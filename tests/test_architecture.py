@@ -128,6 +128,7 @@ def test_methods_written_outside_the_package_use_the_public_api_only() -> None:
     ours = re.compile(r"^\s*(?:from|import)\s+(pytest_revprop[\w.]*)", re.MULTILINE)
     allowed = ("pytest_revprop.api", "pytest_revprop.testing")
     method_modules = {
+        "pytest_revprop.core.method_context",
         "pytest_revprop.core.methods",
         "pytest_revprop.core.outcome",
         "pytest_revprop.core.registry",

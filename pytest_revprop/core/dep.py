@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pytest_revprop.core.methods import Answer, MethodContext
+from pytest_revprop.core.method_context import Answer, MethodContext
 from pytest_revprop.core.outcome import Outcome
 from pytest_revprop.util.jsonutil import MISSING, loads_strict, raw_decode_strict, resolve
 

@@ -91,7 +91,7 @@ class Off(Protocol):
         return []
 
     def reference_patch(self, case: Case, index: int, solver: str) -> Patch | None:
-        """The case's own answer (``methods.reference_ask``)."""
+        """The case's own answer (``askers.reference_ask``)."""
         return None
 
     def probe(self, case: Case, turns: int | None) -> Case | None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.dep import dep
-from pytest_revprop.core.methods import (
+from pytest_revprop.core.method_context import (
     Ask,
     Message,
     MethodContext,
@@ -32,11 +32,8 @@ from pytest_revprop.core.methods import (
     NotAResult,
     SampleArtifacts,
     as_outcome,
-    merged_by,
-    reflect,
-    revision_in,
-    select,
 )
+from pytest_revprop.core.methods import merged_by, reflect, revision_in, select
 from pytest_revprop.core.outcome import Outcome
 from pytest_revprop.core.prompts import Prompts, default_prompts
 from pytest_revprop.errors import UserError

@@ -25,7 +25,7 @@ from typing import Any
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.chain import turn_view
 from pytest_revprop.core.extraction import InvalidReply
-from pytest_revprop.core.methods import MethodRun
+from pytest_revprop.core.method_context import MethodRun
 from pytest_revprop.core.outcome import Outcome
 from pytest_revprop.core.protocols import Protocol
 from pytest_revprop.core.scoring import apply_patch

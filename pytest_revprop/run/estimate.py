@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pytest_revprop.core.cases import Case
-from pytest_revprop.core.methods import Ask, Message
+from pytest_revprop.core.method_context import Ask, Message
 from pytest_revprop.llm.cache import ResponseCache
 from pytest_revprop.llm.presets import ModelConfig
 from pytest_revprop.llm.types import Reply, Request

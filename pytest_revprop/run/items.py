@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_revprop.core.cases import Case
-from pytest_revprop.core.methods import Ask, MethodRun, SampleArtifacts
+from pytest_revprop.core.method_context import Ask, MethodRun, SampleArtifacts
 from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.core.protocols import Protocol, protocol
 from pytest_revprop.core.registry import MethodRegistry, builtin_registry, run_method

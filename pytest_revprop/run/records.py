@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.chain import turn_regressions
 from pytest_revprop.core.credit import partial_credit
-from pytest_revprop.core.methods import MethodRun
+from pytest_revprop.core.method_context import MethodRun
 from pytest_revprop.core.outcome import Outcome
 from pytest_revprop.core.scoring import Score
 from pytest_revprop.run.chains import ChainRun, TurnRun

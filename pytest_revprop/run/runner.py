@@ -22,14 +22,9 @@ import json
 import threading
 from collections.abc import Sequence
 
+from pytest_revprop.core.askers import REFERENCE_SOLVERS, client_ask, reference_ask
 from pytest_revprop.core.cases import Case
-from pytest_revprop.core.methods import (
-    REFERENCE_SOLVERS,
-    Ask,
-    SampleArtifacts,
-    client_ask,
-    reference_ask,
-)
+from pytest_revprop.core.method_context import Ask, SampleArtifacts
 from pytest_revprop.core.scoring import Score
 from pytest_revprop.llm.budget import BudgetReached, Ceiling
 from pytest_revprop.llm.client import Client

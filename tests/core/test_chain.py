@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from helpers.chain_cases import cart_chain, chain_case
 
+from pytest_revprop.core.askers import reference_ask
 from pytest_revprop.core.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.core.chain import (
     canonical_after,
@@ -23,7 +24,6 @@ from pytest_revprop.core.chain import (
 )
 from pytest_revprop.core.chain_judge import map_pointer
 from pytest_revprop.core.extraction import InvalidReply
-from pytest_revprop.core.methods import reference_ask
 from pytest_revprop.core.patching import apply_operations
 from pytest_revprop.core.registry import run_method
 from pytest_revprop.core.scoring import apply_patch, score_patch
@@ -60,7 +60,7 @@ def run_chain(case: Case, protocol: str, answer: Answerer) -> list[bool]:
 
 
 def solver(case: Case, name: str, method: str = "j+h") -> Answerer:
-    """A reference solver (methods.reference_ask with the chain's reference_patch) run through
+    """A reference solver (askers.reference_ask with the chain's reference_patch) run through
     ``method`` on the turn's view."""
 
     def answer(view: Case, turn: int) -> Patch:

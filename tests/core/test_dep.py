@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from helpers.handmade_cases import invoice_case
 
+from pytest_revprop.core.askers import client_ask, reference_ask
 from pytest_revprop.core.dep import check_map
-from pytest_revprop.core.methods import client_ask, reference_ask
 from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.core.registry import builtin_registry, run_method
 from pytest_revprop.llm.client import Client

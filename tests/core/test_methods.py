@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from helpers.handmade_cases import invoice_case
 
-from pytest_revprop.core.methods import client_ask, parse_selection, reference_ask
+from pytest_revprop.core.askers import client_ask, reference_ask
+from pytest_revprop.core.methods import parse_selection
 from pytest_revprop.core.prompts import Prompts, default_prompts
 from pytest_revprop.core.registry import run_method
 from pytest_revprop.llm.client import Client

@@ -14,9 +14,9 @@ from helpers.handmade_cases import invoice_case, make_case, task_drop_case
 from helpers.records import a_record
 
 from pytest_revprop.api import Outcome
+from pytest_revprop.core.askers import REFERENCE_SOLVERS, reference_ask
 from pytest_revprop.core.cases import BENCHMARK_DIR, load_cases
 from pytest_revprop.core.credit import partial_credit, preserved_places, required_cascades
-from pytest_revprop.core.methods import REFERENCE_SOLVERS, reference_ask
 from pytest_revprop.core.scoring import Score, score_patch, score_reply
 from pytest_revprop.reporting.aggregate import summarize
 from pytest_revprop.reporting.gate import gate, gate_lines

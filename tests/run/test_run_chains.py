@@ -15,7 +15,7 @@ from helpers.handmade_cases import invoice_case, write_cases
 from helpers.order_chains import GOLD, REQUESTS, order_chain, plain
 
 from pytest_revprop.api import MethodContext, Outcome
-from pytest_revprop.core.methods import MethodRun
+from pytest_revprop.core.method_context import MethodRun
 from pytest_revprop.core.protocols import protocol
 from pytest_revprop.core.registry import MethodRegistry, register_builtins
 from pytest_revprop.errors import UserError

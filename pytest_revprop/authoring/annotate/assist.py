@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_revprop.authoring.annotate.kinds import guess_kinds
+from pytest_revprop.core.askers import REFERENCE_SOLVERS, client_ask, reference_ask
 from pytest_revprop.core.cases import ANNOTATION_FIELD, Case, CaseError
-from pytest_revprop.core.methods import REFERENCE_SOLVERS, Ask, client_ask, reference_ask
+from pytest_revprop.core.method_context import Ask
 from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.core.registry import run_method
 from pytest_revprop.errors import UserError

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pytest_revprop.authoring.synth.replies import NoObject, reply_object
-from pytest_revprop.core.methods import Ask, Completer
+from pytest_revprop.core.askers import Completer
+from pytest_revprop.core.method_context import Ask
 from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.llm.types import Reply
 from pytest_revprop.vocabulary import CallRole
@@ -87,7 +88,7 @@ class Asker:
         return reply
 
     def method_ask(self) -> Ask:
-        """This asker as the ``ask`` callable of ``pytest_revprop.core.methods``."""
+        """This asker as the ``ask`` callable of ``pytest_revprop.core.method_context``."""
 
         async def ask(messages: list[Message], seed: int, role: CallRole, priority: int) -> Reply:
             return await self.reply(messages, seed)

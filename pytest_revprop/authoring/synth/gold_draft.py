@@ -28,7 +28,7 @@ from typing import Any
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.extraction import InvalidReply, extract_patch
 from pytest_revprop.core.merge import sample_artifacts
-from pytest_revprop.core.methods import Ask
+from pytest_revprop.core.method_context import Ask
 from pytest_revprop.core.patching import PatchError, apply_operations, check_operations, diff
 from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.core.registry import run_method

@@ -46,8 +46,8 @@ from pytest_revprop.authoring.synth.paraphrase import (
     variant_data,
     variant_id,
 )
+from pytest_revprop.core.askers import Completer
 from pytest_revprop.core.cases import ANNOTATION_FIELD, Case, CaseError
-from pytest_revprop.core.methods import Completer
 from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.llm.budget import BudgetReached
 from pytest_revprop.llm.types import CallFailed
