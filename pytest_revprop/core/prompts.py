@@ -78,6 +78,20 @@ class Prompts:
             }
         return found
 
+    def dropped_placeholders(self) -> list[tuple[str, str]]:
+        """(template, placeholder) for each placeholder that the shipped template of a run
+        template's name uses and the user's template leaves out: what the model is no longer
+        shown. Not an error (dropping context can be the experiment); the run header warns."""
+        dropped: list[tuple[str, str]] = []
+        for name in TEMPLATE_NAMES:
+            text, path = _template_text(self.folder, name)
+            if path is None:
+                continue
+            used = set(string.Template(text).get_identifiers())
+            shipped = string.Template(_shipped(name)).get_identifiers()
+            dropped += [(name, p) for p in dict.fromkeys(shipped) if p not in used]
+        return dropped
+
     def remembering(self) -> Prompts:
         """These templates, remembering each case's revision prompt per context: a run's items
         ask with the same messages many times, and sharing the strings also makes their cache

@@ -97,4 +97,9 @@ def run_header(
             f"revprop instances: seeds {','.join(map(str, instances.seeds))}: {n_fresh} of the"
             f" cases are fresh instances, made in {Path(report_dir) / 'instances'}{failed}"
         )
+    lines += [
+        f"revprop warning: prompt template {name}.md leaves out ${placeholder}, which the"
+        " shipped template uses: the model is not shown it"
+        for name, placeholder in settings.prompts.dropped_placeholders()
+    ]
     return redact("\n".join(lines))

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.core.registry import MethodRegistry, builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.transports import TRANSPORT_ENV
@@ -63,6 +64,20 @@ def test_the_meta_and_the_header_describe_the_run() -> None:
     assert set(meta["method_info"]) == {"med"}
     assert "revprop run: methods med; k 3; seeds 7; split dev: 1 cases" in made.header()
     assert "size10: cases whose artifact has 10 leaves" in made.markers()
+
+
+def test_the_header_warns_of_a_template_that_drops_a_shipped_placeholder(tmp_path: Path) -> None:
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    (folder / "revise.md").write_text("Explain first, then answer.\n\n$request\n")
+    (folder / "select.md").write_text(default_prompts().template("select").template)
+    header = plan(revprop_prompts=folder).header()
+    warnings = [line for line in header.splitlines() if line.startswith("revprop warning")]
+    assert warnings == [
+        "revprop warning: prompt template revise.md leaves out $context, which the shipped"
+        " template uses: the model is not shown it"
+    ]
+    assert "revprop warning" not in plan().header()
 
 
 def test_a_method_with_no_k_at_or_above_its_min_k_is_a_usage_error() -> None:
