@@ -22,6 +22,7 @@ from pytest_revprop.core.judged import JudgedOp as GoldOp
 from pytest_revprop.core.patching import PatchError, apply_operations
 from pytest_revprop.core.scoring import regex_passes
 from pytest_revprop.util.jsonutil import MISSING, is_within, json_equal, resolve
+from pytest_revprop.vocabulary import Matcher, OpKind
 
 __all__ = [
     "SUPERSEDED",
@@ -150,7 +151,8 @@ class ChainPlace:
 
     def gold_place(self) -> GoldPlace:
         """The place as ``scoring.Judge`` reads it, its pointers in the last document."""
-        op = _Moved(self.step.op, self.anchor)
+        g = self.step.op
+        op = _Moved(g.op, self.anchor, g.value, g.kind, g.match, g.optional)
         e_path = None if self.step.op.op == "remove" else self.at
         return GoldPlace(op, e_path, None, self.anchor)
 
@@ -163,28 +165,12 @@ class ChainPlace:
 class _Moved:
     """A gold operation seen at another pointer (its place moved by later steps)."""
 
-    inner: GoldOp
+    op: str
     path: str
-
-    @property
-    def op(self) -> str:
-        return self.inner.op
-
-    @property
-    def value(self) -> Any:
-        return self.inner.value
-
-    @property
-    def kind(self) -> Any:
-        return self.inner.kind
-
-    @property
-    def match(self) -> Any:
-        return self.inner.match
-
-    @property
-    def optional(self) -> bool:
-        return self.inner.optional
+    value: Any
+    kind: OpKind
+    match: Matcher
+    optional: bool
 
 
 def chain_places(steps: Sequence[Step]) -> list[ChainPlace]:
