@@ -978,7 +978,9 @@ def catering_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="add_remove",
         ),
         Revision(
-            request="They switched from the buffet to the plated dinner: $42 a guest, ready by 19:00.",
+            # only size 100 keeps a setup schedule: the smaller requests give no time
+            request="They switched from the buffet to the plated dinner: $42 a guest"
+            + (", ready by 19:00." if size == 100 else "."),
             mutate=lambda q: q.update(plated=True),
             direct="/lines/0/item",
             overrides={

@@ -579,7 +579,9 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
         Revision(
-            request="Swap the catnip mice for two feather wand toys (PP-FW-01), $8.99 each.",
+            # size 10 items hold no SKU: the request there gives none
+            request="Swap the catnip mice for two feather wand toys"
+            + (", $8.99 each." if size == 10 else " (PP-FW-01), $8.99 each."),
             mutate=lambda q: q.update(feather_wands=True),
             direct="/items/1/name",
             overrides={**free, "/items/1/name": regex(r"(?i)^feather wand toys?$")},
@@ -1452,7 +1454,9 @@ def cancel_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request="It arrived this afternoon. Mark the order delivered.",
+            # no size's conversation says what delivery does to the lines and the shipment
+            request="It arrived this afternoon. Mark the order, every line and the shipment "
+            "delivered" + (", the backorder too." if size == 100 else "."),
             mutate=lambda q: q.update(state="delivered"),
             direct="/order/status",
             theme="Delivery marks every line and the shipment delivered and releases the pending points "
