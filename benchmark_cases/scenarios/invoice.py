@@ -970,7 +970,7 @@ def catering_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Sorry, my mistake: we did pour the champagne toast after all, for all 65 "
-            "guests. Put it back on the invoice.",
+            "guests. Put it back on the invoice, in its old place.",
             mutate=lambda q: q.update(drop_toast=False),
             direct=f"/lines/{toast}",
             theme="The removed toast comes back at the new headcount: line count, totals and its "

@@ -1158,7 +1158,7 @@ def remove_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="The local shop sold out before I got there. Put the LED desk lamp back in the "
-            "order" + (", still as a gift for my sister." if gift else "."),
+            "order, in its old place" + (", still as a gift for my sister." if gift else "."),
             mutate=put_lamp_back,
             direct="/items/1",
             theme="The removed lamp comes back: count, totals, its gift wrapping and the 14-day ship "

@@ -16,8 +16,9 @@ size (issue 43), each a check here that fails the build with the scenario, size,
   user asked for. The program writes the request per size or gives the size the place.
 - **Unsaid places.** A turn that inserts an array element anywhere but at the end (a service
   brought back at its old index) while the request says no place (``after``, ``before``,
-  ``first``, ``in its old place``, ...): the gold holds the user to a position they never
-  gave. The request says where, or the element goes at the end.
+  ``first``, ``in its old place``, ...; not "after all" nor "before I ..."): the gold holds
+  the user to a position they never gave. The request says where, or the element goes at the
+  end. Only direct insertions are read: a list a stated rule orders places its own elements.
 
 Dates, totals and statuses a rule computes are not names: only :data:`NAME_MEMBERS` are read by
 the first check, and the second reads the request's facts, not the gold's values.
@@ -68,7 +69,8 @@ _SENTENCE_END = re.compile(r"(?:^|[.!?])\s*$")
 _AFTER_TITLE = re.compile(rf"{_TITLE}\s*$")
 _WEEKDAY_ONLY = re.compile(_FACTS[1].pattern)
 _PLACE = re.compile(
-    r"\b(?:after|before|between|ahead of|in front of|following|next to|first|second|third|"
+    r"\b(?:(?:after|before)(?! all\b| (?:I|we|you|they|he|she|anything|everything)\b)|"
+    r"between|ahead of|in front of|following|next to|first|second|third|"
     r"top|bottom|start|beginning|front|end|last|(?:old|original|former|same) (?:place|spot|"
     r"position)|in (?:its|his|her|their) place|where (?:it|they|she|he) (?:was|were|used to be))"
     r"\b",

@@ -162,9 +162,20 @@ def test_a_fact_only_the_document_before_holds_names_what_the_turn_replaces() ->
 SERVICES = {"services": [{"name": n} for n in ("web", "api", "reporting", "audit-log")]}
 
 
-def test_an_insertion_before_the_end_that_the_request_does_not_place_is_reported() -> None:
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Bring the reporting service back, exactly as it was.",
+        "The shop sold out before I got there. Put the lamp back in the order.",
+        "We did pour the toast after all. Put it back on the invoice.",
+    ],
+    ids=["as it was", "before I", "after all"],
+)
+def test_an_insertion_before_the_end_that_the_request_does_not_place_is_reported(
+    request_text: str,
+) -> None:
     gold = [_add("/services/2", {"name": "reporting"})]
-    (line,) = unsaid_places("Bring the reporting service back, exactly as it was.", gold, SERVICES)
+    (line,) = unsaid_places(request_text, gold, SERVICES)
     assert line.startswith("/services/2 is inserted before the end of its array, but the request")
 
 
