@@ -42,7 +42,9 @@ def test_every_field_of_case_is_documented() -> None:
     table = _section("### What a method sees")
     documented = {name for cell in re.findall(r"^\| ([^|]+) \|", table, re.MULTILINE)
                   for name in re.findall(r"`(\w+)`", cell)}  # fmt: skip
-    assert {f.name for f in dataclasses.fields(Case)} == documented
+    first_revision = {"artifact", "request", "reference", "gold", "theme", "followups"}
+    assert all(isinstance(getattr(Case, name), property) for name in first_revision)
+    assert {f.name for f in dataclasses.fields(Case)} | first_revision == documented
 
 
 def test_the_prompt_messages_named_in_the_docs_are_methods_of_ctx_prompts() -> None:

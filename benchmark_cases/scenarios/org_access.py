@@ -6,10 +6,19 @@ pattern, each a short declaration over the authoring layer.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from pytest_revprop.authoring.helpers import add_days, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import (
+    SHIPPED,
+    Draw,
+    Move,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+)
 
 DOMAIN = "org_access"
 
@@ -49,9 +58,37 @@ ROLES: dict[str, dict[str, Any]] = {
 COMMON_TRAININGS = [("Security Awareness", 7), ("Code of Conduct", 14)]
 
 
+FINANCE_HIRES = [
+    ("Dana Whitfield", "dana.whitfield"),
+    ("Maya Brooks", "maya.brooks"),
+    ("Ines Carvalho", "ines.carvalho"),
+    ("Lena Hoffmann", "lena.hoffmann"),
+    ("Aiko Tanaka", "aiko.tanaka"),
+]
+
+
+def role_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The hire's inputs: who, the start date, the role, and per-role changes of the role
+    definitions (``policy``: what the user changed since)."""
+    name, mailbox = d.pick(FINANCE_HIRES)
+    return {
+        "size": size,
+        "role": "Financial Analyst",
+        "start": d.date("2025-02-24", "2025-03-21", shipped="2025-03-03", weekdays="01234"),
+        "policy": {},
+        "name": name,
+        "mailbox": mailbox,
+    }
+
+
 def role_params(size: int) -> dict[str, Any]:
     # policy: per-role changes of the role definitions (a follow-up sets one)
-    return {"size": size, "role": "Financial Analyst", "start": "2025-03-03", "policy": {}}
+    return role_inputs(size, SHIPPED)
+
+
+def _role(p: dict[str, Any], name: str) -> dict[str, Any]:
+    """Role ``name``'s definition as the user's changes left it."""
+    return {**ROLES[name], **p["policy"].get(name, {})}
 
 
 def _role_systems(role: dict[str, Any], size: int) -> list[dict[str, Any]]:
@@ -77,10 +114,10 @@ def _role_systems(role: dict[str, Any], size: int) -> list[dict[str, Any]]:
 
 
 def role_compute(p: dict[str, Any]) -> dict[str, Any]:
-    role = {**ROLES[p["role"]], **p["policy"].get(p["role"], {})}
+    role = _role(p, p["role"])
     size = p["size"]
     employee: dict[str, Any] = {
-        "name": "Dana Whitfield",
+        "name": p["name"],
         "role": p["role"],
         "start_date": p["start"],
         "manager": "Priya Nair",
@@ -96,7 +133,7 @@ def role_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         return artifact
     employee.update(
-        email="dana.whitfield@northwind.example",
+        email=f"{p['mailbox']}@northwind.example",
         department="Finance Operations",
         location="Chicago",
     )
@@ -110,7 +147,7 @@ def role_compute(p: dict[str, Any]) -> dict[str, Any]:
         "delivery_date": "2025-02-27",
     }
     artifact["badge"] = {
-        "name_line": "Dana Whitfield",
+        "name_line": p["name"],
         "title_line": p["role"],
         "floor": 4,
         "building": "Tower A",
@@ -171,7 +208,7 @@ def role_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "Dana Whitfield starts on 2025-03-03 as a Financial Analyst, reporting to Priya Nair. "
+                f"{p['name']} starts on {p['start']} as a Financial Analyst, reporting to Priya Nair. "
                 "Can you start her access plan?",
                 ["/employee/name", "/employee/role", "/employee/start_date", "/employee/manager"],
             ),
@@ -194,8 +231,8 @@ def role_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     turns: list[Turn] = [
         (
-            "We have a new hire in Finance Operations: Dana Whitfield, Financial Analyst, starting "
-            "2025-03-03 in Chicago under Priya Nair. Her address will be dana.whitfield@northwind.example "
+            f"We have a new hire in Finance Operations: {p['name']}, Financial Analyst, starting "
+            f"{p['start']} in Chicago under Priya Nair. Her address will be {p['mailbox']}@northwind.example "
             "and her employee number is NW-20417.",
             [
                 f"/employee/{k}"
@@ -328,34 +365,40 @@ def role_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def role_revision(p: dict[str, Any]) -> Revision:
-    new = ROLES["Finance Manager"]
+def _role_reference(p: dict[str, Any], name: str) -> dict[str, Any]:
+    """Role ``name``'s definition as the user hands it over, as much as the size records."""
+    new = _role(p, name)
     reference: dict[str, Any] = {
-        "role": "Finance Manager",
+        "role": name,
         "groups": new["groups"],
         "approval_limit_usd": new["approval_limit_usd"],
         "support_queue": new["support_queue"],
         "review_interval_days": new["review_interval_days"],
     }
-    overrides = {}
     if p["size"] >= 50:
-        reference["system_levels"] = {"NetSuite": "approve", "Expensify": "approve"}
+        reference["system_levels"] = {"NetSuite": new["netsuite"], "Expensify": new["expensify"]}
         reference["role_trainings"] = [{"course": c, "within_days": d} for c, d in new["trainings"]]
-        overrides["/badge/title_line"] = regex(r"(?i)finance manager")
     if p["size"] >= 100:
-        reference["system_levels"].update(Coupa="approver", Workday="manager")
+        reference["system_levels"].update(Coupa=new["coupa"], Workday=new["workday"])
         reference.update(
             mfa=new["mfa"],
             distribution_list=new["distribution_list"],
             corporate_card_limit_usd=new["corporate_card_limit_usd"],
         )
+    return reference
+
+
+def role_revision(p: dict[str, Any]) -> Revision:
+    overrides = {}
+    if p["size"] >= 50:
+        overrides["/badge/title_line"] = regex(r"(?i)finance manager")
     return Revision(
         request="Change of plan: Dana is joining as a Finance Manager, not a Financial Analyst. "
         "The Finance Manager role definition is attached.",
         mutate=lambda q: q.update(role="Finance Manager"),
         direct="/employee/role",
         overrides=overrides,
-        reference=reference,
+        reference=_role_reference(p, "Finance Manager"),
     )
 
 
@@ -389,18 +432,126 @@ def role_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of org-role-change: the role swaps either way (its definition handed over), a role's
+# review interval changes, the start date moves, and (size 100, where the tools carry it) a
+# role's approval limit changes
+
+
+def _swap_role(p: dict[str, Any], d: Draw) -> Revision:
+    new = next(r for r in ROLES if r != p["role"])
+    first = p["name"].split()[0]
+    overrides = {"/badge/title_line": regex(f"(?i){new.lower()}")} if p["size"] >= 50 else {}
+    return Revision(
+        request=d.pick(
+            [
+                f"Change of plan: {first} is joining as a {new}, not a {p['role']}. The {new} role"
+                " definition is attached.",
+                f"HR moved {first} to the {new} role. Its definition is attached.",
+            ]
+        ),
+        mutate=lambda q: q.update(role=new),
+        direct="/employee/role",
+        overrides=overrides,
+        reference=_role_reference(p, new),
+        theme=f"The {new} role replaces the {p['role']}: everything the role governs follows",
+    )
+
+
+def _review_interval(p: dict[str, Any], d: Draw) -> Revision:
+    role = p["role"]
+    days = d.pick([n for n in (60, 90, 120, 180) if n != _role(p, role)["review_interval_days"]])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["policy"].setdefault(role, {})["review_interval_days"] = days
+
+    return Revision(
+        request=f"Audit wants {role}s reviewed every {days} days now.",
+        mutate=mutate,
+        direct="/access/review_interval_days",
+        theme=f"The {role} review interval becomes {days} days: her first review moves with it",
+    )
+
+
+def _role_start(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick(
+        [
+            n
+            for n in range(-14, 22)
+            if abs(n) > 1 and dt.date.fromisoformat(add_days(p["start"], n)).weekday() < 5
+        ]
+    )
+    start = add_days(p["start"], days)
+    return Revision(
+        request=f"{p['name'].split()[0]}'s start date moved to {start}.",
+        mutate=lambda q: q.update(start=start),
+        direct="/employee/start_date",
+        theme="A new start date moves her first review"
+        + (" and every training due date" if p["size"] >= 50 else ""),
+    )
+
+
+def _approval_limit(p: dict[str, Any], d: Draw) -> Revision:
+    role = p["role"]
+    old = _role(p, role)["approval_limit_usd"]
+    limit = d.pick([n for n in (0, 5000, 10000, 25000, 50000) if n != old])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["policy"].setdefault(role, {})["approval_limit_usd"] = limit
+
+    return Revision(
+        request=f"Finance set the {role} approval limit to ${limit:,}.",
+        mutate=mutate,
+        direct="/access/approval_limit_usd",
+        theme=f"A {role} approval limit of ${limit:,}: the tools that carry it follow",
+    )
+
+
+ROLE_MOVES = [
+    Move("swap-role", "substitution", _swap_role),
+    Move("review-interval", "temporal", _review_interval),
+    Move("shift-start", "temporal", _role_start),
+    Move("approval-limit", "arithmetic", _approval_limit, when=lambda p: p["size"] == 100),
+]
+
+
 # --------------------------------------------------------------------------- org-start-date-shift
 # Temporal: the start date moves; every date stated relative to it moves by the same amount.
 
 
-def start_params(size: int) -> dict[str, Any]:
-    # probation_days / prod_after_probation: the probation rule a follow-up changes
+SRE_HIRES = [
+    ("Tomás Herrera", "tomas.herrera"),
+    ("Rui Almeida", "rui.almeida"),
+    ("Kenji Mori", "kenji.mori"),
+    ("Felix Brandt", "felix.brandt"),
+    ("Omar Haddad", "omar.haddad"),
+]
+SRE_MANAGERS = ["Ines Kowalski", "Marta Sousa", "Claire Dubois", "Anja Berg"]
+PROBATION_DAYS = [90, 60, 120, 180]
+
+
+def start_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The hire's inputs: who, their manager, the start date, and the probation rule (its
+    length, and whether production access waits for its end)."""
+    name, mailbox = d.pick(SRE_HIRES)
     return {
         "size": size,
-        "start": "2025-04-07",
-        "probation_days": 90,
+        "start": d.date("2025-04-02", "2025-05-16", shipped="2025-04-07", weekdays="01234"),
+        "probation_days": d.pick(PROBATION_DAYS),
         "prod_after_probation": False,
+        "name": name,
+        "mailbox": mailbox,
+        "manager": d.pick(SRE_MANAGERS),
     }
+
+
+def start_params(size: int) -> dict[str, Any]:
+    # probation_days / prod_after_probation: the probation rule a follow-up changes
+    return start_inputs(size, SHIPPED)
+
+
+def _hire(p: dict[str, Any]) -> tuple[str, str, str]:
+    """The hire's name, mailbox and manager."""
+    return p["name"], p["mailbox"], p["manager"]
 
 
 # (system, days after the start date when access opens); size 100 only
@@ -423,8 +574,9 @@ def start_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
     probation_end = add_days(start, p["probation_days"])
     prod_from = probation_end if p["prod_after_probation"] else add_days(start, 30)
+    name, mailbox, manager = _hire(p)
     artifact: dict[str, Any] = {
-        "hire": {"name": "Tomás Herrera", "team": "Platform SRE", "start_date": start},
+        "hire": {"name": name, "team": "Platform SRE", "start_date": start},
         "accounts": {
             "activate_on": add_days(start, -2),
             "vpn": True,
@@ -432,12 +584,12 @@ def start_compute(p: dict[str, Any]) -> dict[str, Any]:
             "laptop_shipped": "2025-04-01",
         },
         "reviews": {"probation_end": probation_end, "security_audit": "2025-06-30"},
-        "manager": "Ines Kowalski",
+        "manager": manager,
     }
     if size == 10:
         return artifact
     artifact["hire"].update(
-        email="tomas.herrera@corvid.example", location="Lisbon", employment="full-time"
+        email=f"{mailbox}@corvid.example", location="Lisbon", employment="full-time"
     )
     artifact["accounts"].update(
         github_org="corvid-platform",
@@ -518,11 +670,12 @@ def start_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def start_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, start, probation = p["size"], p["start"], p["probation_days"]
+    name, mailbox, manager = _hire(p)
     if size == 10:
         return [
             (
-                "Tomás Herrera joins Platform SRE on 2025-04-07, reporting to Ines Kowalski. Set him up.",
+                f"{name} joins Platform SRE on {start}, reporting to {manager}. Set him up.",
                 ["/hire", "/manager"],
             ),
             (
@@ -531,14 +684,14 @@ def start_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/accounts"],
             ),
             (
-                "Probation ends 90 days after the start date. The security audit he must attend is fixed on "
+                f"Probation ends {probation} days after the start date. The security audit he must attend is fixed on "
                 "2025-06-30 for the whole company.",
                 ["/reviews"],
             ),
         ]
     hire = (
-        "New SRE joining Platform SRE: Tomás Herrera, full-time, based in Lisbon, first day 2025-04-07, "
-        "email tomas.herrera@corvid.example, manager Ines Kowalski."
+        f"New SRE joining Platform SRE: {name}, full-time, based in Lisbon, first day {start}, "
+        f"email {mailbox}@corvid.example, manager {manager}."
     )
     accounts = (
         "Accounts should come alive two days before day one, with VPN on and the corvid-platform "
@@ -546,7 +699,7 @@ def start_conversation(p: dict[str, Any]) -> list[Turn]:
         "and he joins PagerDuty at 60 days. The laptop shipped on 2025-04-01."
     )
     reviews = (
-        "Probation ends 90 days after he starts and his first access review is at 30 days. The "
+        f"Probation ends {probation} days after he starts and his first access review is at 30 days. The "
         "company security audit is on 2025-06-30 and the quarterly audit on 2025-07-15, both fixed."
     )
     courses = (
@@ -667,6 +820,85 @@ def start_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of org-start-date-shift: the start date moves (any number of times, back and forth),
+# production access is tied to the end of probation or untied, and the probation's length
+# changes while production access waits for it
+
+
+def _first(p: dict[str, Any]) -> str:
+    return _hire(p)[0].split()[0]
+
+
+def _shift_start(p: dict[str, Any], d: Draw) -> Revision | None:
+    days = d.pick(
+        [
+            n
+            for n in range(-21, 29)
+            if abs(n) > 1 and dt.date.fromisoformat(add_days(p["start"], n)).weekday() < 5
+        ]
+    )
+    start = add_days(p["start"], days)
+    later = "later" if days > 0 else "earlier"
+    return Revision(
+        request=d.pick(
+            [
+                f"{_first(p)}'s first day moved: he now starts on {start}.",
+                f"Change of plan, {_first(p)} starts {later}, on {start}.",
+            ]
+        ),
+        mutate=lambda q: q.update(start=start),
+        direct="/hire/start_date",
+        theme=f"The start date moves {abs(days)} days {later}: every date relative to it follows,"
+        " company dates stay",
+    )
+
+
+def _tie_prod(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick([n for n in PROBATION_DAYS if n != p["probation_days"]])
+    return Revision(
+        request=f"HR changed probation for SRE hires to {days} days, and production access should"
+        " now open only on the day his probation ends.",
+        mutate=lambda q: q.update(probation_days=days, prod_after_probation=True),
+        direct="/reviews/probation_end",
+        theme=f"A {days}-day probation moves its end date, and production access is tied to it",
+    )
+
+
+def _untie_prod(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick([n for n in PROBATION_DAYS if n != p["probation_days"]])
+    return Revision(
+        request=f"Probation for SRE hires is {days} days now, and production access goes back to"
+        " the usual rule: 30 days after he starts.",
+        mutate=lambda q: q.update(probation_days=days, prod_after_probation=False),
+        direct="/reviews/probation_end",
+        theme=f"A {days}-day probation moves its end date; production access is untied from it",
+    )
+
+
+def _probation(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick([n for n in PROBATION_DAYS if n != p["probation_days"]])
+    return Revision(
+        request=f"HR changed probation for SRE hires to {days} days.",
+        mutate=lambda q: q.update(probation_days=days),
+        direct="/reviews/probation_end",
+        theme=f"A {days}-day probation moves its end date, and production access, tied to it, follows",
+    )
+
+
+START_MOVES = [
+    Move("shift-start", "temporal", _shift_start),
+    Move(
+        "tie-prod",
+        "temporal",
+        _tie_prod,
+        when=lambda p: not p["prod_after_probation"],
+        opens=False,  # its direct place (probation's end) is stated after production access
+    ),
+    Move("untie-prod", "temporal", _untie_prod, when=lambda p: p["prod_after_probation"]),
+    Move("probation", "temporal", _probation, when=lambda p: p["prod_after_probation"]),
+]
+
+
 # --------------------------------------------------------------------------- org-approval-base
 # Arithmetic: the department's base approval limit feeds every level's limit and the totals.
 
@@ -693,15 +925,37 @@ BUYERS = [
 FIXED_LIMITS = [("Jordan Blake", "Senior Buyer", 15000), ("Amelia Grant", "Buyer", 5000)]
 
 
+NEW_BUYERS = ["Tariq Hassan", "Elif Demir", "Bruno Salas", "Keiko Abe", "Nils Berg", "Zara Qureshi"]
+DELEGATING = {"Daniel Kim", "Oskar Lind", "Ethan Brooks", "Grace Owusu", "Rafael Costa"}
+"""Buyers the size-100 delegations name: they never leave the team in a generated chain."""
+
+
+def base_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The department's inputs: the base limit, promotions (``levels``), buyers added
+    (``extra``) and buyers who left (``left``)."""
+    levels = {}
+    for name, shipped in BUYERS[:2]:
+        level = d.pick(["Buyer", "Senior Buyer"], shipped=shipped)
+        if level != shipped:
+            levels[name] = level
+    return {
+        "size": size,
+        "base": d.pick([2000, 1200, 1500, 1800, 2200, 2500, 3000, 4000]),
+        "levels": levels,
+        "extra": [],
+        "left": [],
+    }
+
+
 def base_params(size: int) -> dict[str, Any]:
     # levels / extra: promotions and new buyers of the follow-ups
-    return {"size": size, "base": 2000, "levels": {}, "extra": []}
+    return base_inputs(size, SHIPPED)
 
 
 def base_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, base = p["size"], p["base"]
     count = {10: 2, 50: 10, 100: 16}[size]
-    levels = {n: p["levels"].get(n, lv) for n, lv in BUYERS[:count]}
+    levels = {n: p["levels"].get(n, lv) for n, lv in BUYERS[:count] if n not in p["left"]}
     members = [
         {"name": n, "level": lv, "limit_usd": base * LEVEL_MULTIPLIERS[lv]}
         for n, lv in levels.items()
@@ -709,7 +963,12 @@ def base_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 100:
         members += [{"name": n, "level": lv, "limit_usd": fixed} for n, lv, fixed in FIXED_LIMITS]
     members += [
-        {"name": n, "level": lv, "limit_usd": base * LEVEL_MULTIPLIERS[lv]} for n, lv in p["extra"]
+        {
+            "name": n,
+            "level": p["levels"].get(n, lv),
+            "limit_usd": base * LEVEL_MULTIPLIERS[p["levels"].get(n, lv)],
+        }
+        for n, lv in p["extra"]
     ]
     policy: dict[str, Any] = {
         "department": "Procurement",
@@ -765,8 +1024,13 @@ def base_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-def _buyer_text(members: list[tuple[str, str]]) -> str:
-    return "; ".join(f"{n} ({lv})" for n, lv in members)
+def _buyer_text(members: list[tuple[str, str]], sep: str = "; ") -> str:
+    return sep.join(f"{n} ({lv})" for n, lv in members)
+
+
+def _initial_team(p: dict[str, Any], count: int) -> list[tuple[str, str]]:
+    """The first ``count`` buyers at their levels as the inputs give them."""
+    return [(n, p["levels"].get(n, lv)) for n, lv in BUYERS[:count]]
 
 
 def base_conversation(p: dict[str, Any]) -> list[Turn]:
@@ -775,14 +1039,13 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "I'm setting spending authority for Procurement. The base approval limit is $2,000, and "
+                f"I'm setting spending authority for Procurement. The base approval limit is ${p['base']:,}, and "
                 "anything above ten times the base escalates to the CFO.",
                 ["/policy"],
             ),
             (
-                "Limits scale with level: a Buyer gets the base, a Senior Buyer twice the base, a Lead "
-                "Buyer three times the base. Add Aisha "
-                "Bello (Buyer) and Rafael Costa (Senior Buyer).",
+                "Limits scale with level: a Buyer gets the base, a Senior Buyer twice the base, a Lead"
+                f" Buyer three times the base. Add {_buyer_text(_initial_team(p, 2), ' and ')}.",
                 ["/members/0", "/members/1"],
             ),
             ("What's the total authority we're delegating? Add it up.", ["/total_delegated_usd"]),
@@ -790,7 +1053,7 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         (
             "Procurement spending authority, effective 2025-07-01 and signed off by the CFO Office: base "
-            "approval limit $2,000 in USD, and anything over ten times the base escalates to the CFO. "
+            f"approval limit ${p['base']:,} in USD, and anything over ten times the base escalates to the CFO. "
             "Corporate cards stay at a flat $2,000 regardless.",
             [
                 "/policy/department",
@@ -808,7 +1071,7 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/level_limits_usd"],
         ),
         (
-            f"The team, each with the limit for their level: {_buyer_text(BUYERS[:count])}.",
+            f"The team, each with the limit for their level: {_buyer_text(_initial_team(p, count))}.",
             [f"/members/{i}" for i in range(count)],
         ),
     ]
@@ -901,6 +1164,94 @@ def base_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of org-approval-base: the base changes, a buyer's level changes, a buyer joins or
+# leaves. Size 10 states only the Buyer and Senior Buyer levels.
+
+
+def _levels(p: dict[str, Any]) -> list[str]:
+    return list(LEVEL_MULTIPLIERS)[: 2 if p["size"] == 10 else 4]
+
+
+def _team(p: dict[str, Any]) -> list[dict[str, Any]]:
+    return base_compute(p)["members"]  # type: ignore[no-any-return]
+
+
+def _rebase(p: dict[str, Any], d: Draw) -> Revision:
+    base = d.pick([n for n in (1500, 2000, 2500, 3000, 3500, 4000) if n != p["base"]])
+    return Revision(
+        request=d.pick(
+            [
+                f"Finance set the Procurement base approval limit to ${base:,}.",
+                f"New guidance from Finance: the base approval limit is ${base:,} now.",
+            ]
+        ),
+        mutate=lambda q: q.update(base=base),
+        direct="/policy/base_limit_usd",
+        theme=f"A ${base:,} base: every level-based limit, the escalation line and the totals follow",
+    )
+
+
+def _relevel(p: dict[str, Any], d: Draw) -> Revision | None:
+    fixed = {n for n, _, _ in FIXED_LIMITS}
+    team = [(i, m) for i, m in enumerate(_team(p)) if m["name"] not in fixed]
+    i, member = d.pick(team)
+    level = d.pick([lv for lv in _levels(p) if lv != member["level"]])
+    up = LEVEL_MULTIPLIERS[level] > LEVEL_MULTIPLIERS[member["level"]]
+    return Revision(
+        request=f"{member['name']} got promoted to {level}."
+        if up
+        else f"{member['name']} moves to the {level} level.",
+        mutate=lambda q: q["levels"].update({member["name"]: level}),
+        direct=f"/members/{i}/level",
+        theme=f"{member['name']} becomes a {level}: the limit and the totals follow",
+    )
+
+
+def _join(p: dict[str, Any], d: Draw) -> Revision | None:
+    names = {m["name"] for m in _team(p)} | set(p["left"])
+    free = [n for n in NEW_BUYERS if n not in names]
+    if not free:
+        return None
+    name, level = d.pick(free), d.pick(_levels(p))
+    return Revision(
+        request=f"Add {name} to the team as a {level}.",
+        mutate=lambda q: q["extra"].append((name, level)),
+        direct=f"/members/{len(_team(p))}",
+        theme=f"{name} joins as a {level}: the totals follow",
+    )
+
+
+def _leave(p: dict[str, Any], d: Draw) -> Revision | None:
+    fixed = {n for n, _, _ in FIXED_LIMITS}
+    team = [
+        (i, m["name"])
+        for i, m in enumerate(_team(p))
+        if m["name"] not in fixed and (p["size"] < 100 or m["name"] not in DELEGATING)
+    ]
+    if len(team) < 2:
+        return None
+    i, name = d.pick(team)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["left"].append(name)
+        q["extra"] = [e for e in q["extra"] if e[0] != name]
+
+    return Revision(
+        request=f"{name} left the company; take them off the team.",
+        mutate=mutate,
+        direct=f"/members/{i}",
+        theme=f"{name} leaves: the totals follow",
+    )
+
+
+BASE_MOVES = [
+    Move("rebase", "arithmetic", _rebase),
+    Move("relevel", "substitution", _relevel),
+    Move("join", "add_remove", _join),
+    Move("leave", "add_remove", _leave),
+]
+
+
 # --------------------------------------------------------------------------- org-privileged-threshold
 # Threshold: lowering the privileged-approver threshold flips the gated controls of the people it now covers.
 
@@ -922,9 +1273,40 @@ APPROVERS = [
 ]
 
 
+NEW_APPROVERS = ["Omar Rahman", "Sofia Marino", "Tomasz Nowak", "Yuki Sato", "Amina Diallo"]
+PRIV_COUNT = {10: 2, 50: 8, 100: 14}
+
+
+def priv_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The policy's inputs: the threshold, the approvers' limits as changed from the list
+    (``limits``), approvers added (``extra``) and removed (``left``). At size 100 the SOX roster
+    lists the privileged approvers, so the draw keeps their number (four) and the size exact."""
+    while True:
+        limits = {}
+        for name, shipped in APPROVERS[: PRIV_COUNT[size]]:
+            limit = d.pick([shipped, shipped + 500, shipped - 500, shipped + 1000], shipped=shipped)
+            if limit != shipped:
+                limits[name] = limit
+        inputs = {
+            "size": size,
+            "threshold": d.pick([10000, 8000, 9000, 12000]),
+            "limits": limits,
+            "extra": [],
+            "left": [],
+        }
+        if size < 100 or sum(_privileged(inputs)) == 4:
+            return inputs
+
+
 def priv_params(size: int) -> dict[str, Any]:
     # limits / extra: changed limits and new approvers of the follow-ups
-    return {"size": size, "threshold": 10000, "limits": {}, "extra": []}
+    return priv_inputs(size, SHIPPED)
+
+
+def _approver_rows(p: dict[str, Any]) -> list[tuple[str, int]]:
+    """The approvers in order, with their limits as the inputs leave them."""
+    rows = [*APPROVERS[: PRIV_COUNT[p["size"]]], *p["extra"]]
+    return [(n, p["limits"].get(n, lim)) for n, lim in rows if n not in p["left"]]
 
 
 def _approver(name: str, limit: int, threshold: int, size: int) -> dict[str, Any]:
@@ -940,8 +1322,7 @@ def _approver(name: str, limit: int, threshold: int, size: int) -> dict[str, Any
 
 def priv_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, threshold = p["size"], p["threshold"]
-    rows = [*APPROVERS[: {10: 2, 50: 8, 100: 14}[size]], *p["extra"]]
-    people = [_approver(n, p["limits"].get(n, lim), threshold, size) for n, lim in rows]
+    people = [_approver(n, lim, threshold, size) for n, lim in _approver_rows(p)]
     privileged = [x["name"] for x in people if x["privileged"]]
     artifact: dict[str, Any] = {
         "policy": {"privileged_threshold_usd": threshold},
@@ -981,14 +1362,14 @@ def priv_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     count = {10: 2, 50: 8, 100: 14}[size]
     rule = (
-        "Anyone whose approval limit is at or above the privileged threshold of $10,000 is a "
+        f"Anyone whose approval limit is at or above the privileged threshold of ${p['threshold']:,} is a "
         "privileged approver and gets quarterly access reviews; everyone else is reviewed semi-annually."
     )
     if size >= 50:
         rule += " Privileged approvers also need dual approval on every payment."
     if size >= 100:
         rule += " They sign in with a hardware token; the rest use an authenticator app."
-    people = "; ".join(f"{n} ${lim:,}" for n, lim in APPROVERS[:count])
+    people = "; ".join(f"{n} ${lim:,}" for n, lim in _approver_rows(p)[:count])
     if size == 10:
         return [
             (rule, ["/policy"]),
@@ -1075,6 +1456,89 @@ def priv_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of org-privileged-threshold: the threshold moves so that someone's status flips, an
+# approver's limit crosses it, an approver joins or leaves (at size 10, where only the
+# privileged count follows, a privileged one)
+
+
+def _privileged(p: dict[str, Any]) -> list[bool]:
+    return [lim >= p["threshold"] for _, lim in _approver_rows(p)]
+
+
+def _rethreshold(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        t
+        for t in range(2000, 26001, 1000)
+        if t != p["threshold"] and _privileged({**p, "threshold": t}) != _privileged(p)
+    ]
+    if not options:
+        return None
+    threshold = d.pick(options)
+    verb = "tightening" if threshold < p["threshold"] else "relaxing"
+    return Revision(
+        request=f"IT Risk is {verb} the policy: the privileged threshold is now ${threshold:,}.",
+        mutate=lambda q: q.update(threshold=threshold),
+        direct="/policy/privileged_threshold_usd",
+        theme=f"A ${threshold:,} threshold flips the approvers it now covers or releases",
+    )
+
+
+def _cross_limit(p: dict[str, Any], d: Draw) -> Revision:
+    rows = _approver_rows(p)
+    i = d.pick(range(len(rows)))
+    name, old = rows[i]
+    above = old >= p["threshold"]
+    limit = d.pick(
+        [n for n in range(1000, 30001, 500) if (n >= p["threshold"]) != above and n != old]
+    )
+    return Revision(
+        request=f"{name}'s approval limit is now ${limit:,}.",
+        mutate=lambda q: q["limits"].update({name: limit}),
+        direct=f"/approvers/{i}/limit_usd",
+        theme=f"{name}'s limit crosses the threshold: the privileged controls and counts follow",
+    )
+
+
+def _add_approver(p: dict[str, Any], d: Draw) -> Revision | None:
+    taken = {n for n, _ in _approver_rows(p)} | set(p["left"])
+    free = [n for n in NEW_APPROVERS if n not in taken]
+    if not free:
+        return None
+    name = d.pick(free)
+    low = p["threshold"] if p["size"] == 10 else 1000
+    limit = d.pick(list(range(low, 30001, 500)))
+    return Revision(
+        request=f"Add {name} as an approver with a ${limit:,} limit.",
+        mutate=lambda q: q["extra"].append((name, limit)),
+        direct=f"/approvers/{len(_approver_rows(p))}",
+        theme=f"{name} joins with a ${limit:,} limit: the counts follow",
+    )
+
+
+def _remove_approver(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _approver_rows(p)
+    flags = _privileged(p)
+    options = [i for i in range(len(rows)) if p["size"] > 10 or flags[i]]
+    if len(rows) < 2 or not options:
+        return None
+    i = d.pick(options)
+    name = rows[i][0]
+    return Revision(
+        request=f"{name} no longer approves payments; remove them from the list.",
+        mutate=lambda q: q["left"].append(name),
+        direct=f"/approvers/{i}",
+        theme=f"{name} leaves the approvers: the counts follow",
+    )
+
+
+PRIV_MOVES = [
+    Move("rethreshold", "threshold", _rethreshold),
+    Move("cross-limit", "threshold", _cross_limit),
+    Move("add-approver", "add_remove", _add_approver),
+    Move("remove-approver", "add_remove", _remove_approver),
+]
+
+
 # --------------------------------------------------------------------------- org-remove-member
 # Add/remove: a person leaves the audit project; the backup chain, headcount and seat costs follow.
 
@@ -1097,9 +1561,32 @@ TOOLS = [
 ]
 
 
-def team_params(size: int) -> dict[str, Any]:
+AUDITORS = [
+    ("Jonah Pike", "IT Auditor"),
+    ("Ivo Petrov", "Data Analyst"),
+    ("Kira Lund", "Controls Tester"),
+    ("Leon Baptiste", "IT Auditor"),
+    ("Mona Aziz", "Data Analyst"),
+    ("Noel Ferris", "Controls Tester"),
+]
+"""People who can join the audit team (and the pool a fresh team is drawn from)."""
+
+
+def team_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The team in roster order (the lead first), the tools' seat prices and, at size 10, the
+    AuditBoard seat price."""
     count = {10: 3, 50: 6, 100: 7}[size]
-    return {"size": size, "team": [list(m) for m in AUDIT_TEAM[:count]]}
+    rest = d.sample(AUDIT_TEAM[1:] + AUDITORS, count - 1, shipped=AUDIT_TEAM[1:count])
+    return {
+        "size": size,
+        "team": [list(m) for m in [AUDIT_TEAM[0], *rest]],
+        "seat": d.pick([45, 40, 50, 55]),
+        "prices": {t: d.pick([price, price + 5, price - 5], shipped=price) for t, price in TOOLS},
+    }
+
+
+def team_params(size: int) -> dict[str, Any]:
+    return team_inputs(size, SHIPPED)
 
 
 def _email(name: str) -> str:
@@ -1122,9 +1609,9 @@ def team_compute(p: dict[str, Any]) -> dict[str, Any]:
             "project": "Q3 SOX audit",
             "members": members,
             "headcount": n,
-            "license": {"seats": n, "monthly_cost_usd": 45 * n},
+            "license": {"seats": n, "monthly_cost_usd": p["seat"] * n},
         }
-    tools = TOOLS[: {50: 4, 100: 6}[size]]
+    tools = [(t, p["prices"][t]) for t, _ in TOOLS[: {50: 4, 100: 6}[size]]]
     artifact: dict[str, Any] = {
         "project": {
             "name": "Q3 SOX audit",
@@ -1199,7 +1686,8 @@ def team_conversation(p: dict[str, Any]) -> list[Turn]:
                 [f"/members/{i}" for i in range(n)],
             ),
             (
-                "Track the headcount, and the AuditBoard license: one seat per team member at $45 a month each.",
+                "Track the headcount, and the AuditBoard license: one seat per team member at"
+                f" ${p['seat']} a month each.",
                 ["/headcount", "/license"],
             ),
         ]
@@ -1223,7 +1711,7 @@ def team_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         (roster_text, [f"/members/{i}" for i in range(n)] + ["/headcount"]),
     ]
-    tools = TOOLS[: {50: 4, 100: 6}[size]]
+    tools = [(t, p["prices"][t]) for t, _ in TOOLS[: {50: 4, 100: 6}[size]]]
     prices = ", ".join(f"{t} ${price}" for t, price in tools)
     turns.append(
         (
@@ -1320,6 +1808,88 @@ def team_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of org-remove-member: a member leaves, joins at the end, or is replaced in place; at
+# sizes 50 and 100 a tool's seat price changes
+
+
+def _movable(p: dict[str, Any]) -> list[int]:
+    """Members a move may take out or replace: at size 100 not the lead, whom the evidence
+    repository names as its owner."""
+    return [i for i, m in enumerate(p["team"]) if p["size"] < 100 or m[0] != AUDIT_TEAM[0][0]]
+
+
+def _team_leave(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(_movable(p))
+    name = p["team"][i][0]
+    return Revision(
+        request=d.pick(
+            [
+                f"{name} has been pulled onto another engagement; take them off the audit team.",
+                f"Please remove {name} from the audit team.",
+            ]
+        ),
+        mutate=_drop_member(name),
+        direct=f"/members/{i}",
+        theme=f"{name} leaves: the backup chain, headcount and seat costs follow",
+    )
+
+
+def _newcomer(p: dict[str, Any], d: Draw) -> list[str] | None:
+    names = {m[0] for m in p["team"]}
+    free = [list(m) for m in AUDIT_TEAM + AUDITORS if m[0] not in names]
+    return d.pick(free) if free else None
+
+
+def _team_join(p: dict[str, Any], d: Draw) -> Revision | None:
+    new = _newcomer(p, d)
+    if new is None:
+        return None
+    who = new[0] if p["size"] == 10 else f"{new[0]}, {new[1]},"
+    return Revision(
+        request=f"Add {who} at the end of the roster.",
+        mutate=lambda q: q["team"].append(new),
+        direct=f"/members/{len(p['team'])}",
+        theme=f"{new[0]} joins at the end: the backup chain, headcount and seat costs follow",
+    )
+
+
+def _team_replace(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(_movable(p))
+    old, role = p["team"][i]
+    new = _newcomer(p, d)
+    if new is None:
+        return None
+    new = [new[0], role]
+    also = "" if p["size"] == 10 else f", also a {role},"
+    return Revision(
+        request=f"{old} is going on leave; {new[0]}{also} takes their place in the roster.",
+        mutate=_swap_member(old, new),
+        direct=f"/members/{i}/name",
+        theme=f"{new[0]} takes {old}'s place: the backup naming them follows, counts stay",
+    )
+
+
+def _seat_price(p: dict[str, Any], d: Draw) -> Revision:
+    tools = [t for t, _ in TOOLS[: {50: 4, 100: 6}[p["size"]]]]
+    j = d.pick(range(len(tools)))
+    tool = tools[j]
+    price = d.pick([n for n in range(5, 101, 5) if n != p["prices"][tool]])
+    return Revision(
+        request=f"{tool} now costs ${price} a seat per month.",
+        mutate=lambda q: q["prices"].update({tool: price}),
+        direct=f"/tools/{j}/price_usd",
+        theme=f"A new {tool} seat price: its cost and the totals follow",
+    )
+
+
+TEAM_MOVES = [
+    Move("leave", "add_remove", _team_leave, when=lambda p: len(p["team"]) > 2),
+    Move("join", "add_remove", _team_join),
+    Move("replace", "substitution", _team_replace),
+    Move("seat-price", "arithmetic", _seat_price, when=lambda p: p["size"] >= 50),
+]
+
+
 SCENARIOS = [
     Scenario(
         id="org-role-change",
@@ -1331,6 +1901,8 @@ SCENARIOS = [
         conversation=role_conversation,
         revision=role_revision,
         followups=role_followups,
+        inputs=role_inputs,
+        moves=ROLE_MOVES,
         notes="Role attributes are stated for the old role in the conversation; the new role comes as reference data.",
     ),
     Scenario(
@@ -1343,6 +1915,8 @@ SCENARIOS = [
         conversation=start_conversation,
         revision=start_revision,
         followups=start_followups,
+        inputs=start_inputs,
+        moves=START_MOVES,
         notes="Distractors: company-wide audit dates, team events and shipping dates are absolute.",
     ),
     Scenario(
@@ -1355,6 +1929,8 @@ SCENARIOS = [
         conversation=base_conversation,
         revision=base_revision,
         followups=base_followups,
+        inputs=base_inputs,
+        moves=BASE_MOVES,
         notes="Distractors: the flat corporate card limit equals the old base; CFO exceptions and some PO lines are fixed amounts.",
     ),
     Scenario(
@@ -1367,6 +1943,8 @@ SCENARIOS = [
         conversation=priv_conversation,
         revision=priv_revision,
         followups=priv_followups,
+        inputs=priv_inputs,
+        moves=PRIV_MOVES,
         notes="The rule is 'at or above': a limit exactly at the new threshold becomes privileged.",
     ),
     Scenario(
@@ -1379,6 +1957,8 @@ SCENARIOS = [
         conversation=team_conversation,
         revision=team_revision,
         followups=team_followups,
+        inputs=team_inputs,
+        moves=TEAM_MOVES,
         notes="Backups follow roster order with wrap-around; removing the second person changes the first person's backup.",
     ),
 ]

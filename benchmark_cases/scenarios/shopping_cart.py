@@ -6,12 +6,32 @@ so each gold patch is the difference between two computations of the same rules.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import math
+import re
 from typing import Any
 
-from pytest_revprop.authoring.helpers import CLEARED, add_days, each, members, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.helpers import (
+    CLEARED,
+    add_days,
+    count_word,
+    dollars,
+    each,
+    members,
+    money,
+    percent,
+)
+from pytest_revprop.authoring.scenario import (
+    SHIPPED,
+    Draw,
+    Move,
+    Override,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+)
 
 DOMAIN = "shopping_cart"
 
@@ -32,7 +52,9 @@ def add_business_days(iso_date: str, days: int) -> str:
 
 # --------------------------------------------------------------------------- cart-price-drop
 # Arithmetic: one unit price drops; line total, subtotal, savings, tax, total, amount due,
-# reward points and a price alert follow.
+# reward points and a price alert follow. The worked example of fresh instances: its inputs
+# are drawn (prices, quantities, rates, the store, the shopper), and its moves re-price,
+# re-count, add and remove lines, cross a price alert and change the tax rate or gift card.
 
 # (sku, name, list price, price, qty)
 COFFEE_ITEMS: list[tuple[str, str, float, float, int]] = [
@@ -47,39 +69,105 @@ COFFEE_ITEMS: list[tuple[str, str, float, float, int]] = [
     ("HC-CT-030", "Descaling tablets, 30 pack", 12.99, 12.99, 2),
 ]
 COFFEE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 9}
-COFFEE_TAX = 0.08
-COFFEE_SHIPPING = 5.95
+# (sku, name, price): the wishlist, its last entry only in the size-100 cart
+COFFEE_WISHLIST: list[tuple[str, str, float]] = [
+    ("HC-SK-090", "Stovetop whistling kettle", 34.99),
+    ("HC-CB-400", "Cold brew tower", 89.00),
+    ("HC-ET-058", "Espresso tamper", 19.50),
+    ("HC-GC-027", "Glass carafe", 27.00),
+]
+KETTLE = "HC-KT-220"
+# the price alerts of the size-100 cart beside the kettle's: (sku, item, alert below)
+OTHER_ALERTS = [
+    ("HC-GR-340", "Conical burr grinder", 110.00),
+    ("HC-MF-075", "Handheld milk frother", 25.00),
+]
+KETTLE_ELSEWHERE = {"BrewMart": 44.99, "KitchenHub": 47.50}
+# the pools fresh instances draw from; the first member of each is the shipped value
+KETTLE_PRICES = [49.99, 39.99, 41.99, 43.99, 46.99, 48.99, 52.99, 54.99]  # no tie with elsewhere
+COFFEE_STORES = ["Hearth & Brew", "Copper Kettle Co.", "Bean & Burr", "Morning Ritual Supply"]
+SHOPPERS = ["Jordan Lee", "Priya Shah", "Marcus Webb", "Elena Novak", "Sam Okafor"]
+CARDS = ["Mastercard", "Visa", "Amex"]
+TAX_RATES = [0.08, 0.06, 0.07, 0.09]
+COFFEE_SHIPPING = [5.95, 4.99, 6.50, 7.95]
+GIFT_CARDS = [25.00, 15.00, 20.00, 30.00, 40.00]
 
 
-STOVETOP_KETTLE = ("HC-SK-090", "Stovetop whistling kettle", 34.99, 34.99, 1)
+def drop_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The cart's inputs: its lines ``[sku, name, list price, price, qty]``, the wishlist
+    ``[sku, name, price]``, lines taken out (``removed``), and the rates and amounts the
+    conversation states."""
+    lines = [list(row) for row in COFFEE_ITEMS[: COFFEE_LINES_BY_SIZE[size]]]
+    lines[0][3] = d.pick(KETTLE_PRICES)
+    lines[1][3] = d.pick([27.50, 24.00, 29.50, 32.00])
+    for row in lines[1:]:
+        if row[4] > 1:
+            row[4] = d.int(2, 4, shipped=row[4])
+    if size >= 50:
+        lines[2][3] = d.pick([129.00, 119.00, 135.00, 139.00])
+    return {
+        "size": size,
+        "lines": lines,
+        "wishlist": [list(row) for row in COFFEE_WISHLIST[: 4 if size == 100 else 3]],
+        "removed": [],
+        "store": d.pick(COFFEE_STORES),
+        "tax_rate": d.pick(TAX_RATES),
+        "shipping": d.pick(COFFEE_SHIPPING),
+        "gift_card": d.pick(GIFT_CARDS),
+        "card": [d.pick(CARDS), d.int(1000, 9999, shipped=8812)],
+        "points": d.int(100, 900, shipped=340),
+        "alert_below": d.pick([45.00, 40.00, 50.00]),
+        "shopper": d.pick(SHOPPERS),
+        "budget": d.pick([500, 450, 600, 750]),
+    }
 
 
 def drop_params(size: int) -> dict[str, Any]:
-    return {"size": size, "kettle_price": 49.99, "pour_over_qty": 2, "stovetop_in_cart": False}
+    return drop_inputs(size, SHIPPED)
+
+
+BRANDS = {"Anker"}
+"""Names that keep their capital mid-sentence."""
+
+
+def _label(name: str) -> str:
+    """An item's name as a shopper writes it mid-sentence: ``paper filters`` for "Paper
+    filters, 100 pack" (the part before a comma names one line of the catalog)."""
+    head = name.split(",")[0]
+    if head[:2].isupper() or head.split()[0] in BRANDS:
+        return head
+    return head[0].lower() + head[1:]
+
+
+def _kettle_price(p: dict[str, Any]) -> float:
+    return next(row[3] for row in p["lines"] if row[0] == KETTLE)  # type: ignore[no-any-return]
+
+
+def _alerts(p: dict[str, Any]) -> dict[str, float]:
+    """The alerted items of the cart's size (sku -> alert below): the kettle's, and at size 100
+    the grinder's and the frother's."""
+    alerts = {KETTLE: p["alert_below"]}
+    if p["size"] == 100:
+        alerts.update((sku, below) for sku, _, below in OTHER_ALERTS)
+    return alerts
+
+
+def _cheapest(p: dict[str, Any]) -> str:
+    offers = {p["store"]: _kettle_price(p), **KETTLE_ELSEWHERE}
+    return min(offers, key=lambda store: offers[store])
 
 
 def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    rows = [
-        (*row[:4], p["pour_over_qty"]) if row[0] == "HC-PO-110" else row
-        for row in COFFEE_ITEMS[: COFFEE_LINES_BY_SIZE[size]]
-    ]
-    if p["stovetop_in_cart"]:
-        rows.append(STOVETOP_KETTLE)
-    prices = [p["kettle_price"] if i == 0 else row[3] for i, row in enumerate(rows)]
-    subtotal = money(sum(price * row[4] for price, row in zip(prices, rows, strict=True)))
-    tax = money(subtotal * COFFEE_TAX)
-    total = money(subtotal + tax + COFFEE_SHIPPING)
+    size, rows = p["size"], p["lines"]
+    subtotal = money(sum(row[3] * row[4] for row in rows))
+    tax = money(subtotal * p["tax_rate"])
+    total = money(subtotal + tax + p["shipping"])
     if size == 10:
-        items = [
-            {"name": row[1], "price": price, "qty": row[4]}
-            for price, row in zip(prices, rows, strict=True)
-        ]
         return {
-            "items": items,
+            "items": [{"name": row[1], "price": row[3], "qty": row[4]} for row in rows],
             "subtotal": subtotal,
             "tax": tax,
-            "shipping": COFFEE_SHIPPING,
+            "shipping": p["shipping"],
             "total": total,
         }
     items = [
@@ -91,60 +179,57 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
             "qty": qty,
             "line_total": line_total(price, qty),
         }
-        for (sku, name, list_price, _, qty), price in zip(rows, prices, strict=True)
+        for sku, name, list_price, price, qty in rows
     ]
-    savings = money(sum((row[2] - price) * row[4] for price, row in zip(prices, rows, strict=True)))
+    savings = money(sum((row[2] - row[3]) * row[4] for row in rows))
+    kettle = _kettle_price(p)
     art: dict[str, Any] = {
-        "store": "Hearth & Brew",
+        "store": p["store"],
         "items": items,
         "summary": {
             "subtotal": subtotal,
             "you_save": savings,
             "tax": tax,
-            "shipping": COFFEE_SHIPPING,
+            "shipping": p["shipping"],
             "total": total,
         },
         "payment": {
-            "gift_card": 25.00,
-            "card": "Mastercard ending 8812",
-            "amount_due": money(total - 25),
+            "gift_card": p["gift_card"],
+            "card": f"{p['card'][0]} ending {p['card'][1]}",
+            "amount_due": money(total - p["gift_card"]),
         },
-        "rewards": {"points_this_order": math.floor(subtotal), "balance_before": 340},
+        "rewards": {"points_this_order": math.floor(subtotal), "balance_before": p["points"]},
         "price_alerts": [
             {
                 "item": "Electric gooseneck kettle",
-                "alert_below": 45.00,
-                "triggered": p["kettle_price"] < 45,
+                "alert_below": p["alert_below"],
+                "triggered": kettle < p["alert_below"],
             },
         ],
     }
-    art["wishlist"] = [
-        {"name": "Stovetop whistling kettle", "price": 34.99},
-        {"name": "Cold brew tower", "price": 89.00},
-        {"name": "Espresso tamper", "price": 19.50},
-    ][1 if p["stovetop_in_cart"] else 0 :]
+    art["wishlist"] = [{"name": name, "price": price} for _, name, price in p["wishlist"]]
     if size == 100:
         art["order_id"] = "HB-30418"
-        art["rewards"]["balance_after"] = 340 + math.floor(subtotal)
+        art["rewards"]["balance_after"] = p["points"] + math.floor(subtotal)
+        prices = {row[0]: row[3] for row in rows}
         art["price_alerts"] += [
-            {"item": "Conical burr grinder", "alert_below": 110.00, "triggered": False},
-            {"item": "Handheld milk frother", "alert_below": 25.00, "triggered": False},
+            {"item": item, "alert_below": below, "triggered": prices[sku] < below}
+            for sku, item, below in OTHER_ALERTS
         ]
-        art["wishlist"].append({"name": "Glass carafe", "price": 27.00})
         art["delivery"] = {
-            "to": "Jordan Lee, 88 Alder St, Portland, ME 04101",
+            "to": f"{p['shopper']}, 88 Alder St, Portland, ME 04101",
             "window": "3-5 business days",
             "instructions": "Ring the bell twice",
         }
         art["budget"] = {
-            "limit": 500,
-            "left_after_order": money(500 - art["payment"]["amount_due"]),
+            "limit": p["budget"],
+            "left_after_order": money(p["budget"] - art["payment"]["amount_due"]),
         }
-        elsewhere = {"BrewMart": 44.99, "KitchenHub": 47.50}
-        offers = {"Hearth & Brew": p["kettle_price"], **elsewhere}
         art["kettle_comparison"] = {
-            "elsewhere": [{"store": store, "price": price} for store, price in elsewhere.items()],
-            "cheapest_at": min(offers, key=lambda store: offers[store]),
+            "elsewhere": [
+                {"store": store, "price": price} for store, price in KETTLE_ELSEWHERE.items()
+            ],
+            "cheapest_at": _cheapest(p),
         }
         art["bean_subscription"] = {
             "beans": "Ethiopia Guji",
@@ -157,53 +242,64 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def drop_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, rows = p["size"], p["lines"]
+    kettle, pour_over = rows[0], rows[1]
+    rules = (
+        f"Sales tax is {percent(p['tax_rate'])} of the subtotal, rounded to the cent, and shipping is"
+        f" a flat {dollars(p['shipping'])}."
+    )
     if size == 10:
         return [
             (
-                "I'm getting a coffee setup: one electric gooseneck kettle at $49.99 and two ceramic pour-over "
-                "sets at $27.50 each.",
+                f"I'm getting a coffee setup: one electric gooseneck kettle at {dollars(kettle[3])} and"
+                f" {count_word(pour_over[4])} ceramic pour-over sets at {dollars(pour_over[3])} each.",
                 ["/items"],
             ),
             (
-                "Sales tax is 8% of the subtotal, rounded to the cent, and shipping is a flat $5.95. Show the "
-                "subtotal, tax, shipping and total.",
+                rules + " Show the subtotal, tax, shipping and total.",
                 ["/subtotal", "/tax", "/shipping", "/total"],
             ),
         ]
+    grinder, scale, filters = rows[2], rows[3], rows[4]
     turns: list[Turn] = [
         (
-            "Building a coffee cart at Hearth & Brew. First the gooseneck kettle, HC-KT-220: on sale at $49.99, "
-            "normally $59.99. Then two ceramic pour-over sets, HC-PO-110, $27.50 each, no discount.",
+            f"Building a coffee cart at {p['store']}. First the gooseneck kettle, HC-KT-220: on sale at"
+            f" {dollars(kettle[3])}, normally {dollars(kettle[2])}. Then {count_word(pour_over[4])}"
+            f" ceramic pour-over sets, HC-PO-110, {dollars(pour_over[3])} each, no discount.",
             ["/store", "/items/0", "/items/1"],
         ),
         (
-            "Add the conical burr grinder HC-GR-340, $129 instead of $149, the coffee scale HC-SC-050 at $24.99, "
-            "and three packs of paper filters, HC-FL-100, $6.49 each.",
+            f"Add the conical burr grinder HC-GR-340, {dollars(grinder[3])} instead of"
+            f" {dollars(grinder[2])}, the coffee scale HC-SC-050 at {dollars(scale[3])}, and"
+            f" {count_word(filters[4])} packs of paper filters, HC-FL-100, {dollars(filters[3])} each.",
             ["/items/2", "/items/3", "/items/4"],
         ),
     ]
     if size == 100:
+        descaler = rows[8]
         turns.append(
             (
                 "A few more things: stoneware mugs HC-MG-012 ($38), the airtight canister HC-CN-020 ($18, down "
-                "from $22), a milk frother HC-MF-075 ($29.99, was $34.99) and two packs of descaling tablets "
-                "HC-CT-030 at $12.99.",
+                "from $22), a milk frother HC-MF-075 ($29.99, was $34.99) and"
+                f" {count_word(descaler[4])} packs of descaling tablets HC-CT-030 at {dollars(descaler[3])}.",
                 ["/items/5", "/items/6", "/items/7", "/items/8"],
             )
         )
+    card, number = p["card"]
     turns += [
         (
-            "Summarize: subtotal, how much I save against the regular prices, 8% sales tax on the subtotal "
-            "(rounded to the cent), flat $5.95 shipping, and the total.",
+            "Summarize: subtotal, how much I save against the regular prices,"
+            f" {percent(p['tax_rate'])} sales tax on the subtotal (rounded to the cent), flat"
+            f" {dollars(p['shipping'])} shipping, and the total.",
             ["/summary"],
         ),
         (
-            "I'll use my $25 gift card and put the rest on my Mastercard ending 8812; show what's left to pay.",
+            f"I'll use my {dollars(p['gift_card'])} gift card and put the rest on my {card} ending"
+            f" {number}; show what's left to pay.",
             ["/payment"],
         ),
         (
-            "I earn a point per whole dollar of the subtotal; my balance is 340 points."
+            f"I earn a point per whole dollar of the subtotal; my balance is {p['points']} points."
             + (" Show the balance after this order too." if size == 100 else ""),
             members(
                 "/rewards",
@@ -211,7 +307,8 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
         ),
         (
-            "Set a price alert for the kettle at $45: flag it as triggered once its price is below that.",
+            f"Set a price alert for the kettle at {dollars(p['alert_below'])}: flag it as triggered once"
+            " its price is below that.",
             ["/price_alerts/0"],
         ),
         (
@@ -227,12 +324,13 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/price_alerts/1", "/price_alerts/2"],
             ),
             (
-                "Add a glass carafe ($27) to the wishlist. Deliver to Jordan Lee, 88 Alder St, Portland, ME 04101; "
-                "they quote 3-5 business days. Ask them to ring the bell twice.",
+                f"Add a glass carafe ($27) to the wishlist. Deliver to {p['shopper']}, 88 Alder St, Portland,"
+                " ME 04101; they quote 3-5 business days. Ask them to ring the bell twice.",
                 ["/wishlist/3", "/delivery"],
             ),
             (
-                "My budget for all this is $500. How much is left after what I still have to pay?",
+                f"My budget for all this is {dollars(p['budget'])}. How much is left after what I still"
+                " have to pay?",
                 ["/budget"],
             ),
             (
@@ -250,14 +348,43 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _cheapest_override(p: dict[str, Any], q: dict[str, Any]) -> dict[str, Override]:
+    """At size 100 a new kettle price may change the cheapest store: its name, which the user
+    did not spell, is judged by a pattern."""
+    if p["size"] != 100 or _cheapest(p) == _cheapest(q):
+        return {}
+    word = re.escape(_cheapest(q).split()[0].lower())
+    return {"/kettle_comparison/cheapest_at": regex(f"(?i){word}")}
+
+
 def drop_revision(p: dict[str, Any]) -> Revision:
     overrides = {"/kettle_comparison/cheapest_at": regex(r"(?i)hearth")} if p["size"] == 100 else {}
     return Revision(
         request="The kettle just dropped to $39.99, please update my cart.",
-        mutate=lambda q: q.update(kettle_price=39.99),
+        mutate=lambda q: _set_price(q, 0, 39.99),
         direct="/items/0/price",
         overrides=overrides,
     )
+
+
+def _set_price(q: dict[str, Any], line: int, price: float) -> None:
+    q["lines"][line][3] = price
+
+
+def _set_qty(q: dict[str, Any], line: int, qty: int) -> None:
+    q["lines"][line][4] = qty
+
+
+def _to_cart(q: dict[str, Any], sku: str) -> None:
+    """Move a wishlist item (or a line taken out earlier) into the cart, as its last line."""
+    for row in q["wishlist"]:
+        if row[0] == sku:
+            q["wishlist"].remove(row)
+            q["lines"].append([sku, row[1], row[2], row[2], 1])
+            return
+    row = next(r for r in q["removed"] if r[0] == sku)
+    q["removed"].remove(row)
+    q["lines"].append([*row[:4], 1])
 
 
 def drop_followups(p: dict[str, Any]) -> list[Revision]:
@@ -273,14 +400,14 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
     return [
         Revision(
             request="Make it three of the ceramic pour-over sets, one is for my sister.",
-            mutate=lambda q: q.update(pour_over_qty=3),
+            mutate=lambda q: _set_qty(q, 1, 3),
             direct="/items/1/qty",
             theme="A third pour-over set raises its line, the subtotal, tax, totals and points",
             pattern="arithmetic",
         ),
         Revision(
             request="The kettle sale is over, it's back up to $47.99. Update the cart.",
-            mutate=lambda q: q.update(kettle_price=47.99),
+            mutate=lambda q: _set_price(q, 0, 47.99),
             direct="/items/0/price",
             overrides=back_up,
             theme="The kettle goes back above the $45 alert the drop crossed: the alert clears, savings "
@@ -289,7 +416,7 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request=stovetop,
-            mutate=lambda q: q.update(stovetop_in_cart=True),
+            mutate=lambda q: _to_cart(q, "HC-SK-090"),
             direct=f"/items/{n}",
             theme="A wishlist kettle moves into the cart: a new line, the wishlist loses it, totals and "
             "points rise",
@@ -297,6 +424,167 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of cart-price-drop: each request names only what its size's cart holds (no SKUs, list
+# prices, alerts, wishlist or gift card at size 10)
+
+
+def _crosses(p: dict[str, Any], line: int, price: float) -> bool:
+    """Whether re-pricing ``line`` to ``price`` crosses that item's price alert."""
+    sku, _, _, old, _ = p["lines"][line]
+    below = _alerts(p).get(sku) if p["size"] >= 50 else None
+    return below is not None and (old < below) != (price < below)
+
+
+def _new_price(p: dict[str, Any], line: int, d: Draw, cross: bool) -> float | None:
+    """A new price for ``line``: at most its list price, not its current one, crossing its alert
+    exactly when ``cross``; for the kettle one of the pool (no tie with another store)."""
+    sku, _, list_price, old, _ = p["lines"][line]
+    pool = (
+        KETTLE_PRICES
+        if sku == KETTLE
+        else sorted(
+            {
+                money(round(list_price * f) - 0.01) if f < 1 else list_price
+                for f in (1, 0.9, 0.8, 0.7, 0.6)
+            }
+        )
+    )
+    fits = [x for x in pool if x != old and x <= list_price and _crosses(p, line, x) == cross]
+    return d.pick(fits) if fits else None
+
+
+def _reprice(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
+    lines = [i for i in range(len(p["lines"])) if not cross or p["lines"][i][0] in _alerts(p)]
+    line = d.pick(lines)
+    price = _new_price(p, line, d, cross)
+    if price is None:
+        return None
+    label = _label(p["lines"][line][1])
+    old = p["lines"][line][3]
+    q = copy.deepcopy(p)
+    _set_price(q, line, price)
+    request = d.pick(
+        [
+            f"The {label} just dropped to {dollars(price)}, please update my cart.",
+            f"Good news, the price of the {label} is down to {dollars(price)} now.",
+        ]
+        if price < old
+        else [
+            f"The {label} went up to {dollars(price)}. Update the cart.",
+            f"Price change: the {label} costs {dollars(price)} now.",
+        ]
+    )
+    crossing = "crosses its price alert" if cross else "stays on its side of any alert"
+    return Revision(
+        request=request,
+        mutate=lambda q: _set_price(q, line, price),
+        direct=f"/items/{line}/price",
+        overrides=_cheapest_override(p, q),
+        theme=f"The {label} is re-priced ({crossing}): its line, the totals and points follow",
+    )
+
+
+def _requantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    line = d.pick(range(len(p["lines"])))
+    old = p["lines"][line][4]
+    qty = d.pick([q for q in range(1, 6) if q != old])
+    label = _label(p["lines"][line][1])
+    return Revision(
+        request=d.pick(
+            [
+                f"I need {count_word(qty)} of the {label} now, not {count_word(old)}.",
+                f"Change the quantity of the {label} to {qty}, please.",
+            ]
+        ),
+        mutate=lambda q: _set_qty(q, line, qty),
+        direct=f"/items/{line}/qty",
+        theme=f"The {label} goes from {old} to {qty}: its line, the totals and points follow",
+    )
+
+
+def _add_line(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Move a wishlist item, or a line taken out earlier, into the cart."""
+    choices = [("wishlist", row) for row in p["wishlist"]] + [
+        ("removed", row) for row in p["removed"]
+    ]
+    if not choices:
+        return None
+    where, row = d.pick(choices)
+    sku, name = row[0], row[1]
+    label = _label(name)
+    if p["size"] == 10:
+        price = row[2] if where == "wishlist" else row[3]
+        request = f"Add this to the cart too: {name}, one at {dollars(price)}."
+    elif where == "wishlist":
+        request = f"Move the {label} from my wishlist into the cart: one, SKU {sku}, {dollars(row[2])}, not on sale."
+    else:
+        sale = "not on sale" if row[3] == row[2] else f"normally {dollars(row[2])}"
+        request = f"Put the {label} back in the cart after all: one, SKU {sku}, {dollars(row[3])}, {sale}."
+    return Revision(
+        request=request,
+        mutate=lambda q: _to_cart(q, sku),
+        direct=f"/items/{len(p['lines'])}",
+        theme=f"The {label} joins the cart as a new line: the totals and points rise",
+    )
+
+
+def _remove_line(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Take out a line that no price alert watches (the cart keeps at least one line)."""
+    alerts = _alerts(p) if p["size"] >= 50 else {KETTLE: 0.0}
+    lines = [i for i, row in enumerate(p["lines"]) if row[0] not in alerts]
+    if not lines:
+        return None
+    line = d.pick(lines)
+    label = _label(p["lines"][line][1])
+
+    def take_out(q: dict[str, Any]) -> None:
+        q["removed"].append(q["lines"].pop(line))
+
+    return Revision(
+        request=d.pick(
+            [f"Take the {label} out of my cart.", f"Remove the {label}, I don't need it after all."]
+        ),
+        mutate=take_out,
+        direct=f"/items/{line}",
+        theme=f"The {label} leaves the cart: the totals and points fall",
+    )
+
+
+def _retax(p: dict[str, Any], d: Draw) -> Revision | None:
+    rate = d.pick([r for r in TAX_RATES if r != p["tax_rate"]])
+    return Revision(
+        request=f"I got the sales tax wrong: it's {percent(rate)} here, not {percent(p['tax_rate'])}.",
+        mutate=lambda q: q.update(tax_rate=rate),
+        direct="/tax" if p["size"] == 10 else "/summary/tax",
+        theme="A new tax rate changes the tax and the total",
+    )
+
+
+def _regift(p: dict[str, Any], d: Draw) -> Revision | None:
+    amount = d.pick([g for g in GIFT_CARDS if g != p["gift_card"]])
+    return Revision(
+        request=f"My gift card only has {dollars(amount)} on it, not {dollars(p['gift_card'])}.",
+        mutate=lambda q: q.update(gift_card=amount),
+        direct="/payment/gift_card",
+        theme="Another gift card amount changes what is left to pay",
+    )
+
+
+DROP_MOVES = [
+    Move("reprice", "arithmetic", lambda p, d: _reprice(p, d, cross=False)),
+    Move("requantity", "arithmetic", _requantity),
+    Move(
+        "cross-alert",
+        "threshold",
+        lambda p, d: _reprice(p, d, cross=True),
+        when=lambda p: p["size"] >= 50,
+    ),
+    Move("add-line", "add_remove", _add_line),
+    Move("remove-line", "add_remove", _remove_line, when=lambda p: len(p["lines"]) > 1),
+    Move("tax-rate", "arithmetic", _retax, opens=False),
+    Move("gift-card", "arithmetic", _regift, when=lambda p: p["size"] >= 50, opens=False),
+]
 
 # --------------------------------------------------------------------------- cart-free-shipping
 # Threshold: one more bag of food lifts the subtotal over $75, so shipping becomes free
@@ -311,37 +599,76 @@ PET_ITEMS: list[tuple[str, str, float, int]] = [
     ("PP-SM-01", "Free sample: freeze-dried chicken treats", 0.00, 1),
 ]
 PET_LINES_BY_SIZE = {10: 2, 50: 3, 100: 5}
-PET_ORDER_DATE = "2025-06-02"
 PET_PAST_ORDERS: list[tuple[str, str, float, float]] = [
     ("PP-40911", "2025-04-03", 81.20, 0.00),
     ("PP-41877", "2025-04-29", 38.45, 7.99),
     ("PP-42310", "2025-05-14", 64.10, 7.99),
     ("PP-42702", "2025-05-22", 12.99, 7.99),
 ]
-FREE_SHIPPING_AT = 75.00
 FREE_GIFT_AT = 150.00
-PAID_SHIPPING = 7.99
-
-
+# (sku, name, price): saved for later, the last two only in the size-100 cart
+PET_SAVED: list[tuple[str, str, float]] = [
+    ("PP-CT-05", "Cat tree, 5 ft", 119.00),
+    ("PP-LB-SC", "Self-cleaning litter box", 329.00),
+    ("PP-KB-24", "Salmon kibble, 24 lb bag", 59.99),
+    ("PP-HB-01", "Heated cat bed", 45.00),
+    ("PP-WF-01", "Water fountain", 34.95),
+]
 FEATHER_WAND = ("PP-FW-01", "Feather wand toy", 8.99, 2)
+# how the owner names each item in a request (the listed names alone leave the two kibble
+# bags alike)
+PET_SPOKEN = {
+    "PP-KB-12": "12 lb bag of salmon kibble",
+    "PP-CM-03": "catnip mice",
+    "PP-LT-20": "clumping litter",
+    "PP-DC-30": "dental chews",
+    "PP-FW-01": "feather wand toys",
+    "PP-CT-05": "5 ft cat tree",
+    "PP-LB-SC": "self-cleaning litter box",
+    "PP-KB-24": "24 lb bag of salmon kibble",
+    "PP-HB-01": "heated cat bed",
+    "PP-WF-01": "water fountain",
+}
+CATS = [("Miso", "Tofu"), ("Pepper", "Juniper"), ("Biscuit", "Nori"), ("Olive", "Mochi")]
+PET_OWNERS = ["Priya Raman", "Grace Obi", "Leo Martins", "Nadia Haddad"]
+
+
+def ship_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The cart's inputs: its lines ``[sku, name, price, qty]``, the saved-for-later list, the
+    shipping rules, and the cats, owner and dates the conversation states."""
+    lines = [list(row) for row in PET_ITEMS[: PET_LINES_BY_SIZE[size]]]
+    lines[1][3] = d.int(2, 3, shipped=2)
+    first, second = d.pick(CATS)
+    return {
+        "size": size,
+        "lines": lines,
+        "saved": [list(row) for row in PET_SAVED[: 5 if size == 100 else 3]],
+        "free_at": d.pick([75.00, 80.00, 85.00]),
+        "paid": d.pick([7.99, 6.99, 8.49]),
+        "cats": [
+            [first, d.int(2, 9, shipped=4), d.int(8, 14, shipped=11)],
+            [second, d.int(1, 8, shipped=2), d.int(7, 13, shipped=9)],
+        ],
+        "owner": d.pick(PET_OWNERS),
+        "balance": d.int(100, 900, shipped=515),
+        "order_date": d.date("2025-06-02", "2025-06-13", shipped="2025-06-02", weekdays="01234"),
+    }
 
 
 def ship_params(size: int) -> dict[str, Any]:
-    return {"size": size, "kibble_bags": 1, "feather_wands": False}
+    return ship_inputs(size, SHIPPED)
+
+
+def _pet_subtotal(p: dict[str, Any]) -> float:
+    return money(sum(price * qty for _, _, price, qty in p["lines"]))
 
 
 def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    rows = [
-        (sku, name, price, p["kibble_bags"] if i == 0 else qty)
-        for i, (sku, name, price, qty) in enumerate(PET_ITEMS[: PET_LINES_BY_SIZE[size]])
-    ]
-    if p["feather_wands"]:
-        rows[1] = FEATHER_WAND
-    subtotal = money(sum(price * qty for _, _, price, qty in rows))
-    free = subtotal >= FREE_SHIPPING_AT
-    shipping = 0 if free else PAID_SHIPPING
-    to_free = money(max(0.0, FREE_SHIPPING_AT - subtotal))
+    size, rows = p["size"], p["lines"]
+    subtotal = _pet_subtotal(p)
+    free = subtotal >= p["free_at"]
+    shipping = 0 if free else p["paid"]
+    to_free = money(max(0.0, p["free_at"] - subtotal))
     total = money(subtotal + shipping)
     if size == 10:
         return {
@@ -351,6 +678,7 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
             "amount_to_free_shipping": to_free,
             "total": total,
         }
+    (cat1, age1, weight1), (cat2, age2, weight2) = p["cats"]
     art: dict[str, Any] = {
         "store": "Paws & Pantry",
         "items": [
@@ -374,34 +702,30 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
         "amount_to_free_gift": money(max(0.0, FREE_GIFT_AT - subtotal)),
         "total": total,
         "pets": [
-            {"name": "Miso", "species": "cat", "age_years": 4, "weight_lb": 11},
-            {"name": "Tofu", "species": "cat", "age_years": 2, "weight_lb": 9},
+            {"name": cat1, "species": "cat", "age_years": age1, "weight_lb": weight1},
+            {"name": cat2, "species": "cat", "age_years": age2, "weight_lb": weight2},
         ],
         "rewards": {
             "points_per_dollar": 2,
             "points_this_order": 2 * math.floor(subtotal),
-            "balance": 515,
+            "balance": p["balance"],
         },
-        "saved_for_later": [
-            {"name": "Cat tree, 5 ft", "price": 119.00},
-            {"name": "Self-cleaning litter box", "price": 329.00},
-            {"name": "Salmon kibble, 24 lb bag", "price": 59.99},
-        ],
+        "saved_for_later": [{"name": name, "price": price} for _, name, price in p["saved"]],
         "autoship": {
             "item": "Clumping cat litter, 20 lb",
             "every_weeks": 4,
             "next_date": "2025-06-12",
         },
-        "delivery_address": "Priya Raman, 2210 SE Ash St, Portland, OR 97214",
+        "delivery_address": f"{p['owner']}, 2210 SE Ash St, Portland, OR 97214",
         "coupon": {"code": "SPRING5", "status": "expired", "note": "5% off ended 2025-04-30"},
         "store_pickup": {"available": False, "nearest": "Paws & Pantry Hawthorne"},
     }
     if size == 100:
         fastest, slowest = (5, 7) if free else (3, 5)
-        art["order_date"] = PET_ORDER_DATE
+        art["order_date"] = p["order_date"]
         art["arrival_window"] = {
-            "earliest": add_business_days(PET_ORDER_DATE, fastest),
-            "latest": add_business_days(PET_ORDER_DATE, slowest),
+            "earliest": add_business_days(p["order_date"], fastest),
+            "latest": add_business_days(p["order_date"], slowest),
         }
         art["pet_budget"] = {
             "monthly_usd": 150,
@@ -419,41 +743,41 @@ def ship_compute(p: dict[str, Any]) -> dict[str, Any]:
         }
         for pet in art["pets"]:
             pet["food"] = "salmon kibble"
-        art["saved_for_later"] += [
-            {"name": "Heated cat bed", "price": 45.00},
-            {"name": "Water fountain", "price": 34.95},
-        ]
-        art["notes"] = ["Miso only eats the salmon recipe", "Tofu chews cables"]
+        art["notes"] = [f"{cat1} only eats the salmon recipe", f"{cat2} chews cables"]
         art["payment"] = {"card": "Visa ending 7731", "billing_zip": "97214"}
         art["delivery_instructions"] = "Leave at the side gate"
     return art
 
 
-SHIP_RULES = (
-    "Standard shipping is $7.99 and takes 3-5 business days. Once the merchandise subtotal reaches $75 "
-    "it switches to Free Ground, which costs nothing but takes 5-7 business days."
-)
+def ship_rules(p: dict[str, Any]) -> str:
+    return (
+        f"Standard shipping is {dollars(p['paid'])} and takes 3-5 business days. Once the merchandise"
+        f" subtotal reaches {dollars(p['free_at'])} it switches to Free Ground, which costs nothing"
+        " but takes 5-7 business days."
+    )
 
 
 def ship_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    mice = count_word(p["lines"][1][3])
     if size == 10:
         return [
             (
-                "Pet supplies order: one 12 lb bag of salmon kibble at $32.99 and two 3-packs of catnip mice "
-                "at $6.50 each.",
+                "Pet supplies order: one 12 lb bag of salmon kibble at $32.99 and"
+                f" {mice} 3-packs of catnip mice at $6.50 each.",
                 ["/items"],
             ),
             (
-                "Shipping is $7.99, but it's free once the subtotal reaches $75. No sales tax here in Oregon. "
-                "Show the subtotal, shipping, how far I am from free shipping, and the total.",
+                f"Shipping is {dollars(p['paid'])}, but it's free once the subtotal reaches"
+                f" {dollars(p['free_at'])}. No sales tax here in Oregon. Show the subtotal, shipping,"
+                " how far I am from free shipping, and the total.",
                 ["/subtotal", "/shipping", "/amount_to_free_shipping", "/total"],
             ),
         ]
     n = PET_LINES_BY_SIZE[size]
     item_text = (
         "Ordering from Paws & Pantry for our cats: one 12 lb bag of salmon kibble (PP-KB-12, $32.99), "
-        "two 3-packs of catnip mice (PP-CM-03, $6.50 each) and a 20 lb tub of clumping litter "
+        f"{mice} 3-packs of catnip mice (PP-CM-03, $6.50 each) and a 20 lb tub of clumping litter "
         "(PP-LT-20, $17.49)"
     )
     item_text += (
@@ -462,14 +786,16 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
         if size == 100
         else "."
     )
+    (cat1, age1, weight1), (cat2, age2, weight2) = p["cats"]
     turns: list[Turn] = [
         (
-            "The cats are Miso, 4 years and 11 lb, and Tofu, 2 years and 9 lb.",
+            f"The cats are {cat1}, {age1} years and {weight1} lb, and {cat2}, {age2} years and"
+            f" {weight2} lb.",
             each("/pets", 2, "name species age_years weight_lb"),
         ),
         (item_text, ["/store", *[f"/items/{i}" for i in range(n)]]),
         (
-            SHIP_RULES
+            ship_rules(p)
             + " There's no sales tax in Oregon. Show the subtotal, the shipping, whether it's "
             "free, how much more I'd need for free shipping, and the total.",
             ["/subtotal", "/shipping", "/free_shipping", "/amount_to_free_shipping", "/total"],
@@ -480,15 +806,18 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     turns += [
-        ("Rewards: 2 points per whole dollar of the subtotal; my balance is 515.", ["/rewards"]),
+        (
+            f"Rewards: 2 points per whole dollar of the subtotal; my balance is {p['balance']}.",
+            ["/rewards"],
+        ),
         (
             "Saved for later, not in this order: a 5 ft cat tree ($119), a self-cleaning litter box ($329) and "
             "the 24 lb kibble bag ($59.99).",
             ["/saved_for_later/0", "/saved_for_later/1", "/saved_for_later/2"],
         ),
         (
-            "The litter is also on autoship every 4 weeks, next one 2025-06-12. Deliver to Priya Raman, "
-            "2210 SE Ash St, Portland, OR 97214.",
+            "The litter is also on autoship every 4 weeks, next one 2025-06-12. Deliver to "
+            f"{p['owner']}, 2210 SE Ash St, Portland, OR 97214.",
             ["/autoship", "/delivery_address"],
         ),
         (
@@ -498,10 +827,12 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     if size == 100:
+        day = dt.date.fromisoformat(p["order_date"])
         turns += [
             (
-                "I'm placing the order today, 2 June 2025 (a Monday). Business days are Monday to Friday: give me "
-                "the earliest and latest arrival dates for the shipping we have.",
+                f"I'm placing the order today, {_spoken_date(p['order_date'])} (a {day:%A}). Business"
+                " days are Monday to Friday: give me the earliest and latest arrival dates for the"
+                " shipping we have.",
                 ["/order_date", "/arrival_window"],
             ),
             (
@@ -519,8 +850,8 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/vet", "/pets/0/food", "/pets/1/food"],
             ),
             (
-                "Also save a heated cat bed ($45) and a water fountain ($34.95) for later. Notes: Miso only eats the "
-                "salmon recipe; Tofu chews cables.",
+                "Also save a heated cat bed ($45) and a water fountain ($34.95) for later. Notes:"
+                f" {cat1} only eats the salmon recipe; {cat2} chews cables.",
                 ["/saved_for_later/3", "/saved_for_later/4", "/notes"],
             ),
             (
@@ -531,18 +862,34 @@ def ship_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def ship_revision(p: dict[str, Any]) -> Revision:
-    overrides = {}
-    if p["size"] >= 50:
-        overrides = {
+def _service(p: dict[str, Any], q: dict[str, Any]) -> dict[str, Override]:
+    """The shipping service's words when the edit crosses the free-shipping line (sizes 50, 100)."""
+    before, after = _pet_subtotal(p) >= p["free_at"], _pet_subtotal(q) >= q["free_at"]
+    if p["size"] == 10 or before == after:
+        return {}
+    if after:
+        return {
             "/shipping/service": regex(r"(?i)free ground"),
             "/shipping/delivery_estimate": regex(r"5\s*(-|–|to)\s*7"),
         }
+    return {
+        "/shipping/service": regex(r"(?i)standard"),
+        "/shipping/delivery_estimate": regex(r"3\s*(-|–|to)\s*5"),
+    }
+
+
+def _bags(q: dict[str, Any], n: int) -> None:
+    q["lines"][0][3] = n
+
+
+def ship_revision(p: dict[str, Any]) -> Revision:
+    q = copy.deepcopy(p)
+    _bags(q, 2)
     return Revision(
         request="Actually make it two bags of the salmon kibble.",
-        mutate=lambda q: q.update(kibble_bags=2),
+        mutate=lambda q: _bags(q, 2),
         direct="/items/0/qty",
-        overrides=overrides,
+        overrides=_service(p, q),
     )
 
 
@@ -560,10 +907,14 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             "/shipping/service": regex(r"(?i)free ground"),
             "/shipping/delivery_estimate": regex(r"5\s*(-|–|to)\s*7"),
         }
+
+    def feather_wands(q: dict[str, Any]) -> None:
+        q["lines"][1] = list(FEATHER_WAND)
+
     return [
         Revision(
             request="The cats go through it fast; make it four bags of the salmon kibble.",
-            mutate=lambda q: q.update(kibble_bags=4),
+            mutate=lambda q: _bags(q, 4),
             direct="/items/0/qty",
             theme="Four bags instead of two raise the subtotal past the $150 free-gift mark; shipping "
             "stays free",
@@ -571,7 +922,7 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Hmm, we're moving next month. Just one bag of the kibble after all.",
-            mutate=lambda q: q.update(kibble_bags=1),
+            mutate=lambda q: _bags(q, 1),
             direct="/items/0/qty",
             overrides=paid,
             theme="Back to one bag drops the subtotal under $75 again: paid, faster shipping returns "
@@ -582,7 +933,7 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             # size 10 items hold no SKU: the request there gives none
             request="Swap the catnip mice for two feather wand toys"
             + (", $8.99 each." if size == 10 else " (PP-FW-01), $8.99 each."),
-            mutate=lambda q: q.update(feather_wands=True),
+            mutate=feather_wands,
             direct="/items/1/name",
             overrides={**free, "/items/1/name": regex(r"(?i)^feather wand toys?$")},
             theme="A pricier toy replaces the mice: the line is re-priced, and the subtotal, gaps, "
@@ -590,6 +941,170 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
     ]
+
+
+# moves of cart-free-shipping: quantities that cross the free-shipping (and, in the larger
+# carts, the free-gift) line or stay clear of it, items in and out, the toy swapped, the fee
+
+
+def _sides(p: dict[str, Any]) -> tuple[bool, ...]:
+    """Which side of each line the subtotal is on: free shipping, and the free gift where the
+    size tracks it."""
+    subtotal = _pet_subtotal(p)
+    return (subtotal >= p["free_at"],) + ((subtotal >= FREE_GIFT_AT,) if p["size"] >= 50 else ())
+
+
+def _pet_quantity(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
+    """A new quantity for a priced line, crossing a line exactly when ``cross``."""
+    options = []
+    for line, row in enumerate(p["lines"]):
+        for qty in range(1, 7):
+            if row[2] == 0 or qty == row[3]:
+                continue
+            q = copy.deepcopy(p)
+            q["lines"][line][3] = qty
+            if (_sides(p) != _sides(q)) == cross:
+                options.append((line, qty))
+    if not options:
+        return None
+    line, qty = d.pick(options)
+    label = PET_SPOKEN[p["lines"][line][0]]
+    old = p["lines"][line][3]
+    q = copy.deepcopy(p)
+    q["lines"][line][3] = qty
+    return Revision(
+        request=d.pick(
+            [
+                f"Change the quantity of the {label} to {qty}, not {old}.",
+                f"I'd like {qty} of the {label} instead of {old}.",
+            ]
+        ),
+        mutate=lambda q: q["lines"][line].__setitem__(3, qty),
+        direct=f"/items/{line}/qty",
+        overrides=_service(p, q),
+        theme=f"The {label} goes from {old} to {qty}"
+        + (": the subtotal crosses a line" if cross else ": the subtotal moves, no line crossed"),
+    )
+
+
+def _pet_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """At sizes 50 and 100 an item saved for later moves into the cart; at size 10 a catalog
+    item not in the cart is added with its price."""
+    if p["size"] == 10:
+        skus = {row[0] for row in p["lines"]}
+        pool = [row for row in PET_ITEMS[:4] if row[0] not in skus]
+        if not pool:
+            return None
+        sku, name, price, _ = d.pick(pool)
+        request = f"Add this too: {name}, one at {dollars(price)}."
+
+        def mutate(q: dict[str, Any]) -> None:
+            q["lines"].append([sku, name, price, 1])
+
+    else:
+        if not p["saved"]:
+            return None
+        sku, name, price = d.pick(p["saved"])
+        request = (
+            f"Move the {PET_SPOKEN[sku]} from saved for later into the cart: one, SKU {sku},"
+            f" {dollars(price)}."
+        )
+
+        def mutate(q: dict[str, Any]) -> None:
+            q["saved"] = [row for row in q["saved"] if row[0] != sku]
+            q["lines"].append([sku, name, price, 1])
+
+    q = copy.deepcopy(p)
+    mutate(q)
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=f"/items/{len(p['lines'])}",
+        overrides=_service(p, q),
+        theme=f"The {PET_SPOKEN[sku]} join the cart: the subtotal, gaps, points and total follow",
+    )
+
+
+def _pet_remove(p: dict[str, Any], d: Draw) -> Revision | None:
+    lines = [i for i, row in enumerate(p["lines"]) if row[2] > 0]
+    if len(lines) < 2:
+        return None
+    line = d.pick(lines)
+    label = PET_SPOKEN[p["lines"][line][0]]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["lines"][line]
+
+    q = copy.deepcopy(p)
+    mutate(q)
+    return Revision(
+        request=f"Take the {label} out of the cart.",
+        mutate=mutate,
+        direct=f"/items/{line}",
+        overrides=_service(p, q),
+        theme=f"The {label} leaves the cart: the subtotal, gaps, points and total follow",
+    )
+
+
+_TOY_NAMES = {
+    "PP-FW-01": r"(?i)^feather wand toys?$",
+    "PP-CM-03": r"(?i)^catnip mice(, 3-pack)?$",
+}
+
+
+def _pet_toy(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Swap the catnip mice for feather wands or back (the line stays where it is)."""
+    line = next(i for i, row in enumerate(p["lines"]) if row[0] in ("PP-CM-03", "PP-FW-01"))
+    to_wand = p["lines"][line][0] == "PP-CM-03"
+    sku, name, price, _ = FEATHER_WAND if to_wand else PET_ITEMS[1]
+    qty = d.int(1, 3)
+    unit = "feather wand toy" if to_wand else "3-pack of catnip mice"
+    label = unit if qty == 1 else unit.replace("toy", "toys").replace("3-pack ", "3-packs ")
+    old = "catnip mice" if to_wand else "feather wands"
+    sku_text = f" ({sku})" if p["size"] >= 50 else ""
+    q = copy.deepcopy(p)
+    q["lines"][line] = [sku, name, price, qty]
+    return Revision(
+        request=f"Swap the {old} for {count_word(qty)} {label}{sku_text}, {dollars(price)} each.",
+        mutate=lambda q: q["lines"].__setitem__(line, [sku, name, price, qty]),
+        direct=f"/items/{line}/name",
+        # the request spells the name in lower case (and maybe plural): the gold takes either
+        overrides={**_service(p, q), f"/items/{line}/name": regex(_TOY_NAMES[sku])},
+        theme=f"The {old} give way to another toy: the line, subtotal, gaps and total follow",
+    )
+
+
+def _pet_fee(p: dict[str, Any], d: Draw) -> Revision | None:
+    fee = d.pick([f for f in (6.99, 7.99, 8.49, 8.99, 9.49) if f != p["paid"]])
+    return Revision(
+        request=f"Paws & Pantry raised standard shipping to {dollars(fee)}."
+        if fee > p["paid"]
+        else f"Paws & Pantry lowered standard shipping to {dollars(fee)}.",
+        mutate=lambda q: q.update(paid=fee),
+        direct="/shipping" if p["size"] == 10 else "/shipping/cost",
+        theme="A new standard shipping fee changes the total of a cart that pays shipping",
+    )
+
+
+SHIP_MOVES = [
+    Move("cross-line", "threshold", lambda p, d: _pet_quantity(p, d, cross=True)),
+    Move("requantity", "arithmetic", lambda p, d: _pet_quantity(p, d, cross=False)),
+    Move("add-line", "add_remove", _pet_add),
+    Move("remove-line", "add_remove", _pet_remove),
+    Move(
+        "swap-toy",
+        "substitution",
+        _pet_toy,
+        when=lambda p: any(row[0] in ("PP-CM-03", "PP-FW-01") for row in p["lines"]),
+    ),
+    Move(
+        "shipping-fee",
+        "arithmetic",
+        _pet_fee,
+        when=lambda p: _pet_subtotal(p) < p["free_at"],
+        opens=False,
+    ),
+]
 
 
 # --------------------------------------------------------------------------- cart-swap-headphones
@@ -621,6 +1136,42 @@ HEADPHONES: dict[str, dict[str, Any]] = {
         "rating": 4.4,
         "release_year": 2023,
     },
+    "Sennheiser Accentum Plus": {
+        "sku": "SEN-ACCP-WHT",
+        "brand": "Sennheiser",
+        "color": "White",
+        "price": 229.95,
+        "battery_hours": 50,
+        "weight_g": 227,
+        "bluetooth": "5.2",
+        "foldable": False,
+        "rating": 4.3,
+        "release_year": 2024,
+    },
+    "JBL Tour One M2": {
+        "sku": "JBL-T1M2-CHP",
+        "brand": "JBL",
+        "color": "Champagne",
+        "price": 299.95,
+        "battery_hours": 50,
+        "weight_g": 268,
+        "bluetooth": "5.3",
+        "foldable": True,
+        "rating": 4.2,
+        "release_year": 2023,
+    },
+    "Shure Aonic 50 Gen 2": {
+        "sku": "SHR-AON50G2-BLK",
+        "brand": "Shure",
+        "color": "Black",
+        "price": 349.00,
+        "battery_hours": 45,
+        "weight_g": 340,
+        "bluetooth": "5.0",
+        "foldable": True,
+        "rating": 4.5,
+        "release_year": 2023,
+    },
 }
 # (sku, name, price, qty, weight in g)
 GADGET_EXTRAS: list[tuple[str, str, float, int, int]] = [
@@ -631,22 +1182,56 @@ GADGET_EXTRAS: list[tuple[str, str, float, int, int]] = [
     ("CARD-BDAY", "Birthday card", 4.99, 1, 30),
     ("ADP-35-C", "USB-C to 3.5 mm adapter", 8.99, 1, 8),
 ]
+GADGET_EXTRAS_BY_SIZE = {10: 1, 50: 2, 100: 6}
 GADGET_TAX = 0.0725
 PLAN_RATE = 0.10
+PLAN_RATES = [PLAN_RATE, 0.08, 0.12, 0.15]
+FAMILY = ["Ortiz", "Haddad", "Novak", "Brennan", "Sato"]
+
+
+def swap_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The cart's inputs: the headphone model, the plan rate, the extras in the cart (``extras``,
+    changed quantities in ``qty``), and the family and budget the conversation states."""
+    qty = {}
+    if size == 100:
+        cards = d.int(2, 3, shipped=2)
+        if cards != 2:
+            qty["SD-128-EX"] = cards
+    return {
+        "size": size,
+        "model": d.pick(list(HEADPHONES)[:1] + list(HEADPHONES)[2:]),
+        "plan_rate": d.pick(PLAN_RATES),
+        "charger": True,
+        "extras": [row[0] for row in GADGET_EXTRAS[: GADGET_EXTRAS_BY_SIZE[size]]],
+        "qty": qty,
+        "family": d.pick(FAMILY),
+        "budget": d.pick([650, 600, 700, 800]),
+    }
 
 
 def swap_params(size: int) -> dict[str, Any]:
-    return {"size": size, "model": "Sony WH-1000XM5", "plan_rate": PLAN_RATE, "charger": True}
+    return swap_inputs(size, SHIPPED)
+
+
+def _gadget_extras(p: dict[str, Any]) -> list[tuple[str, str, float, int, int]]:
+    """The extras in the cart, in the order of ``extras``, with their quantities as changed."""
+    catalog = {row[0]: row for row in GADGET_EXTRAS}
+    return [
+        (sku, catalog[sku][1], catalog[sku][2], p["qty"].get(sku, catalog[sku][3]), catalog[sku][4])
+        for sku in p["extras"]
+        if p["charger"] or sku != "ANK-65W-C"
+    ]
 
 
 def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, model = p["size"], p["model"]
     hp = HEADPHONES[model]
     plan_price = money(hp["price"] * p["plan_rate"])
+    extras = _gadget_extras(p)
     if size == 10:
-        charger: list[dict[str, Any]] = (
-            [{"name": "Anker 65W USB-C charger", "price": 29.99}] if p["charger"] else []
-        )
+        charger: list[dict[str, Any]] = [
+            {"name": name, "price": price} for _, name, price, _, _ in extras
+        ]
         subtotal = money(hp["price"] + sum(c["price"] for c in charger) + plan_price)
         tax = money(subtotal * GADGET_TAX)
         return {
@@ -656,11 +1241,6 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
             "tax": tax,
             "total": money(subtotal + tax),
         }
-    extras = [
-        row
-        for row in GADGET_EXTRAS[: 2 if size == 50 else 6]
-        if p["charger"] or row[0] != "ANK-65W-C"
-    ]
     items: list[dict[str, Any]] = [
         {
             "sku": hp["sku"],
@@ -684,6 +1264,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     subtotal = money(sum(i["line_total"] for i in items) + plan_price)
     tax = money(subtotal * GADGET_TAX)
+    dad = f"Raymond {p['family']}"
     art: dict[str, Any] = {
         "store": "Circuit Yard",
         "items": items,
@@ -693,7 +1274,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
         "gift": {
             "wrap": True,
             "message": f"Happy birthday, Dad! Enjoy the new {model}.",
-            "recipient": "Raymond Ortiz",
+            "recipient": dad,
         },
         "compared": [
             {"name": "Apple AirPods Max", "price": 549.00, "battery_hours": 20},
@@ -703,7 +1284,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     art["gift"]["hide_prices"] = True
     art["compared"].append({"name": "Sony WH-1000XM4", "price": 279.99, "battery_hours": 30})
     art["delivery"] = {
-        "address": "Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819",
+        "address": f"{dad}, 41 Quarry Rd, Sacramento, CA 95819",
         "method": "Free 2-day",
         "arrive_by": "2025-06-13",
     }
@@ -715,14 +1296,14 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
         art["order_id"] = "CY-204417"
         art["created"] = "2025-06-05"
         art["gift"].update({"from": "Lucia", "occasion": "60th birthday"})
-        art["payment"]["name_on_card"] = "Lucia Ortiz"
+        art["payment"]["name_on_card"] = f"Lucia {p['family']}"
         art["compared"] += [
             {"name": "Bowers & Wilkins Px7 S2e", "price": 399.00, "battery_hours": 30},
             {"name": "Anker Soundcore Space Q45", "price": 149.99, "battery_hours": 50},
         ]
         art["delivery"]["instructions"] = "Side door, he works nights"
         art["notes"] += ["He wears glasses", "He uses an iPhone"]
-        art["budget"] = {"limit": 650, "left": money(650 - art["totals"]["total"])}
+        art["budget"] = {"limit": p["budget"], "left": money(p["budget"] - art["totals"]["total"])}
         art["card_cashback"] = money(art["totals"]["total"] * 0.02)
         art["wishlist"] = [
             {"name": "Portable DAC", "price": 129.00},
@@ -733,17 +1314,41 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     return art
 
 
+def _specs_text(hp: dict[str, Any]) -> str:
+    fold = "folds" if hp["foldable"] else "doesn't fold"
+    return (
+        f"{hp['battery_hours']} hours of battery, {hp['weight_g']} g, Bluetooth {hp['bluetooth']},"
+        f" {fold}"
+    )
+
+
+def _extra_text(row: tuple[str, str, float, int, int]) -> str:
+    sku, _, price, qty, _ = row
+    texts = {
+        "ANK-65W-C": f"an Anker 65W USB-C charger ({sku}, {dollars(price)})",
+        "ANK-CBL-2P": f"a 2-pack of USB-C cables ({sku}, {dollars(price)})",
+        "SD-128-EX": f"{count_word(qty)} 128 GB microSD cards ({sku}, {dollars(price)} each)",
+        "CLN-KIT-01": f"a screen cleaning kit ({sku}, {dollars(price)})",
+        "CARD-BDAY": f"a birthday card ({sku}, {dollars(price)})",
+        "ADP-35-C": f"a USB-C to 3.5 mm adapter ({sku}, {dollars(price)})",
+    }
+    return texts[sku]
+
+
 def swap_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, model = p["size"], p["model"]
+    hp = HEADPHONES[model]
+    plan = percent(p["plan_rate"])
     if size == 10:
         return [
             (
-                "Birthday present for my dad: the Sony WH-1000XM5 headphones, SNY-WH1000XM5-B, $399.99, and an "
-                "Anker 65W USB-C charger for $29.99.",
+                f"Birthday present for my dad: the {model} headphones, {hp['sku']},"
+                f" {dollars(hp['price'])}, and an Anker 65W USB-C charger for $29.99.",
                 ["/items"],
             ),
             (
-                "Add the 2-year protection plan for the headphones; it costs 10% of the headphones' price.",
+                f"Add the 2-year protection plan for the headphones; it costs {plan} of the"
+                " headphones' price.",
                 ["/protection_plan"],
             ),
             (
@@ -751,11 +1356,19 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/subtotal", "/tax", "/total"],
             ),
         ]
+    extras = _gadget_extras(p)
+    more = ""
+    if size == 100:
+        more = (
+            f" And {_extra_text(extras[2])}, {_extra_text(extras[3])}, {_extra_text(extras[4])} and"
+            f" {_extra_text(extras[5])}."
+        )
+    dad, family = f"Raymond {p['family']}", p["family"]
     turns: list[Turn] = [
         (
-            "Shopping at Circuit Yard for my dad's birthday. Main item: Sony WH-1000XM5 headphones, SKU "
-            "SNY-WH1000XM5-B, black, $399.99. Note the specs: 30 hours of battery, 250 g, Bluetooth 5.2, "
-            "doesn't fold.",
+            f"Shopping at Circuit Yard for my dad's birthday. Main item: {model} headphones, SKU "
+            f"{hp['sku']}, {hp['color'].lower()}, {dollars(hp['price'])}. Note the specs:"
+            f" {_specs_text(hp)}.",
             [
                 "/store",
                 *members("/items/0", "sku name brand color price qty line_total"),
@@ -763,17 +1376,12 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Add an Anker 65W USB-C charger (ANK-65W-C, $29.99) and a 2-pack of USB-C cables (ANK-CBL-2P, $15.99)."
-            + (
-                " And two 128 GB microSD cards (SD-128-EX, $18.49 each), a screen cleaning kit (CLN-KIT-01, $9.99), "
-                "a birthday card (CARD-BDAY, $4.99) and a USB-C to 3.5 mm adapter (ADP-35-C, $8.99)."
-                if size == 100
-                else ""
-            ),
+            f"Add {_extra_text(extras[0])} and {_extra_text(extras[1])}." + more,
             [f"/items/{i}" for i in range(1, 3 if size == 50 else 7)],
         ),
         (
-            "Add the 2-year protection plan for the headphones; it always costs 10% of the headphones' price.",
+            f"Add the 2-year protection plan for the headphones; it always costs {plan} of the"
+            " headphones' price.",
             ["/protection_plan"],
         ),
         (
@@ -792,8 +1400,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/package_weight_g"],
         ),
         (
-            "Gift-wrap it for Raymond Ortiz with the message: Happy birthday, Dad! Enjoy the new "
-            "Sony WH-1000XM5. And hide the prices on the slip.",
+            f"Gift-wrap it for {dad} with the message: Happy birthday, Dad! Enjoy the new "
+            f"{model}. And hide the prices on the slip.",
             members("/gift", "wrap message recipient hide_prices"),
         ),
         (
@@ -802,7 +1410,7 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/compared/0", "/compared/1", "/compared/2"],
         ),
         (
-            "Ship it straight to him: Raymond Ortiz, 41 Quarry Rd, Sacramento, CA 95819, free 2-day, arriving "
+            f"Ship it straight to him: {dad}, 41 Quarry Rd, Sacramento, CA 95819, free 2-day, arriving "
             "by June 13. Pay with my Visa ending 2290, billing ZIP 95819.",
             [
                 *members("/delivery", "address method arrive_by"),
@@ -817,8 +1425,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 100:
         turns += [
             (
-                "A few more headphone details for my records: rated 4.6 stars, released in 2022, 1-year warranty, "
-                "noise cancelling.",
+                f"A few more headphone details for my records: rated {hp['rating']} stars, released in"
+                f" {hp['release_year']}, 1-year warranty, noise cancelling.",
                 [
                     *members("/items/0", "rating release_year"),
                     *members("/items/0/specs", "warranty_years noise_cancelling"),
@@ -826,8 +1434,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
             (
                 "Two more I looked at: Bowers & Wilkins Px7 S2e, $399, 30 hours; Anker Soundcore Space Q45, $149.99, "
-                "50 hours. The gift is from me, Lucia, for his 60th birthday (the card is in my name, Lucia Ortiz), "
-                "and the courier should use the side door, he works nights.",
+                "50 hours. The gift is from me, Lucia, for his 60th birthday (the card is in my name,"
+                f" Lucia {family}), and the courier should use the side door, he works nights.",
                 [
                     "/compared/3",
                     "/compared/4",
@@ -842,8 +1450,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/notes/2", "/notes/3", "/order_id", "/created"],
             ),
             (
-                "My budget is $650; what's left after the total? My card gives 2% cash back on the total, to the "
-                "cent.",
+                f"My budget is {dollars(p['budget'])}; what's left after the total? My card gives 2%"
+                " cash back on the total, to the cent.",
                 ["/budget", "/card_cashback"],
             ),
             (
@@ -855,15 +1463,10 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def swap_revision(p: dict[str, Any]) -> Revision:
-    size = p["size"]
-    new = HEADPHONES["Bose QuietComfort Ultra"]
-    reference: dict[str, Any] = {
-        "name": "Bose QuietComfort Ultra",
-        "sku": new["sku"],
-        "price": new["price"],
-    }
-    overrides = {}
+def _model_reference(size: int, name: str) -> dict[str, Any]:
+    """The new model's data the shopper hands over, as much as the size's cart records."""
+    new = HEADPHONES[name]
+    reference: dict[str, Any] = {"name": name, "sku": new["sku"], "price": new["price"]}
     if size >= 50:
         reference.update(
             brand=new["brand"],
@@ -880,13 +1483,20 @@ def swap_revision(p: dict[str, Any]) -> Revision:
             warranty_years=1,
             noise_cancelling=True,
         )
+    return reference
+
+
+def swap_revision(p: dict[str, Any]) -> Revision:
+    size = p["size"]
+    overrides = {}
+    if size == 100:
         overrides["/gift/message"] = regex(r"(?i)quietcomfort ultra")
     return Revision(
         request="Change of mind: swap the Sony headphones for the Bose QuietComfort Ultra. Product details below.",
         mutate=lambda q: q.update(model="Bose QuietComfort Ultra"),
         direct="/items/0/name",
         overrides=overrides,
-        reference=reference,
+        reference=_model_reference(size, "Bose QuietComfort Ultra"),
     )
 
 
@@ -921,13 +1531,115 @@ def swap_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of cart-swap-headphones
+
+
+def _swap_model(p: dict[str, Any], d: Draw) -> Revision | None:
+    name = d.pick([m for m in HEADPHONES if m != p["model"]])
+    old = p["model"]
+    overrides = {}
+    if p["size"] >= 50:
+        overrides["/gift/message"] = regex("(?i)" + re.escape(name.split(" ", 1)[1].lower()))
+    return Revision(
+        request=d.pick(
+            [
+                f"Change of mind: swap the {old} for the {name}. Product details below.",
+                f"Dad would rather have the {name} than the {old}; please switch. Details below.",
+            ]
+        ),
+        mutate=lambda q: q.update(model=name),
+        direct="/items/0/name",
+        overrides=overrides,
+        reference=_model_reference(p["size"], name),
+        theme=f"The {name} replaces the {old}: its data, the plan, totals"
+        + (", weight and gift message follow" if p["size"] >= 50 else " follow"),
+    )
+
+
+def _plan_rate(p: dict[str, Any], d: Draw) -> Revision | None:
+    rate = d.pick([r for r in PLAN_RATES if r != p["plan_rate"]])
+    verb = "raised" if rate > p["plan_rate"] else "lowered"
+    return Revision(
+        request=f"Circuit Yard {verb} the protection plan: it's {percent(rate)} of the headphones'"
+        " price now.",
+        mutate=lambda q: q.update(plan_rate=rate),
+        direct="/protection_plan/price",
+        theme="Another plan rate reprices the plan; the taxed subtotal and total follow",
+    )
+
+
+def _extra_out(p: dict[str, Any], d: Draw) -> Revision | None:
+    extras = _gadget_extras(p)
+    if not extras:
+        return None
+    line = d.pick(range(len(extras)))
+    sku, name = extras[line][:2]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["extras"].remove(sku)
+        q["qty"].pop(sku, None)
+
+    return Revision(
+        request=d.pick(
+            [f"Take the {_label(name)} out of the cart.", f"Drop the {_label(name)}, please."]
+        ),
+        mutate=mutate,
+        direct=f"/items/{line + 1}",
+        theme=f"The {_label(name)} leaves the cart: subtotal, tax, total"
+        + (" and the package weight follow" if p["size"] >= 50 else " follow"),
+    )
+
+
+def _extra_in(p: dict[str, Any], d: Draw) -> Revision | None:
+    catalog = GADGET_EXTRAS[: GADGET_EXTRAS_BY_SIZE[p["size"]]]
+    gone = [row for row in catalog if row[0] not in p["extras"]]
+    if not gone:
+        return None
+    sku, name, price, qty, weight = d.pick(gone)
+    if p["size"] == 10:
+        request = f"Add the {_label(name)} back, {dollars(price)}."
+    else:
+        request = (
+            f"Add the {_label(name)} back at the end of the cart: {sku}, {qty} at"
+            f" {dollars(price)}, {weight} g each."
+        )
+    return Revision(
+        request=request,
+        mutate=lambda q: q["extras"].append(sku),
+        direct=f"/items/{len(_gadget_extras(p)) + 1}",
+        theme=f"The {_label(name)} comes back: subtotal, tax and total rise",
+    )
+
+
+def _extra_quantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    extras = _gadget_extras(p)
+    if not extras:
+        return None
+    line = d.pick(range(len(extras)))
+    sku, name, _, old, _ = extras[line]
+    qty = d.pick([n for n in range(1, 5) if n != old])
+    return Revision(
+        request=f"Make it {qty} of the {_label(name)} instead of {old}.",
+        mutate=lambda q: q["qty"].update({sku: qty}),
+        direct=f"/items/{line + 1}/qty",
+        theme=f"The {_label(name)} goes from {old} to {qty}: its line, totals and weight follow",
+    )
+
+
+SWAP_MOVES = [
+    Move("swap-model", "substitution", _swap_model),
+    Move("plan-rate", "arithmetic", _plan_rate),
+    Move("extra-out", "add_remove", _extra_out),
+    Move("extra-in", "add_remove", _extra_in),
+    Move("extra-quantity", "arithmetic", _extra_quantity, when=lambda p: p["size"] >= 50),
+]
+
+
 # --------------------------------------------------------------------------- cart-remove-item
 # Add/remove: one line leaves the cart; counts, totals, gift wrapping and the ship date
 # (set by the slowest item) follow.
 
-ORDER_DATE = "2025-03-10"
 TRANSIT_DAYS = 2
-WRAP_PRICE = 4.00
 # (sku, name, price, qty, ships in days, gift-wrapped)
 OFFICE_ITEMS: list[tuple[str, str, float, int, int, bool]] = [
     ("OF-CH-900", "Ergonomic mesh chair", 289.00, 1, 3, False),
@@ -942,29 +1654,49 @@ OFFICE_ITEMS: list[tuple[str, str, float, int, int, bool]] = [
 ]
 OFFICE_LINES_BY_SIZE = {10: 2, 50: 5, 100: 9}
 OFFICE_TAX = 0.06
-
-
+DESK_LAMP = "OF-LP-210"
 CLIP_LAMP = ("OF-LP-150", "Clip-on LED lamp", 29.00, 1, 6, True)
+SURNAMES = ["Fischer", "Moreau", "Tanaka", "Okoye", "Lindqvist"]
+FIRST_NAMES = ["Lena", "Ines", "Hana", "Kofi", "Tomas"]
 
 
-def remove_params(size: int) -> dict[str, Any]:
+def remove_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The order's inputs: the catalog lines in it (``skus``), changed quantities (``qty``),
+    whether the clip-on lamp took the desk lamp's place, and the dates, fees and people."""
+    qty = {}
+    if size >= 50:
+        trays = d.int(2, 4, shipped=2)
+        if trays != 2:
+            qty["OF-CT-040"] = trays
     return {
         "size": size,
         "skus": [row[0] for row in OFFICE_ITEMS[: OFFICE_LINES_BY_SIZE[size]]],
-        "qty": {},
+        "qty": qty,
         "clip_lamp": False,
+        "order_date": d.date("2025-03-03", "2025-03-14", shipped="2025-03-10", weekdays="01234"),
+        "transit": d.pick([TRANSIT_DAYS, 3, 4]),
+        "wrap": d.pick([4.00, 3.00, 5.00, 3.50]),
+        "delivery": d.pick([9.99, 7.99, 12.50, 14.99]),
+        "name": d.pick(FIRST_NAMES),
+        "surname": d.pick(SURNAMES),
+        "card": d.int(1000, 9999, shipped=3005),
+        "budget": d.pick([750, 700, 800, 900]),
+        "balance": d.int(100, 900, shipped=610),
     }
 
 
+def remove_params(size: int) -> dict[str, Any]:
+    return remove_inputs(size, SHIPPED)
+
+
 def _office_rows(p: dict[str, Any]) -> list[tuple[str, str, float, int, int, bool]]:
-    """The cart's lines in catalog order: the chosen skus, quantities as changed, and the
-    clip-on lamp in the desk lamp's place once the shopper swaps them."""
+    """The cart's lines in the order of ``skus``: quantities as changed, and the clip-on lamp
+    in the desk lamp's place once the shopper swaps them."""
+    catalog = {row[0]: row for row in OFFICE_ITEMS}
     rows = []
-    for row in OFFICE_ITEMS:
-        if row[0] not in p["skus"]:
-            continue
+    for chosen in p["skus"]:
         sku, name, price, qty, days, wrapped = (
-            CLIP_LAMP if row[0] == "OF-LP-210" and p["clip_lamp"] else row
+            CLIP_LAMP if chosen == DESK_LAMP and p["clip_lamp"] else catalog[chosen]
         )
         rows.append((sku, name, price, p["qty"].get(sku, qty), days, wrapped))
     return rows
@@ -975,6 +1707,7 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
     rows = _office_rows(p)
     subtotal = money(sum(price * qty for _, _, price, qty, _, _ in rows))
     units = sum(row[3] for row in rows)
+    delivery = p["delivery"]
     if size == 10:
         return {
             "items": [
@@ -982,16 +1715,16 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
             ],
             "item_count": units,
             "subtotal": subtotal,
-            "delivery": 9.99,
-            "total": money(subtotal + 9.99),
+            "delivery": delivery,
+            "total": money(subtotal + delivery),
         }
     wrapped = [row[0] for row in rows if row[5]]
-    wrap_cost = money(WRAP_PRICE * len(wrapped))
+    wrap_cost = money(p["wrap"] * len(wrapped))
     tax = money(subtotal * OFFICE_TAX)
-    ships_on = add_days(ORDER_DATE, max(row[4] for row in rows))
+    ships_on = add_days(p["order_date"], max(row[4] for row in rows))
     art: dict[str, Any] = {
         "store": "Deskwise",
-        "order_date": ORDER_DATE,
+        "order_date": p["order_date"],
         "items": [
             {
                 "sku": sku,
@@ -1009,17 +1742,17 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
             "subtotal": subtotal,
             "gift_wrap": wrap_cost,
             "tax": tax,
-            "delivery": 9.99,
-            "total": money(subtotal + wrap_cost + tax + 9.99),
+            "delivery": delivery,
+            "total": money(subtotal + wrap_cost + tax + delivery),
         },
-        "shipping": {"ships_on": ships_on, "arrives_by": add_days(ships_on, TRANSIT_DAYS)},
+        "shipping": {"ships_on": ships_on, "arrives_by": add_days(ships_on, p["transit"])},
     }
     art["saved_for_later"] = [
         {"name": "Standing desk frame", "price": 399.00},
         {"name": "Acoustic panel set", "price": 89.00},
     ]
-    art["address"] = "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222"
-    art["payment"] = {"card": "Amex ending 3005", "billing_zip": "15222"}
+    art["address"] = f"{p['name']} {p['surname']}, 19 Wharf St, Pittsburgh, PA 15222"
+    art["payment"] = {"card": f"Amex ending {p['card']}", "billing_zip": "15222"}
     if size == 100:
         art["order_id"] = "DW-77120"
         art["assembly"] = {
@@ -1029,8 +1762,11 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
             "date": "2025-03-20",
             "paid_separately": True,
         }
-        art["rewards"] = {"points_this_order": math.floor(subtotal), "balance": 610}
-        art["budget"] = {"limit": 750, "left_after_order": money(750 - art["totals"]["total"])}
+        art["rewards"] = {"points_this_order": math.floor(subtotal), "balance": p["balance"]}
+        art["budget"] = {
+            "limit": p["budget"],
+            "left_after_order": money(p["budget"] - art["totals"]["total"]),
+        }
         art["saved_for_later"] += [
             {"name": "Under-desk treadmill", "price": 549.00},
             {"name": "Plant stand", "price": 32.00},
@@ -1042,12 +1778,31 @@ def remove_compute(p: dict[str, Any]) -> dict[str, Any]:
             "Mara's birthday is March 22",
         ]
         art["delivery_instructions"] = "Building has a loading dock on Wharf St"
-        art["gift_note"] = {"to": "Mara Fischer", "message": "Happy birthday and happy new desk!"}
+        art["gift_note"] = {
+            "to": f"Mara {p['surname']}",
+            "message": "Happy birthday and happy new desk!",
+        }
         art["warranties"] = [
             {"item": "Ergonomic mesh chair", "years": 12},
             {"item": "Monitor arm", "years": 5},
         ]
     return art
+
+
+def _spoken_date(iso: str) -> str:
+    """``2025-03-10 -> "10 March 2025"``."""
+    day = dt.date.fromisoformat(iso)
+    return f"{day.day} {day:%B} {day.year}"
+
+
+def _office_item(row: tuple[str, str, float, int, int, bool], first: bool) -> str:
+    """One line of the order as the shopper lists it."""
+    sku, name, price, qty, days, _ = row
+    ships = f"ships in {days} days" if first else f"{days} days"
+    if qty > 1:
+        plural = _label(name) + "s"
+        return f"{count_word(qty)} {plural} {sku} at {dollars(price)}, {ships}"
+    return f"{_label(name)} {sku}, {dollars(price)}, {ships}"
 
 
 def remove_conversation(p: dict[str, Any]) -> list[Turn]:
@@ -1059,45 +1814,45 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/items"],
             ),
             (
-                "Keep a count of how many things I'm buying, the subtotal, the flat $9.99 delivery, and the total.",
+                "Keep a count of how many things I'm buying, the subtotal, the flat"
+                f" {dollars(p['delivery'])} delivery, and the total.",
                 ["/item_count", "/subtotal", "/delivery", "/total"],
             ),
         ]
     n = OFFICE_LINES_BY_SIZE[size]
+    rows = _office_rows(p)
     item_text = (
-        "Setting up my home office from Deskwise, ordering today, 10 March 2025. Items: ergonomic mesh "
-        "chair OF-CH-900, $289, ships in 3 days; LED desk lamp OF-LP-210, $45.50, ships in 14 days; "
-        "monitor arm OF-MA-330, $79, 5 days; two under-desk cable trays OF-CT-040 at $18.99, 3 days; "
-        "felt desk mat OF-DM-120, $24, 5 days"
+        "Setting up my home office from Deskwise, ordering today,"
+        f" {_spoken_date(p['order_date'])}. Items: "
+        + "; ".join(_office_item(row, i < 2) for i, row in enumerate(rows[:5]))
     )
     if size == 100:
-        item_text += (
-            "; adjustable footrest OF-FR-015, $36, 4 days; small whiteboard OF-WB-060, $29.95, "
-            "2 days; aluminum laptop stand OF-LS-070, $42, 3 days; wireless charging pad OF-WC-025, $25, "
-            "2 days"
-        )
+        item_text += "; " + "; ".join(_office_item(row, False) for row in rows[5:])
     turns: list[Turn] = [
         (item_text + ".", ["/store", "/order_date", *[f"/items/{i}" for i in range(n)]]),
         ("How many things is that in total?", ["/item_count"]),
         (
-            "The lamp and the desk mat are gifts for my sister; gift-wrap those two at $4 each.",
+            "The lamp and the desk mat are gifts for my sister; gift-wrap those two at"
+            f" {dollars(p['wrap'])} each.",
             ["/gift_wrap"],
         ),
         (
             "Totals: subtotal, gift wrap, Pennsylvania's 6% sales tax on the merchandise subtotal (rounded "
-            "to the cent), $9.99 flat delivery, and the grand total.",
+            f"to the cent), {dollars(p['delivery'])} flat delivery, and the grand total.",
             ["/totals"],
         ),
         (
-            "Everything ships together once the slowest item is ready, then it's 2 days in transit (calendar "
-            "days throughout). When does it ship and when should it arrive?",
+            "Everything ships together once the slowest item is ready, then it's"
+            f" {p['transit']} days in transit (calendar days throughout). When does it ship and when"
+            " should it arrive?",
             ["/shipping"],
         ),
     ]
     turns.append(
         (
             "Saved for later: a standing desk frame at $399 and an acoustic panel set at $89. Deliver to "
-            "Lena Fischer, 19 Wharf St, Pittsburgh, PA 15222, and charge my Amex ending 3005 (billing ZIP 15222).",
+            f"{p['name']} {p['surname']}, 19 Wharf St, Pittsburgh, PA 15222, and charge my Amex ending"
+            f" {p['card']} (billing ZIP 15222).",
             ["/saved_for_later/0", "/saved_for_later/1", "/address", "/payment"],
         )
     )
@@ -1108,11 +1863,13 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/assembly", "/order_id"],
             ),
             (
-                "I earn a point per whole dollar of the merchandise subtotal; balance 610.",
+                "I earn a point per whole dollar of the merchandise subtotal; balance"
+                f" {p['balance']}.",
                 ["/rewards"],
             ),
             (
-                "I allowed $750 for this order. What's left of that after the grand total?",
+                f"I allowed {dollars(p['budget'])} for this order. What's left of that after the grand"
+                " total?",
                 ["/budget"],
             ),
             (
@@ -1126,8 +1883,9 @@ def remove_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/notes", "/delivery_instructions"],
             ),
             (
-                "The gifts are for my sister Mara Fischer; the card says: Happy birthday and happy new desk! Also "
-                "record the warranties: 12 years on the chair, 5 on the monitor arm.",
+                f"The gifts are for my sister Mara {p['surname']}; the card says: Happy birthday and"
+                " happy new desk! Also record the warranties: 12 years on the chair, 5 on the monitor"
+                " arm.",
                 ["/gift_note", "/warranties"],
             ),
         ]
@@ -1146,7 +1904,7 @@ def remove_followups(p: dict[str, Any]) -> list[Revision]:
     gift = p["size"] >= 50
 
     def put_lamp_back(q: dict[str, Any]) -> None:
-        q["skus"].append("OF-LP-210")
+        q["skus"].insert(1, "OF-LP-210")  # where it stood
 
     return [
         Revision(
@@ -1178,6 +1936,131 @@ def remove_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of cart-remove-item
+
+
+def _office_index(p: dict[str, Any], sku: str) -> int:
+    """Where the line of catalog ``sku`` (the desk lamp's slot for the clip-on lamp) stands."""
+    return p["skus"].index(sku)  # type: ignore[no-any-return]
+
+
+def _office_row(p: dict[str, Any], sku: str) -> tuple[str, str, float, int, int, bool]:
+    return _office_rows(p)[_office_index(p, sku)]
+
+
+def _take_out(p: dict[str, Any], d: Draw) -> Revision | None:
+    sku = d.pick(p["skus"])
+    row = _office_row(p, sku)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["skus"].remove(sku)
+        q["qty"].pop(row[0], None)
+        if sku == DESK_LAMP:
+            q["clip_lamp"] = False
+
+    label = _label(row[1])
+    return Revision(
+        request=d.pick(
+            [
+                f"Take the {label} out of the order, I don't need it after all.",
+                f"Remove the {label} from the order, please.",
+            ]
+        ),
+        mutate=mutate,
+        direct=f"/items/{_office_index(p, sku)}",
+        theme=f"The {label} leaves the order: count, totals"
+        + (", the ship date and gift wrapping follow" if p["size"] >= 50 else " follow"),
+    )
+
+
+def _put_back(p: dict[str, Any], d: Draw) -> Revision | None:
+    catalog = [row for row in OFFICE_ITEMS[: OFFICE_LINES_BY_SIZE[p["size"]]]]
+    gone = [row for row in catalog if row[0] not in p["skus"]]
+    if not gone:
+        return None
+    sku, name, price, qty, days, wrapped = d.pick(gone)
+    label = _label(name)
+    if p["size"] == 10:
+        detail = f"{qty} at {dollars(price)}"
+    else:
+        gift = ", gift-wrapped for my sister as before" if wrapped else ""
+        detail = f"{sku}, {qty} at {dollars(price)}, ships in {days} days{gift}"
+    return Revision(
+        request=f"Put the {label} back in the order after all, as the last line: {detail}.",
+        mutate=lambda q: q["skus"].append(sku),
+        direct=f"/items/{len(p['skus'])}",
+        theme=f"The {label} comes back into the order: count and totals rise",
+    )
+
+
+def _office_quantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new quantity for a line; not for a gift-wrapped one in the sizes that wrap (the
+    conversation prices wrapping per item wrapped, not per unit)."""
+    skus = [s for s in p["skus"] if p["size"] == 10 or not _office_row(p, s)[5]]
+    sku = d.pick(skus)
+    row = _office_row(p, sku)
+    qty = d.pick([q for q in range(1, 5) if q != row[3]])
+    label = _label(row[1])
+    return Revision(
+        request=f"Make it {qty} of the {label}"
+        + (", please." if qty > row[3] else " instead of " + str(row[3]) + "."),
+        mutate=lambda q: q["qty"].update({row[0]: qty}),
+        direct=f"/items/{_office_index(p, sku)}/qty",
+        theme=f"The {label} goes from {row[3]} to {qty}: the count, its line and the totals follow",
+    )
+
+
+def _swap_lamp(p: dict[str, Any], d: Draw) -> Revision | None:
+    to_clip = not p["clip_lamp"]
+    sku, name, price, _, days, _ = CLIP_LAMP if to_clip else OFFICE_ITEMS[1]
+    old = _label(_office_row(p, DESK_LAMP)[1])
+    detail = (
+        f"{dollars(price)}"
+        if p["size"] == 10
+        else f"{sku}, {dollars(price)}, ships in {days} days. Still a gift"
+    )
+    return Revision(
+        request=f"Swap the {old} for the {_label(name)}: {detail}.",
+        mutate=lambda q: q.update(clip_lamp=to_clip),
+        direct=f"/items/{_office_index(p, DESK_LAMP)}/name",
+        # the request spells the name in lower case: the gold takes any case
+        overrides={f"/items/{_office_index(p, DESK_LAMP)}/name": regex(f"(?i)^{re.escape(name)}$")},
+        theme=f"The {_label(name)} replaces the {old}: its line and the totals follow"
+        + (", and the ship and arrival dates" if p["size"] >= 50 else ""),
+    )
+
+
+def _order_date(p: dict[str, Any], d: Draw) -> Revision | None:
+    day = d.pick([n for n in range(-4, 8) if n])
+    new = add_days(p["order_date"], day)
+    return Revision(
+        request=f"I'm placing the order on {_spoken_date(new)} instead.",
+        mutate=lambda q: q.update(order_date=new),
+        direct="/order_date",
+        theme="Another order date moves the ship and arrival dates with it",
+    )
+
+
+def _delivery_fee(p: dict[str, Any], d: Draw) -> Revision | None:
+    fee = d.pick([f for f in (9.99, 7.99, 12.50, 14.99, 5.99) if f != p["delivery"]])
+    return Revision(
+        request=f"Deskwise changed the flat delivery charge to {dollars(fee)}.",
+        mutate=lambda q: q.update(delivery=fee),
+        direct="/delivery" if p["size"] == 10 else "/totals/delivery",
+        theme="A new delivery charge changes the total",
+    )
+
+
+REMOVE_MOVES = [
+    Move("take-out", "add_remove", _take_out, when=lambda p: len(p["skus"]) > 1),
+    Move("put-back", "add_remove", _put_back),
+    Move("requantity", "arithmetic", _office_quantity),
+    Move("swap-lamp", "substitution", _swap_lamp, when=lambda p: DESK_LAMP in p["skus"]),
+    Move("order-date", "temporal", _order_date, when=lambda p: p["size"] >= 50),
+    Move("delivery-fee", "arithmetic", _delivery_fee, opens=False),
+]
+
+
 # --------------------------------------------------------------------------- cart-order-cancelled
 # Status flip: the order is cancelled before it ships; every line, the card authorization,
 # the shipment and the pending points move to their cancelled values; the last order stays.
@@ -1194,6 +2077,7 @@ CAMP_LINES: list[tuple[str, str, int, float, bool]] = [
     ("TR-DRY-20", "Dry bag, 20 L", 1, 29.00, False),
 ]
 CAMP_LINES_BY_SIZE = {10: 2, 50: 4, 100: 8}
+CAMPERS = ["Dev Patel", "Ana Lima", "Joel Brandt", "Mei Chen", "Ruth Adeyemi"]
 
 
 # The order's state (what the shopper reports) -> order, payment and shipment statuses.
@@ -1205,20 +2089,54 @@ CAMP_STATES: dict[str, tuple[str, str, str]] = {
 }
 
 
+def cancel_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The order's inputs: its lines (``skus``, changed quantities in ``qty``), its state, and
+    the number, dates, card and customer the conversation states."""
+    skus = [row[0] for row in CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]]
+    qty = {}
+    for sku, _, n, _, _ in CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]:
+        if n > 1 and size >= 50:
+            drawn = d.int(2, 3, shipped=n)
+            if drawn != n:
+                qty[sku] = drawn
+    placed = d.date("2025-04-28", "2025-05-06", shipped="2025-05-02")
+    return {
+        "size": size,
+        "state": "processing",
+        "skus": skus,
+        "qty": qty,
+        "number": f"TR-{d.int(50000, 59999, shipped=58213)}",
+        "card": d.int(1000, 9999, shipped=4417),
+        "placed": placed,
+        "eta": add_days(placed, d.int(4, 7, shipped=5)),
+        "customer": d.pick(CAMPERS),
+        "balance": d.int(200, 2000, shipped=1240),
+    }
+
+
 def cancel_params(size: int) -> dict[str, Any]:
-    return {"size": size, "state": "processing"}
+    return cancel_inputs(size, SHIPPED)
+
+
+def _camp_rows(p: dict[str, Any]) -> list[tuple[str, str, int, float, bool]]:
+    """The order's lines in the order of ``skus``, with their quantities as changed."""
+    catalog = {row[0]: row for row in CAMP_LINES}
+    return [
+        (sku, catalog[sku][1], p["qty"].get(sku, catalog[sku][2]), *catalog[sku][3:])
+        for sku in p["skus"]
+    ]
 
 
 def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, state = p["size"], p["state"]
     cancelled = state == "cancelled"
-    rows = CAMP_LINES[: CAMP_LINES_BY_SIZE[size]]
+    rows = _camp_rows(p)
     order_status, payment_status, shipment_status = CAMP_STATES[state]
-    order: dict[str, Any] = {"number": "TR-58213", "status": order_status}
-    payment: dict[str, Any] = {"method": "Visa ending 4417", "status": payment_status}
+    order: dict[str, Any] = {"number": p["number"], "status": order_status}
+    payment: dict[str, Any] = {"method": f"Visa ending {p['card']}", "status": payment_status}
     shipment: dict[str, Any] = {
         "status": shipment_status,
-        "estimated_delivery": None if cancelled else "2025-05-07",
+        "estimated_delivery": None if cancelled else p["eta"],
     }
 
     def status(backordered: bool) -> str:
@@ -1245,9 +2163,10 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         for sku, name, qty, price, back in rows
     ]
     total = money(sum(line["line_total"] for line in lines))
-    order.update(placed="2025-05-02", store="Trailhead Outfitters", total=total)
+    order.update(placed=p["placed"], store="Trailhead Outfitters", total=total)
     payment["amount"] = total
     shipment.update(carrier="UPS", tracking="1Z 84F 29A 03 1187 5520", service="UPS Ground")
+    name = p["customer"]
     art: dict[str, Any] = {
         "order": order,
         "lines": lines,
@@ -1255,7 +2174,7 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         "shipment": shipment,
         "rewards": {
             "pending_points": 0 if state in ("cancelled", "delivered") else math.floor(total),
-            "balance": 1240 + (math.floor(total) if state == "delivered" else 0),
+            "balance": p["balance"] + (math.floor(total) if state == "delivered" else 0),
         },
         "previous_order": {
             "number": "TR-55170",
@@ -1267,8 +2186,8 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
             {"name": "Ultralight bear canister", "price": 94.95},
             {"name": "Camp chair", "price": 109.00},
         ],
-        "address": "Dev Patel, 740 Cedar Ave, Boulder, CO 80304",
-        "notifications": {"email": "dev.patel@example.com", "sms": False},
+        "address": f"{name}, 740 Cedar Ave, Boulder, CO 80304",
+        "notifications": {"email": _email(name), "sms": False},
     }
     if size == 100:
         order.update(channel="web", placed_time="14:32")
@@ -1286,10 +2205,14 @@ def cancel_compute(p: dict[str, Any]) -> dict[str, Any]:
         ]
         art["wishlist"].append({"name": "Satellite messenger", "price": 299.99})
         art["notifications"]["push"] = True
-        art["customer"] = {"name": "Dev Patel", "member_since": "2021-08-14", "tier": "Summit"}
+        art["customer"] = {"name": name, "member_since": "2021-08-14", "tier": "Summit"}
         art["trip"] = {"name": "Rocky Mountain NP", "starts": "2025-05-16"}
         art["return_policy"] = {"window_days": 60, "free_returns": True}
     return art
+
+
+def _email(name: str) -> str:
+    return name.lower().replace(" ", ".") + "@example.com"
 
 
 def cancel_rules(size: int) -> str:
@@ -1303,35 +2226,51 @@ def cancel_rules(size: int) -> str:
     )
 
 
+def _camp_line(row: tuple[str, str, int, float, bool]) -> str:
+    """A line as the shopper lists it: ``two insulated sleeping pads (TR-PAD-RG, $89.95 each)``."""
+    sku, name, qty, price, _ = row
+    label = _label(name)
+    if name.startswith("Down sleeping bag"):
+        label = "20F down sleeping bag"
+    if name.startswith("Dry bag"):
+        label = "20 L dry bag"
+    if qty == 1:
+        article = "a" if name.startswith(("Squeeze", "Dry")) else "one"
+        return f"{article} {label} ({sku}, {dollars(price)})"
+    return f"{count_word(qty)} {label}s ({sku}, {dollars(price)} each)"
+
+
 def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
     if size == 10:
         return [
             (
-                "Track my camping gear order TR-58213 for me. It's processing: a two-person backpacking tent and "
-                "a down sleeping bag, both processing.",
+                f"Track my camping gear order {p['number']} for me. It's processing: a two-person"
+                " backpacking tent and a down sleeping bag, both processing.",
                 ["/order", "/lines"],
             ),
             (
-                "My Visa ending 4417 is authorized and UPS has created the label, delivery estimated for 2025-05-07. "
-                + cancel_rules(size),
+                f"My Visa ending {p['card']} is authorized and UPS has created the label, delivery"
+                f" estimated for {p['eta']}. " + cancel_rules(size),
                 ["/payment", "/shipment"],
             ),
         ]
     n = CAMP_LINES_BY_SIZE[size]
+    rows = _camp_rows(p)
     lines_text = (
-        "My Trailhead Outfitters order TR-58213 went in on 2 May 2025 and is processing. Lines, "
+        f"My Trailhead Outfitters order {p['number']} went in on {_spoken_date(p['placed'])} and is"
+        " processing. Lines, "
         + ("all " if size == 50 else "")
-        + "processing: one two-person backpacking tent (TR-TNT-2P, $249), two 20F down sleeping bags "
-        "(TR-SB-20F, $189 each), two insulated sleeping pads (TR-PAD-RG, $89.95 each), one canister "
-        "stove (TR-STV-01, $54.50)"
+        + "processing: "
+        + ", ".join(_camp_line(row) for row in rows[:4])
     )
     if size == 100:
         lines_text += (
-            "; then two lines that are backordered: two rechargeable headlamps (TR-LMP-02, $34 each) "
-            "and a squeeze water filter (TR-FLT-01, $39.99); and, processing again, two titanium sporks "
-            "(TR-SPK-TI, $11.95 each) and a 20 L dry bag (TR-DRY-20, $29). I placed it on the web at "
-            "14:32"
+            "; then two lines that are backordered: "
+            + " and ".join(_camp_line(row) for row in rows[4:6])
+            + "; and, processing again, "
+            + " and ".join(_camp_line(row) for row in rows[6:])
+            + ". I placed it on the web at 14:32"
         )
     turns: list[Turn] = [
         (
@@ -1346,8 +2285,9 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         ("Add the order total.", ["/order/total"]),
         (
-            "Payment: my Visa ending 4417 is authorized for the total, not charged yet. UPS has created the "
-            "label, tracking 1Z 84F 29A 03 1187 5520, going UPS Ground, delivery estimated for 2025-05-07.",
+            f"Payment: my Visa ending {p['card']} is authorized for the total, not charged yet. UPS"
+            " has created the label, tracking 1Z 84F 29A 03 1187 5520, going UPS Ground, delivery"
+            f" estimated for {p['eta']}.",
             [
                 *members("/payment", "method status amount"),
                 *members("/shipment", "status estimated_delivery carrier tracking service"),
@@ -1365,7 +2305,7 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (
             "I get a point per whole dollar of the order total; they sit as pending until delivery, and my "
-            "balance is 1240.",
+            f"balance is {p['balance']}.",
             ["/rewards"],
         ),
         (
@@ -1381,8 +2321,8 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/wishlist/0", "/wishlist/1"],
         ),
         (
-            "Shipping address is Dev Patel, 740 Cedar Ave, Boulder, CO 80304; email updates to "
-            "dev.patel@example.com, no texts.",
+            f"Shipping address is {p['customer']}, 740 Cedar Ave, Boulder, CO 80304; email updates to "
+            f"{_email(p['customer'])}, no texts.",
             ["/address", "/notifications/email", "/notifications/sms"],
         ),
     ]
@@ -1408,15 +2348,39 @@ def cancel_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def cancel_revision(p: dict[str, Any]) -> Revision:
+def _cleared(size: int) -> dict[str, Override]:
     overrides = {"/shipment/estimated_delivery": regex(CLEARED)}
-    if p["size"] == 100:
+    if size == 100:
         overrides["/backorder/expected_ship"] = regex(CLEARED)
+    return overrides
+
+
+def cancel_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="I just cancelled order TR-58213 on the website; please mark it cancelled.",
         mutate=lambda q: q.update(state="cancelled"),
         direct="/order/status",
-        overrides=overrides,
+        overrides=_cleared(p["size"]),
+    )
+
+
+def _reinstated(p: dict[str, Any]) -> str:
+    """How the open order looks again, in the shopper's words."""
+    back = [_label(row[1]) for row in _camp_rows(p) if row[4]] if p["size"] == 100 else []
+    if not back:
+        return "processing"
+    return f"processing, with the {' and '.join(back)} backordered again"
+
+
+def _shipped_backorder(p: dict[str, Any]) -> str:
+    if p["size"] != 100:
+        return ""
+    back = [_label(row[1]) for row in _camp_rows(p) if row[4]]
+    if not back:
+        return " Mark the backorder shipped too."
+    return (
+        f" The backordered {' and '.join(back)} came in early and went in the same box, so the"
+        " backorder shipped too."
     )
 
 
@@ -1466,6 +2430,183 @@ def cancel_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of cart-order-cancelled: the order's state moves along processing -> cancelled ->
+# processing, processing -> shipped <-> delivered; while it is processing its lines can change.
+# Shipping ends the open phase, so a chain ships only after SHIP_AFTER edits of the open order.
+
+SHIP_AFTER = 12
+
+
+def _edit(q: dict[str, Any]) -> None:
+    """Count an edit of the order (not part of the artifact)."""
+    q["edits"] = q.get("edits", 0) + 1
+
+
+def _to_state(state: str, request: Any, theme: str) -> Any:
+    def make(p: dict[str, Any], d: Draw) -> Revision:
+        def mutate(q: dict[str, Any]) -> None:
+            q["state"] = state
+            _edit(q)
+
+        return Revision(
+            request=request(p),
+            mutate=mutate,
+            direct="/order/status",
+            overrides=_cleared(p["size"]) if state == "cancelled" else {},
+            theme=theme,
+        )
+
+    return make
+
+
+def _cancel_request(p: dict[str, Any]) -> str:
+    return f"I just cancelled order {p['number']} on the website; please mark it cancelled."
+
+
+def _reinstate_request(p: dict[str, Any]) -> str:
+    return (
+        f"I called Trailhead and they reinstated {p['number']} before anything happened. Put it"
+        f" back the way it was before I cancelled: {_reinstated(p)}, the card authorized again, the"
+        " label and the delivery estimate back."
+    )
+
+
+def _ship_request(p: dict[str, Any]) -> str:
+    return (
+        "It shipped today. Mark the order and every line shipped; the card charge is captured now"
+        f" and the shipment is in transit, still due {p['eta']}." + _shipped_backorder(p)
+    )
+
+
+def _deliver_request(p: dict[str, Any]) -> str:
+    parts = "the order, every line" + (", the backorder" if p["size"] == 100 else "")
+    points = "; the pending points go into my balance" if p["size"] >= 50 else ""
+    return f"It arrived this afternoon. Mark {parts} and the shipment delivered{points}."
+
+
+def _undeliver_request(p: dict[str, Any]) -> str:
+    points = " and the points pending again" if p["size"] >= 50 else ""
+    return (
+        "Sorry, I marked it delivered too early: that was a neighbour's parcel, mine is still in"
+        f" transit. Put it back to shipped: the order and every line shipped, the shipment in"
+        f" transit{points}."
+    )
+
+
+def _camp_quantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _camp_rows(p)
+    line = d.pick(range(len(rows)))
+    sku, name, old, _, _ = rows[line]
+    qty = d.pick([q for q in range(1, 5) if q != old])
+    label = _label(name)
+    return Revision(
+        request=f"Before it ships: make it {qty} of the {label} instead of {old}.",
+        mutate=lambda q: _edit(q) or q["qty"].update({sku: qty}),
+        direct=f"/lines/{line}/qty",
+        theme=f"The {label} goes from {old} to {qty}: its line, the total, payment and points follow",
+    )
+
+
+def _camp_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _camp_rows(p)
+    line = d.pick(range(len(rows)))
+    label = _label(rows[line][1])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["qty"].pop(q["skus"].pop(line), None)
+        _edit(q)
+
+    return Revision(
+        request=f"Drop the {label} from the order before it ships.",
+        mutate=mutate,
+        direct=f"/lines/{line}",
+        theme=f"The {label} leaves the open order: the total, payment and points follow",
+    )
+
+
+def _camp_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    catalog = CAMP_LINES[: CAMP_LINES_BY_SIZE[p["size"]]]
+    gone = [row for row in catalog if row[0] not in p["skus"]]
+    if not gone:
+        return None
+    sku, name, qty, price, back = d.pick(gone)
+    label = _label(name)
+    status = "backordered" if back else "processing"
+    return Revision(
+        request=f"Add the {label} back to the order as its last line: {sku}, {qty} at"
+        f" {dollars(price)} each, {status}.",
+        mutate=lambda q: _edit(q) or q["skus"].append(sku),
+        direct=f"/lines/{len(p['skus'])}",
+        theme=f"The {label} joins the open order again: the total, payment and points follow",
+    )
+
+
+def _is(state: str) -> Any:
+    return lambda p: p["state"] == state
+
+
+def _open_order(p: dict[str, Any]) -> bool:
+    return p["size"] >= 50 and p["state"] == "processing"  # type: ignore[no-any-return]
+
+
+CANCEL_MOVES = [
+    Move(
+        "cancel",
+        "status_flip",
+        _to_state(
+            "cancelled",
+            _cancel_request,
+            "Cancelling moves the lines, payment, shipment and points to cancelled values",
+        ),
+        when=_is("processing"),
+    ),
+    Move(
+        "reinstate",
+        "status_flip",
+        _to_state(
+            "processing",
+            _reinstate_request,
+            "Reinstating the cancelled order restores its open values",
+        ),
+        when=_is("cancelled"),
+    ),
+    Move(
+        "ship",
+        "status_flip",
+        _to_state(
+            "shipped",
+            _ship_request,
+            "Shipping moves every line, the payment and the shipment to shipped values",
+        ),
+        when=lambda p: p["state"] == "processing" and p.get("edits", 0) >= SHIP_AFTER,
+    ),
+    Move(
+        "deliver",
+        "status_flip",
+        _to_state(
+            "delivered",
+            _deliver_request,
+            "Delivery marks every line and the shipment delivered and releases the points",
+        ),
+        when=_is("shipped"),
+    ),
+    Move(
+        "undeliver",
+        "status_flip",
+        _to_state(
+            "shipped", _undeliver_request, "A delivery marked too early goes back to shipped"
+        ),
+        when=_is("delivered"),
+        opens=False,
+    ),
+    Move("requantity", "arithmetic", _camp_quantity, when=_open_order),
+    Move(
+        "drop-line", "add_remove", _camp_drop, when=lambda p: _open_order(p) and len(p["skus"]) > 1
+    ),
+    Move("add-line", "add_remove", _camp_add, when=_open_order),
+]
+
+
 SCENARIOS = [
     Scenario(
         id="cart-price-drop",
@@ -1477,6 +2618,8 @@ SCENARIOS = [
         conversation=drop_conversation,
         revision=drop_revision,
         followups=drop_followups,
+        inputs=drop_inputs,
+        moves=DROP_MOVES,
         notes="Unit price feeds line total, subtotal, savings, 8% tax, total, amount due and points; the "
         "kettle's alert triggers below $45. Wishlist prices and the grinder alert are distractors.",
     ),
@@ -1490,6 +2633,8 @@ SCENARIOS = [
         conversation=ship_conversation,
         revision=ship_revision,
         followups=ship_followups,
+        inputs=ship_inputs,
+        moves=SHIP_MOVES,
         notes="Crossing the $75 free-shipping threshold switches service, estimate and cost; the $150 free-gift "
         "threshold is not reached (only the remaining gap changes).",
     ),
@@ -1503,6 +2648,8 @@ SCENARIOS = [
         conversation=swap_conversation,
         revision=swap_revision,
         followups=swap_followups,
+        inputs=swap_inputs,
+        moves=SWAP_MOVES,
         notes="The new model comes as reference; the protection plan is 10% of the headphones' price, tax "
         "7.25% on everything, the package weight sums item weights. The color stays (same value).",
     ),
@@ -1516,6 +2663,8 @@ SCENARIOS = [
         conversation=remove_conversation,
         revision=remove_revision,
         followups=remove_followups,
+        inputs=remove_inputs,
+        moves=REMOVE_MOVES,
         notes="Removed item was gift-wrapped and the slowest to ship: wrap list and cost, tax, totals, ship and "
         "arrival dates all follow. Assembly is paid separately (distractor).",
     ),
@@ -1529,6 +2678,8 @@ SCENARIOS = [
         conversation=cancel_conversation,
         revision=cancel_revision,
         followups=cancel_followups,
+        inputs=cancel_inputs,
+        moves=CANCEL_MOVES,
         notes="Status-governed set stated in the conversation; prices, totals and tracking stay for the record, "
         "and the previous delivered order is a distractor.",
     ),

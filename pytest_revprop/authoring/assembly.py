@@ -8,7 +8,6 @@ case) is checked here at build time, with an error that names the scenario and t
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -29,6 +28,7 @@ from pytest_revprop.core.patching import PatchError, apply_operations
 from pytest_revprop.core.scoring import score_patch
 from pytest_revprop.util.jsonutil import (
     MISSING,
+    child_pointer,
     iter_leaves,
     join_pointer,
     json_equal,
@@ -51,13 +51,44 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
     where = f"scenario {scenario.id} size {size}"
     check_declaration(scenario)
     params = scenario.params(size)
+    case, edited, new_artifact = revision_case(
+        scenario, size, params, scenario.revision(params), where, split
+    )
+    followups: list[dict[str, Any]] = []
+    if scenario.followups is not None:
+        for number, revision in enumerate(scenario.followups(params), start=1):
+            edited, new_artifact, followup = next_followup(
+                scenario,
+                case,
+                followups,
+                edited,
+                new_artifact,
+                revision,
+                f"{where} follow-up {number}",
+                f"{where} turn {number}",
+            )
+            followups.append(followup)
+    return with_followups(case, followups)
+
+
+def revision_case(
+    scenario: Scenario,
+    size: int,
+    params: Params,
+    revision: Revision,
+    where: str,
+    split: str = "test",
+    theme: str | None = None,
+) -> tuple[dict[str, Any], Params, Any]:
+    """The case of one revision of ``params`` (no follow-ups), checked: the artifact's size, the
+    conversation, the gold, the words, the order and the scoring. Also the inputs after the
+    revision and their artifact, where a chain goes on from."""
     artifact = _computed(scenario, params, where)
     count = leaf_count(artifact)
     if count != size:
         parts = ", ".join(f"{k}: {v}" for k, v in leaf_breakdown(artifact).items())
         raise ScenarioError(f"{where}: the artifact has {count} leaves, not {size} ({parts})")
     conversation, owner = _conversation(artifact, list(scenario.conversation(params)), where)
-    revision = scenario.revision(params)
     edited, new_artifact = _revised(scenario, params, revision, where + " (revised)")
     literal = literal_gold(artifact, new_artifact, revision.direct_paths(), where)
     gold = gold_ops(literal, revision, new_artifact, where)
@@ -65,10 +96,10 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
         "id": f"{scenario.id}/{size}",
         "scenario": scenario.id,
         "domain": scenario.domain,
-        "pattern": scenario.pattern,
+        "pattern": revision.pattern or scenario.pattern,
         "size": size,
         "split": split,
-        "theme": scenario.theme,
+        "theme": scenario.theme if theme is None else theme,
         "conversation": conversation,
         "artifact": artifact,
         "request": revision.request,
@@ -81,7 +112,7 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
     _check_scoring(case, literal, where)
     spoken = [turn["user"] for turn in conversation]
     check_user_words(
-        f"{where} turn 0",
+        where if where.endswith(" turn 0") else f"{where} turn 0",
         revision.request,
         revision.reference,
         gold,
@@ -89,10 +120,14 @@ def build_case(scenario: Scenario, size: int, split: str = "test") -> dict[str, 
         spoken,
         new_artifact,
     )
-    followups = _followups(scenario, params, edited, new_artifact, case, where)
+    return case, edited, new_artifact
+
+
+def with_followups(case: dict[str, Any], followups: list[dict[str, Any]]) -> dict[str, Any]:
+    """``case`` with its follow-ups (written after the gold, before the notes), as plain JSON."""
     if followups:
-        case = {**{k: v for k, v in case.items() if k != "notes"}, "followups": followups}
-        case["notes"] = scenario.notes
+        rest = {k: v for k, v in case.items() if k != "notes"}
+        case = {**rest, "followups": followups, "notes": case["notes"]}
     return json.loads(json.dumps(case))  # type: ignore[no-any-return]
 
 
@@ -102,60 +137,62 @@ def _revised(
     """The inputs after ``revision``'s edit of (a copy of) ``params``, and their artifact."""
     edited = copy.deepcopy(params)
     changed = revision.mutate(edited)
+    if changed is not None and type(changed) is not type(params):
+        raise ScenarioError(
+            f"{where}: mutate returned a {type(changed).__name__}, not new inputs (return None"
+            " after editing them in place; a lambda returns the value of its expression)"
+        )
     edited = edited if changed is None else changed
     return edited, _computed(scenario, edited, where)
 
 
-def _followups(
+def next_followup(
     scenario: Scenario,
-    params: Params,
+    case: dict[str, Any],
+    earlier: list[dict[str, Any]],
     inputs: Params,
     artifact: Any,
-    case: dict[str, Any],
+    revision: Revision,
     where: str,
-) -> list[dict[str, Any]]:
-    """The chain's follow-ups: each revision edits the inputs the previous one left; its
-    artifact is the canonical document before it and its gold what the recomputation changes.
-    Each is checked like the first revision: its words, its literal gold completes it and its
-    direct edit alone does not."""
-    if scenario.followups is None:
-        return []
-    out: list[dict[str, Any]] = []
-    for number, revision in enumerate(scenario.followups(params), start=1):
-        here = f"{where} follow-up {number}"
-        if not revision.theme.strip() or "\n" in revision.theme:
-            raise ScenarioError(f"{here}: a follow-up needs a theme, one non-empty line")
-        if revision.pattern not in PATTERNS:
-            raise ScenarioError(
-                f"{here}: a follow-up needs a pattern, one of {', '.join(PATTERNS)}"
-                f" (got {revision.pattern!r})"
-            )
-        inputs, revised = _revised(scenario, inputs, revision, here)
-        if json_equal(revised, artifact):
-            raise ScenarioError(f"{here}: the follow-up changes nothing")
-        literal = literal_gold(artifact, revised, revision.direct_paths(), here)
-        gold = gold_ops(literal, revision, revised, here)
-        followup = {
-            "request": revision.request,
-            "reference": copy.deepcopy(revision.reference),
-            "gold": gold,
-            "artifact": artifact,
-            "theme": revision.theme,
-        }
-        _check_words({"request": revision.request, "conversation": []}, here)
-        _check_followup(case, [*out, followup], literal, here)
-        check_user_words(
-            f"{where} turn {number}",
-            revision.request,
-            revision.reference,
-            gold,
-            [case["artifact"], *(f["artifact"] for f in out), artifact],
-            [turn["user"] for turn in case["conversation"]],
-            revised,
+    label: str = "",
+) -> tuple[Params, Any, dict[str, Any]]:
+    """The next follow-up of ``case``'s chain (``earlier`` its follow-ups so far): ``revision``
+    edits the inputs the previous revision left; its artifact is the canonical document before
+    it and its gold what the recomputation changes. Checked like the first revision: its words,
+    the user's words its gold may use (``userwords``; their errors say ``label``, default
+    ``where``), its literal gold completes it and its direct edit alone does not. Returns the
+    inputs after it, their artifact, and the follow-up."""
+    if not revision.theme.strip() or "\n" in revision.theme:
+        raise ScenarioError(f"{where}: a follow-up needs a theme, one non-empty line")
+    if revision.pattern not in PATTERNS:
+        raise ScenarioError(
+            f"{where}: a follow-up needs a pattern, one of {', '.join(PATTERNS)}"
+            f" (got {revision.pattern!r})"
         )
-        out.append(followup)
-        artifact = revised
-    return out
+    inputs, revised = _revised(scenario, inputs, revision, where)
+    if json_equal(revised, artifact):
+        raise ScenarioError(f"{where}: the follow-up changes nothing")
+    literal = literal_gold(artifact, revised, revision.direct_paths(), where)
+    gold = gold_ops(literal, revision, revised, where)
+    followup = {
+        "request": revision.request,
+        "reference": copy.deepcopy(revision.reference),
+        "gold": gold,
+        "artifact": artifact,
+        "theme": revision.theme,
+    }
+    _check_words({"request": revision.request, "conversation": []}, where)
+    _check_followup(case, [*earlier, followup], literal, where)
+    check_user_words(
+        label or where,
+        revision.request,
+        revision.reference,
+        gold,
+        [case["artifact"], *(f["artifact"] for f in earlier), artifact],
+        [turn["user"] for turn in case["conversation"]],
+        revised,
+    )
+    return inputs, revised, followup
 
 
 def check_declaration(s: Scenario) -> None:
@@ -245,16 +282,40 @@ def _check_followup(
     literal: list[dict[str, Any]],
     where: str,
 ) -> None:
-    """The last of ``followups`` checked as a single revision of its own artifact (the chain
-    before it loads with it, so the case format's follow-up rules apply): its gold applies and
-    passes the case format's gold rules, its literal gold completes it, its direct ops do not."""
-    plain = json.loads(json.dumps({**case, "followups": followups}))
+    """The last of ``followups`` checked as a single revision of its own artifact: it loads
+    after the revision before it (:func:`_pair`), so the case format's follow-up rules apply;
+    its gold applies and passes the gold rules, its literal gold completes it, its direct ops
+    do not."""
+    before = followups[-2] if len(followups) > 1 else None
     try:
-        parsed = Case.from_dict(plain).followups[-1]
+        loaded = Case.from_dict(json.loads(json.dumps(_pair(case, before, followups[-1]))))
     except CaseError as exc:
         raise ScenarioError(f"{where}: the follow-up does not load: {exc}") from None
-    view = dataclasses.replace(Case.from_dict({**plain, "followups": []}), revisions=(parsed,))
+    view = loaded.only(len(loaded.revisions) - 1)  # the follow-up as a single revision
     _check_completion(view, literal, where)
+
+
+def _pair(
+    case: dict[str, Any], before: dict[str, Any] | None, followup: dict[str, Any]
+) -> dict[str, Any]:
+    """The case as the loader sees one follow-up: after the case's own revision, or after the
+    follow-up ``before`` it, stated as the revision of a one-turn conversation that adds its
+    artifact. The loader's chain rules hold between consecutive revisions, so checking each
+    pair checks the whole chain, at a cost that does not grow with the chain."""
+    if before is None:
+        return {**case, "followups": [followup]}
+    artifact = before["artifact"]
+    adds = [{"op": "add", "path": child_pointer("", k), "value": v} for k, v in artifact.items()]
+    return {
+        **case,
+        "conversation": [{"user": "The document so far.", "assistant": adds}],
+        "artifact": artifact,
+        "size": leaf_count(artifact),
+        "request": before["request"],
+        "reference": before["reference"],
+        "gold": before["gold"],
+        "followups": [followup],
+    }
 
 
 def _check_completion(parsed: Case, literal: list[dict[str, Any]], where: str) -> None:

@@ -45,6 +45,21 @@ def discover(package: str | None = None, broken: list[str] | None = None) -> lis
     ``SCENARIOS`` of :class:`Scenario`; duplicate ids are an error. A module that does not
     import or has no such list is an error, or, when ``broken`` is given, is reported there
     and skipped."""
+    found = _found(package, broken)
+    return [found[k][0] for k in sorted(found)]
+
+
+def scenario_modules() -> dict[str, str]:
+    """Each shipped scenario's id -> the program that declares it, as the checkout names it
+    (``benchmark_cases/scenarios/<module>.py``); modules that do not import are left out."""
+    return {
+        scenario_id: f"benchmark_cases/scenarios/{name.rsplit('.', 1)[1]}.py"
+        for scenario_id, (_, name) in _found(None, []).items()
+    }
+
+
+def _found(package: str | None, broken: list[str] | None) -> dict[str, tuple[Scenario, str]]:
+    """``discover``'s scenarios by id, each with its module's name."""
     package = package or SCENARIO_PACKAGE
     pkg = importlib.import_module(package)
     found: dict[str, tuple[Scenario, str]] = {}
@@ -70,7 +85,7 @@ def discover(package: str | None = None, broken: list[str] | None = None) -> lis
                     f"duplicate scenario id {scenario.id!r} in {name} and {found[scenario.id][1]}"
                 )
             found[scenario.id] = (scenario, name)
-    return [found[k][0] for k in sorted(found)]
+    return found
 
 
 def scenario_programs() -> Path:

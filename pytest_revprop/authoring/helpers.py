@@ -12,8 +12,9 @@ from typing import Any
 from pytest_revprop.util.jsonutil import child_pointer, leaf_count
 
 __all__ = [
-    "CLEARED", "CLEARED_OR_NONE", "add_days", "all_of", "all_of_lazy", "date_regex", "days_between",
-    "each", "leaf_breakdown", "leaf_count", "members", "money", "money_regex",
+    "CLEARED", "CLEARED_OR_NONE", "add_days", "all_of", "all_of_lazy", "count_word", "date_regex",
+    "days_between", "dollars", "each", "leaf_breakdown", "leaf_count", "members", "money",
+    "money_regex", "percent",
 ]  # fmt: skip
 
 # --------------------------------------------------------------------------- dates and money
@@ -33,6 +34,29 @@ def money(x: float) -> float:
     """Round to cents the way the cases show money (half away from zero, not banker's)."""
     cents = abs(x) * 100 + 0.5 + 1e-9
     return (1 if x >= 0 else -1) * int(cents) / 100
+
+
+# --------------------------------------------------------------------------- numbers in users' words
+
+_COUNT_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve",
+)  # fmt: skip
+
+
+def dollars(x: float) -> str:
+    """An amount as a shopper writes it: ``$129`` for whole dollars, ``$27.50``, ``$1,250``."""
+    return f"${x:,.0f}" if money(x) == round(x) else f"${x:,.2f}"
+
+
+def count_word(n: int) -> str:
+    """``2 -> "two"`` up to twelve, digits beyond."""
+    return _COUNT_WORDS[n] if 0 <= n < len(_COUNT_WORDS) else str(n)
+
+
+def percent(rate: float) -> str:
+    """A rate as a percentage without trailing zeros: ``0.08 -> "8%"``, ``0.0725 -> "7.25%"``."""
+    return f"{round(rate * 100, 4):g}%"
 
 
 # --------------------------------------------------------------------------- sizes and pointers

@@ -1,8 +1,9 @@
 """``revprop cases``: build the shipped benchmark, check its scenarios, show or re-draw the
-dev/test split, count a case set.
+dev/test split, count a case set, generate fresh instances and long chains.
 
-The work is :mod:`pytest_revprop.authoring.build` (discovery, the build, the files on disk)
-and :mod:`pytest_revprop.authoring.counts`; this module parses the arguments and prints.
+The work is :mod:`pytest_revprop.authoring.build` (discovery, the build, the files on disk),
+:mod:`pytest_revprop.authoring.instances` (fresh instances) and
+:mod:`pytest_revprop.authoring.counts`; this module parses the arguments and prints.
 """
 
 from __future__ import annotations
@@ -21,19 +22,27 @@ from pytest_revprop.authoring.build import (
     differences,
     discover,
     scenario_programs,
+    shipped_annotation,
     write_files,
     write_text,
 )
-from pytest_revprop.authoring.checkout import cases_folder
+from pytest_revprop.authoring.checkout import cases_folder, find_checkout
 from pytest_revprop.authoring.counts import (
     case_stats,
+    chain_interactions,
     followup_counts,
     format_followup_counts,
     format_stats,
 )
+from pytest_revprop.authoring.instances import (
+    DEFAULT_TURNS,
+    MAX_TURNS,
+    generate_all,
+    generate_case,
+)
 from pytest_revprop.authoring.scenario import Scenario, ScenarioError
 from pytest_revprop.authoring.split import Split, moves, read_split
-from pytest_revprop.core.cases import SPLIT_FILE, load_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, SPLIT_FILE, load_cases
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import BENCHMARK_SIZES as SIZES
 
@@ -78,11 +87,45 @@ def _parser() -> argparse.ArgumentParser:
         "check", help="validate scenarios without writing (all, or those matching NAME)"
     )
     check.add_argument("names", nargs="*", metavar="NAME", help="scenario id, id prefix, or domain")
+    check.add_argument(
+        "--seeds",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also generate each scenario that declares inputs and moves with seeds 1..N, at"
+        f" every size with {MAX_TURNS} follow-ups (default 0: the shipped cases only)",
+    )
     stats = sub.add_parser(
         "stats", help="counts by domain, pattern, size, split; gold ops per size"
     )
     stats.add_argument("path", type=Path, nargs="+", help="case file or folder")
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    generate = sub.add_parser(
+        "generate",
+        help="write fresh instances and long chains of the scenarios that generate",
+        description="Draw fresh inputs for every scenario that declares its inputs and moves"
+        " (or those chosen), with a chain of seeded moves, and write one case file per scenario"
+        " and size: DIR/<scenario>/<size>@<seed>.json. The same seed writes the same files."
+        " A scenario that cannot build is reported in one line (exit 1); the others are written.",
+    )
+    generate.add_argument("--seed", type=int, required=True, help="the instance seed (>= 0)")
+    generate.add_argument("--out", type=Path, required=True, help="folder to write into")
+    generate.add_argument(
+        "--turns",
+        type=int,
+        default=DEFAULT_TURNS,
+        help=f"follow-ups per case (default {DEFAULT_TURNS}, at most {MAX_TURNS})",
+    )
+    generate.add_argument(
+        "--sizes", type=int, nargs="+", default=list(SIZES), help="sizes (default: 10 50 100)"
+    )
+    generate.add_argument(
+        "--scenarios",
+        nargs="+",
+        default=None,
+        metavar="ID-PREFIX",
+        help="scenario id prefix or domain",
+    )
     return parser
 
 
@@ -94,7 +137,9 @@ def cases_main(argv: Sequence[str]) -> int:
     if args.command == "split":
         return _split_command(args.out, args.redraw)
     if args.command == "check":
-        return _check_command(args.names)
+        return _check_command(args.names, args.seeds)
+    if args.command == "generate":
+        return _generate_command(args.seed, args.out, args.turns, args.sizes, args.scenarios)
     return _stats_command(args.path, args.json)
 
 
@@ -198,7 +243,7 @@ def _split_command(out: Path | None, redraw: bool) -> int:
     return 0
 
 
-def _check_command(names: Sequence[str]) -> int:
+def _check_command(names: Sequence[str], seeds: int = 0) -> int:
     broken: list[str] = []
     scenarios = [
         s
@@ -233,9 +278,32 @@ def _check_command(names: Sequence[str]) -> int:
         )
         print(f"ok   {scenario.id:<40} gold ops {counts}")
         built.append((scenario, {c["size"]: c for c in cases}))
+        if seeds and scenario.generates:
+            failed += not _check_generated(scenario, seeds)
     print(format_followup_counts(followup_counts(built)))
     print(f"{len(scenarios) + len(mine) - failed} ok, {failed} failed")
     return 1 if failed else 0
+
+
+def _check_generated(scenario: Scenario, seeds: int) -> bool:
+    """Generate ``scenario`` with seeds 1..``seeds`` at every size with the longest chains,
+    strictly (a move whose revision does not build fails it); print one line (``gen`` with the
+    share of follow-ups that interact, or ``FAIL``)."""
+    hits: list[bool] = []
+    for seed in range(1, seeds + 1):
+        for size in SIZES:
+            try:
+                case = generate_case(scenario, size, seed, MAX_TURNS, strict=True)
+                hits += chain_interactions(case)
+            except ScenarioError as exc:
+                print(f"FAIL {exc}")
+                return False
+    share = 100 * sum(hits) / max(1, len(hits))
+    print(
+        f"gen  {scenario.id:<40} seeds 1-{seeds} x {len(SIZES)} sizes x {MAX_TURNS} follow-ups;"
+        f" {share:.0f}% interact"
+    )
+    return True
 
 
 def _stats_command(paths: Sequence[Path], as_json: bool) -> int:
@@ -251,3 +319,44 @@ def _stats_command(paths: Sequence[Path], as_json: bool) -> int:
     stats = case_stats(loaded.cases)
     print(json.dumps(stats, indent=2) if as_json else format_stats(stats))
     return 0
+
+
+def _generate_command(
+    seed: int, out: Path, turns: int, sizes: Sequence[int], names: Sequence[str] | None
+) -> int:
+    """Write the generated case files of ``seed``; exit 1 when a scenario does not build."""
+    if seed < 0:
+        raise UserError(f"--seed must be 0 or more, got {seed}")
+    if not 0 <= turns <= MAX_TURNS:
+        raise UserError(f"--turns must be 0 to {MAX_TURNS}, got {turns}")
+    unknown = sorted(set(sizes) - set(SIZES))
+    if unknown:
+        raise UserError(
+            f"--sizes: no size {', '.join(map(str, unknown))} (one of {', '.join(map(str, SIZES))})"
+        )
+    target = cases_folder(out, True, scenario_programs())
+    scenarios = [
+        s
+        for s in discover()
+        if not names or any(s.id.startswith(n) or s.domain == n for n in names)
+    ]
+    if names and not scenarios:
+        raise UserError(f"no scenario matches {' '.join(names)}")
+    chosen = [s for s in scenarios if s.generates]
+    if not chosen:
+        raise UserError(
+            "none of the scenarios chosen declares its inputs and moves, so none generates"
+        )
+    splits = read_split(find_checkout(Path.cwd()) or BENCHMARK_DIR)  # the scenarios' split
+    result = generate_all(chosen, seed, splits, shipped_annotation(), turns, sorted(set(sizes)))
+    written = sum(write_text(target / rel, text) for rel, text in sorted(result.files.items()))
+    for error in result.errors:
+        print(f"error: {error}", file=sys.stderr)
+    left = len(scenarios) - len(chosen)
+    print(
+        f"{len(result.files)} case files of seed {seed} in {target} ({written} written) from"
+        f" {len(chosen)} scenario(s), {turns} follow-up(s) each"
+        + (f"; {left} scenario(s) chosen do not generate yet" if left else "")
+        + (f"; {len(result.errors)} did not build" if result.errors else "")
+    )
+    return 1 if result.errors else 0

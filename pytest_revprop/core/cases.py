@@ -77,6 +77,19 @@ def _benchmark_dir() -> Path:
 BENCHMARK_DIR = _benchmark_dir()
 """The shipped benchmark (the package ``pytest_revprop.benchmark_cases``)."""
 SPLIT_FILE = "split.json"
+
+
+def instance_id(scenario: str, size: int, seed: int) -> str:
+    """The id of a fresh instance (``revprop cases generate``): ``<scenario>/<size>@<seed>``."""
+    return f"{scenario}/{size}@{seed}"
+
+
+def instance_seed(case_id: str) -> int | None:
+    """The seed of a fresh instance's id (``cart-price-drop/10@7`` -> 7); None for another id."""
+    head, _, tail = case_id.rpartition("@")
+    return int(tail) if head and tail.isdigit() else None
+
+
 """A benchmark folder's committed dev/test split: never a case file."""
 
 
@@ -550,11 +563,13 @@ def select_cases(
     ids: Sequence[str] | None = None,
     *,
     chains: bool = True,
+    extra: Sequence[Path] = (),
 ) -> list[Case]:
-    """Cases for a run: all files under ``path`` (default: the shipped benchmark), then the split
-    and size filters, or, when ``ids`` are given, those cases whatever their split and size.
-    A broken file stops the run with its error (no silent partial set), as does an unknown id."""
-    loaded = load_cases([path or BENCHMARK_DIR], chains=chains)
+    """Cases for a run: all files under ``path`` (default: the shipped benchmark) and under the
+    folders ``extra`` (a run's fresh instances), then the split and size filters, or, when
+    ``ids`` are given, those cases whatever their split and size. A broken file stops the run
+    with its error (no silent partial set), as does an unknown id."""
+    loaded = load_cases([path or BENCHMARK_DIR, *extra], chains=chains)
     if loaded.errors:
         shown = "; ".join(str(e) for e in loaded.errors[:3])
         more = f" (and {len(loaded.errors) - 3} more)" if len(loaded.errors) > 3 else ""
@@ -563,9 +578,14 @@ def select_cases(
         by_id = {c.id: c for c in loaded.cases}
         unknown = [i for i in ids if i not in by_id]
         if unknown:
+            fresh = "@" in unknown[0] and not extra
             raise UserError(
                 f"no case {unknown[0]!r} under {path or BENCHMARK_DIR} "
-                "(--revprop-case takes ids such as cart-free-shipping/10)"
+                + (
+                    "(a fresh instance's id: add --revprop-instances with its seed)"
+                    if fresh
+                    else "(--revprop-case takes ids such as cart-free-shipping/10)"
+                )
             )
         chosen = [by_id[i] for i in dict.fromkeys(ids)]
         return sorted(chosen, key=lambda c: (c.scenario, c.size, c.id))

@@ -24,18 +24,16 @@ from pytest_revprop.core.chain_places import (
     make_steps,
     own_holds,
 )
-from pytest_revprop.core.judged import JudgedCase
-from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
-from pytest_revprop.core.scoring import (
+from pytest_revprop.core.geometry import (
     GoldPlace,
-    Judge,
-    Score,
-    Unit,
     array_parent,
     array_parents,
     gold_places,
     shift_pointer,
 )
+from pytest_revprop.core.judged import JudgedCase
+from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
+from pytest_revprop.core.scoring import Judge, Score, Unit
 from pytest_revprop.util.jsonutil import MISSING, child_pointer, is_within, json_equal, resolve
 from pytest_revprop.util.regexguard import regex_budget
 
@@ -78,7 +76,9 @@ class _ChainJudge(Judge):
         shown = [(place, place.gold_place()) for place in plan.live]
         super().__init__(case, predicted, plan.expected, places=[g for _, g in shown])
         self.plan = plan
-        self.owner = {_key(g): place for place, g in shown}
+        self.owner = {_key(g): place for place, g in shown if not place.removes_element}
+        """By pointer: the place whose requirement stands there (an array removal's anchor is
+        where the next element moved, whose own place decides)."""
         self.special = {_key(g): g for place, g in shown if place.special}
 
     def agree(self, p: Any, e: Any, path: str) -> bool:
@@ -203,17 +203,14 @@ def regressions(
     requirement in ``before`` (the document the turn started from) and fail it once ``patch``
     is applied, at their pointers after it (a removed place: its pointer before), sorted. A
     place the turn's own gold supersedes or removes is left out (its requirement changes); a
-    place holding later places, or parts the turn governs, is judged without them. A patch
-    that does not apply breaks nothing."""
+    place holding later places, or parts the turn governs, is judged without them (those
+    parts as they were in ``before``). A patch that does not apply breaks nothing."""
     try:
         after = apply_operations(before, check_operations(list(patch)))
     except PatchError:
         return []
     first = next((s.number for s in plan.steps if s.turn == turn), len(plan.steps))
-    earlier = [s for s in plan.steps if s.turn < turn]
-    standing = [
-        p for p in plan.places if p.step.turn < turn and (p.ended is None or p.ended >= first)
-    ]
+    standing = [p for p in plan.places if p.step.turn < turn and p.ended is None]
     now = _turn_places_before(plan, turn)
     canonical = plan.steps[first].state if first < len(plan.steps) else plan.expected
 
@@ -221,28 +218,99 @@ def regressions(
     def moving(pointer: str) -> str | None:  # the patch replayed once per pointer
         return map_pointer(pointer, before, patch)
 
-    def identity(pointer: str) -> str | None:
-        return pointer
-
+    check = _Check(plan, turn, before, after, moving, canonical, now)
     broken: list[str] = []
     with regex_budget():
         for place in standing:
-            if place.ended is not None:
-                continue  # the turn's own gold supersedes or removes it
             at = place.positions.get(first, place.at)
-            inside = {
+            later = {
                 q.positions.get(first, q.at)
                 for q in standing
-                if q is not place and q.ended is None and q.step.number > place.step.number
+                if q.step.number > place.step.number and _strictly_within(q.at, place.at)
             }
-            skip = {g for g in inside | now if _strictly_within(g, at)}
-            held = _Holds(place, at, skip, earlier, canonical)
-            if not held(before, identity, canonical, place.inner_until(turn - 1)):
-                continue
-            if not held(after, moving, plan.expected, place.inner_until(turn)):
+            if check.broken(place, at, later):
                 moved = moving(at)
                 broken.append(at if moved is None else moved)
     return sorted(broken)
+
+
+@dataclass(frozen=True)
+class _Check:
+    """What judging one turn's regressions reads: the documents before and after the patch,
+    how the patch moves a pointer, the canonical documents and the turn's own places (in the
+    coordinates of ``before``)."""
+
+    plan: ChainPlan
+    turn: int
+    before: Any
+    after: Any
+    moving: Callable[[str], str | None]
+    canonical: Any
+    """The canonical document before the turn."""
+    now: set[str]
+
+    def broken(self, place: ChainPlace, at: str, later: set[str]) -> bool:
+        """Whether ``place`` (at ``at`` before the turn) held in ``before`` and fails after the
+        patch; ``later``: the places of later turns inside it, judged on their own."""
+        target = self.moving(at)
+        if place.removes_element:
+            return self._put_back(place, at, target)
+        inner = place.inner_until(self.turn - 1)
+        if place.special:
+            held = own_holds(place, resolve(self.before, at), inner, self._ref(place, False))
+            if not held:
+                return False
+            skip = {g for g in self.now if is_within(g, at)}
+            kept = _overlay(resolve(self.before, at), at, self.after, self.moving, skip)
+            return not own_holds(place, kept, inner, self._ref(place, True))
+        skip = later | {g for g in self.now if _strictly_within(g, at)}
+        expected = resolve(self.canonical, at)
+        held = _leaves_hold(self.before, _same, at, expected, skip)
+        return held and not _leaves_hold(self.after, self.moving, at, expected, skip)
+
+    def _put_back(self, place: ChainPlace, at: str, target: str | None) -> bool:
+        """An array removal breaks when the patch brings the removed value back: the array
+        then has it more often than before the turn and than the canonical array after it."""
+        removed = place.step.before
+        then = _count(resolve(self.before, at), removed)
+        if target is None or then > _count(resolve(self.canonical, at), removed):
+            return False
+        now = _count(resolve(self.after, target), removed)
+        return now > then and now > _count(resolve(self.plan.expected, place.at), removed)
+
+    def _ref(self, place: ChainPlace, after: bool) -> Any:
+        """The value a ``ref_equal`` place must equal, before or after the patch."""
+        if place.ref is None:
+            return MISSING
+        earlier = [s for s in self.plan.steps if s.turn < self.turn]
+        start = _ref_at_turn_start(place, earlier)
+        pointer = self.moving(start) if after else start
+        doc = self.after if after else self.before
+        return MISSING if pointer is None else resolve(doc, pointer)
+
+
+def _same(pointer: str) -> str | None:
+    return pointer
+
+
+def _overlay(
+    value: Any, at: str, doc: Any, where: Callable[[str], str | None], keep: set[str]
+) -> Any:
+    """``value`` (at ``at`` before the patch) with every part outside ``keep`` taken from
+    ``doc`` (after the patch, each pointer moved by ``where``): the place as the patch left it,
+    but for the parts the turn governs."""
+    if any(is_within(at, k) for k in keep):
+        return value
+    if isinstance(value, dict | list) and any(_strictly_within(k, at) for k in keep):
+        if isinstance(value, dict):
+            members = {
+                k: _overlay(v, child_pointer(at, k), doc, where, keep) for k, v in value.items()
+            }
+            return {k: v for k, v in members.items() if v is not MISSING}
+        items = [_overlay(v, child_pointer(at, i), doc, where, keep) for i, v in enumerate(value)]
+        return [v for v in items if v is not MISSING]
+    target = where(at)
+    return MISSING if target is None else resolve(doc, target)
 
 
 def _turn_places_before(plan: ChainPlan, turn: int) -> set[str]:
@@ -259,51 +327,6 @@ def _plain(step: Step) -> dict[str, Any]:
     if step.op.op != "remove":
         out["value"] = step.after
     return out
-
-
-@dataclass(frozen=True)
-class _Holds:
-    """Whether a document meets an earlier place's requirement (at ``at`` in the document the
-    turn started from), leaving out the pointers of ``skip`` inside it."""
-
-    place: ChainPlace
-    at: str
-    skip: set[str]
-    earlier: list[Step]
-    canonical: Any
-    """The canonical document before the turn: the requirement of a place of values."""
-
-    def __call__(
-        self,
-        doc: Any,
-        where: Callable[[str], str | None],
-        expected: Any,
-        inner: Sequence[tuple[Step, str]],
-    ) -> bool:
-        """Whether ``doc`` meets the requirement (each pointer moved by ``where``); ``expected``
-        is the canonical document at the same moment, ``inner`` the steps put back."""
-        place = self.place
-        target = where(self.at)
-        value = MISSING if target is None else resolve(doc, target)
-        if place.removes_element:
-            canonical_at = self.at if expected is self.canonical else place.at
-            return target is not None and _not_back(
-                resolve(doc, target), resolve(expected, canonical_at), place.step.before
-            )
-        if place.special:
-            ref = MISSING
-            if place.ref is not None:
-                start = _ref_at_turn_start(place, self.earlier)
-                ref_at = where(start)
-                ref = MISSING if ref_at is None else resolve(doc, ref_at)
-            return own_holds(place, value, inner, ref)
-        return _leaves_hold(doc, where, self.at, resolve(self.canonical, self.at), self.skip)
-
-
-def _not_back(array: Any, canonical: Any, removed: Any) -> bool:
-    """An array removal holds while the array has the removed value no more often than the
-    canonical array has it."""
-    return isinstance(array, list) and _count(array, removed) <= _count(canonical, removed)
 
 
 def _count(array: Any, value: Any) -> int:

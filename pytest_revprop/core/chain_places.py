@@ -16,16 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_revprop.core.geometry import ArrayAt, GoldPlace, array_parent, shift_pointer
 from pytest_revprop.core.judged import JudgedCase
 from pytest_revprop.core.judged import JudgedOp as GoldOp
 from pytest_revprop.core.patching import PatchError, apply_operations
-from pytest_revprop.core.scoring import (
-    ArrayAt,
-    GoldPlace,
-    array_parent,
-    regex_passes,
-    shift_pointer,
-)
+from pytest_revprop.core.scoring import regex_passes
 from pytest_revprop.util.jsonutil import MISSING, is_within, json_equal, resolve
 
 __all__ = [

@@ -24,7 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_revprop.core.scoring import GoldPlace, Judge, Score, gold_geometry
+from pytest_revprop.core.geometry import GoldPlace, gold_geometry
+from pytest_revprop.core.scoring import Judge, Score
 from pytest_revprop.util.jsonutil import (
     MISSING,
     child_pointer,

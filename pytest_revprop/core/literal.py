@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pytest_revprop.core.geometry import expected_artifact
 from pytest_revprop.core.judged import JudgedCase as Case
 from pytest_revprop.core.patching import PatchError
-from pytest_revprop.core.scoring import expected_artifact, regex_passes
+from pytest_revprop.core.scoring import regex_passes
 from pytest_revprop.util.jsonutil import MISSING, resolve
 
 __all__ = ["literal_gold_patch", "regex_example"]

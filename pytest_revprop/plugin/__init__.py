@@ -4,7 +4,7 @@ keys, adds the plugin's own hooks (``hookspecs``) and registers the built-in met
 
 The options are declared in :data:`pytest_revprop.run.options.PLUGIN_OPTIONS` (each with an ini key
 of the same name, ``revprop_model`` for ``--revprop-model``) and read once, at configure,
-through :func:`pytest_revprop.run.options.option_value`: the command line wins, then the ini file,
+through :func:`pytest_revprop.run.option_source.option_value`: the command line wins, then the ini file,
 then the default. From those values it builds the run's plan (:mod:`pytest_revprop.run.plan`,
 no pytest there, frozen) and registers one object per process role, as xdist does: the
 controller (``controller.RevpropController``: servers, records into the sink, outputs, gate,
@@ -32,12 +32,8 @@ from typing import Any, Literal
 import pytest
 
 from pytest_revprop.errors import UserError
-from pytest_revprop.run.options import (
-    PLUGIN_OPTIONS,
-    check_ini_keys,
-    option_label,
-    option_value,
-)
+from pytest_revprop.run.option_source import check_ini_keys, option_label, option_value
+from pytest_revprop.run.options import PLUGIN_OPTIONS
 
 DEPRECATED_ALIASES = {"--no-revprop-figures": "--revprop-no-figures"}
 """Old spellings kept for one release (until 0.2): each still works and warns once."""

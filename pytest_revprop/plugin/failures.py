@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from pytest_revprop.core.cases import instance_seed
 from pytest_revprop.reporting.samples import reply_excerpt
 from pytest_revprop.vocabulary import (
     INFRASTRUCTURE_ERRORS,
@@ -185,8 +186,10 @@ def rerun_command(
     method, k (when the method ``uses_k``, as its registry.MethodSpec says), seed and case
     (``--revprop-case``, which ignores the split and size filters), plus ``run_args``, the
     run's options that can change an item's result (``rerun_args``). A chain's (``chain``
-    in ``item``: ``teacher`` or ``free``) adds its protocol and ``turns`` (None: all)."""
+    in ``item``: ``teacher`` or ``free``) adds its protocol and ``turns`` (None: all); a fresh
+    instance's (``<scenario>/<size>@<seed>``) adds ``--revprop-instances`` with its seed."""
     chain = item.get("chain", "off")
+    seed = instance_seed(str(item["case"]))
     args = [
         "pytest",
         f"--revprop-model={item['model']}",
@@ -194,6 +197,7 @@ def rerun_command(
         *([f"--revprop-k={item['k']}"] if uses_k else []),
         f"--revprop-seeds={item['seed']}",
         f"--revprop-case={item['case']}",
+        *([] if seed is None else [f"--revprop-instances={seed}"]),
         *([] if chain == "off" else [f"--revprop-chain={chain}"]),
         *([] if chain == "off" or turns is None else [f"--revprop-turns={turns}"]),
         *run_args,

@@ -113,14 +113,21 @@ def write_report(
 
 
 def default_cases(results: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Cases named by the run's meta.cases_path, else the shipped benchmark; {} if unusable."""
+    """Cases named by the run's meta.cases_path (else the shipped benchmark) and its fresh
+    instances (``meta.instances.folder``); {} if unusable."""
     from pytest_revprop.core.cases import BENCHMARK_DIR
 
-    named = results.get("meta", {}).get("cases_path")
+    meta = results.get("meta", {})
+    named = meta.get("cases_path")
     path = Path(named) if isinstance(named, str) and named else BENCHMARK_DIR
-    if not path.exists():
-        return {}
-    try:
-        return load_case_dicts(path)
-    except UserError:
-        return {}
+    instances = meta.get("instances")
+    fresh = instances.get("folder") if isinstance(instances, dict) else None
+    found: dict[str, dict[str, Any]] = {}
+    for folder in (path, Path(fresh) if isinstance(fresh, str) else None):
+        if folder is None or not folder.exists():
+            continue
+        try:
+            found.update(load_case_dicts(folder))
+        except UserError:
+            continue
+    return found

@@ -1,6 +1,7 @@
 """The report's tables (report.md and report.html), built from a results document.
 
-The summary (one row per model, method and k), completion by method, and, when multi-call
+The summary (one row per model, method and k), completion by method, the chains, the
+robustness to fresh instances (``robustness``), and, when multi-call
 methods ran, latency and cost relative to j+h and the cost- and latency-effectiveness
 (``relative.relative_to`` on the means per sample; j+h at its smallest k is the reference).
 """
@@ -26,6 +27,7 @@ from pytest_revprop.reporting.report_rows import (
     single_call_methods,
     usage_by_group,
 )
+from pytest_revprop.reporting.robustness import robustness_tables
 from pytest_revprop.reporting.stats import GroupKey
 from pytest_revprop.reporting.tables import NO_RATE, Table
 from pytest_revprop.reporting.where_tables import where_tables
@@ -210,6 +212,7 @@ def report_tables(
     columns = [f"{m} k={k}" for m, k in _ratio_columns(results)]
     tables = [_summary_table(results), _completion_matrix(results)]
     tables += _chain_tables([results, *others])
+    tables += robustness_tables(results.get("results") or [])
     if not columns:
         return tables + where_tables(results)
     tables += [

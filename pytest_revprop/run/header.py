@@ -17,6 +17,7 @@ from pytest_revprop.llm.redact import redact
 
 if TYPE_CHECKING:
     from pytest_revprop.llm.presets import ModelConfig
+    from pytest_revprop.run.instances import Instances
     from pytest_revprop.run.items import RunSettings
 
 __all__ = ["model_line", "run_header", "versions_line"]
@@ -65,9 +66,13 @@ def run_header(
     n_cases: int,
     n_items: int,
     left_out: int = 0,
+    instances: Instances | None = None,
+    n_fresh: int = 0,
+    report_dir: Path | str = "reports",
 ) -> str:
     """The header's lines, joined by newlines (``left_out``: a chain run's selected cases
-    without follow-ups, which have no item)."""
+    without follow-ups, which have no item; ``instances``: the run's fresh instances, of
+    which ``n_fresh`` cases are selected)."""
     lines = [
         f"revprop: {versions_line()}",
         *(f"revprop model {model_line(m)}" for m in models),
@@ -81,5 +86,15 @@ def run_header(
         lines.append(
             f"revprop chains: {settings.chain}, follow-ups per chain {turns}; one item per "
             f"chain; {left_out} selected cases without follow-ups left out"
+        )
+    if instances is not None and instances.seeds:
+        failed = (
+            f"; {len(instances.errors)} scenario size(s) did not build, first: {instances.errors[0]}"
+            if instances.errors
+            else ""
+        )
+        lines.append(
+            f"revprop instances: seeds {','.join(map(str, instances.seeds))}: {n_fresh} of the"
+            f" cases are fresh instances, made in {Path(report_dir) / 'instances'}{failed}"
         )
     return redact("\n".join(lines))

@@ -33,22 +33,28 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_revprop.core.cases import BENCHMARK_DIR, Case, select_cases
+from pytest_revprop.core.cases import BENCHMARK_DIR, Case, instance_seed, select_cases
 from pytest_revprop.core.protocols import protocol
 from pytest_revprop.core.registry import MethodRegistry, builtin_registry
 from pytest_revprop.errors import UserError
 from pytest_revprop.llm.presets import ModelConfig, PresetRegistry, load_config, resolve_model
+from pytest_revprop.run.instances import (
+    INSTANCES_DIR,
+    MAX_INSTANCE_TURNS,
+    Instances,
+    fresh_instances,
+)
 from pytest_revprop.run.items import ItemSpec, RunSettings, item_specs
 from pytest_revprop.run.options import OPTIONS_BY_NAME
 from pytest_revprop.run.scope import RunScope, run_scope
-from pytest_revprop.vocabulary import BENCHMARK_MARKERS
+from pytest_revprop.vocabulary import BENCHMARK_MARKERS, BENCHMARK_SIZES
 
 if TYPE_CHECKING:
     from pytest_revprop.run.runner import Runner
 
 Label = Callable[[str], str]
 """Where the value of an option comes from, for messages: ``--revprop-k``, or
-``revprop_k in pytest.ini`` (the plugin's ``options.option_label``)."""
+``revprop_k in pytest.ini`` (the plugin's ``option_source.option_label``)."""
 
 
 def flag_label(name: str) -> str:
@@ -84,6 +90,8 @@ class RunPlan:
     scope: RunScope = field(default_factory=RunScope)
     left_out: int = 0
     """A chain run's selected cases without follow-ups, which have no item."""
+    instances: Instances = field(default_factory=Instances)
+    """The run's fresh instances (``--revprop-instances``): their folders and what did not build."""
 
     # ------------------------------------------------------------------ building
 
@@ -124,12 +132,14 @@ class RunPlan:
         ]
         if len({m.name for m in models}) != len(models):
             raise UserError(f"the same model is named twice in {label('revprop_model')}")
+        instances = run_instances(values)
         cases = select_cases(
             values["revprop_cases"],
             values["revprop_split"],
             values["revprop_sizes"],
             values["revprop_case"],
             chains=protocol(values["revprop_chain"]).chained,  # an off run never uses follow-ups
+            extra=instances.folders,
         )
         settings = run_settings(values, registry)
         cases, left_out = chain_cases(cases, settings.chain, label)
@@ -139,7 +149,7 @@ class RunPlan:
         specs = item_specs(cases, models, settings)
         plan = cls(
             tuple(cases), tuple(models), settings, tuple(specs), MappingProxyType(values), label,
-            scope=scope, left_out=left_out,
+            scope=scope, left_out=left_out, instances=instances,
         )  # fmt: skip
         plan.check_items()
         return plan
@@ -247,6 +257,9 @@ class RunPlan:
             n_cases=len(self.cases),
             n_items=len(self.specs),
             left_out=self.left_out,
+            instances=self.instances,
+            n_fresh=sum(instance_seed(c.id) is not None for c in self.cases),
+            report_dir=self.report_dir,
         )
 
     def meta(self, spent_usd: float = 0.0, cut_items: int = 0) -> dict[str, Any]:
@@ -269,7 +282,21 @@ class RunPlan:
             "seeds": list(self.settings.seeds),
             "prompts": self.settings.prompts.fingerprint(),
             **self.chain_meta(),
+            **self.instances_meta(),
             **self.scope.meta(spent_usd, cut_items),
+        }
+
+    def instances_meta(self) -> dict[str, Any]:
+        """``meta.instances`` of a run with fresh instances: their seeds, folder and how many
+        scenario sizes did not build; nothing otherwise."""
+        if not self.instances.seeds:
+            return {}
+        return {
+            "instances": {
+                "seeds": list(self.instances.seeds),
+                "folder": str(self.report_dir / INSTANCES_DIR),
+                "not_built": len(self.instances.errors),
+            }
         }
 
     def chain_meta(self) -> dict[str, Any]:
@@ -354,6 +381,18 @@ def chain_cases(cases: Sequence[Case], chain: str, label: Label) -> tuple[list[C
             "follow-ups (a chain needs them; --revprop-chain=off runs single revisions)"
         )
     return chained, len(cases) - len(chained)
+
+
+def run_instances(values: Mapping[str, Any]) -> Instances:
+    """The fresh instances a run asks for (``--revprop-instances``), made or found in its
+    reports folder: as many follow-ups as ``--revprop-turns`` (at least 3, at most 20), at the
+    sizes the run selects."""
+    seeds = values["revprop_instances"]
+    if not seeds:
+        return Instances()
+    turns = min(MAX_INSTANCE_TURNS, max(3, values["revprop_turns"] or 0))
+    sizes = values["revprop_sizes"] or BENCHMARK_SIZES
+    return fresh_instances(seeds, Path(values["revprop_report"]), turns, sizes)
 
 
 def run_settings(values: Mapping[str, Any], registry: MethodRegistry) -> RunSettings:

@@ -174,3 +174,28 @@ def test_score_turn_scores_a_follow_up_from_the_canonical_document_before_it(
     assert refused.returncode == 2
     assert f"has {last} follow-up(s): --turn takes 0 to {last}" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_cases_generate_writes_seeded_chains_that_validate_and_score_turn_by_turn(
+    revprop: Any, tmp_path: Path
+) -> None:
+    from pytest_revprop.core.cases import load_case
+    from pytest_revprop.core.chain import teacher_patch
+
+    out = tmp_path / "fresh"
+    made = revprop(
+        "cases", "generate", "--seed", "9", "--out", str(out), "--turns", "5", "--sizes", "10",
+        "--scenarios", "cart-price-drop",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    path = out / "cart-price-drop" / "10@9.json"
+    assert [p.name for p in out.rglob("*.json")] == [path.name]
+    assert revprop("validate", str(out)).returncode == 0
+    case = load_case(path)
+    assert case.id == "cart-price-drop/10@9" and len(case.followups) == 5
+    right = reply_file(tmp_path, "right.txt", json.dumps(teacher_patch(case, 5)))
+    verdict = json.loads(revprop("score", "--turn", "5", str(path), str(right)).stdout)
+    assert verdict["completed"]
+    refused = revprop("cases", "generate", "--seed", "9", "--out", str(out), "--turns", "30")
+    assert refused.returncode == 2 and refused.stderr.strip().count("\n") == 0
+    assert "--turns must be 0 to 20, got 30" in refused.stderr

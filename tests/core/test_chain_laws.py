@@ -88,3 +88,17 @@ def test_teacher_counts_one_regression_where_an_earlier_strict_place_is_broken(
 
 def _set(doc: Any, pointer: str, value: Any) -> Any:
     return apply_operations(doc, [{"op": "replace", "path": pointer, "value": value}])
+
+
+@EXAMPLES
+@given(st.data(), st.integers(2, 4))
+def test_a_patch_that_changes_nothing_breaks_nothing(data: st.DataObject, turns: int) -> None:
+    # a noop in free starts each turn from whatever document it has: no start document makes
+    # an empty patch break an earlier place (it may miss the turn, never regress)
+    chain = draw_chain(data, turns)
+    i = data.draw(st.integers(1, turns - 1), label="turn")
+    start = data.draw(
+        st.sampled_from([chain.case.artifact, *(canonical_after(chain.case, j) for j in range(i))]),
+        label="start",
+    )
+    assert turn_regressions(chain.case, i, start, []) == []

@@ -169,9 +169,13 @@ class Browser:
         self.page.goto(self.url)
         self.page.wait_for_selector(".case-item")
         if case_id is not None:
-            self.page.click(f'.case-item:has(.case-id:text-is("{case_id}"))')
-            self.expect(self.page.locator("#case-id")).to_have_text(case_id)
-            self.settle()
+            self.pick(case_id)
+
+    def pick(self, case_id: str) -> None:
+        """Open ``case_id`` from the list as shown (its filters kept)."""
+        self.page.click(f'.case-item:has(.case-id:text-is("{case_id}"))')
+        self.expect(self.page.locator("#case-id")).to_have_text(case_id)
+        self.settle()
 
     def saved(self) -> None:
         """Wait for the page to say the save went through (as long as a page action may take:
@@ -228,3 +232,24 @@ def annotate_server(
     folder = copy_cases(root / "cases", ids)
     with AnnotateProcess([str(folder), "--port", "0", "--model", "gold", *args], cwd=root) as srv:
         yield srv, folder
+
+
+def copy_chains(folder: Path, ids: Sequence[str]) -> Path:
+    """Copies of shipped case files with their follow-ups (whole chains) under ``folder``, at
+    ``<scenario>/<size>.json``, as the checkout has them."""
+    for case_id in ids:
+        target = folder / f"{case_id}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((BENCHMARK_DIR / f"{case_id}.json").read_bytes())
+    return folder
+
+
+def assert_validates(path: Path) -> None:
+    """``revprop validate PATH`` (a child process, as a person runs it) accepts the file."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_revprop.cli", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from helpers.chain_cases import chain_case
 from pytest_revprop.core.cases import Case
+from pytest_revprop.core.geometry import array_parent, shift_pointer
 from pytest_revprop.core.patching import apply_operations
-from pytest_revprop.core.scoring import array_parent, shift_pointer
 from pytest_revprop.util.jsonutil import MISSING, iter_leaves, resolve
 
 UNTOUCHED = "-"

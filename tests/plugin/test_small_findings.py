@@ -17,7 +17,7 @@ from pytest_revprop.llm.presets import resolve_model
 from pytest_revprop.reporting.aggregate import markdown_summary, shown_k_values
 from pytest_revprop.run.header import header_k
 from pytest_revprop.run.items import RunSettings
-from pytest_revprop.run.options import check_ini_keys
+from pytest_revprop.run.option_source import check_ini_keys
 
 INFO = builtin_registry().info()
 

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from pytest_revprop.errors import UserError
+from pytest_revprop.run.option_source import option_label, option_value
 from pytest_revprop.run.options import (
     PLUGIN_OPTIONS,
-    option_label,
-    option_value,
     parse_alpha,
     parse_api_bases,
     parse_concurrency,

@@ -33,7 +33,8 @@ from pytest_revprop.core.patching import PatchError, apply_operations, check_ope
 from pytest_revprop.core.scoring import score_patch, score_reply
 from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.sink import RecordSink
-from pytest_revprop.run.options import PLUGIN_OPTIONS, option_value
+from pytest_revprop.run.option_source import option_value
+from pytest_revprop.run.options import PLUGIN_OPTIONS
 from pytest_revprop.util.regexguard import (
     RegexRefused,
     compile_bounded,

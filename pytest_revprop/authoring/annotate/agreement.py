@@ -8,7 +8,10 @@ when each completes the other's case (the scorer's verdict on the other's litera
   remove from an array (those shift later indices) may sit anywhere; the others keep their
   order;
 - golds on different artifacts never agree; a request the annotators worded differently is
-  reported with the verdict.
+  reported with the verdict;
+- a chain is compared turn by turn (each follow-up as the single revision the ``teacher``
+  protocol scores, ``core.chain.teacher_view``); the case's verdict is its worst turn's, and
+  the report gives each turn's agreement too. Chains of different lengths disagree.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_revprop.core.cases import Case, GoldOp, load_cases
+from pytest_revprop.core.chain import teacher_view
 from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.patching import apply_operations
 from pytest_revprop.core.scoring import score_patch
@@ -39,6 +43,11 @@ class Pairing:
     only_a: list[str] = field(default_factory=list)
     only_b: list[str] = field(default_factory=list)
     note: str = ""
+    turns: list[Pairing] = field(default_factory=list)
+    """A chain's follow-ups compared (turn 1, 2, ...), each as a pairing of its own."""
+
+    own_verdict: str = ""
+    """The verdict on the case's own revision alone (the verdict is the worst turn's)."""
 
     @property
     def agrees(self) -> bool:
@@ -65,6 +74,16 @@ class Agreement:
     def counts(self) -> Counter[str]:
         """How many pairings have each verdict."""
         return Counter(p.verdict for p in self.pairings)
+
+    def per_turn(self) -> list[tuple[int, int, int]]:
+        """(turn, pairings that agree, pairings) for each turn some chain reaches (turn 0: the
+        cases' own revisions, with each case's verdict on that turn alone)."""
+        rows: dict[int, list[bool]] = {}
+        for p in self.pairings:
+            rows.setdefault(0, []).append(p.own_verdict != DISAGREE)
+            for turn, t in enumerate(p.turns, start=1):
+                rows.setdefault(turn, []).append(t.agrees)
+        return [(turn, sum(ok), len(ok)) for turn, ok in sorted(rows.items())]
 
     def shown(self) -> list[Pairing]:
         """The pairings a report lists: every one that is not simply the same, worst first."""
@@ -128,8 +147,26 @@ def _completes(case: Case, other: Case) -> bool:
 def compare(a: Case, b: Case) -> Pairing:
     """The verdict on two annotators' versions of one case: ``same`` after normalisation,
     ``equivalent`` when each gold completes the other's case, else ``disagree`` with the
-    operations only one of them has.
+    operations only one of them has; a chain's worst turn gives it (``Pairing.turns``).
     """
+    pairing = _compare_revision(a, b)
+    pairing.own_verdict = pairing.verdict
+    if len(a.followups) != len(b.followups):
+        note = f"A has {len(a.followups) + 1} turns, B has {len(b.followups) + 1}"
+        pairing.verdict = DISAGREE
+        pairing.note = "; ".join(filter(None, [pairing.note, note]))
+        return pairing
+    for turn in range(1, len(a.followups) + 1):
+        found = _compare_revision(teacher_view(a, turn), teacher_view(b, turn))
+        found.case = f"{a.id} turn {turn}"
+        pairing.turns.append(found)
+    verdicts = [pairing.verdict, *(t.verdict for t in pairing.turns)]
+    pairing.verdict = min(verdicts, key=SHOWN_FIRST.index)
+    return pairing
+
+
+def _compare_revision(a: Case, b: Case) -> Pairing:
+    """``compare`` of two single revisions."""
     note = "the requests differ" if a.request != b.request else ""
     if not json_equal(a.artifact, b.artifact):
         return Pairing(a.id, DISAGREE, note="the artifacts differ")
@@ -181,15 +218,30 @@ def render_text(report: Agreement, names: Sequence[str]) -> str:
     """The agreement report as plain text, ``names`` naming annotators A and B."""
     name_a, name_b = names
     lines = [f"A = {name_a}", f"B = {name_b}", _headline(report)]
+    if len(report.per_turn()) > 1:
+        lines.append("per turn: " + "; ".join(_turn_rates(report)))
     for p in report.shown():
-        lines.append(f"{p.verdict:<10} {p.case}" + (f" ({p.note})" if p.note else ""))
-        lines += [f"  only in A: {t}" for t in p.only_a]
-        lines += [f"  only in B: {t}" for t in p.only_b]
+        for q in _listed(p):
+            lines.append(f"{q.verdict:<10} {q.case}" + (f" ({q.note})" if q.note else ""))
+            lines += [f"  only in A: {t}" for t in q.only_a]
+            lines += [f"  only in B: {t}" for t in q.only_b]
     for label, ids in (("only in A", report.only_a), ("only in B", report.only_b)):
         if ids:
             lines.append(f"{label}: {len(ids)} case(s): {', '.join(ids)}")
     lines += [f"not loaded: {e}" for e in report.errors]
     return "\n".join(lines) + "\n"
+
+
+def _turn_rates(report: Agreement) -> list[str]:
+    return [f"turn {turn} {ok} of {n} agree" for turn, ok, n in report.per_turn()]
+
+
+def _listed(p: Pairing) -> list[Pairing]:
+    """A shown case as the report lists it: its own revision (unless only its follow-ups
+    differ), then each turn that is not simply the same."""
+    own = Pairing(p.case, p.own_verdict or p.verdict, p.only_a, p.only_b, p.note)
+    turns = [t for t in p.turns if t.verdict != SAME or t.note]
+    return ([own] if own.verdict != SAME or own.note or not turns else []) + turns
 
 
 def _cell(text: str) -> str:
@@ -204,6 +256,8 @@ def render_markdown(report: Agreement, names: Sequence[str]) -> str:
         "",
         f"A = `{name_a}`, B = `{name_b}`. {_headline(report).removeprefix('agreement: ')}.",
     ]
+    if len(report.per_turn()) > 1:
+        lines += ["", "Per turn: " + "; ".join(_turn_rates(report)) + "."]
     shown = report.shown()
     if shown:
         lines += [
@@ -211,10 +265,10 @@ def render_markdown(report: Agreement, names: Sequence[str]) -> str:
             "| case | verdict | only in A | only in B | note |",
             "| --- | --- | --- | --- | --- |",
         ]
-        for p in shown:
-            ops_a = "<br>".join(f"`{_cell(t)}`" for t in p.only_a)
-            ops_b = "<br>".join(f"`{_cell(t)}`" for t in p.only_b)
-            lines.append(f"| `{p.case}` | {p.verdict} | {ops_a} | {ops_b} | {_cell(p.note)} |")
+        for q in (q for p in shown for q in _listed(p)):
+            ops_a = "<br>".join(f"`{_cell(t)}`" for t in q.only_a)
+            ops_b = "<br>".join(f"`{_cell(t)}`" for t in q.only_b)
+            lines.append(f"| `{q.case}` | {q.verdict} | {ops_a} | {ops_b} | {_cell(q.note)} |")
     for label, ids in (("Only in A", report.only_a), ("Only in B", report.only_b)):
         if ids:
             lines += ["", f"{label}: " + ", ".join(f"`{i}`" for i in ids)]

@@ -199,15 +199,23 @@ async def case(request: web.Request) -> web.Response:
 
 async def check(request: web.Request) -> web.Response:
     """``POST /api/check``: the checks' report on the edited case (``data``), regex examples
-    given by gold index.
+    given by gold index (``examples``; a follow-up's by turn, ``turn_examples``).
     """
     body = await _body(request)
-    raw = body.get("examples")
-    examples = (
-        {int(k): v for k, v in raw.items() if str(k).isdigit()} if isinstance(raw, dict) else {}
+    examples = _by_index(body.get("examples"))
+    raw = body.get("turn_examples")
+    turns = (
+        {int(k): _by_index(v) for k, v in raw.items() if str(k).isdigit()}
+        if isinstance(raw, dict)
+        else {}
     )
-    report = await asyncio.to_thread(check_case, body.get("data"), examples)
+    report = await asyncio.to_thread(check_case, body.get("data"), examples, turns)
     return _json(report.to_dict())
+
+
+def _by_index(raw: Any) -> dict[int, Any]:
+    """A JSON object keyed by indexes ("0", "3") as a dict keyed by int (other keys dropped)."""
+    return {int(k): v for k, v in raw.items() if str(k).isdigit()} if isinstance(raw, dict) else {}
 
 
 async def save(request: web.Request) -> web.Response:
@@ -240,6 +248,7 @@ async def save(request: web.Request) -> web.Response:
             action=str(body.get("action") or "edited"),
             note=str(body.get("note") or ""),
             merge_with=merge_with,
+            create=body.get("create") is True,
         )
     )
     return _json(saved | merged)
@@ -258,10 +267,7 @@ async def merge(request: web.Request) -> web.Response:
             {"disk": disk, "error": f"the file on disk cannot be merged: {disk['openable']}"}
         )
     result = merge_case(body.get("base"), body.get("mine"), disk["data"], body.get("mine_origin"))
-    raw = body.get("choices")
-    choices = (
-        {int(k): v for k, v in raw.items() if str(k).isdigit()} if isinstance(raw, dict) else {}
-    )
+    choices = _by_index(body.get("choices"))
     if choices and body.get("hash") != disk["hash"]:
         choices = {}  # chosen against another version: choose again
     merged = result.result(choices)

@@ -17,9 +17,19 @@ Messages name operations as the page numbers them, from 1.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_revprop.authoring.annotate.chained import (
+    chain_advice,
+    changed_before,
+    derive_chain,
+    followups_of,
+    stuck_message,
+    turn_name,
+    turn_pointer,
+)
 from pytest_revprop.authoring.annotate.store import openable
 from pytest_revprop.core.cases import (
     Case,
@@ -28,6 +38,8 @@ from pytest_revprop.core.cases import (
     reference_problem,
     schema_error_text,
 )
+from pytest_revprop.core.chain import teacher_view
+from pytest_revprop.core.geometry import array_parent, shift_pointer
 from pytest_revprop.core.literal import literal_gold_patch, regex_example
 from pytest_revprop.core.patching import PatchError, apply_operations, check_operations
 from pytest_revprop.core.scoring import regex_passes, score_patch
@@ -58,6 +70,8 @@ class Report:
     moved: dict[str, str | None] = field(default_factory=dict)
     gold_completes: bool | None = None
     direct_alone_completes: bool | None = None
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    """Per follow-up (turn 1, 2, ...): its document before (derived), and its preview."""
 
     def add(self, level: str, pointer: str, rule: str, message: str) -> None:
         """Add a message, unless the same one is there already or the report is full."""
@@ -85,7 +99,14 @@ class Report:
             "moved": self.moved,
             "gold_completes": self.gold_completes,
             "direct_alone_completes": self.direct_alone_completes,
+            "turns": self.turns,
         }
+
+    def preview(self) -> dict[str, Any]:
+        """What the page shows of one turn besides its messages."""
+        out = self.to_dict()
+        del out["messages"], out["valid"], out["turns"]
+        return out
 
 
 def example_value(text: str) -> Any:
@@ -96,37 +117,87 @@ def example_value(text: str) -> Any:
         return text
 
 
-def check_case(data: Any, examples: dict[int, Any] | None = None) -> Report:
+def check_case(
+    data: Any,
+    examples: dict[int, Any] | None = None,
+    turn_examples: dict[int, dict[int, Any]] | None = None,
+) -> Report:
     """Every message about case ``data``, and the preview. ``examples`` maps a gold index to
     the value a ``regex_match`` op stands for (the editor keeps it; the file does not), as
-    typed (see ``example_value``)."""
-    examples = {
-        i: example_value(v) if isinstance(v, str) else v for i, v in (examples or {}).items()
-    }
+    typed (see ``example_value``); ``turn_examples`` the same per follow-up turn (1, 2, ...).
+    A chain's follow-up documents are derived again first (``chained``); each turn is checked
+    as the case's own revision is, its messages keyed under ``/followups/N``."""
     report = Report()
     why_not = openable(data)
     if why_not is not None:
         report.add("error", "", "open", why_not)
         return report
+    sent = followups_of(data)
+    data, stuck = derive_chain(data)
     _schema_messages(data, report)
-    gold: list[dict[str, Any]] = data["gold"]
-    _path_messages(gold, report)
-    _replay(data["artifact"], gold, report)
-    if report.valid:
-        _op_messages(data["artifact"], gold, examples, report)
-    _preview(data["artifact"], gold, examples, report)
+    turns = [(data["artifact"], data["gold"])]
+    turns += [(f.get("artifact"), f.get("gold")) for f in followups_of(data)]
+    for turn, (artifact, gold) in enumerate(turns):
+        wanted = examples if turn == 0 else (turn_examples or {}).get(turn)
+        if turn == 0:
+            _check_turn(artifact, gold, wanted, report)
+            continue
+        if stuck is not None and turn > stuck.turn:
+            report.add("error", turn_pointer(turn, "/gold"), "chain", stuck_message(turn, stuck))
+            report.turns.append({"artifact": artifact})
+            continue
+        if not isinstance(gold, list) or not all(isinstance(op, dict) for op in gold):
+            report.turns.append({"artifact": artifact})
+            continue  # the schema's message says so
+        sub = Report()
+        _check_turn(artifact, gold, wanted, sub)
+        moved = not json_equal(sent[turn - 1].get("artifact"), artifact)
+        for index, text in changed_before(sent[turn - 1].get("artifact"), artifact, gold):
+            sub.add("warning", f"/gold/{index}/value", "chain-before", text)
+        for m in sub.messages:
+            text = m["message"]
+            if moved and m["rule"] == "gold-applies":
+                text += (
+                    f": {turn_name(turn)} relied on its document as it was, which an earlier "
+                    "turn's edit changed. Edit this operation, or the earlier turn back"
+                )
+            report.add(m["level"], turn_pointer(turn, m["pointer"]), m["rule"], text)
+        report.turns.append({"artifact": artifact, **sub.preview()})
     try:
         case = Case.from_dict(data)
     except CaseError as exc:
         said = any(m["level"] == "error" for m in report.messages) and (
             exc.rule == "schema" or any(m["pointer"] == exc.pointer for m in report.messages)
         )
-        if exc.rule != "gold-applies" and not said:  # each is said once, where it lies
-            report.add("error", exc.pointer, exc.rule, exc.message)
+        if not exc.rule.endswith("gold-applies") and not said:  # each is said once, where it lies
+            report.add("error", exc.pointer, exc.rule, chain_advice(exc))
         return report
     if report.valid:  # the verdicts judge a gold that loads, never one with errors
         _scoring_messages(case, report)
+        for turn in range(1, len(case.followups) + 1):
+            sub = Report()
+            _scoring_messages(teacher_view(case, turn), sub)
+            for m in sub.messages:
+                report.add(m["level"], turn_pointer(turn, m["pointer"]), m["rule"], m["message"])
+            report.turns[turn - 1].update(
+                gold_completes=sub.gold_completes,
+                direct_alone_completes=sub.direct_alone_completes,
+            )
     return report
+
+
+def _check_turn(artifact: Any, gold: Any, examples: Any, report: Report) -> None:
+    """One turn's checks and preview, into ``report`` (pointers as for the case's own gold)."""
+    examples = {
+        int(i): example_value(v) if isinstance(v, str) else v
+        for i, v in (examples or {}).items()
+        if str(i).isdigit()
+    }
+    _path_messages(gold, report)
+    _replay(artifact, gold, report)
+    if report.valid:
+        _op_messages(artifact, gold, examples, report)
+    _preview(artifact, gold, examples, report)
 
 
 # ---------------------------------------------------------------------------- schema
@@ -156,8 +227,18 @@ def _schema_message(error: Any, pointer: str, instance: Any) -> tuple[str, str, 
     if error.validator == "type" and pointer.endswith("/value"):
         return pointer, "schema", "a regex_match or ref_equal value is a string"
     if error.validator == "pattern" and error.validator_value.startswith("^(/"):
+        escape = bad_escape(instance)
+        if escape is not None:
+            return pointer, "schema", f"{escape} is not an escape: write ~0 for ~ and ~1 for /"
         return pointer, "schema", "a JSON Pointer is empty or starts with '/' (~0 for ~, ~1 for /)"
     return pointer, "schema", schema_error_text(error)
+
+
+def bad_escape(pointer: Any) -> str | None:
+    """The first ``~`` of ``pointer`` not followed by ``0`` or ``1`` (with what follows it),
+    quoted as typed; None when every ``~`` is an escape."""
+    found = re.search(r"~(?![01])(.?)", pointer) if isinstance(pointer, str) else None
+    return None if found is None else repr(found.group(0))
 
 
 def _path_messages(gold: list[dict[str, Any]], report: Report) -> None:
@@ -184,41 +265,11 @@ def _plain(op: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _array_target(state: Any, op: dict[str, Any]) -> tuple[str, int] | None:
-    """(array pointer, index) when ``op`` inserts into or removes from an array of ``state``."""
-    if op.get("op") not in ("add", "remove"):
-        return None
-    path = op["path"]
-    parent_path, _, last = path.rpartition("/")
-    parent = resolve(state, parent_path)
-    if not isinstance(parent, list):
-        return None
-    if last == "-":
-        return parent_path, len(parent)
-    return (parent_path, int(last)) if last.isdigit() else None
-
-
-def _shifted(path: str, parent: str, index: int, delta: int) -> str | None:
-    """``path`` after an element is inserted (+1) or removed (-1) at ``parent``/``index``;
-    None when the path is inside the removed element."""
-    if not path.startswith(parent + "/"):
-        return path
-    token, sep, rest = path[len(parent) + 1 :].partition("/")
-    if not token.isdigit():
-        return path
-    position = int(token)
-    if delta < 0 and position == index:
-        return None
-    if position > index or (delta > 0 and position == index):
-        return f"{parent}/{position + delta}{sep}{rest}"
-    return path
-
-
 def _shifted_keys(places: dict[str, str], parent: str, index: int, delta: int) -> dict[str, str]:
     return {
         new: value
         for path, value in places.items()
-        if (new := _shifted(path, parent, index, delta)) is not None
+        if (new := shift_pointer(path, parent, index, delta, inclusive=delta > 0)) is not None
     }
 
 
@@ -296,7 +347,7 @@ def _replay(
         except PatchError as exc:
             report.add("error", f"/gold/{index}/path", "gold-applies", f"does not apply: {exc}")
             continue
-        target = _array_target(state, plain)
+        target = array_parent(state, plain["path"]) if plain["op"] in ("add", "remove") else None
         if target is not None:
             parent, position = target
             delta = 1 if plain["op"] == "add" else -1
@@ -304,7 +355,7 @@ def _replay(
             report.before = _shifted_keys(report.before, parent, position, delta)
             places = _shifted_keys(places, parent, position, delta)
             moved = {
-                a: None if e is None else _shifted(e, parent, position, delta)
+                a: None if e is None else shift_pointer(e, parent, position, delta, delta > 0)
                 for a, e in moved.items()
             }
             if delta > 0:

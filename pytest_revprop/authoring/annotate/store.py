@@ -23,6 +23,7 @@ Rules:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import os
 import secrets
@@ -32,6 +33,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pytest_revprop.authoring.annotate.chained import (
+    FOLLOWUP_EDITABLE,
+    derive_chain,
+    followups_of,
+    turn_name,
+    turn_of,
+)
 from pytest_revprop.core.cases import (
     ANNOTATION_FIELD,
     MAX_CASE_BYTES,
@@ -136,9 +144,32 @@ def openable(data: Any) -> str | None:
     return f"missing or malformed: {', '.join(broken)}" if broken else None
 
 
+@functools.cache
+def _programs() -> dict[str, str]:
+    from pytest_revprop.authoring.build import scenario_modules
+
+    return scenario_modules()
+
+
+def program_of(data: Any) -> dict[str, str] | None:
+    """The scenario program a shipped case is generated from (``revprop cases build`` writes
+    it, so a hand edit is overwritten by the next build): its path in the checkout and the
+    scenario id; None for a case no shipped program makes (by id ``<scenario>/<size>``)."""
+    if not isinstance(data, dict) or not isinstance(data.get("scenario"), str):
+        return None
+    scenario = data["scenario"]
+    path = _programs().get(scenario)
+    if path is None or data.get("id") != f"{scenario}/{data.get('size')}":
+        return None
+    return {"path": path, "scenario": scenario}
+
+
 def where(pointer: str) -> str:
     """A JSON Pointer as a message names it, with a gold operation numbered as the page
     numbers them (from 1): ``/gold/3/value (op 4)``."""
+    turn, inner = turn_of(pointer)
+    if turn:
+        return f"{turn_name(turn)} {where(inner)}"
     parts = pointer.split("/")
     if len(parts) > 2 and parts[1] == "gold" and parts[2].isdigit():
         return f"{pointer} (op {int(parts[2]) + 1})"
@@ -184,13 +215,27 @@ class CaseStore:
         try:
             real = candidate.resolve(strict=True)
         except (OSError, RuntimeError):
-            raise NotFound(f"{key}: no such case file") from None
+            raise NotFound(f"{self.display_path(key)}: no such case file") from None
         inside = real == root.real if root.is_file else real.is_relative_to(root.real)
         if not inside:
             raise PathRefused(f"{key}: the file's real path is outside the folder it was given in")
         if not real.is_file():
-            raise NotFound(f"{key}: not a file")
+            raise NotFound(f"{self.display_path(key)}: not a file")
         return real
+
+    def new_file(self, key: Any) -> Path:
+        """The path a key names for a file to be created (its folders made, inside the folder
+        it was given under); raises PathRefused, or Conflict when the file exists."""
+        root, relative = self._split(key)
+        candidate = root.folder.joinpath(*relative.parts)
+        if candidate.exists() or candidate.is_symlink():
+            raise Conflict(self.read(key))
+        candidate.parent.mkdir(parents=True, exist_ok=True)
+        parent = candidate.parent.resolve()
+        inside = parent == root.folder if root.is_file else parent.is_relative_to(root.real)
+        if not inside:
+            raise PathRefused(f"{key}: the file's real path is outside the folder it was given in")
+        return parent / candidate.name
 
     def _split(self, key: Any) -> tuple[Root, PurePosixPath]:
         if not isinstance(key, str) or not key or len(key) > MAX_KEY_CHARS:
@@ -238,6 +283,9 @@ class CaseStore:
             "rule": None,
             "leaves": None,
             "openable": None,
+            "turns": 1,
+            "error_turn": None,
+            "program": None,
         }
         if raw is None:
             entry["error"] = entry["openable"] = f"readable: larger than {MAX_CASE_BYTES} bytes"
@@ -249,11 +297,14 @@ class CaseStore:
             return entry
         if isinstance(entry["data"], dict) and isinstance(entry["data"].get("artifact"), dict):
             entry["leaves"] = leaf_count(entry["data"]["artifact"])
+        entry["turns"] = 1 + len(followups_of(entry["data"]))
+        entry["program"] = program_of(entry["data"])
         try:
             Case.from_dict(entry["data"])
         except CaseError as exc:
             entry["error"] = _describe(exc)
             entry["rule"] = exc.rule
+            entry["error_turn"] = turn_of(exc.pointer)[0]
             entry["openable"] = openable(entry["data"])
         return entry
 
@@ -309,12 +360,14 @@ class CaseStore:
         action: str = "edited",
         note: str = "",
         merge_with: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+        create: bool = False,
     ) -> dict[str, Any]:
         """Write ``data`` over the file if it is still at ``base_hash``; returns the new
         ``read`` entry. Raises Conflict, SaveRefused, PathRefused or NotFound. When the file
         changed, ``merge_with(disk data)`` may give the data to write instead (the edits
         merged with the file, under the same lock, so that no other save slips in between);
-        None: it is a Conflict."""
+        None: it is a Conflict. ``create``: the file is gone (renamed or deleted while open)
+        and ``data``, whole, is written as a new file at ``key`` (a Conflict if one is there)."""
         annotator = " ".join(str(annotator).split())
         if not annotator:
             raise SaveRefused("enter your name before saving: the history records who saved")
@@ -325,6 +378,16 @@ class CaseStore:
         if not isinstance(data, dict):
             raise SaveRefused("the case is not a JSON object")
         with self._lock:
+            if create:
+                path = self.new_file(key)
+                annotation = _next_annotation(data, data, annotator, action, note, data)
+                content = derive_chain(_content(data))[0]
+                try:
+                    case = Case.from_dict(content | {ANNOTATION_FIELD: annotation})
+                except CaseError as exc:
+                    raise SaveRefused(_refusal(exc)) from None
+                write_atomically(path, dump_case(case.to_dict()).encode("utf-8"))
+                return self.read(key)
             path = self.resolve(key)
             current = self.read(key)
             if current["hash"] != base_hash:
@@ -338,14 +401,41 @@ class CaseStore:
                 raise SaveRefused(f"the file on disk cannot be edited here: {current['openable']}")
             merged = disk | {k: data[k] for k in EDITABLE if k in data}
             merged["gold"] = kept_number_forms(merged["gold"], disk.get("gold"))
+            merged = with_followups(merged, data, disk)
             annotation = _next_annotation(disk, merged, annotator, action, note, data)
             merged.pop(ANNOTATION_FIELD, None)
             try:
                 case = Case.from_dict(merged | {ANNOTATION_FIELD: annotation})
             except CaseError as exc:
-                raise SaveRefused(f"the case breaks a rule: {_describe(exc)}") from None
+                raise SaveRefused(_refusal(exc)) from None
             write_atomically(path, dump_case(case.to_dict()).encode("utf-8"))
             return self.read(key)
+
+
+def _refusal(exc: CaseError) -> str:
+    """Why a save is refused: the rule, and the turn of a chain that breaks it."""
+    turn, _ = turn_of(exc.pointer)
+    if turn == 0:
+        return f"the case breaks a rule: {_describe(exc)}"
+    return f"nothing was written: {turn_name(turn)} breaks a rule: {_describe(exc)}"
+
+
+def with_followups(merged: dict[str, Any], sent: dict[str, Any], disk: dict[str, Any]) -> Any:
+    """``merged`` with the follow-ups the page sent (their request, reference, gold and theme;
+    none sent: those on disk) and every follow-up's document derived from the turn before."""
+    if "followups" in sent:
+        mine = followups_of(sent)
+        theirs = followups_of(disk)
+        followups = []
+        for index, followup in enumerate(mine):
+            kept = theirs[index] if index < len(theirs) else {}
+            new = kept | {k: followup[k] for k in FOLLOWUP_EDITABLE if k in followup}
+            new["gold"] = kept_number_forms(new.get("gold"), kept.get("gold"))
+            followups.append(new)
+        merged = {k: v for k, v in merged.items() if k != "followups"}
+        if followups:  # (the writer puts the fields in the file's order)
+            merged["followups"] = followups
+    return derive_chain(merged)[0]
 
 
 def _content(data: dict[str, Any]) -> dict[str, Any]:

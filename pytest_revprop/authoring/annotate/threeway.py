@@ -9,6 +9,10 @@ opened), theirs (on disk now) and mine (the page's). The fields a save takes fro
 - The gold is merged operation by operation, by identity rather than position (``goldmerge``):
   moves, removals, edits and additions of both sides are all kept; what both changed
   differently (an operation, or the order) is a conflict.
+- A chain's follow-ups merge turn by turn: each one's request, reference and theme as a field,
+  its gold operation by operation (identity by op and path), a conflict named by its turn
+  ("turn 2: op 1 (/total)"). When the sides have different numbers of follow-ups, the side
+  that added or removed one gives them all, and both doing so is a conflict.
 - Each conflict carries base, theirs and mine; the person saving picks a side per conflict
   (``Merge.result``). Nothing is taken from a side silently: what merged by itself is listed
   (``theirs_changes``, ``mine_changes``) for the page to say.
@@ -34,6 +38,8 @@ from pytest_revprop.util.jsonutil import MISSING, json_equal
 SIDES = ("mine", "theirs")
 FIELDS = ("request", "notes", "size", "annotation notes")
 """The merged fields besides the gold, as the page names them."""
+FOLLOWUP_FIELDS = ("request", "reference", "theme")
+"""A follow-up's merged fields besides its gold (its document is derived from the turn before)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,10 @@ class Merge:
     conflicts: list[MergeConflict] = field(default_factory=list)
     theirs_changes: list[str] = field(default_factory=list)
     mine_changes: list[str] = field(default_factory=list)
+    turns: dict[int, tuple[dict[str, Any], GoldPlan]] = field(default_factory=dict)
+    """Per follow-up turn (1, 2, ...): its merged fields and the plan of its gold."""
+    followups: Any = None
+    """The follow-ups whole (or a _Choice) when the sides have different numbers of them."""
 
     def _conflict(self, name: str, label: str, base: Any, theirs: Any, mine: Any) -> _Choice:
         self.conflicts.append(MergeConflict(len(self.conflicts), name, label, base, theirs, mine))
@@ -118,6 +128,21 @@ class Merge:
                 out[name] = copy.deepcopy(chosen)
         ops = self.plan.ops(choices)
         out["gold"] = [copy.deepcopy(op) for _, op in ops]
+        if self.followups is not None:
+            chosen = pick(self.followups)
+            if chosen is MISSING:
+                out.pop("followups", None)
+            else:
+                out["followups"] = copy.deepcopy(chosen)
+        for turn, (fields, plan) in self.turns.items():
+            followup = out["followups"][turn - 1]
+            for name, value in fields.items():
+                chosen = pick(value)
+                if chosen is MISSING:
+                    followup.pop(name, None)
+                else:
+                    followup[name] = copy.deepcopy(chosen)
+            followup["gold"] = [copy.deepcopy(op) for _, op in plan.ops(choices)]
         flags = _flags_followed(self.theirs, self.plan.theirs_index, [i for i, _ in ops])
         if flags is not None:
             out[ANNOTATION_FIELD]["draft"] = {**out[ANNOTATION_FIELD]["draft"], "flags": flags}
@@ -211,7 +236,40 @@ def merge_case(base: Any, mine: Any, theirs: dict[str, Any], mine_origin: Any = 
     )
     merge.theirs_changes += theirs_changes
     merge.mine_changes += mine_changes
+    _merge_followups(merge, base, mine, theirs)
     return merge
+
+
+def _merge_followups(merge: Merge, base: Any, mine: Any, theirs: dict[str, Any]) -> None:
+    """The follow-ups of ``mine`` and ``theirs`` merged against ``base``, turn by turn."""
+    b, t, m = (_get(x, "followups") for x in (base, theirs, mine))
+    lists = [x if isinstance(x, list) else [] for x in (b, t, m)]
+    if len({len(x) for x in lists}) > 1:
+        done, value = _three(b, t, m)
+        merge.followups = value if done else merge._conflict("followups", "follow-ups", b, t, m)
+        return
+    for turn, (fb, ft, fm) in enumerate(zip(*lists, strict=True), start=1):
+        fields: dict[str, Any] = {}
+        for name in FOLLOWUP_FIELDS:
+            vb, vt, vm = (_get(x, name) for x in (fb, ft, fm))
+            done, value = _three(vb, vt, vm)
+            label = f"turn {turn} {name}"
+            if not _same(vt, vb):
+                merge.theirs_changes.append(f"edited the {label}")
+            if not _same(vm, vb):
+                merge.mine_changes.append(f"edited the {label}")
+            fields[name] = value if done else merge._conflict(label, label, vb, vt, vm)
+        base_ops, mine_ops, theirs_ops = _ops(fb), _ops(fm), _ops(ft)
+
+        def conflict(label: str, b: Any, t: Any, m: Any, turn: int = turn) -> int:
+            return merge._conflict("gold", f"turn {turn}: {label}", b, t, m).id
+
+        plan, theirs_changes, mine_changes = plan_gold(
+            base_ops, mine_ops, theirs_ops, match_by_key(base_ops, mine_ops), conflict
+        )
+        merge.theirs_changes += [f"turn {turn}: {c}" for c in theirs_changes]
+        merge.mine_changes += [f"turn {turn}: {c}" for c in mine_changes]
+        merge.turns[turn] = (fields, plan)
 
 
 def _ops(data: Any) -> list[dict[str, Any]]:

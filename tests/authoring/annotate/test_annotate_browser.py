@@ -3,14 +3,18 @@ command run as a server process. Screenshots are kept in each test's tmp folder.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.annotate_helpers import BROWSER_TESTS, AnnotateProcess, copy_cases, run_async
+from helpers.annotate_helpers import (
+    BROWSER_TESTS,
+    AnnotateProcess,
+    assert_validates,
+    copy_cases,
+    run_async,
+)
 
 from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case, load_case
 
@@ -122,12 +126,7 @@ def test_an_annotator_edits_checks_and_saves_a_gold(
         "amount and client by hand",
     )
     assert path.read_text(encoding="utf-8") == dump_case(case.to_dict())
-    validate = subprocess.run(
-        [sys.executable, "-m", "pytest_revprop.cli", "validate", str(path)],
-        capture_output=True,
-        text=True,
-    )
-    assert validate.returncode == 0, validate.stdout + validate.stderr
+    assert_validates(path)
 
 
 def test_an_unsaved_change_survives_a_reload(

@@ -6,14 +6,18 @@ are kept in each test's tmp folder."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, copy_cases
+from helpers.annotate_helpers import (
+    BROWSER_TESTS,
+    AnnotateProcess,
+    Browser,
+    assert_validates,
+    copy_cases,
+)
 
 from pytest_revprop.core.cases import dump_case, load_case
 
@@ -222,12 +226,7 @@ def test_the_list_counts_cases_per_status_and_a_wrong_size_is_fixed_on_the_page(
         _save(b, "erin")
         assert counts(b)["error"] == 1
         assert b.problems == [] and b.outside == []
-    validate = subprocess.run(
-        [sys.executable, "-m", "pytest_revprop.cli", "validate", str(folder / "wrong-size.json")],
-        capture_output=True,
-        text=True,
-    )
-    assert validate.returncode == 0, validate.stdout + validate.stderr
+    assert_validates(folder / "wrong-size.json")
     assert load_case(folder / f"{HOTEL}.json").annotation == {
         "status": "changed",
         "history": [

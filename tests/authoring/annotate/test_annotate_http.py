@@ -494,3 +494,31 @@ def test_a_schema_error_names_the_op_as_the_page_numbers_it_and_dumps_no_value(
         )
 
     _run(folder, scenario)
+
+
+def test_a_gone_file_is_saved_as_a_new_file_only_where_none_is(folder: Path) -> None:
+    """The page's "Save as a new file" for a file deleted while open: written where it was,
+    never over a file that is there, never outside the folder; a plain save names the path."""
+
+    async def scenario(client: Any) -> None:
+        entry = await _open(client)
+        data = dict(entry["data"], notes="kept")
+        (folder / "invoice-workshop-hours/10.json").unlink()
+        response = await _save(client, entry, data)
+        assert response.status == 404
+        said = (await response.json())["error"]
+        assert said.endswith("invoice-workshop-hours/10.json: no such case file")
+        assert not said.startswith("0/")  # the path, not the page's key
+        response = await _save(client, entry, data, create=True)
+        assert response.status == 200
+        response = await _save(client, entry, data, create=True)  # it is there now
+        assert response.status == 409
+        outside = dict(entry, file="0/../escaped.json")
+        response = await _save(client, outside, data, create=True)
+        assert response.status == 403
+
+    _run(folder, scenario)
+    saved = load_case(folder / "invoice-workshop-hours/10.json")
+    assert saved.notes == "kept" and saved.annotation is not None
+    assert saved.annotation["history"][-1]["annotator"] == "alice"
+    assert not (folder.parent / "escaped.json").exists()

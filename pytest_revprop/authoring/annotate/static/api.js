@@ -25,7 +25,7 @@ export const api = {
   cases: () => call("GET", "/api/cases"),
   stamp: () => call("GET", "/api/stamp"),
   read: (file) => call("GET", `/api/case?file=${encodeURIComponent(file)}`),
-  check: (data, examples) => call("POST", "/api/check", { data, examples }),
+  check: (data, examples, turnExamples = {}) => call("POST", "/api/check", { data, examples, turn_examples: turnExamples }),
   save: (payload) => call("POST", "/api/save", payload),
   merge: (payload) => call("POST", "/api/merge", payload),
   propose: (file, data, model, seed) => call("POST", "/api/propose", { file, data, model, seed }),

@@ -31,6 +31,8 @@ export function places(doc, pointer = "", out = []) {
 
 // A JSON Pointer as the page names it: a gold operation by its number (from 1).
 export function where(pointer) {
+  const turn = /^\/followups\/(\d+)(\/.*)?$/.exec(pointer || "");
+  if (turn) return `turn ${Number(turn[1]) + 1} ${where(turn[2] || "")}`;
   const found = /^\/gold\/(\d+)(\/(.*))?$/.exec(pointer || "");
   if (!found) return pointer || "(case)";
   return `op ${Number(found[1]) + 1}${found[3] ? ` ${found[3]}` : ""}`;

@@ -86,6 +86,14 @@ function stored() {
 }
 
 const own = (file) => `${DRAFT}${tabId}:${stable(file)}`;
+const NOTE = `${PREFIX}note:`; // NOTE + tab + ":" + file: the history note typed, not saved yet
+
+// "<identity>/a/b.json" -> "0/a/b.json" (the key in this session); null for another folder's.
+function keyOf(stableFile) {
+  const cut = stableFile.indexOf("/");
+  const index = folders.indexOf(stableFile.slice(0, cut));
+  return cut > 0 && index >= 0 ? `${index}${stableFile.slice(cut)}` : null;
+}
 const orphaned = (d) => locks !== null && d.tab !== tabId && !liveTabs.has(d.tab);
 
 export const drafts = {
@@ -140,6 +148,11 @@ export const drafts = {
     return new Set(tabs.filter((t) => t !== tabId && !t.includes(":"))).size;
   },
   refresh: refreshLive,
+  // The keys of every file this tab (or a closed one) has a draft of, in this session's folders.
+  files: () => [...new Set(stored().filter((d) => d.tab === tabId || orphaned(d)).map((d) => keyOf(d.file)).filter(Boolean))],
+  // The history note ("what you changed") typed for `file` and not saved yet.
+  note: (file) => (stable(file) ? read(`${NOTE}${tabId}:${stable(file)}`) || "" : ""),
+  keepNote: (file, text) => stable(file) && (text ? write(`${NOTE}${tabId}:${stable(file)}`, text) : localStorage.removeItem(`${NOTE}${tabId}:${stable(file)}`)),
   setting: (name, fallback = "") => read(`${PREFIX}setting:${name}`) ?? fallback,
   remember: (name, value) => write(`${PREFIX}setting:${name}`, value),
   // The values regex_match operations stand for, per case file: "path\npattern" -> example.

@@ -66,9 +66,10 @@ function escapeRegex(text) {
 }
 
 export class GoldEditor {
-  constructor(container, { onChange, places = () => [] }) {
+  constructor(container, { onChange, onRemoved = () => {}, places = () => [] }) {
     this.container = container;
     this.onChange = onChange;
+    this.onRemoved = onRemoved;
     this.places = places;
     this.data = null;
     this.examples = new WeakMap();
@@ -327,9 +328,16 @@ export class GoldEditor {
   }
 
   remove(index) {
-    this.data.gold.splice(index, 1);
+    const flags = this.data.annotation?.draft?.flags;
+    const kept = Array.isArray(flags) ? JSON.parse(JSON.stringify(flags)) : null;
+    const [op] = this.data.gold.splice(index, 1);
     this.reindexFlags((i) => (i === index ? null : i > index ? i - 1 : i));
     this.changed(true);
+    this.onRemoved(op, index, () => {
+      this.data.gold.splice(Math.min(index, this.data.gold.length), 0, op);
+      if (kept) this.data.annotation.draft.flags = kept;
+      this.changed(true);
+    });
   }
 
   // The values typed that the page cannot hold, as check messages (errors: Save waits for them).

@@ -11,16 +11,21 @@ import { drafts } from "./drafts.js";
 import { GoldEditor } from "./gold.js";
 import { TreeSearch } from "./search.js";
 import { STATUS_LABELS, Sidebar, hashText } from "./sidebar.js";
+import { GONE, moveDraft, successor, withStranded } from "./stranded.js";
 import { renderTree } from "./tree.js";
+import { renderTurnBar, turnCount, turnData, turnMessages, turnReport } from "./turns.js";
+import { dropUndo, offerUndo, undo } from "./undo.js";
 import { watchDisk } from "./watch.js";
 import { carry, clone, editedSince, originList, origins, setText } from "./working.js";
 
 const CHECK_DELAY_MS = 150;
 const MAX_MERGE_ROUNDS = 3;
 const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("revprop-annotate") : null;
-const state = { session: null, current: null, check: null, checkSeq: 0, checkTimer: null, checkPending: false, opening: 0 };
+const state = { session: null, current: null, check: null, checkSeq: 0, checkTimer: null, checkPending: false, opening: 0, turn: 0, turnExamples: {} };
 
 const content = (data) => JSON.stringify({ ...data, annotation: undefined });
+// A name as the server compares it: words split on white space, joined by one space.
+const personName = (text) => String(text || "").split(/\s+/).filter(Boolean).join(" ");
 
 // ------------------------------------------------------------------------------ working copy
 
@@ -33,10 +38,26 @@ function statusOf(data) {
   return data?.annotation?.status || "annotated";
 }
 
+// The turn shown (its request, reference, gold), and the document before it.
+const view = () => turnData(state.current.data, state.turn);
+function turnDocument() {
+  const cur = state.current;
+  if (state.turn === 0) return cur.data.artifact;
+  return state.check?.turns?.[state.turn - 1]?.artifact ?? view().artifact ?? null;
+}
+// The "stands for" values of turn 0's operations, whichever turn is shown.
+const ownExamples = () => (state.turn === 0 ? gold.exampleList() : state.turnExamples[0] || []);
+
+function loadGold(listed = []) {
+  const cur = state.current;
+  if (!view()) state.turn = 0;
+  gold.load(view(), examplesFor(cur.file, view(), listed));
+}
+
 function persist() {
   const cur = state.current;
   const was = drafts.has(cur.file);
-  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: gold.exampleList(), origin: originList(cur.data.gold, cur.origin) });
+  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: ownExamples(), origin: originList(cur.data.gold, cur.origin) });
   else drafts.drop(cur.file);
   keepExamples();
   if (was !== drafts.has(cur.file)) sidebar.render();
@@ -49,7 +70,7 @@ const exampleKey = (op) => `${op.path}\n${op.value}`;
 function keepExamples() {
   const cur = state.current;
   const map = drafts.examples(cur.file);
-  (cur.data.gold || []).forEach((op, i) => {
+  (view()?.gold || []).forEach((op, i) => {
     const example = gold.exampleList()[i];
     if (op.match === "regex_match" && example !== null) map[exampleKey(op)] = example;
   });
@@ -62,6 +83,7 @@ function examplesFor(file, data, listed = []) {
 }
 
 function changed() {
+  dropUndo();
   persist();
   assist.refresh();
   setSaveState("", "");
@@ -74,6 +96,7 @@ function changed() {
 async function openCase(file, { push = true } = {}) {
   const token = ++state.opening;
   state.saveAfterCheck = false;
+  document.body.dataset.checking = "true"; // until the case is shown and checked (or shown broken)
   const reply = await api.read(file);
   if (token !== state.opening) return;
   const hash = `#${sidebar.hashFor(file)}`;
@@ -83,12 +106,14 @@ async function openCase(file, { push = true } = {}) {
   }
   $("#placeholder").hidden = true;
   $("#case-view").hidden = false;
-  if (!reply.ok) {
+  const left = reply.status === 404 ? drafts.get(file) : null;
+  if (!reply.ok && !left?.data) {
     state.current = null;
     showBroken(file, reply.body.error || "cannot be read");
     return;
   }
-  const entry = reply.body;
+  // A file gone from disk whose unsaved changes this tab keeps opens from them.
+  const entry = reply.ok ? reply.body : { path: file.replace(/^\d+\//, ""), hash: left.hash, data: left.base || left.data, error: null, rule: null, leaves: null };
   if (entry.openable) {
     state.current = null;
     showBroken(entry.path, entry.openable);
@@ -117,22 +142,32 @@ async function openCase(file, { push = true } = {}) {
     if (cur.stale) notice += " The file changed on disk since: saving shows the merge of your changes with the version on disk.";
   }
   if (others) notice += ` This case is also open in ${others === 1 ? "another tab" : `${others} other tabs`}: each tab keeps its own unsaved changes, and whichever saves second merges with the first.`;
+  cur.gone = !reply.ok;
+  if (sidebar.pinned !== file) sidebar.pinned = null;
+  cur.program = entry.program || null;
+  if (state.current?.file !== file) state.turn = 0;
+  if (state.turn >= turnCount(cur.data)) state.turn = 0;
+  state.turnExamples = {};
   state.current = cur;
   state.check = null;
+  dropUndo();
   showCase(notice.trim());
-  gold.load(cur.data, examplesFor(file, cur.data, draft?.examples || []));
+  if (state.turn) state.turnExamples[0] = examplesFor(file, cur.data, draft?.examples || []);
+  loadGold(state.turn ? [] : draft?.examples || []);
   assist.reset();
   scheduleCheck(0);
   if (draft) sidebar.render();
 }
 
 function showBroken(path, error) {
+  delete document.body.dataset.checking;
   $("#editor-columns").hidden = true;
   $("#case-id").textContent = path;
   $("#case-status").textContent = "broken";
   $("#case-status").className = "badge error";
   $("#case-path").textContent = "";
   $("#notice").hidden = true;
+  $("#gone").hidden = true;
   $("#case-error").hidden = false;
   $("#fix-size").hidden = true;
   $("#case-error-text").textContent = `This file cannot be edited here: ${error}. Fix it in a text editor; \`revprop validate\` names the rule.`;
@@ -159,30 +194,105 @@ function showCase(notice) {
   const data = cur.data;
   $("#editor-columns").hidden = false;
   $("#case-id").textContent = data.id;
-  const status = statusOf(cur.disk);
-  $("#case-status").textContent = STATUS_LABELS[status] || status;
-  $("#case-status").className = `badge ${status}`;
+  showBadge(statusOf(cur.disk));
   $("#case-path").textContent = cur.path;
   $("#notice").hidden = !notice;
   $("#notice").textContent = notice;
   showError();
   showMeta(data);
   showConversation(data.conversation);
-  renderTree($("#artifact"), data.artifact, { onPick: pickLeaf });
-  search.run();
-  setText($("#request"), data.request);
+  showSource();
+  showTurn();
   setText($("#case-notes"), data.notes || "");
   setText($("#annotation-notes"), data.annotation?.notes || "");
-  $("#history-note").value = "";
+  setText($("#history-note"), drafts.note(cur.file));
   showHistory(cur.disk);
+  showGone();
   setSaveState("", "");
   updateButtons();
+}
+
+// A shipped case is written by its scenario program: a hand edit lasts until the next build.
+function showSource() {
+  const program = state.current?.program;
+  $("#case-source").hidden = !program;
+  if (program) $("#case-source").textContent = `Generated by ${program.path} (scenario ${program.scenario}): \`revprop cases build\` rewrites this file, so a hand edit here lasts until the next build. Save works as for any file; to keep a correction, make it in the program.`;
+}
+
+// The turn shown: its tab, request, theme and reference, the document before it, its gold.
+function showTurn() {
+  const cur = state.current;
+  const data = cur.data;
+  if (!view()) state.turn = 0; // (a merge or a discard took the turn shown away)
+  const chained = turnCount(data) > 1 || Boolean(cur.program) || Array.isArray(data.followups);
+  renderTurnBar($("#turn-bar"), data, state.turn, state.check?.messages, pickTurn);
+  $("#chain-tools").hidden = !chained;
+  $("#remove-turn").hidden = turnCount(data) < 2;
+  const turn = view();
+  $("#turn-panel").hidden = state.turn === 0;
+  $("#request-title").textContent = state.turn === 0 ? "Request" : `Request of turn ${state.turn}`;
+  $("#artifact-title").textContent = state.turn === 0 ? "Artifact" : `Document before turn ${state.turn}`;
+  $("#assist").hidden = state.turn !== 0; // the model proposes the case's own revision
+  if (state.turn) {
+    setText($("#turn-theme"), turn.theme || "");
+    const text = turn.reference === null || turn.reference === undefined ? "" : JSON.stringify(turn.reference, null, 1);
+    if ($("#turn-reference").dataset.turn !== String(state.turn) || !$("#turn-reference").classList.contains("invalid")) setText($("#turn-reference"), text);
+    $("#turn-reference").dataset.turn = String(state.turn);
+  }
+  renderTree($("#artifact"), turnDocument(), { onPick: pickLeaf });
+  search.run();
+  setText($("#request"), turn.request);
+}
+
+// Show turn `turn` (from the turn bar: a click, or ←/→ there; Alt+←/→ anywhere).
+function pickTurn(turn, focus = false) {
+  const cur = state.current;
+  if (!cur || turn < 0 || turn >= turnCount(cur.data) || turn === state.turn) return;
+  state.turnExamples[state.turn] = gold.exampleList();
+  state.turn = turn;
+  $("#turn-reference").classList.remove("invalid");
+  $("#turn-reference-state").textContent = "";
+  showTurn();
+  loadGold(state.turnExamples[turn] || []);
+  if (state.check) showChecked(state.check);
+  if (focus) $(`#turn-tab-${turn}`)?.focus();
+}
+
+function showBadge(status) {
+  $("#case-status").textContent = STATUS_LABELS[status] || status;
+  $("#case-status").className = `badge ${status}`;
+}
+
+// The open file is gone from disk (renamed or deleted): say so, keep the changes, and offer them
+// for the file it became, or to save them as a new file at the old place.
+function showGone() {
+  const cur = state.current;
+  const banner = $("#gone");
+  banner.hidden = !cur?.gone;
+  if (!cur?.gone) return;
+  const next = successor(sidebar.entries, cur);
+  const kept = isDirty() ? " Your unsaved changes are kept in this browser:" : "";
+  $("#gone-text").textContent = `${cur.path} is ${GONE} (renamed or deleted).${kept} ${next ? `bring them to ${next.path}, the file it became, or save` : "save"} them as a new file at ${cur.path}.`;
+  const bring = $("#bring-to");
+  bring.hidden = !next;
+  bring.textContent = next ? `Bring my changes to ${next.path}` : "";
+  bring.dataset.file = next?.file || "";
+}
+
+async function bringTo(file) {
+  const cur = state.current;
+  if (!cur || !file) return;
+  persist();
+  moveDraft(cur.file, file);
+  sidebar.setCases(withStranded(sidebar.entries.filter((e) => !e.gone)));
+  sidebar.select(file);
+  await openCase(file);
 }
 
 // ------------------------------------------------------------------------------ editing
 
 function pickLeaf(aPath, value) {
-  const [text, level] = gold.pick(aPath, value, state.check);
+  const [text, level] = gold.pick(aPath, value, turnReport(state.check, state.turn));
   if (text) setSaveState(text, level);
 }
 
@@ -195,7 +305,27 @@ function bindField(selector, apply) {
 }
 
 bindField("#request", (data, value) => {
-  data.request = value;
+  turnData(data, state.turn).request = value;
+});
+bindField("#turn-theme", (data, value) => {
+  turnData(data, state.turn).theme = value;
+});
+$("#turn-reference").addEventListener("input", (event) => {
+  const turn = state.current && state.turn ? view() : null;
+  if (!turn) return;
+  const text = event.target.value.trim();
+  let value;
+  try {
+    value = text ? JSON.parse(text) : null;
+  } catch {
+    event.target.classList.add("invalid");
+    $("#turn-reference-state").textContent = "not JSON yet: the reference keeps its last value";
+    return;
+  }
+  event.target.classList.remove("invalid");
+  $("#turn-reference-state").textContent = "";
+  turn.reference = value;
+  changed();
 });
 bindField("#case-notes", (data, value) => {
   data.notes = value;
@@ -224,7 +354,10 @@ async function runCheck() {
     delete document.body.dataset.checking;
     return;
   }
-  const reply = await api.check(cur.data, gold.examplesByIndex());
+  state.turnExamples[state.turn] = gold.exampleList();
+  const byIndex = (list) => Object.fromEntries((list || []).flatMap((v, i) => (v === null || v === undefined ? [] : [[i, v]])));
+  const others = Object.fromEntries(Object.entries(state.turnExamples).filter(([t]) => t !== "0").map(([t, list]) => [t, byIndex(list)]));
+  const reply = await api.check(cur.data, state.turn === 0 ? gold.examplesByIndex() : byIndex(state.turnExamples[0]), others);
   if (seq !== state.checkSeq) return; // a later check answers for the later change
   if (cur !== state.current) {
     if (!state.current) delete document.body.dataset.checking;
@@ -235,14 +368,28 @@ async function runCheck() {
   const wanted = state.saveAfterCheck;
   state.saveAfterCheck = false;
   if (!reply.ok) {
-    setSaveState(`${wanted ? "Not saved: " : ""}${reply.body.error || "the check failed"}`, "error");
+    state.unreachable = reply.status === 0;
+    if (state.unreachable) state.check = null; // unknown until the server answers again
+    const later = state.unreachable ? ": your changes are kept in this browser, and the page checks them again when the server answers" : "";
+    setSaveState(`${wanted ? "Not saved: " : ""}${reply.body.error || "the check failed"}${later}`, "error");
+    updateButtons();
     return;
   }
+  if (state.unreachable) setSaveState("The server answers again: your changes are checked.", "");
+  state.unreachable = false;
   state.check = reply.body;
-  showMessages(reply.body.messages, gold);
-  showPreview(reply.body, state.current.data);
+  showChecked(reply.body);
   updateButtons();
   if (wanted) saveNow();
+}
+
+// The check's messages and preview for the turn shown, and every turn's error mark.
+function showChecked(report) {
+  const cur = state.current;
+  showMessages(turnMessages(report.messages, state.turn), gold);
+  showPreview(turnReport(report, state.turn) || { valid: report.valid }, { artifact: turnDocument() });
+  renderTurnBar($("#turn-bar"), cur.data, state.turn, report.messages, pickTurn);
+  if (state.turn) renderTree($("#artifact"), turnDocument(), { onPick: pickLeaf });
 }
 
 // Ctrl+S: save now, or once the pending check is back; or say why not.
@@ -256,6 +403,12 @@ function saveNow() {
     save("edited");
   } else if (errors) {
     setSaveState(`Not saved: fix the ${errors} error(s) marked first.`, "error");
+  } else if (isDirty() && !state.check) {
+    state.saveAfterCheck = !state.unreachable;
+    setSaveState(state.unreachable ? "Not saved: the server cannot be reached. Your changes are kept in this browser; the page checks them again when it answers." : "Saving once the check is back…", state.unreachable ? "error" : "");
+    if (!state.unreachable) scheduleCheck(0);
+  } else if (isDirty()) {
+    setSaveState("Not saved yet: Save is not available (see above).", "warn");
   } else {
     setSaveState("Nothing to save: no change since the last save.", "");
   }
@@ -279,7 +432,7 @@ function updateButtons() {
   $("#save").disabled = !(ready && (dirty || statusOf(cur.disk) === "draft"));
   const editors = (cur?.disk?.annotation?.history || []).filter((h) => h.action === "edited");
   const lastEditor = editors.length ? editors[editors.length - 1].annotator : null;
-  const self = lastEditor !== null && lastEditor === $("#annotator").value.trim();
+  const self = lastEditor !== null && personName(lastEditor) === personName($("#annotator").value);
   $("#review").disabled = !(ready && !contentDirty && statusOf(cur.disk) !== "draft" && !self);
   $("#review").title = self ? "a review is a second person's check: you edited this case last" : "";
   $("#discard").disabled = !dirty;
@@ -295,7 +448,7 @@ function updateButtons() {
 async function save(action) {
   const cur = state.current;
   if (!cur) return;
-  const annotator = $("#annotator").value.trim();
+  const annotator = personName($("#annotator").value);
   if (!annotator) {
     setSaveState("Enter your name first (top right): the history records who saved.", "error");
     $("#annotator").focus();
@@ -314,8 +467,9 @@ async function saveRounds(cur, annotator, action) {
     setSaveState("saving…", "");
     const sent = { data: clone(cur.data), ops: [...(cur.data.gold || [])], note: $("#history-note").value };
     const canMerge = action === "edited" && !cur.stale; // edits on a version that is gone are shown first
-    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note, merge: canMerge, base: cur.base, mine_origin: originList(cur.data.gold, cur.origin) });
+    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note, merge: canMerge, base: cur.base, mine_origin: originList(cur.data.gold, cur.origin), create: cur.gone === true });
     if (cur !== state.current) return;
+    if (reply.status === 0) state.unreachable = true;
     if (reply.ok) {
       const who = [...new Set((reply.body.saves || []).map((h) => h.annotator))].join(", ") || "the version on disk";
       saved(reply.body, reply.body.merged ? `Merged with ${who}'s save.` : cur.mergedNote || "", sent);
@@ -401,7 +555,7 @@ function takeMerge(cur, result, saving) {
   const note = $("#history-note").value;
   showCase(saving ? `${cur.mergedNote} Saving the merge…` : cur.mergedNote);
   $("#history-note").value = note;
-  gold.load(cur.data, examplesFor(cur.file, cur.data)); // by (path, pattern): the merge reorders
+  loadGold(); // by (path, pattern): the merge reorders
   persist();
   if (!saving) scheduleCheck(0);
 }
@@ -413,7 +567,7 @@ function saved(entry, note, sent) {
   keepExamples();
   const typed = editedSince(sent.data, cur.data);
   const keptRows = typed.includes("gold") || (entry.merged && typed.length > 0);
-  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "", stale: false });
+  Object.assign(cur, { disk: entry.data, diskHash: entry.hash, error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "", stale: false, gone: false });
   if (!entry.merged || !typed.length) {
     // (merged on the server while more was typed: the copy stays on its base, and the next save merges again)
     Object.assign(cur, { hash: entry.hash, base: entry.data, data: carry(entry.data, cur.data, typed) });
@@ -421,11 +575,13 @@ function saved(entry, note, sent) {
   }
   if (typed.length) persist();
   else drafts.drop(cur.file);
-  sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, size: entry.data.size, openable: null });
   const historyNote = $("#history-note").value;
+  if (historyNote === sent.note) drafts.keepNote(cur.file, "");
+  if (!sidebar.entries.some((e) => e.file === cur.file && !e.gone)) sidebar.setCases([...sidebar.entries.filter((e) => e.file !== cur.file), { file: cur.file, path: entry.path, id: entry.data.id }]);
+  sidebar.update(cur.file, { status: statusOf(entry.data), ops: entry.data.gold.length, error: entry.error, size: entry.data.size, openable: null });
   showCase("");
   if (historyNote !== sent.note) $("#history-note").value = historyNote;
-  if (!keptRows) gold.load(cur.data, examplesFor(cur.file, cur.data));
+  if (!keptRows) loadGold();
   const more = typed.length ? " What you typed meanwhile is kept, not saved yet." : "";
   setSaveState(`Saved at ${new Date().toLocaleTimeString()}.${note ? ` ${note}` : ""}${more}`, "ok");
   channel?.postMessage({ saved: cur.file, tab: drafts.tab() });
@@ -435,24 +591,38 @@ function saved(entry, note, sent) {
 function discard() {
   const cur = state.current;
   if (!cur) return;
+  const before = { data: cur.data, hash: cur.hash, base: cur.base, origin: originList(cur.data.gold, cur.origin), stale: cur.stale, examples: gold.exampleList(), note: $("#history-note").value, turn: state.turn };
   drafts.drop(cur.file);
+  drafts.keepNote(cur.file, "");
   cur.data = clone(cur.disk);
   cur.hash = cur.diskHash;
   cur.base = cur.disk;
   cur.origin = origins(cur.data.gold);
   cur.stale = false;
   sidebar.render();
+  if (state.turn >= turnCount(cur.data)) state.turn = 0;
   showCase("Your changes are discarded.");
-  gold.load(cur.data, examplesFor(cur.file, cur.data));
+  loadGold();
   assist.reset();
   scheduleCheck(0);
+  offerUndo("Changes discarded.", () => {
+    if (state.current !== cur) return;
+    Object.assign(cur, { data: before.data, hash: before.hash, base: before.base, stale: before.stale });
+    cur.origin = origins(cur.data.gold, before.origin || false);
+    drafts.keepNote(cur.file, before.note);
+    state.turn = before.turn;
+    showCase("Your changes are back.");
+    loadGold(before.examples);
+    changed();
+  });
 }
 
 // ------------------------------------------------------------------------------ wiring
 
 const gold = new GoldEditor($("#gold"), {
   onChange: changed,
-  places: () => places(state.check?.expected ?? state.current?.data.artifact),
+  onRemoved: (op, index, restore) => offerUndo(`Operation ${index + 1} deleted.`, restore),
+  places: () => (state.current ? places(turnReport(state.check, state.turn)?.expected ?? turnDocument()) : []),
 });
 const search = new TreeSearch($("#path-search"), $("#search-count"), () => $("#artifact"));
 const sidebar = new Sidebar({
@@ -463,6 +633,7 @@ const sidebar = new Sidebar({
   filterStatus: $("#filter-status"),
   onOpen: openCase,
   isUnsaved: (file) => drafts.has(file),
+  goneLabel: GONE,
 });
 const assist = new Assist($("#assist"), {
   getFile: () => state.current?.file,
@@ -474,8 +645,42 @@ const assist = new Assist($("#assist"), {
 
 $("#add-op").addEventListener("click", () => {
   if (!state.current) return;
-  const kind = (state.current.data.gold || []).some((op) => op.kind === "direct") ? "cascade" : "direct";
+  const kind = (view().gold || []).some((op) => op.kind === "direct") ? "cascade" : "direct";
   gold.add({ op: "replace", path: "", kind }, "path"); // invalid until its path (and value) are set
+});
+// A follow-up at the end: its document is the last turn's result (derived by the check); the
+// request, theme, reference and gold are the person's to write.
+$("#add-turn").addEventListener("click", () => {
+  const cur = state.current;
+  if (!cur) return;
+  const last = turnCount(cur.data) - 1;
+  const after = turnReport(state.check, last)?.expected ?? null;
+  if (!Array.isArray(cur.data.followups)) cur.data.followups = [];
+  cur.data.followups.push({ request: "", reference: null, gold: [], artifact: after, theme: "" });
+  changed();
+  pickTurn(turnCount(cur.data) - 1);
+  $("#request").focus();
+});
+$("#remove-turn").addEventListener("click", () => {
+  const cur = state.current;
+  if (!cur || turnCount(cur.data) < 2) return;
+  const removed = cur.data.followups.pop();
+  const hadNone = !cur.data.followups.length && !(cur.disk.followups || []).length;
+  if (hadNone) delete cur.data.followups;
+  if (state.turn >= turnCount(cur.data)) {
+    state.turn = turnCount(cur.data) - 1;
+    loadGold(state.turnExamples[state.turn] || []);
+  }
+  showTurn();
+  changed();
+  const count = turnCount(cur.data);
+  offerUndo(`Turn ${count} removed.`, () => {
+    if (state.current !== cur) return;
+    if (!Array.isArray(cur.data.followups)) cur.data.followups = [];
+    cur.data.followups.push(removed);
+    showTurn();
+    changed();
+  });
 });
 $("#fix-size").addEventListener("click", () => {
   const cur = state.current;
@@ -496,6 +701,7 @@ function openFromHash() {
   } else if (location.hash.length > 1) {
     state.opening++;
     state.current = null;
+    delete document.body.dataset.checking;
     $("#case-view").hidden = true;
     $("#placeholder").hidden = false;
     $("#placeholder").textContent = `No case ${hashText()} here. Pick a case on the left.`;
@@ -517,20 +723,44 @@ channel?.addEventListener("message", (event) => {
 async function diskChanged() {
   const listing = await api.cases();
   if (!listing.ok) return;
-  sidebar.setCases(listing.body.cases);
+  sidebar.setCases(withStranded(listing.body.cases));
   const cur = state.current;
   if (!cur) {
     if (sidebar.fromHash(hashText())) openFromHash();
     return;
   }
-  const entry = sidebar.entries.find((e) => e.file === cur.file);
+  const entry = sidebar.entries.find((e) => e.file === cur.file && !e.gone);
+  if (Boolean(cur.gone) === !entry) {
+    if (cur.gone) showGone(); // the file it became may have appeared
+  } else if (!state.saving) {
+    cur.gone = !entry;
+    persist();
+    showGone();
+    updateButtons();
+    if (!entry) sidebar.setCases(withStranded(listing.body.cases));
+  }
   if (!entry || entry.hash === cur.diskHash || state.saving) return;
-  if (isDirty()) say("The file changed on disk since you opened it: your next save merges your changes with it.");
-  else await openCase(cur.file, { push: false }).then(() => say("The file changed on disk: this is its new version."));
+  const status = entry.status || "annotated";
+  if (status !== statusOf(cur.disk)) sidebar.pinned = cur.file; // it stays in a status filter while open
+  sidebar.render();
+  if (isDirty()) {
+    showBadge(status);
+    say("The file changed on disk since you opened it: your next save merges your changes with it.");
+  } else {
+    const node = $("#save-state");
+    const kept = /^Saved/.test(node.textContent) ? [node.textContent, node.className] : null;
+    await openCase(cur.file, { push: false });
+    say("The file changed on disk: this is its new version.");
+    if (kept && state.current?.file === cur.file) [node.textContent, node.className] = kept; // your save still stands
+  }
 }
 $("#save").addEventListener("click", () => save("edited"));
 $("#review").addEventListener("click", () => save("reviewed"));
 $("#discard").addEventListener("click", discard);
+$("#undo-button").addEventListener("click", undo);
+$("#bring-to").addEventListener("click", (event) => bringTo(event.target.dataset.file));
+$("#save-new").addEventListener("click", () => save("edited"));
+$("#history-note").addEventListener("input", (event) => state.current && drafts.keepNote(state.current.file, event.target.value));
 $("#annotator").addEventListener("input", (event) => {
   drafts.remember("annotator", event.target.value);
   updateButtons();
@@ -542,6 +772,9 @@ document.addEventListener("keydown", (event) => {
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
     event.preventDefault();
     saveNow();
+  } else if (event.altKey && (event.key === "ArrowLeft" || event.key === "ArrowRight") && state.current) {
+    event.preventDefault();
+    pickTurn(state.turn + (event.key === "ArrowRight" ? 1 : -1), true);
   } else if (event.altKey && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
     event.preventDefault();
     sidebar.move(event.key === "ArrowDown" ? 1 : -1);
@@ -568,9 +801,11 @@ async function boot() {
     $("#case-count").textContent = listing.body.error;
     return;
   }
-  sidebar.setCases(listing.body.cases);
+  sidebar.setCases(withStranded(listing.body.cases));
   openFromHash();
-  watchDisk(api, diskChanged);
+  watchDisk(api, diskChanged, () => {
+    if (state.unreachable && state.current) scheduleCheck(0); // the server answers again: check again
+  });
 }
 
 boot();

@@ -33,14 +33,16 @@ function facts(entry) {
   const parts = [entry.domain, entry.pattern];
   if (Number.isInteger(entry.size)) parts.push(`${entry.size} leaves`);
   if (Number.isInteger(entry.ops)) parts.push(`${entry.ops} op${entry.ops === 1 ? "" : "s"}`);
+  if (entry.turns > 1) parts.push(`${entry.turns} turns`);
   return parts.filter(Boolean).join(" · ");
 }
 
 export class Sidebar {
-  constructor({ list, count, counts, filterText, filterStatus, onOpen, isUnsaved }) {
-    Object.assign(this, { list, count, counts, filterText, filterStatus, onOpen, isUnsaved });
+  constructor({ list, count, counts, filterText, filterStatus, onOpen, isUnsaved, goneLabel = "gone" }) {
+    Object.assign(this, { list, count, counts, filterText, filterStatus, onOpen, isUnsaved, goneLabel });
     this.entries = [];
     this.selected = null;
+    this.pinned = null; // the open case whose status changed on disk: a status filter keeps it
     filterText.addEventListener("input", () => this.render());
     filterStatus.addEventListener("change", () => this.render());
     list.addEventListener("keydown", (event) => this.onKey(event));
@@ -61,7 +63,7 @@ export class Sidebar {
     const status = this.filterStatus.value;
     if (status === "unsaved" && !this.isUnsaved(entry.file)) return false;
     if (status === "error" && !broken(entry)) return false;
-    if (status && status !== "unsaved" && status !== "error" && statusOf(entry) !== status) return false;
+    if (status && status !== "unsaved" && status !== "error" && statusOf(entry) !== status && entry.file !== this.pinned) return false;
     const words = this.filterText.value.toLowerCase().split(/\s+/).filter(Boolean);
     const text = [entry.id, entry.path, entry.domain, entry.pattern, entry.split, statusOf(entry), entry.request]
       .filter(Boolean)
@@ -89,7 +91,7 @@ export class Sidebar {
   renderCounts() {
     const tally = Object.fromEntries(Object.keys(STATUS_LABELS).map((k) => [k, 0]));
     for (const entry of this.entries) {
-      if (!entry.openable) tally[statusOf(entry)] = (tally[statusOf(entry)] || 0) + 1;
+      if (!entry.openable && !entry.gone) tally[statusOf(entry)] = (tally[statusOf(entry)] || 0) + 1;
       if (broken(entry)) tally.error++;
       if (this.isUnsaved(entry.file)) tally.unsaved++;
     }
@@ -132,11 +134,11 @@ export class Sidebar {
       el(
         "div",
         { class: "case-facts" },
-        el("span", { class: `badge ${status}` }, status === "error" ? "broken" : STATUS_LABELS[status] || status),
+        el("span", { class: `badge ${status}` }, status === "error" ? "broken" : entry.gone ? this.goneLabel : STATUS_LABELS[status] || status),
         " ",
         facts(entry),
       ),
-      entry.error ? el("div", { class: "case-error" }, entry.error) : null,
+      entry.error ? el("div", { class: "case-error", dataset: { turn: String(entry.error_turn ?? 0) } }, entry.error_turn ? `turn ${entry.error_turn}: ${entry.error}` : entry.error) : null,
     );
   }
 

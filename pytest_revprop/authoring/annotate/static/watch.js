@@ -1,8 +1,9 @@
 // Noticing changes on disk without a reload: every few seconds (while the page is visible) the
 // page asks the server for a stamp of the case files (their names, sizes and times: cheap to
-// make), and calls `onChange` when it differs from the last one.
+// make), and calls `onChange` when it differs from the last one, and `onAnswer` whenever the
+// server answers (after an outage: the page checks its work again).
 
-export function watchDisk(api, onChange, everyMs = 2000) {
+export function watchDisk(api, onChange, onAnswer = () => {}, everyMs = 2000) {
   let last = null;
   let busy = false;
   const tick = async () => {
@@ -10,6 +11,7 @@ export function watchDisk(api, onChange, everyMs = 2000) {
     busy = true;
     try {
       const reply = await api.stamp();
+      if (reply.ok) onAnswer();
       if (reply.ok && reply.body.stamp !== last) {
         const first = last === null;
         last = reply.body.stamp;

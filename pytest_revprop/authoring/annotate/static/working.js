@@ -10,7 +10,7 @@ const annotationNotes = (data) => data?.annotation?.notes;
 
 // The editable fields `now` has changed since `before`.
 export function editedSince(before, now) {
-  const out = ["request", "notes", "size", "gold"].filter((name) => !same(before?.[name], now?.[name]));
+  const out = ["request", "notes", "size", "gold", "followups"].filter((name) => !same(before?.[name], now?.[name]));
   if (!same(annotationNotes(before), annotationNotes(now))) out.push("annotation notes");
   return out;
 }
