@@ -50,10 +50,14 @@ def _courses(
     p: dict[str, Any], rows: list[tuple[str, str, int, str]], fall: bool = True
 ) -> list[dict[str, Any]]:
     out = []
-    extra = p["added"] if fall else []
-    for code, title, credits, days in [*rows, *extra]:
-        if fall and code in p["dropped"]:
-            continue
+    extra = list(p["added"]) if fall else []
+    listed = []
+    for row in rows:  # a course added after a drop takes the dropped one's place ("in its place")
+        if fall and row[0] in p["dropped"]:
+            listed += [extra.pop(0)] if extra else []
+        else:
+            listed.append(row)
+    for code, title, credits, days in [*listed, *extra]:
         c = p["chem_credits"] if code == "CHEM 201" else p["credits"].get(code, credits)
         out.append(
             {"code": code, "title": title, "credits": c, "tuition": c * PER_CREDIT, "days": days}
@@ -279,7 +283,7 @@ PHYS = ("PHYS 110", "Physics I", 4, "Mon/Wed/Fri")
 
 def credit_followups(p: dict[str, Any]) -> list[Revision]:
     fall = "/fall/courses" if p["size"] == 100 else "/courses"
-    last = 1 if p["size"] == 10 else 4  # the fall list's last index once MATH 221 is gone
+    last = 1  # MATH 221's index: PHYS 110 comes "in its place"
     return [
         Revision(
             request="I'm dropping MATH 221 this fall; I'll take Calculus II over the summer instead.",

@@ -923,7 +923,8 @@ def stack_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="The BI migration slipped a quarter. Bring the reporting service back into shop-prod, "
-            "exactly as it was.",
+            f"exactly as it was, in its old place right after {plan[reporting_at - 1]}"
+            + (" in every list." if p["size"] >= 50 else "."),
             mutate=bring_back,
             direct=f"/services/{reporting_at}",
             theme="Undoing the removal restores the service, its route, panel and alert policy and grows the "

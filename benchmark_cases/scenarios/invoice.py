@@ -970,7 +970,7 @@ def catering_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Sorry, my mistake: we did pour the champagne toast after all, for all 65 "
-            "guests. Put it back on the invoice.",
+            "guests. Put it back on the invoice, in its old place.",
             mutate=lambda q: q.update(drop_toast=False),
             direct=f"/lines/{toast}",
             theme="The removed toast comes back at the new headcount: line count, totals and its "
@@ -978,7 +978,9 @@ def catering_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="add_remove",
         ),
         Revision(
-            request="They switched from the buffet to the plated dinner: $42 a guest, ready by 19:00.",
+            # only size 100 keeps a setup schedule: the smaller requests give no time
+            request="They switched from the buffet to the plated dinner: $42 a guest"
+            + (", ready by 19:00." if size == 100 else "."),
             mutate=lambda q: q.update(plated=True),
             direct="/lines/0/item",
             overrides={

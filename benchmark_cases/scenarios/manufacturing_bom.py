@@ -749,7 +749,8 @@ def speaker_followups(p: dict[str, Any]) -> list[Revision]:
     end = {10: 3, 50: 6, 100: 9}[size]  # the index a part added at the end takes
     return [
         Revision(
-            request="The molded-in bumper failed the drop test. Put the rubber bumper ring back in the BOM.",
+            request="The molded-in bumper failed the drop test. Put the rubber bumper ring back in the BOM, "
+            "in its old place.",
             mutate=lambda q: q.update(bumper=True),
             direct="/components/1",
             theme="The removed component comes back in its place: counts, cost and weight roll-ups, the "
@@ -1307,7 +1308,11 @@ def kettle_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request="Fuzhou Glassworks has a reinforced body, HK-312 (reinforced borosilicate glass body 1.7 L), "
+            # size 10 parts hold no part number or supplier: the request there gives none
+            request="There's a reinforced body at the same price: reinforced borosilicate glass body 1.7 L. Swap "
+            "it in for the glass body; engineering signed off on that, so release the BOM again."
+            if size == 10
+            else "Fuzhou Glassworks has a reinforced body, HK-312 (reinforced borosilicate glass body 1.7 L), "
             "at the same price. Swap it in for HK-310; engineering signed off on that, so release the BOM again.",
             mutate=swap_and_release,
             direct=[status, *glass],

@@ -1044,8 +1044,8 @@ def base_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/policy"],
             ),
             (
-                "Limits scale with level: a Buyer gets the base, a Senior Buyer twice the base. Add"
-                f" {_buyer_text(_initial_team(p, 2), ' and ')}.",
+                "Limits scale with level: a Buyer gets the base, a Senior Buyer twice the base, a Lead"
+                f" Buyer three times the base. Add {_buyer_text(_initial_team(p, 2), ' and ')}.",
                 ["/members/0", "/members/1"],
             ),
             ("What's the total authority we're delegating? Add it up.", ["/total_delegated_usd"]),
@@ -1784,8 +1784,10 @@ def team_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="add_remove",
         ),
         Revision(
-            request="Dina Moreau is going on leave; Jonah Pike, also an IT Auditor, takes her place in the "
-            "roster.",
+            # size 10 members hold no title: the request there gives none
+            request="Dina Moreau is going on leave; Jonah Pike"
+            + ("" if p["size"] == 10 else ", also an IT Auditor,")
+            + " takes her place in the roster.",
             mutate=_swap_member("Dina Moreau", ["Jonah Pike", "IT Auditor"]),
             direct="/members/2/name",
             theme="One member is replaced by another in the same place: the backup naming her and her email "

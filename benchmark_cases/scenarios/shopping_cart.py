@@ -930,7 +930,9 @@ def ship_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
         Revision(
-            request="Swap the catnip mice for two feather wand toys (PP-FW-01), $8.99 each.",
+            # size 10 items hold no SKU: the request there gives none
+            request="Swap the catnip mice for two feather wand toys"
+            + (", $8.99 each." if size == 10 else " (PP-FW-01), $8.99 each."),
             mutate=feather_wands,
             direct="/items/1/name",
             overrides={**free, "/items/1/name": regex(r"(?i)^feather wand toys?$")},
@@ -1914,7 +1916,7 @@ def remove_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="The local shop sold out before I got there. Put the LED desk lamp back in the "
-            "order" + (", still as a gift for my sister." if gift else "."),
+            "order, in its old place" + (", still as a gift for my sister." if gift else "."),
             mutate=put_lamp_back,
             direct="/items/1",
             theme="The removed lamp comes back: count, totals, its gift wrapping and the 14-day ship "
@@ -2416,7 +2418,9 @@ def cancel_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request="It arrived this afternoon. Mark the order delivered.",
+            # no size's conversation says what delivery does to the lines and the shipment
+            request="It arrived this afternoon. Mark the order, every line and the shipment "
+            "delivered" + (", the backorder too." if size == 100 else "."),
             mutate=lambda q: q.update(state="delivered"),
             direct="/order/status",
             theme="Delivery marks every line and the shipment delivered and releases the pending points "

@@ -931,7 +931,8 @@ def ring_followups(p: dict[str, Any]) -> list[Revision]:
 
     return [
         Revision(
-            request="We changed our minds: Húsavík still has two spots, so book the whale watching again.",
+            request="We changed our minds: Húsavík still has two spots, so book the whale watching again, "
+            "in its old place in the list.",
             mutate=f1,
             direct=f"/activities/{ids.index('whale-watching')}",
             overrides=summary("six", 6),

@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 
 from pytest_revprop.authoring.assembly import build_case
 from pytest_revprop.authoring.scenario import Revision, Scenario, ScenarioError, Turn, regex
-from pytest_revprop.authoring.userwords import dropped_facts, request_facts, unspelled_names
+from pytest_revprop.authoring.userwords import (
+    dropped_facts,
+    request_facts,
+    unsaid_places,
+    unspelled_names,
+)
 
 
 def _add(path: str, value: Any, **extra: Any) -> dict[str, Any]:
@@ -129,6 +134,83 @@ def test_a_time_is_reported_exactly_when_the_document_after_does_not_hold_it(
     assert (lines == []) is held
 
 
+WAND = "Swap the catnip mice for two feather wand toys (PP-FW-01), $8.99 each."
+SWAP_NAME = {"op": "replace", "path": "/items/1/name", "value": "(?i)^feather wand toys?$",
+             "kind": "direct", "match": "regex_match"}  # fmt: skip
+
+
+def test_facts_a_swapped_element_has_no_place_for_are_reported() -> None:
+    after = {"items": [{"name": "Kibble", "qty": 1}, {"name": "Feather wand toy", "qty": 2}]}
+    (line,) = dropped_facts(WAND, None, [SWAP_NAME], after)
+    assert line.startswith("/items/1/name is swapped, but the request names 'PP-FW-01'")
+    whole = {"op": "replace", "path": "/items/1", "value": after["items"][1], "kind": "direct"}
+    assert dropped_facts(WAND, None, [whole], after)[0].startswith("/items/1 is swapped")
+    sized = {"items": [after["items"][0], {**after["items"][1], "sku": "PP-FW-01"}]}
+    assert dropped_facts(WAND, None, [SWAP_NAME], sized) == []
+
+
+def test_a_fact_only_the_document_before_holds_names_what_the_turn_replaces() -> None:
+    request = "Swap the Sony headphones for the Bose QuietComfort Ultra."
+    gold = [{"op": "replace", "path": "/items/0/name", "value": "Bose QuietComfort Ultra",
+             "kind": "direct"}]  # fmt: skip
+    before = {"items": [{"name": "Sony WH-1000XM5"}]}
+    after = {"items": [{"name": "Bose QuietComfort Ultra"}]}
+    assert "'Sony'" in dropped_facts(request, None, gold, after)[0]
+    assert dropped_facts(request, None, gold, after, [before]) == []
+
+
+SERVICES = {"services": [{"name": n} for n in ("web", "api", "reporting", "audit-log")]}
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Bring the reporting service back, exactly as it was.",
+        "The shop sold out before I got there. Put the lamp back in the order.",
+        "We did pour the toast after all. Put it back on the invoice.",
+    ],
+    ids=["as it was", "before I", "after all"],
+)
+def test_an_insertion_before_the_end_that_the_request_does_not_place_is_reported(
+    request_text: str,
+) -> None:
+    gold = [_add("/services/2", {"name": "reporting"})]
+    (line,) = unsaid_places(request_text, gold, SERVICES)
+    assert line.startswith("/services/2 is inserted before the end of its array, but the request")
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Bring the reporting service back, in its old place right after api.",
+        "Add PHYS 110 in its place: 4 credits.",
+        "Put the bumper ring back where it was.",
+        "Add a task called Localization right after beta testing.",
+    ],
+)
+def test_an_insertion_the_request_places_is_not_reported(request_text: str) -> None:
+    assert unsaid_places(request_text, [_add("/services/2", {"name": "x"})], SERVICES) == []
+
+
+def test_an_append_and_a_list_a_rule_keeps_are_not_reported() -> None:
+    request = "Add the audit-log service."
+    assert unsaid_places(request, [_add("/services/3", {"name": "audit-log"})], SERVICES) == []
+    two = [_add("/services/2", {"name": "a"}), _add("/services/3", {"name": "b"})]
+    assert unsaid_places(request, two, SERVICES) == []
+    rule = [{**_add("/services/1", {"name": "api"}), "kind": "cascade"}]
+    assert unsaid_places(request, rule, SERVICES) == []
+
+
+@given(length=st.integers(1, 8), data=st.data())
+def test_an_unplaced_insertion_is_reported_exactly_when_an_element_follows_it(
+    length: int, data: st.DataObject
+) -> None:
+    index = data.draw(st.integers(0, length - 1))
+    after = {"xs": list(range(length))}
+    lines = unsaid_places("Add one more.", [_add(f"/xs/{index}", index)], after)
+    assert (lines != []) is (index < length - 1)
+
+
 # --------------------------------------------------------------------------- the build
 
 
@@ -215,3 +297,23 @@ def test_the_build_refuses_facts_the_size_drops_and_takes_a_pattern_for_a_swappe
     with pytest.raises(ScenarioError, match=r"turn 1: /items/1/name holds the name 'Floor lamp'"):
         build_case(scenario(strict), 10)
     assert build_case(scenario(pattern), 10)["followups"][0]["gold"][0]["match"] == "regex_match"
+
+
+def test_the_build_refuses_an_insertion_the_request_does_not_place() -> None:
+    def compute(p: dict[str, Any]) -> dict[str, Any]:
+        doc = _compute(p)
+        if p.get("rug"):
+            doc["items"].insert(1, {"name": "Rug", "price": 30})
+            doc["total"] = sum(i["price"] for i in doc["items"])
+        return doc
+
+    def rug(request: str) -> Scenario:
+        followup = Revision(
+            request, lambda q: q.update(rug=True), "/items/1", theme="A rug",
+            pattern="add_remove",
+        )  # fmt: skip
+        return dataclasses.replace(_shop(followup), compute=compute)
+
+    with pytest.raises(ScenarioError, match=r"size 10 turn 1: /items/1 is inserted before the end"):
+        build_case(rug("Add a Rug at $30."), 10)
+    assert build_case(rug("Add a Rug at $30, right after the desk."), 10)["followups"]
