@@ -3,7 +3,6 @@ command run as a server process. Screenshots are kept in each test's tmp folder.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ pytestmark = BROWSER_TESTS
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return copy_cases(tmp_path / "cases")
-
-
-@pytest.fixture
-def server(folder: Path, tmp_path: Path) -> Iterator[AnnotateProcess]:
-    with AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path) as srv:
-        yield srv
 
 
 def _on_disk(folder: Path, case_id: str) -> Any:

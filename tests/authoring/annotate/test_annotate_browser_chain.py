@@ -5,7 +5,6 @@ on that turn and never saved; two people editing different turns of one case."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +31,6 @@ pytestmark = BROWSER_TESTS
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return copy_chains(tmp_path / "cases", (PRIVILEGED, ORG))
-
-
-@pytest.fixture
-def server(folder: Path, tmp_path: Path) -> Iterator[AnnotateProcess]:
-    with AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path) as srv:
-        yield srv
 
 
 def _turn(b: Browser, turn: int) -> None:

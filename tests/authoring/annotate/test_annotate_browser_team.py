@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +32,6 @@ pytestmark = BROWSER_TESTS
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return copy_cases(tmp_path / "cases", (CART, ORG, DEPLOY, INVOICE))
-
-
-@pytest.fixture
-def server(folder: Path, tmp_path: Path) -> Iterator[AnnotateProcess]:
-    with AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path) as srv:
-        yield srv
 
 
 def _data(folder: Path, case_id: str) -> dict[str, Any]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,6 @@ pytestmark = BROWSER_TESTS
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return copy_cases(tmp_path / "cases", (ORG, HOTEL))
-
-
-@pytest.fixture
-def server(folder: Path, tmp_path: Path) -> Iterator[AnnotateProcess]:
-    with AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path) as srv:
-        yield srv
 
 
 def _data(folder: Path, case_id: str) -> dict[str, Any]:

@@ -6,7 +6,6 @@ are kept in each test's tmp folder."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +30,6 @@ pytestmark = BROWSER_TESTS
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return copy_cases(tmp_path / "cases", (ORG, HOTEL, CART))
-
-
-@pytest.fixture
-def server(folder: Path, tmp_path: Path) -> Iterator[AnnotateProcess]:
-    with AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path) as srv:
-        yield srv
 
 
 def _gold(folder: Path, case_id: str) -> list[dict[str, Any]]:
