@@ -37,14 +37,9 @@ def test_the_readme_shows_the_worked_method_of_docs_hooks_md_and_imports_only_th
     assert imports == ["pytest_revprop.api"]
 
 
-USER_IMPORTS = """import json
-from pathlib import Path
+USER_IMPORTS = """import pytest
 
-import pytest
-
-import pytest
-
-from pytest_revprop.testing import FakeServer, get_json
+from pytest_revprop.testing import FakeServer, run_revprop
 
 """
 
