@@ -60,6 +60,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "pytest_revprop.cli.compare:compare_main",
         "compare two results.json files (paired McNemar test)",
     ),
+    "prompts": (
+        "pytest_revprop.cli.prompts:prompts_main",
+        "print the shipped prompt templates' folder, or copy them to edit",
+    ),
 }
 
 

@@ -17,6 +17,7 @@ from helpers.case_files import case_file, reply_file
 from helpers.handmade_cases import invoice_case
 
 from pytest_revprop.cli import COMMANDS, main
+from pytest_revprop.core.prompts import Prompts
 
 
 @dataclass(frozen=True)
@@ -227,3 +228,23 @@ def test_the_shipped_cases_folder_is_printed_and_is_the_default_path(
     assert missing.stderr == (
         "revprop score: error: case file cart-free-shipping/11.json: no such file\n"
     )
+
+
+def test_prompts_copy_gives_templates_that_a_run_accepts_and_never_overwrites(
+    revprop: Any, tmp_path: Path
+) -> None:
+    shipped = Path(revprop("prompts", "path").stdout.strip())
+    assert (shipped / "system.md").is_file()
+    mine = tmp_path / "mine"
+    result = revprop("prompts", "copy", str(mine), "system", "revise.md")
+    assert (result.returncode, result.stdout.strip()) == (0, f"copied 2 template(s) into {mine}")
+    assert sorted(p.name for p in mine.iterdir()) == ["revise.md", "system.md"]
+    assert (mine / "system.md").read_text() == (shipped / "system.md").read_text()
+    assert Prompts(mine).dropped_placeholders() == []  # a copy a run takes as it is
+    (mine / "system.md").write_text("edited")
+    again = revprop("prompts", "copy", str(mine))
+    assert again.returncode == 2 and ".md exists; nothing copied" in again.stderr
+    assert (mine / "system.md").read_text() == "edited" and not (mine / "turn.md").exists()
+    unknown = revprop("prompts", "copy", str(tmp_path / "other"), "sytem")
+    assert unknown.returncode == 2 and "no shipped template 'sytem'" in unknown.stderr
+    assert not (tmp_path / "other").exists()
