@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pytest_revprop.authoring.helpers import add_days, all_of, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.helpers import add_days, all_of, count_word, dollars, money
+from pytest_revprop.authoring.scenario import SHIPPED, Draw, Move, Revision, Scenario, Turn, regex
 
 DOMAIN = "course_plan"
 
@@ -1222,22 +1222,23 @@ def term_followups(p: dict[str, Any]) -> list[Revision]:
 # Status flip: a section is cancelled; its registration, room, TA and seats move to their cancelled
 # values together, and the offering totals and the instructor's load follow.
 
-# (section, instructor, days, time, room, seats, ta)
-SECTIONS = {
-    10: [("01", "", "", "", "Hum 210", 25, ""), ("02", "", "", "", "Hum 118", 22, "")],
+# (section, instructor (index into the drawn instructors), days, time, room, seats, ta (index
+# into the drawn TAs, None: unassigned))
+SECTIONS: dict[int, list[tuple[str, int | None, str, str, str, int, int | None]]] = {
+    10: [("01", None, "", "", "Hum 210", 25, None), ("02", None, "", "", "Hum 118", 22, None)],
     50: [
-        ("01", "Dr. Maya Chen", "Mon/Wed", "09:00", "Hum 210", 25, "Leo Park"),
-        ("02", "Dr. Maya Chen", "Mon/Wed", "13:00", "Hum 118", 22, "Aisha Bello"),
-        ("03", "Prof. Victor Hale", "Tue/Thu", "10:30", "Hum 305", 25, "unassigned"),
-        ("04", "Prof. Victor Hale", "Tue/Thu", "15:00", "Hum 210", 20, "Leo Park"),
+        ("01", 0, "Mon/Wed", "09:00", "Hum 210", 25, 0),
+        ("02", 0, "Mon/Wed", "13:00", "Hum 118", 22, 1),
+        ("03", 1, "Tue/Thu", "10:30", "Hum 305", 25, None),
+        ("04", 1, "Tue/Thu", "15:00", "Hum 210", 20, 0),
     ],
     100: [
-        ("01", "Dr. Maya Chen", "Mon/Wed", "09:00", "Hum 210", 25, "Leo Park"),
-        ("02", "Dr. Maya Chen", "Mon/Wed", "13:00", "Hum 118", 22, "Aisha Bello"),
-        ("03", "Prof. Victor Hale", "Tue/Thu", "10:30", "Hum 305", 25, "unassigned"),
-        ("04", "Prof. Victor Hale", "Tue/Thu", "15:00", "Hum 210", 20, "Leo Park"),
-        ("05", "Dr. Nora Quinn", "Mon/Wed", "16:30", "Hum 118", 24, "Aisha Bello"),
-        ("06", "Dr. Nora Quinn", "Tue/Thu", "12:00", "Online", 30, "Ben Ortiz"),
+        ("01", 0, "Mon/Wed", "09:00", "Hum 210", 25, 0),
+        ("02", 0, "Mon/Wed", "13:00", "Hum 118", 22, 1),
+        ("03", 1, "Tue/Thu", "10:30", "Hum 305", 25, None),
+        ("04", 1, "Tue/Thu", "15:00", "Hum 210", 20, 0),
+        ("05", 2, "Mon/Wed", "16:30", "Hum 118", 24, 1),
+        ("06", 2, "Tue/Thu", "12:00", "Online", 30, 2),
     ],
 }
 CANCELLED = {
@@ -1247,38 +1248,80 @@ CANCELLED = {
     "ta": "unassigned",
     "seats": 0,
 }
+COORDINATORS = [
+    ("Dr. Maya Chen", "mchen"),
+    ("Dr. Hannah Cole", "hcole"),
+    ("Dr. Aaron Diaz", "adiaz"),
+    ("Dr. Ingrid Sato", "isato"),
+]
+SECOND_INSTRUCTORS = ["Prof. Victor Hale", "Prof. Laura Brandt", "Prof. Samuel Osei"]
+THIRD_INSTRUCTORS = ["Dr. Nora Quinn", "Dr. Paul Mercer", "Dr. Rosa Lind"]
+SECTION_TAS = ["Leo Park", "Aisha Bello", "Ben Ortiz", "Chloe Nakamura", "Diego Alvarez"]
+ROOMS = ["Hum 305", "Hum 210", "Hum 118", "Hum 220", "Hum 412"]
 
 
-def section_params(size: int) -> dict[str, Any]:
-    # extra: sections a follow-up adds, in the SECTIONS row form
-    return {"size": size, "cancelled": [], "extra": []}
-
-
-def _section(
-    p: dict[str, Any], sec: str, instr: str, days: str, time: str, room: str, seats: int, ta: str
-) -> dict[str, Any]:
-    if p["size"] == 10:
-        row: dict[str, Any] = {"section": sec, "status": "open", "room": room, "seats": seats}
-    else:
-        row = {
+def section_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The offering: the coordinator and instructors, the TAs, each section's seats, the
+    textbook price and the TA stipend; a section row is a dict (``open``: not cancelled)."""
+    coordinator, mailbox = d.pick(COORDINATORS)
+    instructors = [coordinator, d.pick(SECOND_INSTRUCTORS), d.pick(THIRD_INSTRUCTORS)]
+    tas = d.sample(SECTION_TAS, 3)
+    sections = [
+        {
             "section": sec,
-            "instructor": instr,
+            "instructor": "" if who is None else instructors[who],
             "days": days,
             "time": time,
             "room": room,
-            "seats": seats,
+            "seats": d.int(18, 30, shipped=seats),
+            "ta": "" if size == 10 else "unassigned" if ta is None else tas[ta],
+            "open": True,
+        }
+        for sec, who, days, time, room, seats, ta in SECTIONS[size]
+    ]
+    return {
+        "size": size,
+        "mailbox": mailbox,
+        "instructors": instructors,
+        "tas": tas,
+        "sections": sections,
+        "book_price": d.pick([32, 28, 30, 35]),
+        "stipend": d.pick([1500, 1200, 1800, 2000]),
+    }
+
+
+def section_params(size: int) -> dict[str, Any]:
+    return section_inputs(size, SHIPPED)
+
+
+def _section(p: dict[str, Any], s: dict[str, Any]) -> dict[str, Any]:
+    if p["size"] == 10:
+        row: dict[str, Any] = {
+            "section": s["section"],
+            "status": "open",
+            "room": s["room"],
+            "seats": s["seats"],
+        }
+    else:
+        row = {
+            "section": s["section"],
+            "instructor": s["instructor"],
+            "days": s["days"],
+            "time": s["time"],
+            "room": s["room"],
+            "seats": s["seats"],
             "status": "open",
             "registration_open": True,
-            "ta": ta,
+            "ta": s["ta"],
         }
-    if sec in p["cancelled"]:
+    if not s["open"]:
         row.update({k: v for k, v in CANCELLED.items() if k in row})
     return row
 
 
 def section_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    sections = [_section(p, *s) for s in [*SECTIONS[size], *p["extra"]]]
+    sections = [_section(p, s) for s in p["sections"]]
     seats = sum(s["seats"] for s in sections)
     if size == 10:
         return {"course": "ENG 102 Composition II", "sections": sections, "seats_offered": seats}
@@ -1289,8 +1332,8 @@ def section_compute(p: dict[str, Any]) -> dict[str, Any]:
             "title": "Composition II",
             "term": "Spring 2026",
             "credits": 3,
-            "coordinator": "Dr. Maya Chen",
-            "coordinator_email": "mchen@univ.example",
+            "coordinator": p["instructors"][0],
+            "coordinator_email": f"{p['mailbox']}@univ.example",
         },
         "sections": sections,
         "totals": {
@@ -1299,14 +1342,14 @@ def section_compute(p: dict[str, Any]) -> dict[str, Any]:
             "ta_slots_filled": sum(s["ta"] != "unassigned" for s in sections),
         },
         "final_portfolio_due": "2026-05-08",
-        "textbook": {"title": "They Say / I Say", "price": 32},
+        "textbook": {"title": "They Say / I Say", "price": p["book_price"]},
         "writing_center": "Mon-Thu 10:00-18:00",
         "term_start": "2026-01-12",
     }
     if size == 50:
         return artifact
     instructors = []
-    for name in ("Dr. Maya Chen", "Prof. Victor Hale", "Dr. Nora Quinn"):
+    for name in p["instructors"]:
         teaching = sum(s["instructor"] == name and s["status"] == "open" for s in sections)
         instructors.append(
             {"name": name, "sections_teaching": teaching, "load_credits": 3 * teaching}
@@ -1329,12 +1372,19 @@ def section_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["library_session"] = {"date": "2026-02-10", "librarian": "Ruth Adeyemi"}
     artifact["instructor_meeting"] = "first Friday of the month"
     filled = artifact["totals"]["ta_slots_filled"]
-    artifact["ta_budget"] = {"stipend_per_slot": 1500, "total": 1500 * filled}
+    artifact["ta_budget"] = {"stipend_per_slot": p["stipend"], "total": p["stipend"] * filled}
     return artifact
+
+
+def _section_text(s: dict[str, Any], me: bool = False) -> str:
+    ta = f"TA {s['ta']}" if s["ta"] != "unassigned" else "no TA yet, so 'unassigned'"
+    who = "me, " if me else ""
+    return f"{who}{s['days']} {s['time']}, {s['room']}, {s['seats']} seats, {ta}"
 
 
 def section_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    rows = p["sections"]
     policy = (
         "If I ever cancel a section: mark it 'cancelled', release its room (write 'none'), and set its "
         "seats to 0."
@@ -1343,33 +1393,33 @@ def section_conversation(p: dict[str, Any]) -> list[Turn]:
         return [
             ("I coordinate ENG 102 Composition II. Let's set up the spring sections.", ["/course"]),
             (
-                "Section 01 in Hum 210 with 25 seats and section 02 in Hum 118 with 22 seats, both open.",
+                f"Section 01 in {rows[0]['room']} with {rows[0]['seats']} seats and section 02 in "
+                f"{rows[1]['room']} with {rows[1]['seats']} seats, both open.",
                 ["/sections/0", "/sections/1"],
             ),
             (policy + " Also show total seats offered across sections.", ["/seats_offered"]),
         ]
+    me, second, third = p["instructors"]
     turns: list[Turn] = [
         (
-            "I'm Dr. Maya Chen (mchen@univ.example), coordinating ENG 102 Composition II (3 credits) for Spring "
-            "2026; the term starts 2026-01-12.",
+            f"I'm {me} ({p['mailbox']}@univ.example), coordinating ENG 102 Composition II (3 credits) for "
+            "Spring 2026; the term starts 2026-01-12.",
             ["/course", "/term_start"],
         ),
         (
-            "Sections, all open for registration: 01 me, Mon/Wed 09:00, Hum 210, 25 seats, TA Leo Park; 02 me, "
-            "Mon/Wed 13:00, Hum 118, 22 seats, TA Aisha Bello.",
+            f"Sections, all open for registration: 01 {_section_text(rows[0], True)}; 02 "
+            f"{_section_text(rows[1], True)}.",
             ["/sections/0", "/sections/1"],
         ),
         (
-            "Prof. Victor Hale teaches 03 (Tue/Thu 10:30, Hum 305, 25 seats, no TA yet, so 'unassigned') and 04 "
-            "(Tue/Thu 15:00, Hum 210, 20 seats, TA Leo Park).",
+            f"{second} teaches 03 ({_section_text(rows[2])}) and 04 ({_section_text(rows[3])}).",
             ["/sections/2", "/sections/3"],
         ),
     ]
     if size == 100:
         turns.append(
             (
-                "Dr. Nora Quinn has 05 (Mon/Wed 16:30, Hum 118, 24 seats, TA Aisha Bello) and 06 (Tue/Thu "
-                "12:00, Online, 30 seats, TA Ben Ortiz). All open.",
+                f"{third} has 05 ({_section_text(rows[4])}) and 06 ({_section_text(rows[5])}). All open.",
                 ["/sections/4", "/sections/5"],
             )
         )
@@ -1387,7 +1437,8 @@ def section_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         ("Final portfolios are due 2026-05-08 for every section.", ["/final_portfolio_due"]),
         (
-            "Common textbook: They Say / I Say, $32. The writing center is open Mon-Thu 10:00-18:00.",
+            f"Common textbook: They Say / I Say, ${p['book_price']}. The writing center is open Mon-Thu "
+            "10:00-18:00.",
             ["/textbook", "/writing_center"],
         ),
     ]
@@ -1423,20 +1474,24 @@ def section_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/library_session", "/instructor_meeting"],
             ),
             (
-                "Each filled TA slot carries a $1,500 stipend; show the stipend and the total TA budget.",
+                f"Each filled TA slot carries a {dollars(p['stipend'])} stipend; show the stipend and the total "
+                "TA budget.",
                 ["/ta_budget"],
             ),
         ]
     return turns
 
 
+def _set_open(q: dict[str, Any], sec: str, is_open: bool) -> None:
+    next(s for s in q["sections"] if s["section"] == sec)["open"] = is_open
+
+
 def section_revision(p: dict[str, Any]) -> Revision:
     sec = "02" if p["size"] == 10 else "04"
     index = 1 if p["size"] == 10 else 3
-    words = {"02": "02", "04": "04"}[sec]
     return Revision(
-        request=f"Cancel section {words}; only six students signed up.",
-        mutate=lambda q: q.update(cancelled=[sec]),
+        request=f"Cancel section {sec}; only six students signed up.",
+        mutate=lambda q: _set_open(q, sec, False),
         direct=f"/sections/{index}/status",
     )
 
@@ -1446,11 +1501,25 @@ def section_followups(p: dict[str, Any]) -> list[Revision]:
     index = 1 if size == 10 else 3
     new = len(SECTIONS[size])
     number = f"{new + 1:02d}"
-    evening = (number, "Prof. Victor Hale", "Wed", "18:00", "Hum 305", 18, "Ben Ortiz")
+    evening = {
+        "section": number,
+        "instructor": "" if size == 10 else p["instructors"][1],
+        "days": "" if size == 10 else "Wed",
+        "time": "" if size == 10 else "18:00",
+        "room": "Hum 305",
+        "seats": 18,
+        "ta": "" if size == 10 else p["tas"][2],
+        "open": True,
+    }
+    cancelled = p["sections"][index]["section"]
+
+    def reopen(q: dict[str, Any]) -> None:
+        _set_open(q, cancelled, True)
+
     return [
         Revision(
             request="Eight late registrations just came in, so reopen the section I cancelled.",
-            mutate=lambda q: q["cancelled"].clear(),
+            mutate=reopen,
             direct=f"/sections/{index}/status",
             theme="The cancelled section reopens: its room, seats, registration and TA come back and the totals "
             "follow",
@@ -1460,9 +1529,9 @@ def section_followups(p: dict[str, Any]) -> list[Revision]:
             # size 10 sections hold no instructor, days, time or TA: the request there gives none
             request=f"Add an evening section {number} in Hum 305 with 18 seats, open for registration."
             if size == 10
-            else f"Add an evening section {number}: Prof. Victor Hale, Wed at 18:00 in Hum 305, 18 seats, "
-            "TA Ben Ortiz, open for registration.",
-            mutate=lambda q: q["extra"].append(evening),
+            else f"Add an evening section {number}: {p['instructors'][1]}, Wed at 18:00 in Hum 305, 18 "
+            f"seats, TA {p['tas'][2]}, open for registration.",
+            mutate=lambda q: q["sections"].append(dict(evening)),
             direct=f"/sections/{new}",
             theme="A new open section adds its seats, a running section, a TA slot and instructor load to the "
             "totals",
@@ -1470,13 +1539,157 @@ def section_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request=f"Only two people signed up for the evening section {number}. Cancel it.",
-            mutate=lambda q: q.update(cancelled=[number]),
+            mutate=lambda q: _set_open(q, number, False),
             direct=f"/sections/{new}/status",
             theme="The section just added is cancelled: the cancellation policy empties it and the totals drop "
             "again",
             pattern="status_flip",
         ),
     ]
+
+
+# moves of course-section-cancel: a running section is cancelled or a cancelled one reopens, a
+# section is added at the end, a running section's seat cap changes, and (sizes 50 and 100, where
+# sections have TAs) a TA is assigned to a running section without one or leaves one
+
+
+def _indices(p: dict[str, Any], is_open: bool) -> list[int]:
+    return [i for i, s in enumerate(p["sections"]) if s["open"] is is_open]
+
+
+def _cancel_section(p: dict[str, Any], d: Draw) -> Revision | None:
+    running = _indices(p, True)
+    if len(running) < 2:
+        return None
+    i = d.pick(running)
+    sec = p["sections"][i]["section"]
+    signed = d.int(2, 7)
+    return Revision(
+        request=d.pick(
+            [
+                f"Cancel section {sec}; only {count_word(signed)} students signed up.",
+                f"Section {sec} is too small to run ({count_word(signed)} students). Please cancel it.",
+            ]
+        ),
+        mutate=lambda q: _set_open(q, sec, False),
+        direct=f"/sections/{i}/status",
+        theme=f"Section {sec} is cancelled: the policy empties it and the totals drop",
+    )
+
+
+def _reopen_section(p: dict[str, Any], d: Draw) -> Revision | None:
+    closed = _indices(p, False)
+    if not closed:
+        return None
+    i = d.pick(closed)
+    s = p["sections"][i]
+    what = "its room and seats" if p["size"] == 10 else "its room, seats, registration and TA"
+    return Revision(
+        request=f"Late registrations came in for section {s['section']}: reopen it, with {what} as "
+        "they were before I cancelled it.",
+        mutate=lambda q: _set_open(q, s["section"], True),
+        direct=f"/sections/{i}/status",
+        theme=f"Section {s['section']} reopens: what it had comes back and the totals follow",
+    )
+
+
+def _add_section(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = p["sections"]
+    if len(rows) >= 9:
+        return None
+    number = f"{max(int(s['section']) for s in rows) + 1:02d}"
+    room = d.pick(ROOMS + (["Online"] if p["size"] == 100 else []))
+    seats = d.int(15, 30)
+    if p["size"] == 10:
+        new = {"section": number, "instructor": "", "days": "", "time": "", "ta": ""}
+        request = f"Add section {number} in {room} with {seats} seats, open for registration."
+    else:
+        teachers = p["instructors"][: 2 if p["size"] == 50 else 3]
+        new = {
+            "section": number,
+            "instructor": d.pick(teachers),
+            "days": d.pick(["Mon/Wed", "Tue/Thu", "Wed", "Fri"]),
+            "time": d.pick(["08:00", "11:30", "14:30", "18:00"]),
+            "ta": d.pick(p["tas"]),
+        }
+        request = (
+            f"Add section {number}: {new['instructor']}, {new['days']} {new['time']}, {room}, "
+            f"{seats} seats, TA {new['ta']}, open for registration."
+        )
+    new.update(room=room, seats=seats, open=True)
+    return Revision(
+        request=request,
+        mutate=lambda q: q["sections"].append(new),
+        direct=f"/sections/{len(rows)}",
+        theme=f"Section {number} joins, open: the totals grow",
+    )
+
+
+def _reseat_section(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(_indices(p, True))
+    s = p["sections"][i]
+    seats = d.pick([n for n in range(15, 36) if n != s["seats"]])
+    verb = "Raise" if seats > s["seats"] else "Lower"
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["sections"][i]["seats"] = seats
+
+    return Revision(
+        request=f"{verb} the cap on section {s['section']} to {seats} seats.",
+        mutate=mutate,
+        direct=f"/sections/{i}/seats",
+        theme=f"Section {s['section']} offers {seats} seats: the seat totals follow",
+    )
+
+
+def _set_ta(i: int, ta: str) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["sections"][i]["ta"] = ta
+
+    return mutate
+
+
+def _assign_ta(p: dict[str, Any], d: Draw) -> Revision | None:
+    free = [i for i in _indices(p, True) if p["sections"][i]["ta"] == "unassigned"]
+    if not free:
+        return None
+    i = d.pick(free)
+    ta = d.pick(p["tas"])
+    sec = p["sections"][i]["section"]
+    return Revision(
+        request=f"Good news: {ta} will TA section {sec}.",
+        mutate=_set_ta(i, ta),
+        direct=f"/sections/{i}/ta",
+        theme=f"Section {sec} gets a TA: the filled TA slots follow",
+    )
+
+
+def _release_ta(p: dict[str, Any], d: Draw) -> Revision | None:
+    staffed = [i for i in _indices(p, True) if p["sections"][i]["ta"] != "unassigned"]
+    if not staffed:
+        return None
+    i = d.pick(staffed)
+    s = p["sections"][i]
+    return Revision(
+        request=f"{s['ta']} can't TA section {s['section']} after all; mark it unassigned for now.",
+        mutate=_set_ta(i, "unassigned"),
+        direct=f"/sections/{i}/ta",
+        theme=f"Section {s['section']} loses its TA: the filled TA slots follow",
+    )
+
+
+def _has_tas(p: dict[str, Any]) -> bool:
+    return p["size"] >= 50  # type: ignore[no-any-return]
+
+
+SECTION_MOVES = [
+    Move("cancel", "status_flip", _cancel_section),
+    Move("reopen", "status_flip", _reopen_section),
+    Move("add-section", "add_remove", _add_section),
+    Move("reseat", "arithmetic", _reseat_section),
+    Move("assign-ta", "add_remove", _assign_ta, when=_has_tas, opens=False),
+    Move("release-ta", "add_remove", _release_ta, when=_has_tas, opens=False),
+]
 
 
 SCENARIOS = [
@@ -1543,6 +1756,8 @@ SCENARIOS = [
         conversation=section_conversation,
         revision=section_revision,
         followups=section_followups,
+        inputs=section_inputs,
+        moves=SECTION_MOVES,
         notes="The cancellation policy is stated in the conversation; the section's governed values, the "
         "running/seat/TA totals and the instructor's load change; the other sections stay.",
     ),
