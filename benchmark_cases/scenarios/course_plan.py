@@ -6,6 +6,7 @@ the inputs the conversation states, so the gold patch is the diff before/after t
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import Any
 
@@ -321,56 +322,101 @@ def credit_followups(p: dict[str, Any]) -> list[Revision]:
 # only because of the crossings the TA, room, grading turnaround (exam return dates) and the
 # capped TA hours switch.
 
-TA_THRESHOLD = 40
-ROOM_CAPACITY = 45
 DISCUSSION_TIMES = ["Fri 09:00", "Fri 11:00", "Fri 13:00", "Fri 15:00"]
+PSYC_INSTRUCTORS = [
+    ("Dr. Amaka Okafor", "okafor"),
+    ("Dr. Helen Brooks", "brooks"),
+    ("Dr. Tomas Ferreira", "ferreira"),
+    ("Dr. Leila Haddad", "haddad"),
+]
+# (room, its seats, the room above that)
+PSYC_ROOMS = [("Room 204", 45, "Hall B"), ("Room 118", 48, "Hall C"), ("Room 310", 50, "Hall A")]
+
+
+def enroll_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The course's inputs: enrollment (under the TA line), the planning rules' numbers (the TA
+    line also switches the grading turnaround), the per-student counts and the exam dates."""
+    instructor, handle = d.pick(PSYC_INSTRUCTORS)
+    ta_at = d.pick([40, 36, 38, 42])
+    cap = d.pick([25, 20, 30])
+    exams = [
+        ["Midterm", d.date("2025-10-13", "2025-10-17", shipped="2025-10-15", weekdays="01234")],
+        ["Final paper", d.date("2025-12-04", "2025-12-10", shipped="2025-12-08", weekdays="01234")],
+    ]
+    if size == 100:
+        proposal = d.date("2025-11-10", "2025-11-14", shipped="2025-11-14", weekdays="01234")
+        exams.insert(1, ["Research proposal", proposal])
+    return {
+        "size": size,
+        "enrollment": d.int(max(26, cap + 1), min(ta_at - 3, 2 * cap), shipped=35),  # 2 sections
+        "instructor": instructor,
+        "zoom": handle,
+        "ta_at": ta_at,
+        "room": list(d.pick(PSYC_ROOMS)),
+        "section_cap": cap,
+        "turnaround": list(d.pick([(7, 10), (5, 8), (7, 14)])),
+        "spares": d.pick([5, 3, 4, 6]),
+        "kit_cost": d.pick([12, 10, 14, 15]),
+        "print_cost": d.pick([0.8, 0.75, 0.9, 0.6]),
+        "exams": exams,
+    }
 
 
 def enroll_params(size: int) -> dict[str, Any]:
-    return {"size": size, "enrollment": 35}
+    return enroll_inputs(size, SHIPPED)
+
+
+def _ta(p: dict[str, Any]) -> bool:
+    return p["enrollment"] > p["ta_at"]  # type: ignore[no-any-return]
+
+
+def _big_room(p: dict[str, Any]) -> bool:
+    return p["enrollment"] > p["room"][1]  # type: ignore[no-any-return]
+
+
+def _sections(p: dict[str, Any], cap: int | None = None) -> int:
+    return math.ceil(p["enrollment"] / (cap or p["section_cap"]))
 
 
 def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, n = p["size"], p["enrollment"]
-    ta = n > TA_THRESHOLD
-    room = "Hall B" if n > ROOM_CAPACITY else "Room 204"
-    sections = math.ceil(n / 25)
+    ta = _ta(p)
+    room = p["room"][2] if _big_room(p) else p["room"][0]
+    sections = _sections(p)
     if size == 10:
         return {
             "course": "PSYC 210",
             "title": "Research Methods",
             "term": "Fall 2025",
-            "instructor": "Dr. Amaka Okafor",
+            "instructor": p["instructor"],
             "meeting_time": "Mon/Wed 10:00",
             "enrollment": n,
             "room": room,
             "discussion_sections": sections,
             "ta_assigned": ta,
-            "handouts_to_print": n + 5,
+            "handouts_to_print": n + p["spares"],
         }
-    turnaround = 10 if ta else 7
-    exams = [("Midterm", "2025-10-15"), ("Final paper", "2025-12-08")]
-    if size == 100:
-        exams.insert(1, ("Research proposal", "2025-11-14"))
+    turnaround = p["turnaround"][1] if ta else p["turnaround"][0]
+    exams = p["exams"]
     artifact: dict[str, Any] = {
         "course": {
             "code": "PSYC 210",
             "title": "Research Methods",
             "term": "Fall 2025",
-            "instructor": "Dr. Amaka Okafor",
+            "instructor": p["instructor"],
             "credits": 4,
         },
         "enrollment": n,
         "meeting": {"days": "Mon/Wed", "time": "10:00", "room": room},
-        "discussion": {"sections": sections, "max_per_section": 25},
+        "discussion": {"sections": sections, "max_per_section": p["section_cap"]},
         "ta_assigned": ta,
         "grading": {
             "turnaround_days": turnaround,
             "weights": {"labs": 30, "midterm": 30, "final_paper": 40},
         },
         "exams": [{"name": e, "date": d, "returned_by": add_days(d, turnaround)} for e, d in exams],
-        "handouts_to_print": n + 5,
-        "lab_kits": {"unit_cost": 12, "count": n, "total": 12 * n},
+        "handouts_to_print": n + p["spares"],
+        "lab_kits": {"unit_cost": p["kit_cost"], "count": n, "total": p["kit_cost"] * n},
         "office_hours": {"day": "Tuesday", "time": "14:00-16:00", "location": "Psych 318"},
         "topics": [
             "Research questions",
@@ -407,7 +453,7 @@ def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
         "room": "Atrium",
         "posters": math.ceil(n / 4),
     }
-    artifact["print_cost"] = money((n + 5) * 0.8)
+    artifact["print_cost"] = money((n + p["spares"]) * p["print_cost"])
     artifact["clicker_licences"] = n
     artifact["midterm_proctors"] = math.ceil(n / 30)
     artifact["labs"] = [
@@ -433,7 +479,7 @@ def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
         "posted": "2025-08-20",
         "final_paper_length": "3000 words",
     }
-    artifact["office_hours"]["zoom"] = "univ.zoom.example/okafor"
+    artifact["office_hours"]["zoom"] = f"univ.zoom.example/{p['zoom']}"
     artifact["readings"] += ["Observation notes guide", "Open science primer"]
     artifact["discussion"]["room"] = "Psych 120"
     artifact["course"]["department"] = "Psychology"
@@ -444,24 +490,28 @@ def enroll_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def enroll_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    room, seats, hall = p["room"]
     rules = (
-        "Planning rules: discussion sections hold at most 25 students, so we need enough sections for "
-        "everyone. If more than 40 students enroll, the department gives me a TA. Room 204 seats 45; above "
-        "that we move to Hall B."
+        f"Planning rules: discussion sections hold at most {p['section_cap']} students, so we need enough "
+        f"sections for everyone. If more than {p['ta_at']} students enroll, the department gives me a TA. "
+        f"{room} seats {seats}; above that we move to {hall}."
     )
     if size == 10:
         return [
             (
-                "I'm setting up PSYC 210 Research Methods for Fall 2025; I'm Dr. Amaka Okafor and we meet Mon/Wed "
-                "at 10:00.",
+                f"I'm setting up PSYC 210 Research Methods for Fall 2025; I'm {p['instructor']} and we meet "
+                "Mon/Wed at 10:00.",
                 ["/course", "/title", "/term", "/instructor", "/meeting_time"],
             ),
-            ("We're expecting 35 students.", ["/enrollment"]),
+            (f"We're expecting {p['enrollment']} students.", ["/enrollment"]),
             (
                 rules + " Work out the room, number of sections and whether I get a TA.",
                 ["/room", "/discussion_sections", "/ta_assigned"],
             ),
-            ("Print handouts for every student plus 5 spares.", ["/handouts_to_print"]),
+            (
+                f"Print handouts for every student plus {p['spares']} spares.",
+                ["/handouts_to_print"],
+            ),
         ]
     course = [
         "/course/code",
@@ -470,30 +520,35 @@ def enroll_conversation(p: dict[str, Any]) -> list[Turn]:
         "/course/instructor",
         "/course/credits",
     ]
-    exam_text = "Midterm is on 2025-10-15 and the final paper is due 2025-12-08"
+    dates = [date for _, date in p["exams"]]
+    exam_text = f"Midterm is on {dates[0]} and the final paper is due {dates[-1]}"
     exam_ptrs = ["/exams/0", "/exams/1"]
     if size == 100:
-        exam_text = "Midterm is on 2025-10-15, the research proposal is due 2025-11-14, and the final paper 2025-12-08"
+        exam_text = (
+            f"Midterm is on {dates[0]}, the research proposal is due {dates[1]}, and the final paper "
+            f"{dates[2]}"
+        )
         exam_ptrs.append("/exams/2")
+    quick, slow = p["turnaround"]
     turns: list[Turn] = [
         (
-            "I'm Dr. Amaka Okafor, setting up PSYC 210 Research Methods (4 credits) for Fall 2025.",
+            f"I'm {p['instructor']}, setting up PSYC 210 Research Methods (4 credits) for Fall 2025.",
             course,
         ),
-        ("Expected enrollment is 35.", ["/enrollment"]),
+        (f"Expected enrollment is {p['enrollment']}.", ["/enrollment"]),
         (
             rules + " We meet Mon/Wed at 10:00.",
             ["/meeting", "/discussion/sections", "/discussion/max_per_section", "/ta_assigned"],
         ),
         (
-            "Grading: labs 30%, midterm 30%, final paper 40%. I return graded work within 7 days, but with more "
-            "than 40 students that goes to 10 days.",
+            f"Grading: labs 30%, midterm 30%, final paper 40%. I return graded work within {quick} days, but "
+            f"with more than {p['ta_at']} students that goes to {slow} days.",
             ["/grading"],
         ),
         (exam_text + "; note the date each will be returned.", exam_ptrs),
-        ("Handouts: one per student plus 5 spares.", ["/handouts_to_print"]),
+        (f"Handouts: one per student plus {p['spares']} spares.", ["/handouts_to_print"]),
         (
-            "Every student gets a lab kit at $12 each.",
+            f"Every student gets a lab kit at ${p['kit_cost']} each.",
             ["/lab_kits/unit_cost", "/lab_kits/count", "/lab_kits/total"],
         ),
         (
@@ -553,8 +608,8 @@ def enroll_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/poster_session"],
             ),
             (
-                "Printing runs $0.80 per handout; what's the print cost? Also one clicker licence per student, and "
-                "one midterm proctor per 30 students (round up).",
+                f"Printing runs ${p['print_cost']:.2f} per handout; what's the print cost? Also one clicker "
+                "licence per student, and one midterm proctor per 30 students (round up).",
                 ["/print_cost", "/clicker_licences", "/midterm_proctors"],
             ),
             (
@@ -583,7 +638,8 @@ def enroll_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
             (
                 "Syllabus v2 was posted 2025-08-20; the final paper is 3000 words. Office hours also on Zoom at "
-                "univ.zoom.example/okafor. Add two readings: the observation notes guide and an open science primer.",
+                f"univ.zoom.example/{p['zoom']}. Add two readings: the observation notes guide and an open "
+                "science primer.",
                 ["/syllabus", "/office_hours/zoom", "/readings/3", "/readings/4"],
             ),
             (
@@ -637,6 +693,194 @@ def enroll_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
     ]
+
+
+# moves of course-enrollment-threshold: the enrollment changes across the TA or room line, or
+# within them (students off the waitlist, drops); at sizes 50 and 100 the department moves the
+# TA line (with the grading turnaround), the section cap or a lab kit's price changes, an exam
+# date moves; at size 100 the spare handouts change
+
+
+def _flags(p: dict[str, Any], n: int) -> tuple[bool, bool]:
+    q = {**p, "enrollment": n}
+    return _ta(q), _big_room(q)
+
+
+def _enrollments(p: dict[str, Any], cross: bool) -> list[int]:
+    """Enrollments a move may set: a different count that keeps the sections within the four
+    Friday slots and crosses a line (``cross``) or none."""
+    cur = p["enrollment"]
+    top = min(4 * p["section_cap"], 90)
+    return [
+        n
+        for n in range(15, top + 1)
+        if n != cur and (_flags(p, n) != _flags(p, cur)) is cross and abs(n - cur) <= 25
+    ]
+
+
+def _students(n: int, more: str = "") -> str:
+    """``3 -> "Three students"``, ``1 -> "One student"``, ``12 -> "12 more students"``."""
+    word = count_word(n).capitalize()
+    return f"{word} {more}{'student' if n == 1 else 'students'}".replace("  ", " ")
+
+
+def _enrolled(n: int) -> Any:
+    return lambda q: q.update(enrollment=n)
+
+
+def _cross_enrollment(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = _enrollments(p, cross=True)
+    if not options:
+        return None
+    n, cur = d.pick(options), p["enrollment"]
+    request = d.pick(
+        [
+            f"Registration closed and we ended up with {n} students, not {cur}.",
+            f"{_students(n - cur, 'more ')} got in off the waitlist, so we're at {n}.",
+        ]
+        if n > cur
+        else [
+            f"The add/drop deadline has passed and {_students(cur - n).lower()} dropped, so we're "
+            f"down to {n}.",
+            f"{_students(cur - n)} dropped, so we're down to {n}.",
+        ]
+    )
+    return Revision(
+        request=request,
+        mutate=_enrolled(n),
+        direct="/enrollment",
+        theme=f"Enrollment goes from {cur} to {n}, across a planning line: what the lines govern "
+        "switches and the counts follow",
+    )
+
+
+def _waitlist(p: dict[str, Any], d: Draw) -> Revision | None:
+    cur = p["enrollment"]
+    options = [n for n in _enrollments(p, cross=False) if cur < n <= cur + 9]
+    if not options:
+        return None
+    n = d.pick(options)
+    return Revision(
+        request=f"{_students(n - cur, 'more ')} got in off the waitlist this morning.",
+        mutate=_enrolled(n),
+        direct="/enrollment",
+        theme=f"{n - cur} more students, no line crossed: the per-student counts grow",
+    )
+
+
+def _drops(p: dict[str, Any], d: Draw) -> Revision | None:
+    cur = p["enrollment"]
+    options = [n for n in _enrollments(p, cross=False) if cur - 9 <= n < cur]
+    if not options:
+        return None
+    n = d.pick(options)
+    return Revision(
+        request=f"{_students(cur - n)} dropped the course this week.",
+        mutate=_enrolled(n),
+        direct="/enrollment",
+        theme=f"{cur - n} students drop, no line crossed: the per-student counts shrink",
+    )
+
+
+def _ta_line(p: dict[str, Any], d: Draw) -> Revision | None:
+    cur, n = p["ta_at"], p["enrollment"]
+    options = [
+        t
+        for t in range(25, p["room"][1])
+        if t != cur and (n > t) != (n > cur) and abs(t - cur) <= 12
+    ]
+    if not options:
+        return None
+    line = d.pick(options)
+    slow = p["turnaround"][1]
+    return Revision(
+        request=f"The department moved its line: I now get a TA with more than {line} students instead "
+        f"of {cur}, and my longer {slow}-day grading turnaround switches at that same line.",
+        mutate=lambda q: q.update(ta_at=line),
+        direct="/ta_assigned",
+        theme=f"The TA line moves to {line}: the TA and the grading turnaround switch, exam return "
+        "dates follow",
+    )
+
+
+def _section_cap(p: dict[str, Any], d: Draw) -> Revision | None:
+    cur = p["section_cap"]
+    options = [
+        c
+        for c in range(15, 36)
+        if c != cur and _sections(p, c) != _sections(p) and _sections(p, c) <= 4
+    ]
+    if not options:
+        return None
+    cap = d.pick(options)
+    return Revision(
+        request=f"Discussion sections can hold at most {cap} students now, not {cur}.",
+        mutate=lambda q: q.update(section_cap=cap),
+        direct="/discussion/max_per_section",
+        theme=f"Sections of at most {cap}: the number of sections"
+        + (", the Friday slots and the TA hours follow" if p["size"] == 100 else " follows"),
+    )
+
+
+def _kit_cost(p: dict[str, Any], d: Draw) -> Revision:
+    cost = d.pick([c for c in range(8, 21) if c != p["kit_cost"]])
+    return Revision(
+        request=f"The lab kits went up to ${cost} each."
+        if cost > p["kit_cost"]
+        else f"The supplier lowered the lab kits to ${cost} each.",
+        mutate=lambda q: q.update(kit_cost=cost),
+        direct="/lab_kits/unit_cost",
+        theme=f"Lab kits at ${cost}: the kit total follows",
+    )
+
+
+def _exam_date(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["exams"])))
+    name, old = p["exams"][i]
+    date = d.pick(
+        [
+            add_days(old, k)
+            for k in range(-7, 8)
+            if k and dt.date.fromisoformat(add_days(old, k)).weekday() < 5
+        ]
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["exams"][i][1] = date
+
+    what = "is now on" if name == "Midterm" else "is now due"
+    return Revision(
+        request=f"The {name.lower()} {what} {date}.",
+        mutate=mutate,
+        direct=f"/exams/{i}/date",
+        theme=f"The {name.lower()} moves to {date}: its return date follows",
+    )
+
+
+def _spares(p: dict[str, Any], d: Draw) -> Revision:
+    spares = d.pick([n for n in range(2, 11) if n != p["spares"]])
+    return Revision(
+        request=f"Print {spares} spare handouts instead of {p['spares']}.",
+        mutate=lambda q: q.update(spares=spares),
+        direct="/handouts_to_print",
+        theme=f"{spares} spares: the handout count and the print cost follow",
+    )
+
+
+def _at_least(size: int) -> Any:
+    return lambda p: p["size"] >= size
+
+
+ENROLL_MOVES = [
+    Move("cross", "threshold", _cross_enrollment),
+    Move("waitlist", "arithmetic", _waitlist),
+    Move("drops", "arithmetic", _drops),
+    Move("ta-line", "threshold", _ta_line, when=_at_least(50)),
+    Move("section-cap", "arithmetic", _section_cap, when=_at_least(50)),
+    Move("kit-cost", "arithmetic", _kit_cost, when=_at_least(50), opens=False),
+    Move("exam-date", "temporal", _exam_date, when=_at_least(50), opens=False),
+    Move("spares", "arithmetic", _spares, when=_at_least(100), opens=False),
+]
 
 
 # --------------------------------------------------------------------------- course-textbook-swap
@@ -1716,6 +1960,8 @@ SCENARIOS = [
         conversation=enroll_conversation,
         revision=enroll_revision,
         followups=enroll_followups,
+        inputs=enroll_inputs,
+        moves=ENROLL_MOVES,
         notes="Sections = ceil(n/25) and per-student counts recompute; the TA (>40), room (>45), 7->10 day "
         "turnaround (exam return dates) switch only because thresholds are crossed; TA hours clamp at 25.",
     ),
