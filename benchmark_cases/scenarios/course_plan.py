@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from typing import Any
 
 from pytest_revprop.authoring.helpers import add_days, all_of, count_word, dollars, money
@@ -951,7 +952,55 @@ BOOKS: dict[str, dict[str, Any]] = {
             "ANOVA": 14,
         },
     },
+    "Statistics Made Clear": {
+        "author": "Priya Anand",
+        "edition": "5th",
+        "publisher": "Northgate",
+        "isbn": "978-1-3190-4421-8",
+        "price": 95,
+        "chapters": {
+            "Describing data": 2,
+            "Sampling": 3,
+            "Probability": 5,
+            "Normal distribution": 6,
+            "Sampling distributions": 7,
+            "Confidence intervals": 9,
+            "Hypothesis tests": 10,
+            "Comparing two means": 11,
+            "Correlation": 13,
+            "Regression": 14,
+            "Chi-square tests": 12,
+            "ANOVA": 15,
+        },
+    },
+    "Essential Statistics": {
+        "author": "Tom Hargreaves",
+        "edition": "1st",
+        "publisher": "Kestrel Books",
+        "isbn": "978-0-2627-5530-3",
+        "price": 58,
+        "chapters": {
+            "Describing data": 1,
+            "Sampling": 1,
+            "Probability": 3,
+            "Normal distribution": 4,
+            "Sampling distributions": 5,
+            "Confidence intervals": 6,
+            "Hypothesis tests": 7,
+            "Comparing two means": 8,
+            "Correlation": 9,
+            "Regression": 9,
+            "Chi-square tests": 10,
+            "ANOVA": 11,
+        },
+    },
 }
+STAT_INSTRUCTORS = [
+    "Prof. Daniel Kim",
+    "Prof. Sarah Lindgren",
+    "Prof. Omar Said",
+    "Prof. Julia Reyes",
+]
 TOPICS = {
     10: ["Describing data", "Sampling"],
     50: [
@@ -972,15 +1021,40 @@ def _lower(topic: str) -> str:
     return topic if topic.isupper() else topic.lower()
 
 
+def book_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The course's inputs: the required book (``prices``: what the bookstore charges instead of
+    a book's list price, a move sets one), the weekly topics, the licence price, the copies the
+    bookstore orders and keeps on reserve, the instructor."""
+    return {
+        "size": size,
+        "book": d.pick(list(BOOKS)),
+        "prices": {},
+        "topics": list(TOPICS[size]),
+        "licence": d.pick([30, 25, 35, 40]),
+        "copies": d.pick([60, 45, 75, 90]),
+        "reserve": d.pick([4, 3, 5, 6]),
+        "instructor": d.pick(STAT_INSTRUCTORS),
+    }
+
+
 def book_params(size: int) -> dict[str, Any]:
-    # prices: what the bookstore charges instead of a book's list price (a follow-up sets one)
-    return {"size": size, "book": "Foundations of Statistics", "prices": {}}
+    return book_inputs(size, SHIPPED)
+
+
+def _book(p: dict[str, Any], title: str) -> dict[str, Any]:
+    """Book ``title``'s details at the price the bookstore charges."""
+    return {**BOOKS[title], "price": p["prices"].get(title, BOOKS[title]["price"])}
+
+
+def _surname(title: str) -> str:
+    return str(BOOKS[title]["author"]).split()[-1]
 
 
 def book_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, title = p["size"], p["book"]
-    b = {**BOOKS[title], "price": p["prices"].get(title, BOOKS[title]["price"])}
-    readings = [{"topic": t, "chapter": b["chapters"][t]} for t in TOPICS[size]]
+    b = _book(p, title)
+    licence = p["licence"]
+    readings = [{"topic": t, "chapter": b["chapters"][t]} for t in p["topics"]]
     if size == 10:
         return {
             "course": "STAT 101",
@@ -991,7 +1065,7 @@ def book_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "price": b["price"],
             },
             "readings": readings,
-            "student_cost": b["price"] + 30,
+            "student_cost": b["price"] + licence,
         }
     for i, r in enumerate(readings):
         readings[i] = {"week": i + 1, **r}
@@ -1000,7 +1074,7 @@ def book_compute(p: dict[str, Any]) -> dict[str, Any]:
             "code": "STAT 101",
             "title": "Introduction to Statistics",
             "term": "Spring 2026",
-            "instructor": "Prof. Daniel Kim",
+            "instructor": p["instructor"],
         },
         "textbook": {
             "title": title,
@@ -1011,15 +1085,15 @@ def book_compute(p: dict[str, Any]) -> dict[str, Any]:
             "price": b["price"],
         },
         "readings": readings,
-        "software": {"name": "Minitab", "licence": 30},
-        "student_cost": b["price"] + 30,
-        "bookstore_order": {"copies": 60, "value": 60 * b["price"]},
+        "software": {"name": "Minitab", "licence": licence},
+        "student_cost": b["price"] + licence,
+        "bookstore_order": {"copies": p["copies"], "value": p["copies"] * b["price"]},
         "supplementary": [{"title": "OpenIntro Statistics", "chapter": 3}],
         "exams": [
             {"name": "Midterm", "date": "2026-03-05"},
             {"name": "Final", "date": "2026-05-07"},
         ],
-        "library_reserve": {"copies": 4, "loan_hours": 2, "title": title},
+        "library_reserve": {"copies": p["reserve"], "loan_hours": 2, "title": title},
         "office_hours": {"day": "Thursday", "time": "13:00-15:00"},
     }
     if size == 50:
@@ -1051,40 +1125,44 @@ def book_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def book_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
-    old = BOOKS["Foundations of Statistics"]
+    title = p["book"]
+    old = BOOKS[title]
     if size == 10:
+        a, b = p["topics"]
         return [
             ("I'm putting together the reading plan for STAT 101.", ["/course"]),
             (
-                "Required book: Foundations of Statistics by Harold Benning, ISBN 978-1-4641-2097-2, $89.",
+                f"Required book: {title} by {old['author']}, ISBN {old['isbn']}, ${old['price']}.",
                 ["/textbook"],
             ),
             (
-                "Each reading is whichever chapter of the required book covers the topic. In this book describing "
-                "data is chapter 1 and sampling is chapter 2.",
+                "Each reading is whichever chapter of the required book covers the topic. In this book "
+                f"{_lower(a)} is chapter {old['chapters'][a]} and {_lower(b)} is chapter "
+                f"{old['chapters'][b]}.",
                 ["/readings"],
             ),
             (
-                "Students also buy a $30 software licence; put their total cost (book plus licence).",
+                f"Students also buy a ${p['licence']} software licence; put their total cost (book plus "
+                "licence).",
                 ["/student_cost"],
             ),
         ]
-    topics = TOPICS[size]
+    topics = p["topics"]
     first = topics[:6] if size == 100 else topics
     turns: list[Turn] = [
         (
-            "I teach STAT 101 Introduction to Statistics in Spring 2026 (Prof. Daniel Kim). Help me plan the "
-            "readings.",
+            f"I teach STAT 101 Introduction to Statistics in Spring 2026 ({p['instructor']}). Help me plan "
+            "the readings.",
             ["/course/code", "/course/title", "/course/term", "/course/instructor"],
         ),
         (
-            "The required textbook is Foundations of Statistics, 4th edition, by Harold Benning (Larch Press), "
-            "ISBN 978-1-4641-2097-2, list price $89.",
+            f"The required textbook is {title}, {old['edition']} edition, by {old['author']} "
+            f"({old['publisher']}), ISBN {old['isbn']}, list price ${old['price']}.",
             ["/textbook"],
         ),
         (
             "One topic per week, and each week's reading is the chapter of the required textbook that covers it. "
-            "In Benning: "
+            f"In {_surname(title)}: "
             + ", ".join(f"{_lower(t)} ch. {old['chapters'][t]}" for t in first)
             + ".",
             [f"/readings/{i}" for i in range(len(first))],
@@ -1101,16 +1179,17 @@ def book_conversation(p: dict[str, Any]) -> list[Turn]:
             )
         )
     turns += [
-        ("Students need a Minitab licence at $30.", ["/software"]),
+        (f"Students need a Minitab licence at ${p['licence']}.", ["/software"]),
         ("What does a student pay in total for the book and the licence?", ["/student_cost"]),
         (
-            "The bookstore wants to order 60 copies of the textbook; estimate the order value at list price.",
+            f"The bookstore wants to order {p['copies']} copies of the textbook; estimate the order value at "
+            "list price.",
             ["/bookstore_order"],
         ),
         ("Supplementary, optional: OpenIntro Statistics chapter 3.", ["/supplementary/0"]),
         ("Midterm 2026-03-05, final 2026-05-07.", ["/exams"]),
         (
-            "Put 4 copies of the required textbook on library reserve, 2-hour loans.",
+            f"Put {p['reserve']} copies of the required textbook on library reserve, 2-hour loans.",
             ["/library_reserve"],
         ),
         ("Office hours Thursday 13:00-15:00.", ["/office_hours"]),
@@ -1149,7 +1228,7 @@ def book_conversation(p: dict[str, Any]) -> list[Turn]:
 def book_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
     title = "Statistics: A Practical Start"
-    reference = _book_reference(size, title)
+    reference = _book_reference(p, title)
     overrides = {}
     if size == 100:
         overrides["/syllabus_note"] = regex(all_of("practical start", "2nd", r"\$?64"))
@@ -1163,7 +1242,8 @@ def book_revision(p: dict[str, Any]) -> Revision:
     )
 
 
-def _book_reference(size: int, title: str) -> dict[str, Any]:
+def _book_reference(p: dict[str, Any], title: str) -> dict[str, Any]:
+    size = p["size"]
     new = BOOKS[title]
     attrs = (
         ["author", "isbn", "price"]
@@ -1173,7 +1253,7 @@ def _book_reference(size: int, title: str) -> dict[str, Any]:
     return {
         "title": title,
         **{a: new[a] for a in attrs},
-        "chapters": {t: new["chapters"][t] for t in TOPICS[size]},
+        "chapters": {t: new["chapters"][t] for t in p["topics"]},
     }
 
 
@@ -1200,7 +1280,7 @@ def book_followups(p: dict[str, Any]) -> list[Revision]:
             mutate=lambda q: q.update(book=webb),
             direct="/textbook/title",
             overrides=note("statistics in practice", "3rd", r"\$?72\b"),
-            reference=_book_reference(size, webb),
+            reference=_book_reference(p, webb),
             theme="A second swap of the required book: its details and chapters replace the Ortiz ones, and the "
             "costs follow its price",
             pattern="substitution",
@@ -1216,6 +1296,157 @@ def book_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
     ]
+
+
+# moves of course-textbook-swap: the required book is swapped (its details handed over), the
+# bookstore's price of the current book changes, a week's topic is added at the end or dropped;
+# at sizes 50 and 100 the licence price or the copies the bookstore orders change
+
+
+def _note(p: dict[str, Any], title: str, price: int) -> dict[str, Any]:
+    """The syllabus note (size 100) names the book, its edition and price: a pattern."""
+    if p["size"] != 100:
+        return {}
+    edition = BOOKS[title]["edition"]
+    return {"/syllabus_note": regex(all_of(re.escape(title.lower()), edition, rf"\$?{price}\b"))}
+
+
+def _swap_book(p: dict[str, Any], d: Draw) -> Revision:
+    title = d.pick([t for t in BOOKS if t != p["book"]])
+    price = _book(p, title)["price"]
+    listed = BOOKS[title]["price"]
+    author = BOOKS[title]["author"]
+    request = d.pick(
+        [
+            f"I'm switching the required book to {title} by {author}. Its details are below.",
+            f"{_surname(p['book'])} is back-ordered, so the required book is now {title} by {author}. "
+            "Its details are below.",
+        ]
+    )
+    if price != listed:
+        request += (
+            f" The campus bookstore still sells it for ${price}, not the ${listed} list price."
+        )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(book=title),
+        direct="/textbook/title",
+        overrides=_note(p, title, price),
+        reference=_book_reference(p, title),
+        theme=f"{title} replaces {p['book']}: its details and chapters come in and the costs follow "
+        "its price",
+    )
+
+
+def _store_price(p: dict[str, Any], d: Draw) -> Revision:
+    title = p["book"]
+    cur = _book(p, title)["price"]
+    price = d.pick([n for n in range(40, 121, 2) if abs(n - cur) >= 4])
+    was = "list price" if cur == BOOKS[title]["price"] else "we had"
+    return Revision(
+        request=f"The campus bookstore sells the {_surname(title)} book for ${price}, not the ${cur} "
+        f"{was}. Use ${price}.",
+        mutate=lambda q: q["prices"].update({title: price}),
+        direct="/textbook/price",
+        overrides=_note(p, title, price),
+        theme=f"The book costs ${price}: the student cost"
+        + (" and the bookstore order follow" if p["size"] >= 50 else " follows"),
+    )
+
+
+def _add_topic(p: dict[str, Any], d: Draw) -> Revision | None:
+    title = p["book"]
+    topics = p["topics"]
+    left = [t for t in BOOKS[title]["chapters"] if t not in topics]
+    first = 5 if p["size"] == 100 else 1  # size 100: weeks 1-5 carry the problem sets
+    if not left or len(topics) <= first:
+        return None
+    topic = d.pick(left)
+    k = d.pick(range(first, len(topics)))  # the new week's index: after week k
+    chapter = BOOKS[title]["chapters"][topic]
+    return Revision(
+        request=f"Add a week on {_lower(topic)} right after week {k} ({_lower(topics[k - 1])}): chapter "
+        f"{chapter} in {_surname(title)}. The later weeks each move back one.",
+        mutate=lambda q: q["topics"].insert(k, topic),
+        direct=f"/readings/{k}",
+        theme=f"A week on {_lower(topic)} comes in after week {k}: the later weeks renumber",
+    )
+
+
+def _drop_topic(p: dict[str, Any], d: Draw) -> Revision | None:
+    topics = p["topics"]
+    first = 5 if p["size"] == 100 else 0  # size 100: weeks 1-5 carry the problem sets
+    options = list(range(first, len(topics) - 1))  # not the last: the later weeks renumber
+    if len(topics) < 4 or not options:
+        return None
+    i = d.pick(options)
+    topic = topics[i]
+    return Revision(
+        request=f"Drop the week on {_lower(topic)}; the later weeks each move up one.",
+        mutate=lambda q: q["topics"].remove(topic),
+        direct=f"/readings/{i}",
+        theme=f"The week on {_lower(topic)} leaves: the later weeks renumber",
+    )
+
+
+def _swap_topic(p: dict[str, Any], d: Draw) -> Revision | None:
+    title = p["book"]
+    chapters = BOOKS[title]["chapters"]
+    topics = p["topics"]
+    i = d.pick(range(len(topics)))
+    old = topics[i]
+    left = [t for t in chapters if t not in topics and chapters[t] != chapters[old]]
+    if not left:
+        return None
+    topic = d.pick(left)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["topics"][i] = topic
+
+    return Revision(
+        request=(
+            f"Replace the {_lower(old)} reading with {_lower(topic)}"
+            if p["size"] == 10
+            else f"Replace the week on {_lower(old)} with {_lower(topic)}"
+        )
+        + f"; the chapter of {title} that covers it is below.",
+        mutate=mutate,
+        direct=f"/readings/{i}/topic",
+        reference={"topic": topic, "chapter": chapters[topic]},
+        theme=f"{topic} replaces {_lower(old)}: its chapter comes in"
+        + (" and the problem set follows" if p["size"] == 100 and i < 5 else ""),
+    )
+
+
+def _licence(p: dict[str, Any], d: Draw) -> Revision:
+    price = d.pick([n for n in range(20, 51, 5) if n != p["licence"]])
+    return Revision(
+        request=f"The Minitab licence costs ${price} this term.",
+        mutate=lambda q: q.update(licence=price),
+        direct="/software/licence",
+        theme=f"A ${price} licence: the student cost follows",
+    )
+
+
+def _copies(p: dict[str, Any], d: Draw) -> Revision:
+    copies = d.pick([n for n in range(30, 121, 5) if n != p["copies"]])
+    return Revision(
+        request=f"The bookstore now wants {copies} copies of the textbook.",
+        mutate=lambda q: q.update(copies=copies),
+        direct="/bookstore_order/copies",
+        theme=f"{copies} copies ordered: the order value follows",
+    )
+
+
+BOOK_MOVES = [
+    Move("swap-book", "substitution", _swap_book),
+    Move("store-price", "arithmetic", _store_price),
+    Move("swap-topic", "substitution", _swap_topic),
+    Move("add-topic", "add_remove", _add_topic, when=_at_least(50)),
+    Move("drop-topic", "add_remove", _drop_topic, when=_at_least(50)),
+    Move("licence", "arithmetic", _licence, when=_at_least(50), opens=False),
+    Move("copies", "arithmetic", _copies, when=_at_least(50), opens=False),
+]
 
 
 # --------------------------------------------------------------------------- course-term-shift
@@ -1975,6 +2206,8 @@ SCENARIOS = [
         conversation=book_conversation,
         revision=book_revision,
         followups=book_followups,
+        inputs=book_inputs,
+        moves=BOOK_MOVES,
         notes="Readings hold the chapter of the required book covering each topic; the new book's chapter map "
         "is reference data (some chapters coincide). Student cost and bookstore order follow the price; "
         "supplementary readings and exams stay.",
