@@ -1493,14 +1493,35 @@ BIO_TOPICS = [
 ]
 
 
-def term_params(size: int) -> dict[str, Any]:
-    # proposal_before_midterm: days before the midterm the proposal is due (a follow-up's rule)
+MORE_BIO_TOPICS = ["Microbiology", "Immunology", "Neurobiology", "Human evolution", "Fungi"]
+BIO_INSTRUCTORS = [
+    "Prof. Ruth Alvarez",
+    "Prof. Martin Cho",
+    "Prof. Elise Varga",
+    "Prof. Kwame Mensah",
+]
+BIO_TAS = [("Sam Whitaker", "swhitaker"), ("Nina Petrova", "npetrova"), ("Luis Romero", "lromero")]
+
+
+def term_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The course's dates: the first class (a Tuesday) and the department's midterm (a
+    Thursday); ``proposal_before_midterm``: days before the midterm the proposal is due (a
+    follow-up's rule, None: counted from the first class); the weekly topics, the people."""
+    ta, mailbox = d.pick(BIO_TAS)
     return {
         "size": size,
-        "first_class": FIRST_CLASS,
-        "midterm": "2025-10-16",
+        "first_class": d.date("2025-08-19", "2025-09-09", shipped=FIRST_CLASS, weekdays="1"),
+        "midterm": d.date("2025-10-09", "2025-10-23", shipped="2025-10-16", weekdays="3"),
         "proposal_before_midterm": None,
+        "topics": BIO_TOPICS[: {10: 0, 50: 6, 100: 14}[size]],
+        "instructor": d.pick(BIO_INSTRUCTORS),
+        "ta": ta,
+        "ta_mailbox": mailbox,
     }
+
+
+def term_params(size: int) -> dict[str, Any]:
+    return term_inputs(size, SHIPPED)
 
 
 def term_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -1511,7 +1532,7 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         return {
             "course": "BIO 150",
-            "instructor": "Prof. Ruth Alvarez",
+            "instructor": p["instructor"],
             "meeting_days": "Tue/Thu",
             "room": "Sci 140",
             "first_class": first,
@@ -1521,19 +1542,18 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
             "midterm": midterm,
             "final_exam": "2025-12-15",
         }
-    n_weeks = 6 if size == 50 else 14
     artifact: dict[str, Any] = {
         "course": {
             "code": "BIO 150",
             "title": "Principles of Biology",
-            "instructor": "Prof. Ruth Alvarez",
+            "instructor": p["instructor"],
             "meeting_days": "Tue/Thu",
             "room": "Sci 140",
         },
         "first_class": first,
         "weeks": [
-            {"week": i + 1, "starts": add_days(first, 7 * i), "topic": BIO_TOPICS[i]}
-            for i in range(n_weeks)
+            {"week": i + 1, "starts": add_days(first, 7 * i), "topic": topic}
+            for i, topic in enumerate(p["topics"])
         ],
         "assessments": [{"name": n, "due": d} for n, d in due.items()],
         "fixed_dates": [
@@ -1543,7 +1563,7 @@ def term_compute(p: dict[str, Any]) -> dict[str, Any]:
             {"event": "Final exam", "date": "2025-12-15"},
         ],
         "office_hours": {"day": "Wednesday", "time": "10:00-12:00"},
-        "ta": {"name": "Sam Whitaker", "email": "swhitaker@univ.example"},
+        "ta": {"name": p["ta"], "email": f"{p['ta_mailbox']}@univ.example"},
         "grading": {"quizzes": 20, "lab_reports": 30, "project": 20, "exams": 30},
     }
     if size == 50:
@@ -1574,22 +1594,22 @@ def term_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "Help me lay out BIO 150. I'm Prof. Ruth Alvarez, we meet Tue/Thu in Sci 140.",
+                f"Help me lay out BIO 150. I'm {p['instructor']}, we meet Tue/Thu in Sci 140.",
                 ["/course", "/instructor", "/meeting_days", "/room"],
             ),
-            ("First class is Tuesday 2025-09-02.", ["/first_class"]),
+            (f"First class is Tuesday {p['first_class']}.", ["/first_class"]),
             (
                 "Quiz 1 is on the Thursday of week two, 9 days after the first class. Lab report 1 is due three "
                 "weeks after the first class, and the project proposal five weeks after it.",
                 ["/quiz_1", "/lab_report_1_due", "/project_proposal_due"],
             ),
             (
-                "The department set the midterm for 2025-10-16 and the registrar has the final on 2025-12-15.",
+                f"The department set the midterm for {p['midterm']} and the registrar has the final on "
+                "2025-12-15.",
                 ["/midterm", "/final_exam"],
             ),
         ]
-    n_weeks = 6 if size == 50 else 14
-    topics = "; ".join(BIO_TOPICS[:n_weeks])
+    topics = "; ".join(p["topics"])
     due_text = {
         50: (
             "Due dates, counted from the first class: quiz 1 after 9 days, lab report 1 after 3 weeks, quiz 2 "
@@ -1603,10 +1623,10 @@ def term_conversation(p: dict[str, Any]) -> list[Turn]:
     }[size]
     turns: list[Turn] = [
         (
-            "I'm Prof. Ruth Alvarez and I'm planning BIO 150 Principles of Biology: Tue/Thu in Sci 140.",
+            f"I'm {p['instructor']} and I'm planning BIO 150 Principles of Biology: Tue/Thu in Sci 140.",
             ["/course"],
         ),
-        ("We start on Tuesday 2025-09-02.", ["/first_class"]),
+        (f"We start on Tuesday {p['first_class']}.", ["/first_class"]),
         (
             f"Weekly plan: week 1 starts on the first class day and each week starts 7 days after the previous "
             f"one. Topics in order: {topics}.",
@@ -1615,11 +1635,11 @@ def term_conversation(p: dict[str, Any]) -> list[Turn]:
         (due_text, ["/assessments"]),
         (
             "Dates set by others that don't move: add/drop deadline 2025-09-12 (registrar), the midterm on "
-            "2025-10-16 (department), Thanksgiving break 2025-11-27, final exam 2025-12-15 (registrar).",
+            f"{p['midterm']} (department), Thanksgiving break 2025-11-27, final exam 2025-12-15 (registrar).",
             [f"/fixed_dates/{i}" for i in range(4)],
         ),
         (
-            "Office hours Wednesdays 10:00-12:00. My TA is Sam Whitaker, swhitaker@univ.example.",
+            f"Office hours Wednesdays 10:00-12:00. My TA is {p['ta']}, {p['ta_mailbox']}@univ.example.",
             ["/office_hours/day", "/office_hours/time", "/ta"],
         ),
         ("Grading: quizzes 20, lab reports 30, project 20, exams 30.", ["/grading"]),
@@ -1632,8 +1652,8 @@ def term_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/lab"],
             ),
             (
-                "Midterm review session on the Tuesday before the midterm, 2025-10-14. My office hours are in "
-                "Sci 210.",
+                f"Midterm review session on the Tuesday before the midterm, {add_days(p['midterm'], -2)}. My "
+                "office hours are in Sci 210.",
                 ["/review_session", "/office_hours/location"],
             ),
             ("Add the withdrawal deadline 2025-11-07 from the registrar.", ["/fixed_dates/4"]),
@@ -1691,6 +1711,172 @@ def term_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="temporal",
         ),
     ]
+
+
+# moves of course-term-shift: the first class moves by whole weeks (still a Tuesday), the
+# department moves the midterm (to a Thursday) and the proposal is tied to it or (with a move of
+# the first class) counted from the first class again; at sizes 50 and 100 a week's topic is
+# added or dropped, the later topics moving a week
+
+
+def _midterm_path(p: dict[str, Any]) -> str:
+    return "/midterm" if p["size"] == 10 else "/fixed_dates/1/date"
+
+
+def _proposal_due(p: dict[str, Any]) -> str:
+    art = term_compute(p)
+    if p["size"] == 10:
+        return str(art["project_proposal_due"])
+    return str(art["assessments"][3]["due"])
+
+
+def _first_classes(p: dict[str, Any]) -> list[str]:
+    return [
+        add_days(p["first_class"], 7 * k)
+        for k in (-2, -1, 1, 2)
+        if "2025-08-19" <= add_days(p["first_class"], 7 * k) <= "2025-09-09"
+    ]
+
+
+def _shift_first(p: dict[str, Any], d: Draw) -> Revision:
+    first = d.pick(_first_classes(p))
+    later = first > p["first_class"]
+    request = d.pick(
+        [
+            f"The building renovation ran late, so the first class is now Tuesday {first}."
+            if later
+            else f"The contractor finished early: we can start on Tuesday {first}.",
+            f"The registrar moved our start: the first class is now Tuesday {first}.",
+        ]
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(first_class=first),
+        direct="/first_class",
+        theme=f"The first class moves to {first}: every date counted from it moves too, fixed dates "
+        "stay",
+    )
+
+
+def _midterms(p: dict[str, Any]) -> list[str]:
+    return [
+        add_days(p["midterm"], 7 * k)
+        for k in (-2, -1, 1, 2)
+        if "2025-10-02" <= add_days(p["midterm"], 7 * k) <= "2025-10-30"
+    ]
+
+
+def _tie_proposal(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        (m, w)
+        for m in _midterms(p)
+        for w in (1, 2)
+        if _proposal_due({**p, "midterm": m, "proposal_before_midterm": 7 * w}) != _proposal_due(p)
+    ]
+    if not options:
+        return None
+    midterm, weeks = d.pick(options)
+    gap = "one week" if weeks == 1 else "two weeks"
+
+    def mutate(q: dict[str, Any]) -> None:
+        q.update(midterm=midterm, proposal_before_midterm=7 * weeks)
+
+    return Revision(
+        request=f"The department moved the midterm to Thursday {midterm}. From now on I want the "
+        f"project proposal due exactly {gap} before the midterm instead of counting from the first "
+        "class.",
+        mutate=mutate,
+        direct=_midterm_path(p),
+        theme=f"The midterm moves to {midterm}; the proposal is tied to {gap} before it",
+    )
+
+
+def _move_midterm(p: dict[str, Any], d: Draw) -> Revision:
+    midterm = d.pick(_midterms(p))
+    return Revision(
+        request=f"The department moved the midterm to Thursday {midterm}.",
+        mutate=lambda q: q.update(midterm=midterm),
+        direct=_midterm_path(p),
+        theme=f"The midterm moves to {midterm}: what is tied to it follows",
+    )
+
+
+def _untie_proposal(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        f
+        for f in _first_classes(p)
+        if _proposal_due({**p, "first_class": f, "proposal_before_midterm": None})
+        != _proposal_due(p)
+    ]
+    if not options:
+        return None
+    first = d.pick(options)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q.update(first_class=first, proposal_before_midterm=None)
+
+    return Revision(
+        request=f"The first class is now Tuesday {first}. And go back to counting the project "
+        "proposal from the first class: due five weeks after it, not tied to the midterm.",
+        mutate=mutate,
+        direct="/first_class",
+        theme=f"The first class moves to {first} and the proposal counts from it again",
+    )
+
+
+def _week_topics(p: dict[str, Any], d: Draw, add: bool) -> Revision | None:
+    topics = p["topics"]
+    if add:
+        left = [t for t in BIO_TOPICS + MORE_BIO_TOPICS if t not in topics]
+        if not left or len(topics) >= 16:
+            return None
+        topic = d.pick(left)
+        k = d.pick(range(1, len(topics)))  # after week k: index k
+        request = (
+            f"Add a week on {topic} right after week {k} ({topics[k - 1]}); the later topics each "
+            "move back a week, so the plan gets one week longer."
+        )
+
+        def mutate(q: dict[str, Any]) -> None:
+            q["topics"].insert(k, topic)
+
+        theme = f"A week on {topic} after week {k}: the later topics move a week, one more week"
+    else:
+        if len(topics) < 4:
+            return None
+        k = d.pick(range(len(topics) - 1))  # not the last: the later topics move up
+        topic = topics[k]
+        request = (
+            f"Drop the week on {topic} (week {k + 1}); the later topics each move up a week, so the "
+            "plan gets one week shorter."
+        )
+
+        def mutate(q: dict[str, Any]) -> None:
+            q["topics"].pop(k)
+
+        theme = f"The week on {topic} goes: the later topics move up a week, one week fewer"
+    return Revision(request=request, mutate=mutate, direct=f"/weeks/{k}/topic", theme=theme)
+
+
+def _tied(p: dict[str, Any]) -> bool:
+    return p["proposal_before_midterm"] is not None
+
+
+TERM_MOVES = [
+    Move("shift-first", "temporal", _shift_first),
+    # never turn 0: the conversation states the proposal's date before the midterm it ties to
+    Move("tie-proposal", "temporal", _tie_proposal, when=lambda p: not _tied(p), opens=False),
+    Move(
+        "move-midterm",
+        "temporal",
+        _move_midterm,
+        when=lambda p: _tied(p) or p["size"] == 100,
+        opens=False,
+    ),
+    Move("untie-proposal", "temporal", _untie_proposal, when=_tied),
+    Move("add-week", "add_remove", lambda p, d: _week_topics(p, d, add=True), when=_at_least(50)),
+    Move("drop-week", "add_remove", lambda p, d: _week_topics(p, d, add=False), when=_at_least(50)),
+]
 
 
 # --------------------------------------------------------------------------- course-section-cancel
@@ -2222,6 +2408,8 @@ SCENARIOS = [
         conversation=term_conversation,
         revision=term_revision,
         followups=term_followups,
+        inputs=term_inputs,
+        moves=TERM_MOVES,
         notes="Week starts, quizzes, lab reports and lab dates are offsets from the first class (+7 days); "
         "add/drop, midterm, holidays, withdrawal, excursion and final exam are absolute.",
     ),
