@@ -16,11 +16,16 @@ from pytest_revprop.authoring.scenario import SHIPPED, Draw, Move, Revision, Sce
 
 DOMAIN = "course_plan"
 
+
+def _at_least(size: int) -> Any:
+    """A move's precondition: the size is at least ``size``."""
+    return lambda p: p["size"] >= size
+
+
 # --------------------------------------------------------------------------- course-credit-load
 # Arithmetic: one course's credit count feeds its tuition, the term and year totals, the amount
 # due after aid, the installment amount, study hours and degree progress.
 
-PER_CREDIT = 415
 # (code, title, credits, days)
 FALL = [
     ("CHEM 201", "Organic Chemistry I", 3, "Mon/Wed/Fri"),
@@ -36,103 +41,142 @@ SPRING = [
     ("HIST 120", "World History", 3, "Tue/Thu"),
     ("MUS 101", "Choir", 1, "Wed"),
 ]
-TERM_FEES = [
-    ("Technology fee", 150),
-    ("Student activity fee", 85),
-    ("Organic chemistry lab fee", 60),
+# more fall courses a plan may hold (codes unlike the spring ones); the last: 1-credit courses
+MORE_FALL = [
+    ("PSYC 101", "Intro to Psychology", 3, "Mon/Wed"),
+    ("ECON 101", "Principles of Economics", 3, "Tue/Thu"),
+    ("CS 110", "Intro to Programming", 4, "Mon/Wed/Fri"),
+    ("PHIL 140", "Ethics", 3, "Tue/Thu"),
+    ("SPAN 201", "Intermediate Spanish", 4, "Mon/Wed/Fri"),
+]
+ONE_CREDIT = [
+    ("KIN 105", "Beginning Yoga", 1, "Fri"),
+    ("ART 110", "Ceramics Studio", 1, "Thu"),
+    ("KIN 120", "Rock Climbing", 1, "Mon"),
+]
+WEEKLY = {"Fri": "Fridays", "Thu": "Thursdays", "Mon": "Mondays", "Wed": "Wednesdays"}
+STUDENTS = [
+    ("Priya Raman", "Anita Raman"),
+    ("Jonah Weiss", "Ruth Weiss"),
+    ("Mei Lin", "David Lin"),
+    ("Carlos Mendez", "Lucia Mendez"),
 ]
 
 
+def credit_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The plan: fall courses (CHEM 201 first; size 10 takes two) and, at size 100, spring
+    courses as ``[code, title, credits, days]`` rows; tuition per credit, fees, aid, payments,
+    study and work hours, credits done, the student."""
+    rest = d.sample(FALL[1:4] + MORE_FALL, 3, shipped=FALL[1:4])
+    fall = [FALL[0], *rest, d.pick(ONE_CREDIT)][: 2 if size == 10 else 5]
+    student, contact = d.pick(STUDENTS)
+    return {
+        "size": size,
+        "fall": [list(row) for row in fall],
+        "spring": [list(row) for row in SPRING],
+        "per_credit": d.pick([415, 380, 440, 455, 395]),
+        "fees": [
+            ["Technology fee", d.pick([150, 175, 125, 200])],
+            ["Student activity fee", d.pick([85, 95, 70])],
+            ["Organic chemistry lab fee", d.pick([60, 45, 75])],
+        ],
+        "scholarship": d.pick([2000, 1500, 2500, 3000]),
+        "installments": d.pick([4, 3, 5, 6]),
+        "aid": [d.pick([4000, 3000, 5000]), d.pick([1500, 1000, 2000])],
+        "months": d.pick([10, 9, 12, 8]),
+        "study_per_credit": d.pick([3, 2, 4]),
+        "job_hours": d.pick([12, 10, 15, 8]),
+        "completed": d.pick([45, 30, 60, 52]),
+        "student": student,
+        "contact": contact,
+    }
+
+
 def credit_params(size: int) -> dict[str, Any]:
-    # dropped / added / credits: fall changes of the follow-ups (none in the original plan)
-    return {"size": size, "chem_credits": 3, "dropped": [], "added": [], "credits": {}}
+    return credit_inputs(size, SHIPPED)
 
 
-def _courses(
-    p: dict[str, Any], rows: list[tuple[str, str, int, str]], fall: bool = True
-) -> list[dict[str, Any]]:
-    out = []
-    extra = list(p["added"]) if fall else []
-    listed = []
-    for row in rows:  # a course added after a drop takes the dropped one's place ("in its place")
-        if fall and row[0] in p["dropped"]:
-            listed += [extra.pop(0)] if extra else []
-        else:
-            listed.append(row)
-    for code, title, credits, days in [*listed, *extra]:
-        c = p["chem_credits"] if code == "CHEM 201" else p["credits"].get(code, credits)
-        out.append(
-            {"code": code, "title": title, "credits": c, "tuition": c * PER_CREDIT, "days": days}
-        )
-    return out
+def _courses(p: dict[str, Any], rows: list[list[Any]]) -> list[dict[str, Any]]:
+    return [
+        {"code": code, "title": title, "credits": c, "tuition": c * p["per_credit"], "days": days}
+        for code, title, c, days in rows
+    ]
+
+
+def _status(credits: int) -> str:
+    return "full-time" if credits >= 12 else "part-time"
 
 
 def credit_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
+    size, per_credit, study_rate = p["size"], p["per_credit"], p["study_per_credit"]
     if size == 10:
         courses = [
             {"code": c["code"], "credits": c["credits"], "tuition": c["tuition"]}
-            for c in _courses(p, FALL[:2])
+            for c in _courses(p, p["fall"])
         ]
         credits = sum(c["credits"] for c in courses)
         return {
             "term": "Fall 2025",
             "courses": courses,
             "total_credits": credits,
-            "total_tuition": credits * PER_CREDIT,
-            "weekly_study_hours": 3 * credits,
+            "total_tuition": credits * per_credit,
+            "weekly_study_hours": study_rate * credits,
         }
     student = {
-        "name": "Priya Raman",
+        "name": p["student"],
         "id": "S-204881",
         "major": "Biochemistry",
         "advisor": "Dr. Owen Lewis",
     }
-    fees = sum(a for _, a in TERM_FEES)
+    fees = sum(a for _, a in p["fees"])
+    job = {"employer": "Campus library", "hours_per_week": p["job_hours"]}
     if size == 50:
-        courses = _courses(p, FALL)
+        courses = _courses(p, p["fall"])
         credits = sum(c["credits"] for c in courses)
-        tuition = credits * PER_CREDIT
+        tuition = credits * per_credit
         total = tuition + fees
-        net = total - 2000
-        study = 3 * credits
+        net = total - p["scholarship"]
+        study = study_rate * credits
+        count = p["installments"]
         return {
             "student": student,
             "term": "Fall 2025",
-            "tuition_per_credit": PER_CREDIT,
+            "tuition_per_credit": per_credit,
             "courses": courses,
-            "fees": [{"name": n, "amount": a} for n, a in TERM_FEES],
+            "fees": [{"name": n, "amount": a} for n, a in p["fees"]],
             "totals": {"credits": credits, "tuition": tuition, "fees": fees, "total_due": total},
-            "scholarship": 2000,
+            "scholarship": p["scholarship"],
             "net_due": net,
-            "installments": {"count": 4, "amount": money(net / 4)},
-            "enrollment_status": "full-time" if credits >= 12 else "part-time",
+            "installments": {"count": count, "amount": money(net / count)},
+            "enrollment_status": _status(credits),
             "weekly_study_hours": study,
-            "job": {"employer": "Campus library", "hours_per_week": 12},
-            "weekly_commitment_hours": study + 12,
+            "job": job,
+            "weekly_commitment_hours": study + p["job_hours"],
         }
     terms = {}
-    for key, name, rows in (("fall", "Fall 2025", FALL), ("spring", "Spring 2026", SPRING)):
-        courses = _courses(p, rows, fall=key == "fall")
+    for key, name in (("fall", "Fall 2025"), ("spring", "Spring 2026")):
+        courses = _courses(p, p[key])
         credits = sum(c["credits"] for c in courses)
         terms[key] = {
             "name": name,
             "courses": courses,
             "credits": credits,
-            "tuition": credits * PER_CREDIT,
-            "study_hours": 3 * credits,
-            "status": "full-time" if credits >= 12 else "part-time",
+            "tuition": credits * per_credit,
+            "study_hours": study_rate * credits,
+            "status": _status(credits),
         }
     year_credits = terms["fall"]["credits"] + terms["spring"]["credits"]
-    year_tuition = year_credits * PER_CREDIT
+    year_tuition = year_credits * per_credit
     total = year_tuition + 2 * fees
-    net = total - 4000 - 1500
+    scholarship, grant = p["aid"]
+    net = total - scholarship - grant
+    months, done = p["months"], p["completed"]
     return {
         "student": student,
-        "tuition_per_credit": PER_CREDIT,
+        "tuition_per_credit": per_credit,
         "fall": terms["fall"],
         "spring": terms["spring"],
-        "fees_per_term": [{"name": n, "amount": a} for n, a in TERM_FEES],
+        "fees_per_term": [{"name": n, "amount": a} for n, a in p["fees"]],
         "year": {
             "credits": year_credits,
             "tuition": year_tuition,
@@ -140,73 +184,96 @@ def credit_compute(p: dict[str, Any]) -> dict[str, Any]:
             "total_due": total,
             "net_due": net,
         },
-        "aid": {"scholarship": 4000, "grant": 1500},
-        "payment_plan": {"months": 10, "monthly_amount": money(net / 10)},
+        "aid": {"scholarship": scholarship, "grant": grant},
+        "payment_plan": {"months": months, "monthly_amount": money(net / months)},
         "degree_progress": {
             "required": 120,
-            "completed": 45,
+            "completed": done,
             "planned_this_year": year_credits,
-            "remaining_after_year": 120 - 45 - year_credits,
+            "remaining_after_year": 120 - done - year_credits,
         },
-        "job": {"employer": "Campus library", "hours_per_week": 12},
+        "job": job,
         "advisor_meetings": ["2025-09-15", "2026-02-02", "2026-04-20"],
         "housing": {"hall": "Cedar Hall", "rent_per_term": 3900},
         "books_estimate": 640,
         "meal_plan": {"plan": "Block 150", "cost_per_term": 2100},
         "clubs": ["Chem Club", "Climbing Club"],
-        "emergency_contact": {"name": "Anita Raman", "phone": "(415) 555-0133"},
+        "emergency_contact": {"name": p["contact"], "phone": "(415) 555-0133"},
         "expected_graduation": "2028-05",
         "parking_permit": False,
     }
 
 
+def _course_text(row: list[Any], first: bool = False) -> str:
+    """``CHEM 201 Organic Chemistry I (3 credits, Mon/Wed/Fri)``; later ones ``(4, Tue/Thu)``."""
+    code, title, credits, days = row
+    return f"{code} {title} ({credits}{' credits' if first else ''}, {days})"
+
+
+def _listing(rows: list[list[Any]], fall: bool = True) -> str:
+    """Courses as the user lists them: the fall ones with the word credits on the first and
+    ", and" before the last, the spring ones plainly."""
+    texts = [_course_text(row, fall and i == 0) for i, row in enumerate(rows)]
+    return ", ".join(texts[:-1]) + (", and " if fall else ", ") + texts[-1]
+
+
 def credit_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    fall = p["fall"]
+    rate = p["per_credit"]
+    study = p["study_per_credit"]
     if size == 10:
+        (a, _, ca, _), (b, _, cb, _) = fall
         return [
             (
                 "I'm planning my Fall 2025 semester. I work a lot this term, so just two courses.",
                 ["/term"],
             ),
             (
-                "CHEM 201 is 3 credits and MATH 221 is 4. Tuition is $415 per credit hour; show what each costs.",
+                f"{a} is {ca} credits and {b} is {cb}. Tuition is ${rate} per credit hour; show what "
+                "each costs.",
                 ["/courses"],
             ),
             (
-                "Give me total credits and total tuition. I also plan 3 study hours a week per credit, so add my "
-                "weekly study hours.",
+                f"Give me total credits and total tuition. I also plan {study} study hours a week per "
+                "credit, so add my weekly study hours.",
                 ["/total_credits", "/total_tuition", "/weekly_study_hours"],
             ),
         ]
     student = (
-        "I'm Priya Raman, student S-204881, Biochemistry major, my advisor is Dr. Owen Lewis. Help me "
-        "plan my courses and what they cost."
+        f"I'm {p['student']}, student S-204881, Biochemistry major, my advisor is Dr. Owen Lewis. Help "
+        "me plan my courses and what they cost."
     )
+    (tech, tech_fee), (activity, activity_fee), (lab, lab_fee) = p["fees"]
     fee_text = (
-        "Fees per term: technology fee $150, student activity fee $85, and the organic chemistry lab "
-        "fee $60 (flat, not per credit)."
+        f"Fees per term: {tech.lower()} ${tech_fee}, {activity.lower()} ${activity_fee}, and the "
+        f"{lab.lower()} ${lab_fee} (flat, not per credit)."
     )
+    job = f"I work {p['job_hours']} hours a week at the campus library"
     if size == 50:
+        first3 = ", ".join(_course_text(row, i == 0) for i, row in enumerate(fall[:3]))
+        (c4, t4, k4, d4), (c5, t5, k5, d5) = fall[3:]
+        unit = "credit" if k5 == 1 else "credits"
+        count = p["installments"]
         return [
             (student, ["/student"]),
             (
-                "This is for Fall 2025. Tuition is $415 per credit hour.",
+                f"This is for Fall 2025. Tuition is ${rate} per credit hour.",
                 ["/term", "/tuition_per_credit"],
             ),
             (
-                "Courses: CHEM 201 Organic Chemistry I (3 credits, Mon/Wed/Fri), MATH 221 Calculus II (4, "
-                "Tue/Thu), BIOL 230 Cell Biology (3, Mon/Wed). List each with its tuition.",
+                f"Courses: {first3}. List each with its tuition.",
                 ["/courses/0", "/courses/1", "/courses/2"],
             ),
             (
-                "Also ENGL 210 Technical Writing (3 credits, Tue/Thu) and KIN 105 Beginning Yoga, 1 credit on "
-                "Fridays.",
+                f"Also {c4} {t4} ({k4} credits, {d4}) and {c5} {t5}, {k5} {unit} on {WEEKLY[d5]}.",
                 ["/courses/3", "/courses/4"],
             ),
             (fee_text.replace("Fees per term", "Fees"), ["/fees"]),
             ("Totals: credits, tuition, fees, and total due (tuition plus fees).", ["/totals"]),
             (
-                "My scholarship covers $2,000; what's left is my net due. I'll pay that in 4 equal installments.",
+                f"My scholarship covers {dollars(p['scholarship'])}; what's left is my net due. I'll pay "
+                f"that in {count} equal installments.",
                 ["/scholarship", "/net_due", "/installments"],
             ),
             (
@@ -214,43 +281,43 @@ def credit_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/enrollment_status"],
             ),
             (
-                "I budget 3 hours of study a week per credit. I also work 12 hours a week at the campus library; "
-                "add my total weekly commitment, study plus work.",
+                f"I budget {study} hours of study a week per credit. I also {job[2:]}; add my total "
+                "weekly commitment, study plus work.",
                 ["/weekly_study_hours", "/job", "/weekly_commitment_hours"],
             ),
         ]
+    scholarship, grant = p["aid"]
     return [
-        (student + " Tuition is $415 per credit hour.", ["/student", "/tuition_per_credit"]),
+        (student + f" Tuition is ${rate} per credit hour.", ["/student", "/tuition_per_credit"]),
         (
-            "Fall 2025 courses: CHEM 201 Organic Chemistry I (3 credits, Mon/Wed/Fri), MATH 221 Calculus II "
-            "(4, Tue/Thu), BIOL 230 Cell Biology (3, Mon/Wed), ENGL 210 Technical Writing (3, Tue/Thu), and "
-            "KIN 105 Beginning Yoga (1, Fri). Each with its tuition.",
+            f"Fall 2025 courses: {_listing(fall)}. Each with its tuition.",
             ["/fall/name", "/fall/courses"],
         ),
         (
-            "For each term show total credits, tuition, study hours (I plan 3 a week per credit), and status: "
-            "full-time at 12 credits or more, else part-time.",
+            f"For each term show total credits, tuition, study hours (I plan {study} a week per "
+            "credit), and status: full-time at 12 credits or more, else part-time.",
             ["/fall/credits", "/fall/tuition", "/fall/study_hours", "/fall/status"],
         ),
         (
-            "Spring 2026: CHEM 202 Organic Chemistry II (3, Mon/Wed/Fri), BIOL 240 Genetics (4, Tue/Thu), "
-            "STAT 210 Biostatistics (3, Mon/Wed), HIST 120 World History (3, Tue/Thu), MUS 101 Choir (1, Wed). "
-            "Same summary for the term.",
+            f"Spring 2026: {_listing(p['spring'], fall=False)}. Same summary for the term.",
             ["/spring"],
         ),
         (fee_text, ["/fees_per_term"]),
-        ("Aid for the year: a $4,000 scholarship and a $1,500 grant.", ["/aid"]),
+        (
+            f"Aid for the year: a {dollars(scholarship)} scholarship and a {dollars(grant)} grant.",
+            ["/aid"],
+        ),
         (
             "Year view: credits, tuition, both terms' fees, total due, and net due after aid.",
             ["/year"],
         ),
-        ("I'll pay the net due over 10 equal monthly payments.", ["/payment_plan"]),
+        (f"I'll pay the net due over {p['months']} equal monthly payments.", ["/payment_plan"]),
         (
-            "Degree progress: I need 120 credits and have 45 done. Show this year's planned credits and what "
-            "will remain after this year.",
+            f"Degree progress: I need 120 credits and have {p['completed']} done. Show this year's "
+            "planned credits and what will remain after this year.",
             ["/degree_progress"],
         ),
-        ("I work 12 hours a week at the campus library.", ["/job"]),
+        (f"{job}.", ["/job"]),
         (
             "Advisor meetings are booked for 2025-09-15, 2026-02-02 and 2026-04-20.",
             ["/advisor_meetings"],
@@ -261,8 +328,8 @@ def credit_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/housing", "/meal_plan", "/books_estimate"],
         ),
         (
-            "I'm in Chem Club and Climbing Club. Emergency contact: Anita Raman, (415) 555-0133. I expect to "
-            "graduate in 2028-05, and I don't need a parking permit.",
+            f"I'm in Chem Club and Climbing Club. Emergency contact: {p['contact']}, (415) 555-0133. I "
+            "expect to graduate in 2028-05, and I don't need a parking permit.",
             ["/clubs", "/emergency_contact", "/expected_graduation", "/parking_permit"],
         ),
     ]
@@ -273,23 +340,37 @@ def credit_revision(p: dict[str, Any]) -> Revision:
     direct = {10: "/courses/0/credits", 50: "/courses/0/credits", 100: "/fall/courses/0/credits"}[
         size
     ]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["fall"][0][2] = 4
+
     return Revision(
         request="Turns out CHEM 201 is 4 credits, not 3 - the lab is counted as a credit.",
-        mutate=lambda q: q.update(chem_credits=4),
+        mutate=mutate,
         direct=direct,
     )
 
 
-PHYS = ("PHYS 110", "Physics I", 4, "Mon/Wed/Fri")
+PHYS = ["PHYS 110", "Physics I", 4, "Mon/Wed/Fri"]
 
 
 def credit_followups(p: dict[str, Any]) -> list[Revision]:
     fall = "/fall/courses" if p["size"] == 100 else "/courses"
     last = 1  # MATH 221's index: PHYS 110 comes "in its place"
+
+    def drop(q: dict[str, Any]) -> None:
+        q["fall"].pop(last)
+
+    def add(q: dict[str, Any]) -> None:
+        q["fall"].insert(last, list(PHYS))
+
+    def correct(q: dict[str, Any]) -> None:
+        q["fall"][last][2] = 3
+
     return [
         Revision(
             request="I'm dropping MATH 221 this fall; I'll take Calculus II over the summer instead.",
-            mutate=lambda q: q["dropped"].append("MATH 221"),
+            mutate=drop,
             direct=f"{fall}/1",
             theme="Dropping a 4-credit course lowers the fall credits, tuition, amounts due and study hours (and "
             "drops the term under full-time)",
@@ -301,7 +382,7 @@ def credit_followups(p: dict[str, Any]) -> list[Revision]:
             if p["size"] == 10
             else "I need to stay full-time for my scholarship, so I'm adding PHYS 110 Physics I in its place: "
             "4 credits, Mon/Wed/Fri.",
-            mutate=lambda q: q["added"].append(PHYS),
+            mutate=add,
             direct=f"{fall}/{last}",
             theme="Adding a 4-credit course lifts the fall term back over 12 credits: full-time again, and every "
             "total follows",
@@ -309,13 +390,181 @@ def credit_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Correction on PHYS 110: it's 3 credits, not 4 - the lab is a separate course I'm not taking.",
-            mutate=lambda q: q["credits"].update({"PHYS 110": 3}),
+            mutate=correct,
             direct=f"{fall}/{last}/credits",
             theme="The course just added has one credit fewer: its tuition, the term and year totals, payments "
             "and study hours follow",
             pattern="arithmetic",
         ),
     ]
+
+
+# moves of course-credit-load: a course's credit count is corrected by one, a course is dropped
+# or added at the end of its term (none of these crossing the full-time line), tuition per credit
+# changes; at sizes 50 and 100 a drop or an add crosses the full-time line and the scholarship
+# changes, at size 50 the work hours. At size 100 a course may be in either term.
+
+
+def _terms(p: dict[str, Any]) -> list[str]:
+    return ["fall", "spring"] if p["size"] == 100 else ["fall"]
+
+
+def _course_path(p: dict[str, Any], term: str, i: int) -> str:
+    return f"/{term}/courses/{i}" if p["size"] == 100 else f"/courses/{i}"
+
+
+def _when(p: dict[str, Any], term: str) -> str:
+    return "this fall" if term == "fall" else "in the spring"
+
+
+def _term_credits(p: dict[str, Any], term: str) -> int:
+    return sum(row[2] for row in p[term])  # type: ignore[no-any-return]
+
+
+def _crosses(p: dict[str, Any], term: str, change: int) -> bool:
+    """Whether changing the term's credits by ``change`` crosses the full-time line (stated at
+    sizes 50 and 100)."""
+    total = _term_credits(p, term)
+    return p["size"] > 10 and (total + change >= 12) != (total >= 12)
+
+
+def _recredit(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        (term, i, n)
+        for term in _terms(p)
+        for i, row in enumerate(p[term])
+        for n in (row[2] - 1, row[2] + 1)
+        if 1 <= n <= 5 and not _crosses(p, term, n - row[2])
+    ]
+    if not options:
+        return None
+    term, i, n = d.pick(options)
+    code, _, old, _ = p[term][i]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q[term][i][2] = n
+
+    return Revision(
+        request=d.pick(
+            [
+                f"Turns out {code} is {n} credits, not {old}.",
+                f"Correction: {code} carries {n} credits, not {old}.",
+            ]
+        ).replace(" 1 credits", " 1 credit"),
+        mutate=mutate,
+        direct=_course_path(p, term, i) + "/credits",
+        theme=f"{code} has {n} credits: its tuition and the totals follow",
+    )
+
+
+def _drop_course(p: dict[str, Any], d: Draw, cross: bool = False) -> Revision | None:
+    keep = 1 if p["size"] == 10 else 3
+    options = [
+        (t, i)
+        for t in _terms(p)
+        for i, row in enumerate(p[t])
+        if len(p[t]) > keep and _crosses(p, t, -row[2]) is cross
+    ]
+    if not options:
+        return None
+    term, i = d.pick(options)
+    code = p[term][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q[term].pop(i)
+
+    why = " I'll take it over the summer instead." if cross else ""
+    return Revision(
+        request=f"I'm dropping {code} {_when(p, term)}.{why}",
+        mutate=mutate,
+        direct=_course_path(p, term, i),
+        theme=f"{code} is dropped: the term's credits, tuition and what follows from them drop"
+        + (", under full-time" if cross else ""),
+    )
+
+
+def _add_course(p: dict[str, Any], d: Draw, cross: bool = False) -> Revision | None:
+    taken = {row[0] for t in ("fall", "spring") for row in p[t]}
+    catalog = [row for row in FALL + MORE_FALL + ONE_CREDIT + [tuple(PHYS)] if row[0] not in taken]
+    options = [
+        (t, row)
+        for t in _terms(p)
+        for row in catalog
+        if len(p[t]) < 7 and _crosses(p, t, row[2]) is cross
+    ]
+    if not options:
+        return None
+    term, (code, title, credits, days) = d.pick(options)
+    unit = "credit" if credits == 1 else "credits"
+    why = "I need to be full-time again, so " if cross else ""
+    request = (
+        f"{why}I'm adding {code} {_when(p, term)}: {credits} {unit}."
+        if p["size"] == 10
+        else f"{why}I'm adding {code} {title} {_when(p, term)}: {credits} {unit}, {days}."
+    )
+    row = [code, title, credits, days]
+    return Revision(
+        request=request[0].upper() + request[1:],
+        mutate=lambda q: q[term].append(list(row)),
+        direct=_course_path(p, term, len(p[term])),
+        theme=f"{code} joins the {term} term: its credits, tuition and what follows from them grow"
+        + (", full-time again" if cross else ""),
+    )
+
+
+def _cross_full_time(p: dict[str, Any], d: Draw) -> Revision | None:
+    made = [r for r in (_drop_course(p, d, cross=True), _add_course(p, d, cross=True)) if r]
+    return d.pick(made) if made else None
+
+
+def _per_credit(p: dict[str, Any], d: Draw) -> Revision:
+    rate = d.pick([n for n in range(350, 501, 5) if abs(n - p["per_credit"]) >= 10])
+    verb = "went up" if rate > p["per_credit"] else "came down"
+    return Revision(
+        request=f"Tuition {verb}: it's ${rate} per credit hour now, not ${p['per_credit']}.",
+        mutate=lambda q: q.update(per_credit=rate),
+        direct="/tuition_per_credit" if p["size"] > 10 else "/courses/0/tuition",
+        theme=f"Tuition at ${rate} a credit: every course's tuition and the totals follow",
+    )
+
+
+def _scholarship(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["scholarship"] if p["size"] == 50 else p["aid"][0]
+    amount = d.pick([n for n in range(1000, 6001, 250) if n != old])
+
+    def mutate(q: dict[str, Any]) -> None:
+        if q["size"] == 50:
+            q["scholarship"] = amount
+        else:
+            q["aid"][0] = amount
+
+    return Revision(
+        request=f"My scholarship was revised: it's {dollars(amount)} now, not {dollars(old)}.",
+        mutate=mutate,
+        direct="/scholarship" if p["size"] == 50 else "/aid/scholarship",
+        theme=f"A {dollars(amount)} scholarship: the net due and the payments follow",
+    )
+
+
+def _job_hours(p: dict[str, Any], d: Draw) -> Revision:
+    hours = d.pick([n for n in range(5, 21) if n != p["job_hours"]])
+    return Revision(
+        request=f"The library changed my shifts: I work {hours} hours a week there now.",
+        mutate=lambda q: q.update(job_hours=hours),
+        direct="/job/hours_per_week",
+        theme=f"{hours} work hours a week: the weekly commitment follows",
+    )
+
+
+CREDIT_MOVES = [
+    Move("recredit", "arithmetic", _recredit),
+    Move("cross-full-time", "threshold", _cross_full_time, when=_at_least(50)),
+    Move("drop-course", "add_remove", _drop_course),
+    Move("add-course", "add_remove", _add_course),
+    Move("per-credit", "arithmetic", _per_credit),
+    Move("scholarship", "arithmetic", _scholarship, when=_at_least(50), opens=False),
+    Move("job-hours", "arithmetic", _job_hours, when=lambda p: p["size"] == 50, opens=False),
+]
 
 
 # --------------------------------------------------------------------------- course-enrollment-threshold
@@ -866,10 +1115,6 @@ def _spares(p: dict[str, Any], d: Draw) -> Revision:
         direct="/handouts_to_print",
         theme=f"{spares} spares: the handout count and the print cost follow",
     )
-
-
-def _at_least(size: int) -> Any:
-    return lambda p: p["size"] >= size
 
 
 ENROLL_MOVES = [
@@ -2364,6 +2609,8 @@ SCENARIOS = [
         conversation=credit_conversation,
         revision=credit_revision,
         followups=credit_followups,
+        inputs=credit_inputs,
+        moves=CREDIT_MOVES,
         notes="Tuition is $415 per credit (stated); totals, net due after aid, installments, study hours "
         "(3 per credit) and degree progress follow. Flat fees, full-time status and the spring term stay.",
     ),
