@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pytest_revprop.authoring.helpers import add_days, all_of, count_word, dollars, money
@@ -20,6 +21,27 @@ DOMAIN = "course_plan"
 def _at_least(size: int) -> Any:
     """A move's precondition: the size is at least ``size``."""
     return lambda p: p["size"] >= size
+
+
+def _renumber(
+    key: str, values: range, direct: str, request: str, theme: str, lower: str = ""
+) -> Callable[[dict[str, Any], Draw], Revision]:
+    """A move that sets the number ``key`` of the inputs to another of ``values``; its request
+    and theme are written with ``{new}`` and ``{old}`` (``lower``: the request when the new
+    number is the lower one)."""
+
+    def make(p: dict[str, Any], d: Draw) -> Revision:
+        old = p[key]
+        new = d.pick([n for n in values if n != old])
+        text = lower if lower and new < old else request
+        return Revision(
+            request=text.format(new=new, old=old),
+            mutate=lambda q: q.update({key: new}),
+            direct=direct,
+            theme=theme.format(new=new, old=old),
+        )
+
+    return make
 
 
 # --------------------------------------------------------------------------- course-credit-load
@@ -546,16 +568,6 @@ def _scholarship(p: dict[str, Any], d: Draw) -> Revision:
     )
 
 
-def _job_hours(p: dict[str, Any], d: Draw) -> Revision:
-    hours = d.pick([n for n in range(5, 21) if n != p["job_hours"]])
-    return Revision(
-        request=f"The library changed my shifts: I work {hours} hours a week there now.",
-        mutate=lambda q: q.update(job_hours=hours),
-        direct="/job/hours_per_week",
-        theme=f"{hours} work hours a week: the weekly commitment follows",
-    )
-
-
 CREDIT_MOVES = [
     Move("recredit", "arithmetic", _recredit),
     Move("cross-full-time", "threshold", _cross_full_time, when=_at_least(50)),
@@ -563,7 +575,19 @@ CREDIT_MOVES = [
     Move("add-course", "add_remove", _add_course),
     Move("per-credit", "arithmetic", _per_credit),
     Move("scholarship", "arithmetic", _scholarship, when=_at_least(50), opens=False),
-    Move("job-hours", "arithmetic", _job_hours, when=lambda p: p["size"] == 50, opens=False),
+    Move(
+        "job-hours",
+        "arithmetic",
+        _renumber(
+            "job_hours",
+            range(5, 21),
+            "/job/hours_per_week",
+            "The library changed my shifts: I work {new} hours a week there now.",
+            "{new} work hours a week: the weekly commitment follows",
+        ),
+        when=lambda p: p["size"] == 50,
+        opens=False,
+    ),
 ]
 
 
@@ -1004,31 +1028,23 @@ def _cross_enrollment(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _waitlist(p: dict[str, Any], d: Draw) -> Revision | None:
+def _within_lines(p: dict[str, Any], d: Draw, up: bool) -> Revision | None:
+    """Students off the waitlist (``up``) or dropping, up to nine, across no line."""
     cur = p["enrollment"]
-    options = [n for n in _enrollments(p, cross=False) if cur < n <= cur + 9]
+    options = [n for n in _enrollments(p, cross=False) if 0 < (n - cur if up else cur - n) <= 9]
     if not options:
         return None
     n = d.pick(options)
+    k = abs(n - cur)
     return Revision(
-        request=f"{_students(n - cur, 'more ')} got in off the waitlist this morning.",
+        request=f"{_students(k, 'more ')} got in off the waitlist this morning."
+        if up
+        else f"{_students(k)} dropped the course this week.",
         mutate=_enrolled(n),
         direct="/enrollment",
-        theme=f"{n - cur} more students, no line crossed: the per-student counts grow",
-    )
-
-
-def _drops(p: dict[str, Any], d: Draw) -> Revision | None:
-    cur = p["enrollment"]
-    options = [n for n in _enrollments(p, cross=False) if cur - 9 <= n < cur]
-    if not options:
-        return None
-    n = d.pick(options)
-    return Revision(
-        request=f"{_students(cur - n)} dropped the course this week.",
-        mutate=_enrolled(n),
-        direct="/enrollment",
-        theme=f"{cur - n} students drop, no line crossed: the per-student counts shrink",
+        theme=f"{k} more students, no line crossed: the per-student counts grow"
+        if up
+        else f"{k} students drop, no line crossed: the per-student counts shrink",
     )
 
 
@@ -1072,18 +1088,6 @@ def _section_cap(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _kit_cost(p: dict[str, Any], d: Draw) -> Revision:
-    cost = d.pick([c for c in range(8, 21) if c != p["kit_cost"]])
-    return Revision(
-        request=f"The lab kits went up to ${cost} each."
-        if cost > p["kit_cost"]
-        else f"The supplier lowered the lab kits to ${cost} each.",
-        mutate=lambda q: q.update(kit_cost=cost),
-        direct="/lab_kits/unit_cost",
-        theme=f"Lab kits at ${cost}: the kit total follows",
-    )
-
-
 def _exam_date(p: dict[str, Any], d: Draw) -> Revision:
     i = d.pick(range(len(p["exams"])))
     name, old = p["exams"][i]
@@ -1107,25 +1111,40 @@ def _exam_date(p: dict[str, Any], d: Draw) -> Revision:
     )
 
 
-def _spares(p: dict[str, Any], d: Draw) -> Revision:
-    spares = d.pick([n for n in range(2, 11) if n != p["spares"]])
-    return Revision(
-        request=f"Print {spares} spare handouts instead of {p['spares']}.",
-        mutate=lambda q: q.update(spares=spares),
-        direct="/handouts_to_print",
-        theme=f"{spares} spares: the handout count and the print cost follow",
-    )
-
-
 ENROLL_MOVES = [
     Move("cross", "threshold", _cross_enrollment),
-    Move("waitlist", "arithmetic", _waitlist),
-    Move("drops", "arithmetic", _drops),
+    Move("waitlist", "arithmetic", lambda p, d: _within_lines(p, d, up=True)),
+    Move("drops", "arithmetic", lambda p, d: _within_lines(p, d, up=False)),
     Move("ta-line", "threshold", _ta_line, when=_at_least(50)),
     Move("section-cap", "arithmetic", _section_cap, when=_at_least(50)),
-    Move("kit-cost", "arithmetic", _kit_cost, when=_at_least(50), opens=False),
+    Move(
+        "kit-cost",
+        "arithmetic",
+        _renumber(
+            "kit_cost",
+            range(8, 21),
+            "/lab_kits/unit_cost",
+            "The lab kits went up to ${new} each.",
+            "Lab kits at ${new}: the kit total follows",
+            lower="The supplier lowered the lab kits to ${new} each.",
+        ),
+        when=_at_least(50),
+        opens=False,
+    ),
     Move("exam-date", "temporal", _exam_date, when=_at_least(50), opens=False),
-    Move("spares", "arithmetic", _spares, when=_at_least(100), opens=False),
+    Move(
+        "spares",
+        "arithmetic",
+        _renumber(
+            "spares",
+            range(2, 11),
+            "/handouts_to_print",
+            "Print {new} spare handouts instead of {old}.",
+            "{new} spares: the handout count and the print cost follow",
+        ),
+        when=_at_least(100),
+        opens=False,
+    ),
 ]
 
 
@@ -1663,34 +1682,38 @@ def _swap_topic(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _licence(p: dict[str, Any], d: Draw) -> Revision:
-    price = d.pick([n for n in range(20, 51, 5) if n != p["licence"]])
-    return Revision(
-        request=f"The Minitab licence costs ${price} this term.",
-        mutate=lambda q: q.update(licence=price),
-        direct="/software/licence",
-        theme=f"A ${price} licence: the student cost follows",
-    )
-
-
-def _copies(p: dict[str, Any], d: Draw) -> Revision:
-    copies = d.pick([n for n in range(30, 121, 5) if n != p["copies"]])
-    return Revision(
-        request=f"The bookstore now wants {copies} copies of the textbook.",
-        mutate=lambda q: q.update(copies=copies),
-        direct="/bookstore_order/copies",
-        theme=f"{copies} copies ordered: the order value follows",
-    )
-
-
 BOOK_MOVES = [
     Move("swap-book", "substitution", _swap_book),
     Move("store-price", "arithmetic", _store_price),
     Move("swap-topic", "substitution", _swap_topic),
     Move("add-topic", "add_remove", _add_topic, when=_at_least(50)),
     Move("drop-topic", "add_remove", _drop_topic, when=_at_least(50)),
-    Move("licence", "arithmetic", _licence, when=_at_least(50), opens=False),
-    Move("copies", "arithmetic", _copies, when=_at_least(50), opens=False),
+    Move(
+        "licence",
+        "arithmetic",
+        _renumber(
+            "licence",
+            range(20, 51, 5),
+            "/software/licence",
+            "The Minitab licence costs ${new} this term.",
+            "A ${new} licence: the student cost follows",
+        ),
+        when=_at_least(50),
+        opens=False,
+    ),
+    Move(
+        "copies",
+        "arithmetic",
+        _renumber(
+            "copies",
+            range(30, 121, 5),
+            "/bookstore_order/copies",
+            "The bookstore now wants {new} copies of the textbook.",
+            "{new} copies ordered: the order value follows",
+        ),
+        when=_at_least(50),
+        opens=False,
+    ),
 ]
 
 
@@ -1990,7 +2013,7 @@ def _shift_first(p: dict[str, Any], d: Draw) -> Revision:
         [
             f"The building renovation ran late, so the first class is now Tuesday {first}."
             if later
-            else f"The contractor finished early: we can start on Tuesday {first}.",
+            else f"We can start earlier than planned: the first class is now Tuesday {first}.",
             f"The registrar moved our start: the first class is now Tuesday {first}.",
         ]
     )
