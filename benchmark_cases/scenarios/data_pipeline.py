@@ -11,7 +11,15 @@ import math
 from typing import Any
 
 from pytest_revprop.authoring.helpers import add_days, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import (
+    Draw,
+    Move,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+    shipped_params,
+)
 
 DOMAIN = "data_pipeline"
 
@@ -1626,12 +1634,12 @@ ENVIRONMENTS: dict[str, dict[str, Any]] = {
         "dashboard_folder": "Production/Payments",
     },
 }
-ENVIRONMENTS["preprod"] = {
-    **ENVIRONMENTS["production"],
-    "dataset": "analytics_preprod",
-    "alert_route": "#payments-etl-preprod",
-}
-"""The follow-up's new environment: production's settings except its dataset and alert route."""
+PREPROD = {"dataset": "analytics_preprod", "alert_route": "#payments-etl-preprod"}
+"""The new environment of the follow-up and the preprod move: production's settings except these."""
+PREPROD_REQUEST = (
+    "a new preprod environment: same settings as production, except it writes to analytics_preprod "
+    "and alerts go to #payments-etl-preprod"
+)
 LEDGER_TABLES: list[tuple[str, str]] = [
     ("ledger_entries", "merge"),
     ("ledger_accounts", "merge"),
@@ -1640,15 +1648,54 @@ LEDGER_TABLES: list[tuple[str, str]] = [
     ("chargebacks", "append"),
     ("payouts", "merge"),
 ]
+LEDGER_PEOPLE = [
+    ("Hana Kim", "Ravi Menon", "Ines Kowalski"),
+    ("Marta Sousa", "Kenji Ito", "Lea Fischer"),
+    ("Omar Haddad", "Julia Novak", "Tariq Aziz"),
+    ("Grace Owusu", "Pavel Ivanov", "Rosa Jimenez"),
+]
 
 
-def promote_params(size: int) -> dict[str, Any]:
-    return {"size": size, "environment": "staging"}
+def promote_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The pipeline's inputs: the environment it runs in, each environment's settings (the
+    numbers drawn), the run timeout, the sample seed, the tables and the people."""
+    staging = dict(ENVIRONMENTS["staging"])
+    production = dict(ENVIRONMENTS["production"])
+    staging.update(
+        sample_percent=d.pick([10, 5, 20, 25]),
+        workers=d.pick([2, 1, 3]),
+        retention_days=d.pick([14, 7, 30]),
+    )
+    production.update(
+        retries=d.pick([3, 4, 5]),
+        workers=d.pick([6, 8, 10, 12]),
+        retention_days=d.pick([400, 365, 730]),
+    )
+    lead, analyst, on_call = d.pick(LEDGER_PEOPLE)
+    return {
+        "size": size,
+        "environment": "staging",
+        "envs": {"staging": staging, "production": production},
+        "timeout": d.pick([30, 20, 45, 60]),
+        "seed": d.pick([42, 7, 1234, 2025]),
+        "tables": list(LEDGER_TABLES[: 3 if size <= 50 else 6]),
+        "people": [lead, analyst, on_call],
+    }
+
+
+promote_params = shipped_params(promote_inputs)
+
+
+def _preprod(q: dict[str, Any]) -> None:
+    """Move the pipeline to preprod, defined (as the request says) from production as it is now."""
+    q["envs"]["preprod"] = {**q["envs"]["production"], **PREPROD}
+    q["environment"] = "preprod"
 
 
 def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, env_name = p["size"], p["environment"]
-    env = ENVIRONMENTS[env_name]
+    env = p["envs"][env_name]
+    lead, analyst, on_call = p["people"]
     if size == 10:
         return {
             "pipeline": {
@@ -1662,9 +1709,8 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
             "alert_route": env["alert_route"],
             "retries": env["retries"],
             "sample_percent": env["sample_percent"],
-            "timeout_minutes": 30,
+            "timeout_minutes": p["timeout"],
         }
-    tables = LEDGER_TABLES[: 3 if size == 50 else 6]
     artifact: dict[str, Any] = {
         "pipeline": {
             "name": "payments-ledger-etl",
@@ -1675,15 +1721,17 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         "source": {"host": "payments-db.internal", "database": "payments", "schema": "public"},
         "target_dataset": env["dataset"],
-        "tables": [{"source": t, "target": f"{env['dataset']}.{t}", "mode": m} for t, m in tables],
+        "tables": [
+            {"source": t, "target": f"{env['dataset']}.{t}", "mode": m} for t, m in p["tables"]
+        ],
         "alerting": {"route": env["alert_route"], "digest_channel": "#payments-data"},
         "runtime": {
             "retries": env["retries"],
-            "timeout_minutes": 30,
+            "timeout_minutes": p["timeout"],
             "workers": env["workers"],
             "worker_type": "m5.large",
         },
-        "sampling": {"percent": env["sample_percent"], "seed": 42},
+        "sampling": {"percent": env["sample_percent"], "seed": p["seed"]},
         "sla": {"tier": env["sla_tier"], "owner": "finance-data"},
         "retention_days": env["retention_days"],
         "quality": {
@@ -1696,8 +1744,8 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
             "domain": "finance",
         },
         "owners": [
-            {"name": "Hana Kim", "role": "tech lead"},
-            {"name": "Ravi Menon", "role": "analyst"},
+            {"name": lead, "role": "tech lead"},
+            {"name": analyst, "role": "analyst"},
         ],
         "tags": ["payments", "ledger", "hourly", "sox"],
         "cost_center": "CC-7100",
@@ -1711,7 +1759,7 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["secrets_path"] = env["secrets_path"]
     artifact["lineage"]["downstream"] += ["treasury-forecast", "audit-exports"]
     artifact["quality"]["checks"] += ["no_duplicate_entry_id", "settlement_matches_payout"]
-    artifact["owners"].append({"name": "Ines Kowalski", "role": "on-call"})
+    artifact["owners"].append({"name": on_call, "role": "on-call"})
     artifact["schema_changes"] = {"on_new_column": "alert", "on_type_change": "fail"}
     artifact["pii_columns"] = ["account_holder", "iban"]
     artifact["audit"] = {
@@ -1732,7 +1780,7 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
         "tolerance_cents": 0,
         "report_channel": "#payments-recon",
     }
-    artifact["change_management"] = {"approver": "Hana Kim", "ticket": "CHG-5190"}
+    artifact["change_management"] = {"approver": lead, "ticket": "CHG-5190"}
     artifact["storage"] = {
         "format": "parquet",
         "partitioned_by": "entry_date",
@@ -1746,41 +1794,58 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-ENV_RULES_10 = (
-    "Environment rules, so nobody has to remember them: in staging it writes to analytics_staging, alerts "
-    "go to #payments-etl-dev, it retries once and processes a 10% sample. In production it writes to "
-    "analytics_prod, alerts go to pagerduty:data-oncall, it retries 3 times and processes 100% of rows. "
-    "Set it up for staging for now."
-)
+def _times(n: int) -> str:
+    """``_times(1) == "once"``, ``_times(3) == "3 times"``."""
+    return "once" if n == 1 else f"{n} times"
+
+
+def _retry_words(n: int) -> str:
+    """``_retry_words(1) == "1 retry"``, ``_retry_words(3) == "3 retries"``."""
+    return f"{n} retry" if n == 1 else f"{n} retries"
 
 
 def promote_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    stg, prod = p["envs"]["staging"], p["envs"]["production"]
+    lead, analyst, on_call = p["people"]
+    timeout = p["timeout"]
     if size == 10:
+        env_rules = (
+            "Environment rules, so nobody has to remember them: in staging it writes to "
+            f"{stg['dataset']}, alerts go to {stg['alert_route']}, it retries {_times(stg['retries'])} "
+            f"and processes a {stg['sample_percent']}% sample. In production it writes to "
+            f"{prod['dataset']}, alerts go to {prod['alert_route']}, it retries "
+            f"{_times(prod['retries'])} and processes {prod['sample_percent']}% of rows. Set it up for "
+            "staging for now."
+        )
         return [
             (
                 "Set up payments-ledger-etl for finance-data: hourly at quarter past, reading "
                 "payments.ledger_entries. It starts out in staging.",
                 ["/pipeline", "/source_table"],
             ),
-            (ENV_RULES_10, ["/target_dataset", "/alert_route", "/retries", "/sample_percent"]),
-            ("Give each run a 30-minute timeout.", ["/timeout_minutes"]),
+            (env_rules, ["/target_dataset", "/alert_route", "/retries", "/sample_percent"]),
+            (f"Give each run a {timeout}-minute timeout.", ["/timeout_minutes"]),
         ]
-    table_list = ", ".join(f"{t} ({m})" for t, m in LEDGER_TABLES[: 3 if size == 50 else 6])
+    table_list = ", ".join(f"{t} ({m})" for t, m in p["tables"])
     rules = (
-        "Here is what depends on the environment. Staging: dataset analytics_staging, alerts to "
-        "#payments-etl-dev, 1 retry, 2 workers, a 10% sample, SLA tier none, 14-day retention, "
-        "quality failures only warn (no blocking), and catalog visibility team. Production: "
-        "dataset analytics_prod, alerts to pagerduty:data-oncall, 3 retries, 6 workers, 100% of rows, "
-        "SLA tier gold, 400-day retention, quality failures block the load, and catalog visibility "
-        "company."
+        f"Here is what depends on the environment. Staging: dataset {stg['dataset']}, alerts to "
+        f"{stg['alert_route']}, {_retry_words(stg['retries'])}, {stg['workers']} workers, a "
+        f"{stg['sample_percent']}% sample, SLA tier {stg['sla_tier']}, {stg['retention_days']}-day "
+        "retention, quality failures only warn (no blocking), and catalog visibility "
+        f"{stg['catalog_visibility']}. Production: dataset {prod['dataset']}, alerts to "
+        f"{prod['alert_route']}, {_retry_words(prod['retries'])}, {prod['workers']} workers, "
+        f"{prod['sample_percent']}% of rows, SLA tier {prod['sla_tier']}, "
+        f"{prod['retention_days']}-day retention, quality failures block the load, and catalog "
+        f"visibility {prod['catalog_visibility']}."
     )
     if size >= 100:
         rules += (
-            " Also, staging runs on the etl-staging cluster as service account payments-etl-stg with "
-            "secrets under vault:kv/staging/payments-etl; production uses etl-prod, payments-etl-prod "
-            "and vault:kv/prod/payments-etl. Its dashboards live in the Staging/Payments folder in "
-            "staging and Production/Payments in production."
+            f" Also, staging runs on the {stg['cluster']} cluster as service account "
+            f"{stg['service_account']} with secrets under {stg['secrets_path']}; production uses "
+            f"{prod['cluster']}, {prod['service_account']} and {prod['secrets_path']}. Its dashboards "
+            f"live in the {stg['dashboard_folder']} folder in staging and {prod['dashboard_folder']} "
+            "in production."
         )
     rules += " Set everything up for staging."
     env_paths = [
@@ -1820,8 +1885,9 @@ def promote_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/tables"],
         ),
         (
-            "Runs time out after 30 minutes on m5.large workers. Keep the sample seed at 42 so samples are "
-            "repeatable. finance-data owns the SLA, and weekly digests go to #payments-data.",
+            f"Runs time out after {timeout} minutes on m5.large workers. Keep the sample seed at "
+            f"{p['seed']} so samples are repeatable. finance-data owns the SLA, and weekly digests go "
+            "to #payments-data.",
             [
                 "/runtime/timeout_minutes",
                 "/runtime/worker_type",
@@ -1840,8 +1906,8 @@ def promote_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/catalog/description", "/catalog/domain"],
         ),
         (
-            "Owners are Hana Kim (tech lead) and Ravi Menon (analyst)"
-            + (", with Ines Kowalski on call" if size >= 100 else "")
+            f"Owners are {lead} (tech lead) and {analyst} (analyst)"
+            + (f", with {on_call} on call" if size >= 100 else "")
             + ". Tag it payments, ledger, hourly, sox; cost center CC-7100.",
             ["/owners", "/tags", "/cost_center"],
         ),
@@ -1875,7 +1941,7 @@ def promote_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         (
             "Reconcile against the ledger-service API to the cent (zero tolerance), reporting in "
-            "#payments-recon. The promotion goes through change ticket CHG-5190, approved by Hana Kim.",
+            f"#payments-recon. The promotion goes through change ticket CHG-5190, approved by {lead}.",
             ["/reconciliation", "/change_management"],
         ),
         (
@@ -1913,10 +1979,9 @@ def promote_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request="Before production again we'll soak it in a new preprod environment: same settings as "
-            "production, except it writes to analytics_preprod and alerts go to #payments-etl-preprod. "
+            request=f"Before production again we'll soak it in {PREPROD_REQUEST}. "
             "Move payments-ledger-etl there.",
-            mutate=lambda q: q.update(environment="preprod"),
+            mutate=_preprod,
             direct="/pipeline/environment",
             theme="A new environment defined as production with two exceptions: dataset, targets, alerts and "
             "every production value follow",
@@ -1930,6 +1995,121 @@ def promote_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
     ]
+
+
+# moves of pipeline-promote-to-production: promote to production, roll back to staging, soak in
+# preprod or try it in a sandbox (each defined in the request from production or staging as it
+# stands), and (sizes 50 and 100, where the tables follow the dataset) rename the dataset of the
+# environment it runs in
+
+
+def _promote(p: dict[str, Any], d: Draw) -> Revision:
+    since = d.pick(["two weeks", "a week", "ten days", "three weeks"])
+    where = p["environment"].capitalize()
+    return Revision(
+        request=d.pick(
+            [
+                f"{where} has been clean for {since}. Promote payments-ledger-etl to production.",
+                f"Sign-off came through: payments-ledger-etl moves from {p['environment']} to production.",
+            ]
+        ),
+        mutate=lambda q: q.update(environment="production"),
+        direct="/pipeline/environment",
+        theme=f"Promoting from {p['environment']} to production moves every environment-governed setting",
+    )
+
+
+def _rollback(p: dict[str, Any], d: Draw) -> Revision:
+    why = d.pick(
+        [
+            "double-counted chargebacks",
+            "loaded duplicate settlements",
+            "dropped the fx rates for two hours",
+            "broke the finance-reporting refresh",
+        ]
+    )
+    return Revision(
+        request=f"The last {p['environment']} run {why}. Roll payments-ledger-etl back to staging "
+        "while we fix it.",
+        mutate=lambda q: q.update(environment="staging"),
+        direct="/pipeline/environment",
+        theme=f"Rolling back from {p['environment']} returns every environment-governed setting to staging",
+    )
+
+
+def _to_preprod(p: dict[str, Any], d: Draw) -> Revision:
+    again = "preprod" in p["envs"]
+    return Revision(
+        request=(
+            "Move payments-ledger-etl back to preprod, defined as before: "
+            if again
+            else "Before production we'll soak payments-ledger-etl in a new preprod environment: "
+        )
+        + "the same settings as production has right now, except it writes to "
+        f"{PREPROD['dataset']} and alerts go to {PREPROD['alert_route']}."
+        + ("" if again else " Move it there."),
+        mutate=_preprod,
+        direct="/pipeline/environment",
+        theme="A preprod environment defined from production with two exceptions: every setting follows",
+    )
+
+
+SANDBOX = {"dataset": "analytics_sandbox", "alert_route": "#payments-etl-sandbox"}
+
+
+def _sandbox(q: dict[str, Any]) -> None:
+    """Move the pipeline to the sandbox, defined (as the request says) from staging as it is now."""
+    q["envs"]["sandbox"] = {**q["envs"]["staging"], **SANDBOX}
+    q["environment"] = "sandbox"
+
+
+def _to_sandbox(p: dict[str, Any], d: Draw) -> Revision:
+    again = "sandbox" in p["envs"]
+    return Revision(
+        request=(
+            "Move payments-ledger-etl back to the sandbox, defined as before: "
+            if again
+            else "We need somewhere to try schema changes: move payments-ledger-etl to a new "
+            "sandbox environment with "
+        )
+        + "the same settings as staging has right now, except it writes to "
+        f"{SANDBOX['dataset']} and alerts go to {SANDBOX['alert_route']}.",
+        mutate=_sandbox,
+        direct="/pipeline/environment",
+        theme="A sandbox environment defined from staging with two exceptions: every setting follows",
+    )
+
+
+DATASET_NAMES = {
+    "staging": ["finance_staging", "ledger_staging", "payments_stg"],
+    "production": ["finance_prod", "ledger_prod", "payments_production"],
+    "preprod": ["finance_preprod", "ledger_preprod"],
+    "sandbox": ["finance_sandbox", "ledger_sandbox"],
+}
+
+
+def _rename_dataset(p: dict[str, Any], d: Draw) -> Revision:
+    env_name = p["environment"]
+    name = d.pick([n for n in DATASET_NAMES[env_name] if n != p["envs"][env_name]["dataset"]])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["envs"][env_name]["dataset"] = name
+
+    return Revision(
+        request=f"The platform team renamed the {env_name} dataset: it is {name} now.",
+        mutate=mutate,
+        direct="/target_dataset",
+        theme=f"The {env_name} dataset is renamed to {name}: every table target follows",
+    )
+
+
+PROMOTE_MOVES = [
+    Move("promote", "status_flip", _promote, when=lambda p: p["environment"] != "production"),
+    Move("rollback", "status_flip", _rollback, when=lambda p: p["environment"] != "staging"),
+    Move("preprod", "substitution", _to_preprod, when=lambda p: p["environment"] != "preprod"),
+    Move("sandbox", "substitution", _to_sandbox, when=lambda p: p["environment"] != "sandbox"),
+    Move("rename-dataset", "substitution", _rename_dataset, when=lambda p: p["size"] >= 50),
+]
 
 
 SCENARIOS = [
@@ -2019,6 +2199,8 @@ SCENARIOS = [
         conversation=promote_conversation,
         revision=promote_revision,
         followups=promote_followups,
+        inputs=promote_inputs,
+        moves=PROMOTE_MOVES,
         notes="Tests a status flip: the user listed staging and production values up front, so dataset, "
         "alert route, retries and sample switch together with the environment. Larger sizes add table "
         "targets, workers, SLA tier, retention, blocking and visibility (and cluster, account, "
