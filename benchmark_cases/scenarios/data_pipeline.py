@@ -765,6 +765,8 @@ STAGE_CATALOG: dict[str, tuple[int, str]] = {
     "aggregate": (15, "events_daily_agg"),
     "load": (10, "analytics.events_daily"),
     "mask_pii": (5, "events_masked"),
+    "bot_filter": (10, "events_filtered"),
+    "geo_lookup": (10, "events_geo"),
 }
 STAGE_PLANS: dict[int, tuple[str, ...]] = {
     10: ("extract", "dedupe", "load"),
@@ -774,8 +776,29 @@ STAGE_PLANS: dict[int, tuple[str, ...]] = {
 RUN_START = "01:00"
 
 
-def dedupe_params(size: int) -> dict[str, Any]:
-    return {"size": size, "stages": list(STAGE_PLANS[size]), "start": RUN_START, "minutes": {}}
+def dedupe_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The run's inputs: its stages in order, the kickoff time, and each stage's minutes where
+    they differ from the catalog (``minutes``)."""
+    minutes = {}
+    for name in STAGE_PLANS[100]:
+        usual = STAGE_CATALOG[name][0]
+        drawn = d.pick([usual, usual + 5, usual + 10, max(5, usual - 5)], shipped=usual)
+        if drawn != usual:
+            minutes[name] = drawn
+    return {
+        "size": size,
+        "stages": list(STAGE_PLANS[size]),
+        "start": d.pick([RUN_START, "00:30", "01:30", "02:00", "00:45"]),
+        "minutes": minutes,
+    }
+
+
+dedupe_params = shipped_params(dedupe_inputs)
+
+
+def _minutes(p: dict[str, Any], name: str) -> int:
+    """How long stage ``name`` takes, as the inputs leave it."""
+    return int(p["minutes"].get(name, STAGE_CATALOG[name][0]))
 
 
 def _stage_rows(
@@ -868,10 +891,10 @@ def dedupe_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-def _stage_sentence(names: tuple[str, ...], with_output: bool) -> str:
+def _stage_sentence(p: dict[str, Any], with_output: bool) -> str:
     parts = []
-    for name in names:
-        minutes, output = STAGE_CATALOG[name]
+    for name in p["stages"]:
+        minutes, output = _minutes(p, name), STAGE_CATALOG[name][1]
         parts.append(
             f"{name} ({minutes} min, writes {output})"
             if with_output
@@ -882,15 +905,15 @@ def _stage_sentence(names: tuple[str, ...], with_output: bool) -> str:
 
 def dedupe_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
-    plan = STAGE_PLANS[size]
+    start = p["start"]
     if size == 10:
         return [
             (
-                "New daily job called events-daily. It kicks off at 01:00.",
+                f"New daily job called events-daily. It kicks off at {start}.",
                 ["/pipeline", "/starts_at"],
             ),
             (
-                f"Three steps, strictly one after another: {_stage_sentence(plan, False)}.",
+                f"Three steps, strictly one after another: {_stage_sentence(p, False)}.",
                 ["/stages"],
             ),
             (
@@ -900,13 +923,16 @@ def dedupe_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
         ]
     stage_text = (
-        f"The stages run strictly in sequence: {_stage_sentence(plan, True)}. Each stage waits "
+        f"The stages run strictly in sequence: {_stage_sentence(p, True)}. Each stage waits "
         "on the one before it and starts the moment that one finishes; for each stage note what it "
         "waits on and its start time"
     )
     stage_text += " (and end time)." if size >= 100 else "."
     turns: list[Turn] = [
-        ("New daily job for growth-data: events-daily, kicking off at 01:00 UTC.", ["/pipeline"]),
+        (
+            f"New daily job for growth-data: events-daily, kicking off at {start} UTC.",
+            ["/pipeline"],
+        ),
         (stage_text, ["/stages"]),
         ("Summarise the run: number of stages, total minutes, and when it finishes.", ["/summary"]),
         (
@@ -1027,6 +1053,97 @@ def dedupe_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="temporal",
         ),
     ]
+
+
+# moves of pipeline-drop-dedupe-stage: a middle stage is dropped, a stage is added right before
+# another one, a stage's minutes change, the kickoff moves
+
+
+def _drop_stage(p: dict[str, Any], d: Draw) -> Revision | None:
+    names = p["stages"]
+    # a stage as long as its successor would read as that one renamed: those stay
+    middle = [
+        n for i, n in enumerate(names[1:-1], 1) if _minutes(p, n) != _minutes(p, names[i + 1])
+    ]
+    if not middle:
+        return None
+    name = d.pick(middle)
+    i = p["stages"].index(name)
+    why = d.pick(
+        [
+            "the upstream team now handles it",
+            "it no longer changes anything downstream",
+            "we're moving that logic into the warehouse",
+        ]
+    )
+    return Revision(
+        request=f"Drop the {name} stage from events-daily; {why}.",
+        mutate=lambda q: q["stages"].remove(name),
+        direct=f"/stages/{i}",
+        theme=f"Removing {name} relinks its successor and pulls every later time earlier",
+    )
+
+
+def _add_stage(p: dict[str, Any], d: Draw) -> Revision | None:
+    free = [n for n in STAGE_CATALOG if n not in p["stages"] and n not in ("extract", "load")]
+    if not free:
+        return None
+    name = d.pick(free)
+    before = d.pick(p["stages"][1:])
+    at = p["stages"].index(before)
+    # a length of its own, so the new row is not mistaken for the one it precedes
+    minutes = d.pick([m for m in (5, 10, 15, 20, 25, 30) if m != _minutes(p, before)])
+    output = STAGE_CATALOG[name][1]
+    what = f"{minutes} minutes" if p["size"] == 10 else f"{minutes} minutes, writes {output}"
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["stages"].insert(at, name)
+        q["minutes"][name] = minutes
+
+    return Revision(
+        request=f"Add {'an' if name[0] in 'aeiou' else 'a'} {name} stage ({what}) to events-daily, "
+        f"right before {before}.",
+        mutate=mutate,
+        direct=f"/stages/{at}",
+        theme=f"A {minutes}-minute {name} stage before {before} pushes every later time back",
+    )
+
+
+def _retime(p: dict[str, Any], d: Draw) -> Revision:
+    name = d.pick(p["stages"])
+    old = _minutes(p, name)
+    minutes = d.pick([m for m in range(5, 61, 5) if m != old])
+    i = p["stages"].index(name)
+    return Revision(
+        request=d.pick(
+            [
+                f"The {name} stage takes {minutes} minutes now, not {old}.",
+                f"Re-measured: {name} needs {minutes} minutes per run.",
+            ]
+        ),
+        mutate=lambda q: q["minutes"].update({name: minutes}),
+        direct=f"/stages/{i}/minutes",
+        theme=f"{name} takes {minutes} minutes: the total, the finish and every later time follow",
+    )
+
+
+def _kickoff(p: dict[str, Any], d: Draw) -> Revision:
+    options = [_clock("00:00", m) for m in range(0, 180, 15)]
+    start = d.pick([t for t in options if t != p["start"]])
+    return Revision(
+        request=f"Kick events-daily off at {start} instead of {p['start']}.",
+        mutate=lambda q: q.update(start=start),
+        direct="/starts_at" if p["size"] == 10 else "/pipeline/starts_at",
+        theme=f"Kickoff at {start} moves every stage time, the finish and everything timed after it",
+    )
+
+
+DEDUPE_MOVES = [
+    Move("drop-stage", "add_remove", _drop_stage),
+    Move("add-stage", "add_remove", _add_stage),
+    Move("retime", "arithmetic", _retime),
+    Move("kickoff", "temporal", _kickoff),
+]
 
 
 # =========================================================================== pipeline-executor-quota-cap
@@ -2153,6 +2270,8 @@ SCENARIOS = [
         conversation=dedupe_conversation,
         revision=dedupe_revision,
         followups=dedupe_followups,
+        inputs=dedupe_inputs,
+        moves=DEDUPE_MOVES,
         notes="Tests removal from a strictly sequential stage list: total run time and finish time shrink "
         "by the removed 20 minutes. Larger sizes add the successor's relink to the removed stage's "
         "predecessor, earlier start/end times, and the dashboard refresh and partner export set "
