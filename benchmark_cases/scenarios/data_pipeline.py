@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pytest_revprop.authoring.helpers import add_days, money
+from pytest_revprop.authoring.helpers import add_days, dollars, money
 from pytest_revprop.authoring.scenario import (
     Draw,
     Move,
@@ -1157,7 +1157,12 @@ RUNS_PER_MONTH = 30
 
 
 def _spark_job(
-    name: str, input_gb: int, starts_at: str, output: str | None, quota: int = MAX_EXECUTORS
+    name: str,
+    input_gb: int,
+    starts_at: str,
+    output: str | None,
+    quota: int = MAX_EXECUTORS,
+    rate: float = EXECUTOR_HOUR_USD,
 ) -> dict[str, Any]:
     """The user's sizing rule: ceil(input / 25) executors, never above the quota (8 at first)."""
     executors = min(math.ceil(input_gb / GB_PER_EXECUTOR), quota)
@@ -1169,7 +1174,7 @@ def _spark_job(
         "runtime_minutes": minutes,
         "starts_at": starts_at,
         "ends_at": _clock(starts_at, minutes),
-        "cost_per_run_usd": money(executors * minutes / 60 * EXECUTOR_HOUR_USD),
+        "cost_per_run_usd": money(executors * minutes / 60 * rate),
         "quota_alert": executors == quota,
     }
     if output is not None:
@@ -1177,14 +1182,47 @@ def _spark_job(
     return job
 
 
-def quota_params(size: int) -> dict[str, Any]:
-    return {"size": size, "input_gb": 150, "max_executors": MAX_EXECUTORS}
+OTHER_JOBS_GB = (100, 175, 50)
+"""clickstream-rollup, ml-features and crm-export: their inputs, fixed in the conversation."""
+
+
+def _at_quota(gb: int, quota: int) -> bool:
+    return math.ceil(gb / GB_PER_EXECUTOR) >= quota
+
+
+def _whole_minutes(gb: int, quota: int) -> bool:
+    """Whether a job of ``gb`` runs a whole number of minutes under ``quota`` (no rounding
+    the conversation does not state)."""
+    executors = min(math.ceil(gb / GB_PER_EXECUTOR), quota)
+    return gb * 60 % (executors * GB_PER_EXECUTOR) == 0
+
+
+def _quota_fits(gb: int, quota: int) -> bool:
+    """Every job (the main one of ``gb`` and the fixed others) runs whole minutes under ``quota``."""
+    return all(_whole_minutes(g, quota) for g in (gb, *OTHER_JOBS_GB))
+
+
+def quota_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The plan's inputs: sessions-transform's input (under the quota to start with), the quota,
+    the executor rate and the main job's start."""
+    quota = d.pick([MAX_EXECUTORS, 10, 12])
+    under = [g for g in range(75, 301, 25) if not _at_quota(g, quota) and _quota_fits(g, quota)]
+    return {
+        "size": size,
+        "input_gb": d.pick(under, shipped=150),
+        "max_executors": quota,
+        "rate": d.pick([EXECUTOR_HOUR_USD, 1.5, 0.9, 1.35]),
+        "start": d.pick(["03:00", "02:30", "03:30"]),
+    }
+
+
+quota_params = shipped_params(quota_inputs)
 
 
 def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, quota = p["size"], p["max_executors"]
+    size, quota, rate, start = p["size"], p["max_executors"], p["rate"], p["start"]
     if size == 10:
-        job = _spark_job("sessions-transform", p["input_gb"], "03:00", None, quota)
+        job = _spark_job("sessions-transform", p["input_gb"], start, None, quota, rate)
         return {
             "job": {
                 k: job[k]
@@ -1198,16 +1236,25 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
                 )
             },
             "cluster": {"name": "spark-shared", "max_executors": quota},
-            "schedule": "0 3 * * *",
+            "schedule": _cron(start),
             "owner": "analytics-eng",
         }
-    sessions = _spark_job("sessions-transform", p["input_gb"], "03:00", "analytics.sessions", quota)
-    jobs = [_spark_job("clickstream-rollup", 100, "01:00", "analytics.clickstream_hourly", quota)]
+    rollup_gb, features_gb, crm_gb = OTHER_JOBS_GB
+    sessions = _spark_job(
+        "sessions-transform", p["input_gb"], start, "analytics.sessions", quota, rate
+    )
+    jobs = [
+        _spark_job(
+            "clickstream-rollup", rollup_gb, "01:00", "analytics.clickstream_hourly", quota, rate
+        )
+    ]
     if size >= 100:
-        jobs.append(_spark_job("ml-features", 175, "02:00", "ml.session_features", quota))
+        jobs.append(
+            _spark_job("ml-features", features_gb, "02:00", "ml.session_features", quota, rate)
+        )
     jobs += [
         sessions,
-        _spark_job("crm-export", 50, sessions["ends_at"], "crm.session_scores", quota),
+        _spark_job("crm-export", crm_gb, sessions["ends_at"], "crm.session_scores", quota, rate),
     ]
     monthly_cost = money(RUNS_PER_MONTH * sum(j["cost_per_run_usd"] for j in jobs))
     budget = 600 if size == 50 else 900
@@ -1216,7 +1263,7 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
         "cluster": {
             "name": "spark-shared",
             "max_executors": quota,
-            "hourly_rate_usd": EXECUTOR_HOUR_USD,
+            "hourly_rate_usd": rate,
             "jobs_at_quota": sum(j["quota_alert"] for j in jobs),
         },
         "jobs": jobs,
@@ -1272,29 +1319,37 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-SIZING_RULE = (
-    "Sizing rule for every job on the cluster: one executor per 25 GB of input, rounded up, but never "
-    "more than the quota of 8. Each executor gets through 25 GB an hour. If a job ends up pinned "
-    "at the quota, switch its quota alert on so we know to ask for more."
-)
+def _sizing_rule(quota: int) -> str:
+    return (
+        "Sizing rule for every job on the cluster: one executor per 25 GB of input, rounded up, but "
+        f"never more than the quota of {quota}. Each executor gets through 25 GB an hour. If a job "
+        "ends up pinned at the quota, switch its quota alert on so we know to ask for more."
+    )
+
+
+def _cron(start: str) -> str:
+    """``_cron("03:00") == "0 3 * * *"`` (daily at that time)."""
+    hours, mins = (int(x) for x in start.split(":"))
+    return f"{mins} {hours} * * *"
 
 
 def quota_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, quota, start, gb = p["size"], p["max_executors"], p["start"], p["input_gb"]
+    rate = dollars(p["rate"])
     if size == 10:
         return [
             (
-                "I'm sizing the Spark job sessions-transform for analytics-eng. It runs daily at 03:00 on the "
-                "spark-shared cluster, which allows at most 8 executors per job.",
+                f"I'm sizing the Spark job sessions-transform for analytics-eng. It runs daily at {start} "
+                f"on the spark-shared cluster, which allows at most {quota} executors per job.",
                 ["/job/name", "/cluster", "/schedule", "/owner"],
             ),
-            ("Each run reads about 150 GB.", ["/job/input_gb"]),
+            (f"Each run reads about {gb} GB.", ["/job/input_gb"]),
             (
-                SIZING_RULE + " Work out its executors, run time in minutes and the alert.",
+                _sizing_rule(quota) + " Work out its executors, run time in minutes and the alert.",
                 ["/job/executors", "/job/runtime_minutes", "/job/quota_alert"],
             ),
             (
-                "Executors cost $1.20 an hour each. What does a run cost, to the cent?",
+                f"Executors cost {rate} an hour each. What does a run cost, to the cent?",
                 ["/job/cost_per_run_usd"],
             ),
         ]
@@ -1305,17 +1360,17 @@ def quota_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         (
             "Planning the sessions-nightly Spark jobs for analytics-eng on the spark-shared cluster, times in "
-            "UTC. The cluster quota is 8 executors per job and executors cost $1.20 an hour.",
+            f"UTC. The cluster quota is {quota} executors per job and executors cost {rate} an hour.",
             ["/pipeline", "/cluster/name", "/cluster/max_executors", "/cluster/hourly_rate_usd"],
         ),
         (
-            SIZING_RULE
+            _sizing_rule(quota)
             + " Every job records its executors, run time in minutes, start and end time, cost "
             f"per run to the cent, and the alert. The jobs that run before the main one: {others}.",
             [f"/jobs/{i}" for i in range(main)],
         ),
         (
-            "The main one is sessions-transform: about 150 GB per run, starting at 03:00, writing "
+            f"The main one is sessions-transform: about {gb} GB per run, starting at {start}, writing "
             "analytics.sessions.",
             [f"/jobs/{main}"],
         ),
@@ -1427,6 +1482,119 @@ def quota_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
     ]
+
+
+# moves of pipeline-executor-quota-cap: sessions-transform's input crosses the quota (either way)
+# or grows without crossing it, the quota moves past a job's need, the executor rate changes, and
+# (sizes 50 and 100, which time the jobs) sessions-transform starts at another time
+
+
+def _main_job(p: dict[str, Any]) -> str:
+    return "/job" if p["size"] == 10 else f"/jobs/{1 if p['size'] == 50 else 2}"
+
+
+def _regb(p: dict[str, Any], d: Draw, cross: bool, way: int = 0) -> Revision | None:
+    """A new input for sessions-transform that crosses the quota or not (``cross``); ``way``
+    1 or -1: only larger or smaller ones."""
+    quota, old = p["max_executors"], p["input_gb"]
+    at = _at_quota(old, quota)
+    options = [
+        g
+        for g in range(50, 401, 25)
+        if g != old
+        and (_at_quota(g, quota) != at) == cross
+        and _quota_fits(g, quota)
+        and (g - old) * way >= 0
+    ]
+    if not options:
+        return None
+    gb = d.pick(options)
+    why = "growing" if gb > old else "shrinking"
+    return Revision(
+        request=d.pick(
+            [
+                f"The session data is {why}: plan sessions-transform for {gb} GB per run instead of {old}.",
+                f"Re-plan sessions-transform for {gb} GB of input per run.",
+            ]
+        ),
+        mutate=lambda q: q.update(input_gb=gb),
+        direct=f"{_main_job(p)}/input_gb",
+        theme=f"sessions-transform reads {gb} GB: executors, run time, cost and (when it crosses the "
+        "quota) the alert follow",
+    )
+
+
+def _cross_quota(p: dict[str, Any], d: Draw) -> Revision | None:
+    return _regb(p, d, cross=True)
+
+
+def _grow(p: dict[str, Any], d: Draw) -> Revision | None:
+    return _regb(p, d, cross=False, way=1)
+
+
+def _shrink(p: dict[str, Any], d: Draw) -> Revision | None:
+    return _regb(p, d, cross=False, way=-1)
+
+
+def _jobs_gb(p: dict[str, Any]) -> list[int]:
+    """The inputs of the jobs this size plans."""
+    rollup, features, crm = OTHER_JOBS_GB
+    if p["size"] == 10:
+        return [p["input_gb"]]
+    return [rollup, *([features] if p["size"] >= 100 else []), p["input_gb"], crm]
+
+
+def _requota(p: dict[str, Any], d: Draw) -> Revision | None:
+    old = p["max_executors"]
+    alerts = [_at_quota(g, old) for g in _jobs_gb(p)]
+    options = [
+        n
+        for n in range(5, 17)
+        if n != old
+        and [_at_quota(g, n) for g in _jobs_gb(p)] != alerts
+        and _quota_fits(p["input_gb"], n)
+    ]
+    if not options:
+        return None
+    quota = d.pick(options)
+    verb = "raised" if quota > old else "cut"
+    return Revision(
+        request=f"Platform {verb} our quota on spark-shared to {quota} executors per job.",
+        mutate=lambda q: q.update(max_executors=quota),
+        direct="/cluster/max_executors",
+        theme=f"A quota of {quota} moves the clamp: executors, run times and quota alerts follow",
+    )
+
+
+def _rerate(p: dict[str, Any], d: Draw) -> Revision:
+    rate = d.pick([r for r in (0.9, 1.05, 1.1, 1.2, 1.35, 1.5, 1.65, 1.8) if r != p["rate"]])
+    return Revision(
+        request=f"Executors now cost {dollars(rate)} an hour each.",
+        mutate=lambda q: q.update(rate=rate),
+        direct="/cluster/hourly_rate_usd",
+        theme=f"At {dollars(rate)} an executor-hour every run cost and the monthly figures follow",
+    )
+
+
+def _restart(p: dict[str, Any], d: Draw) -> Revision:
+    options = [_clock("02:00", m) for m in range(0, 121, 15)]
+    start = d.pick([t for t in options if t != p["start"]])
+    return Revision(
+        request=f"Start sessions-transform at {start} instead of {p['start']}.",
+        mutate=lambda q: q.update(start=start),
+        direct=f"{_main_job(p)}/starts_at",
+        theme=f"sessions-transform starts at {start}: its end, crm-export and what is timed after follow",
+    )
+
+
+QUOTA_MOVES = [
+    Move("cross-quota", "threshold", _cross_quota),
+    Move("requota", "threshold", _requota),
+    Move("grow", "arithmetic", _grow),
+    Move("shrink", "arithmetic", _shrink),
+    Move("rate", "arithmetic", _rerate, when=lambda p: p["size"] >= 50, opens=False),
+    Move("restart", "temporal", _restart, when=lambda p: p["size"] >= 50),
+]
 
 
 # =========================================================================== pipeline-cutover-date-shift
@@ -2288,6 +2456,8 @@ SCENARIOS = [
         conversation=quota_conversation,
         revision=quota_revision,
         followups=quota_followups,
+        inputs=quota_inputs,
+        moves=QUOTA_MOVES,
         notes="Tests a clamp: ceil(250/25) = 10 executors exceeds the quota of 8, so executors stay at 8, "
         "the run takes 75 instead of 60 minutes, the cost recomputes and the quota alert turns on. "
         "Larger sizes add the chained export, dashboard refresh, window end, monthly cost and quota "
