@@ -7,6 +7,7 @@ artifact before and after the edited input.
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from typing import Any
 
@@ -1618,13 +1619,34 @@ CUTOVER_DATASETS: list[tuple[str, str, int]] = [
 ]
 
 
-def cutover_params(size: int) -> dict[str, Any]:
-    return {"size": size, "cutover": "2025-03-10"}
+WEEKS = {7: "a week", 14: "two weeks", 21: "three weeks", 28: "four weeks", 35: "five weeks"}
+AUDIT_DATE = "2025-04-01"
+
+
+def cutover_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The plan's inputs: the cutover (a Monday) and the offsets of the milestones the sizes
+    state in whole weeks or days (the others stay as in ``CUTOVER_OFFSETS``)."""
+    offsets = dict(CUTOVER_OFFSETS)
+    offsets.update(
+        backfill_start=-d.pick([21, 28, 35]),
+        shadow_run_start=-d.pick([14, 7]),
+        legacy_decommission=d.pick([30, 45, 60]),
+    )
+    return {
+        "size": size,
+        "cutover": d.date("2025-02-24", "2025-04-14", shipped="2025-03-10", weekdays="0"),
+        "offsets": offsets,
+        "watch_from": "shadow_run_start",  # the milestone on-call coverage and reconciliation start at
+    }
+
+
+cutover_params = shipped_params(cutover_inputs)
 
 
 def cutover_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, cut = p["size"], p["cutover"]
-    dates = {k: add_days(cut, d) for k, d in CUTOVER_OFFSETS.items()}
+    dates = {k: add_days(cut, d) for k, d in p["offsets"].items()}
+    watch_from = dates[p["watch_from"]]
     if size == 10:
         return {
             "migration": {
@@ -1702,14 +1724,14 @@ def cutover_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     artifact["on_call_coverage"] = {
         "rotation": "commerce-data-oncall",
-        "from": dates["shadow_run_start"],
+        "from": watch_from,
         "to": dates["legacy_decommission"],
     }
     artifact["reconciliation"] = {
         "metric": "daily order totals",
         "tolerance_pct": 0.1,
         "report_channel": "#orders-recon",
-        "starts": dates["shadow_run_start"],
+        "starts": watch_from,
     }
     artifact["budget"] = {"cloud_usd": 4800, "contractor_days": 12, "cost_center": "CC-3120"}
     artifact["environments"] = [
@@ -1730,7 +1752,9 @@ def cutover_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def cutover_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, cut, off = p["size"], p["cutover"], p["offsets"]
+    backfill, shadow = -off["backfill_start"], -off["shadow_run_start"]
+    decommission = off["legacy_decommission"]
     if size == 10:
         return [
             (
@@ -1738,10 +1762,11 @@ def cutover_conversation(p: dict[str, Any]) -> list[Turn]:
                 "orders-etl-migration, owned by commerce-data, and mark it as planning for now.",
                 ["/migration", "/status"],
             ),
-            ("Cutover is Monday 2025-03-10.", ["/cutover_date"]),
+            (f"Cutover is Monday {cut}.", ["/cutover_date"]),
             (
-                "Work back from the cutover: the backfill starts three weeks before it and the shadow run (old "
-                "and new side by side) two weeks before. We decommission the legacy job 30 days after cutover. "
+                f"Work back from the cutover: the backfill starts {WEEKS[backfill]} before it and the shadow "
+                f"run (old and new side by side) {WEEKS[shadow]} before. We decommission the legacy job "
+                f"{decommission} days after cutover. "
                 "All offsets are calendar days.",
                 ["/milestones"],
             ),
@@ -1761,11 +1786,12 @@ def cutover_conversation(p: dict[str, Any]) -> list[Turn]:
             "orders-etl-migration, owned by commerce-data, status planning.",
             ["/migration"],
         ),
-        ("Cutover day is Monday 2025-03-10.", ["/cutover_date"]),
+        (f"Cutover day is Monday {cut}.", ["/cutover_date"]),
         (
-            "Milestones, all in calendar days from the cutover: backfill starts 21 days before, the shadow run "
-            "14 days before, schema freeze 10 days before, go/no-go 3 days before. The legacy job goes "
-            "read-only a week after cutover and is decommissioned 30 days after."
+            f"Milestones, all in calendar days from the cutover: backfill starts {backfill} days before, "
+            f"the shadow run {shadow} days before, schema freeze 10 days before, go/no-go 3 days "
+            "before. The legacy job goes read-only a week after cutover and is decommissioned "
+            f"{decommission} days after."
             + (
                 " Consumers switch their dashboards over 2 days after cutover."
                 if size >= 100
@@ -1881,6 +1907,147 @@ def cutover_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="temporal",
         ),
     ]
+
+
+# moves of pipeline-cutover-date-shift: the cutover moves to a named Monday, is pushed back or
+# pulled in by some days or weeks, is set a number of weeks before the (fixed) quarterly audit,
+# (sizes 50 and 100, where other dates follow it) a milestone's offset changes, and (size 100)
+# on-call coverage and reconciliation start at another milestone
+
+
+def _weekday(iso: str) -> str:
+    """``_weekday("2025-03-10") == "Monday"``."""
+    return _dt.date.fromisoformat(iso).strftime("%A")
+
+
+def _weeks_or_days(days: int) -> str:
+    return WEEKS.get(days, f"{days} days")
+
+
+def _slip(p: dict[str, Any], d: Draw) -> Revision:
+    weeks = d.pick([-3, -2, -1, 1, 2, 3, 4])
+    cut = add_days(p["cutover"], 7 * weeks)
+    later = "slips" if weeks > 0 else "comes forward"
+    return Revision(
+        request=f"The cutover {later} {_weeks_or_days(7 * abs(weeks))}: move it to {_weekday(cut)} {cut}.",
+        mutate=lambda q: q.update(cutover=cut),
+        direct="/cutover_date",
+        theme=f"The cutover moves to {cut}: every offset date follows, fixed dates stay",
+    )
+
+
+def _relative(p: dict[str, Any], d: Draw, later: bool) -> Revision:
+    days = d.pick([3, 4, 7, 10, 14, 21])
+    cut = add_days(p["cutover"], days if later else -days)
+    words = _weeks_or_days(days)
+    request = (
+        d.pick(
+            [
+                f"The vendor needs more time: push the cutover back {words}.",
+                f"Push the cutover {words} later than it is now.",
+            ]
+        )
+        if later
+        else d.pick(
+            [
+                f"We're ahead of plan: pull the cutover in by {words}.",
+                f"Bring the cutover {words} earlier than it is now.",
+            ]
+        )
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(cutover=cut),
+        direct="/cutover_date",
+        theme=f"A relative move of {days} days from the current cutover: every offset date follows",
+    )
+
+
+def _push(p: dict[str, Any], d: Draw) -> Revision:
+    return _relative(p, d, later=True)
+
+
+def _pull_in(p: dict[str, Any], d: Draw) -> Revision:
+    return _relative(p, d, later=False)
+
+
+def _before_audit(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [w for w in (1, 2, 3, 4, 5) if add_days(AUDIT_DATE, -7 * w) != p["cutover"]]
+    weeks = d.pick(options)
+    cut = add_days(AUDIT_DATE, -7 * weeks)
+    return Revision(
+        request=f"Finance wants the cutover exactly {_weeks_or_days(7 * weeks)} before the quarterly "
+        "audit; move it there.",
+        mutate=lambda q: q.update(cutover=cut),
+        direct="/cutover_date",
+        theme=f"The cutover set from the fixed audit date ({cut}): every offset date follows",
+    )
+
+
+OFFSET_WORDS = {
+    "backfill_start": ("the backfill to start", "before"),
+    "shadow_run_start": ("the shadow run to start", "before"),
+    "legacy_decommission": ("the legacy job to be decommissioned", "after"),
+}
+
+
+def _reoffset(p: dict[str, Any], d: Draw) -> Revision:
+    # the milestones other dates follow: the backfill start (the datasets' history), and at size
+    # 100 the decommission (on-call coverage ends) and the shadow run while coverage starts with it
+    keys = ["backfill_start"]
+    if p["size"] >= 100:
+        keys.append("legacy_decommission")
+        if p["watch_from"] == "shadow_run_start":
+            keys.append("shadow_run_start")
+    key = d.pick(keys)
+    what, side = OFFSET_WORDS[key]
+    old = abs(p["offsets"][key])
+    pool = {
+        "backfill_start": (21, 28, 30, 35, 42),
+        "shadow_run_start": (7, 10, 14, 18),
+        "legacy_decommission": (21, 30, 45, 60, 90),
+    }[key]
+    days = d.pick([n for n in pool if n != old])
+    offset = -days if side == "before" else days
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["offsets"][key] = offset
+
+    return Revision(
+        request=f"We want {what} {days} days {side} the cutover instead of {old}.",
+        mutate=mutate,
+        direct=f"/milestones/{key}",
+        theme=f"A new offset for {key}: the milestone and every date tied to it follow",
+    )
+
+
+WATCH_ANCHORS = {
+    "backfill_start": "the day the backfill starts",
+    "shadow_run_start": "the day the shadow run starts",
+    "schema_freeze": "the day of the schema freeze",
+    "go_no_go": "the day of the go/no-go",
+}
+
+
+def _watch_anchor(p: dict[str, Any], d: Draw) -> Revision:
+    key = d.pick([k for k in WATCH_ANCHORS if k != p["watch_from"]])
+    return Revision(
+        request="commerce-data-oncall coverage and the daily order-total reconciliation should both "
+        f"start on {WATCH_ANCHORS[key]} instead.",
+        mutate=lambda q: q.update(watch_from=key),
+        direct="/on_call_coverage/from",
+        theme=f"Coverage and reconciliation re-anchored on {key}: both start dates follow",
+    )
+
+
+CUTOVER_MOVES = [
+    Move("slip", "temporal", _slip),
+    Move("push", "temporal", _push),
+    Move("pull-in", "temporal", _pull_in),
+    Move("before-audit", "temporal", _before_audit),
+    Move("reoffset", "temporal", _reoffset, when=lambda p: p["size"] >= 50, opens=False),
+    Move("watch-anchor", "substitution", _watch_anchor, when=lambda p: p["size"] >= 100),
+]
 
 
 # =========================================================================== pipeline-promote-to-production
@@ -2473,6 +2640,8 @@ SCENARIOS = [
         conversation=cutover_conversation,
         revision=cutover_revision,
         followups=cutover_followups,
+        inputs=cutover_inputs,
+        moves=CUTOVER_MOVES,
         notes="Tests offset dates: every milestone planned in days from the cutover shifts by 14 days while "
         "a date given as fixed (the audit) stays. Larger sizes add the announcement, each dataset's "
         "history end (day before the backfill), checkpoints and on-call coverage, plus more fixed "
