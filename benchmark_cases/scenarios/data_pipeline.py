@@ -47,13 +47,16 @@ MOBILE_RAW_GB = 48
 
 
 def _volume_costs(
-    raw_gb: int, retention_days: int = RETENTION_DAYS, clean_pct: int = 75
+    raw_gb: int,
+    retention_days: int = RETENTION_DAYS,
+    clean_pct: int = 75,
+    rate: float = COMPUTE_USD_PER_RAW_GB,
 ) -> dict[str, Any]:
     """The cost chain the user states: clean is 75% of raw, 90 days of clean output are kept
     (the follow-ups change the share and the days for clickstream only)."""
     clean = raw_gb * clean_pct // 100
     retained = clean * retention_days
-    per_day = money(raw_gb * COMPUTE_USD_PER_RAW_GB)
+    per_day = money(raw_gb * rate)
     per_month = money(per_day * DAYS_PER_MONTH)
     storage = money(retained * STORAGE_USD_PER_GB_MONTH)
     return {
@@ -66,13 +69,53 @@ def _volume_costs(
     }
 
 
-def volume_params(size: int) -> dict[str, Any]:
-    return {"size": size, "raw_gb": 120, "retention_days": RETENTION_DAYS, "clean_pct": 75}
+DROP_WORDS = {75: "a quarter", 80: "a fifth", 70: "30%", 90: "a tenth"}
+"""What cleaning throws away, in the user's words, for each clean share."""
+
+
+def _whole_clean(raw_gb: int, clean_pct: int) -> bool:
+    """Whether clean (``clean_pct`` of ``raw_gb``) and aggregate (a tenth of clean) volumes are
+    whole GB: no rounding the conversation does not state."""
+    return raw_gb * clean_pct % 100 == 0 and raw_gb * clean_pct // 100 % 10 == 0
+
+
+def volume_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The plan's inputs: clickstream's raw volume, clean share, retention and compute rate, the
+    pipeline budget, and the team's other pipelines (name, raw GB, clean share, days, rate),
+    mobile-events under the same rules to start with."""
+    pct = d.pick([75, 80, 70, 90])
+    raw = d.pick([g for g in range(80, 241, 10) if _whole_clean(g, pct)], shipped=120)
+    days = d.pick([RETENTION_DAYS, 60, 120, 180])
+    mobile = d.pick([g for g in (48, 40, 60, 64, 80) if g * pct % 100 == 0], shipped=MOBILE_RAW_GB)
+    return {
+        "size": size,
+        "raw_gb": raw,
+        "retention_days": days,
+        "clean_pct": pct,
+        "rate": COMPUTE_USD_PER_RAW_GB,
+        "budget": d.pick([PIPELINE_BUDGET_USD, 2800, 3200, 3500]),
+        "others": [["mobile-events", mobile, pct, days, COMPUTE_USD_PER_RAW_GB]],
+    }
+
+
+volume_params = shipped_params(volume_inputs)
+
+
+def _other_row(name: str, raw: int, pct: int, days: int, rate: float) -> dict[str, Any]:
+    c = _volume_costs(raw, days, pct, rate)
+    return {
+        "name": name,
+        "raw_gb_per_day": raw,
+        "clean_gb_per_day": c["clean"],
+        "compute_per_month_usd": c["compute_per_month"],
+        "storage_per_month_usd": c["storage"],
+        "total_per_month_usd": c["total"],
+    }
 
 
 def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, raw = p["size"], p["raw_gb"]
-    c = _volume_costs(raw, p["retention_days"], p["clean_pct"])
+    size, raw, budget = p["size"], p["raw_gb"], p["budget"]
+    c = _volume_costs(raw, p["retention_days"], p["clean_pct"], p["rate"])
     aggregated = c["clean"] // 10
     pipeline: dict[str, Any] = {
         "name": "clickstream-nightly",
@@ -109,13 +152,13 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
         "workers": math.ceil(raw / GB_PER_WORKER),
     }
     artifact["pricing"] = {
-        "compute_usd_per_raw_gb": COMPUTE_USD_PER_RAW_GB,
+        "compute_usd_per_raw_gb": p["rate"],
         "storage_usd_per_gb_month": STORAGE_USD_PER_GB_MONTH,
         "days_per_month": DAYS_PER_MONTH,
     }
     cost.update(
-        monthly_budget_usd=PIPELINE_BUDGET_USD,
-        budget_headroom_usd=money(PIPELINE_BUDGET_USD - c["total"]),
+        monthly_budget_usd=budget,
+        budget_headroom_usd=money(budget - c["total"]),
     )
     stages = [
         ("extract", "spark", raw, 45),
@@ -147,20 +190,11 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["tags"] = ["clickstream", "nightly", "tier-2", "web"]
     if size == 50:
         return artifact
-    mobile = _volume_costs(MOBILE_RAW_GB)
-    team_total = money(c["total"] + mobile["total"])
+    others = [_other_row(*row) for row in p["others"]]
+    team_total = money(c["total"] + sum(o["total_per_month_usd"] for o in others))
     artifact["team"] = {
         "name": "web-analytics",
-        "other_pipelines": [
-            {
-                "name": "mobile-events",
-                "raw_gb_per_day": MOBILE_RAW_GB,
-                "clean_gb_per_day": mobile["clean"],
-                "compute_per_month_usd": mobile["compute_per_month"],
-                "storage_per_month_usd": mobile["storage"],
-                "total_per_month_usd": mobile["total"],
-            }
-        ],
+        "other_pipelines": others,
         "total_per_month_usd": team_total,
         "monthly_budget_usd": TEAM_BUDGET_USD,
         "budget_headroom_usd": money(TEAM_BUDGET_USD - team_total),
@@ -206,7 +240,9 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def volume_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, raw, pct, days = p["size"], p["raw_gb"], p["clean_pct"], p["retention_days"]
+    drop = DROP_WORDS[pct]
+    mobile = _other_row(*p["others"][0])
     if size == 10:
         return [
             (
@@ -215,15 +251,15 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/pipeline"],
             ),
             (
-                "We pull in about 120 GB of raw clickstream a day. Cleaning throws away roughly a quarter of "
-                "it, so the clean output is 75% of the raw volume.",
+                f"We pull in about {raw} GB of raw clickstream a day. Cleaning throws away roughly {drop} "
+                f"of it, so the clean output is {pct}% of the raw volume.",
                 ["/volume"],
             ),
-            ("We keep the clean output for 90 days.", ["/retention_days"]),
+            (f"We keep the clean output for {days} days.", ["/retention_days"]),
             (
                 "Now a monthly cost estimate, to the cent. Compute is billed at $0.50 per GB of raw input "
                 "per day, and a month is 30 days. Storage is $0.02 per GB per month on everything we retain, "
-                "i.e. 90 days' worth of clean output. Then the monthly total of compute plus storage.",
+                f"i.e. {days} days' worth of clean output. Then the monthly total of compute plus storage.",
                 ["/cost"],
             ),
         ]
@@ -242,8 +278,8 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Volume: about 120 GB of raw clickstream lands every day. Cleaning drops roughly a quarter, so "
-            "clean output is 75% of raw, and the aggregate step shrinks the clean data to a tenth.",
+            f"Volume: about {raw} GB of raw clickstream lands every day. Cleaning drops roughly {drop}, "
+            f"so clean output is {pct}% of raw, and the aggregate step shrinks the clean data to a tenth.",
             ["/volume/raw_gb_per_day", "/volume/clean_gb_per_day", "/volume/aggregated_gb_per_day"],
         ),
     ]
@@ -257,7 +293,7 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
         )
     turns += [
         (
-            "Keep 90 days of clean output, and note how many GB that means we're holding.",
+            f"Keep {days} days of clean output, and note how many GB that means we're holding.",
             ["/retention_days", "/volume/retained_gb"],
         ),
         (
@@ -285,7 +321,7 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
         (
             "Cost estimate to the cent, please: compute per day and per month, monthly storage for "
             "everything retained, and the monthly total (compute plus storage). Our budget for this "
-            "pipeline is $3,000 a month; show the headroom left under it.",
+            f"pipeline is {dollars(p['budget'])} a month; show the headroom left under it.",
             ["/cost"],
         ),
         (
@@ -308,9 +344,11 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (
             "This rolls up into the web-analytics team budget. The team's other pipeline is mobile-events: "
-            "48 GB raw a day, same rules and rates, so 36 GB clean, $720.00 compute and $64.80 storage, "
-            "$784.80 a month. Show the team's monthly total across both pipelines and the headroom under "
-            "the $4,000 team budget.",
+            f"{mobile['raw_gb_per_day']} GB raw a day, same rules and rates, so "
+            f"{mobile['clean_gb_per_day']} GB clean, ${mobile['compute_per_month_usd']:,.2f} compute and "
+            f"${mobile['storage_per_month_usd']:,.2f} storage, ${mobile['total_per_month_usd']:,.2f} a "
+            "month. Show the team's monthly total across both pipelines and the headroom under the "
+            "$4,000 team budget.",
             ["/team"],
         ),
         ("The data has to land by 06:00; if it's late, page the data-oncall rotation.", ["/sla"]),
@@ -393,6 +431,132 @@ def volume_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="arithmetic",
         ),
     ]
+
+
+# moves of pipeline-raw-volume-costs: clickstream's raw volume, retention, clean share or compute
+# rate changes (the backfill and the team's other pipelines keep theirs), and (size 100, which
+# rolls the team up) a pipeline joins or leaves the team's roll-up
+
+
+def _rerow(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        g for g in range(80, 301, 10) if g != p["raw_gb"] and _whole_clean(g, p["clean_pct"])
+    ]
+    if not options:
+        return None
+    raw = d.pick(options)
+    overrides = {}
+    if p["size"] >= 50:
+        overrides["/pipeline/description"] = regex(rf"(?i)\b{raw}\s*GB\b")
+    return Revision(
+        request=d.pick(
+            [
+                f"Turns out the raw clickstream feed is closer to {raw} GB a day, not {p['raw_gb']}. "
+                "Please update the plan.",
+                f"Plan on {raw} GB of raw clickstream a day from now on.",
+            ]
+        ),
+        mutate=lambda q: q.update(raw_gb=raw),
+        direct="/volume/raw_gb_per_day",
+        overrides=overrides,
+        theme=f"The raw volume at {raw} GB recomputes clean volume, storage and every cost line",
+    )
+
+
+def _retain(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick([n for n in (30, 45, 60, 90, 120, 180, 365) if n != p["retention_days"]])
+    return Revision(
+        request=f"Keep clickstream's clean output for {days} days instead of {p['retention_days']}.",
+        mutate=lambda q: q.update(retention_days=days),
+        direct="/retention_days",
+        theme=f"{days} days of retention change the retained volume, the storage cost and the total",
+    )
+
+
+def _clean_share(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        n for n in (60, 70, 75, 80, 90) if n != p["clean_pct"] and _whole_clean(p["raw_gb"], n)
+    ]
+    if not options:
+        return None
+    pct = d.pick(options)
+    return Revision(
+        request=f"The cleaning rules changed: clickstream's clean output is now {pct}% of the raw "
+        f"volume instead of {p['clean_pct']}%.",
+        mutate=lambda q: q.update(clean_pct=pct),
+        direct="/volume/clean_gb_per_day",
+        theme=f"A clean share of {pct}% changes the clean, aggregated and retained volumes and storage",
+    )
+
+
+def _compute_rate(p: dict[str, Any], d: Draw) -> Revision:
+    rate = d.pick([r for r in (0.4, 0.45, 0.55, 0.6, 0.65) if r != p["rate"]])
+    request = (
+        f"Compute for clickstream-nightly is billed at ${rate:.2f} per GB of raw input from now on."
+    )
+    if p["size"] >= 50:
+        request += " The backfill's one-time cost stays as quoted"
+        request += ", and the team's other pipelines keep their rates." if p["size"] >= 100 else "."
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(rate=rate),
+        direct="/cost/compute_per_day_usd"
+        if p["size"] == 10
+        else "/pricing/compute_usd_per_raw_gb",
+        theme=f"Compute at ${rate:.2f} per raw GB changes the daily, monthly and total cost",
+    )
+
+
+TEAM_PIPELINES = ["app-logs", "email-events", "ads-impressions", "search-queries"]
+
+
+def _add_pipeline(p: dict[str, Any], d: Draw) -> Revision | None:
+    taken = {row[0] for row in p["others"]}
+    free = [n for n in TEAM_PIPELINES if n not in taken]
+    if not free:
+        return None
+    name = d.pick(free)
+    pct = d.pick([75, 80, 90])
+    raw = d.pick([g for g in range(20, 101, 4) if g * pct % 100 == 0])
+    days = d.pick([30, 60, 90])
+    row = [name, raw, pct, days, COMPUTE_USD_PER_RAW_GB]
+    return Revision(
+        request=f"Add {name} to the web-analytics roll-up, listed last: {raw} GB raw a day, clean "
+        f"output {pct}% of raw, kept {days} days, at $0.50 per raw GB of compute a day and $0.02 per "
+        "GB-month of storage.",
+        mutate=lambda q: q["others"].append(row),
+        direct=f"/team/other_pipelines/{len(p['others'])}",
+        theme=f"{name} joins the team roll-up: the team total and headroom follow",
+    )
+
+
+def _drop_pipeline(p: dict[str, Any], d: Draw) -> Revision | None:
+    if not p["others"]:
+        return None
+    i = d.pick(range(len(p["others"])))
+    name = p["others"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["others"][i]
+
+    return Revision(
+        request=f"{name} is being shut down; take it out of the web-analytics roll-up.",
+        mutate=mutate,
+        direct=f"/team/other_pipelines/{i}",
+        theme=f"{name} leaves the team roll-up: the team total and headroom follow",
+    )
+
+
+VOLUME_MOVES = [
+    Move("raw", "arithmetic", _rerow),
+    Move("retention", "arithmetic", _retain),
+    Move("clean-share", "arithmetic", _clean_share),
+    Move("compute-rate", "arithmetic", _compute_rate, opens=False),
+    Move("add-pipeline", "add_remove", _add_pipeline, when=lambda p: p["size"] >= 100, opens=False),
+    Move(
+        "drop-pipeline", "add_remove", _drop_pipeline, when=lambda p: p["size"] >= 100, opens=False
+    ),
+]
 
 
 # =========================================================================== pipeline-warehouse-swap
@@ -2575,6 +2739,8 @@ SCENARIOS = [
         conversation=volume_conversation,
         revision=volume_revision,
         followups=volume_followups,
+        inputs=volume_inputs,
+        moves=VOLUME_MOVES,
         notes="Tests a formula chain stated only in the conversation: clean = 75% of raw, compute $0.50 per "
         "raw GB x 30 days, storage $0.02/GB-month on 90 days of clean output, monthly total. Larger "
         "sizes add workers, aggregate volume, budget headroom, a description, stage inputs and a team "
