@@ -619,8 +619,32 @@ def _profile(
     return {k: dest[k] for k in keys}
 
 
-def warehouse_params(size: int) -> dict[str, Any]:
-    return {"size": size, "destination": "bq-analytics", "profile_updates": {}}
+FORMAT_LABELS = {"avro": "Avro", "parquet": "Parquet"}
+SYNC_PEOPLE = [
+    ("Maya Chen", "Luis Ortega"),
+    ("Aisha Bello", "Tom Varga"),
+    ("Elena Popescu", "Kwame Mensah"),
+    ("Sara Lindgren", "Diego Alvarez"),
+]
+
+
+def warehouse_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The sync's inputs: where it loads (``home``: the destination it starts on, where the other
+    pipelines stay), profile updates the user attached since (``profile_updates``), the
+    destination it left last (``previous``), how often it runs, and the people."""
+    home = d.pick(list(DESTINATIONS))
+    return {
+        "size": size,
+        "destination": home,
+        "profile_updates": {},
+        "home": home,
+        "previous": None,
+        "every": d.pick([30, 15, 20, 10]),
+        "people": list(d.pick(SYNC_PEOPLE)),
+    }
+
+
+warehouse_params = shipped_params(warehouse_inputs)
 
 
 def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -628,7 +652,7 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
     dest = _destination(p["destination"], p["profile_updates"])
     if size == 10:
         return {
-            "pipeline": {"name": "orders-sync", "schedule": "*/30 * * * *"},
+            "pipeline": {"name": "orders-sync", "schedule": f"*/{p['every']} * * * *"},
             "source": {"system": "postgres", "table": "public.orders"},
             "destination": _profile(p["destination"], size, p["profile_updates"]),
         }
@@ -645,9 +669,10 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
         "pipeline": {
             "name": "orders-sync",
             "owner": "commerce-data",
-            "schedule": "*/30 * * * *",
+            "schedule": f"*/{p['every']} * * * *",
             "timezone": "UTC",
-            "description": f"Syncs Postgres orders into {ENGINE_LABELS[dest['engine']]} ({dest['name']}) every 30 minutes",
+            "description": f"Syncs Postgres orders into {ENGINE_LABELS[dest['engine']]} ({dest['name']}) "
+            f"every {p['every']} minutes",
         },
         "source": source,
         "destination": _profile(p["destination"], size, p["profile_updates"]),
@@ -704,15 +729,15 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
         return artifact
     artifact["lineage"] = {"upstream": "pg-shop", "downstream": dest["name"]}
     artifact["other_pipelines"] = [
-        {"name": "inventory-sync", "destination": "bq-analytics", "schedule": "0 * * * *"},
-        {"name": "customers-sync", "destination": "bq-analytics", "schedule": "0 */6 * * *"},
+        {"name": "inventory-sync", "destination": p["home"], "schedule": "0 * * * *"},
+        {"name": "customers-sync", "destination": p["home"], "schedule": "0 */6 * * *"},
     ]
     artifact["pii_columns"] = ["customer_email", "shipping_address", "phone"]
     artifact["schema_changes"] = {"on_new_column": "add", "on_dropped_column": "alert"}
     artifact["cost"] = {"monthly_budget_usd": 400, "cost_center": "CC-3120"}
     artifact["owners"] = [
-        {"name": "Maya Chen", "role": "tech lead"},
-        {"name": "Luis Ortega", "role": "on-call"},
+        {"name": p["people"][0], "role": "tech lead"},
+        {"name": p["people"][1], "role": "on-call"},
     ]
     artifact["maintenance"] = {"window": "Sun 03:00-04:00", "pause_during_window": True}
     artifact["backfill"] = {"from": "2023-01-01", "status": "done", "rows": 48_200_000}
@@ -721,28 +746,32 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["on_call"] = "commerce-data-oncall"
     artifact["data_retention"] = {"raw_days": 30, "staging_cleanup_days": 3}
     artifact["access"] = {"readers": "finance-analysts", "writers": "commerce-data"}
-    artifact["review"] = {"last_reviewed": "2025-02-03", "reviewer": "Maya Chen"}
+    artifact["review"] = {"last_reviewed": "2025-02-03", "reviewer": p["people"][0]}
     return artifact
 
 
 def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, every = p["size"], p["every"]
+    dest = _destination(p["destination"], p["profile_updates"])
+    label, fmt = ENGINE_LABELS[dest["engine"]], FORMAT_LABELS[dest["file_format"]]
+    lead, on_call = p["people"]
     if size == 10:
         return [
             (
                 "Let's set up orders-sync: it copies the public.orders table out of our Postgres database "
-                "every 30 minutes.",
+                f"every {every} minutes.",
                 ["/pipeline", "/source"],
             ),
             (
-                "It lands in our bq-analytics destination. Copy that destination's catalog profile in so the "
-                "loader has everything it needs: BigQuery engine, region europe-west4, append-only loads, Avro "
-                "files, and it authenticates with the bq-loader-sa secret.",
+                f"It lands in our {dest['name']} destination. Copy that destination's catalog profile in so "
+                f"the loader has everything it needs: {label} engine, region {dest['region']}, "
+                f"{'append-only' if dest['load_mode'] == 'append' else dest['load_mode']} loads, {fmt} "
+                f"files, and it authenticates with the {dest['credentials_secret']} secret.",
                 ["/destination"],
             ),
         ]
     source_text = (
-        "New pipeline for commerce-data: orders-sync, copying Postgres orders every 30 minutes "
+        f"New pipeline for commerce-data: orders-sync, copying Postgres orders every {every} minutes "
         "(UTC). The source is the shop database on orders-db.internal, port 5432"
     )
     if size == 50:
@@ -764,9 +793,10 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "It lands in bq-analytics. Copy that destination's catalog profile in: engine bigquery, region "
-            "europe-west4, append loads, Avro files, the bq-loader-sa secret for credentials, a 500 MB max "
-            "batch, and its staging area gs://acme-staging-bq/.",
+            f"It lands in {dest['name']}. Copy that destination's catalog profile in: engine "
+            f"{dest['engine']}, region {dest['region']}, {dest['load_mode']} loads, {fmt} files, the "
+            f"{dest['credentials_secret']} secret for credentials, a {dest['max_batch_mb']} MB max "
+            f"batch, and its staging area {dest['staging_uri']}.",
             ["/destination"],
         ),
         (
@@ -820,7 +850,7 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
         ("For lineage: upstream is pg-shop, downstream is wherever we load.", ["/lineage"]),
         (
             "For context, inventory-sync (hourly) and customers-sync (every 6 hours) also load into "
-            "bq-analytics, and they stay there until Q3 whatever we do with orders.",
+            f"{p['home']}, and they stay there until Q3 whatever we do with orders.",
             ["/other_pipelines"],
         ),
         (
@@ -829,7 +859,7 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/pii_columns", "/schema_changes"],
         ),
         (
-            "Budget is $400 a month on cost center CC-3120. Owners: Maya Chen (tech lead) and Luis Ortega "
+            f"Budget is $400 a month on cost center CC-3120. Owners: {lead} (tech lead) and {on_call} "
             "(on-call), on the commerce-data-oncall rotation.",
             ["/cost", "/owners", "/on_call"],
         ),
@@ -844,7 +874,7 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         (
             "Keep raw extracts 30 days and clean the staging files after 3 days. finance-analysts can read, "
-            "commerce-data writes. Maya reviewed the design on 2025-02-03.",
+            f"commerce-data writes. {lead.split()[0]} reviewed the design on 2025-02-03.",
             ["/data_retention", "/access", "/review"],
         ),
     ]
@@ -915,6 +945,153 @@ def warehouse_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="substitution",
         ),
     ]
+
+
+# moves of pipeline-warehouse-swap: orders-sync moves to another destination (its catalog profile
+# attached) or back to the one it left, the current destination's account moves region or its
+# loads change mode and format (the updated profile attached), and (sizes 50 and 100, where the
+# description says how often) the sync runs at another interval
+
+REGION_MOVES: dict[str, list[tuple[str, str, str]]] = {
+    # destination: (region, staging area, secret suffix) it may move to; "" = its catalog secret
+    "bq-analytics": [
+        ("europe-west4", "gs://acme-staging-bq/", ""),
+        ("europe-west3", "gs://acme-staging-bq-euw3/", "-euw3"),
+        ("us-central1", "gs://acme-staging-bq-usc1/", "-usc1"),
+    ],
+    "sf-analytics": [
+        ("eu-central-1", "s3://acme-staging-sf/", ""),
+        ("eu-west-1", "s3://acme-staging-sf-euw1/", "-euw1"),
+        ("us-east-1", "s3://acme-staging-sf-use1/", "-use1"),
+    ],
+    "dbx-analytics": [
+        ("eu-west-1", "s3://acme-staging-dbx/", ""),
+        ("eu-north-1", "s3://acme-staging-dbx-eun1/", "-eun1"),
+        ("us-east-1", "s3://acme-staging-dbx-use1/", "-use1"),
+    ],
+}
+VENDORS = {"bigquery": "Google", "snowflake": "Snowflake", "databricks": "Databricks"}
+
+
+def _swap_to(p: dict[str, Any], target: str, request: str, theme: str, back: bool) -> Revision:
+    """Point the sync at ``target``; after a swap back there is no move left to undo."""
+    size = p["size"]
+    dest = _destination(target, p["profile_updates"])
+    overrides = {}
+    if size >= 50:
+        overrides = _description_names(ENGINE_LABELS[dest["engine"]].lower(), target)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["previous"] = None if back else q["destination"]
+        q["destination"] = target
+
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct="/destination/name",
+        overrides=overrides,
+        reference=_profile(target, size, p["profile_updates"]),
+        theme=theme,
+    )
+
+
+def _swap(p: dict[str, Any], d: Draw) -> Revision:
+    target = d.pick([n for n in DESTINATIONS if n not in (p["destination"], p["previous"])])
+    why = d.pick(
+        ["We're moving warehouses", "Leadership picked a new warehouse", "After the cost review"]
+    )
+    return _swap_to(
+        p,
+        target,
+        f"{why}: point orders-sync at {target} instead of {p['destination']}. Its catalog profile "
+        "is attached.",
+        f"The destination becomes {target}: its profile reaches the loader, stages, checks and paths",
+        back=False,
+    )
+
+
+def _swap_back(p: dict[str, Any], d: Draw) -> Revision:
+    target = p["previous"]
+    return _swap_to(
+        p,
+        target,
+        f"The move to {p['destination']} is off. Point orders-sync back at {target}, with its catalog "
+        "profile as attached.",
+        f"Undoing the move restores {target}'s profile everywhere the destination reaches",
+        back=True,
+    )
+
+
+def _region_move(p: dict[str, Any], d: Draw) -> Revision:
+    name = p["destination"]
+    dest = _destination(name, p["profile_updates"])
+    region, staging, suffix = d.pick([r for r in REGION_MOVES[name] if r[0] != dest["region"]])
+    update = {
+        "region": region,
+        "credentials_secret": DESTINATIONS[name]["credentials_secret"] + suffix,
+        "staging_uri": staging,
+    }
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["profile_updates"].setdefault(name, {}).update(update)
+
+    return Revision(
+        request=f"{VENDORS[dest['engine']]} has moved our {name} account to {region}. The updated "
+        "catalog profile is attached.",
+        mutate=mutate,
+        direct="/destination/region",
+        reference=_profile(
+            name, p["size"], {name: {**p["profile_updates"].get(name, {}), **update}}
+        ),
+        theme=f"{name} moves to {region}: region, secret and staging area reach the loader and paths",
+    )
+
+
+def _load_change(p: dict[str, Any], d: Draw) -> Revision:
+    name = p["destination"]
+    dest = _destination(name, p["profile_updates"])
+    mode = "merge" if dest["load_mode"] == "append" else "append"
+    fmt = "parquet" if dest["file_format"] == "avro" else "avro"
+    update = {"load_mode": mode, "file_format": fmt}
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["profile_updates"].setdefault(name, {}).update(update)
+
+    return Revision(
+        request=f"The {name} profile now loads in {mode} mode from {FORMAT_LABELS[fmt]} files. The "
+        "updated catalog profile is attached.",
+        mutate=mutate,
+        direct="/destination/load_mode",
+        reference=_profile(
+            name, p["size"], {name: {**p["profile_updates"].get(name, {}), **update}}
+        ),
+        theme=f"{name} loads by {mode} from {fmt}: the stages and tables that follow it change",
+    )
+
+
+def _interval(p: dict[str, Any], d: Draw) -> Revision:
+    every = d.pick([n for n in (10, 15, 20, 30) if n != p["every"]])
+    return Revision(
+        request=f"Run orders-sync every {every} minutes instead of every {p['every']}.",
+        mutate=lambda q: q.update(every=every),
+        direct="/pipeline/schedule",
+        overrides={"/pipeline/description": regex(rf"(?i)\b{every}[ -]*min")},
+        theme=f"orders-sync every {every} minutes: the schedule and the description follow",
+    )
+
+
+WAREHOUSE_MOVES = [
+    Move("swap", "substitution", _swap),
+    Move(
+        "swap-back",
+        "substitution",
+        _swap_back,
+        when=lambda p: p["previous"] is not None,
+    ),
+    Move("region-move", "substitution", _region_move),
+    Move("load-change", "substitution", _load_change),
+    Move("interval", "temporal", _interval, when=lambda p: p["size"] >= 50, opens=False),
+]
 
 
 # =========================================================================== pipeline-drop-dedupe-stage
@@ -2756,6 +2933,8 @@ SCENARIOS = [
         conversation=warehouse_conversation,
         revision=warehouse_revision,
         followups=warehouse_followups,
+        inputs=warehouse_inputs,
+        moves=WAREHOUSE_MOVES,
         notes="Tests substitution of the destination: every profile attribute comes from the attached "
         "catalog profile. Larger sizes add stages, checks, tables, lineage and a description that "
         "follow 'the destination', while the GCS archive and the other pipelines on bq-analytics are "
