@@ -2371,7 +2371,8 @@ WATCH_ANCHORS = {
 
 
 def _watch_anchor(p: dict[str, Any], d: Draw) -> Revision:
-    key = d.pick([k for k in WATCH_ANCHORS if k != p["watch_from"]])
+    offsets = p["offsets"]
+    key = d.pick([k for k in WATCH_ANCHORS if offsets[k] != offsets[p["watch_from"]]])
     return Revision(
         request="commerce-data-oncall coverage and the daily order-total reconciliation should both "
         f"start on {WATCH_ANCHORS[key]} instead.",
