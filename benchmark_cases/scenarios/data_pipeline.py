@@ -2,7 +2,8 @@
 
 Six scenarios, one per propagation pattern. Every rule the gold depends on is stated by the
 user in the conversation; ``compute`` applies those rules, so the gold is the diff of the
-artifact before and after the edited input.
+artifact before and after the edited input. Every scenario also declares the space its inputs
+are drawn from and its moves, so it generates fresh instances and long chains.
 """
 
 from __future__ import annotations
@@ -1540,8 +1541,10 @@ def _whole_minutes(gb: int, quota: int) -> bool:
 
 
 def _quota_fits(gb: int, quota: int) -> bool:
-    """Every job (the main one of ``gb`` and the fixed others) runs whole minutes under ``quota``."""
-    return all(_whole_minutes(g, quota) for g in (gb, *OTHER_JOBS_GB))
+    """Every job (the main one of ``gb`` and the fixed others) runs whole minutes under ``quota``,
+    and none needs exactly the quota (clearly under it, or clamped: no doubt about "pinned")."""
+    jobs = (gb, *OTHER_JOBS_GB)
+    return all(_whole_minutes(g, quota) and math.ceil(g / GB_PER_EXECUTOR) != quota for g in jobs)
 
 
 def quota_inputs(size: int, d: Draw) -> dict[str, Any]:
