@@ -1023,6 +1023,25 @@ def _swap_back(p: dict[str, Any], d: Draw) -> Revision:
     )
 
 
+def _profile_update(
+    p: dict[str, Any], update: dict[str, Any], request: str, direct: str, theme: str
+) -> Revision:
+    """The current destination's catalog profile changes by ``update`` (the new profile attached)."""
+    name = p["destination"]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["profile_updates"].setdefault(name, {}).update(update)
+
+    updated = {name: {**p["profile_updates"].get(name, {}), **update}}
+    return Revision(
+        request=f"{request} The updated catalog profile is attached.",
+        mutate=mutate,
+        direct=direct,
+        reference=_profile(name, p["size"], updated),
+        theme=theme,
+    )
+
+
 def _region_move(p: dict[str, Any], d: Draw) -> Revision:
     name = p["destination"]
     dest = _destination(name, p["profile_updates"])
@@ -1032,19 +1051,12 @@ def _region_move(p: dict[str, Any], d: Draw) -> Revision:
         "credentials_secret": DESTINATIONS[name]["credentials_secret"] + suffix,
         "staging_uri": staging,
     }
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["profile_updates"].setdefault(name, {}).update(update)
-
-    return Revision(
-        request=f"{VENDORS[dest['engine']]} has moved our {name} account to {region}. The updated "
-        "catalog profile is attached.",
-        mutate=mutate,
-        direct="/destination/region",
-        reference=_profile(
-            name, p["size"], {name: {**p["profile_updates"].get(name, {}), **update}}
-        ),
-        theme=f"{name} moves to {region}: region, secret and staging area reach the loader and paths",
+    return _profile_update(
+        p,
+        update,
+        f"{VENDORS[dest['engine']]} has moved our {name} account to {region}.",
+        "/destination/region",
+        f"{name} moves to {region}: region, secret and staging area reach the loader and paths",
     )
 
 
@@ -1053,20 +1065,12 @@ def _load_change(p: dict[str, Any], d: Draw) -> Revision:
     dest = _destination(name, p["profile_updates"])
     mode = "merge" if dest["load_mode"] == "append" else "append"
     fmt = "parquet" if dest["file_format"] == "avro" else "avro"
-    update = {"load_mode": mode, "file_format": fmt}
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["profile_updates"].setdefault(name, {}).update(update)
-
-    return Revision(
-        request=f"The {name} profile now loads in {mode} mode from {FORMAT_LABELS[fmt]} files. The "
-        "updated catalog profile is attached.",
-        mutate=mutate,
-        direct="/destination/load_mode",
-        reference=_profile(
-            name, p["size"], {name: {**p["profile_updates"].get(name, {}), **update}}
-        ),
-        theme=f"{name} loads by {mode} from {fmt}: the stages and tables that follow it change",
+    return _profile_update(
+        p,
+        {"load_mode": mode, "file_format": fmt},
+        f"The {name} profile now loads in {mode} mode from {FORMAT_LABELS[fmt]} files.",
+        "/destination/load_mode",
+        f"{name} loads by {mode} from {fmt}: the stages and tables that follow it change",
     )
 
 
