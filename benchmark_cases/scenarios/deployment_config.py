@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from pytest_revprop.authoring.helpers import money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import SHIPPED, Draw, Move, Revision, Scenario, Turn, regex
 
 DOMAIN = "deployment_config"
 CPU_USD_PER_VCPU_MONTH = 20
@@ -1545,8 +1545,68 @@ PROD_SERVICES: list[tuple[str, str, str]] = [
 ]
 
 
+RELEASE_MANAGERS = [
+    ("dana.k", "Dana Kowalczyk"),
+    ("miro.s", "Miro Svoboda"),
+    ("ines.p", "Ines Pereira"),
+    ("kofi.a", "Kofi Asante"),
+]
+OPEN_TYPES = ["feature", "fix", "config"]
+NEW_PROD_SERVICES: list[tuple[str, str, str]] = [
+    ("payments", "2.3.1", "2025-12-10"),
+    ("shipping", "1.4.0", "2025-12-08"),
+    ("reviews", "0.9.2", "2025-12-05"),
+    ("loyalty", "3.1.0", "2025-12-03"),
+]
+
+
+def _series(items: list[str]) -> str:
+    """``["a", "b", "c"] -> "a, b and c"``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _bumped(version: str, d: Draw) -> str:
+    """``version`` or a later patch or minor release of it (the shipped instance: ``version``)."""
+    major, minor, patch = (int(x) for x in version.split("."))
+    return d.pick([version, f"{major}.{minor}.{patch + 1}", f"{major}.{minor + 1}.0"])
+
+
+def freeze_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """Production's inputs: its change status, the change types open allows, the release manager
+    and the services with their versions (and last deploy days at size 100)."""
+    services = [
+        [name, _bumped(version, d), d.date("2025-12-01", "2025-12-18", shipped=day)]
+        for name, version, day in PROD_SERVICES[: 4 if size == 50 else 7]
+    ]
+    return {
+        "size": size,
+        "status": "open",
+        "open_types": d.shuffled(OPEN_TYPES),
+        "manager": list(d.pick(RELEASE_MANAGERS)),
+        "soft_extra": "fix",
+        "services": services if size >= 50 else [],
+    }
+
+
 def freeze_params(size: int) -> dict[str, Any]:
-    return {"size": size, "status": "open"}
+    return freeze_inputs(size, SHIPPED)
+
+
+def _change_types(p: dict[str, Any]) -> list[str]:
+    """The allowed change types of the current status (open's are the user's list, soft-frozen
+    allows ``soft_extra`` alongside hotfixes)."""
+    if p["status"] == "open":
+        return list(p["open_types"])
+    if p["status"] == "soft-frozen":
+        return ["hotfix", p["soft_extra"]]
+    return list(CHANGE_STATES[p["status"]]["allowed_change_types"])
+
+
+def _banner(p: dict[str, Any]) -> str:
+    extra = p["soft_extra"]
+    if p["status"] != "soft-frozen" or extra == "fix":
+        return str(CHANGE_STATES[p["status"]]["deploy_banner"])
+    return f"Soft freeze in effect: hotfixes and {extra} changes only"
 
 
 def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -1562,20 +1622,18 @@ def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         return {
             "environment": env,
-            "allowed_change_types": list(st["allowed_change_types"]),
-            "release_manager": "dana.k",
+            "allowed_change_types": _change_types(p),
+            "release_manager": p["manager"][0],
             "region": "eu-west-1",
         }
-    env.update(
-        region="eu-west-1", approver_group=st["approver_group"], deploy_banner=st["deploy_banner"]
-    )
+    env.update(region="eu-west-1", approver_group=st["approver_group"], deploy_banner=_banner(p))
     if size >= 100:
         env.update(
             flag_changes_allowed=st["flag_changes_allowed"],
             migrations_allowed=st["migrations_allowed"],
         )
     services = []
-    for name, version, deployed in PROD_SERVICES[: 4 if size == 50 else 7]:
+    for name, version, deployed in p["services"]:
         service: dict[str, Any] = {"name": name, "current_version": version}
         if size >= 100:
             service["last_deployed"] = deployed
@@ -1583,10 +1641,10 @@ def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
         services.append(service)
     artifact: dict[str, Any] = {
         "environment": env,
-        "allowed_change_types": list(st["allowed_change_types"]),
+        "allowed_change_types": _change_types(p),
         "services": services,
         "staging": {"change_status": "open", "auto_deploy": True, "required_approvals": 1},
-        "release_manager": "dana.k",
+        "release_manager": p["manager"][0],
         "on_call": {"rotation": "platform-oncall", "escalation": "platform-leads"},
         "deploy_windows": {"days": "Mon-Thu", "hours": "09:00-16:00"},
         "notifications": {"channel": "#deploys", "notify_on_approval": True},
@@ -1610,7 +1668,7 @@ def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["registries"] = {"images": "registry.acme.io", "charts": "charts.acme.io"}
     artifact["slo"] = {"availability_pct": 99.95, "latency_p99_ms": 300}
     artifact["contacts"] = [
-        {"name": "Dana Kowalczyk", "role": "release manager"},
+        {"name": p["manager"][1], "role": "release manager"},
         {"name": "Ana Costa", "role": "SRE lead"},
     ]
     artifact["exceptions_channel"] = "#release-exceptions"
@@ -1631,12 +1689,14 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "Let's capture production's release settings: cluster prod-eks in eu-west-1, release manager dana.k.",
+                "Let's capture production's release settings: cluster prod-eks in eu-west-1, release manager "
+                f"{p['manager'][0]}.",
                 ["/environment/name", "/environment/cluster", "/region", "/release_manager"],
             ),
             (
                 "Its change status is open, which means merges to main deploy automatically, one approval is "
-                "enough, and the allowed change types are feature, fix and config. The other status is frozen: "
+                f"enough, and the allowed change types are {_series(p['open_types'])}. The other status is "
+                "frozen: "
                 "auto-deploy goes off, every change needs 2 approvals, and the only allowed change type is hotfix.",
                 [
                     "/environment/change_status",
@@ -1646,16 +1706,15 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
                 ],
             ),
         ]
-    n = 4 if size == 50 else 7
     if size == 50:
-        svc = ", ".join(f"{name} {version}" for name, version, _ in PROD_SERVICES[:n])
+        svc = ", ".join(f"{name} {version}" for name, version, _ in p["services"])
     else:
         svc = ", ".join(
-            f"{name} {version} (last deployed {day})" for name, version, day in PROD_SERVICES[:n]
+            f"{name} {version} (last deployed {day})" for name, version, day in p["services"]
         )
     rules = (
         "Production's change status is open; the other status is frozen. Open means: merges auto-deploy, "
-        "1 approval from team-leads, allowed change types feature, fix and config, each service's pipeline "
+        f"1 approval from team-leads, allowed change types {_series(p['open_types'])}, each service's pipeline "
         "auto-promotes to prod, and the deploy banner reads 'Production is open for changes'. Frozen means: "
         "no auto-deploy, 2 approvals from release-managers, hotfix as the only allowed change type, no "
         "auto-promotion, and the banner says 'Change freeze in effect: hotfixes only'."
@@ -1676,7 +1735,7 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         (
             "Let's capture production's release settings: cluster prod-eks (Kubernetes 1.29) in eu-west-1, owned "
-            "by platform-team, release manager dana.k.",
+            f"by platform-team, release manager {p['manager'][0]}.",
             [
                 "/environment/name",
                 "/environment/cluster",
@@ -1734,7 +1793,7 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/break_glass", "/registries"],
         ),
         (
-            "SLO is 99.95% availability and 300 ms p99. Contacts: Dana Kowalczyk (release manager) and Ana "
+            f"SLO is 99.95% availability and 300 ms p99. Contacts: {p['manager'][1]} (release manager) and Ana "
             "Costa (SRE lead).",
             ["/slo", "/contacts"],
         ),
@@ -1796,6 +1855,108 @@ def freeze_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
     ]
+
+
+# moves of deploy-prod-change-freeze: production is frozen, soft-frozen (with a drawn change type
+# allowed beside hotfixes) or reopened; at sizes 50 and 100 a service is renamed (its pipeline
+# follows). Nothing else in the document derives from a list edit, so no add/remove move.
+
+BANNERS = {
+    "open": r"(?i)^(?!.*freeze).*\bopen\b",
+    "frozen": r"(?i)^(?=.*freeze)(?=.*hotfix)(?!.*soft)",
+    "soft-frozen": r"(?i)^(?=.*soft)(?=.*freeze)",
+}
+
+
+def _set_status(status: str, requests: list[str]) -> Any:
+    def make(p: dict[str, Any], d: Draw) -> Revision:
+        banner = {"/environment/deploy_banner": regex(BANNERS[status])} if p["size"] >= 50 else {}
+        return Revision(
+            request=d.pick(requests),
+            mutate=lambda q: q.update(status=status),
+            direct="/environment/change_status",
+            overrides=banner,
+            theme=f"Production goes {status}: every setting tied to the status follows",
+        )
+
+    return make
+
+
+def _soft_freeze(p: dict[str, Any], d: Draw) -> Revision:
+    extra = d.pick(["fix", *[t for t in p["open_types"] if t != "fix"]])
+    kind = "regular fixes" if extra == "fix" else f"{extra} changes"
+    banner = ", and the banner should say it's a soft freeze" if p["size"] >= 50 else ""
+    leads = ["Teams are pushing back on the freeze.", "Too much work is waiting on the freeze."]
+    if p["status"] == "open":
+        leads = ["Risky weeks ahead, but we can't stop everything.", "Let's slow changes down."]
+    lead = d.pick(leads)
+    return Revision(
+        request=f"{lead} Put production in a status called soft-frozen: the same as frozen, except "
+        f"{kind} are allowed alongside hotfixes{banner}.",
+        mutate=lambda q: q.update(status="soft-frozen", soft_extra=extra),
+        direct="/environment/change_status",
+        overrides={"/environment/deploy_banner": regex(BANNERS["soft-frozen"])}
+        if p["size"] >= 50
+        else {},
+        theme=f"A softer status defined against frozen: {kind} are allowed again",
+    )
+
+
+RENAMES = {
+    "storefront": "web-store",
+    "checkout": "cart-checkout",
+    "inventory": "stock",
+    "search": "catalog-search",
+    "pricing": "price-engine",
+    "notifications": "notifier",
+    "accounts": "identity",
+}
+"""A service's new name; a renamed service may go back to its old one."""
+
+
+def _rename_service(p: dict[str, Any], d: Draw) -> Revision:
+    names = [s[0] for s in p["services"]]
+    i = d.pick(range(len(names)))
+    back = {new: old for old, new in RENAMES.items()}
+    new = RENAMES.get(names[i]) or back[names[i]]
+    again = " back" if names[i] in back else ""
+    return Revision(
+        request=f"We're renaming the {names[i]} service{again} to {new}.",
+        mutate=lambda q: q["services"][i].__setitem__(0, new),
+        direct=f"/services/{i}/name",
+        theme=f"{names[i]} becomes {new}: its pipeline name follows",
+    )
+
+
+FREEZE_MOVES = [
+    Move(
+        "freeze",
+        "status_flip",
+        _set_status(
+            "frozen",
+            [
+                "We're entering the holiday code freeze. Freeze production starting now.",
+                "Sev1 in production. Freeze it, starting now.",
+                "Quarter-end is coming up: freeze production.",
+            ],
+        ),
+        when=lambda p: p["status"] != "frozen",
+    ),
+    Move(
+        "reopen",
+        "status_flip",
+        _set_status(
+            "open",
+            [
+                "The freeze is lifted. Open production again.",
+                "All clear: production is open for changes again.",
+            ],
+        ),
+        when=lambda p: p["status"] != "open",
+    ),
+    Move("soft-freeze", "status_flip", _soft_freeze, when=lambda p: p["status"] != "soft-frozen"),
+    Move("rename-service", "substitution", _rename_service, when=lambda p: p["size"] >= 50),
+]
 
 
 SCENARIOS = [
@@ -1883,6 +2044,8 @@ SCENARIOS = [
         conversation=freeze_conversation,
         revision=freeze_revision,
         followups=freeze_followups,
+        inputs=freeze_inputs,
+        moves=FREEZE_MOVES,
         notes="Tests a status flip: the user defined the open and frozen settings up front, so auto-deploy, "
         "approvals and allowed change types move together with the status. Larger sizes add the "
         "approver group, banner, per-service auto-promotion and flag/migration gates; staging stays "
