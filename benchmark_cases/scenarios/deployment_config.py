@@ -964,8 +964,25 @@ def _volume(allocated_gb: int, size: int) -> dict[str, Any]:
     return vol
 
 
+NEW_REPLICAS = ["orders-db-replica-2", "orders-db-reporting", "orders-db-replica-3"]
+
+
+def volume_tier_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The primary's size (gp3, under the threshold), the read replicas as ``[name, GB]`` (the
+    first on gp3, the analytics one at size 100 on io2) and the backup retention."""
+    replicas = [["orders-db-replica-1", d.int(300, 900, shipped=500, step=50)]]
+    if size >= 100:
+        replicas.append(["orders-db-analytics", d.int(1000, 1600, shipped=1000, step=100)])
+    return {
+        "size": size,
+        "allocated_gb": d.int(600, 950, shipped=800, step=50),
+        "replicas": replicas if size >= 50 else [],
+        "backup_days": d.pick([7, 5, 10, 14]),
+    }
+
+
 def volume_tier_params(size: int) -> dict[str, Any]:
-    return {"size": size, "allocated_gb": 800}
+    return volume_tier_inputs(size, SHIPPED)
 
 
 def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -981,11 +998,9 @@ def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "multi_az": True,
             },
             "storage": primary,
-            "backup_retention_days": 7,
+            "backup_retention_days": p["backup_days"],
         }
-    replicas = [{"name": "orders-db-replica-1", **_volume(500, size)}]
-    if size >= 100:
-        replicas.append({"name": "orders-db-analytics", **_volume(1000, size)})
+    replicas = [{"name": name, **_volume(gb, size)} for name, gb in p["replicas"]]
     total = money(primary["monthly_cost_usd"] + sum(r["monthly_cost_usd"] for r in replicas))
     artifact: dict[str, Any] = {
         "database": {
@@ -998,7 +1013,11 @@ def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
         "storage": primary,
         "replicas": replicas,
         "storage_cost_total_usd": total,
-        "backups": {"retention_days": 7, "window": "03:00-04:00", "copy_to_region": "eu-central-1"},
+        "backups": {
+            "retention_days": p["backup_days"],
+            "window": "03:00-04:00",
+            "copy_to_region": "eu-central-1",
+        },
         "parameters": {"max_connections": 800, "shared_buffers": "8GB", "work_mem": "64MB"},
         "maintenance": {"window": "Sun 04:00-05:00", "auto_minor_upgrade": True},
         "network": {
@@ -1076,12 +1095,12 @@ def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
                 "Production Postgres for orders: orders-db, Postgres 16.3 on a db.r6g.xlarge, multi-AZ.",
                 ["/database"],
             ),
-            ("Give it 800 GB of storage.", ["/storage/allocated_gb"]),
+            (f"Give it {p['allocated_gb']:,} GB of storage.", ["/storage/allocated_gb"]),
             (
                 VOLUME_RULE + " Fill in the volume type, IOPS and monthly storage cost.",
                 ["/storage/volume_type", "/storage/iops", "/storage/monthly_cost_usd"],
             ),
-            ("Keep automated backups for 7 days.", ["/backup_retention_days"]),
+            (f"Keep automated backups for {p['backup_days']} days.", ["/backup_retention_days"]),
         ]
     gated = (
         "Anything on io2 also gets enhanced monitoring every 15 seconds; gp3 volumes stay at 60 seconds. "
@@ -1098,16 +1117,18 @@ def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
     ]
     if size >= 100:
         vol_paths.append("alert_route")
-    replicas = "orders-db-replica-1 with 500 GB"
+    replicas = f"{p['replicas'][0][0]} with {p['replicas'][0][1]:,} GB"
     if size >= 100:
-        replicas += ", and the analytics replica orders-db-analytics with 1,000 GB"
+        replicas += (
+            f", and the analytics replica {p['replicas'][1][0]} with {p['replicas'][1][1]:,} GB"
+        )
     turns: list[Turn] = [
         (
             "Production Postgres for orders: orders-db, Postgres 16.3 on a db.r6g.xlarge, multi-AZ, owned by "
             "platform-dba on cost center CC-9100.",
             ["/database", "/owner", "/cost_center"],
         ),
-        ("The primary gets 800 GB of storage.", ["/storage/allocated_gb"]),
+        (f"The primary gets {p['allocated_gb']:,} GB of storage.", ["/storage/allocated_gb"]),
         (f"{VOLUME_RULE} {gated}", [f"/storage/{k}" for k in vol_paths]),
         (f"Read replicas follow the same volume rules: {replicas}.", ["/replicas"]),
         (
@@ -1115,7 +1136,10 @@ def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
             + (" The storage budget is $400 a month; show the headroom." if size >= 100 else ""),
             ["/storage_cost_total_usd"] + (["/budget"] if size >= 100 else []),
         ),
-        ("Backups kept 7 days, taken 03:00-04:00, copied to eu-central-1.", ["/backups"]),
+        (
+            f"Backups kept {p['backup_days']} days, taken 03:00-04:00, copied to eu-central-1.",
+            ["/backups"],
+        ),
         (
             "Parameters: max_connections 800, shared_buffers 8GB, work_mem 64MB. Maintenance on Sundays "
             "04:00-05:00 with automatic minor upgrades.",
@@ -1192,7 +1216,8 @@ def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
 
 def volume_tier_revision(p: dict[str, Any]) -> Revision:
     return Revision(
-        request="We're running out of room on the orders-db primary. Allocate 1,200 GB instead of 800.",
+        request="We're running out of room on the orders-db primary. Allocate 1,200 GB instead of "
+        f"{p['allocated_gb']:,}.",
         mutate=lambda q: q.update(allocated_gb=1200),
         direct="/storage/allocated_gb",
     )
@@ -1225,6 +1250,114 @@ def volume_tier_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of deploy-db-volume-threshold: the primary is resized across 1,000 GB, within its tier or
+# by a relative amount; at sizes 50 and 100 a replica crosses the threshold, joins or leaves
+
+GB_SIZES = range(300, 2401, 50)
+REPLICA_GB = range(300, 1601, 50)
+
+
+def _tier(gb: int) -> bool:
+    return gb >= IO2_THRESHOLD_GB
+
+
+def _cross_primary(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["allocated_gb"]
+    new = d.pick([gb for gb in GB_SIZES if _tier(gb) != _tier(old)])
+    request = (
+        f"We're running out of room on the orders-db primary. Allocate {new:,} GB instead of {old:,}."
+        if new > old
+        else f"The cleanup job freed a lot of space. Set the orders-db primary to {new:,} GB."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(allocated_gb=new),
+        direct="/storage/allocated_gb",
+        theme=f"The primary crosses 1,000 GB ({old:,} to {new:,} GB): type, IOPS and price follow",
+    )
+
+
+def _resize_primary(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["allocated_gb"]
+    new = d.pick([gb for gb in GB_SIZES if _tier(gb) == _tier(old) and gb != old])
+    return Revision(
+        request=f"Make the orders-db primary {new:,} GB.",
+        mutate=lambda q: q.update(allocated_gb=new),
+        direct="/storage/allocated_gb",
+        theme=f"The primary goes from {old:,} to {new:,} GB on the same volume type",
+    )
+
+
+def _grow_primary(p: dict[str, Any], d: Draw) -> Revision:
+    more = d.pick(range(100, 401, 50))
+    return Revision(
+        request=d.pick(
+            [
+                f"The new audit tables need room: add another {more} GB to the orders-db primary.",
+                f"Grow the orders-db primary by {more} GB.",
+            ]
+        ),
+        mutate=lambda q: q.update(allocated_gb=q["allocated_gb"] + more),
+        direct="/storage/allocated_gb",
+        theme=f"The primary grows by {more} GB: everything sized from it follows",
+    )
+
+
+def _cross_replica(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["replicas"])))
+    name, old = p["replicas"][i]
+    new = d.pick([gb for gb in REPLICA_GB if _tier(gb) != _tier(old)])
+    return Revision(
+        request=f"Resize the read replica {name} to {new:,} GB.",
+        mutate=lambda q: q["replicas"][i].__setitem__(1, new),
+        direct=f"/replicas/{i}/allocated_gb",
+        theme=f"{name} crosses 1,000 GB: its type, IOPS and price follow, and the total",
+    )
+
+
+def _add_replica(p: dict[str, Any], d: Draw) -> Revision | None:
+    names = {r[0] for r in p["replicas"]}
+    free = [n for n in NEW_REPLICAS if n not in names]
+    if not free:
+        return None
+    name, gb = d.pick(free), d.pick(REPLICA_GB)
+    return Revision(
+        request=f"Add a read replica {name} with {gb:,} GB, at the end of the replicas.",
+        mutate=lambda q: q["replicas"].append([name, gb]),
+        direct=f"/replicas/{len(p['replicas'])}",
+        theme=f"A {gb:,} GB replica joins: the storage total follows",
+    )
+
+
+def _remove_replica(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["replicas"])))
+    name = p["replicas"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["replicas"][i]
+
+    return Revision(
+        request=f"We no longer need the read replica {name}; remove it.",
+        mutate=mutate,
+        direct=f"/replicas/{i}",
+        theme=f"{name} goes: the storage total follows",
+    )
+
+
+VOLUME_MOVES = [
+    Move("cross-primary", "threshold", _cross_primary),
+    Move("resize-primary", "arithmetic", _resize_primary),
+    Move("grow-primary", "arithmetic", _grow_primary, when=lambda p: p["allocated_gb"] <= 2000),
+    Move("cross-replica", "threshold", _cross_replica, when=lambda p: p["size"] >= 50),
+    Move("add-replica", "add_remove", _add_replica, when=lambda p: p["size"] >= 50),
+    Move(
+        "remove-replica",
+        "add_remove",
+        _remove_replica,
+        when=lambda p: p["size"] >= 50 and len(p["replicas"]) > 1,
+    ),
+]
 
 # =========================================================================== deploy-maintenance-window-shift
 # Temporal: the maintenance window opens later; every run-book time given relative to the opening
@@ -2014,6 +2147,8 @@ SCENARIOS = [
         conversation=volume_tier_conversation,
         revision=volume_tier_revision,
         followups=volume_tier_followups,
+        inputs=volume_tier_inputs,
+        moves=VOLUME_MOVES,
         notes="Tests a threshold crossing: 1,200 GB is at least 1,000 GB, so the primary moves from gp3 to "
         "io2 with 6,000 IOPS and the io2 price. Larger sizes add the monitoring interval, free-space "
         "alarm, alert route, total cost and headroom; the 500 GB replica stays gp3 and the 1,000 GB "
