@@ -56,8 +56,51 @@ def _pod(name: str, image: str, replicas: int, cpu: int, request: int, gc: str) 
     }
 
 
+WORKER = ["orders-worker", "registry.acme.io/orders-worker:2.14.0", 2, 250, 512, "UseG1GC"]
+SCHEDULER = [
+    "orders-scheduler",
+    "registry.acme.io/orders-scheduler:1.3.2",
+    1,
+    250,
+    256,
+    "UseSerialGC",
+]
+MORE_PODS = [
+    ["orders-notifier", "registry.acme.io/orders-notifier:1.0.3", 1, 250, 384, "UseG1GC"],
+    ["orders-exporter", "registry.acme.io/orders-exporter:0.4.0", 1, 250, 256, "UseSerialGC"],
+    ["orders-indexer", "registry.acme.io/orders-indexer:3.2.1", 2, 500, 768, "UseG1GC"],
+]
+"""Services a chain may add after orders-api's companions (and those it took out, back)."""
+CANARY = "canary"
+"""The canary's row in ``others``: its CPU, memory and Java options are orders-api's."""
+CPU_WORDS = {
+    250: "a quarter of a CPU",
+    500: "half a CPU",
+    750: "three quarters of a CPU",
+    1000: "a full CPU",
+}
+
+
+def memory_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """orders-api's replicas, CPU and memory request; ``others``: the services after it, as
+    ``_pod`` arguments (the worker's replicas and request drawn) or :data:`CANARY`."""
+    worker = [*WORKER[:2], d.int(1, 3, shipped=2), 250, d.pick([512, 384, 640, 768]), "UseG1GC"]
+    others: list[Any] = {10: [], 50: [worker], 100: [CANARY, worker, list(SCHEDULER)]}[size]
+    return {
+        "size": size,
+        "request_mib": d.int(768, 2048, shipped=1024, step=256),
+        "replicas": d.int(4, 6, shipped=4),
+        "cpu": d.pick([500, 250, 750, 1000]),
+        "others": others,
+    }
+
+
 def memory_params(size: int) -> dict[str, Any]:
-    return {"size": size, "request_mib": 1024, "replicas": 4, "cpu": 500}
+    return memory_inputs(size, SHIPPED)
+
+
+def _replicas(n: int) -> str:
+    return f"{n} replica{'s' if n != 1 else ''}"
 
 
 def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -90,30 +133,17 @@ def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
             ],
         }
     services = [api]
-    if size >= 100:
-        canary = _pod(
-            "orders-api-canary",
-            "registry.acme.io/orders-api:2.15.0-rc1",
-            1,
-            cpu_each,
-            request,
-            "UseG1GC",
-        )
-        services.append(canary)
-    services.append(
-        _pod("orders-worker", "registry.acme.io/orders-worker:2.14.0", 2, 250, 512, "UseG1GC")
-    )
-    if size >= 100:
-        services.append(
-            _pod(
-                "orders-scheduler",
-                "registry.acme.io/orders-scheduler:1.3.2",
+    for row in p["others"]:
+        if row == CANARY:
+            row = [
+                "orders-api-canary",
+                "registry.acme.io/orders-api:2.15.0-rc1",
                 1,
-                250,
-                256,
-                "UseSerialGC",
-            )
-        )
+                cpu_each,
+                request,
+                "UseG1GC",
+            ]
+        services.append(_pod(*row))
     requests = sum(s["replicas"] * s["memory_request_mib"] for s in services)
     limits = sum(s["replicas"] * s["memory_limit_mib"] for s in services)
     cpu = sum(s["replicas"] * s["cpu_millicores"] for s in services)
@@ -195,15 +225,18 @@ RATE_CARD = (
 
 def memory_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    cpu = p["cpu"]
+    cpu_text = f"{CPU_WORDS[cpu]} ({cpu} millicores)" if cpu in CPU_WORDS else f"{cpu} millicores"
+    worker = next((r for r in p["others"] if r != CANARY and r[0] == WORKER[0]), WORKER)
     if size == 10:
         return [
             (
-                "Deploying orders-api (registry.acme.io/orders-api:2.14.0) into the commerce namespace with 4 "
-                "replicas.",
+                "Deploying orders-api (registry.acme.io/orders-api:2.14.0) into the commerce namespace with "
+                f"{_replicas(p['replicas'])}.",
                 ["/service", "/namespace"],
             ),
             (
-                "Each pod gets half a CPU (500 millicores) and a 1024 MiB memory request. "
+                f"Each pod gets {cpu_text} and a {p['request_mib']} MiB memory request. "
                 + SIZING_RULES,
                 ["/resources"],
             ),
@@ -232,7 +265,8 @@ def memory_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/cluster", "/owner"],
         ),
         (
-            "First orders-api: registry.acme.io/orders-api:2.14.0, 4 replicas, 500 millicores and a 1024 MiB "
+            f"First orders-api: registry.acme.io/orders-api:2.14.0, {_replicas(p['replicas'])}, {cpu} "
+            f"millicores and a {p['request_mib']} MiB "
             f"memory request per pod. {SIZING_RULES} Put -Xmx<heap>m -XX:+UseG1GC in its Java options.",
             api_paths,
         ),
@@ -248,7 +282,8 @@ def memory_conversation(p: dict[str, Any]) -> list[Turn]:
         )
     turns.append(
         (
-            "orders-worker (registry.acme.io/orders-worker:2.14.0): 2 replicas, 250 millicores, 512 MiB request, "
+            f"orders-worker (registry.acme.io/orders-worker:2.14.0): {_replicas(worker[2])}, 250 millicores, "
+            f"{worker[4]} MiB request, "
             "same limit and heap rules and also G1GC.",
             [f"/services/{1 if size == 50 else 2}"],
         )
@@ -384,6 +419,164 @@ def memory_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of deploy-pod-memory-sizing: orders-api's memory request, replicas or CPU change; at sizes
+# 50 and 100 orders-worker's request or replicas change, and a service leaves or joins at the end
+
+
+def _heap_opts(p: dict[str, Any], at: list[int], request: int) -> dict[str, Any]:
+    """Java options of the services at ``at`` (pattern: only the -Xmx the new request gives)."""
+    if p["size"] == 10:
+        return {}
+    return {f"/services/{i}/java_opts": regex(f"(?i)-Xmx{request * 2 * 3 // 4}m") for i in at}
+
+
+def _api_rows(p: dict[str, Any]) -> list[int]:
+    """orders-api and (size 100) its canary, which copies orders-api's pod size."""
+    return [0] + [1 + i for i, row in enumerate(p["others"]) if row == CANARY]
+
+
+def _api_request(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["request_mib"]
+    new = d.pick([m for m in range(512, 3073, 256) if m != old])
+    lead = (
+        "orders-api keeps getting OOM-killed. Raise"
+        if new > old
+        else "orders-api uses far less memory than it asks for. Lower"
+    )
+    where = "/resources" if p["size"] == 10 else "/services/0"
+    return Revision(
+        request=f"{lead} its per-pod memory request to {new} MiB.",
+        mutate=lambda q: q.update(request_mib=new),
+        direct=f"{where}/memory_request_mib",
+        overrides=_heap_opts(p, _api_rows(p), new),
+        theme=f"orders-api's request goes from {old} to {new} MiB: limit, heap, totals and cost follow",
+    )
+
+
+def _api_replicas(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["replicas"]
+    low = 2 if p["size"] == 10 else 4  # the autoscaler's minimum (sizes 50, 100) is 4
+    new = d.pick([n for n in range(low, 9) if n != old])
+    keep = "." if p["size"] == 10 else "; leave the autoscaling settings as they are."
+    where = "/service" if p["size"] == 10 else "/services/0"
+    return Revision(
+        request=f"Run {new} replicas of orders-api instead of {old}{keep}",
+        mutate=lambda q: q.update(replicas=new),
+        direct=f"{where}/replicas",
+        theme=f"orders-api runs {new} replicas: the namespace totals and the cost follow",
+    )
+
+
+def _api_cpu(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["cpu"]
+    new = d.pick([c for c in range(250, 2001, 250) if c != old])
+    where = "/resources" if p["size"] == 10 else "/services/0"
+    return Revision(
+        request=f"Give each orders-api pod {new} millicores of CPU instead of {old}.",
+        mutate=lambda q: q.update(cpu=new),
+        direct=f"{where}/cpu_millicores",
+        theme=f"orders-api's CPU per pod becomes {new} millicores: the CPU total and cost follow",
+    )
+
+
+def _pod_rows(p: dict[str, Any]) -> list[int]:
+    """Indexes in ``others`` of the services with their own pod size (not the canary)."""
+    return [i for i, row in enumerate(p["others"]) if row != CANARY]
+
+
+def _other_request(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(_pod_rows(p))
+    name, old = p["others"][i][0], p["others"][i][4]
+    new = d.pick([m for m in range(256, 1537, 128) if m != old])
+    return Revision(
+        request=f"Set {name}'s per-pod memory request to {new} MiB.",
+        mutate=lambda q: q["others"][i].__setitem__(4, new),
+        direct=f"/services/{1 + i}/memory_request_mib",
+        overrides=_heap_opts(p, [1 + i], new),
+        theme=f"{name}'s request becomes {new} MiB: its limit, heap and the namespace totals follow",
+    )
+
+
+def _other_replicas(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(_pod_rows(p))
+    name, old = p["others"][i][0], p["others"][i][2]
+    new = d.pick([n for n in range(1, 6) if n != old])
+    return Revision(
+        request=f"Scale {name} to {_replicas(new)}.",
+        mutate=lambda q: q["others"][i].__setitem__(2, new),
+        direct=f"/services/{1 + i}/replicas",
+        theme=f"{name} runs {_replicas(new)}: the namespace totals and cost follow",
+    )
+
+
+def _removable(p: dict[str, Any]) -> list[int]:
+    """Services a move may take out: not orders-worker at size 100, whose network policy names it."""
+    return [
+        i
+        for i, row in enumerate(p["others"])
+        if p["size"] == 50 or row == CANARY or row[0] != WORKER[0]
+    ]
+
+
+def _drop_service(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(_removable(p))
+    row = p["others"][i]
+    name = "orders-api-canary" if row == CANARY else row[0]
+    lead = (
+        "The release is promoted, so stop the canary:" if row == CANARY else f"{name} is retired:"
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["others"][i]
+
+    return Revision(
+        request=f"{lead} take {name} out of the namespace.",
+        mutate=mutate,
+        direct=f"/services/{1 + i}",
+        theme=f"{name} leaves: the namespace totals and cost follow",
+    )
+
+
+def _add_service(p: dict[str, Any], d: Draw) -> Revision | None:
+    names = {row[0] for row in p["others"] if row != CANARY}
+    free = [row for row in [WORKER, SCHEDULER, *MORE_PODS] if row[0] not in names]
+    if p["size"] == 50:
+        free = [row for row in free if row[0] != SCHEDULER[0]]
+    if not free:
+        return None
+    name, image, replicas, cpu, request, gc = d.pick(free)
+    return Revision(
+        request=f"Add {name} ({image}) at the end of the services: {_replicas(replicas)}, {cpu} "
+        f"millicores, {request} MiB request, same limit and heap rules, and -XX:+{gc} in its Java "
+        "options.",
+        mutate=lambda q: q["others"].append([name, image, replicas, cpu, request, gc]),
+        direct=f"/services/{1 + len(p['others'])}",
+        theme=f"{name} joins: the namespace totals and cost follow",
+    )
+
+
+MEMORY_MOVES = [
+    Move("api-request", "arithmetic", _api_request),
+    Move("api-replicas", "arithmetic", _api_replicas),
+    Move("api-cpu", "arithmetic", _api_cpu, opens=False),
+    Move(
+        "other-request",
+        "arithmetic",
+        _other_request,
+        when=lambda p: bool(_pod_rows(p)),
+        opens=False,
+    ),
+    Move(
+        "other-replicas",
+        "arithmetic",
+        _other_replicas,
+        when=lambda p: bool(_pod_rows(p)),
+        opens=False,
+    ),
+    Move("drop-service", "add_remove", _drop_service, when=lambda p: bool(_removable(p))),
+    Move("add-service", "add_remove", _add_service, when=lambda p: p["size"] >= 50),
+]
 
 # =========================================================================== deploy-staging-region-move
 # Substitution: staging moves to another AWS region; everything region-specific comes from that
@@ -2103,6 +2296,8 @@ SCENARIOS = [
         conversation=memory_conversation,
         revision=memory_revision,
         followups=memory_followups,
+        inputs=memory_inputs,
+        moves=MEMORY_MOVES,
         notes="Tests a formula chain: limit = 2 x request, heap = 75% of the limit, namespace total = "
         "replicas x request, cost at $20/vCPU-month and $4/GiB-month. Larger sizes add the Java "
         "options, limits total, quota (requests x 1.25), a canary sized like orders-api and the node "
