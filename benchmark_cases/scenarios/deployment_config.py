@@ -1557,28 +1557,60 @@ VOLUME_MOVES = [
 # moves by the same 90 minutes (crossing midnight), while absolutely given times stay.
 
 WINDOW_STEPS: list[tuple[str, int, str]] = [
-    ("take snapshot", -30, "Tomás Herrera"),
-    ("drain traffic", 0, "Ana Costa"),
-    ("start upgrade", 15, "Tomás Herrera"),
-    ("run smoke tests", 90, "Lena Fischer"),
-    ("rollback decision", 120, "Ana Costa"),
-    ("restore traffic", 150, "Ana Costa"),
+    ("take snapshot", -30, "dba"),
+    ("drain traffic", 0, "ic"),
+    ("start upgrade", 15, "dba"),
+    ("run smoke tests", 90, "comms"),
+    ("rollback decision", 120, "ic"),
+    ("restore traffic", 150, "ic"),
 ]
 EXTRA_STEPS: list[tuple[str, int, str]] = [
-    ("pause batch jobs", -60, "Lena Fischer"),
-    ("re-enable batch jobs", 165, "Lena Fischer"),
+    ("pause batch jobs", -60, "comms"),
+    ("re-enable batch jobs", 165, "comms"),
 ]
-WINDOW_MINUTES = 180
+WINDOW_HOURS = {
+    180: "three hours",
+    210: "three and a half hours",
+    240: "four hours",
+    270: "four and a half hours",
+    300: "five hours",
+}
+"""Window lengths in minutes, as the user says them (the shipped window: three hours)."""
+WINDOW_PEOPLE = {
+    "ic": ["Ana Costa", "Nadia Karim", "Paul Moreau"],
+    "dba": ["Tomás Herrera", "Marta Ruiz", "Kenji Ito"],
+    "comms": ["Lena Fischer", "Sara Lind", "Omar Haddad"],
+}
+"""Who holds each role (run-book steps name their owner by role), shipped person first."""
+ROLE_WORDS = {"ic": "incident commander", "dba": "DBA", "comms": "comms lead"}
 NOTICE_MINUTES = -72 * 60
 
 
+def window_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The window's opening and length and who holds each role."""
+    day = d.date("2025-06-11", "2025-06-20", shipped="2025-06-14")
+    hour = d.pick(["22:00", "21:00", "21:30", "22:30", "23:00"])
+    return {
+        "size": size,
+        "start": f"{day}T{hour}:00Z",
+        "minutes": d.pick([180, 240]),
+        "people": {role: d.pick(names) for role, names in WINDOW_PEOPLE.items()},
+    }
+
+
 def window_params(size: int) -> dict[str, Any]:
-    return {"size": size, "start": "2025-06-14T22:00:00Z"}
+    return window_inputs(size, SHIPPED)
+
+
+def _when(stamp: str) -> str:
+    """``"2025-06-14T22:00:00Z" -> "2025-06-14 at 22:00 UTC"``."""
+    return f"{stamp[:10]} at {stamp[11:16]} UTC"
 
 
 def window_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, start = p["size"], p["start"]
-    end = _stamp(start, WINDOW_MINUTES)
+    end = _stamp(start, p["minutes"])
+    who = p["people"]
     if size == 10:
         return {
             "change": {
@@ -1610,7 +1642,7 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
             "channel": "status page",
             "audience": "all customers",
         },
-        "steps": [{"name": n, "at": _stamp(start, m), "owner": o} for n, m, o in steps],
+        "steps": [{"name": n, "at": _stamp(start, m), "owner": who[o]} for n, m, o in steps],
         "deploy_freeze": {"from": _stamp(start, -120), "to": end},
         "fixed": {
             "approved_at": "2025-06-10T15:00:00Z",
@@ -1619,9 +1651,9 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         "rollback": {"plan": "restore snapshot", "max_minutes": 45},
         "contacts": {
-            "incident_commander": "Ana Costa",
-            "dba": "Tomás Herrera",
-            "comms": "Lena Fischer",
+            "incident_commander": who["ic"],
+            "dba": who["dba"],
+            "comms": who["comms"],
         },
         "versions": {"from": "15.6", "to": "16.3"},
         "database": {"instance": "orders-db", "instance_class": "db.r6g.xlarge"},
@@ -1643,9 +1675,9 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
         "extra_alerting": True,
     }
     artifact["participants"] = [
-        {"name": "Ana Costa", "role": "incident commander"},
-        {"name": "Tomás Herrera", "role": "DBA"},
-        {"name": "Lena Fischer", "role": "communications"},
+        {"name": who["ic"], "role": "incident commander"},
+        {"name": who["dba"], "role": "DBA"},
+        {"name": who["comms"], "role": "communications"},
         {"name": "Jonas Weber", "role": "app owner"},
     ]
     artifact["bridge"] = {"zoom": "https://acme.zoom.us/j/4821", "slack": "#chg-4821"}
@@ -1671,7 +1703,7 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def window_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, who, hours = p["size"], p["people"], WINDOW_HOURS[p["minutes"]]
     if size == 10:
         return [
             (
@@ -1679,7 +1711,7 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/change", "/service"],
             ),
             (
-                "The maintenance window opens 2025-06-14 at 22:00 UTC and lasts three hours. Write times as "
+                f"The maintenance window opens {_when(p['start'])} and lasts {hours}. Write times as "
                 "UTC timestamps.",
                 ["/window"],
             ),
@@ -1700,7 +1732,7 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
             if minutes < 0
             else f"{minutes} minutes in"
         )
-        parts.append(f"{name} {when} ({owner})")
+        parts.append(f"{name} {when} ({who[owner]})")
     turns: list[Turn] = [
         (
             "Opening change CHG-4821 for platform-team: the Postgres 15 to 16 upgrade on orders-db, medium risk."
@@ -1712,7 +1744,7 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/change"],
         ),
         (
-            "The maintenance window opens 2025-06-14 at 22:00 UTC and lasts three hours. Times as UTC "
+            f"The maintenance window opens {_when(p['start'])} and lasts {hours}. Times as UTC "
             "timestamps, please.",
             ["/window"],
         ),
@@ -1736,8 +1768,8 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/fixed/approved_at", "/fixed/oncall_handover", "/fixed/cert_renewal"],
         ),
         (
-            "Rollback means restoring the snapshot, and it must fit in 45 minutes. Ana Costa is incident "
-            "commander, Tomás Herrera the DBA, Lena Fischer handles comms.",
+            f"Rollback means restoring the snapshot, and it must fit in 45 minutes. {who['ic']} is "
+            f"incident commander, {who['dba']} the DBA, {who['comms']} handles comms.",
             ["/rollback", "/contacts"],
         ),
         ("We go from 15.6 to 16.3 on orders-db, a db.r6g.xlarge.", ["/versions", "/database"]),
@@ -1768,7 +1800,8 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/fixed/quarter_end_freeze", "/fixed/vendor_support_call"],
         ),
         (
-            "Participants: Ana Costa (incident commander), Tomás Herrera (DBA), Lena Fischer (communications), "
+            f"Participants: {who['ic']} (incident commander), {who['dba']} (DBA), {who['comms']} "
+            "(communications), "
             "Jonas Weber (app owner). Bridge on https://acme.zoom.us/j/4821 and #chg-4821.",
             ["/participants", "/bridge"],
         ),
@@ -1827,6 +1860,105 @@ def window_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of deploy-maintenance-window-shift: the window opens at another time, another day or a
+# number of minutes later or earlier; at sizes 50 and 100 it gets longer or shorter, and someone
+# takes over a role (its run-book steps follow)
+
+
+def _night(stamp: str) -> bool:
+    """Whether a window opening stays a night slot (20:00 to 01:00 UTC) of 2025-06-11 to -20."""
+    minute = int(stamp[11:13]) * 60 + int(stamp[14:16])
+    evening = _stamp(stamp, -120)[:10]
+    return (minute >= 20 * 60 or minute <= 60) and "2025-06-11" <= evening <= "2025-06-20"
+
+
+def _set_time(p: dict[str, Any], d: Draw) -> Revision | None:
+    old = p["start"]
+    options = [_stamp(old, 30 * k) for k in range(-6, 7) if k and _night(_stamp(old, 30 * k))]
+    if not options:
+        return None
+    new = d.pick(options)
+    return Revision(
+        request=f"Can we open the maintenance window on {_when(new)} instead of {_when(old)}?",
+        mutate=lambda q: q.update(start=new),
+        direct="/window/start",
+        theme="The window opens at another time: every time set relative to it follows",
+    )
+
+
+def _delay(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [m for m in range(-120, 121, 15) if m and _night(_stamp(p["start"], m))]
+    if not options:
+        return None
+    minutes = d.pick(options)
+    words = {60: "an hour", 90: "an hour and a half", 120: "two hours"}.get(
+        abs(minutes), f"{abs(minutes)} minutes"
+    )
+    request = (
+        f"Push the maintenance window back {words}."
+        if minutes > 0
+        else f"Open the maintenance window {words} earlier than planned."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(start=_stamp(q["start"], minutes)),
+        direct="/window/start",
+        theme=f"The window moves {minutes:+} minutes: every relative time follows, fixed times stay",
+    )
+
+
+def _move_day(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        _stamp(p["start"], days * 24 * 60)
+        for days in (-3, -2, -1, 1, 2, 3)
+        if _night(_stamp(p["start"], days * 24 * 60))
+    ]
+    if not options:
+        return None
+    new = d.pick(options)
+    return Revision(
+        request=f"Move the maintenance window to {new[:10]}, still opening at {new[11:16]} UTC.",
+        mutate=lambda q: q.update(start=new),
+        direct="/window/start",
+        theme="The window moves to another day: every relative time follows, fixed times stay",
+    )
+
+
+def _stretch(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["minutes"]
+    new = d.pick([m for m in WINDOW_HOURS if m != old])
+    lead = "The upgrade needs more room:" if new > old else "We don't need that long:"
+    return Revision(
+        request=f"{lead} make the maintenance window {WINDOW_HOURS[new]} long instead of "
+        f"{WINDOW_HOURS[old]}, still opening at the same time.",
+        mutate=lambda q: q.update(minutes=new),
+        direct="/window/end",
+        theme="The window closes at another time: everything set from its close follows",
+    )
+
+
+def _take_over(p: dict[str, Any], d: Draw) -> Revision:
+    role = d.pick(list(WINDOW_PEOPLE))
+    old = p["people"][role]
+    new = d.pick([n for n in WINDOW_PEOPLE[role] if n != old])
+    key = {"ic": "incident_commander", "dba": "dba", "comms": "comms"}[role]
+    return Revision(
+        request=f"{new} takes over from {old} as {ROLE_WORDS[role]}: replace {old} with {new} "
+        "everywhere, run-book steps included.",
+        mutate=lambda q: q["people"].__setitem__(role, new),
+        direct=f"/contacts/{key}",
+        theme=f"{new} replaces {old}: the run-book steps {old} owned follow",
+    )
+
+
+WINDOW_MOVES = [
+    Move("set-time", "temporal", _set_time),
+    Move("delay", "temporal", _delay),
+    Move("move-day", "temporal", _move_day),
+    Move("stretch", "temporal", _stretch, when=lambda p: p["size"] >= 50),
+    Move("take-over", "substitution", _take_over, when=lambda p: p["size"] >= 50, opens=False),
+]
 
 # =========================================================================== deploy-prod-change-freeze
 # Status flip: freezing production moves every setting the user tied to the change status to its
@@ -2359,6 +2491,8 @@ SCENARIOS = [
         conversation=window_conversation,
         revision=window_revision,
         followups=window_followups,
+        inputs=window_inputs,
+        moves=WINDOW_MOVES,
         notes="Tests relative times: the window end and every run-book step move 90 minutes later, some "
         "onto 2025-06-15, while the approval time stays. Larger sizes add the customer notice and "
         "reminder, deploy freeze, all-clear and watch period, plus more absolutely given times that "
