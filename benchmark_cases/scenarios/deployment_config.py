@@ -916,6 +916,20 @@ STACK_SERVICES: dict[str, dict[str, Any]] = {
         "mem": 512,
         "route": None,
     },
+    "recommendations": {
+        "image": "registry.acme.io/shop-recs:3.4.1",
+        "replicas": 2,
+        "cpu": 500,
+        "mem": 1024,
+        "route": "/recs",
+    },
+    "payments": {
+        "image": "registry.acme.io/shop-payments:6.0.3",
+        "replicas": 3,
+        "cpu": 750,
+        "mem": 768,
+        "route": "/pay",
+    },
 }
 STACK_PLANS: dict[int, tuple[str, ...]] = {
     10: ("web", "api", "reporting"),
@@ -931,16 +945,49 @@ SEVERITY = {
     "search": "ticket",
     "notifier": "ticket",
     "audit-log": "ticket",
+    "recommendations": "ticket",
+    "payments": "page",
 }
 
 
+def stack_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The services in order, their per-replica CPU and replicas where they differ from
+    :data:`STACK_SERVICES` (``cpu``, ``replicas``) and the budget (size 100)."""
+    cpu, replicas = {}, {}
+    for name in STACK_PLANS[size]:
+        base = STACK_SERVICES[name]
+        c = d.pick([base["cpu"], base["cpu"] + 250, max(250, base["cpu"] - 250)])
+        r = d.pick([base["replicas"], base["replicas"] + 1])
+        if c != base["cpu"]:
+            cpu[name] = c
+        if r != base["replicas"] and size >= 50:
+            replicas[name] = r
+    return {
+        "size": size,
+        "services": list(STACK_PLANS[size]),
+        "cpu": cpu,
+        "replicas": replicas,
+        "budget": d.pick([STACK_BUDGET_USD, 300, 350, 400]),
+    }
+
+
 def stack_params(size: int) -> dict[str, Any]:
-    return {"size": size, "services": list(STACK_PLANS[size]), "cpu": {}}
+    return stack_inputs(size, SHIPPED)
+
+
+def _stack_row(p: dict[str, Any], name: str) -> dict[str, Any]:
+    """A service's catalogue entry with the inputs' CPU and replicas."""
+    s = STACK_SERVICES[name]
+    return {
+        **s,
+        "cpu": p["cpu"].get(name, s["cpu"]),
+        "replicas": p["replicas"].get(name, s["replicas"]),
+    }
 
 
 def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, names = p["size"], p["services"]
-    cpu_of = {n: p["cpu"].get(n, STACK_SERVICES[n]["cpu"]) for n in names}
+    cpu_of = {n: _stack_row(p, n)["cpu"] for n in names}
     if size == 10:
         return {
             "stack": "shop-prod",
@@ -954,12 +1001,12 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
             "name": n,
             "image": s["image"],
             "replicas": s["replicas"],
-            "cpu_millicores": cpu_of[n],
+            "cpu_millicores": s["cpu"],
             "memory_mib": s["mem"],
             "public": s["route"] is not None,
         }
         for n in names
-        for s in [STACK_SERVICES[n]]
+        for s in [_stack_row(p, n)]
     ]
     cpu = sum(s["replicas"] * s["cpu_millicores"] for s in services)
     mem = sum(s["replicas"] * s["memory_mib"] for s in services)
@@ -991,8 +1038,8 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     if size == 50:
         return artifact
-    artifact["totals"]["budget_usd"] = STACK_BUDGET_USD
-    artifact["totals"]["budget_headroom_usd"] = money(STACK_BUDGET_USD - cost)
+    artifact["totals"]["budget_usd"] = p["budget"]
+    artifact["totals"]["budget_headroom_usd"] = money(p["budget"] - cost)
     artifact["dashboard"] = {"name": "Shop Overview", "panels": list(names)}
     artifact["alert_policies"] = [{"service": n, "severity": SEVERITY[n]} for n in names]
     artifact["network"] = {"vpc": "vpc-prod", "private_subnets": ["subnet-0a1b", "subnet-0c2d"]}
@@ -1005,20 +1052,22 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-def _service_line(name: str, size: int) -> str:
-    s = STACK_SERVICES[name]
+def _service_line(p: dict[str, Any], name: str) -> str:
+    s = _stack_row(p, name)
     exposure = f"public at {s['route']}" if s["route"] else "internal only"
     return f"{name} ({s['image']}, {s['replicas']} x {s['cpu']} millicores / {s['mem']} MiB, {exposure})"
 
 
 def stack_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
-    names = STACK_PLANS[size]
+    names = p["services"]
+    cpu = {n: _stack_row(p, n)["cpu"] for n in names}
     if size == 10:
         return [
             ("Let's write down the shop-prod stack on cluster eks-prod-1.", ["/stack", "/cluster"]),
             (
-                "Services: web at 500 millicores, api at 1000, and the old reporting service at 250.",
+                f"Services: web at {cpu['web']} millicores, api at {cpu['api']}, and the old reporting "
+                f"service at {cpu['reporting']}.",
                 ["/services"],
             ),
             (
@@ -1026,7 +1075,7 @@ def stack_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/total_cpu_millicores", "/service_count"],
             ),
         ]
-    lines = "; ".join(_service_line(n, size) for n in names)
+    lines = "; ".join(_service_line(p, n) for n in names)
     turns: list[Turn] = [
         (
             "Let's write down the shop-prod stack: cluster eks-prod-1, namespace shop, owned by shop-platform.",
@@ -1036,7 +1085,7 @@ def stack_conversation(p: dict[str, Any]) -> list[Turn]:
         (
             "Totals over every replica of every service: CPU, memory, the number of services, and the monthly "
             f"cost. {RATE_CARD}"
-            + (" Our budget is $250 a month; show the headroom." if size >= 100 else ""),
+            + (f" Our budget is ${p['budget']} a month; show the headroom." if size >= 100 else ""),
             ["/totals"],
         ),
         (
@@ -1126,6 +1175,99 @@ def stack_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of deploy-remove-reporting-service: a service leaves or joins at the end, a service's CPU
+# per replica changes; at sizes 50 and 100 its replicas, at size 100 the budget
+
+
+def _stack_drop(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["services"])))
+    name = p["services"][i]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["services"][i]
+
+    return Revision(
+        request=d.pick(
+            [
+                f"Take the {name} service out of shop-prod.",
+                f"We're retiring {name}: remove that service from shop-prod.",
+            ]
+        ),
+        mutate=mutate,
+        direct=f"/services/{i}",
+        theme=f"{name} leaves: the totals shrink and its route, panel and alert policy go",
+    )
+
+
+def _stack_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    free = [n for n in STACK_SERVICES if n not in p["services"]]
+    if not free:
+        return None
+    name = d.pick(free)
+    s = _stack_row(p, name)
+    if p["size"] == 10:
+        spec = f" at {s['cpu']} millicores"
+    else:
+        exposure = f"public at {s['route']}" if s["route"] else "internal only"
+        spec = (
+            f": {s['image']}, {s['replicas']} x {s['cpu']} millicores / {s['mem']} MiB, {exposure}"
+        )
+        if p["size"] >= 100:
+            spec += f", alerts at {SEVERITY[name]} severity"
+    return Revision(
+        request=f"Add the {name} service at the end of shop-prod's services{spec}.",
+        mutate=lambda q: q["services"].append(name),
+        direct=f"/services/{len(p['services'])}",
+        theme=f"{name} joins: the totals grow"
+        + (", with its route, panel and alert policy" if p["size"] >= 100 else ""),
+    )
+
+
+def _stack_cpu(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["services"])))
+    name = p["services"][i]
+    old = _stack_row(p, name)["cpu"]
+    new = d.pick([c for c in range(250, 2001, 250) if c != old])
+    per = "" if p["size"] == 10 else " per replica"
+    return Revision(
+        request=f"Give {name} {new} millicores{per} instead of {old}.",
+        mutate=lambda q: q["cpu"].update({name: new}),
+        direct=f"/services/{i}/cpu_millicores",
+        theme=f"{name}'s CPU changes: the CPU total (and the cost) follow",
+    )
+
+
+def _stack_replicas(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["services"])))
+    name = p["services"][i]
+    old = _stack_row(p, name)["replicas"]
+    new = d.pick([r for r in range(1, 7) if r != old])
+    return Revision(
+        request=f"Run {name} with {_replicas(new)} instead of {old}.",
+        mutate=lambda q: q["replicas"].update({name: new}),
+        direct=f"/services/{i}/replicas",
+        theme=f"{name} runs {_replicas(new)}: the CPU and memory totals and the cost follow",
+    )
+
+
+def _stack_budget(p: dict[str, Any], d: Draw) -> Revision:
+    new = d.pick([b for b in range(200, 501, 25) if b != p["budget"]])
+    return Revision(
+        request=f"Finance set shop-prod's budget to ${new} a month.",
+        mutate=lambda q: q.update(budget=new),
+        direct="/totals/budget_usd",
+        theme="A new budget: the headroom follows",
+    )
+
+
+STACK_MOVES = [
+    Move("drop-service", "add_remove", _stack_drop, when=lambda p: len(p["services"]) > 2),
+    Move("add-service", "add_remove", _stack_add),
+    Move("service-cpu", "arithmetic", _stack_cpu),
+    Move("service-replicas", "arithmetic", _stack_replicas, when=lambda p: p["size"] >= 50),
+    Move("budget", "arithmetic", _stack_budget, when=lambda p: p["size"] >= 100, opens=False),
+]
 
 # =========================================================================== deploy-db-volume-threshold
 # Threshold: storage at or above 1,000 GB moves the volume from gp3 to io2, which changes the IOPS
@@ -2459,6 +2601,8 @@ SCENARIOS = [
         conversation=stack_conversation,
         revision=stack_revision,
         followups=stack_followups,
+        inputs=stack_inputs,
+        moves=STACK_MOVES,
         notes="Tests removal of a list element: CPU total and service count are aggregates over the "
         "remaining services. Larger sizes add memory, cost and budget headroom, and the service's "
         "ingress route, dashboard panel and alert policy (one per service) go too; other services and "
