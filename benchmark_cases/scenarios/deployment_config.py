@@ -605,6 +605,27 @@ REGION_PROFILES: dict[str, dict[str, Any]] = {
         "dns_suffix": "eun1.staging.acme.internal",
         "availability_zones": ["eu-north-1a", "eu-north-1b", "eu-north-1c"],
     },
+    "eu-west-3": {
+        "registry": f"{ACCOUNT}.dkr.ecr.eu-west-3.amazonaws.com",
+        "kms_alias": "alias/acme-staging-euw3",
+        "artifact_bucket": "acme-staging-artifacts-euw3",
+        "dns_suffix": "euw3.staging.acme.internal",
+        "availability_zones": ["eu-west-3a", "eu-west-3b", "eu-west-3c"],
+    },
+    "eu-south-1": {
+        "registry": f"{ACCOUNT}.dkr.ecr.eu-south-1.amazonaws.com",
+        "kms_alias": "alias/acme-staging-eus1",
+        "artifact_bucket": "acme-staging-artifacts-eus1",
+        "dns_suffix": "eus1.staging.acme.internal",
+        "availability_zones": ["eu-south-1a", "eu-south-1b", "eu-south-1c"],
+    },
+}
+REGION_CITIES = {
+    "eu-west-1": "Ireland",
+    "eu-central-1": "Frankfurt",
+    "eu-north-1": "Stockholm",
+    "eu-west-3": "Paris",
+    "eu-south-1": "Milan",
 }
 STAGING_SERVICES: list[tuple[str, str, int, int]] = [
     ("storefront", "4.2.0", 2, 8080),
@@ -616,30 +637,70 @@ STAGING_SERVICES: list[tuple[str, str, int, int]] = [
 ]
 
 
-def _region_profile(region: str, size: int) -> dict[str, Any]:
+def _profile(region: str, generation: int = 1, zones: int = 3) -> dict[str, Any]:
+    """A region's profile; a rotated one (``generation`` 2, 3, ...) has its KMS alias and artifact
+    bucket suffixed ``-v<generation>``; staging uses the first ``zones`` zones."""
+    prof = dict(REGION_PROFILES[region])
+    if generation > 1:
+        prof["kms_alias"] += f"-v{generation}"
+        prof["artifact_bucket"] += f"-v{generation}"
+    prof["availability_zones"] = prof["availability_zones"][:zones]
+    return prof
+
+
+def _region_profile(region: str, size: int, generation: int = 1) -> dict[str, Any]:
+    """The profile a request attaches (what the size's document holds of it)."""
     keys = ["registry", "kms_alias", "artifact_bucket"]
     if size >= 50:
         keys.append("dns_suffix")
     keys.append("availability_zones")
-    profile = REGION_PROFILES[region]
+    profile = _profile(region, generation)
     return {"region": region, **{k: profile[k] for k in keys}}
 
 
+def region_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """Staging's region (``generation``: rotated profiles by region, ``before``: regions it left,
+    ``zones``: how many of the profile's zones it uses) and its services as ``[name, tag,
+    replicas, port]``."""
+    services = [
+        [name, _bumped(tag, d), d.pick([r, r + 1]), port]
+        for name, tag, r, port in STAGING_SERVICES[: 4 if size == 50 else 6]
+    ]
+    return {
+        "size": size,
+        "region": d.pick(list(REGION_PROFILES)),
+        "owner": d.pick(["platform-team", "infra-team", "devex-team", "cloud-team"]),
+        "cluster": d.pick(["staging-eks", "stg-eks-1", "eks-staging", "staging-eks-2"]),
+        "generation": {},
+        "before": [],
+        "zones": 3,
+        "services": services if size >= 50 else [],
+    }
+
+
 def region_params(size: int) -> dict[str, Any]:
-    return {"size": size, "region": "eu-west-1"}
+    return region_inputs(size, SHIPPED)
+
+
+def _staging_profile(p: dict[str, Any]) -> dict[str, Any]:
+    return _profile(p["region"], p["generation"].get(p["region"], 1), p["zones"])
 
 
 def region_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, region = p["size"], p["region"]
-    prof = REGION_PROFILES[region]
+    prof = _staging_profile(p)
+    keys = ["registry", "kms_alias", "artifact_bucket"]
+    if size >= 50:
+        keys.append("dns_suffix")
     env: dict[str, Any] = {
         "name": "staging",
-        "cluster": "staging-eks",
-        **_region_profile(region, size),
+        "cluster": p["cluster"],
+        "region": region,
+        **{k: prof[k] for k in keys},
+        "availability_zones": list(prof["availability_zones"]),
     }
-    env["availability_zones"] = list(prof["availability_zones"])
     if size == 10:
-        return {"environment": env, "owner": "platform-team"}
+        return {"environment": env, "owner": p["owner"]}
     services = [
         {
             "name": n,
@@ -649,7 +710,7 @@ def region_compute(p: dict[str, Any]) -> dict[str, Any]:
             "replicas": r,
             "port": port,
         }
-        for n, tag, r, port in STAGING_SERVICES[: 4 if size == 50 else 6]
+        for n, tag, r, port in p["services"]
     ]
     artifact: dict[str, Any] = {
         "environment": env,
@@ -667,7 +728,7 @@ def region_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         "ci": {"system": "github-actions", "deploy_branch": "main", "push_to": prof["registry"]},
         "secrets": {"provider": "aws-secrets-manager", "prefix": "staging/"},
-        "owner": "platform-team",
+        "owner": p["owner"],
         "cost_center": "CC-9001",
         "tags": ["staging", "eks"],
     }
@@ -708,19 +769,26 @@ def region_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
+def _zones_text(zones: list[str]) -> str:
+    """``["eu-west-1a", "eu-west-1b", "eu-west-1c"] -> "eu-west-1a, 1b and 1c"``."""
+    return _series([zones[0], *(z.rsplit("-", 1)[1] for z in zones[1:])])
+
+
 def region_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, region = p["size"], p["region"]
+    prof = _staging_profile(p)
+    zones = _zones_text(prof["availability_zones"])
     if size == 10:
         return [
             (
-                "Let's record how our staging environment is set up: the staging-eks cluster in eu-west-1, owned "
-                "by platform-team.",
+                f"Let's record how our staging environment is set up: the {p['cluster']} cluster in {region}, "
+                f"owned by {p['owner']}.",
                 ["/environment/name", "/environment/cluster", "/environment/region", "/owner"],
             ),
             (
-                "Everything region-specific comes from our region profile. For eu-west-1 that's the registry "
-                f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com, KMS alias alias/acme-staging-euw1, artifact bucket "
-                "acme-staging-artifacts-euw1, and availability zones eu-west-1a, 1b and 1c.",
+                f"Everything region-specific comes from our region profile. For {region} that's the "
+                f"registry {prof['registry']}, KMS alias {prof['kms_alias']}, artifact bucket "
+                f"{prof['artifact_bucket']}, and availability zones {zones}.",
                 [
                     "/environment/registry",
                     "/environment/kms_alias",
@@ -729,15 +797,14 @@ def region_conversation(p: dict[str, Any]) -> list[Turn]:
                 ],
             ),
         ]
-    n = 4 if size == 50 else 6
     svc_text = ", ".join(
         f"{name} {tag} ({r} replica{'s' if r > 1 else ''}, port {port})"
-        for name, tag, r, port in STAGING_SERVICES[:n]
+        for name, tag, r, port in p["services"]
     )
     turns: list[Turn] = [
         (
-            "Let's record how our staging environment is set up: the staging-eks cluster in eu-west-1, owned "
-            "by platform-team on cost center CC-9001.",
+            f"Let's record how our staging environment is set up: the {p['cluster']} cluster in {region}, "
+            f"owned by {p['owner']} on cost center CC-9001.",
             [
                 "/environment/name",
                 "/environment/cluster",
@@ -747,10 +814,9 @@ def region_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Everything region-specific comes from our region profile. For eu-west-1: registry "
-            f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com, KMS alias alias/acme-staging-euw1, artifact bucket "
-            "acme-staging-artifacts-euw1, internal DNS suffix euw1.staging.acme.internal, and zones eu-west-1a, "
-            "1b and 1c.",
+            f"Everything region-specific comes from our region profile. For {region}: registry "
+            f"{prof['registry']}, KMS alias {prof['kms_alias']}, artifact bucket "
+            f"{prof['artifact_bucket']}, internal DNS suffix {prof['dns_suffix']}, and zones {zones}.",
             [
                 "/environment/registry",
                 "/environment/kms_alias",
@@ -861,6 +927,115 @@ def region_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of deploy-staging-region-move: staging moves to another region (its profile attached) or
+# back to the one it left before (a stack: a second move back goes one further), or its region's
+# profile is rotated; at sizes 50 and 100 a service's tag
+# changes, at size 100 staging drops to two availability zones or goes back to three
+
+
+def _zones_note(p: dict[str, Any]) -> str:
+    return " Staging still uses only the profile's first two zones." if p["zones"] == 2 else ""
+
+
+def _move_region(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["region"]
+    new = d.pick([r for r in REGION_PROFILES if r != old])
+    generation = p["generation"].get(new, 1)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["before"].append(q["region"])
+        q["region"] = new
+
+    return Revision(
+        request=f"We're moving staging to {REGION_CITIES[new]}: switch it to {new}. That region's "
+        f"profile is attached.{_zones_note(p)}",
+        mutate=mutate,
+        direct="/environment/region",
+        reference=_region_profile(new, p["size"], generation),
+        theme=f"Staging moves from {old} to {new}: the profile and everything built from it follow",
+    )
+
+
+def _move_back(p: dict[str, Any], d: Draw) -> Revision:
+    back = p["before"][-1]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["region"] = q["before"].pop()
+
+    return Revision(
+        request=f"Move staging back to {back}, with the profile it had there.{_zones_note(p)}",
+        mutate=mutate,
+        direct="/environment/region",
+        theme=f"Staging goes back to {back}: its earlier profile and everything built from it return",
+    )
+
+
+def _rotate(p: dict[str, Any], d: Draw) -> Revision:
+    region = p["region"]
+    generation = p["generation"].get(region, 1) + 1
+    return Revision(
+        request=f"Security rotated staging's KMS alias and artifact bucket in {region}; the updated "
+        f"{region} profile is attached.{_zones_note(p)}",
+        mutate=lambda q: q["generation"].update({region: generation}),
+        direct="/environment/kms_alias",
+        reference=_region_profile(region, p["size"], generation),
+        theme="A rotated profile: the KMS alias, the artifact bucket and the paths built on it follow",
+    )
+
+
+def _retag(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["services"])))
+    name, old = p["services"][i][:2]
+    major, minor, patch = (int(x) for x in old.split("."))
+    new = d.pick([f"{major}.{minor}.{patch + 1}", f"{major}.{minor + 1}.0", f"{major + 1}.0.0"])
+    return Revision(
+        request=f"Staging should run {name} {new} now instead of {old}.",
+        mutate=lambda q: q["services"][i].__setitem__(1, new),
+        direct=f"/services/{i}/tag",
+        theme=f"{name}'s tag changes: its image follows",
+    )
+
+
+def _two_zones(p: dict[str, Any], d: Draw) -> Revision:
+    return Revision(
+        request="To cut costs, staging runs in only two availability zones from now on: the first two "
+        "of its region's profile, whatever region it is in.",
+        mutate=lambda q: q.update(zones=2),
+        direct="/environment/availability_zones/2",
+        theme="Staging drops its third zone: the subnet in that zone goes too",
+    )
+
+
+def _three_zones(p: dict[str, Any], d: Draw) -> Revision:
+    return Revision(
+        request="Staging goes back to all three availability zones of its region's profile.",
+        mutate=lambda q: q.update(zones=3),
+        direct="/environment/availability_zones/2",
+        theme="Staging takes its third zone back: its subnet returns",
+    )
+
+
+REGION_MOVES = [
+    Move("move-region", "substitution", _move_region),
+    Move(
+        "move-back",
+        "substitution",
+        _move_back,
+        when=lambda p: bool(p["before"]) and p["before"][-1] != p["region"],
+    ),
+    Move("rotate-profile", "substitution", _rotate),
+    Move("retag", "substitution", _retag, when=lambda p: p["size"] >= 50, opens=False),
+    Move(
+        "two-zones", "add_remove", _two_zones, when=lambda p: p["size"] >= 100 and p["zones"] == 3
+    ),
+    Move(
+        "three-zones",
+        "add_remove",
+        _three_zones,
+        when=lambda p: p["size"] >= 100 and p["zones"] == 2,
+    ),
+]
 
 # =========================================================================== deploy-remove-reporting-service
 # Add/remove: a service leaves the stack; totals and cost shrink, and its route, dashboard panel
@@ -2587,6 +2762,8 @@ SCENARIOS = [
         conversation=region_conversation,
         revision=region_revision,
         followups=region_followups,
+        inputs=region_inputs,
+        moves=REGION_MOVES,
         notes="Tests substitution of the region: registry, KMS alias, artifact bucket, zones (and DNS "
         "suffix) come from the attached profile. Larger sizes add images, hostnames, the CI target, "
         "subnets and the state path built from them, while production stays in eu-west-1.",
