@@ -523,15 +523,19 @@ def _drop_service(p: dict[str, Any], d: Draw) -> Revision:
     i = d.pick(_removable(p))
     row = p["others"][i]
     name = "orders-api-canary" if row == CANARY else row[0]
-    lead = (
-        "The release is promoted, so stop the canary:" if row == CANARY else f"{name} is retired:"
-    )
+    if row == CANARY:
+        request = (
+            "The release is promoted, so take the orders-api-canary service out of the namespace; "
+            "keep the canary analysis settings for the next release."
+        )
+    else:
+        request = f"{name} is retired: take it out of the namespace."
 
     def mutate(q: dict[str, Any]) -> None:
         del q["others"][i]
 
     return Revision(
-        request=f"{lead} take {name} out of the namespace.",
+        request=request,
         mutate=mutate,
         direct=f"/services/{1 + i}",
         theme=f"{name} leaves: the namespace totals and cost follow",
@@ -1382,16 +1386,18 @@ def _stack_add(p: dict[str, Any], d: Draw) -> Revision | None:
     name = d.pick(free)
     s = _stack_row(p, name)
     if p["size"] == 10:
-        spec = f" at {s['cpu']} millicores"
+        request = f"Add the {name} service to shop-prod at {s['cpu']} millicores; list it last."
     else:
         exposure = f"public at {s['route']}" if s["route"] else "internal only"
-        spec = (
-            f": {s['image']}, {s['replicas']} x {s['cpu']} millicores / {s['mem']} MiB, {exposure}"
+        request = (
+            f"Add the {name} service to shop-prod, listed last: {s['image']}, {s['replicas']} x "
+            f"{s['cpu']} millicores / {s['mem']} MiB, {exposure}"
         )
         if p["size"] >= 100:
-            spec += f", alerts at {SEVERITY[name]} severity"
+            request += f", alerts at {SEVERITY[name]} severity"
+        request += "."
     return Revision(
-        request=f"Add the {name} service at the end of shop-prod's services{spec}.",
+        request=request,
         mutate=lambda q: q["services"].append(name),
         direct=f"/services/{len(p['services'])}",
         theme=f"{name} joins: the totals grow"
