@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from typing import Any
 
 from pytest_revprop.authoring.helpers import money
@@ -23,6 +24,15 @@ def _stamp(start: str, minutes: int) -> str:
     """``_stamp("2025-06-14T22:00:00Z", 150) == "2025-06-15T00:30:00Z"`` (UTC timestamps)."""
     t = dt.datetime.strptime(start, "%Y-%m-%dT%H:%M:%SZ") + dt.timedelta(minutes=minutes)
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _delete(key: str, i: int) -> Callable[[dict[str, Any]], None]:
+    """A move's edit that takes element ``i`` out of the inputs' list ``key``."""
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q[key][i]
+
+    return mutate
 
 
 def _monthly_cost(cpu_millicores: int, memory_mib: int) -> dict[str, float]:
@@ -531,12 +541,9 @@ def _drop_service(p: dict[str, Any], d: Draw) -> Revision:
     else:
         request = f"{name} is retired: take it out of the namespace."
 
-    def mutate(q: dict[str, Any]) -> None:
-        del q["others"][i]
-
     return Revision(
         request=request,
-        mutate=mutate,
+        mutate=_delete("others", i),
         direct=f"/services/{1 + i}",
         theme=f"{name} leaves: the namespace totals and cost follow",
     )
@@ -1363,9 +1370,6 @@ def _stack_drop(p: dict[str, Any], d: Draw) -> Revision:
     i = d.pick(range(len(p["services"])))
     name = p["services"][i]
 
-    def mutate(q: dict[str, Any]) -> None:
-        del q["services"][i]
-
     return Revision(
         request=d.pick(
             [
@@ -1373,7 +1377,7 @@ def _stack_drop(p: dict[str, Any], d: Draw) -> Revision:
                 f"We're retiring {name}: remove that service from shop-prod.",
             ]
         ),
-        mutate=mutate,
+        mutate=_delete("services", i),
         direct=f"/services/{i}",
         theme=f"{name} leaves: the totals shrink and its route, panel and alert policy go",
     )
@@ -1850,12 +1854,9 @@ def _remove_replica(p: dict[str, Any], d: Draw) -> Revision:
     i = d.pick(range(len(p["replicas"])))
     name = p["replicas"][i][0]
 
-    def mutate(q: dict[str, Any]) -> None:
-        del q["replicas"][i]
-
     return Revision(
         request=f"We no longer need the read replica {name}; remove it.",
-        mutate=mutate,
+        mutate=_delete("replicas", i),
         direct=f"/replicas/{i}",
         theme=f"{name} goes: the storage total follows",
     )
