@@ -3,6 +3,11 @@
 Six scenarios, one per propagation pattern. Every rule the gold depends on is stated by the
 user in the conversation; ``compute`` applies those rules, so the gold is the diff of the
 artifact before and after the edited input.
+
+Every scenario generates fresh instances: ``*_inputs(size, d)`` draws its inputs (the shipped
+instance is the draw of no seed, so ``*_params`` is ``*_inputs(size, SHIPPED)``) and its
+``*_MOVES`` are the edits a chain makes of them, each request written from its arguments for
+the size it runs at. deploy-prod-change-freeze carries the status_flip moves.
 """
 
 from __future__ import annotations
