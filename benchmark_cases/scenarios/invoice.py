@@ -16,10 +16,20 @@ from pytest_revprop.authoring.helpers import (
     add_days,
     all_of_lazy,
     date_regex,
+    dollars,
     money,
     money_regex,
 )
-from pytest_revprop.authoring.scenario import Override, Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import (
+    SHIPPED,
+    Draw,
+    Move,
+    Override,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+)
 
 DOMAIN = "invoice"
 
@@ -1626,7 +1636,9 @@ def photo_followups(p: dict[str, Any]) -> list[Revision]:
 
 # --------------------------------------------------------------------------- invoice-mark-paid
 # Status flip: the invoice is marked paid; every value the payment status governs moves to
-# its paid-state value together.
+# its paid-state value together. Fresh instances draw the household, the due date, the
+# boiler price, the labor hours, the deposit and (size 10) the total; moves pay and reverse,
+# extend the due date and correct a line, the deposit or the total while it is unpaid.
 
 PLUMB_LINES: list[tuple[str, float]] = [
     ("Combi boiler, Navien NCB-240E", 2650.0),
@@ -1637,24 +1649,59 @@ PLUMB_LINES: list[tuple[str, float]] = [
     ("Thermostat, Honeywell T6 Pro", 145.0),
     ("System flush and inhibitor", 160.0),
 ]
-PLUMB_DEPOSIT = 1500.0
-UNPAID_FOOTER = "Payment due by 2025-02-28. Thank you for your business."
+LABOR_LINE = 2
+LABOR_RATE = 95.0
+# how the user names each line (the labor line is spoken from its hours)
+PLUMB_SPOKEN = {
+    "Combi boiler, Navien NCB-240E": "Navien NCB-240E combi boiler",
+    "Removal and disposal of old boiler": "removal and disposal of the old boiler",
+    "Venting kit and condensate pump": "venting kit and condensate pump",
+    "Permit and inspection fee": "permit and inspection fee",
+    "Thermostat, Honeywell T6 Pro": "Honeywell T6 Pro thermostat",
+    "System flush and inhibitor": "system flush and inhibitor",
+}
+HOUSEHOLDS = ["Henderson", "Whitaker", "Lindqvist", "Okafor", "Brennan"]
+PLUMB_DEPOSITS = [1500.0, 1000.0, 1200.0, 2000.0]
+PLUMB_TOTALS_10 = [4850.0, 4390.0, 5120.0, 3975.0, 4660.0]
+PLUMB_DUES = ["2025-02-28", "2025-02-21", "2025-02-24", "2025-03-03", "2025-03-07", "2025-03-14"]
 PAID_FOOTER = "Paid in full. Thank you!"
 
 
+def _unpaid_footer(due: str) -> str:
+    return f"Payment due by {due}. Thank you for your business."
+
+
+def paid_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The invoice's inputs: the household, the due date, the lines ``[description, amount]``
+    (the labor line from its hours), the deposit, size 10's total, and whether it is paid."""
+    hours = d.int(9, 14, shipped=12)
+    lines = [[desc, amount] for desc, amount in PLUMB_LINES]
+    lines[0][1] = d.pick([2650.0, 2490.0, 2790.0, 2880.0])
+    lines[LABOR_LINE] = [f"Labor, {hours} hours at $95", money(hours * LABOR_RATE)]
+    return {
+        "size": size,
+        "paid": False,
+        "due": d.pick(PLUMB_DUES[:5]),
+        "family": d.pick(HOUSEHOLDS),
+        "total": d.pick(PLUMB_TOTALS_10),
+        "lines": lines,
+        "deposit": d.pick(PLUMB_DEPOSITS),
+    }
+
+
 def paid_params(size: int) -> dict[str, Any]:
-    return {"size": size, "paid": False, "due": "2025-02-28"}
+    return paid_inputs(size, SHIPPED)
 
 
 def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, paid, due = p["size"], p["paid"], p["due"]
-    footer = PAID_FOOTER if paid else UNPAID_FOOTER.replace("2025-02-28", due)
+    size, paid, due, family = p["size"], p["paid"], p["due"], p["family"]
+    footer = PAID_FOOTER if paid else _unpaid_footer(due)
     next_reminder = None if paid else add_days(due, -7)
     if size == 10:
-        total = 4850.0
+        total = p["total"]
         return {
             "invoice_number": "ORP-3318",
-            "customer": "Henderson household",
+            "customer": f"{family} household",
             "total": total,
             "amount_paid": total if paid else 0.0,
             "balance_due": 0.0 if paid else total,
@@ -1664,8 +1711,9 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
             "next_reminder": next_reminder,
             "footer": footer,
         }
-    lines = [{"description": d, "amount": a} for d, a in PLUMB_LINES]
-    subtotal = money(sum(a for _, a in PLUMB_LINES))
+    deposit = p["deposit"]
+    lines = [{"description": desc, "amount": amount} for desc, amount in p["lines"]]
+    subtotal = money(sum(amount for _, amount in p["lines"]))
     tax = money(subtotal * 0.05)
     total = money(subtotal + tax)
     art: dict[str, Any] = {
@@ -1681,9 +1729,9 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
             "email": "office@oakridgeph.com",
         },
         "customer": {
-            "name": "Henderson household",
+            "name": f"{family} household",
             "address": "52 Birchwood Ln, Madison, WI 53711",
-            "email": "k.henderson@gmail.com",
+            "email": f"k.{family.lower()}@gmail.com",
             "phone": "(608) 555-0279",
         },
         "job": {
@@ -1699,8 +1747,8 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
             "tax_rate_percent": 5,
             "tax": tax,
             "total": total,
-            "amount_paid": total if paid else PLUMB_DEPOSIT,
-            "balance_due": 0.0 if paid else money(total - PLUMB_DEPOSIT),
+            "amount_paid": total if paid else deposit,
+            "balance_due": 0.0 if paid else money(total - deposit),
         },
         "reminders": {
             "enabled": not paid,
@@ -1715,10 +1763,10 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     if size == 50:
         return art
-    rest = money(total - PLUMB_DEPOSIT)
+    rest = money(total - deposit)
     second = money(rest / 2)
     art["payment_plan"] = [
-        {"label": "Deposit", "due_date": "2025-01-20", "amount": PLUMB_DEPOSIT, "status": "paid"},
+        {"label": "Deposit", "due_date": "2025-01-20", "amount": deposit, "status": "paid"},
         {
             "label": "Second payment",
             "due_date": "2025-02-14",
@@ -1770,12 +1818,21 @@ def paid_compute(p: dict[str, Any]) -> dict[str, Any]:
     return art
 
 
+def _plumb_line_text(p: dict[str, Any], i: int) -> str:
+    desc, amount = p["lines"][i]
+    if i == LABOR_LINE:
+        hours = round(amount / LABOR_RATE)
+        return f"labor {hours} hours at $95 ({dollars(amount)})"
+    return f"{PLUMB_SPOKEN[desc]} {dollars(amount)}"
+
+
 def paid_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, due, family = p["size"], p["due"], p["family"]
+    reminder = add_days(due, -7)
     if size == 10:
         return [
             (
-                "Invoice ORP-3318 for the Henderson household: $4,850 total, due 2025-02-28. It went out "
+                f"Invoice ORP-3318 for the {family} household: {dollars(p['total'])} total, due {due}. It went out "
                 "yesterday, so its status is sent, and nothing's been paid yet.",
                 [
                     "/invoice_number",
@@ -1788,22 +1845,24 @@ def paid_conversation(p: dict[str, Any]) -> list[Turn]:
                 ],
             ),
             (
-                "While it's unpaid, keep payment reminders on; the next one goes out 2025-02-21.",
+                f"While it's unpaid, keep payment reminders on; the next one goes out {reminder}.",
                 ["/reminders_enabled", "/next_reminder"],
             ),
             (
-                f"Footer for now: '{UNPAID_FOOTER}' Once it's paid, the amount paid becomes the full total, "
+                f"Footer for now: '{_unpaid_footer(due)}' Once it's paid, the amount paid becomes the full total, "
                 "the balance zero, reminders go off and the next reminder date is emptied (set to null, not deleted), and the footer should say it's "
                 "paid in full, with a thank-you.",
                 ["/footer"],
             ),
         ]
+    deposit = dollars(p["deposit"])
+    lines_text = ", ".join(_plumb_line_text(p, i) for i in range(len(p["lines"])))
     turns: list[Turn] = [
         (
-            "New invoice ORP-3318, issued 2025-01-29, due 2025-02-28; I've sent it, so status sent. It's from "
+            f"New invoice ORP-3318, issued 2025-01-29, due {due}; I've sent it, so status sent. It's from "
             "Oakridge Plumbing & Heating (license MP-44821, (608) 555-0134, 3301 Femrite Dr, Madison, WI 53718, "
-            "office@oakridgeph.com) to the Henderson household, 52 Birchwood Ln, Madison, WI 53711, "
-            "k.henderson@gmail.com, (608) 555-0279.",
+            f"office@oakridgeph.com) to the {family} household, 52 Birchwood Ln, Madison, WI 53711, "
+            f"k.{family.lower()}@gmail.com, (608) 555-0279.",
             [
                 "/invoice_number",
                 "/issue_date",
@@ -1831,29 +1890,24 @@ def paid_conversation(p: dict[str, Any]) -> list[Turn]:
                 "/job/technician_license",
             ],
         ),
+        (f"Lines: {lines_text}.", ["/lines"]),
         (
-            "Lines: Navien NCB-240E combi boiler $2,650, removal and disposal of the old boiler $280, labor 12 "
-            "hours at $95 ($1,140), venting kit and condensate pump $410, permit and inspection fee $125, "
-            "Honeywell T6 Pro thermostat $145, system flush and inhibitor $160.",
-            ["/lines"],
-        ),
-        (
-            "Subtotal, 5% tax, total. They paid a $1,500 deposit, so show amount paid and the balance due.",
+            f"Subtotal, 5% tax, total. They paid a {deposit} deposit, so show amount paid and the balance due.",
             ["/totals"],
         ),
     ]
     if size == 100:
         turns.append(
             (
-                "They're on a payment plan: the $1,500 deposit (due 2025-01-20, already paid), then the rest "
-                "in two halves due 2025-02-14 and 2025-02-28 (the first half rounded to the cent). Mark each "
+                f"They're on a payment plan: the {deposit} deposit (due 2025-01-20, already paid), then the rest "
+                f"in two halves due 2025-02-14 and {due} (the first half rounded to the cent). Mark each "
                 "payment pending until it's paid.",
                 ["/payment_plan"],
             )
         )
     unpaid = (
-        "Until it's paid: payment reminders on every 7 days, next one 2025-02-21; the online payment "
-        f"link stays active; the footer reads '{UNPAID_FOOTER}' We take check, card or ACH."
+        f"Until it's paid: payment reminders on every 7 days, next one {reminder}; the online payment "
+        f"link stays active; the footer reads '{_unpaid_footer(due)}' We take check, card or ACH."
     )
     unpaid_ptrs = ["/reminders", "/online_payment_link_active", "/footer", "/payment_methods"]
     if size == 100:
@@ -1880,7 +1934,7 @@ def paid_conversation(p: dict[str, Any]) -> list[Turn]:
             "they pay in full: status paid, every plan payment marked paid, amount paid equals the total, "
             "balance zero, reminders off with the next date emptied (null, not deleted), payment link and portal pay button gone, the "
             "receipt email queued, the warranty activated, and the footer changes to a paid-in-full thank-you. "
-            "Late fee is $35 if anything is still open after 2025-02-28, with a 5-day grace period.",
+            f"Late fee is $35 if anything is still open after {due}, with a 5-day grace period.",
             ["/warranty", "/late_fee"],
         ),
         (
@@ -1916,27 +1970,36 @@ def paid_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _reminder_path(size: int) -> str:
+    return "/next_reminder" if size == 10 else "/reminders/next_date"
+
+
+def _paid_overrides(size: int) -> dict[str, Override]:
+    return {"/footer": regex(r"(?i)paid in full"), _reminder_path(size): regex(CLEARED_OR_NONE)}
+
+
 def paid_revision(p: dict[str, Any]) -> Revision:
     return Revision(
-        request="The Hendersons just paid the whole thing. Please mark the invoice as paid.",
+        request=f"The {p['family']}s just paid the whole thing. Please mark the invoice as paid.",
         mutate=lambda q: q.update(paid=True),
         direct="/status",
-        overrides={
-            "/footer": regex(r"(?i)paid in full"),
-            "/next_reminder" if p["size"] == 10 else "/reminders/next_date": regex(CLEARED_OR_NONE),
-        },
+        overrides=_paid_overrides(p["size"]),
+    )
+
+
+def _extend_request(p: dict[str, Any], due: str) -> str:
+    plan = " The final plan payment and the late-fee date move with it." if p["size"] == 100 else ""
+    return (
+        f"I've given them until {due} to pay. Move the due date and keep the next reminder a week "
+        "before it." + plan
     )
 
 
 def paid_followups(p: dict[str, Any]) -> list[Revision]:
-    size = p["size"]
     extended = "2025-03-14"
-    small = size == 10
-    reminder = "/next_reminder" if small else "/reminders/next_date"
-    plan = " The final plan payment and the late-fee date move with it." if size == 100 else ""
     return [
         Revision(
-            request="Bad news: the Hendersons' bank reversed their payment, so it isn't paid after "
+            request=f"Bad news: the {p['family']}s' bank reversed their payment, so it isn't paid after "
             "all. Put the invoice back to sent and unpaid.",
             mutate=lambda q: q.update(paid=False),
             direct="/status",
@@ -1945,8 +2008,7 @@ def paid_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request="I've given them until 2025-03-14 to pay. Move the due date and keep the next "
-            "reminder a week before it." + plan,
+            request=_extend_request(p, extended),
             mutate=lambda q: q.update(due=extended),
             direct="/due_date",
             overrides={"/footer": regex("(?i)" + date_regex(extended))},
@@ -1958,12 +2020,130 @@ def paid_followups(p: dict[str, Any]) -> list[Revision]:
             request="They've now paid the whole balance by check. Mark the invoice paid.",
             mutate=lambda q: q.update(paid=True),
             direct="/status",
-            overrides={"/footer": regex(r"(?i)paid in full"), reminder: regex(CLEARED_OR_NONE)},
+            overrides=_paid_overrides(p["size"]),
             theme="Paid for real this time: amounts, reminders, payment link, warranty and footer "
             "move to their paid values again",
             pattern="status_flip",
         ),
     ]
+
+
+# moves of invoice-mark-paid: the invoice is paid or its payment reversed; while it is unpaid
+# the due date moves and a line, the deposit (50+) or the total (10) is corrected.
+
+
+def _pay(p: dict[str, Any], d: Draw) -> Revision:
+    who = f"The {p['family']}s"
+    return Revision(
+        request=d.pick(
+            [
+                f"{who} just paid the whole thing. Please mark the invoice as paid.",
+                f"{who} paid the full balance by check today. Mark the invoice paid.",
+                f"Payment in full came in from the {p['family']} household; mark the invoice paid.",
+            ]
+        ),
+        mutate=lambda q: q.update(paid=True),
+        direct="/status",
+        overrides=_paid_overrides(p["size"]),
+        theme="Marked paid: amounts, reminders, payment link, warranty and footer move to their "
+        "paid values",
+    )
+
+
+def _reverse(p: dict[str, Any], d: Draw) -> Revision:
+    return Revision(
+        request=d.pick(
+            [
+                f"Bad news: the {p['family']}s' bank reversed their payment, so it isn't paid after "
+                "all. Put the invoice back to sent and unpaid.",
+                f"The {p['family']}s' check bounced. The invoice isn't paid: set it back to sent and "
+                "unpaid.",
+            ]
+        ),
+        mutate=lambda q: q.update(paid=False),
+        direct="/status",
+        # the unpaid footer's wording was stated for the first due date only
+        overrides={"/footer": regex("(?i)" + date_regex(p["due"]))},
+        theme="A reversed payment flips everything the paid status governs back to its unpaid "
+        "values",
+    )
+
+
+def _extend(p: dict[str, Any], d: Draw) -> Revision:
+    due = d.pick([x for x in PLUMB_DUES if x != p["due"]])
+    later = due > p["due"]
+    return Revision(
+        request=_extend_request(p, due)
+        if later
+        else f"Let's bring the due date forward to {due}, and keep the next reminder a week before it."
+        + (" The final plan payment and the late-fee date move too." if p["size"] == 100 else ""),
+        mutate=lambda q: q.update(due=due),
+        direct="/due_date",
+        overrides={"/footer": regex("(?i)" + date_regex(due))},
+        theme=f"The due date moves to {due}: the reminder and the footer's pay-by date follow",
+    )
+
+
+def _plumb_total(p: dict[str, Any], d: Draw) -> Revision:
+    total = d.pick([t for t in PLUMB_TOTALS_10 if t != p["total"]])
+    return Revision(
+        request=f"I mis-added the {p['family']} invoice: the total is {dollars(total)}, not "
+        f"{dollars(p['total'])}.",
+        mutate=lambda q: q.update(total=total),
+        direct="/total",
+        theme="A corrected total changes the balance due with it",
+    )
+
+
+def _plumb_reprice(p: dict[str, Any], d: Draw) -> Revision:
+    line = d.pick([i for i in range(len(p["lines"])) if i != LABOR_LINE])
+    desc, old = p["lines"][line]
+    base = dict(PLUMB_LINES)[desc]
+    amount = d.pick(sorted({round(base * f / 5) * 5.0 for f in (0.8, 0.9, 1.0, 1.1, 1.2)} - {old}))
+    spoken = PLUMB_SPOKEN[desc]
+    return Revision(
+        request=d.pick(
+            [
+                f"The {spoken} should be {dollars(amount)}, not {dollars(old)}; please fix that line.",
+                f"Correction on the {spoken}: bill {dollars(amount)} for it instead of {dollars(old)}.",
+            ]
+        ),
+        mutate=lambda q: q["lines"][line].__setitem__(1, amount),
+        direct=f"/lines/{line}/amount",
+        theme=f"The {spoken} is re-priced: the subtotal, tax, total and balance follow",
+    )
+
+
+def _plumb_deposit(p: dict[str, Any], d: Draw) -> Revision:
+    deposit = d.pick([x for x in PLUMB_DEPOSITS if x != p["deposit"]])
+    plan = " (the plan's two later payments split what's left)" if p["size"] == 100 else ""
+    return Revision(
+        request=f"I got the deposit wrong: they paid {dollars(deposit)}, not {dollars(p['deposit'])}"
+        f"{plan}.",
+        mutate=lambda q: q.update(deposit=deposit),
+        direct="/totals/amount_paid",
+        theme="A different deposit changes the amount paid and the balance due (and the plan)",
+    )
+
+
+def _unpaid(p: dict[str, Any]) -> bool:
+    return not p["paid"]
+
+
+PAID_MOVES = [
+    Move("pay", "status_flip", _pay, when=_unpaid),
+    Move("reverse", "status_flip", _reverse, when=lambda p: p["paid"]),
+    Move("extend-due", "temporal", _extend, when=_unpaid),
+    Move("total", "arithmetic", _plumb_total, when=lambda p: _unpaid(p) and p["size"] == 10),
+    Move("reprice", "arithmetic", _plumb_reprice, when=lambda p: _unpaid(p) and p["size"] >= 50),
+    Move(
+        "deposit",
+        "arithmetic",
+        _plumb_deposit,
+        when=lambda p: _unpaid(p) and p["size"] >= 50,
+        opens=False,
+    ),
+]
 
 
 # --------------------------------------------------------------------------- registry
@@ -2061,6 +2241,8 @@ SCENARIOS = [
         conversation=paid_conversation,
         revision=paid_revision,
         followups=paid_followups,
+        inputs=paid_inputs,
+        moves=PAID_MOVES,
         notes=(
             "Status flip to paid: amount paid = total, balance 0, reminders off with the next date "
             "cleared, paid-in-full footer; at 50+ also the payment link and the warranty activation; at "
