@@ -8,6 +8,7 @@ the gold patch of each revision is the difference between two runs of the same p
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from typing import Any
 
@@ -1330,10 +1331,10 @@ def shipping_followups(p: dict[str, Any]) -> list[Revision]:
 # --------------------------------------------------------------------------- invoice-issue-date
 # Temporal: the invoice date moves; the due date, discount deadline, reminder, late-fee start,
 # installment dates and the scheduled send date follow; the wedding, album, deposit and
-# gallery dates (tied to the event, not the invoice) stay.
+# gallery dates (tied to the event, not the invoice) stay. Fresh instances draw the couple, the
+# wedding Saturday, the invoice date, the payment terms and the amounts; moves re-date the
+# invoice, change the net days or the early-payment window, re-price, add or drop a line.
 
-PHOTO_ISSUE = "2025-06-03"
-PHOTO_EVENT = "2025-05-24"
 PHOTO_LINES: list[tuple[str, float]] = [
     ("Full-day wedding coverage (10 hours)", 2800.0),
     ("Second photographer", 650.0),
@@ -1341,8 +1342,31 @@ PHOTO_LINES: list[tuple[str, float]] = [
     ("Heirloom album, 40 pages", 900.0),
     ("Travel to Lake Geneva, WI", 150.0),
 ]
-
-
+# lines a move may add (size 50+), and how the user names every line
+PHOTO_EXTRAS: list[tuple[str, float]] = [
+    ("Rehearsal dinner coverage", 450.0),
+    ("Extra hour of coverage", 300.0),
+    ("Photo booth", 600.0),
+    ("Day-after session", 375.0),
+]
+PHOTO_SPOKEN = {
+    "Full-day wedding coverage (10 hours)": "full-day coverage (10 hours)",
+    "Second photographer": "second photographer",
+    "Engagement session": "engagement session",
+    "Heirloom album, 40 pages": "40-page heirloom album",
+    "Travel to Lake Geneva, WI": "travel to Lake Geneva",
+    "Rehearsal dinner coverage": "rehearsal dinner coverage",
+    "Extra hour of coverage": "extra hour of coverage",
+    "Photo booth": "photo booth",
+    "Day-after session": "day-after session",
+}
+PHOTO_COUPLES: list[tuple[str, str, str, str]] = [
+    ("Sofia", "Chen", "Daniel", "Alvarez"),
+    ("Maya", "Patel", "Lucas", "Berg"),
+    ("Grace", "Kim", "Owen", "Murphy"),
+    ("Elena", "Rossi", "Sam", "Carter"),
+    ("Nadia", "Haddad", "Tom", "Fischer"),
+]
 PHOTO_VENDORS: list[tuple[str, str]] = [
     ("Planner", "Leah Brandt Events"),
     ("Florist", "Wildroot Floral"),
@@ -1350,31 +1374,73 @@ PHOTO_VENDORS: list[tuple[str, str]] = [
     ("Videographer", "Kettle Moraine Films"),
     ("Caterer", "The Abbey Resort"),
 ]
+PHOTO_NET_DAYS = [21, 14, 30, 45]
+PHOTO_WINDOWS = [7, 5, 10, 14]
+PHOTO_DISCOUNTS = [3, 2, 4, 5]
+
+
+def photo_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The invoice's inputs: the couple, the wedding (a Saturday), the invoice date, the net
+    days and early-payment window, the lines ``[description, amount]``, the deposit, and size
+    10's single amount."""
+    lines = [[desc, amount] for desc, amount in PHOTO_LINES]
+    lines[0][1] = d.pick([2800.0, 2600.0, 3000.0, 3200.0])
+    lines[1][1] = d.pick([650.0, 600.0, 700.0, 750.0])
+    return {
+        "size": size,
+        "couple": list(d.pick(PHOTO_COUPLES)),
+        "event": d.date("2025-05-03", "2025-05-31", shipped="2025-05-24", weekdays="5"),
+        "issue": d.date("2025-06-02", "2025-06-13", shipped="2025-06-03", weekdays="01234"),
+        "net": d.pick(PHOTO_NET_DAYS[:3]),
+        "window": d.pick(PHOTO_WINDOWS[:3]),
+        "discount": d.pick(PHOTO_DISCOUNTS[:2]),
+        "amount": d.pick([3200.0, 2950.0, 3400.0, 3650.0]),
+        "lines": lines,
+        "deposit": d.pick([1000.0, 800.0, 1200.0]),
+    }
 
 
 def photo_params(size: int) -> dict[str, Any]:
-    return {"size": size, "issue": PHOTO_ISSUE}
+    return photo_inputs(size, SHIPPED)
+
+
+def _photo_due(p: dict[str, Any]) -> str:
+    return add_days(p["issue"], p["net"])
+
+
+def _photo_early(p: dict[str, Any]) -> str:
+    return add_days(p["issue"], p["window"])
+
+
+def _couple_names(p: dict[str, Any]) -> str:
+    first1, last1, first2, last2 = p["couple"]
+    return f"{first1} {last1} & {first2} {last2}"
+
+
+def _couple_email(p: dict[str, Any]) -> str:
+    return f"{p['couple'][0].lower()}.{p['couple'][1].lower()}@fastmail.com"
 
 
 def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, issue = p["size"], p["issue"]
-    due = add_days(issue, 21)
-    early = add_days(issue, 7)
+    size, issue, event = p["size"], p["issue"], p["event"]
+    _, last1, _, last2 = p["couple"]
+    due, early = _photo_due(p), _photo_early(p)
     if size == 10:
         return {
             "invoice_number": "MLP-0926",
-            "client": "Sofia Chen & Daniel Alvarez",
+            "client": _couple_names(p),
             "currency": "USD",
-            "event_date": PHOTO_EVENT,
+            "event_date": event,
             "issue_date": issue,
             "due_date": due,
             "early_payment_deadline": early,
-            "early_payment_discount_percent": 3,
-            "amount": 3200.0,
+            "early_payment_discount_percent": p["discount"],
+            "amount": p["amount"],
             "album_delivery_date": "2025-07-15",
         }
-    lines = [{"description": d, "amount": a} for d, a in PHOTO_LINES]
-    subtotal = money(sum(a for _, a in PHOTO_LINES))
+    lines = [{"description": desc, "amount": amount} for desc, amount in p["lines"]]
+    subtotal = money(sum(amount for _, amount in p["lines"]))
+    deposit = p["deposit"]
     art: dict[str, Any] = {
         "invoice_number": "MLP-0926",
         "currency": "USD",
@@ -1386,24 +1452,24 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
             "website": "maralind.photo",
         },
         "client": {
-            "names": "Sofia Chen & Daniel Alvarez",
-            "email": "sofia.chen@fastmail.com",
+            "names": _couple_names(p),
+            "email": _couple_email(p),
             "address": "1120 N Astor St, Milwaukee, WI 53202",
             "phone": "(414) 555-0388",
         },
         "contract": {"number": "C-2024-117", "signed_on": "2024-11-02"},
         "event": {
             "type": "Wedding",
-            "date": PHOTO_EVENT,
+            "date": event,
             "venue": "The Abbey Resort, Lake Geneva",
             "coordinator": "Leah Brandt",
             "guest_count": 140,
         },
         "issue_date": issue,
         "terms": {
-            "net_days": 21,
-            "early_payment_discount_percent": 3,
-            "early_payment_window_days": 7,
+            "net_days": p["net"],
+            "early_payment_discount_percent": p["discount"],
+            "early_payment_window_days": p["window"],
             "late_fee": 50.0,
         },
         "dates": {
@@ -1415,13 +1481,13 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
         "lines": lines,
         "totals": {
             "subtotal": subtotal,
-            "deposit_paid": 1000.0,
-            "balance_due": money(subtotal - 1000.0),
+            "deposit_paid": deposit,
+            "balance_due": money(subtotal - deposit),
         },
         "deposit_paid_on": "2025-01-15",
         "gallery": {
-            "link": "https://maralind.pic-time.com/chen-alvarez",
-            "expires_on": add_days(PHOTO_EVENT, 90),
+            "link": f"https://maralind.pic-time.com/{last1.lower()}-{last2.lower()}",
+            "expires_on": add_days(event, 90),
         },
         "album_delivery_date": "2025-07-15",
         "deliverables": {
@@ -1444,14 +1510,14 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
     ]
     art["email"] = {
-        "to": "sofia.chen@fastmail.com",
+        "to": _couple_email(p),
         "send_on": issue,
         "subject": "Your wedding photography invoice (MLP-0926)",
     }
-    art["payment_note"] = f"Please pay by {due}; take 3% off if you pay by {early}."
+    art["payment_note"] = f"Please pay by {due}; take {p['discount']}% off if you pay by {early}."
     art["print_orders"] = [
-        {"item": "Parent album (Chen)", "ordered": "2025-06-05", "ship_by": "2025-07-01"},
-        {"item": "Parent album (Alvarez)", "ordered": "2025-06-05", "ship_by": "2025-07-01"},
+        {"item": f"Parent album ({last1})", "ordered": "2025-06-05", "ship_by": "2025-07-01"},
+        {"item": f"Parent album ({last2})", "ordered": "2025-06-05", "ship_by": "2025-07-01"},
         {"item": "16x24 canvas", "ordered": "2025-06-09", "ship_by": "2025-06-27"},
         {"item": "Thank-you cards (100)", "ordered": "2025-06-02", "ship_by": "2025-06-12"},
     ]
@@ -1466,23 +1532,29 @@ def photo_compute(p: dict[str, Any]) -> dict[str, Any]:
     art["vendors"] = [{"role": r, "name": n} for r, n in PHOTO_VENDORS]
     art["second_shooter"] = {"name": "Jonah Reyes", "hours": 8}
     art["studio"].update(tax_id="88-2094417", instagram="@maralindphoto")
-    art["gallery"]["password"] = "chenalvarez524"
+    day = _dt.date.fromisoformat(event)
+    art["gallery"]["password"] = f"{last1.lower()}{last2.lower()}{day.month}{day.day}"
     art["album_proofs_approved_on"] = "2025-06-08"
     return art
 
 
+def _photo_line_text(p: dict[str, Any]) -> str:
+    return ", ".join(f"{PHOTO_SPOKEN[desc]} {dollars(amount)}" for desc, amount in p["lines"])
+
+
 def photo_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, issue, event, net, window = p["size"], p["issue"], p["event"], p["net"], p["window"]
+    first1, last1, _, last2 = p["couple"]
     if size == 10:
         return [
             (
-                "I'm invoicing Sofia Chen & Daniel Alvarez for their wedding on 2025-05-24: $3,200, invoice "
-                "MLP-0926, in US dollars.",
+                f"I'm invoicing {_couple_names(p)} for their wedding on {event}: {dollars(p['amount'])}, "
+                "invoice MLP-0926, in US dollars.",
                 ["/invoice_number", "/client", "/currency", "/event_date", "/amount"],
             ),
             (
-                "The invoice date is 2025-06-03. Payment is due 21 days after the invoice date, and they get 3% "
-                "off if they pay within 7 days of the invoice date; put that deadline on too.",
+                f"The invoice date is {issue}. Payment is due {net} days after the invoice date, and they "
+                f"get {p['discount']}% off if they pay within {window} days of the invoice date; put that deadline on too.",
                 [
                     "/issue_date",
                     "/due_date",
@@ -1494,9 +1566,9 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     turns: list[Turn] = [
         (
-            "Time to invoice the Chen-Alvarez wedding. Invoice MLP-0926 in USD from Mara Lind Photography "
+            f"Time to invoice the {last1}-{last2} wedding. Invoice MLP-0926 in USD from Mara Lind Photography "
             "(studio@maralind.photo, (414) 555-0162, 740 N Plankinton Ave, Milwaukee, WI 53203, "
-            "maralind.photo) to Sofia Chen & Daniel Alvarez, sofia.chen@fastmail.com, (414) 555-0388, "
+            f"maralind.photo) to {_couple_names(p)}, {_couple_email(p)}, (414) 555-0388, "
             "1120 N Astor St, Milwaukee, WI 53202. Our contract was C-2024-117, signed 2024-11-02.",
             [
                 "/invoice_number",
@@ -1511,29 +1583,25 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "The wedding was on 2025-05-24 at The Abbey Resort, Lake Geneva: 140 guests, coordinated by "
+            f"The wedding was on {event} at The Abbey Resort, Lake Geneva: 140 guests, coordinated by "
             "Leah Brandt.",
             ["/event"],
         ),
-        ("I'm dating the invoice 2025-06-03.", ["/issue_date"]),
+        (f"I'm dating the invoice {issue}.", ["/issue_date"]),
         (
-            "Terms: net 21 days from the invoice date; 3% off if they pay within 7 days of the invoice date; a "
-            "$50 late fee. Show the due date and the early-payment deadline, a reminder 3 days before the "
-            "due date, and the late fee kicking in the day after the due date.",
+            f"Terms: net {net} days from the invoice date; {p['discount']}% off if they pay within {window} days of the "
+            "invoice date; a $50 late fee. Show the due date and the early-payment deadline, a reminder 3 "
+            "days before the due date, and the late fee kicking in the day after the due date.",
             ["/terms", "/dates"],
         ),
+        (f"Lines: {_photo_line_text(p)}.", ["/lines"]),
         (
-            "Lines: full-day coverage (10 hours) $2,800, second photographer $650, engagement session $400, "
-            "40-page heirloom album $900, travel to Lake Geneva $150.",
-            ["/lines"],
-        ),
-        (
-            "They paid a $1,000 deposit on 2025-01-15; show subtotal, deposit and balance.",
+            f"They paid a {dollars(p['deposit'])} deposit on 2025-01-15; show subtotal, deposit and balance.",
             ["/totals", "/deposit_paid_on"],
         ),
         (
-            "The online gallery (https://maralind.pic-time.com/chen-alvarez) stays up for 90 days after the "
-            "wedding, and the album is delivered on 2025-07-15.",
+            f"The online gallery (https://maralind.pic-time.com/{last1.lower()}-{last2.lower()}) stays up "
+            "for 90 days after the wedding, and the album is delivered on 2025-07-15.",
             ["/gallery/link", "/gallery/expires_on", "/album_delivery_date"],
         ),
         (
@@ -1543,6 +1611,7 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     if size == 100:
+        password = photo_compute(p)["gallery"]["password"]
         turns += [
             (
                 "They asked to pay the balance in two halves: the first on the due date, the second 30 days "
@@ -1550,8 +1619,9 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/installments"],
             ),
             (
-                "Schedule the email to Sofia to go out on the invoice date, subject 'Your wedding photography "
-                "invoice (MLP-0926)', and add a payment note with the pay-by date and the 3% early deadline.",
+                f"Schedule the email to {first1} to go out on the invoice date, subject 'Your wedding "
+                f"photography invoice (MLP-0926)', and add a payment note with the pay-by date and the "
+                f"{p['discount']}% early deadline.",
                 ["/email", "/payment_note"],
             ),
             (
@@ -1564,7 +1634,7 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
                 "For the record, the day ran: getting ready 13:00, first look 14:45, ceremony 15:30, family "
                 "portraits 17:00, reception 19:00, sparkler exit 22:30. Jonah Reyes second-shot for 8 hours. "
                 "Add our tax ID 88-2094417 and Instagram @maralindphoto, and the gallery password "
-                "chenalvarez524.",
+                f"{password}.",
                 [
                     "/wedding_day",
                     "/second_shooter",
@@ -1582,56 +1652,210 @@ def photo_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def photo_revision(p: dict[str, Any]) -> Revision:
-    new_issue = "2025-06-10"
-    overrides: dict[str, Override] = {}
-    if p["size"] == 100:
-        overrides["/payment_note"] = regex(
-            all_of_lazy(date_regex(add_days(new_issue, 21)), date_regex(add_days(new_issue, 7)))
-        )
+def _spoken_day(iso: str, year: bool = True) -> str:
+    """``2025-06-10`` as ``June 10, 2025`` (or ``June 10``)."""
+    day = _dt.date.fromisoformat(iso)
+    return f"{day:%B} {day.day}" + (f", {day.year}" if year else "")
+
+
+def _payment_note(p: dict[str, Any], q: dict[str, Any]) -> dict[str, Override]:
+    """At size 100 the payment note quotes the pay-by and early dates and the discount: a
+    pattern of them, when they change."""
+    keys = (_photo_due(p), _photo_early(p), p["discount"])
+    if p["size"] != 100 or keys == (_photo_due(q), _photo_early(q), q["discount"]):
+        return {}
+    parts = [date_regex(_photo_due(q)), date_regex(_photo_early(q))]
+    if q["discount"] != p["discount"]:
+        parts.append(rf"\b{q['discount']} ?%")
+    return {"/payment_note": regex(all_of_lazy(*parts))}
+
+
+def _redate(p: dict[str, Any], issue: str, request: str, theme: str = "") -> Revision:
     return Revision(
-        request="I'm holding the invoice for a week. Date it June 10, 2025 instead of June 3.",
-        mutate=lambda q: q.update(issue=new_issue),
+        request=request,
+        mutate=lambda q: q.update(issue=issue),
         direct="/issue_date",
-        overrides=overrides,
+        overrides=_payment_note(p, {**p, "issue": issue}),
+        theme=theme,
+        pattern="temporal" if theme else "",
+    )
+
+
+def photo_revision(p: dict[str, Any]) -> Revision:
+    new = "2025-06-10"
+    return _redate(
+        p,
+        new,
+        f"I'm holding the invoice for a week. Date it {_spoken_day(new)} instead of "
+        f"{_spoken_day(p['issue'], year=False)}.",
     )
 
 
 def photo_followups(p: dict[str, Any]) -> list[Revision]:
-    def redate(issue: str, request: str, theme: str) -> Revision:
-        overrides: dict[str, Override] = {}
-        if p["size"] == 100:
-            overrides["/payment_note"] = regex(
-                all_of_lazy(date_regex(add_days(issue, 21)), date_regex(add_days(issue, 7)))
-            )
-        return Revision(
-            request=request,
-            mutate=lambda q: q.update(issue=issue),
-            direct="/issue_date",
-            overrides=overrides,
-            theme=theme,
-            pattern="temporal",
-        )
-
+    first = p["issue"]
     return [
-        redate(
+        _redate(
+            {**p, "issue": "2025-06-10"},
             "2025-06-17",
             "Their planner asked me to hold it one more week, so date it June 17, 2025.",
             "The invoice date moves again and every date counted from it follows again",
         ),
-        redate(
+        _redate(
+            {**p, "issue": "2025-06-17"},
             "2025-06-12",
             "The couple asked to have it before their honeymoon. Make the invoice date June 12, 2025.",
             "The invoice date moves back a few days; the due date, deadline and what follows move "
             "with it",
         ),
-        redate(
-            "2025-06-03",
-            "On second thought, let's go back to the original invoice date, June 3, 2025.",
+        _redate(
+            {**p, "issue": "2025-06-12"},
+            first,
+            f"On second thought, let's go back to the original invoice date, {_spoken_day(first)}.",
             "Undoing every re-dating: the dates counted from the invoice date return to their first "
             "values",
         ),
     ]
+
+
+# moves of invoice-issue-date: the invoice is re-dated, its net days or early-payment window
+# change, and (size 50+) a line is re-priced, added or dropped (size 10: its one amount).
+
+
+def _photo_redate(p: dict[str, Any], d: Draw) -> Revision:
+    issue = d.pick([x for x in _weekdays_of_june() if x != p["issue"]])
+    later = issue > p["issue"]
+    request = d.pick(
+        [
+            f"Date the invoice {_spoken_day(issue)} instead of {_spoken_day(p['issue'], year=False)}.",
+            f"I'm holding the invoice until {_spoken_day(issue)}; make that its date."
+            if later
+            else f"Let's send it sooner: make the invoice date {_spoken_day(issue)}.",
+        ]
+    )
+    return _redate(
+        p, issue, request, f"The invoice is dated {issue}: every date counted from it follows"
+    )
+
+
+def _weekdays_of_june() -> list[str]:
+    days = [add_days("2025-06-02", n) for n in range(26)]
+    return [x for x in days if _dt.date.fromisoformat(x).weekday() < 5]
+
+
+def _photo_net(p: dict[str, Any], d: Draw) -> Revision | None:
+    net = d.pick([n for n in PHOTO_NET_DAYS if n != p["net"] and n > p["window"]])
+    if p["size"] == 10:
+        # size 10 keeps no terms: the new net days come with a new invoice date
+        issue = d.pick([x for x in _weekdays_of_june() if x != p["issue"]])
+        return Revision(
+            request=f"Re-date the invoice {_spoken_day(issue)}, and give them {net} days from the "
+            f"invoice date to pay instead of {p['net']}.",
+            mutate=lambda q: q.update(issue=issue, net=net),
+            direct="/issue_date",
+            theme=f"A new invoice date and net {net} days: the due date and early deadline follow",
+        )
+    q = {**p, "net": net}
+    return Revision(
+        request=f"Let's give them {net} days to pay instead of {p['net']}: the due date is {net} "
+        "days after the invoice date now.",
+        mutate=lambda q: q.update(net=net),
+        direct="/terms/net_days",
+        overrides=_payment_note(p, q),
+        theme=f"Net {net} days: the due date and every date counted from it follow",
+    )
+
+
+def _photo_early_offer(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new early-payment offer: another discount within another window."""
+    fits = [n for n in PHOTO_WINDOWS if n != p["window"] and n < p["net"]]
+    if not fits:
+        return None
+    window = d.pick(fits)
+    discount = d.pick([n for n in PHOTO_DISCOUNTS if n != p["discount"]])
+    q = {**p, "window": window, "discount": discount}
+    small = p["size"] == 10
+    return Revision(
+        request=d.pick(
+            [
+                f"New early-payment offer: {discount}% off if they pay within {window} days of the "
+                f"invoice date, instead of {p['discount']}% within {p['window']}.",
+                f"Change the early-payment discount to {discount}%, for paying within {window} days "
+                "of the invoice date.",
+            ]
+        ),
+        mutate=lambda q: q.update(window=window, discount=discount),
+        direct="/early_payment_discount_percent"
+        if small
+        else ["/terms/early_payment_discount_percent", "/terms/early_payment_window_days"],
+        overrides=_payment_note(p, q),
+        theme=f"{discount}% off within {window} days: the early-payment deadline moves",
+    )
+
+
+def _photo_reprice(p: dict[str, Any], d: Draw) -> Revision:
+    line = d.pick(range(len(p["lines"])))
+    desc, old = p["lines"][line]
+    amount = d.pick(sorted({round(old * f / 50) * 50.0 for f in (0.8, 0.9, 1.1, 1.25)} - {old}))
+    spoken = PHOTO_SPOKEN[desc]
+    return Revision(
+        request=f"Make the {spoken} line {dollars(amount)} instead of {dollars(old)}.",
+        mutate=lambda q: q["lines"][line].__setitem__(1, amount),
+        direct=f"/lines/{line}/amount",
+        theme=f"The {spoken} is re-priced: the subtotal and balance follow (and the installments)",
+    )
+
+
+def _photo_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    have = {desc for desc, _ in p["lines"]}
+    fits = [row for row in PHOTO_EXTRAS + PHOTO_LINES if row[0] not in have]
+    if not fits:
+        return None
+    desc, amount = d.pick(fits)
+    again = dict(PHOTO_LINES).get(desc) is not None
+    return Revision(
+        request=f'Put the {PHOTO_SPOKEN[desc]} back on as the last line: "{desc}", {dollars(amount)}.'
+        if again
+        else f"Add a line at the end: {desc}, {dollars(amount)}.",
+        mutate=lambda q: q["lines"].append([desc, amount]),
+        direct=f"/lines/{len(p['lines'])}",
+        theme=f"A new line ({desc}) raises the subtotal and balance (and the installments)",
+    )
+
+
+def _photo_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    line = d.pick(range(1, len(p["lines"])))
+    spoken = PHOTO_SPOKEN[p["lines"][line][0]]
+
+    def drop(q: dict[str, Any]) -> None:
+        del q["lines"][line]
+
+    return Revision(
+        request=d.pick(
+            [f"Take the {spoken} off the invoice.", f"We're waiving the {spoken}; drop that line."]
+        ),
+        mutate=drop,
+        direct=f"/lines/{line}",
+        theme=f"The {spoken} line comes off: the subtotal and balance fall (and the installments)",
+    )
+
+
+def _sized(least: int) -> Any:
+    return lambda p: p["size"] >= least
+
+
+PHOTO_MOVES = [
+    Move("redate", "temporal", _photo_redate),
+    Move("net-days", "temporal", _photo_net),
+    Move("early-offer", "temporal", _photo_early_offer, opens=False),
+    Move("reprice", "arithmetic", _photo_reprice, when=_sized(50)),
+    Move("add-line", "add_remove", _photo_add, when=_sized(50)),
+    Move(
+        "drop-line",
+        "add_remove",
+        _photo_drop,
+        when=lambda p: p["size"] >= 50 and len(p["lines"]) > 2,
+    ),
+]
 
 
 # --------------------------------------------------------------------------- invoice-mark-paid
@@ -2225,6 +2449,8 @@ SCENARIOS = [
         conversation=photo_conversation,
         revision=photo_revision,
         followups=photo_followups,
+        inputs=photo_inputs,
+        moves=PHOTO_MOVES,
         notes=(
             "Offsets from the invoice date: due = issue + 21 days, early-payment deadline = issue + 7; at "
             "50+ reminder = due - 3 and late fee from due + 1; at 100 the installments (due, due + 30), "
