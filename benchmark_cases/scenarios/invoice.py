@@ -8,6 +8,7 @@ the gold patch of each revision is the difference between two runs of the same p
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import math
 from typing import Any
@@ -16,6 +17,7 @@ from pytest_revprop.authoring.helpers import (
     CLEARED_OR_NONE,
     add_days,
     all_of_lazy,
+    count_word,
     date_regex,
     dollars,
     money,
@@ -34,10 +36,20 @@ from pytest_revprop.authoring.scenario import (
 
 DOMAIN = "invoice"
 
+
+def _sized(least: int) -> Any:
+    """A move's precondition: the size is at least ``least``."""
+    return lambda p: p["size"] >= least
+
+
 # --------------------------------------------------------------------------- invoice-workshop-hours
 # Arithmetic: a line's quantity feeds its amount, the subtotal, the discount, the tax, the
-# total, the balance after the deposit and the two installments.
+# total, the balance after the deposit and the two installments. Fresh instances draw the
+# workshop hours and rate, the other lines' quantities, the contact and the deposit; moves
+# re-count or re-rate the workshop, re-count another line, change the returning-client
+# discount, and add or drop a line.
 
+# (description, unit, quantity, unit price)
 HOURS_LINES_50: list[tuple[str, str, int, float]] = [
     ("Logo design package", "package", 1, 1400.0),
     ("Packaging mockups", "mockup", 6, 120.0),
@@ -50,19 +62,53 @@ HOURS_LINES_100: list[tuple[str, str, int, float]] = [
     ("Storefront signage design", "sign", 2, 275.0),
     ("Business card design", "design", 1, 180.0),
 ]
+# how the user counts a line's units (lines of one flat unit are not re-counted)
+HOURS_COUNTED = {
+    "Packaging mockups": "packaging mockups",
+    "Menu board layouts": "menu board layouts",
+    "Photo retouching": "retouched photos",
+    "Social media templates": "social media templates",
+    "Storefront signage design": "storefront sign designs",
+}
 HOURS_EXPENSES: list[tuple[str, float]] = [
     ("Mileage to client site, 120 mi at $0.70", 84.0),
     ("Printed mockup proofs", 62.4),
     ("Stock photo licenses", 45.0),
 ]
-HOURS_DEPOSIT = 1500.0
-
-
 HOURS_CONSULTATION = ("Follow-up consultation", "hour", 2, 85.0)
+# lines a move may add: (description, unit, quantity, unit price)
+HOURS_EXTRAS: list[tuple[str, str, int, float]] = [
+    HOURS_CONSULTATION,
+    ("Window decal design", "design", 1, 220.0),
+    ("Menu photography", "hour", 3, 95.0),
+    ("Loyalty card design", "design", 1, 160.0),
+]
+HOURS_CONTACTS = [("Rosa", "Delgado"), ("Mia", "Torres"), ("Hannah", "Brooks"), ("Leila", "Nasser")]
+HOURS_RATES = [85.0, 75.0, 90.0, 95.0, 110.0]
+HOURS_DISCOUNTS = [10, 5, 12, 15]
+
+
+def hours_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The invoice's inputs: its lines ``[description, unit, quantity, unit price]`` (the
+    workshop first), the returning-client discount, the contact and the deposit."""
+    rows = [("Brand strategy workshop", "hour", d.int(8, 16, shipped=12), d.pick(HOURS_RATES))]
+    rows += HOURS_LINES_50 if size >= 50 else []
+    rows += HOURS_LINES_100 if size == 100 else []
+    lines = [list(row) for row in rows]
+    for line in lines[1:]:
+        if line[2] > 1:
+            line[2] = d.int(2, 12, shipped=line[2]) if line[2] < 20 else d.int(16, 30, shipped=20)
+    return {
+        "size": size,
+        "lines": lines,
+        "discount": HOURS_DISCOUNTS[0],
+        "contact": list(d.pick(HOURS_CONTACTS)),
+        "deposit": d.pick([1500.0, 1000.0, 1200.0, 2000.0]),
+    }
 
 
 def hours_params(size: int) -> dict[str, Any]:
-    return {"size": size, "hours": 12, "rate": 85.0, "consultation": False}
+    return hours_inputs(size, SHIPPED)
 
 
 def _priced_line(description: str, unit: str | None, quantity: int, price: float) -> dict[str, Any]:
@@ -75,11 +121,8 @@ def _priced_line(description: str, unit: str | None, quantity: int, price: float
 
 def hours_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    rows = [("Brand strategy workshop", "hour", p["hours"], p["rate"])]
-    rows += HOURS_LINES_50 if size >= 50 else []
-    rows += HOURS_LINES_100 if size == 100 else []
-    rows += [HOURS_CONSULTATION] if p["consultation"] else []
-    lines = [_priced_line(d, u if size >= 50 else None, q, r) for d, u, q, r in rows]
+    first, last = p["contact"]
+    lines = [_priced_line(d, u if size >= 50 else None, q, r) for d, u, q, r in p["lines"]]
     subtotal = money(sum(line["amount"] for line in lines))
     if size == 10:
         tax = money(subtotal * 0.08)
@@ -104,18 +147,18 @@ def hours_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         "client": {
             "name": "Harbor Lane Bakery",
-            "contact": "Rosa Delgado",
-            "email": "rosa@harborlanebakery.com",
+            "contact": f"{first} {last}",
+            "email": f"{first.lower()}@harborlanebakery.com",
         },
         "project": {"name": "Harbor Lane rebrand", "po_number": "HLB-PO-118", "phase": "Phase 1"},
         "lines": lines,
     }
-    discount = money(subtotal * 0.10)
+    discount = money(subtotal * (p["discount"] / 100))
     taxable = money(subtotal - discount)
     tax = money(taxable * 0.08)
     totals: dict[str, Any] = {
         "subtotal": subtotal,
-        "discount_percent": 10,
+        "discount_percent": p["discount"],
         "discount": discount,
         "taxable_amount": taxable,
         "tax_rate_percent": 8,
@@ -132,6 +175,7 @@ def hours_compute(p: dict[str, Any]) -> dict[str, Any]:
         totals["total"] = money(taxable + tax)
         art["late_fee_percent_per_month"] = 1.5
         return art
+    deposit = p["deposit"]
     art["studio"].update(phone="(503) 555-0186", tax_id="93-4417208", website="lumenash.studio")
     art["project"]["account_manager"] = "Theo Ash"
     art["terms"] = "Net 30"
@@ -139,17 +183,15 @@ def hours_compute(p: dict[str, Any]) -> dict[str, Any]:
     art["expenses"] = [{"description": d, "amount": a} for d, a in HOURS_EXPENSES]
     expenses = money(sum(a for _, a in HOURS_EXPENSES))
     total = money(taxable + tax + expenses)
-    balance = money(total - HOURS_DEPOSIT)
-    first = money(balance / 2)
-    totals.update(
-        expenses=expenses, total=total, deposit_received=HOURS_DEPOSIT, balance_due=balance
-    )
+    balance = money(total - deposit)
+    half = money(balance / 2)
+    totals.update(expenses=expenses, total=total, deposit_received=deposit, balance_due=balance)
     art["installments"] = [
-        {"due_date": "2025-06-05", "amount": first},
-        {"due_date": "2025-07-07", "amount": money(balance - first)},
+        {"due_date": "2025-06-05", "amount": half},
+        {"due_date": "2025-07-07", "amount": money(balance - half)},
     ]
     art["memo"] = (
-        f"Thanks, Rosa! After your ${HOURS_DEPOSIT:,.2f} deposit, the remaining ${balance:,.2f} "
+        f"Thanks, {first}! After your ${deposit:,.2f} deposit, the remaining ${balance:,.2f} "
         "is split into the two installments below."
     )
     art["previous_invoice"] = {"number": "LA-2025-0388", "total": 1101.6, "status": "paid"}
@@ -162,8 +204,33 @@ def hours_compute(p: dict[str, Any]) -> dict[str, Any]:
     return art
 
 
+def _hours_lines_text(rows: list[list[Any]]) -> str:
+    """The deliverables as the user lists them: flat lines by their price, counted ones by
+    their count and unit price."""
+    spoken = {
+        "Logo design package": lambda q, r: f"the logo design package at a flat {dollars(r)}",
+        "Packaging mockups": lambda q, r: f"{count_word(q)} packaging mockups at {dollars(r)} each",
+        "Menu board layouts": lambda q, r: (
+            f"{count_word(q)} menu board layouts at {dollars(r)} apiece"
+        ),
+        "Photo retouching": lambda q, r: f"retouching for {q} photos at {dollars(r)} per image",
+        "Brand guidelines document": lambda q, r: f"the brand guidelines document ({dollars(r)})",
+        "Social media templates": lambda q, r: (
+            f"{count_word(q)} social media templates at {dollars(r)}"
+        ),
+        "Storefront signage design": lambda q, r: (
+            f"{count_word(q)} storefront sign designs at {dollars(r)} each"
+        ),
+        "Business card design": lambda q, r: f"the business card design ({dollars(r)})",
+    }
+    parts = [spoken[d](q, r) for d, _, q, r in rows]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def hours_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    first, last = p["contact"]
+    _, _, hours, rate = p["lines"][0]
     if size == 10:
         return [
             (
@@ -171,7 +238,7 @@ def hours_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/client", "/currency"],
             ),
             (
-                "We ran 12 hours of workshop at $85 an hour; the line amount is hours times the rate.",
+                f"We ran {hours} hours of workshop at {dollars(rate)} an hour; the line amount is hours times the rate.",
                 ["/lines/0"],
             ),
             (
@@ -196,7 +263,7 @@ def hours_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         (
             "It comes from Lumen & Ash Studio, billing@lumenash.studio, 218 Alder St, Portland, OR 97204. "
-            "On their side it goes to Rosa Delgado, rosa@harborlanebakery.com.",
+            f"On their side it goes to {first} {last}, {first.lower()}@harborlanebakery.com.",
             [
                 "/studio/name",
                 "/studio/email",
@@ -207,26 +274,24 @@ def hours_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "First line: the brand strategy workshop, 12 hours at $85 an hour. Each line's amount is "
+            f"First line: the brand strategy workshop, {hours} hours at {dollars(rate)} an hour. Each line's amount is "
             "quantity times unit price.",
             ["/lines/0"],
         ),
         (
-            "Next, the logo design package at a flat $1,400, six packaging mockups at $120 each, three menu "
-            "board layouts at $150 apiece and retouching for 20 photos at $12.50 per image.",
+            f"Next, {_hours_lines_text(p['lines'][1:5])}.",
             ["/lines/1", "/lines/2", "/lines/3", "/lines/4"],
         ),
     ]
     if size == 100:
         turns.append(
             (
-                "Four more deliverables: the brand guidelines document ($900), ten social media templates at "
-                "$35, two storefront sign designs at $275 each and the business card design ($180).",
+                f"Four more deliverables: {_hours_lines_text(p['lines'][5:9])}.",
                 ["/lines/5", "/lines/6", "/lines/7", "/lines/8"],
             )
         )
     totals_text = (
-        "Now the totals. Subtotal = all lines added up. They're a returning client, so 10% comes "
+        f"Now the totals. Subtotal = all lines added up. They're a returning client, so {p['discount']}% comes "
         "off the subtotal; sales tax is 8% of what's left after the discount. Round every money "
         "figure to the cent."
     )
@@ -262,8 +327,8 @@ def hours_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/expenses", "/totals/expenses"],
         ),
         (
-            "So the invoice total is the discounted amount, plus tax, plus expenses. Rosa already paid a "
-            "$1,500 deposit; show it and the balance still due.",
+            f"So the invoice total is the discounted amount, plus tax, plus expenses. {first} already paid a "
+            f"{dollars(p['deposit'])} deposit; show it and the balance still due.",
             ["/totals/total", "/totals/deposit_received", "/totals/balance_due"],
         ),
         (
@@ -272,7 +337,7 @@ def hours_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/installments"],
         ),
         (
-            "Add a short friendly memo to Rosa that states the deposit and the remaining balance.",
+            f"Add a short friendly memo to {first} that states the deposit and the remaining balance.",
             ["/memo"],
         ),
         (
@@ -301,58 +366,201 @@ def hours_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _hours_memo(p: dict[str, Any], mutate: Any) -> dict[str, Override]:
+    """At size 100 the memo quotes the balance: a pattern of the new one, when it changes."""
+    if p["size"] != 100:
+        return {}
+    q = copy.deepcopy(p)
+    mutate(q)
+    old, new = (hours_compute(x)["totals"]["balance_due"] for x in (p, q))
+    return {"/memo": regex(money_regex(new))} if new != old else {}
+
+
+def _set_line(line: int, field: int, value: Any) -> Any:
+    return lambda q: q["lines"][line].__setitem__(field, value)
+
+
 def hours_revision(p: dict[str, Any]) -> Revision:
-    overrides: dict[str, Override] = {}
-    if p["size"] == 100:
-        new = hours_compute({**p, "hours": 14})
-        overrides["/memo"] = regex(money_regex(new["totals"]["balance_due"]))
+    mutate = _set_line(0, 2, 14)
     return Revision(
-        request="We ran long on the workshop. Please bill 14 hours for it instead of 12.",
-        mutate=lambda q: q.update(hours=14),
+        request=f"We ran long on the workshop. Please bill 14 hours for it instead of {p['lines'][0][2]}.",
+        mutate=mutate,
         direct="/lines/0/quantity",
-        overrides=overrides,
+        overrides=_hours_memo(p, mutate),
     )
 
 
 def hours_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
-    consultation = len(hours_compute(p)["lines"])
-    who = "Rosa" if size >= 50 else "they"
+    consultation = len(p["lines"])
+    who = p["contact"][0] if size >= 50 else "they"
+    hours = copy.deepcopy(p)
+    hours["lines"][0][2] = 14
+    rate = _set_line(0, 3, 95.0)
+    rated = copy.deepcopy(hours)
+    rate(rated)
 
-    def memo(**inputs: Any) -> dict[str, Override]:
-        if size != 100:
-            return {}
-        balance = hours_compute({**p, "hours": 14, **inputs})["totals"]["balance_due"]
-        return {"/memo": regex(money_regex(balance))}
+    def add(q: dict[str, Any]) -> None:
+        q["lines"].append(list(HOURS_CONSULTATION))
+
+    added = copy.deepcopy(rated)
+    add(added)
+
+    def drop(q: dict[str, Any]) -> None:
+        del q["lines"][consultation]
 
     return [
         Revision(
-            request="We'd agreed $95 an hour for the workshop, not $85. Please fix the rate.",
-            mutate=lambda q: q.update(rate=95.0),
+            request=f"We'd agreed $95 an hour for the workshop, not {dollars(p['lines'][0][3])}. Please fix the rate.",
+            mutate=rate,
             direct="/lines/0/unit_price",
-            overrides=memo(rate=95.0),
+            overrides=_hours_memo(hours, rate),
             theme="A higher rate on the hours just revised: the line, subtotal, tax and totals "
             "follow (and the discount, balance and installments)",
             pattern="arithmetic",
         ),
         Revision(
             request="Add a line, Follow-up consultation: 2 hours at $85 an hour.",
-            mutate=lambda q: q.update(consultation=True),
+            mutate=add,
             direct=f"/lines/{consultation}",
-            overrides=memo(rate=95.0, consultation=True),
+            overrides=_hours_memo(rated, add),
             theme="A new consultation line raises the subtotal, tax and totals",
             pattern="add_remove",
         ),
         Revision(
             request=f"{who.capitalize()} asked us not to bill the consultation after all; take that "
             "line back off.",
-            mutate=lambda q: q.update(consultation=False),
+            mutate=drop,
             direct=f"/lines/{consultation}",
-            overrides=memo(rate=95.0),
+            overrides=_hours_memo(added, drop),
             theme="The consultation line just added comes off: the totals go back down",
             pattern="add_remove",
         ),
     ]
+
+
+# moves of invoice-workshop-hours: the workshop's hours or rate change, another line is
+# re-counted (50+), the returning-client discount changes (50+), a line is added or dropped.
+
+
+def _rehours(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["lines"][0][2]
+    hours = d.pick([h for h in range(6, 21) if h != old])
+    mutate = _set_line(0, 2, hours)
+    return Revision(
+        request=d.pick(
+            [
+                f"Please bill {hours} hours for the workshop instead of {old}.",
+                f"I miscounted the workshop: it was {hours} hours, not {old}."
+                if hours < old
+                else f"We ran long on the workshop. Please bill {hours} hours for it instead of {old}.",
+            ]
+        ),
+        mutate=mutate,
+        direct="/lines/0/quantity",
+        overrides=_hours_memo(p, mutate),
+        theme=f"{hours} workshop hours: the line, subtotal, tax and totals follow",
+    )
+
+
+def _rerate(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["lines"][0][3]
+    rate = d.pick([r for r in HOURS_RATES if r != old])
+    mutate = _set_line(0, 3, rate)
+    return Revision(
+        request=f"We'd agreed {dollars(rate)} an hour for the workshop, not {dollars(old)}. Please fix the rate.",
+        mutate=mutate,
+        direct="/lines/0/unit_price",
+        overrides=_hours_memo(p, mutate),
+        theme=f"A {dollars(rate)} workshop rate: the line, subtotal, tax and totals follow",
+    )
+
+
+def _recount(p: dict[str, Any], d: Draw) -> Revision | None:
+    lines = [i for i, row in enumerate(p["lines"]) if row[0] in HOURS_COUNTED]
+    if not lines:
+        return None
+    line = d.pick(lines)
+    old = p["lines"][line][2]
+    many = p["lines"][line][0] == "Photo retouching"
+    n = d.pick([x for x in (range(12, 31) if many else range(2, 13)) if x != old])
+    mutate = _set_line(line, 2, n)
+    spoken = HOURS_COUNTED[p["lines"][line][0]]
+    return Revision(
+        request=f"Bill {n} {spoken} instead of {old}.",
+        mutate=mutate,
+        direct=f"/lines/{line}/quantity",
+        overrides=_hours_memo(p, mutate),
+        theme=f"{n} {spoken}: the line, subtotal, tax and totals follow",
+    )
+
+
+def _rediscount(p: dict[str, Any], d: Draw) -> Revision:
+    rate = d.pick([r for r in HOURS_DISCOUNTS if r != p["discount"]])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["discount"] = rate
+
+    return Revision(
+        request=f"Make their returning-client discount {rate}% instead of {p['discount']}%.",
+        mutate=mutate,
+        direct="/totals/discount_percent",
+        overrides=_hours_memo(p, mutate),
+        theme=f"A {rate}% discount: the discount, taxable amount, tax and totals follow",
+    )
+
+
+def _hours_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    have = {row[0] for row in p["lines"]}
+    fits = [row for row in HOURS_EXTRAS if row[0] not in have]
+    if not fits:
+        return None
+    desc, unit, qty, price = d.pick(fits)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["lines"].append([desc, unit, qty, price])
+
+    units = f"{count_word(qty)} {unit}" + ("s" if qty > 1 else "")
+    per = " an hour" if unit == "hour" else ""
+    return Revision(
+        request=f"Add a line, {desc}: {units} at {dollars(price)}{per}.",
+        mutate=mutate,
+        direct=f"/lines/{len(p['lines'])}",
+        overrides=_hours_memo(p, mutate),
+        theme=f"A new line ({desc}) raises the subtotal, tax and totals",
+    )
+
+
+def _hours_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    extra = {row[0] for row in HOURS_EXTRAS}
+    lines = [
+        i for i, row in enumerate(p["lines"]) if i > 0 and (row[0] in extra or p["size"] >= 50)
+    ]
+    if not lines:
+        return None
+    line = d.pick(lines)
+    desc = p["lines"][line][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["lines"][line]
+
+    return Revision(
+        request=f"Take the {desc[0].lower()}{desc[1:]} line off the invoice; we're not billing it.",
+        mutate=mutate,
+        direct=f"/lines/{line}",
+        overrides=_hours_memo(p, mutate),
+        theme=f"The {desc} line comes off: the subtotal, tax and totals fall",
+    )
+
+
+HOURS_MOVES = [
+    Move("rehours", "arithmetic", _rehours),
+    Move("rerate", "arithmetic", _rerate),
+    Move("recount", "arithmetic", _recount, when=_sized(50)),
+    Move("discount", "arithmetic", _rediscount, when=_sized(50), opens=False),
+    Move("add-line", "add_remove", _hours_add),
+    Move("drop-line", "add_remove", _hours_drop),
+]
 
 
 # --------------------------------------------------------------------------- invoice-bill-to-parent
@@ -1839,10 +2047,6 @@ def _photo_drop(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _sized(least: int) -> Any:
-    return lambda p: p["size"] >= least
-
-
 PHOTO_MOVES = [
     Move("redate", "temporal", _photo_redate),
     Move("net-days", "temporal", _photo_net),
@@ -2383,6 +2587,8 @@ SCENARIOS = [
         conversation=hours_conversation,
         revision=hours_revision,
         followups=hours_followups,
+        inputs=hours_inputs,
+        moves=HOURS_MOVES,
         notes=(
             "Formula chain stated in the conversation: line amount = hours x rate, subtotal, tax on the "
             "(at 50+ discounted) subtotal and total; at 100 also pass-through expenses, the balance after "
