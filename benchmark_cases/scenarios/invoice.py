@@ -595,6 +595,26 @@ BILL_TO_ENTITIES: dict[str, dict[str, Any]] = {
         "po_number": "GS-7716",
         "payment_terms_days": 60,
     },
+    "Ridgeway Retail Ltd": {
+        "contact": "Owen Bell",
+        "address": "3 Station Approach, Kendal LA9 6BT",
+        "vat_number": "GB 418 2265 09",
+        "accounts_email": "payables@ridgewayretail.co.uk",
+        "customer_code": "RWR-03",
+        "po_number": "RR-40877",
+        "payment_terms_days": 21,
+    },
+}
+# why a move re-bills the invoice to each company, in the user's words
+BILL_TO_REASONS = {
+    "Ridgeway Outdoor Ltd": "Change of plan: Ridgeway Outdoor Ltd will pay for this themselves after "
+    "all. Bill it to them again; their details are attached.",
+    "Ridgeway Holdings plc": "Their finance team just told me the parent company pays for this. "
+    "Please bill it to Ridgeway Holdings plc instead; their details are attached.",
+    "Ridgeway Group Services Ltd": "Supplier invoices now go through Ridgeway Group Services Ltd, "
+    "the group's shared-services company. Bill it to them instead; their details are attached.",
+    "Ridgeway Retail Ltd": "The Keswick store now sits under Ridgeway Retail Ltd, who will pay for "
+    "this. Bill it to them instead; their details are attached.",
 }
 BILL_TO_LINES_50: list[tuple[str, float, float]] = [
     ("Fire risk assessment, Keswick store", 2, 650.0),
@@ -616,14 +636,49 @@ BILL_TO_FINDINGS: list[tuple[str, str, str]] = [
 BILL_TO_ISSUE = "2025-03-14"
 
 
+BILL_TO_TERMS = [14, 21, 30, 45, 60, 90]
+# the spoken name of each line, for the moves that re-count its days
+BILL_TO_SPOKEN = {
+    "Fire risk assessment, Keswick store": "fire risk assessment",
+    "Evacuation plan update": "evacuation plan update",
+    "Staff fire warden training": "staff fire warden training",
+    "Emergency lighting survey": "emergency lighting survey",
+    "Fire door inspection": "fire door inspection",
+    "Action plan review meeting": "action plan review meeting",
+}
+
+
+def bill_to_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The invoice's inputs: the billed company, the invoice date, payment terms agreed for
+    this invoice (None: the company's own), the lines ``[description, days, day rate]`` and
+    size 10's single amount."""
+    rows = BILL_TO_LINES_50 + (BILL_TO_LINES_100 if size == 100 else [])
+    lines = [list(row) for row in rows]
+    lines[0][2] = d.pick([650.0, 600.0, 700.0, 750.0])
+    lines[2][2] = d.pick([480.0, 450.0, 520.0])
+    return {
+        "size": size,
+        "entity": "Ridgeway Outdoor Ltd",
+        "issue": d.date("2025-03-12", "2025-03-21", shipped=BILL_TO_ISSUE, weekdays="01234"),
+        "terms": None,
+        "amount": d.pick([1850.0, 1650.0, 1975.0, 2100.0]),
+        "lines": lines,
+    }
+
+
 def bill_to_params(size: int) -> dict[str, Any]:
-    return {"size": size, "entity": "Ridgeway Outdoor Ltd", "issue": BILL_TO_ISSUE, "terms": None}
+    return bill_to_inputs(size, SHIPPED)
+
+
+def _bill_to_terms(p: dict[str, Any]) -> int:
+    usual: int = BILL_TO_ENTITIES[p["entity"]]["payment_terms_days"]
+    return usual if p["terms"] is None else p["terms"]  # type: ignore[no-any-return]
 
 
 def bill_to_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, name, issue = p["size"], p["entity"], p["issue"]
     e = BILL_TO_ENTITIES[name]
-    terms = e["payment_terms_days"] if p["terms"] is None else p["terms"]
+    terms = _bill_to_terms(p)
     if size == 10:
         return {
             "invoice_number": "FSC-1187",
@@ -633,12 +688,12 @@ def bill_to_compute(p: dict[str, Any]) -> dict[str, Any]:
             "payment_terms_days": terms,
             "due_date": add_days(issue, terms),
             "service": "Fire risk assessment, Keswick store",
-            "amount": 1850.0,
+            "amount": p["amount"],
         }
     due = add_days(issue, terms)
-    rows = BILL_TO_LINES_50 + (BILL_TO_LINES_100 if size == 100 else [])
     lines: list[dict[str, Any]] = [
-        {"description": d, "days": n, "day_rate": r, "amount": money(n * r)} for d, n, r in rows
+        {"description": d, "days": n, "day_rate": r, "amount": money(n * r)}
+        for d, n, r in p["lines"]
     ]
     net = money(sum(line["amount"] for line in lines))
     vat = money(net * 0.2)
@@ -734,8 +789,8 @@ def bill_to_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "Invoice FSC-1187, dated 2025-03-14, in pounds: the fire risk assessment we did at the Keswick "
-                "store, £1,850.",
+                f"Invoice FSC-1187, dated {p['issue']}, in pounds: the fire risk assessment we did at the "
+                f"Keswick store, £{p['amount']:,.0f}.",
                 ["/invoice_number", "/issue_date", "/currency", "/service", "/amount"],
             ),
             (
@@ -750,7 +805,7 @@ def bill_to_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     turns: list[Turn] = [
         (
-            "Let's raise invoice FSC-1187 dated 2025-03-14, in GBP, from Fenwick Safety Consulting, 9 Mill "
+            f"Let's raise invoice FSC-1187 dated {p['issue']}, in GBP, from Fenwick Safety Consulting, 9 Mill "
             "Yard, Penrith CA11 7HS, VAT GB 552 0917 34, accounts@fenwicksafety.co.uk.",
             [
                 "/invoice_number",
@@ -775,8 +830,8 @@ def bill_to_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     line_text = (
-        "Lines, each days times day rate: the fire risk assessment, 2 days at £650; the "
-        "evacuation plan update, 1 day at £550; staff fire warden training, 1 day at £480; and a "
+        f"Lines, each days times day rate: the fire risk assessment, 2 days at £{p['lines'][0][2]:,.0f}; the "
+        f"evacuation plan update, 1 day at £550; staff fire warden training, 1 day at £{p['lines'][2][2]:,.0f}; and a "
         "half-day emergency lighting survey at £600 a day."
     )
     line_ptrs = ["/lines/0", "/lines/1", "/lines/2", "/lines/3"]
@@ -882,63 +937,140 @@ def _bill_to_fields(size: int) -> list[str]:
     ]
 
 
-def bill_to_revision(p: dict[str, Any]) -> Revision:
+def _ordinal(iso: str) -> str:
+    """The day of ``iso`` as people say it: ``14th``, ``21st``."""
+    day = int(iso[-2:])
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def _rebill(
+    p: dict[str, Any], name: str, request: str, theme: str = "", pattern: str = ""
+) -> Revision:
+    """Re-bill the invoice to ``name``: its details come as the reference; it pays on its own
+    terms. At size 100 the email subject and cover note are judged by patterns."""
     size = p["size"]
-    name = "Ridgeway Holdings plc"
     new = BILL_TO_ENTITIES[name]
-    wanted = _bill_to_fields(size)
-    reference = {"name": name, **{k: new[k] for k in wanted}}
     overrides: dict[str, Override] = {}
     if size == 100:
-        overrides["/email/subject"] = regex(all_of_lazy("FSC-1187", "ridgeway holdings"))
-        overrides["/email/cover_note"] = regex(all_of_lazy(r"\btom\b", "HPO-20931"))
+        short = name.rsplit(" ", 1)[0].lower()
+        first = new["contact"].split()[0].lower()
+        overrides["/email/subject"] = regex(all_of_lazy("FSC-1187", short))
+        overrides["/email/cover_note"] = regex(all_of_lazy(rf"\b{first}\b", new["po_number"]))
     return Revision(
-        request="Their finance team just told me the parent company pays for this. Please bill it to "
-        "Ridgeway Holdings plc instead; their details are attached.",
-        mutate=lambda q: q.update(entity=name),
+        request=request,
+        mutate=lambda q: q.update(entity=name, terms=None),
         direct="/bill_to/name",
         overrides=overrides,
-        reference=reference,
+        reference={"name": name, **{k: new[k] for k in _bill_to_fields(size)}},
+        theme=theme,
+        pattern=pattern,
     )
+
+
+def bill_to_revision(p: dict[str, Any]) -> Revision:
+    name = "Ridgeway Holdings plc"
+    return _rebill(p, name, BILL_TO_REASONS[name])
+
+
+def _terms_path(size: int) -> str:
+    return "/payment_terms_days" if size == 10 else "/payment/terms_days"
 
 
 def bill_to_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
-    name = "Ridgeway Group Services Ltd"
-    new = BILL_TO_ENTITIES[name]
-    wanted = _bill_to_fields(size)
-    email: dict[str, Override] = {}
-    if size == 100:
-        email["/email/subject"] = regex(all_of_lazy("FSC-1187", "ridgeway group services"))
-        email["/email/cover_note"] = regex(all_of_lazy(r"\bhannah\b", "GS-7716"))
+    later = add_days(p["issue"], 7)
     return [
         Revision(
-            request="Let's hold it a week: date the invoice 2025-03-21 instead of the 14th.",
-            mutate=lambda q: q.update(issue="2025-03-21"),
+            request=f"Let's hold it a week: date the invoice {later} instead of the {_ordinal(p['issue'])}.",
+            mutate=lambda q: q.update(issue=later),
             direct="/issue_date",
             theme="A later invoice date moves the due date the new terms set, and the dates that "
             "hang on it",
             pattern="temporal",
         ),
-        Revision(
-            request="Ridgeway Holdings now routes supplier invoices through Ridgeway Group Services "
+        _rebill(
+            p,
+            "Ridgeway Group Services Ltd",
+            "Ridgeway Holdings now routes supplier invoices through Ridgeway Group Services "
             "Ltd, its shared-services company. Bill it to them instead; their details are attached.",
-            mutate=lambda q: q.update(entity=name),
-            direct="/bill_to/name",
-            overrides=email,
-            reference={"name": name, **{k: new[k] for k in wanted}},
-            theme="A second re-billing replaces the parent's details with the shared-services "
+            "A second re-billing replaces the parent's details with the shared-services "
             "company's and its 60-day terms move the due date again",
-            pattern="substitution",
+            "substitution",
         ),
         Revision(
             request="Group Services agreed to pay this one in 30 days rather than their usual 60.",
             mutate=lambda q: q.update(terms=30),
-            direct="/payment_terms_days" if size == 10 else "/payment/terms_days",
+            direct=_terms_path(size),
             theme="Shorter terms for the new payer pull the due date (and what hangs on it) back",
             pattern="temporal",
         ),
     ]
+
+
+# moves of invoice-bill-to-parent: the invoice is re-billed to another company of the group
+# (its details attached), re-dated, given other payment terms, or (50+) a line's days change.
+
+
+def _rebill_move(p: dict[str, Any], d: Draw) -> Revision:
+    name = d.pick([n for n in BILL_TO_ENTITIES if n != p["entity"]])
+    return _rebill(p, name, BILL_TO_REASONS[name], f"The invoice is re-billed to {name}")
+
+
+def _bill_to_redate(p: dict[str, Any], d: Draw) -> Revision:
+    days = [add_days("2025-03-12", n) for n in range(24)]  # after the report went out
+    issue = d.pick([x for x in days if x != p["issue"] and _dt.date.fromisoformat(x).weekday() < 5])
+    return Revision(
+        request=d.pick(
+            [
+                f"Date the invoice {issue} instead of {p['issue']}.",
+                f"Let's change the invoice date to {issue}.",
+            ]
+        ),
+        mutate=lambda q: q.update(issue=issue),
+        direct="/issue_date",
+        theme=f"Dated {issue}: the due date and the dates that hang on it follow",
+    )
+
+
+def _bill_to_reterm(p: dict[str, Any], d: Draw) -> Revision:
+    old = _bill_to_terms(p)
+    days = d.pick([n for n in BILL_TO_TERMS if n != old])
+    return Revision(
+        request=f"{p['entity']} agreed to pay this one in {days} days rather than their usual {old}."
+        if p["terms"] is None
+        else f"Make the payment terms for this invoice {days} days instead of {old}.",
+        mutate=lambda q: q.update(terms=days),
+        direct=_terms_path(p["size"]),
+        theme=f"{days}-day terms move the due date (and what hangs on it)",
+    )
+
+
+def _days_text(days: float) -> str:
+    if days == 0.5:
+        return "half a day"
+    return f"{days:g} day" + ("" if days == 1 else "s")
+
+
+def _bill_to_days(p: dict[str, Any], d: Draw) -> Revision:
+    line = d.pick(range(len(p["lines"])))
+    desc, old, _ = p["lines"][line]
+    days = d.pick([x for x in (0.5, 1, 1.5, 2, 2.5, 3) if x != old])
+    spoken = BILL_TO_SPOKEN[desc]
+    return Revision(
+        request=f"The {spoken} took {_days_text(days)}, not {_days_text(old)}; please bill it that way.",
+        mutate=lambda q: q["lines"][line].__setitem__(1, days),
+        direct=f"/lines/{line}/days",
+        theme=f"The {spoken} is billed for {_days_text(days)}: its amount, the net, VAT and gross follow",
+    )
+
+
+BILL_TO_MOVES = [
+    Move("rebill", "substitution", _rebill_move),
+    Move("redate", "temporal", _bill_to_redate),
+    Move("terms", "temporal", _bill_to_reterm, opens=False),
+    Move("days", "arithmetic", _bill_to_days, when=_sized(50)),
+]
 
 
 # --------------------------------------------------------------------------- invoice-drop-line-item
@@ -2605,6 +2737,8 @@ SCENARIOS = [
         conversation=bill_to_conversation,
         revision=bill_to_revision,
         followups=bill_to_followups,
+        inputs=bill_to_inputs,
+        moves=BILL_TO_MOVES,
         notes=(
             "Substitution of the billed company from reference data: its address, VAT number and payment "
             "terms are copied and the due date (issue + terms) moves; at 50+ also contact, emails, codes, "
