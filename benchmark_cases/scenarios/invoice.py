@@ -1076,46 +1076,94 @@ BILL_TO_MOVES = [
 # --------------------------------------------------------------------------- invoice-drop-line-item
 # Add/remove: a catering line is removed; the line count, the category and invoice totals,
 # the balance, the per-guest cost and the setup schedule entry that belongs to it follow.
+# Fresh instances draw the headcount, the prices, the linen and server counts and the
+# deposit; moves drop a line or put one back in its old place, change the headcount or a
+# per-guest price, and swap the dinner service.
 
 CATERING_GUESTS = 60
-# (item, category, quantity, unit price, setup time); None quantity = one per guest
-CATERING_LINES: list[tuple[str, str, int, float, str]] = [
-    ("Buffet dinner", "food", CATERING_GUESTS, 35.0, "18:30"),
-    ("Passed appetizers", "food", CATERING_GUESTS, 12.0, "17:45"),
-    ("Champagne toast", "beverage", CATERING_GUESTS, 9.0, "20:15"),
-    ("Coffee and dessert station", "food", CATERING_GUESTS, 8.0, "20:00"),
+# (item, category, quantity, unit price, setup time); quantity None = one per guest
+CATERING_LINES: list[tuple[str, str, int | None, float, str]] = [
+    ("Buffet dinner", "food", None, 35.0, "18:30"),
+    ("Passed appetizers", "food", None, 12.0, "17:45"),
+    ("Champagne toast", "beverage", None, 9.0, "20:15"),
+    ("Coffee and dessert station", "food", None, 8.0, "20:00"),
     ("Linen rental", "rental", 12, 18.0, "16:00"),
     ("Event staff", "staff", 4, 160.0, "16:30"),
 ]
-CATERING_LINES_100: list[tuple[str, str, int, float, str]] = [
-    ("Hosted bar, 3 hours", "beverage", CATERING_GUESTS, 22.0, "17:30"),
-    ("Late-night sliders", "food", CATERING_GUESTS, 6.0, "21:30"),
-    ("Glassware rental", "rental", CATERING_GUESTS, 1.5, "16:00"),
+CATERING_LINES_100: list[tuple[str, str, int | None, float, str]] = [
+    ("Hosted bar, 3 hours", "beverage", None, 22.0, "17:30"),
+    ("Late-night sliders", "food", None, 6.0, "21:30"),
+    ("Glassware rental", "rental", None, 1.5, "16:00"),
 ]
 CATERING_DEPOSIT = 1500.0
+# the dinner services the client may switch between: (item, price per guest, setup time)
+CATERING_DINNERS: list[tuple[str, float, str]] = [
+    ("Buffet dinner", 35.0, "18:30"),
+    ("Plated dinner", 42.0, "19:00"),
+    ("Family-style dinner", 39.0, "18:45"),
+    ("Taco bar dinner", 28.0, "18:15"),
+]
+DINNER_NAMES = {name for name, _, _ in CATERING_DINNERS}
+CATERING_SPOKEN = {
+    "Buffet dinner": "buffet",
+    "Plated dinner": "plated dinner",
+    "Family-style dinner": "family-style dinner",
+    "Taco bar dinner": "taco bar dinner",
+    "Passed appetizers": "passed appetizers",
+    "Champagne toast": "champagne toast",
+    "Coffee and dessert station": "coffee and dessert station",
+    "Linen rental": "linens",
+    "Event staff": "event staff",
+    "Hosted bar, 3 hours": "hosted bar",
+    "Late-night sliders": "late-night sliders",
+    "Glassware rental": "glassware",
+}
 
 
-CATERING_PLATED = ("Plated dinner", "food", CATERING_GUESTS, 42.0, "19:00")
+def catering_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The invoice's inputs: the catalog of its lines ``[item, category, quantity (None: one per
+    guest), unit price, setup time]`` in invoice order, the items taken off (``off``), the
+    headcount and the deposit."""
+    if size == 10:
+        catalog = [CATERING_LINES[0], CATERING_LINES[2]]
+    else:
+        catalog = (
+            CATERING_LINES[:5] + (CATERING_LINES_100 if size == 100 else []) + CATERING_LINES[5:]
+        )
+    rows = [list(row) for row in catalog]
+    prices = {
+        "Buffet dinner": [35.0, 32.0, 38.0, 40.0],
+        "Passed appetizers": [12.0, 10.0, 14.0],
+        "Champagne toast": [9.0, 8.0, 11.0],
+        "Coffee and dessert station": [8.0, 7.0, 9.5],
+        "Event staff": [160.0, 150.0, 175.0],
+    }
+    for row in rows:
+        if row[0] in prices:
+            row[3] = d.pick(prices[row[0]])
+        if row[0] == "Linen rental":
+            row[2] = d.int(8, 16, shipped=12)
+        if row[0] == "Event staff":
+            row[2] = d.int(3, 6, shipped=4)
+    return {
+        "size": size,
+        "rows": rows,
+        "off": [],
+        "guests": d.int(40, 90, shipped=CATERING_GUESTS, step=5),
+        "deposit": d.pick([CATERING_DEPOSIT, 1000.0, 2000.0]),
+    }
 
 
 def catering_params(size: int) -> dict[str, Any]:
-    return {"size": size, "drop_toast": False, "guests": CATERING_GUESTS, "plated": False}
+    return catering_inputs(size, SHIPPED)
 
 
 def _catering_rows(p: dict[str, Any]) -> list[tuple[str, str, int, float, str]]:
-    """The invoice's lines: per-guest lines count the guests; the plated dinner replaces the
-    buffet once the client switched."""
-    size = p["size"]
-    if size == 10:
-        rows = [CATERING_LINES[0], CATERING_LINES[2]]
-    else:
-        rows = CATERING_LINES[:5] + (CATERING_LINES_100 if size == 100 else []) + CATERING_LINES[5:]
-    if p["plated"]:
-        rows = [CATERING_PLATED if r[0] == "Buffet dinner" else r for r in rows]
+    """The invoice's lines: those not taken off, per-guest ones counting the guests."""
     return [
-        (item, category, p["guests"] if qty == CATERING_GUESTS else qty, price, ready)
-        for item, category, qty, price, ready in rows
-        if not (p["drop_toast"] and item == "Champagne toast")
+        (item, category, p["guests"] if qty is None else qty, price, ready)
+        for item, category, qty, price, ready in p["rows"]
+        if item not in p["off"]
     ]
 
 
@@ -1172,8 +1220,8 @@ def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
         "service_charge": service,
         "tax": tax,
         "total": total,
-        "deposit_paid": CATERING_DEPOSIT,
-        "balance_due": money(total - CATERING_DEPOSIT),
+        "deposit_paid": p["deposit"],
+        "balance_due": money(total - p["deposit"]),
         "cost_per_guest": money(total / p["guests"]),
     }
     if size == 100:
@@ -1196,14 +1244,27 @@ def catering_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def catering_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    price = {row[0]: row[3] for row in p["rows"]}
+    count = {row[0]: row[2] for row in p["rows"]}
+    linens = (
+        f"{count['Linen rental']} linens at {dollars(price['Linen rental'])} (rental)"
+        if size >= 50
+        else ""
+    )
+    servers = (
+        f"{count['Event staff']} servers at {dollars(price['Event staff'])} each (staff)"
+        if size >= 50
+        else ""
+    )
     if size == 10:
         return [
             (
-                "Can you start an invoice for Brightwave Media's holiday party? 60 guests.",
+                f"Can you start an invoice for Brightwave Media's holiday party? {p['guests']} guests.",
                 ["/client"],
             ),
             (
-                "They had the buffet dinner at $35 per guest and a champagne toast at $9 a head. Show the "
+                f"They had the buffet dinner at {dollars(price['Buffet dinner'])} per guest and a champagne "
+                f"toast at {dollars(price['Champagne toast'])} a head. Show the "
                 "quantity and the amount for each.",
                 ["/lines/0", "/lines/1"],
             ),
@@ -1231,12 +1292,13 @@ def catering_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "The party was 2025-12-12 at Brightwave HQ, 4th floor, for 60 guests.",
+            f"The party was 2025-12-12 at Brightwave HQ, 4th floor, for {p['guests']} guests.",
             ["/event/name", "/event/date", "/event/venue", "/event/guests"],
         ),
         (
-            "Food and drink per guest: buffet dinner $35, passed appetizers $12, champagne toast $9, coffee "
-            "and dessert station $8. Each line is quantity times unit price, with a category (food or "
+            f"Food and drink per guest: buffet dinner {dollars(price['Buffet dinner'])}, passed appetizers "
+            f"{dollars(price['Passed appetizers'])}, champagne toast {dollars(price['Champagne toast'])}, coffee "
+            f"and dessert station {dollars(price['Coffee and dessert station'])}. Each line is quantity times unit price, with a category (food or "
             "beverage).",
             ["/lines/0", "/lines/1", "/lines/2", "/lines/3"],
         ),
@@ -1244,7 +1306,7 @@ def catering_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 50:
         turns.append(
             (
-                "Then 12 linens at $18 (rental) and 4 servers at $160 each (staff).",
+                f"Then {linens} and {servers}.",
                 ["/lines/4", "/lines/5", "/line_count"],
             )
         )
@@ -1252,9 +1314,9 @@ def catering_conversation(p: dict[str, Any]) -> list[Turn]:
     else:
         turns += [
             (
-                "Then 12 linens at $18 (rental), the hosted bar, 3 hours at $22 a guest (beverage), "
-                "late-night sliders at $6 a guest (food), glassware at $1.50 a guest (rental), and 4 servers "
-                "at $160 each (staff).",
+                f"Then {linens}, the hosted bar, 3 hours at $22 a guest (beverage), "
+                "late-night sliders at $6 a guest (food), glassware at $1.50 a guest (rental), and "
+                f"{servers}.",
                 [f"/lines/{i}" for i in range(4, n_lines)],
             ),
             (
@@ -1265,8 +1327,8 @@ def catering_conversation(p: dict[str, Any]) -> list[Turn]:
     turns.append(
         (
             "Totals: the subtotal of all lines; an 18% service charge on the food and beverage lines only; 7% "
-            "sales tax on the subtotal plus service charge; then the total. They paid a $1,500 deposit, so "
-            "show the balance due, and the cost per guest (total divided by the 60 guests). Round to the cent.",
+            f"sales tax on the subtotal plus service charge; then the total. They paid a {dollars(p['deposit'])} deposit, so "
+            f"show the balance due, and the cost per guest (total divided by the {p['guests']} guests). Round to the cent.",
             ["/totals"],
         )
     )
@@ -1298,21 +1360,47 @@ def catering_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _line_of(p: dict[str, Any], item: str) -> int:
+    return [r[0] for r in _catering_rows(p)].index(item)
+
+
+def _take_off(item: str) -> Any:
+    return lambda q: q["off"].append(item)
+
+
+def _put_on(item: str) -> Any:
+    return lambda q: q["off"].remove(item)
+
+
+def _swap_dinner(p: dict[str, Any], new: tuple[str, float, str]) -> tuple[Any, dict[str, Override]]:
+    """The edit that replaces the dinner service by ``new`` (in its place), and the patterns
+    that judge its name (the user says it their way)."""
+    line = next(i for i, r in enumerate(_catering_rows(p)) if r[0] in DINNER_NAMES)
+    row = next(i for i, r in enumerate(p["rows"]) if r[0] in DINNER_NAMES)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["rows"][row][0], q["rows"][row][3], q["rows"][row][4] = new
+
+    name = regex(f"(?i)^{new[0].lower()}$")  # names of letters, spaces and hyphens
+    paths = [f"/lines/{line}/item"] + ([f"/setup_schedule/{line}/item"] if p["size"] == 100 else [])
+    return mutate, {path: name for path in paths}
+
+
 def catering_revision(p: dict[str, Any]) -> Revision:
-    index = [r[0] for r in _catering_rows(p)].index("Champagne toast")
     return Revision(
         request="Turns out they skipped the champagne toast and we never served it. Take it off the invoice.",
-        mutate=lambda q: q.update(drop_toast=True),
-        direct=f"/lines/{index}",
+        mutate=_take_off("Champagne toast"),
+        direct=f"/lines/{_line_of(p, 'Champagne toast')}",
     )
 
 
 def catering_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
-    toast = [r[0] for r in _catering_rows(p)].index("Champagne toast")
+    toast = _line_of(p, "Champagne toast")
+    plated, names = _swap_dinner(p, CATERING_DINNERS[1])
     return [
         Revision(
-            request="The final headcount was 65 guests, not 60. Bill the per-guest items for 65.",
+            request=f"The final headcount was 65 guests, not {p['guests']}. Bill the per-guest items for 65.",
             mutate=lambda q: q.update(guests=65),
             direct="/lines/0/quantity" if size == 10 else "/event/guests",
             theme="More guests raise every per-guest line, the totals, service charge, tax and "
@@ -1322,7 +1410,7 @@ def catering_followups(p: dict[str, Any]) -> list[Revision]:
         Revision(
             request="Sorry, my mistake: we did pour the champagne toast after all, for all 65 "
             "guests. Put it back on the invoice, in its old place.",
-            mutate=lambda q: q.update(drop_toast=False),
+            mutate=_put_on("Champagne toast"),
             direct=f"/lines/{toast}",
             theme="The removed toast comes back at the new headcount: line count, totals and its "
             "setup entry return",
@@ -1332,17 +1420,135 @@ def catering_followups(p: dict[str, Any]) -> list[Revision]:
             # only size 100 keeps a setup schedule: the smaller requests give no time
             request="They switched from the buffet to the plated dinner: $42 a guest"
             + (", ready by 19:00." if size == 100 else "."),
-            mutate=lambda q: q.update(plated=True),
+            mutate=plated,
             direct="/lines/0/item",
-            overrides={
-                path: regex(r"(?i)^plated dinner$")
-                for path in ["/lines/0/item"] + (["/setup_schedule/0/item"] if size == 100 else [])
-            },
+            overrides=names,
             theme="The plated dinner replaces the buffet: its line, the food totals, service "
             "charge, tax and its setup time follow",
             pattern="substitution",
         ),
     ]
+
+
+# moves of invoice-drop-line-item: a line is taken off or put back in its old place, the
+# headcount or a per-guest price changes, the dinner service is swapped.
+
+
+def _catering_phrase(p: dict[str, Any], row: list[Any]) -> str:
+    """A line as the user states it when putting it back: count, price, and at 50+ its
+    category, at 100 its setup time."""
+    item, category, qty, price, ready = row
+    if qty is None:
+        text = f"{dollars(price)} a guest for all {p['guests']} guests"
+    elif item == "Event staff":
+        text = f"{qty} servers at {dollars(price)} each"
+    else:
+        text = f"{qty} linens at {dollars(price)}"
+    if p["size"] >= 50:
+        text += f" ({category})"
+    if p["size"] == 100:
+        text += f", ready by {ready}"
+    return text
+
+
+def _catering_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _catering_rows(p)
+    if len(rows) <= (1 if p["size"] == 10 else 3):
+        return None
+    line = d.pick(range(len(rows)))
+    item = rows[line][0]
+    spoken = CATERING_SPOKEN[item]
+    served = next(r for r in p["rows"] if r[0] == item)[2] is None
+    return Revision(
+        request=f"Turns out they skipped the {spoken} and we never served it. Take it off the invoice."
+        if served and d.chance(0.5)
+        else f"Take the {spoken} line off the invoice; it wasn't part of the final order.",
+        mutate=_take_off(item),
+        direct=f"/lines/{line}",
+        theme=f"The {spoken} line comes off: the line count, totals and balance follow",
+    )
+
+
+def _catering_put_back(p: dict[str, Any], d: Draw) -> Revision | None:
+    if not p["off"]:
+        return None
+    item = d.pick(p["off"])
+    row = next(r for r in p["rows"] if r[0] == item)
+    spoken = CATERING_SPOKEN[item]
+    q = copy.deepcopy(p)
+    _put_on(item)(q)
+    return Revision(
+        request=f"Sorry, my mistake: we did serve the {spoken} after all. Put it back on the "
+        f"invoice in its old place: {_catering_phrase(p, row)}."
+        if row[2] is None
+        else f"Sorry, my mistake: the {spoken} line belongs on the invoice after all. Put it back "
+        f"in its old place: {_catering_phrase(p, row)}.",
+        mutate=_put_on(item),
+        direct=f"/lines/{_line_of(q, item)}",
+        theme=f"The {spoken} comes back: the line count, totals and balance follow",
+    )
+
+
+def _catering_headcount(p: dict[str, Any], d: Draw) -> Revision | None:
+    guests = d.pick([n for n in range(40, 95, 5) if n != p["guests"]])
+    per_guest = [i for i, r in enumerate(p["rows"]) if r[2] is None and r[0] not in p["off"]]
+    small = p["size"] == 10
+    if small and not per_guest:
+        return None
+    return Revision(
+        request=f"The final headcount was {guests} guests, not {p['guests']}. Bill the per-guest "
+        f"items for {guests}.",
+        mutate=lambda q: q.update(guests=guests),
+        direct=f"/lines/{_line_of(p, p['rows'][per_guest[0]][0])}/quantity"
+        if small
+        else "/event/guests",
+        theme=f"{guests} guests: every per-guest line, the totals and the cost per guest follow",
+    )
+
+
+def _catering_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = [r for r in _catering_rows(p) if r[0] in {x[0] for x in p["rows"] if x[2] is None}]
+    if not rows:
+        return None
+    item, _, _, old, _ = d.pick(rows)
+    prices = {money(old + step) for step in (-3, -2, -1, -0.5, 0.5, 1, 2, 3)}
+    price = d.pick(sorted(x for x in prices if x >= 1 and x != old))
+    spoken = CATERING_SPOKEN[item]
+    return Revision(
+        request=f"Re-price the {spoken} at {dollars(price)} a guest instead of {dollars(old)}.",
+        mutate=lambda q: next(r for r in q["rows"] if r[0] == item).__setitem__(3, price),
+        direct=f"/lines/{_line_of(p, item)}/" + ("amount" if p["size"] == 10 else "unit_price"),
+        theme=f"The {spoken} is re-priced: its line, the totals and balance follow",
+    )
+
+
+def _catering_dinner(p: dict[str, Any], d: Draw) -> Revision | None:
+    row = next(r for r in p["rows"] if r[0] in DINNER_NAMES)
+    if row[0] in p["off"]:
+        return None
+    fits = [x for x in CATERING_DINNERS if x[0] != row[0] and x[1] != row[3]]
+    if not fits:
+        return None
+    new = d.pick(fits)
+    mutate, names = _swap_dinner(p, new)
+    return Revision(
+        request=f"They switched from the {CATERING_SPOKEN[row[0]]} to the "
+        f"{CATERING_SPOKEN[new[0]]}: {dollars(new[1])} a guest"
+        + (f", ready by {new[2]}." if p["size"] == 100 else "."),
+        mutate=mutate,
+        direct=f"/lines/{_line_of(p, row[0])}/item",
+        overrides=names,
+        theme=f"The {CATERING_SPOKEN[new[0]]} replaces the dinner: its line and the totals follow",
+    )
+
+
+CATERING_MOVES = [
+    Move("drop-line", "add_remove", _catering_drop),
+    Move("put-back", "add_remove", _catering_put_back),
+    Move("headcount", "arithmetic", _catering_headcount),
+    Move("reprice", "arithmetic", _catering_reprice, opens=False),
+    Move("swap-dinner", "substitution", _catering_dinner),
+]
 
 
 # --------------------------------------------------------------------------- invoice-free-shipping
@@ -2756,6 +2962,8 @@ SCENARIOS = [
         conversation=catering_conversation,
         revision=catering_revision,
         followups=catering_followups,
+        inputs=catering_inputs,
+        moves=CATERING_MOVES,
         notes=(
             "Removal of one invoice line: line count, subtotal and total follow; at 50+ also the service "
             "charge (food and beverage only), tax, balance and per-guest cost; at 100 the beverage "
