@@ -1590,24 +1590,48 @@ SHIPPING_FLAT = 24.0
 FREE_SHIPPING_AT = 300.0
 
 
+COFFEE_CONTACTS = [("Ines", "Okafor"), ("Marta", "Silva"), ("Keisha", "Grant"), ("Yara", "Haddad")]
+# the bags each line may start with (shipped: COFFEE_BAGS), and its price per bag
+COFFEE_BAG_RANGE = {"Ethiopia Guji": (2, 4), "House Espresso": (1, 2)}
+COFFEE_PRICES = {
+    "Ethiopia Guji": [46.0, 44.0, 48.0, 42.0],
+    "House Espresso": [38.0, 36.0, 40.0],
+    "Kenya Nyeri": [12.0, 11.5, 13.0],
+}
+
+
+def shipping_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The invoice's inputs: its lines ``[product, bags, price per bag]`` in order, and the
+    café's contact (first and last name)."""
+    lines = []
+    for name, bags in COFFEE_BAGS[size].items():
+        lo, hi = COFFEE_BAG_RANGE.get(name, (1, 4))
+        if size == 10:
+            lo = max(lo, 2)  # size 10 says "two 5 lb bags"
+        count = d.int(lo, max(hi, bags), shipped=bags)
+        lines.append([name, count, d.pick(COFFEE_PRICES.get(name, [COFFEE[name][1]]))])
+    return {"size": size, "lines": lines, "contact": list(d.pick(COFFEE_CONTACTS))}
+
+
 def shipping_params(size: int) -> dict[str, Any]:
-    return {"size": size, "guji_bags": COFFEE_BAGS[size]["Ethiopia Guji"], "guji_price": 46.0}
+    return shipping_inputs(size, SHIPPED)
+
+
+def _coffee_subtotal(p: dict[str, Any]) -> float:
+    return money(sum(money(n * price) for _, n, price in p["lines"]))
 
 
 def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    bags = dict(COFFEE_BAGS[size], **{"Ethiopia Guji": p["guji_bags"]})
-    price = {
-        name: p["guji_price"] if name == "Ethiopia Guji" else row[1] for name, row in COFFEE.items()
-    }
+    first, last = p["contact"]
     if size == 10:
         lines = [
             {
                 "product": f"{name}, {COFFEE[name][0]}",
                 "bags": n,
-                "line_total": money(n * price[name]),
+                "line_total": money(n * price),
             }
-            for name, n in bags.items()
+            for name, n, price in p["lines"]
         ]
     else:
         lines = [
@@ -1616,10 +1640,10 @@ def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "sku": COFFEE[name][2],
                 "bag_size": COFFEE[name][0],
                 "bags": n,
-                "price_per_bag": price[name],
-                "line_total": money(n * price[name]),
+                "price_per_bag": price,
+                "line_total": money(n * price),
             }
-            for name, n in bags.items()
+            for name, n, price in p["lines"]
         ]
     coffee = money(sum(line["line_total"] for line in lines))
     free = coffee >= FREE_SHIPPING_AT
@@ -1644,10 +1668,10 @@ def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         "customer": {
             "name": "Juniper Street Café",
-            "contact": "Ines Okafor",
+            "contact": f"{first} {last}",
             "address": "410 Juniper St, Columbus, OH 43215",
             "account_number": "JSC-0042",
-            "email": "ines@juniperstreetcafe.com",
+            "email": f"{first.lower()}@juniperstreetcafe.com",
             "phone": "(614) 555-0127",
         },
         "lines": lines,
@@ -1702,13 +1726,26 @@ def shipping_compute(p: dict[str, Any]) -> dict[str, Any]:
     return art
 
 
+def _order_text(p: dict[str, Any]) -> str:
+    """The order as the user lists it at 50+: the first line in bags, each with its bag size,
+    price and SKU."""
+    parts = [
+        f"{n} {'bags of ' if i == 0 else ''}{name} ({COFFEE[name][0]}, {dollars(price)}, {COFFEE[name][2]})"
+        for i, (name, n, price) in enumerate(p["lines"])
+    ]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def shipping_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    first, last = p["contact"]
     if size == 10:
+        (_, guji, guji_price), (_, espresso, espresso_price) = p["lines"]
         return [
             (
-                "Wholesale invoice for Juniper Street Café (Ines's shop), please. They took four 5 lb bags of Ethiopia Guji "
-                "at $46 a bag and two 5 lb bags of House Espresso at $38. Show bags and a line total each.",
+                f"Wholesale invoice for Juniper Street Café ({first}'s shop), please. They took {count_word(guji)} "
+                f"5 lb bags of Ethiopia Guji at {dollars(guji_price)} a bag and {count_word(espresso)} 5 lb bags "
+                f"of House Espresso at {dollars(espresso_price)}. Show bags and a line total each.",
                 ["/customer", "/lines/0", "/lines/1"],
             ),
             (
@@ -1722,7 +1759,7 @@ def shipping_conversation(p: dict[str, Any]) -> list[Turn]:
         (
             "New wholesale invoice: CPL-5520, ordered 2025-02-10, delivered 2025-02-13. From Copperline "
             "Roasters (wholesale@copperline.coffee, (614) 555-0193) to Juniper Street Café, 410 Juniper St, "
-            "Columbus, OH 43215, account JSC-0042, attention Ines Okafor (ines@juniperstreetcafe.com, "
+            f"Columbus, OH 43215, account JSC-0042, attention {first} {last} ({first.lower()}@juniperstreetcafe.com, "
             "(614) 555-0127). Our address is 88 Kiln Ave, Columbus, OH 43201 and we roast on Mondays.",
             [
                 "/invoice_number",
@@ -1742,26 +1779,12 @@ def shipping_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
     ]
-    if size == 50:
-        turns.append(
-            (
-                "Her order: 4 bags of Ethiopia Guji (5 lb, $46, CR-ETG-5), 1 House Espresso (5 lb, $38, "
-                "CR-HES-5), 3 Decaf Colombia (12 oz, $9.50, CR-DCO-12), 2 Guatemala Huehuetenango (12 oz, $10, "
-                "CR-GHU-12) and 2 Sumatra Mandheling (12 oz, $9.50, CR-SUM-12). Line total = bags x price.",
-                [f"/lines/{i}" for i in range(n)],
-            )
+    turns.append(
+        (
+            f"Her order: {_order_text(p)}. Line total = bags x price.",
+            [f"/lines/{i}" for i in range(n)],
         )
-    else:
-        turns.append(
-            (
-                "Her order: 3 bags of Ethiopia Guji (5 lb, $46, CR-ETG-5), 1 House Espresso (5 lb, $38, "
-                "CR-HES-5), 2 Decaf Colombia (12 oz, $9.50, CR-DCO-12), 2 Guatemala Huehuetenango (12 oz, $10, "
-                "CR-GHU-12), 2 Sumatra Mandheling (12 oz, $9.50, CR-SUM-12), 1 Kenya Nyeri (12 oz, $12, "
-                "CR-KNY-12), 2 Cold Brew Blend (12 oz, $8.50, CR-CBB-12) and 1 Colombia Supremo (12 oz, $9, "
-                "CR-CSU-12). Line total = bags x price.",
-                [f"/lines/{i}" for i in range(n)],
-            )
-        )
+    )
     rules = (
         "Our wholesale rules, on the coffee subtotal: shipping is a flat $24 unless the coffee subtotal "
         "is $300 or more, then it's free; and 5% off the coffee for orders of $1,000 or more. Add a "
@@ -1819,26 +1842,45 @@ def shipping_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _is_free(p: dict[str, Any]) -> bool:
+    return _coffee_subtotal(p) >= FREE_SHIPPING_AT
+
+
+def _note(p: dict[str, Any], q: dict[str, Any]) -> dict[str, Override]:
+    """At 50+ the shipping note (the user's wording is free) is judged by a pattern when the
+    shipping it names changes."""
+    if p["size"] == 10 or _is_free(p) == _is_free(q):
+        return {}
+    return {"/shipping_note": regex(r"(?i)\bfree\b" if _is_free(q) else r"(?i)(flat|24)")}
+
+
+def _set_bags(line: int, bags: int) -> Any:
+    return lambda q: q["lines"][line].__setitem__(1, bags)
+
+
+def _edited(p: dict[str, Any], mutate: Any) -> dict[str, Any]:
+    q = copy.deepcopy(p)
+    mutate(q)
+    return q
+
+
 def shipping_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
-    new_bags = p["guji_bags"] + (1 if size == 10 else 2)
-    words = {3: "three", 4: "four", 5: "five", 6: "six"}
-    overrides: dict[str, Override] = {}
-    if size >= 50:
-        overrides["/shipping_note"] = regex(r"(?i)\bfree\b")
+    old = p["lines"][0][1]
+    new_bags = old + (1 if size == 10 else 2)
+    mutate = _set_bags(0, new_bags)
     return Revision(
-        request=f"Ines just called: she wants {words[new_bags]} bags of the Guji instead of "
-        f"{words[p['guji_bags']]}.",
-        mutate=lambda q: q.update(guji_bags=new_bags),
+        request=f"{p['contact'][0]} just called: she wants {count_word(new_bags)} bags of the Guji instead of "
+        f"{count_word(old)}.",
+        mutate=mutate,
         direct="/lines/0/bags",
-        overrides=overrides,
+        overrides=_note(p, _edited(p, mutate)),
     )
 
 
 def shipping_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
-    first = p["guji_bags"]
-    words = {3: "three", 4: "four"}
+    first = p["lines"][0][1]
     flat: dict[str, Override] = {}
     free: dict[str, Override] = {}
     if size >= 50:
@@ -1847,15 +1889,15 @@ def shipping_followups(p: dict[str, Any]) -> list[Revision]:
     return [
         Revision(
             request="Our Guji price goes up to $48 a bag starting with this order; please reprice it.",
-            mutate=lambda q: q.update(guji_price=48.0),
+            mutate=lambda q: q["lines"][0].__setitem__(2, 48.0),
             direct="/lines/0/line_total" if size == 10 else "/lines/0/price_per_bag",
             theme="A higher price per bag on the revised Guji line raises the coffee subtotal, the "
             "total and what derives from it; shipping stays free",
             pattern="arithmetic",
         ),
         Revision(
-            request=f"Ines changed her mind again: back to {words[first]} bags of the Guji.",
-            mutate=lambda q: q.update(guji_bags=first),
+            request=f"{p['contact'][0]} changed her mind again: back to {count_word(first)} bags of the Guji.",
+            mutate=_set_bags(0, first),
             direct="/lines/0/bags",
             overrides=flat,
             theme="Fewer bags drop the coffee subtotal back under $300: the flat shipping and its "
@@ -1864,7 +1906,7 @@ def shipping_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Her second café is joining this order, so make it twenty bags of the Guji.",
-            mutate=lambda q: q.update(guji_bags=20),
+            mutate=_set_bags(0, 20),
             direct="/lines/0/bags",
             overrides=free,
             theme="Twenty bags lift the coffee subtotal past $300 and $1,000: shipping is free again "
@@ -1872,6 +1914,138 @@ def shipping_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
     ]
+
+
+# moves of invoice-free-shipping: a line's bags change across the free-shipping line or
+# within every threshold's side, a price per bag changes, a coffee is added or taken off.
+
+
+def _thresholds(p: dict[str, Any]) -> tuple[bool, ...]:
+    """Which side of each threshold the size states the coffee subtotal is on."""
+    coffee = _coffee_subtotal(p)
+    lines = (
+        [FREE_SHIPPING_AT]
+        + ([1000.0] if p["size"] >= 50 else [])
+        + ([750.0] if p["size"] == 100 else [])
+    )
+    return tuple(coffee >= t for t in lines)
+
+
+def _coffee_label(name: str) -> str:
+    return "Guji" if name == "Ethiopia Guji" else name
+
+
+def _bags_text(n: int) -> str:
+    return f"{count_word(n)} bag" + ("" if n == 1 else "s")
+
+
+def _rebag(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
+    """New bags for one line: crossing the free-shipping line when ``cross``, else on the
+    same side of every threshold."""
+    fits = []
+    for line, (_, old, _) in enumerate(p["lines"]):
+        for n in range(1, 13):
+            q = _edited(p, _set_bags(line, n))
+            if n != old and (
+                _is_free(q) != _is_free(p) if cross else _thresholds(q) == _thresholds(p)
+            ):
+                fits.append((line, n))
+    if not fits:
+        return None
+    line, n = d.pick(fits)
+    name, old, _ = p["lines"][line]
+    label = _coffee_label(name)
+    mutate = _set_bags(line, n)
+    return Revision(
+        request=d.pick(
+            [
+                f"{p['contact'][0]} just called: she wants {_bags_text(n)} of the {label} instead of "
+                f"{count_word(old)}.",
+                f"Make it {_bags_text(n)} of the {label}, please.",
+            ]
+        ),
+        mutate=mutate,
+        direct=f"/lines/{line}/bags",
+        overrides=_note(p, _edited(p, mutate)),
+        theme=f"{_bags_text(n)} of the {label}: the line and the coffee subtotal follow"
+        + (", crossing the free-shipping line" if cross else ""),
+    )
+
+
+def _coffee_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    fits = []
+    for line, (_, _, old) in enumerate(p["lines"]):
+        for step in (-2, -1, -0.5, 0.5, 1, 2):
+            price = money(old + step)
+            mutate = (lambda i, x: lambda q: q["lines"][i].__setitem__(2, x))(line, price)
+            if price >= 5 and _thresholds(_edited(p, mutate)) == _thresholds(p):
+                fits.append((line, price, mutate))
+    if not fits:
+        return None
+    line, price, mutate = d.pick(fits)
+    name, _, old = p["lines"][line]
+    label = _coffee_label(name)
+    return Revision(
+        request=f"Our {label} price is {dollars(price)} a bag now, not {dollars(old)}; please "
+        "reprice it on this order.",
+        mutate=mutate,
+        direct=f"/lines/{line}/" + ("line_total" if p["size"] == 10 else "price_per_bag"),
+        theme=f"The {label} is re-priced: its line, the coffee subtotal and the total follow",
+    )
+
+
+def _coffee_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    have = {row[0] for row in p["lines"]}
+    fits = [name for name in COFFEE if name not in have]
+    if not fits:
+        return None
+    name = d.pick(fits)
+    bag, price, sku = COFFEE[name]
+    n = d.int(1, 4)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["lines"].append([name, n, price])
+
+    request = (
+        f"Add this to the invoice too: {name}, {bag}, {_bags_text(n)} at {dollars(price)} a bag."
+        if p["size"] == 10
+        else f"Add {n} {'bag' if n == 1 else 'bags'} of {name} ({bag}, {dollars(price)}, {sku}) as "
+        "the last line."
+    )
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=f"/lines/{len(p['lines'])}",
+        overrides=_note(p, _edited(p, mutate)),
+        theme=f"{name} joins the order: the coffee subtotal and what hangs on it follow",
+    )
+
+
+def _coffee_remove(p: dict[str, Any], d: Draw) -> Revision | None:
+    if len(p["lines"]) < 2:
+        return None
+    line = d.pick(range(len(p["lines"])))
+    label = _coffee_label(p["lines"][line][0])
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["lines"][line]
+
+    return Revision(
+        request=f"{p['contact'][0]} dropped the {label} from this order; take that line off.",
+        mutate=mutate,
+        direct=f"/lines/{line}",
+        overrides=_note(p, _edited(p, mutate)),
+        theme=f"The {label} leaves the order: the coffee subtotal and what hangs on it follow",
+    )
+
+
+SHIPPING_MOVES = [
+    Move("cross-free", "threshold", lambda p, d: _rebag(p, d, cross=True)),
+    Move("rebag", "arithmetic", lambda p, d: _rebag(p, d, cross=False)),
+    Move("reprice", "arithmetic", _coffee_reprice, opens=False),
+    Move("add-line", "add_remove", _coffee_add),
+    Move("remove-line", "add_remove", _coffee_remove),
+]
 
 
 # --------------------------------------------------------------------------- invoice-issue-date
@@ -2980,6 +3154,8 @@ SCENARIOS = [
         conversation=shipping_conversation,
         revision=shipping_revision,
         followups=shipping_followups,
+        inputs=shipping_inputs,
+        moves=SHIPPING_MOVES,
         notes=(
             "Threshold crossing: the extra bags lift the coffee subtotal to $300 or more, so shipping "
             "drops to $0; at 50+ the shipping note changes while the 5% volume discount ($1,000) stays "
