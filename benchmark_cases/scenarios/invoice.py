@@ -4,6 +4,10 @@ One scenario per propagation pattern. The billing rules (rates, discounts, tax, 
 terms, what changes once an invoice is paid) are stated by the user in the conversation;
 every derived amount, date and status-governed value is computed here from those rules, so
 the gold patch of each revision is the difference between two runs of the same program.
+
+Every scenario generates fresh instances and long chains: its ``*_inputs(size, d)`` draws the
+names, amounts, counts and dates the conversation states (the shipped value beside each draw),
+and its ``*_MOVES`` are the edits a chain makes, each request written for its size.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pytest_revprop.authoring.helpers import (
     all_of_lazy,
     count_word,
     date_regex,
+    days_between,
     dollars,
     money,
     money_regex,
@@ -40,6 +45,19 @@ DOMAIN = "invoice"
 def _sized(least: int) -> Any:
     """A move's precondition: the size is at least ``least``."""
     return lambda p: p["size"] >= least
+
+
+def _edited(p: dict[str, Any], mutate: Any) -> dict[str, Any]:
+    """The inputs ``p`` after a revision's ``mutate`` (a copy; ``p`` is left alone)."""
+    q = copy.deepcopy(p)
+    mutate(q)
+    return q
+
+
+def _weekdays(first: str, last: str) -> list[str]:
+    """The dates Monday to Friday from ``first`` to ``last`` (ISO, both included)."""
+    days = [add_days(first, n) for n in range(days_between(first, last) + 1)]
+    return [x for x in days if _dt.date.fromisoformat(x).weekday() < 5]
 
 
 # --------------------------------------------------------------------------- invoice-workshop-hours
@@ -370,9 +388,7 @@ def _hours_memo(p: dict[str, Any], mutate: Any) -> dict[str, Override]:
     """At size 100 the memo quotes the balance: a pattern of the new one, when it changes."""
     if p["size"] != 100:
         return {}
-    q = copy.deepcopy(p)
-    mutate(q)
-    old, new = (hours_compute(x)["totals"]["balance_due"] for x in (p, q))
+    old, new = (hours_compute(x)["totals"]["balance_due"] for x in (p, _edited(p, mutate)))
     return {"/memo": regex(money_regex(new))} if new != old else {}
 
 
@@ -394,17 +410,15 @@ def hours_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
     consultation = len(p["lines"])
     who = p["contact"][0] if size >= 50 else "they"
-    hours = copy.deepcopy(p)
-    hours["lines"][0][2] = 14
+    # each follow-up's memo pattern is computed on the inputs the earlier ones left
+    hours = _edited(p, _set_line(0, 2, 14))
     rate = _set_line(0, 3, 95.0)
-    rated = copy.deepcopy(hours)
-    rate(rated)
+    rated = _edited(hours, rate)
 
     def add(q: dict[str, Any]) -> None:
         q["lines"].append(list(HOURS_CONSULTATION))
 
-    added = copy.deepcopy(rated)
-    add(added)
+    added = _edited(rated, add)
 
     def drop(q: dict[str, Any]) -> None:
         del q["lines"][consultation]
@@ -1018,8 +1032,8 @@ def _rebill_move(p: dict[str, Any], d: Draw) -> Revision:
 
 
 def _bill_to_redate(p: dict[str, Any], d: Draw) -> Revision:
-    days = [add_days("2025-03-12", n) for n in range(24)]  # after the report went out
-    issue = d.pick([x for x in days if x != p["issue"] and _dt.date.fromisoformat(x).weekday() < 5])
+    # after the report went out
+    issue = d.pick([x for x in _weekdays("2025-03-12", "2025-04-04") if x != p["issue"]])
     return Revision(
         request=d.pick(
             [
@@ -1475,8 +1489,7 @@ def _catering_put_back(p: dict[str, Any], d: Draw) -> Revision | None:
     item = d.pick(p["off"])
     row = next(r for r in p["rows"] if r[0] == item)
     spoken = CATERING_SPOKEN[item]
-    q = copy.deepcopy(p)
-    _put_on(item)(q)
+    q = _edited(p, _put_on(item))
     return Revision(
         request=f"Sorry, my mistake: we did serve the {spoken} after all. Put it back on the "
         f"invoice in its old place: {_catering_phrase(p, row)}."
@@ -1856,12 +1869,6 @@ def _note(p: dict[str, Any], q: dict[str, Any]) -> dict[str, Override]:
 
 def _set_bags(line: int, bags: int) -> Any:
     return lambda q: q["lines"][line].__setitem__(1, bags)
-
-
-def _edited(p: dict[str, Any], mutate: Any) -> dict[str, Any]:
-    q = copy.deepcopy(p)
-    mutate(q)
-    return q
 
 
 def shipping_revision(p: dict[str, Any]) -> Revision:
@@ -2442,7 +2449,7 @@ def photo_followups(p: dict[str, Any]) -> list[Revision]:
 
 
 def _photo_redate(p: dict[str, Any], d: Draw) -> Revision:
-    issue = d.pick([x for x in _weekdays_of_june() if x != p["issue"]])
+    issue = d.pick([x for x in _weekdays("2025-06-02", "2025-06-27") if x != p["issue"]])
     later = issue > p["issue"]
     request = d.pick(
         [
@@ -2457,16 +2464,11 @@ def _photo_redate(p: dict[str, Any], d: Draw) -> Revision:
     )
 
 
-def _weekdays_of_june() -> list[str]:
-    days = [add_days("2025-06-02", n) for n in range(26)]
-    return [x for x in days if _dt.date.fromisoformat(x).weekday() < 5]
-
-
 def _photo_net(p: dict[str, Any], d: Draw) -> Revision | None:
     net = d.pick([n for n in PHOTO_NET_DAYS if n != p["net"] and n > p["window"]])
     if p["size"] == 10:
         # size 10 keeps no terms: the new net days come with a new invoice date
-        issue = d.pick([x for x in _weekdays_of_june() if x != p["issue"]])
+        issue = d.pick([x for x in _weekdays("2025-06-02", "2025-06-27") if x != p["issue"]])
         return Revision(
             request=f"Re-date the invoice {_spoken_day(issue)}, and give them {net} days from the "
             f"invoice date to pay instead of {p['net']}.",
