@@ -2517,7 +2517,8 @@ def _photo_early_offer(p: dict[str, Any], d: Draw) -> Revision | None:
 def _photo_reprice(p: dict[str, Any], d: Draw) -> Revision:
     line = d.pick(range(len(p["lines"])))
     desc, old = p["lines"][line]
-    amount = d.pick(sorted({round(old * f / 50) * 50.0 for f in (0.8, 0.9, 1.1, 1.25)} - {old}))
+    pool = {round(old * f / 50) * 50.0 for f in (0.8, 0.9, 1.1, 1.25)} | {old - 50, old + 50}
+    amount = d.pick(sorted(x for x in pool if x >= 50 and x != old))
     spoken = PHOTO_SPOKEN[desc]
     return Revision(
         request=f"Make the {spoken} line {dollars(amount)} instead of {dollars(old)}.",
