@@ -8,10 +8,11 @@ stated in the conversation and computed here, so each gold patch is right by con
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from pytest_revprop.authoring.helpers import add_days, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.helpers import add_days, count_word, dollars, money
+from pytest_revprop.authoring.scenario import SHIPPED, Draw, Move, Revision, Scenario, Turn, regex
 
 DOMAIN = "manufacturing_bom"
 
@@ -35,23 +36,60 @@ LAMP_PARTS_100: list[tuple[str, str, int, float]] = [
     ("LA-180", "Rubber foot", 4, 0.05),
     ("LA-191", "Diffuser lens", 1, 0.90),
 ]
+LAMP_SMALL = ("LA-120", "LA-152")  # the size-10 BOM: the LED module and the hinge screws
 LAMP_SCREW = "LA-152"
-LAMP_BATCH = 250
+# parts a user may add later: (part number, description, qty per lamp, unit cost)
+LAMP_NEW_PARTS: list[tuple[str, str, int, float]] = [
+    ("LA-195", "Felt base pad", 1, 0.12),
+    ("LA-196", "Cable strain relief", 1, 0.15),
+    ("LA-198", "Shade ring", 1, 0.65),
+    ("LA-199", "Wall bracket", 1, 0.85),
+    ("LA-204", "Serial number label", 1, 0.03),
+]
+LAMP_CORE = ("LA-101", "LA-114", "LA-120", "LA-140", "LA-152")  # parts no move drops
+LAMP_COUNTED = ("LA-152", "LA-171", "LA-180", "LA-195", "LA-196")  # parts a lamp takes several of
+LAMP_DESIGNERS = ["Ana Ruiz", "Leah Morgan", "Kwame Asante", "Sofia Lindgren"]
+LAMP_CUSTOMERS = ["Halden Interiors", "Brightwater Hotels", "Norrvik Office Supply", "Casa Lumen"]
+
+
+def lamp_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The lamp's inputs: its BOM lines ``[part number, description, qty, unit cost]`` (lines
+    dropped go to ``removed``), the batch, labor rate, designer and the quote's customer."""
+    rows = LAMP_PARTS_50 + (LAMP_PARTS_100 if size == 100 else [])
+    parts = [list(r) for r in rows if size > 10 or r[0] in LAMP_SMALL]
+    drawn = {
+        LAMP_SCREW: lambda r: r.__setitem__(2, d.int(3, 5, shipped=4)),
+        "LA-120": lambda r: r.__setitem__(3, d.pick([4.20, 3.85, 4.55, 4.90])),
+        "LA-101": lambda r: r.__setitem__(3, d.pick([7.80, 6.95, 8.40, 9.10])),
+        "LA-114": lambda r: r.__setitem__(3, d.pick([5.40, 4.80, 5.95, 6.30])),
+    }
+    for row in parts:
+        if row[0] in drawn:
+            drawn[row[0]](row)
+    return {
+        "size": size,
+        "parts": parts,
+        "removed": [],
+        "batch": d.pick([250, 200, 300, 500]),
+        "labor": d.pick([6.5, 5.75, 7.25, 8.0]),
+        "designer": d.pick(LAMP_DESIGNERS),
+        "customer": d.pick(LAMP_CUSTOMERS),
+        "quote_qty": d.pick([400, 300, 500, 600]),
+    }
 
 
 def lamp_params(size: int) -> dict[str, Any]:
-    # batch / extra: the batch size and parts the follow-ups change or add
-    return {"size": size, "screws": 4, "batch": LAMP_BATCH, "extra": []}
+    return lamp_inputs(size, SHIPPED)
+
+
+def _lamp_part(p: dict[str, Any], pn: str) -> list[Any]:
+    return next(r for r in p["parts"] if r[0] == pn)  # type: ignore[no-any-return]
 
 
 def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, batch = p["size"], p["batch"]
     if size == 10:
-        parts = [
-            {"part": "LED module 8W", "qty_per_lamp": 1, "unit_cost": 4.2},
-            {"part": "M3 hinge screw", "qty_per_lamp": p["screws"], "unit_cost": 0.06},
-        ]
-        parts += [{"part": d, "qty_per_lamp": q, "unit_cost": c} for _, d, q, c in p["extra"]]
+        parts = [{"part": d, "qty_per_lamp": q, "unit_cost": c} for _, d, q, c in p["parts"]]
         material = money(sum(c["qty_per_lamp"] * c["unit_cost"] for c in parts))
         return {
             "product": "Arc desk lamp",
@@ -60,36 +98,33 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
             "material_cost_per_lamp": material,
             "batch_material_cost": money(material * batch),
         }
-    rows = LAMP_PARTS_50 + (LAMP_PARTS_100 if size == 100 else []) + p["extra"]
-    parts = []
-    for pn, desc, qty, cost in rows:
-        qty = p["screws"] if pn == LAMP_SCREW else qty
-        parts.append(
-            {
-                "part_number": pn,
-                "description": desc,
-                "qty_per_lamp": qty,
-                "unit_cost": cost,
-                "extended_cost": money(qty * cost),
-            }
-        )
+    parts = [
+        {
+            "part_number": pn,
+            "description": desc,
+            "qty_per_lamp": qty,
+            "unit_cost": cost,
+            "extended_cost": money(qty * cost),
+        }
+        for pn, desc, qty, cost in p["parts"]
+    ]
     material = money(sum(c["extended_cost"] for c in parts))
     overhead = money(material * 0.15)
-    unit_cost = money(material + 6.5 + overhead)
+    unit_cost = money(material + p["labor"] + overhead)
     art: dict[str, Any] = {
         "product": {"name": "Arc desk lamp", "model": "AL-2", "revision": "C"},
         "batch_size": batch,
         "components": parts,
         "costs": {
             "material_per_lamp": material,
-            "labor_per_lamp": 6.5,
+            "labor_per_lamp": p["labor"],
             "overhead_percent": 15,
             "overhead_per_lamp": overhead,
             "unit_cost": unit_cost,
             "batch_cost": money(unit_cost * batch),
         },
         "pricing": {"wholesale_markup": 2, "wholesale_price": money(unit_cost * 2)},
-        "designer": "Ana Ruiz",
+        "designer": p["designer"],
         "factory": {"name": "Lumio Works Plant 2", "city": "Dayton, OH"},
         "target_ship_date": "2025-10-20",
         "packaging": {"box": "Kraft mailer 60x20x15 cm", "insert": "Molded pulp tray"},
@@ -101,10 +136,10 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
     wholesale = art["pricing"]["wholesale_price"]
     art["pricing"].update(retail_markup=1.8, retail_price=money(wholesale * 1.8))
     art["quote"] = {
-        "customer": "Halden Interiors",
-        "quantity": 400,
+        "customer": p["customer"],
+        "quantity": p["quote_qty"],
         "price_each": wholesale,
-        "total": money(wholesale * 400),
+        "total": money(wholesale * p["quote_qty"]),
     }
     art["previous_revision"] = {"revision": "B", "unit_cost": 31.85, "retired_on": "2025-06-30"}
     art["factory"]["contact"] = "Dale Whitcomb"
@@ -126,14 +161,16 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    screws = count_word(_lamp_part(p, LAMP_SCREW)[2])
+    led = dollars(_lamp_part(p, "LA-120")[3])
     if size == 10:
         return [
             (
-                "Starting the BOM for the Arc desk lamp. We're building a batch of 250.",
+                f"Starting the BOM for the Arc desk lamp. We're building a batch of {p['batch']}.",
                 ["/product", "/batch_size"],
             ),
             (
-                "Each lamp takes one LED module 8W at $4.20 and four M3 hinge screws at 6 cents apiece.",
+                f"Each lamp takes one LED module 8W at {led} and {screws} M3 hinge screws at 6 cents apiece.",
                 ["/components/0", "/components/1"],
             ),
             (
@@ -142,16 +179,17 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/material_cost_per_lamp", "/batch_material_cost"],
             ),
         ]
+    arm, base = dollars(_lamp_part(p, "LA-101")[3]), dollars(_lamp_part(p, "LA-114")[3])
     turns: list[Turn] = [
         (
-            "Let's set up the BOM for the Arc desk lamp, model AL-2, revision C, designed by Ana Ruiz. First "
-            "batch is 250 lamps at Lumio Works Plant 2 in Dayton, OH.",
+            f"Let's set up the BOM for the Arc desk lamp, model AL-2, revision C, designed by {p['designer']}. "
+            f"First batch is {p['batch']} lamps at Lumio Works Plant 2 in Dayton, OH.",
             ["/product", "/batch_size", "/designer", "/factory/name", "/factory/city"],
         ),
         (
-            "Parts per lamp: LA-101 aluminum arm set $7.80, LA-114 weighted base $5.40, LA-120 LED module 8W "
-            "$4.20, LA-133 dimmer switch $1.95, LA-140 12V power adapter $3.10 (one each), and four LA-152 M3 "
-            "hinge screws at $0.06. Extended cost = quantity x unit cost.",
+            f"Parts per lamp: LA-101 aluminum arm set {arm}, LA-114 weighted base {base}, LA-120 LED module 8W "
+            f"{led}, LA-133 dimmer switch $1.95, LA-140 12V power adapter $3.10 (one each), and {screws} LA-152 "
+            "M3 hinge screws at $0.06. Extended cost = quantity x unit cost.",
             [f"/components/{i}" for i in range(6)],
         ),
     ]
@@ -164,9 +202,9 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
             )
         )
     costs = (
-        "Costing: material per lamp is the sum of the extended costs. Labor is $6.50 a lamp, overhead "
-        "15% of material (to the cent), and unit cost = material + labor + overhead. Batch cost is unit "
-        "cost times the batch size."
+        f"Costing: material per lamp is the sum of the extended costs. Labor is {dollars(p['labor'])} a lamp, "
+        "overhead 15% of material (to the cent), and unit cost = material + labor + overhead. Batch cost is "
+        "unit cost times the batch size."
     )
     cost_ptrs = [
         "/costs/material_per_lamp",
@@ -201,8 +239,8 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
         return turns
     turns += [
         (
-            "Retail is 1.8 times wholesale, rounded to the cent. Halden Interiors wants a quote for 400 lamps "
-            "at our wholesale price; show the price each and the quote total.",
+            f"Retail is 1.8 times wholesale, rounded to the cent. {p['customer']} wants a quote for "
+            f"{p['quote_qty']} lamps at our wholesale price; show the price each and the quote total.",
             ["/pricing/retail_markup", "/pricing/retail_price", "/quote"],
         ),
         (
@@ -228,23 +266,30 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _lamp_index(p: dict[str, Any], pn: str) -> int:
+    return next(i for i, r in enumerate(p["parts"]) if r[0] == pn)
+
+
+def _set_lamp_qty(q: dict[str, Any], pn: str, qty: int) -> None:
+    _lamp_part(q, pn)[2] = qty
+
+
 def lamp_revision(p: dict[str, Any]) -> Revision:
-    index = 1 if p["size"] == 10 else 5
     return Revision(
         request="The hinge tested loose with four screws. Make it six M3 hinge screws per lamp.",
-        mutate=lambda q: q.update(screws=6),
-        direct=f"/components/{index}/qty_per_lamp",
+        mutate=lambda q: _set_lamp_qty(q, LAMP_SCREW, 6),
+        direct=f"/components/{_lamp_index(p, LAMP_SCREW)}/qty_per_lamp",
     )
 
 
 def lamp_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
-    screw = 1 if size == 10 else 5
-    end = {10: 2, 50: 6, 100: 10}[size]  # the index a part added at the end takes
+    screw = _lamp_index(p, LAMP_SCREW)
+    end = len(p["parts"])  # the index a part added at the end takes
     return [
         Revision(
             request="The retest passed with five screws, so make it five M3 hinge screws per lamp, not six.",
-            mutate=lambda q: q.update(screws=5),
+            mutate=lambda q: _set_lamp_qty(q, LAMP_SCREW, 5),
             direct=f"/components/{screw}/qty_per_lamp",
             theme="The screw count is revised again, down by one: the extended cost and every roll-up and "
             "price follow",
@@ -263,13 +308,147 @@ def lamp_followups(p: dict[str, Any]) -> list[Revision]:
             request="Add a new part, Felt base pad: one per lamp at $0.12."
             if size == 10
             else "Add a new part, LA-195 Felt base pad: one per lamp at $0.12.",
-            mutate=lambda q: q["extra"].append(("LA-195", "Felt base pad", 1, 0.12)),
+            mutate=lambda q: q["parts"].append(list(LAMP_NEW_PARTS[0])),
             direct=f"/components/{end}",
             theme="A new component line adds its cost to material, overhead, unit and batch costs and the "
             "prices",
             pattern="add_remove",
         ),
     ]
+
+
+# moves of bom-hinge-screws: size 10 records no part numbers, so its requests name parts by
+# their description only; labor is in the document from size 50
+
+
+def _lamp_ref(p: dict[str, Any], row: Sequence[Any]) -> str:
+    """A part as the user names it: its description at size 10, with its part number beyond."""
+    desc = row[1] if row[1][:2].isupper() else row[1][0].lower() + row[1][1:]
+    return f"the {desc}" if p["size"] == 10 else f"the {row[0]} {desc}"
+
+
+def _lamp_quantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Another count of a part a lamp takes several of (screws, clips, feet, pads)."""
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] in LAMP_COUNTED]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    qty = d.pick([n for n in range(2, 9) if n != row[2]])
+    ref = _lamp_ref(p, row)
+    return Revision(
+        request=d.pick(
+            [
+                f"Change the quantity of {ref} to {qty} per lamp; it's {row[2]} now.",
+                f"Engineering wants {ref} at {qty} per lamp instead of {row[2]}.",
+            ]
+        ),
+        mutate=lambda q: _set_lamp_qty(q, row[0], qty),
+        direct=f"/components/{i}/qty_per_lamp",
+        theme=f"{row[1]} goes from {row[2]} to {qty} per lamp: its cost and every roll-up follow",
+    )
+
+
+def _lamp_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(range(len(p["parts"])))
+    row = p["parts"][i]
+    costs = {money(row[3] * f) for f in (0.75, 0.85, 0.9, 1.1, 1.2, 1.35)}
+    cost = d.pick(sorted(c for c in costs if c != row[3] and c > 0))
+    ref = _lamp_ref(p, row)
+
+    def mutate(q: dict[str, Any]) -> None:
+        _lamp_part(q, row[0])[3] = cost
+
+    return Revision(
+        request=d.pick(
+            [
+                f"The supplier re-quoted {ref}: {dollars(cost)} each now.",
+                f"New unit cost for {ref}: {dollars(cost)}, not {dollars(row[3])}.",
+            ]
+        ),
+        mutate=mutate,
+        direct=f"/components/{i}/unit_cost",
+        theme=f"{row[1]} is re-priced: its cost and every roll-up follow",
+    )
+
+
+def _lamp_batch(p: dict[str, Any], d: Draw) -> Revision | None:
+    batch = d.pick([n for n in (150, 200, 250, 300, 400, 500, 600) if n != p["batch"]])
+    return Revision(
+        request=f"Make the first batch {batch} lamps instead of {p['batch']}.",
+        mutate=lambda q: q.update(batch=batch),
+        direct="/batch_size",
+        theme="Another batch size scales the batch costs; per-lamp costs and prices stay",
+    )
+
+
+def _lamp_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new part, or one dropped earlier, joins the BOM as its last line."""
+    held = {r[0] for r in p["parts"]} | {r[0] for r in p["removed"]}
+    choices = [("new", list(r)) for r in LAMP_NEW_PARTS if r[0] not in held]
+    choices += [("back", list(r)) for r in p["removed"]]
+    if not choices:
+        return None
+    kind, row = d.pick(choices)
+    pn, desc, qty, cost = row
+    name = desc if p["size"] == 10 else f"{pn} {desc}"
+    what = f"{count_word(qty)} per lamp at {dollars(cost)}"
+    request = (
+        f"Add a new part, {name}: {what}."
+        if kind == "new"
+        else f"Put {_lamp_ref(p, row)} back in the BOM, as the last line: {what}."
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["removed"] = [r for r in q["removed"] if r[0] != pn]
+        q["parts"].append(row)
+
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=f"/components/{len(p['parts'])}",
+        theme=f"{desc} joins the BOM: its cost adds to every roll-up and price",
+    )
+
+
+def _lamp_remove(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Drop a part the lamp can do without (not the arm, base, LED, adapter or screws)."""
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] not in LAMP_CORE]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    ref = _lamp_ref(p, row)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["removed"].append(q["parts"].pop(i))
+
+    return Revision(
+        request=d.pick([f"Drop {ref} from the BOM.", f"We no longer use {ref}; take it out."]),
+        mutate=mutate,
+        direct=f"/components/{i}",
+        theme=f"{row[1]} leaves the BOM: its cost leaves every roll-up and price",
+    )
+
+
+def _lamp_labor(p: dict[str, Any], d: Draw) -> Revision | None:
+    labor = d.pick([x for x in (5.75, 6.0, 6.5, 7.25, 8.0) if x != p["labor"]])
+    return Revision(
+        request=f"The plant's labor rate changed: labor is {dollars(labor)} a lamp now.",
+        mutate=lambda q: q.update(labor=labor),
+        direct="/costs/labor_per_lamp",
+        theme="A new labor cost moves the unit cost, batch cost and prices",
+    )
+
+
+LAMP_MOVES = [
+    Move("requantity", "arithmetic", _lamp_quantity),
+    Move("reprice", "arithmetic", _lamp_reprice),
+    Move("batch", "arithmetic", _lamp_batch, opens=False),
+    Move("add-part", "add_remove", _lamp_add),
+    Move("remove-part", "add_remove", _lamp_remove),
+    Move("labor", "arithmetic", _lamp_labor, when=lambda p: p["size"] >= 50, opens=False),
+]
 
 
 # --------------------------------------------------------------------------- bom-connector-price-break
@@ -1351,6 +1530,8 @@ SCENARIOS = [
         conversation=lamp_conversation,
         revision=lamp_revision,
         followups=lamp_followups,
+        inputs=lamp_inputs,
+        moves=LAMP_MOVES,
         notes=(
             "Cost roll-up: extended cost = qty x unit cost, material per lamp and batch material cost; at "
             "50+ overhead (15% of material), unit cost, batch cost and wholesale price (2x); at 100 also "
