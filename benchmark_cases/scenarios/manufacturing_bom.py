@@ -470,18 +470,61 @@ BOARD_PARTS_100: list[tuple[str, str, int, str, float, int, float]] = [
     ("NE-208", "Tactile switch", 2, "DigiKey", 0.09, 1000, 0.07),
     ("NE-209", "u.FL antenna connector", 1, "Mouser", 0.55, 500, 0.48),
 ]
-BOARD_BUILD = 400
+# what a user calls each part mid-sentence: (one, several)
+BOARD_SPOKEN: dict[str, tuple[str, str]] = {
+    "NE-201": ("JST 4-pin connector", "JST 4-pin connectors"),
+    "NE-202": ("TMP117 temperature sensor", "TMP117 temperature sensors"),
+    "NE-203": ("10k 0603 resistor", "10k 0603 resistors"),
+    "NE-204": ("100nF 0603 capacitor", "100nF 0603 capacitors"),
+    "NE-205": ("ESP32-C3 module", "ESP32-C3 modules"),
+    "NE-206": ("3.3V LDO", "3.3V LDOs"),
+    "NE-207": ("4-layer bare PCB", "4-layer bare PCBs"),
+    "NE-208": ("tactile switch", "tactile switches"),
+    "NE-209": ("u.FL antenna connector", "u.FL antenna connectors"),
+    "NE-210": ("status LED", "status LEDs"),
+    "NE-211": ("2x5 pin header", "2x5 pin headers"),
+    "NE-212": ("ferrite bead", "ferrite beads"),
+    "NE-213": ("coin cell holder", "coin cell holders"),
+}
+# parts a user may add later (sizes 50 and 100), as BOARD_PARTS rows
+BOARD_NEW_PARTS: list[tuple[str, str, int, str, float, int, float]] = [
+    ("NE-210", "Status LED 0603", 2, "DigiKey", 0.06, 1000, 0.04),
+    ("NE-211", "Pin header 2x5", 1, "DigiKey", 0.28, 500, 0.22),
+    ("NE-212", "Ferrite bead 0603", 2, "Mouser", 0.05, 1000, 0.03),
+    ("NE-213", "Coin cell holder", 1, "Mouser", 0.32, 500, 0.26),
+]
+# the most of a part a board may take (the module and the bare PCB stay at one)
+BOARD_MAX = {
+    "NE-201": 3, "NE-202": 3, "NE-203": 10, "NE-204": 12, "NE-205": 1, "NE-206": 2, "NE-207": 1,
+    "NE-208": 4, "NE-209": 2, "NE-210": 4, "NE-211": 2, "NE-212": 4, "NE-213": 1,
+}  # fmt: skip
+BOARD_KEPT = ("NE-201", "NE-202", "NE-203", "NE-204", "NE-205", "NE-206", "NE-207")  # never dropped
+BOARD_CUSTOMERS = ["Tidewater Instruments", "Kestrel Sensing", "Bluefen Controls", "Marlow Labs"]
+BOARD_BUYERS = ["Hannah Cole", "Ravi Menon", "Julia Brandt", "Owen Price"]
+
+
+def board_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The build's inputs: its part rows ``[part number, description, per board, supplier,
+    base price, break quantity, break price]`` (size 10 holds the connector and the sensor;
+    rows dropped go to ``removed``), the build quantity, customer, due date and buyer."""
+    rows = BOARD_PARTS + (BOARD_PARTS_100 if size == 100 else [])
+    return {
+        "size": size,
+        "parts": [list(r) for r in rows[: 2 if size == 10 else len(rows)]],
+        "removed": [],
+        "build": d.pick([400, 320, 360, 440, 480]),
+        "customer": d.pick(BOARD_CUSTOMERS),
+        "due": d.date("2025-08-18", "2025-09-12", shipped="2025-08-29", weekdays="01234"),
+        "buyer": d.pick(BOARD_BUYERS),
+    }
 
 
 def board_params(size: int) -> dict[str, Any]:
-    # build / sensors: the build quantity and sensors per board the follow-ups change
-    return {"size": size, "connectors": 1, "build": BOARD_BUILD, "sensors": 1}
+    return board_inputs(size, SHIPPED)
 
 
-def _board_line(
-    row: tuple[str, str, int, str, float, int, float], per_board: int, build: int
-) -> dict[str, Any]:
-    pn, desc, _, supplier, base, break_qty, break_price = row
+def _board_line(row: Sequence[Any], build: int) -> dict[str, Any]:
+    pn, desc, per_board, supplier, base, break_qty, break_price = row
     qty = per_board * build
     volume = qty >= break_qty
     price = break_price if volume else base
@@ -499,9 +542,7 @@ def _board_line(
 
 def board_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, build = p["size"], p["build"]
-    rows = BOARD_PARTS + (BOARD_PARTS_100 if size == 100 else [])
-    per = {"NE-201": p["connectors"], "NE-202": p["sensors"]}
-    lines = [_board_line(r, per.get(r[0], r[2]), build) for r in rows]
+    lines = [_board_line(r, build) for r in p["parts"]]
     if size == 10:
         parts = [
             {
@@ -510,7 +551,7 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "order_qty": x["order_qty"],
                 "unit_price": x["unit_price"],
             }
-            for x in lines[:2]
+            for x in lines
         ]
         material = money(sum(x["order_qty"] * x["unit_price"] for x in parts))
         return {"build_quantity": build, "parts": parts, "material_cost": material}
@@ -538,10 +579,10 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
     per_board = money(material / build)
     art: dict[str, Any] = {
         "board": {"name": "SB-40 sensor board", "revision": "2.1"},
-        "customer": "Tidewater Instruments",
+        "customer": p["customer"],
         "build_quantity": build,
         "smt_line": "Line 3",
-        "due_date": "2025-08-29",
+        "due_date": p["due"],
         "parts": parts,
         "material_cost": material,
         "material_cost_per_board": per_board,
@@ -556,7 +597,7 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
         "total": money(price * build),
     }
     art["nre"] = {"stencil": 180.0, "test_fixture": 450.0}
-    art["contacts"] = {"buyer": "Hannah Cole", "engineer": "Viktor Sandberg"}
+    art["contacts"] = {"buyer": p["buyer"], "engineer": "Viktor Sandberg"}
     art["approved_alternates"] = [
         {"part_number": "NE-206", "alternate": "AP2112K-3.3"},
         {"part_number": "NE-203", "alternate": "RC0603FR-0710KL"},
@@ -569,11 +610,11 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def board_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, build = p["size"], p["build"]
     if size == 10:
         return [
             (
-                "We're building 400 SB-40 sensor boards. Each board has one JST 4-pin connector and one TMP117 "
+                f"We're building {build} SB-40 sensor boards. Each board has one JST 4-pin connector and one TMP117 "
                 "temperature sensor.",
                 [
                     "/build_quantity",
@@ -601,14 +642,14 @@ def board_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     n = len(BOARD_PARTS) + (len(BOARD_PARTS_100) if size == 100 else 0)
     line_text = (
-        "Order quantity = per board x 400. Each part's unit price is its base price, or its break "
+        f"Order quantity = per board x {build}. Each part's unit price is its base price, or its break "
         "price once the order quantity reaches the break; line cost = order quantity x unit price."
     )
     if size == 100:
         line_text += " Note the supplier and label the tier standard or volume."
     turns: list[Turn] = [
         (
-            "Tidewater Instruments ordered 400 SB-40 sensor boards, revision 2.1, due 2025-08-29 on SMT Line 3.",
+            f"{p['customer']} ordered {build} SB-40 sensor boards, revision 2.1, due {p['due']} on SMT Line 3.",
             ["/board", "/customer", "/build_quantity", "/smt_line", "/due_date"],
         ),
         (
@@ -660,16 +701,16 @@ def board_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (
             "Quote: price per board is (material per board + $3.80 assembly) plus a 30% markup, to the cent; "
-            "the quote total is that times 400. Stencil ($180) and test fixture ($450) are NRE, billed separately.",
+            f"the quote total is that times {build}. Stencil ($180) and test fixture ($450) are NRE, billed separately.",
             ["/quote", "/nre"],
         ),
         (
-            "Buyer is Hannah Cole, engineer Viktor Sandberg. Approved alternates: AP2112K-3.3 for NE-206 and "
+            f"Buyer is {p['buyer']}, engineer Viktor Sandberg. Approved alternates: AP2112K-3.3 for NE-206 and "
             "RC0603FR-0710KL for NE-203.",
             ["/contacts", "/approved_alternates"],
         ),
         (
-            "RoHS compliant, IPC class 2. Panels hold 4 boards, so 100 panels. Ships UPS Freight, FCA. Testing "
+            f"RoHS compliant, IPC class 2. Panels hold 4 boards, so {build // 4} panels. Ships UPS Freight, FCA. Testing "
             "is ICT + functional with a 98.5% yield target.",
             ["/compliance", "/panelization", "/shipping", "/test"],
         ),
@@ -677,11 +718,19 @@ def board_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _board_row(p: dict[str, Any], pn: str) -> list[Any]:
+    return next(r for r in p["parts"] if r[0] == pn)  # type: ignore[no-any-return]
+
+
+def _set_per_board(q: dict[str, Any], pn: str, n: int) -> None:
+    _board_row(q, pn)[2] = n
+
+
 def board_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="The customer wants a second sensor port, so each board needs two of the JST 4-pin connectors "
         "instead of one.",
-        mutate=lambda q: q.update(connectors=2),
+        mutate=lambda q: _set_per_board(q, "NE-201", 2),
         direct="/parts/0/per_board",
     )
 
@@ -699,7 +748,7 @@ def board_followups(p: dict[str, Any]) -> list[Revision]:
         Revision(
             request="The customer dropped the second sensor port again, so it's back to one JST connector per "
             "board.",
-            mutate=lambda q: q.update(connectors=1),
+            mutate=lambda q: _set_per_board(q, "NE-201", 1),
             direct="/parts/0/per_board",
             theme="The connector count the revision doubled goes back to one: at 500 boards its order still "
             "reaches the break, so only quantities and costs change",
@@ -707,13 +756,181 @@ def board_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Add a second TMP117 sensor to each board for redundancy.",
-            mutate=lambda q: q.update(sensors=2),
+            mutate=lambda q: _set_per_board(q, "NE-202", 2),
             direct="/parts/1/per_board",
             theme="Two sensors per board double the sensor order past its 1,000-piece break: volume price and "
             "the roll-up follow",
             pattern="threshold",
         ),
     ]
+
+
+# moves of bom-connector-price-break: size 10 holds the connector and the sensor only, without
+# part numbers, suppliers or tiers; parts are added or dropped at sizes 50 and 100
+
+
+def _volume(row: Sequence[Any], per_board: int, build: int) -> bool:
+    """Whether ``row``'s order reaches its price break."""
+    return bool(per_board * build >= row[5])
+
+
+def _board_count(p: dict[str, Any], n: int, row: Sequence[Any]) -> str:
+    """``two JST 4-pin connectors`` (size 10) or ``two NE-201 JST 4-pin connectors``."""
+    one, many = BOARD_SPOKEN[row[0]]
+    noun = one if n == 1 else many
+    return f"{count_word(n)} {noun}" if p["size"] == 10 else f"{count_word(n)} {row[0]} {noun}"
+
+
+def _board_per(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
+    """Another per-board count of a part, crossing its price break exactly when ``cross``."""
+    build = p["build"]
+    fits = {
+        i: [
+            n
+            for n in range(1, BOARD_MAX[r[0]] + 1)
+            if n != r[2] and (_volume(r, n, build) != _volume(r, r[2], build)) == cross
+        ]
+        for i, r in enumerate(p["parts"])
+    }
+    lines = [i for i, ns in fits.items() if ns]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    n = d.pick(fits[i])
+    old = count_word(row[2])
+    request = d.pick(
+        [
+            f"Each board needs {_board_count(p, n, row)} now instead of {old}.",
+            f"Design change: make it {_board_count(p, n, row)} per board, not {old}.",
+        ]
+    )
+    crossing = "crosses its price break" if cross else "stays on its side of the price break"
+    return Revision(
+        request=request,
+        mutate=lambda q: _set_per_board(q, row[0], n),
+        direct=f"/parts/{i}/per_board",
+        theme=f"{row[1]} goes to {n} per board: its order {crossing}, the roll-up follows",
+    )
+
+
+def _board_build(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Another build quantity (a multiple of the 4-board panel) that moves a part across its break."""
+    rows, old = p["parts"], p["build"]
+    pool = [
+        b
+        for b in range(300, 1001, 20)
+        if b != old and any(_volume(r, r[2], b) != _volume(r, r[2], old) for r in rows)
+    ]
+    if not pool:
+        return None
+    build = d.pick(pool)
+    who = "The customer" if p["size"] == 10 else p["customer"]
+    return Revision(
+        request=d.pick(
+            [
+                f"{who} changed the order: we're building {build:,} boards now, not {old:,}.",
+                f"Make the build {build:,} boards instead of {old:,}.",
+            ]
+        ),
+        mutate=lambda q: q.update(build=build),
+        direct="/build_quantity",
+        theme=f"A build of {build} scales every order quantity; parts whose order crosses its break "
+        "change price",
+    )
+
+
+def _board_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A supplier re-quotes both prices of a part (not the sub-cent passives)."""
+    lines = [i for i, r in enumerate(p["parts"]) if r[4] >= 0.05]
+    i = d.pick(lines)
+    row = p["parts"][i]
+    volume = _volume(row, row[2], p["build"])
+    quotes = [
+        (money(row[4] * f), money(row[6] * f))
+        for f in (0.8, 0.9, 1.1, 1.2)
+        if money((row[6] if volume else row[4]) * f) != (row[6] if volume else row[4])
+    ]
+    base, low = d.pick(quotes)
+    who = "The supplier" if p["size"] == 10 else row[3]
+    name = BOARD_SPOKEN[row[0]][0] if p["size"] == 10 else f"{row[0]} {BOARD_SPOKEN[row[0]][0]}"
+
+    def mutate(q: dict[str, Any]) -> None:
+        _board_row(q, row[0])[4:7] = [base, row[5], low]
+
+    return Revision(
+        request=f"{who} re-quoted the {name}: {dollars(base)} each, or {dollars(low)} at "
+        f"{row[5]:,} or more.",
+        mutate=mutate,
+        direct=f"/parts/{i}/unit_price",
+        theme=f"{row[1]} is re-quoted: its price and the roll-up follow",
+    )
+
+
+def _board_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new part, or one dropped earlier, joins the build as its last line."""
+    held = {r[0] for r in p["parts"]} | {r[0] for r in p["removed"]}
+    choices = [("new", list(r)) for r in BOARD_NEW_PARTS if r[0] not in held]
+    choices += [("back", list(r)) for r in p["removed"]]
+    if not choices:
+        return None
+    kind, row = d.pick(choices)
+    pn, desc, n, supplier, base, break_qty, low = row
+    source = f" from {supplier}" if p["size"] == 100 else ""
+    what = (
+        f"{count_word(n)} per board{source}, {dollars(base)} each or {dollars(low)} at "
+        f"{break_qty:,} or more"
+    )
+    request = (
+        f"Add a new part, {pn} {desc}: {what}."
+        if kind == "new"
+        else f"Put {pn} ({desc}) back on the board, as the last line: {what}."
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["removed"] = [r for r in q["removed"] if r[0] != pn]
+        q["parts"].append(row)
+
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=f"/parts/{len(p['parts'])}",
+        theme=f"{desc} joins the build: its order, price and cost join the roll-up",
+    )
+
+
+def _board_remove(p: dict[str, Any], d: Draw) -> Revision | None:
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] not in BOARD_KEPT]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    name = f"{row[0]} {BOARD_SPOKEN[row[0]][1 if row[2] > 1 else 0]}"
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["removed"].append(q["parts"].pop(i))
+
+    return Revision(
+        request=d.pick(
+            [
+                f"Drop the {name} from the BOM.",
+                f"The board no longer needs the {name}; take it out.",
+            ]
+        ),
+        mutate=mutate,
+        direct=f"/parts/{i}",
+        theme=f"{row[1]} leaves the build: its cost leaves the roll-up",
+    )
+
+
+BOARD_MOVES = [
+    Move("cross-break", "threshold", lambda p, d: _board_per(p, d, cross=True)),
+    Move("build", "threshold", _board_build),
+    Move("per-board", "arithmetic", lambda p, d: _board_per(p, d, cross=False)),
+    Move("reprice", "arithmetic", _board_reprice, opens=False),
+    Move("add-part", "add_remove", _board_add, when=lambda p: p["size"] >= 50),
+    Move("remove-part", "add_remove", _board_remove, when=lambda p: p["size"] >= 50),
+]
 
 
 # --------------------------------------------------------------------------- bom-drop-bumper
@@ -1548,6 +1765,8 @@ SCENARIOS = [
         conversation=board_conversation,
         revision=board_revision,
         followups=board_followups,
+        inputs=board_inputs,
+        moves=BOARD_MOVES,
         notes=(
             "Price-break threshold: a second connector per board doubles its order quantity past the "
             "500-piece break, so its unit price drops and the material cost follows; at 50+ line cost and "
