@@ -8,6 +8,7 @@ stated in the conversation and computed here, so each gold patch is right by con
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -960,24 +961,60 @@ SPEAKER_ROUTING: list[tuple[str, str, int]] = [
 ]
 
 
+# what a user calls each part mid-sentence
+SPEAKER_SPOKEN = {
+    "CA-201": "40 mm speaker drivers",
+    "CA-214": "rubber bumper ring",
+    "CA-220": "2000 mAh Li-ion battery",
+    "CA-230": "front housing",
+    "CA-231": "rear housing",
+    "CA-240": "amplifier board",
+    "CA-250": "grille mesh",
+    "CA-260": "USB-C port board",
+    "CA-270": "lanyard clip",
+}
+SPEAKER_SMALL = ("CA-201", "CA-214", "CA-220")  # the size-10 BOM
+SPEAKER_OPTIONAL = (BUMPER, "CA-270")  # the catalog parts a move may drop and put back
+SPEAKER_SUPPLIERS = ["Pacific Molding", "Dongguan Acoustics", "Keystone Metals"]
+
+
+def speaker_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The speaker's inputs: its part rows ``[part number, description, qty, unit cost,
+    supplier, grams]`` in BOM order (catalog parts, then parts added), the catalog parts taken
+    out (``out``: a part put back returns to its place) and added parts dropped (``dropped``)."""
+    rows = SPEAKER_PARTS + (SPEAKER_PARTS_100 if size == 100 else [])
+    parts = [list(r) for r in rows if size > 10 or r[0] in SPEAKER_SMALL]
+    drawn = {
+        "CA-201": [3.10, 2.85, 3.40, 3.65],
+        BUMPER: [0.85, 0.75, 0.95, 1.10],
+        "CA-220": [4.75, 4.40, 5.20, 5.60],
+    }
+    for row in parts:
+        if row[0] in drawn:
+            row[3] = d.pick(drawn[row[0]])
+    return {"size": size, "parts": parts, "out": [], "dropped": []}
+
+
 def speaker_params(size: int) -> dict[str, Any]:
-    # prices / extra: re-quoted unit costs and added parts of the follow-ups
-    return {"size": size, "bumper": True, "prices": {}, "extra": []}
+    return speaker_inputs(size, SHIPPED)
+
+
+def _speaker_rows(p: dict[str, Any]) -> list[list[Any]]:
+    """The parts in the BOM, in order."""
+    return [r for r in p["parts"] if r[0] not in p["out"]]
+
+
+def _speaker_row(p: dict[str, Any], pn: str) -> list[Any]:
+    return next(r for r in p["parts"] if r[0] == pn)  # type: ignore[no-any-return]
 
 
 def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    rows = SPEAKER_PARTS + (SPEAKER_PARTS_100 if size == 100 else []) + p["extra"]
-    rows = [r for r in rows if p["bumper"] or r[0] != BUMPER]
-    rows = [(pn, d, q, p["prices"].get(pn, c), s, g) for pn, d, q, c, s, g in rows]
+    rows = _speaker_rows(p)
     if size == 10:
-        small = [
-            ("Speaker driver 40 mm (pair)", 6.2),
-            ("Rubber bumper ring", p["prices"].get(BUMPER, 0.85)),
-            ("Li-ion battery 2000 mAh", 4.75),
-        ] + [(d, q * c) for _, d, q, c, _, _ in p["extra"]]
         parts: list[dict[str, Any]] = [
-            {"part": n, "cost": c} for n, c in small if p["bumper"] or n != "Rubber bumper ring"
+            {"part": f"{d} (pair)" if pn == "CA-201" else d, "cost": money(q * c)}
+            for pn, d, q, c, _, _ in rows
         ]
         return {
             "product": "Trailhead speaker",
@@ -1004,9 +1041,7 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
     present = {x["part_number"] for x in parts}
     enclosure = [pn for pn in ("CA-230", "CA-231", BUMPER, "CA-250") if pn in present]
     subassemblies: list[dict[str, Any]] = [{"name": "Enclosure kit", "parts": enclosure}]
-    suppliers = ["Pacific Molding", "Dongguan Acoustics"] + (
-        ["Keystone Metals"] if size == 100 else []
-    )
+    suppliers = SPEAKER_SUPPLIERS[: 3 if size == 100 else 2]
     art: dict[str, Any] = {
         "product": "Trailhead speaker",
         "revision": "B",
@@ -1028,7 +1063,8 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
         return art
     weight = sum(x["weight_g"] for x in parts)
     summary.update(total_weight_g=weight, shipping_weight_g=weight + 180)
-    subassemblies.append({"name": "Electronics module", "parts": ["CA-201", "CA-240", "CA-260"]})
+    electronics = [pn for pn in ("CA-201", "CA-240", "CA-260") if pn in present]
+    subassemblies.append({"name": "Electronics module", "parts": electronics})
     art["routing"] = [{"station": s, "operation": o, "minutes": m} for s, o, m in SPEAKER_ROUTING]
     art["assembly_minutes"] = sum(m for _, _, m in SPEAKER_ROUTING)
     return art
@@ -1036,12 +1072,13 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def speaker_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    driver, bumper, battery = (_speaker_row(p, pn)[3] for pn in SPEAKER_SMALL)
     if size == 10:
         return [
             ("BOM for the Trailhead speaker, revision B.", ["/product", "/revision"]),
             (
-                "Components with their cost per speaker: the 40 mm driver pair $6.20, a rubber bumper ring $0.85 "
-                "and the 2000 mAh Li-ion battery $4.75.",
+                f"Components with their cost per speaker: the 40 mm driver pair {dollars(money(2 * driver))}, a "
+                f"rubber bumper ring {dollars(bumper)} and the 2000 mAh Li-ion battery {dollars(battery)}.",
                 ["/components/0", "/components/1", "/components/2"],
             ),
             (
@@ -1052,8 +1089,9 @@ def speaker_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         ("Let's build the BOM for the Trailhead speaker, revision B.", ["/product", "/revision"]),
         (
-            "Components: CA-201 40 mm speaker driver, 2 at $3.10 (Dongguan Acoustics); CA-214 rubber bumper ring, "
-            "1 at $0.85 (Pacific Molding); CA-220 2000 mAh Li-ion battery, 1 at $4.75 (Dongguan Acoustics); "
+            f"Components: CA-201 40 mm speaker driver, 2 at {dollars(driver)} (Dongguan Acoustics); CA-214 rubber "
+            f"bumper ring, 1 at {dollars(bumper)} (Pacific Molding); CA-220 2000 mAh Li-ion battery, 1 at "
+            f"{dollars(battery)} (Dongguan Acoustics); "
             "CA-230 front housing $1.60 and CA-231 rear housing $1.45 (both Pacific Molding); CA-240 amplifier "
             "board $3.80 (Dongguan Acoustics). Extended cost = qty x unit cost.",
             [
@@ -1131,23 +1169,39 @@ def speaker_conversation(p: dict[str, Any]) -> list[Turn]:
 def speaker_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="The new housing has the bumper molded in, so drop the rubber bumper ring from the BOM.",
-        mutate=lambda q: q.update(bumper=False),
+        mutate=lambda q: q["out"].append(BUMPER),
         direct="/components/1",
     )
 
 
 STRAP = ("CA-280", "Silicone carry strap", 1, 0.45, "Pacific Molding", 9)
+# parts a user may add later, as SPEAKER_PARTS rows (from the suppliers every size lists)
+SPEAKER_NEW_PARTS: list[tuple[str, str, int, float, str, int]] = [
+    STRAP,
+    ("CA-282", "Passive radiator", 1, 1.20, "Dongguan Acoustics", 18),
+    ("CA-284", "Button membrane", 1, 0.25, "Pacific Molding", 3),
+    ("CA-286", "Drawstring carry pouch", 1, 0.60, "Pacific Molding", 14),
+    ("CA-288", "Foam gasket", 2, 0.10, "Pacific Molding", 1),
+]
+
+
+def _set_speaker_cost(q: dict[str, Any], pn: str, cost: float) -> None:
+    _speaker_row(q, pn)[3] = cost
 
 
 def speaker_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
     cost = "/components/1/cost" if size == 10 else "/components/1/unit_cost"
-    end = {10: 3, 50: 6, 100: 9}[size]  # the index a part added at the end takes
+    end = len(p["parts"])  # the index a part added at the end takes
+
+    def back(q: dict[str, Any]) -> None:
+        q["out"].remove(BUMPER)
+
     return [
         Revision(
             request="The molded-in bumper failed the drop test. Put the rubber bumper ring back in the BOM, "
             "in its old place.",
-            mutate=lambda q: q.update(bumper=True),
+            mutate=back,
             direct="/components/1",
             theme="The removed component comes back in its place: counts, cost and weight roll-ups, the "
             "enclosure kit and its supplier's summary follow",
@@ -1155,7 +1209,7 @@ def speaker_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Pacific Molding re-quoted the bumper ring at $0.70.",
-            mutate=lambda q: q["prices"].update({BUMPER: 0.70}),
+            mutate=lambda q: _set_speaker_cost(q, BUMPER, 0.70),
             direct=cost,
             theme="The part just put back gets a lower price: its line, the material cost and its supplier's "
             "spend follow",
@@ -1168,13 +1222,165 @@ def speaker_followups(p: dict[str, Any]) -> list[Revision]:
             if size == 10
             else "Add a new component, CA-280 Silicone carry strap from Pacific Molding: one per speaker, "
             + ("$0.45, 9 g." if size == 100 else "$0.45."),
-            mutate=lambda q: q["extra"].append(STRAP),
+            mutate=lambda q: q["parts"].append(list(STRAP)),
             direct=f"/components/{end}",
             theme="A new component adds a line: count, material cost, weights and its supplier's summary "
             "follow; the kit lists stay",
             pattern="add_remove",
         ),
     ]
+
+
+# moves of bom-drop-bumper: size 10 lists parts by name and cost per speaker only (no part
+# numbers, quantities, suppliers or weights); weights are in the document at size 100 only
+
+
+def _speaker_label(p: dict[str, Any], row: Sequence[Any]) -> str:
+    """``the rubber bumper ring`` (size 10: ``the 40 mm driver pair``), ``the CA-214 rubber
+    bumper ring`` beyond."""
+    pn = row[0]
+    if p["size"] == 10 and pn == "CA-201":
+        return "the 40 mm driver pair"
+    name = SPEAKER_SPOKEN.get(pn) or row[1][0].lower() + row[1][1:]
+    return f"the {name}" if p["size"] == 10 else f"the {pn} {name}"
+
+
+def _speaker_terms(p: dict[str, Any], row: Sequence[Any]) -> str:
+    """What a line costs (and weighs) as the size records it."""
+    _, _, qty, cost, supplier, grams = row
+    if p["size"] == 10:
+        return f"{dollars(money(qty * cost))} per speaker"
+    terms = f"{count_word(qty)} per speaker at {dollars(cost)} each from {supplier}"
+    return terms + (f", {grams} g each" if p["size"] == 100 else "")
+
+
+def _speaker_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Take out the bumper, the lanyard clip or a part added earlier."""
+    rows = _speaker_rows(p)
+    added = {r[0] for r in SPEAKER_NEW_PARTS}
+    lines = [i for i, r in enumerate(rows) if r[0] in SPEAKER_OPTIONAL or r[0] in added]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = rows[i]
+    label = _speaker_label(p, row)
+
+    def mutate(q: dict[str, Any]) -> None:
+        if row[0] in added:
+            q["parts"].remove(row)
+            q["dropped"].append(row)
+        else:
+            q["out"].append(row[0])
+
+    return Revision(
+        request=d.pick(
+            [f"Drop {label} from the BOM.", f"We don't need {label} any more; take it out."]
+        ),
+        mutate=mutate,
+        direct=f"/components/{i}",
+        theme=f"{row[1]} leaves the BOM: counts, costs, its supplier's summary and the kits follow",
+    )
+
+
+def _speaker_back(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A catalog part taken out comes back in its old place (the request restates its terms)."""
+    if not p["out"]:
+        return None
+    pn = d.pick(p["out"])
+    row = _speaker_row(p, pn)
+    q = copy.deepcopy(p)
+    q["out"].remove(pn)
+    i = next(n for n, r in enumerate(_speaker_rows(q)) if r[0] == pn)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["out"].remove(pn)
+
+    return Revision(
+        request=f"Put {_speaker_label(p, row)} back in the BOM, in its old place: "
+        f"{_speaker_terms(p, row)}.",
+        mutate=mutate,
+        direct=f"/components/{i}",
+        theme=f"{row[1]} comes back in its place: counts, costs, its supplier's summary and the kits "
+        "follow",
+    )
+
+
+def _speaker_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new part, or one added and dropped earlier, joins the BOM as its last line."""
+    held = {r[0] for r in p["parts"]}
+    rows = [list(r) for r in SPEAKER_NEW_PARTS if r[0] not in held]
+    if not rows:
+        return None
+    row = d.pick(rows)
+    dropped = next((r for r in p["dropped"] if r[0] == row[0]), None)
+    row = dropped or row
+    name = row[1] if p["size"] == 10 else f"{row[0]} {row[1]}"
+    request = (
+        f"Add a new component, {name}: {_speaker_terms(p, row)}."
+        if dropped is None
+        else f"Add {name} back, as the last line: {_speaker_terms(p, row)}."
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["dropped"] = [r for r in q["dropped"] if r[0] != row[0]]
+        q["parts"].append(row)
+
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=f"/components/{len(_speaker_rows(p))}",
+        theme=f"{row[1]} joins the BOM: counts, costs and its supplier's summary follow",
+    )
+
+
+def _speaker_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _speaker_rows(p)
+    i = d.pick(range(len(rows)))
+    row = rows[i]
+    costs = {money(row[3] * f) for f in (0.8, 0.9, 1.1, 1.2)}
+    cost = d.pick(sorted(c for c in costs if c != row[3] and c > 0))
+    label = _speaker_label(p, row)
+    if p["size"] == 10:
+        request = (
+            f"{label[0].upper()}{label[1:]} costs {dollars(money(row[2] * cost))} per speaker now."
+        )
+        direct = f"/components/{i}/cost"
+    else:
+        request = f"{row[4]} re-quoted {label} at {dollars(cost)} each."
+        direct = f"/components/{i}/unit_cost"
+    return Revision(
+        request=request,
+        mutate=lambda q: _set_speaker_cost(q, row[0], cost),
+        direct=direct,
+        theme=f"{row[1]} is re-priced: its line, the material cost and its supplier's spend follow",
+    )
+
+
+def _speaker_supplier(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A part moves to another supplier the size lists, at the same price."""
+    rows = _speaker_rows(p)
+    i = d.pick(range(len(rows)))
+    row = rows[i]
+    supplier = d.pick([s for s in SPEAKER_SUPPLIERS[: 3 if p["size"] == 100 else 2] if s != row[4]])
+
+    def mutate(q: dict[str, Any]) -> None:
+        _speaker_row(q, row[0])[4] = supplier
+
+    return Revision(
+        request=f"We're sourcing {_speaker_label(p, row)} from {supplier} now, at the same price.",
+        mutate=mutate,
+        direct=f"/components/{i}/supplier",
+        theme=f"{row[1]} moves from {row[4]} to {supplier}: both suppliers' counts and spend follow",
+    )
+
+
+SPEAKER_MOVES = [
+    Move("drop-part", "add_remove", _speaker_drop),
+    Move("put-back", "add_remove", _speaker_back),
+    Move("add-part", "add_remove", _speaker_add),
+    Move("reprice", "arithmetic", _speaker_reprice, opens=False),
+    Move("switch-supplier", "substitution", _speaker_supplier, when=lambda p: p["size"] >= 50),
+]
 
 
 # --------------------------------------------------------------------------- bom-production-start
@@ -1784,6 +1990,8 @@ SCENARIOS = [
         conversation=speaker_conversation,
         revision=speaker_revision,
         followups=speaker_followups,
+        inputs=speaker_inputs,
+        moves=SPEAKER_MOVES,
         notes=(
             "Removal of one BOM line: component count and material cost follow; at 50+ the part leaves "
             "the enclosure-kit list and its supplier's line count and spend drop; at 100 the total and "
