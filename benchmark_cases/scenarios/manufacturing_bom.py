@@ -9,6 +9,7 @@ stated in the conversation and computed here, so each gold patch is right by con
 from __future__ import annotations
 
 import copy
+import datetime as _dt
 from collections.abc import Sequence
 from typing import Any
 
@@ -1409,28 +1410,61 @@ PACK_TESTS: list[tuple[str, int]] = [
 ]
 
 
+PACK_CONTACTS = ["Elin Nyberg", "Jonas Eklund", "Mia Lindholm", "Karl Strand"]
+PACK_LEADS = ["Marta Silva", "Joana Reis", "Inês Duarte", "Paulo Matos"]
+PACK_LINES = ["Line 1", "Line 2", "Line 3", "Line 4", "Line 5"]
+PACK_WINDOW = ("2025-08-25", "2025-10-10")  # starts a move may pick: after the fixed certification
+PACK_SPOKEN = {
+    "VL-100": "21700 cells",
+    "VL-110": "13S BMS board",
+    "VL-120": "0.15 mm nickel strip",
+    "VL-130": "extruded aluminum enclosure",
+    "VL-140": "wiring harness",
+    "VL-150": "XT60 connector",
+    "VL-160": "cell holder frame",
+    "VL-170": "thermal pad",
+}
+
+
+def pack_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The pilot run's inputs: its start, line and quantity, the offsets the conversation
+    states (materials due, first article inspection), the parts ``[part number, part,
+    supplier, lead time, PO date if placed]`` (sizes 50 and 100) and the people named."""
+    rows = PACK_PARTS + (PACK_PARTS_100 if size == 100 else [])
+    return {
+        "size": size,
+        "start": d.date("2025-09-01", "2025-09-19", shipped=PACK_START, weekdays="01234"),
+        "line": d.pick(["Line 2", "Line 1", "Line 3", "Line 5"]),
+        "quantity": d.pick([150, 120, 200, 250]),
+        "due_days": 5,
+        "fai_days": 2,
+        "parts": [] if size == 10 else [list(r) for r in rows],
+        "contact": d.pick(PACK_CONTACTS),
+        "ops_lead": d.pick(PACK_LEADS),
+    }
+
+
 def pack_params(size: int) -> dict[str, Any]:
-    return {"size": size, "start": PACK_START, "line": "Line 2"}
+    return pack_inputs(size, SHIPPED)
 
 
 def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, start, line = p["size"], p["start"], p["line"]
-    materials_due = add_days(start, -5)
+    materials_due = add_days(start, -p["due_days"])
     ship = add_days(start, 14)
     if size == 10:
         return {
             "product": "VB-48 battery pack",
             "customer": "Pedalworks Distribution",
-            "quantity": 150,
+            "quantity": p["quantity"],
             "line": line,
             "production_start": start,
             "materials_due": materials_due,
-            "first_article_inspection": add_days(start, 2),
+            "first_article_inspection": add_days(start, p["fai_days"]),
             "ship_date": ship,
             "design_freeze": "2025-07-31",
             "trade_show": "2025-10-14",
         }
-    rows = PACK_PARTS + (PACK_PARTS_100 if size == 100 else [])
     parts = [
         {
             "part_number": pn,
@@ -1439,7 +1473,7 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
             "lead_time_days": lead,
             "po_date": placed or add_days(materials_due, -lead),
         }
-        for pn, name, sup, lead, placed in rows
+        for pn, name, sup, lead, placed in p["parts"]
     ]
     end = add_days(start, 9)
     qa = add_days(end, 3)
@@ -1447,16 +1481,16 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
         "product": {
             "name": "VB-48 battery pack",
             "model": "VB-48-13S4P",
-            "quantity": 150,
+            "quantity": p["quantity"],
             "line": line,
         },
-        "customer": {"name": "Pedalworks Distribution", "contact": "Elin Nyberg"},
+        "customer": {"name": "Pedalworks Distribution", "contact": p["contact"]},
         "factory": "Voltline Plant 1, Porto",
-        "ops_lead": "Marta Silva",
+        "ops_lead": p["ops_lead"],
         "schedule": {
             "production_start": start,
             "materials_due": materials_due,
-            "first_article_inspection": add_days(start, 2),
+            "first_article_inspection": add_days(start, p["fai_days"]),
             "production_end": end,
             "qa_release": qa,
             "ship_date": add_days(qa, 2),
@@ -1478,7 +1512,7 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
         supplier_holiday_start="2025-10-01", supplier_holiday_end="2025-10-07"
     )
     art["team"] = [
-        {"role": "Ops lead", "name": "Marta Silva"},
+        {"role": "Ops lead", "name": p["ops_lead"]},
         {"role": "Quality", "name": "Rui Costa"},
         {"role": "Electrical", "name": "Ana Pires"},
         {"role": "Buyer", "name": "Tiago Mendes"},
@@ -1508,17 +1542,19 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def pack_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, start, line, qty = p["size"], p["start"], p["line"], p["quantity"]
+    offsets = f"{p['due_days']} days before the start, first article inspection {p['fai_days']} days after"
     if size == 10:
         return [
             (
-                "We're planning the pilot run of the VB-48 battery pack for Pedalworks Distribution: 150 packs on "
-                "Line 2.",
+                f"We're planning the pilot run of the VB-48 battery pack for Pedalworks Distribution: {qty} packs "
+                f"on {line}.",
                 ["/product", "/customer", "/quantity", "/line"],
             ),
             (
-                "Production starts 2025-09-08. Materials have to be in 5 days before the start, first article "
-                "inspection is 2 days after the start, and we ship two weeks (14 days) after the start.",
+                f"Production starts {start}. Materials have to be in {p['due_days']} days before the start, first "
+                f"article inspection is {p['fai_days']} days after the start, and we ship two weeks (14 days) after "
+                "the start.",
                 ["/production_start", "/materials_due", "/first_article_inspection", "/ship_date"],
             ),
             (
@@ -1529,8 +1565,9 @@ def pack_conversation(p: dict[str, Any]) -> list[Turn]:
     n = len(PACK_PARTS) + (len(PACK_PARTS_100) if size == 100 else 0)
     turns: list[Turn] = [
         (
-            "Planning the pilot run of the VB-48 battery pack (model VB-48-13S4P): 150 packs on Line 2 at Voltline "
-            "Plant 1, Porto, for Pedalworks Distribution (contact Elin Nyberg). Marta Silva is ops lead.",
+            f"Planning the pilot run of the VB-48 battery pack (model VB-48-13S4P): {qty} packs on {line} at "
+            f"Voltline Plant 1, Porto, for Pedalworks Distribution (contact {p['contact']}). {p['ops_lead']} is "
+            "ops lead.",
             [
                 "/product/name",
                 "/product/model",
@@ -1543,8 +1580,8 @@ def pack_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Production starts 2025-09-08. All dates are calendar days: materials due 5 days before the start, "
-            "first article inspection 2 days after the start, production ends 9 days after the start, QA "
+            f"Production starts {start}. All dates are calendar days: materials due {offsets} the start, "
+            "production ends 9 days after the start, QA "
             "release 3 days after production ends, and we ship 2 days after QA release.",
             [
                 "/schedule/production_start",
@@ -1599,7 +1636,7 @@ def pack_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/fixed_dates/supplier_holiday_start", "/fixed_dates/supplier_holiday_end"],
             ),
             (
-                "Team: Marta Silva ops lead, Rui Costa quality, Ana Pires electrical, Tiago Mendes buyer. Budget "
+                f"Team: {p['ops_lead']} ops lead, Rui Costa quality, Ana Pires electrical, Tiago Mendes buyer. Budget "
                 "split: cells €19,500, electronics €9,800, mechanical €6,200, labor €4,500, contingency €2,000.",
                 ["/team", "/budget_breakdown_eur"],
             ),
@@ -1657,6 +1694,131 @@ def pack_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="temporal",
         ),
     ]
+
+
+# moves of bom-production-start: size 10 records no parts, lead times or PO dates; every date
+# in a request is an ISO date, as the conversation writes them
+
+
+def _pack_path(p: dict[str, Any], name: str) -> str:
+    return f"/{name}" if p["size"] == 10 else f"/schedule/{name}"
+
+
+def _pack_starts(p: dict[str, Any], days: range | Sequence[int]) -> list[int]:
+    """The shifts in ``days`` that keep the start on a weekday inside the window."""
+    lo, hi = PACK_WINDOW
+    return [
+        n
+        for n in days
+        if lo <= add_days(p["start"], n) <= hi
+        and _dt.date.fromisoformat(add_days(p["start"], n)).weekday() < 5
+    ]
+
+
+def _pack_start(p: dict[str, Any], d: Draw) -> Revision | None:
+    shifts = _pack_starts(p, [n for n in range(-14, 22) if abs(n) >= 2])
+    if not shifts:
+        return None
+    days = d.pick(shifts)
+    start = add_days(p["start"], days)
+    later = "back" if days > 0 else "forward"
+    return Revision(
+        request=d.pick(
+            [
+                f"Move the production start to {start}.",
+                f"{p['line']} changed its plan: pull our production start {later} to {start}."
+                if days < 0
+                else f"{p['line']} is booked longer than planned. Push the production start {later} to {start}.",
+            ]
+        ),
+        mutate=lambda q: q.update(start=start),
+        direct=_pack_path(p, "production_start"),
+        theme=f"The production start moves {abs(days)} days {later}: every date set from it follows, fixed "
+        "dates and placed orders stay",
+    )
+
+
+def _pack_line(p: dict[str, Any], d: Draw) -> Revision | None:
+    shifts = _pack_starts(p, [n for n in range(-7, 22) if abs(n) >= 3])
+    if not shifts:
+        return None
+    line = d.pick([x for x in PACK_LINES if x != p["line"]])
+    start = add_days(p["start"], d.pick(shifts))
+
+    def mutate(q: dict[str, Any]) -> None:
+        q.update(line=line, start=start)
+
+    return Revision(
+        request=f"{p['line']} can't take us after all. Move the pilot to {line}; the earliest it can start "
+        f"us is {start}.",
+        mutate=mutate,
+        direct=["/line" if p["size"] == 10 else "/product/line", _pack_path(p, "production_start")],
+        theme=f"The run moves to {line}, whose first free day becomes the production start; the schedule "
+        "follows",
+    )
+
+
+def _pack_due(p: dict[str, Any], d: Draw) -> Revision | None:
+    days = d.pick([n for n in (3, 4, 5, 6, 7, 10) if n != p["due_days"]])
+    return Revision(
+        request=f"The warehouse wants materials in {days} days before the production start now, not "
+        f"{p['due_days']}.",
+        mutate=lambda q: q.update(due_days=days),
+        direct=_pack_path(p, "materials_due"),
+        theme="The materials due date moves"
+        + (": every open purchase order moves with it" if p["size"] > 10 else ""),
+    )
+
+
+def _pack_slip(p: dict[str, Any], d: Draw) -> Revision | None:
+    """The start moves by whole weeks, said relative to the plan."""
+    weeks_ = [w for w in (-2, -1, 1, 2, 3) if _pack_starts(p, [7 * w])]
+    if not weeks_:
+        return None
+    weeks = d.pick(weeks_)
+    start = add_days(p["start"], 7 * weeks)
+    span = f"{count_word(abs(weeks))} week{'s' if abs(weeks) > 1 else ''}"
+    request = (
+        f"Everything slips by {span}: start production {7 * weeks} days later than currently planned."
+        if weeks > 0
+        else f"Good news, we can start {span} early: production starts {-7 * weeks} days earlier than "
+        "currently planned."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(start=start),
+        direct=_pack_path(p, "production_start"),
+        theme=f"The start moves by {span}: every date set from it follows, fixed dates stay",
+    )
+
+
+def _pack_lead(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A supplier quotes another lead time for a part not yet ordered: its PO date moves."""
+    lines = [i for i, r in enumerate(p["parts"]) if r[4] is None]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    pn, _, supplier, lead, _ = p["parts"][i]
+    days = d.pick([n for n in range(7, 57, 7) if n != lead])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][3] = days
+
+    return Revision(
+        request=f"{supplier} now quotes {days} days lead time for the {pn} {PACK_SPOKEN[pn]}.",
+        mutate=mutate,
+        direct=f"/parts/{i}/lead_time_days",
+        theme=f"A {days}-day lead time moves the {pn} purchase order date",
+    )
+
+
+PACK_MOVES = [
+    Move("shift-start", "temporal", _pack_start),
+    Move("switch-line", "substitution", _pack_line),
+    Move("slip", "temporal", _pack_slip),
+    Move("materials-due", "temporal", _pack_due, when=lambda p: p["size"] >= 50),
+    Move("lead-time", "temporal", _pack_lead, when=lambda p: p["size"] >= 50, opens=False),
+]
 
 
 # --------------------------------------------------------------------------- bom-release
@@ -2008,6 +2170,8 @@ SCENARIOS = [
         conversation=pack_conversation,
         revision=pack_revision,
         followups=pack_followups,
+        inputs=pack_inputs,
+        moves=PACK_MOVES,
         notes=(
             "Offsets from the production start: materials due (-5 days), first article inspection (+2) "
             "and ship date (+14); at 50+ production end, QA release and each PO date (materials due - "
