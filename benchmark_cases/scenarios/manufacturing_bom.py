@@ -1852,15 +1852,35 @@ GLASS_BODIES = {
 FEET = ("HK-390", "Non-slip feet", 1, "Ningbo Plastics", 0.12, False)
 
 
+KETTLE_OWNERS = ["Grace Lindqvist", "Helena Berg", "Tobias Lund", "Amira Haddad"]
+KETTLE_ENGINEERS = ["Owen Marsh", "Felix Amann", "Nora Quinn", "Yusuf Demir"]
+
+
+def kettle_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The BOM's inputs: its status, its part rows ``[part number, description, qty, supplier,
+    unit cost, obsolete]`` (size 10 holds the element and the glass body; rows dropped go to
+    ``removed``), the element's cost and the people and pilot the conversation names."""
+    rows = KETTLE_PARTS + (KETTLE_PARTS_100 if size == 100 else [])
+    parts = [list(r) for r in rows[: 2 if size == 10 else len(rows)]]
+    parts[0][4] = d.pick([4.60, 4.35, 4.85, 5.10])
+    return {
+        "size": size,
+        "released": False,
+        "parts": parts,
+        "removed": [],
+        "owner": d.pick(KETTLE_OWNERS),
+        "engineer": d.pick(KETTLE_ENGINEERS),
+        "pilot": d.pick([300, 200, 250, 400]),
+    }
+
+
 def kettle_params(size: int) -> dict[str, Any]:
-    # glass / extra: the glass body part and added parts of the follow-ups
-    return {"size": size, "released": False, "glass": "HK-310", "extra": []}
+    return kettle_inputs(size, SHIPPED)
 
 
-def _kettle_rows(p: dict[str, Any]) -> list[tuple[str, str, int, str, float, bool]]:
-    rows = KETTLE_PARTS + (KETTLE_PARTS_100 if p["size"] == 100 else []) + p["extra"]
-    desc, cost = GLASS_BODIES[p["glass"]]
-    return [(p["glass"], desc, r[2], r[3], cost, r[5]) if r[0] == "HK-310" else r for r in rows]
+def _kettle_material(p: dict[str, Any]) -> float:
+    """Material cost per kettle: the active parts only."""
+    return money(sum(r[2] * r[4] for r in p["parts"] if not r[5]))
 
 
 def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -1876,12 +1896,11 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
             "editable": not released,
             "watermark": RELEASED_WATERMARK if released else DRAFT_WATERMARK,
             "parts": [
-                {"part": r[1], "purchasing": purchasing} for r in _kettle_rows(p)[:2] + p["extra"]
+                {"part": r[1], "purchasing": "blocked" if r[5] else purchasing} for r in p["parts"]
             ],
         }
-    rows = _kettle_rows(p)
     parts = []
-    for pn, desc, qty, supplier, cost, obsolete in rows:
+    for pn, desc, qty, supplier, cost, obsolete in p["parts"]:
         part: dict[str, Any] = {
             "part_number": pn,
             "description": desc,
@@ -1899,7 +1918,7 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
             "model": "HK-K2",
             "revision": "C",
             "status": status,
-            "owner": "Grace Lindqvist",
+            "owner": p["owner"],
         },
         "document_control": {
             "editable": not released,
@@ -1914,7 +1933,7 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
         "colors": ["Matte black", "Cream", "Sage"],
         "unit_weight_g": 1180,
         "packaging_bom": "PKG-K2-A",
-        "unit_material_cost": money(sum(q * c for _, _, q, _, c, obs in rows if not obs)),
+        "unit_material_cost": _kettle_material(p),
     }
     if size == 50:
         return art
@@ -1931,8 +1950,8 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"tool": "Base mold", "status": "approved"},
     ]
     art["bom"]["created_on"] = "2025-10-02"
-    art["pilot"] = {"quantity": 300, "date": "2025-12-08"}
-    art["bom"]["engineer"] = "Owen Marsh"
+    art["pilot"] = {"quantity": p["pilot"], "date": "2025-12-08"}
+    art["bom"]["engineer"] = p["engineer"]
     return art
 
 
@@ -1967,7 +1986,7 @@ def kettle_conversation(p: dict[str, Any]) -> list[Turn]:
     ]
     turns: list[Turn] = [
         (
-            "Open BOM-K2-C for the K2 electric kettle (model HK-K2), revision C, owned by Grace Lindqvist. Status "
+            f"Open BOM-K2-C for the K2 electric kettle (model HK-K2), revision C, owned by {p['owner']}. Status "
             "draft until engineering signs off.",
             bom_ptrs,
         ),
@@ -2013,11 +2032,16 @@ def kettle_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     if size == 50:
-        turns.append(("Material cost per kettle comes to $13.34.", ["/unit_material_cost"]))
+        turns.append(
+            (
+                f"Material cost per kettle comes to {dollars(_kettle_material(p))}.",
+                ["/unit_material_cost"],
+            )
+        )
         return turns
     turns += [
         (
-            "Unit costs: element $4.60, glass body $3.90, lid $1.25, power base $3.35, old gasket $0.22, gasket "
+            f"Unit costs: element {dollars(p['parts'][0][4])}, glass body $3.90, lid $1.25, power base $3.35, old gasket $0.22, gasket "
             "$0.24, handle $0.95, LED ring $0.40, filter $0.18, screws $0.03 each. Material cost per kettle "
             "counts active parts only.",
             [*(f"/parts/{i}/unit_cost" for i in range(n)), "/unit_material_cost"],
@@ -2028,12 +2052,12 @@ def kettle_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/documents"],
         ),
         (
-            "Add GS certification. Revision B was released 2025-03-14 and is now superseded. Owen Marsh is the "
+            f"Add GS certification. Revision B was released 2025-03-14 and is now superseded. {p['engineer']} is the "
             "engineer.",
             ["/certifications/2", "/previous_revision", "/bom/engineer"],
         ),
         (
-            "Tooling: the lid and base molds are approved, the handle mold is at T2 trial. Pilot of 300 units on "
+            f"Tooling: the lid and base molds are approved, the handle mold is at T2 trial. Pilot of {p['pilot']} units on "
             "2025-12-08. For the record, this BOM was opened on 2025-10-02.",
             ["/tooling", "/pilot", "/bom/created_on"],
         ),
@@ -2053,13 +2077,16 @@ def kettle_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
     status = "/status" if size == 10 else "/bom/status"
     glass = ["/parts/1/part"] if size == 10 else ["/parts/1/part_number", "/parts/1/description"]
-    end = {10: 2, 50: 6, 100: 10}[size]  # the index a part added at the end takes
+    end = len(p["parts"])  # the index a part added at the end takes
 
     def swap_and_release(q: dict[str, Any]) -> None:
-        q.update(glass="HK-312", released=True)
+        desc, cost = GLASS_BODIES["HK-312"]
+        q["parts"][1][0:2] = ["HK-312", desc]
+        q["parts"][1][4] = cost
+        q.update(released=True)
 
     def add_feet(q: dict[str, Any]) -> None:
-        q["extra"].append(FEET)
+        q["parts"].append(list(FEET))
         q.update(released=False)
 
     return [
@@ -2100,6 +2127,271 @@ def kettle_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="add_remove",
         ),
     ]
+
+
+# moves of bom-release: size 10 lists parts by name and purchasing status only (no part numbers,
+# suppliers, costs or obsolete parts), so there a part is added, dropped or swapped only together
+# with a release or a return to draft; obsolete parts and costs move at 50 and 100
+
+
+# parts a user may add later, as KETTLE_PARTS rows
+KETTLE_NEW_PARTS: list[tuple[str, str, int, str, float, bool]] = [
+    FEET,
+    ("HK-392", "Cord wrap clip", 1, "Ningbo Plastics", 0.08, False),
+    ("HK-394", "Boil-dry sensor", 1, "Strix", 0.65, False),
+    ("HK-396", "Spout filter mesh", 1, "Ningbo Plastics", 0.15, False),
+    ("HK-398", "Rating label", 1, "Ningbo Plastics", 0.04, False),
+]
+KETTLE_DROPPABLE = ("HK-360", "HK-371")  # catalog parts a move may drop (size 100)
+# the glass bodies a swap picks from: (part number, description, unit cost)
+GLASS_OPTIONS: list[tuple[str, str, float]] = [
+    ("HK-310", "Borosilicate glass body 1.7 L", 3.90),
+    ("HK-312", "Reinforced borosilicate glass body 1.7 L", 4.15),
+    ("HK-314", "Double-wall glass body 1.7 L", 5.40),
+]
+
+
+def _kettle_status_path(p: dict[str, Any]) -> str:
+    return "/status" if p["size"] == 10 else "/bom/status"
+
+
+def _kettle_change(p: dict[str, Any], d: Draw) -> tuple[str, bool]:
+    """What a change does to the BOM's status, said in the request: a released BOM goes back to
+    draft, or (sizes 50 and 100) stays released under an ECO; a draft stays a draft, or (size 10,
+    where a part's change cascades into nothing else) is released with it."""
+    if not p["released"]:
+        if p["size"] == 10:
+            return " Engineering signed off on it, so release the BOM.", True
+        return "", False
+    if p["size"] > 10 and d.chance(0.5):
+        return " Engineering approved it as an ECO, so the BOM stays released.", True
+    return (
+        " That's a BOM change, so take it back to draft until engineering signs off again.",
+        False,
+    )
+
+
+def _kettle_label(p: dict[str, Any], row: Sequence[Any]) -> str:
+    """``the spout filter mesh`` (size 10), ``HK-341 silicone gasket (old profile)`` beyond."""
+    desc = row[1] if row[1][:2].isupper() else row[1][0].lower() + row[1][1:]
+    return f"the {desc}" if p["size"] == 10 else f"{row[0]} {desc}"
+
+
+def _with_status(p: dict[str, Any], released: bool, *paths: str) -> list[str]:
+    return [*paths, _kettle_status_path(p)] if released != p["released"] else list(paths)
+
+
+def _kettle_release(p: dict[str, Any], d: Draw) -> Revision | None:
+    return Revision(
+        request=d.pick(
+            [
+                "Engineering signed off on revision C, so go ahead and release the BOM.",
+                "We have all the sign-offs now. Release the BOM.",
+            ]
+        ),
+        mutate=lambda q: q.update(released=True),
+        direct=_kettle_status_path(p),
+        theme="The BOM is released: it locks, the watermark changes and purchasing opens",
+    )
+
+
+def _kettle_unrelease(p: dict[str, Any], d: Draw) -> Revision | None:
+    return Revision(
+        request=d.pick(
+            [
+                "QA found a problem with the first units. Pull the release and put the BOM back to draft "
+                "while we sort it out.",
+                "Put the BOM back to draft, we need to rework it.",
+            ]
+        ),
+        mutate=lambda q: q.update(released=False),
+        direct=_kettle_status_path(p),
+        theme="The release is undone: the BOM is editable again, draft watermark, purchasing on hold",
+    )
+
+
+def _kettle_obsolete(p: dict[str, Any], d: Draw) -> Revision | None:
+    """An active part (not the glass body) goes obsolete, or an obsolete one comes back."""
+    core = {g[0] for g in GLASS_OPTIONS} | {"HK-301", "HK-330"}
+    lines = [i for i, r in enumerate(p["parts"]) if not r[5] and r[0] not in core]
+    if len([r for r in p["parts"] if not r[5]]) <= 3 or not lines:
+        return None
+    i = d.pick(lines)
+    _, desc, qty, _, cost, _ = p["parts"][i]
+    cost_text = (
+        f"take its {dollars(money(qty * cost))} per kettle out of the material cost"
+        if p["size"] == 50
+        else "it no longer counts toward the material cost"
+    )
+
+    status, released = _kettle_change(p, d)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][5] = True
+        q["released"] = released
+
+    return Revision(
+        request=f"{_kettle_label(p, p['parts'][i])} is obsolete now: block its purchasing whatever the BOM "
+        f"status, and {cost_text}." + status,
+        mutate=mutate,
+        direct=_with_status(p, released, f"/parts/{i}/purchasing"),
+        theme=f"{desc} goes obsolete: its purchasing is blocked and the material cost drops",
+    )
+
+
+def _kettle_reinstate(p: dict[str, Any], d: Draw) -> Revision | None:
+    lines = [i for i, r in enumerate(p["parts"]) if r[5]]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    _, desc, qty, _, cost, _ = p["parts"][i]
+    cost_text = (
+        f"its {dollars(money(qty * cost))} per kettle counts in the material cost again"
+        if p["size"] == 50
+        else "it counts toward the material cost again"
+    )
+
+    status, released = _kettle_change(p, d)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][5] = False
+        q["released"] = released
+
+    return Revision(
+        request=f"{_kettle_label(p, p['parts'][i])} is back in production, no longer obsolete: its purchasing "
+        f"follows the BOM status again, and {cost_text}." + status,
+        mutate=mutate,
+        direct=_with_status(p, released, f"/parts/{i}/purchasing"),
+        theme=f"{desc} is active again: its purchasing follows the BOM status and the material cost rises",
+    )
+
+
+def _kettle_terms(p: dict[str, Any], row: Sequence[Any]) -> str:
+    pn, desc, qty, supplier, cost, _ = row
+    if p["size"] == 10:
+        return desc  # type: ignore[no-any-return]
+    return f"{pn} {desc} from {supplier}, {count_word(qty)} per kettle at {dollars(cost)}"
+
+
+def _kettle_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new part, or one dropped earlier, joins the BOM as its last line."""
+    held = {r[0] for r in p["parts"]}
+    rows = [list(r) for r in KETTLE_NEW_PARTS if r[0] not in held] + p["removed"]
+    if not rows:
+        return None
+    row = d.pick(rows)
+    status, released = _kettle_change(p, d)
+    again = any(r[0] == row[0] for r in p["removed"])
+    request = (
+        f"Put this part back in the BOM, as the last line: {_kettle_terms(p, row)}."
+        if again
+        else f"Add a new part, {_kettle_terms(p, row)}."
+    ) + status
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["removed"] = [r for r in q["removed"] if r[0] != row[0]]
+        q["parts"].append(row)
+        q["released"] = released
+
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=_with_status(p, released, f"/parts/{len(p['parts'])}"),
+        theme=f"{row[1]} joins the BOM"
+        + (": the material cost rises" if p["size"] > 10 else "")
+        + ("; the BOM goes back to draft" if p["released"] and not released else ""),
+    )
+
+
+def _kettle_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    added = {r[0] for r in KETTLE_NEW_PARTS} | set(KETTLE_DROPPABLE)
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] in added and not r[5]]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    status, released = _kettle_change(p, d)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["removed"].append(q["parts"].pop(i))
+        q["released"] = released
+
+    return Revision(
+        request=f"Drop {_kettle_label(p, row)} from the BOM." + status,
+        mutate=mutate,
+        direct=_with_status(p, released, f"/parts/{i}"),
+        theme=f"{row[1]} leaves the BOM"
+        + (": the material cost drops" if p["size"] > 10 else "")
+        + ("; the BOM goes back to draft" if p["released"] and not released else ""),
+    )
+
+
+def _kettle_glass(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Another glass body from Fuzhou Glassworks replaces the current one."""
+    i, row = next((i, r) for i, r in enumerate(p["parts"]) if r[0] in {g[0] for g in GLASS_OPTIONS})
+    pn, desc, cost = d.pick([g for g in GLASS_OPTIONS if g[0] != row[0]])
+    status, released = _kettle_change(p, d)
+    was = f"; the current one costs {dollars(row[4])}" if p["size"] == 50 else ""
+    request = (
+        f"Swap the glass body for another one: {desc}."
+        if p["size"] == 10
+        else f"Swap the glass body {row[0]} for {pn} ({desc}) from Fuzhou Glassworks, {dollars(cost)}{was}."
+    )
+    where = (
+        [f"/parts/{i}/part"]
+        if p["size"] == 10
+        else [f"/parts/{i}/part_number", f"/parts/{i}/description"]
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][0:2] = [pn, desc]
+        q["parts"][i][4] = cost
+        q["released"] = released
+
+    return Revision(
+        request=request + status,
+        mutate=mutate,
+        direct=_with_status(p, released, *where),
+        theme=f"{desc} replaces the glass body: the material cost follows",
+    )
+
+
+def _kettle_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    lines = [i for i, r in enumerate(p["parts"]) if not r[5]]
+    i = d.pick(lines)
+    pn, _, _, supplier, cost, _ = p["parts"][i]
+    new = d.pick(sorted({money(cost * f) for f in (0.8, 0.9, 1.1, 1.2)} - {cost}))
+    status, released = _kettle_change(p, d)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][4] = new
+        q["released"] = released
+
+    return Revision(
+        request=f"{supplier} re-quoted {_kettle_label(p, p['parts'][i])} at {dollars(new)} each."
+        + status,
+        mutate=mutate,
+        direct=_with_status(p, released, f"/parts/{i}/unit_cost"),
+        theme=f"{pn} is re-priced: the material cost follows",
+    )
+
+
+KETTLE_MOVES = [
+    Move("release", "status_flip", _kettle_release, when=lambda p: not p["released"]),
+    Move("unrelease", "status_flip", _kettle_unrelease, when=lambda p: p["released"]),
+    Move("obsolete", "status_flip", _kettle_obsolete, when=lambda p: p["size"] >= 50),
+    Move("reinstate", "status_flip", _kettle_reinstate, when=lambda p: p["size"] >= 50),
+    Move("add-part", "add_remove", _kettle_add),
+    Move("drop-part", "add_remove", _kettle_drop),
+    Move("swap-glass", "substitution", _kettle_glass),
+    Move(
+        "reprice",
+        "arithmetic",
+        _kettle_reprice,
+        when=lambda p: p["size"] == 100,
+        opens=False,
+    ),
+]
 
 
 # --------------------------------------------------------------------------- registry
@@ -2189,6 +2481,8 @@ SCENARIOS = [
         conversation=kettle_conversation,
         revision=kettle_revision,
         followups=kettle_followups,
+        inputs=kettle_inputs,
+        moves=KETTLE_MOVES,
         notes=(
             "Status flip draft -> released: editability, watermark and every active part's purchasing "
             "status (hold -> open) move together; at 50+ also change process and ERP sync, while the "
