@@ -48,7 +48,8 @@ LAMP_NEW_PARTS: list[tuple[str, str, int, float]] = [
     ("LA-199", "Wall bracket", 1, 0.85),
     ("LA-204", "Serial number label", 1, 0.03),
 ]
-LAMP_CORE = ("LA-101", "LA-114", "LA-120", "LA-140", "LA-152")  # parts no move drops
+# catalog parts a move may drop (the dimmer stays: the size-100 test plan names it)
+LAMP_OPTIONAL = ("LA-171", "LA-180", "LA-191")
 LAMP_COUNTED = ("LA-152", "LA-171", "LA-180", "LA-195", "LA-196")  # parts a lamp takes several of
 LAMP_DESIGNERS = ["Ana Ruiz", "Leah Morgan", "Kwame Asante", "Sofia Lindgren"]
 LAMP_CUSTOMERS = ["Halden Interiors", "Brightwater Hotels", "Norrvik Office Supply", "Casa Lumen"]
@@ -414,8 +415,9 @@ def _lamp_add(p: dict[str, Any], d: Draw) -> Revision | None:
 
 
 def _lamp_remove(p: dict[str, Any], d: Draw) -> Revision | None:
-    """Drop a part the lamp can do without (not the arm, base, LED, adapter or screws)."""
-    lines = [i for i, r in enumerate(p["parts"]) if r[0] not in LAMP_CORE]
+    """Drop a part the lamp can do without: clips, feet, the lens or a part added later."""
+    optional = set(LAMP_OPTIONAL) | {r[0] for r in LAMP_NEW_PARTS}
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] in optional]
     if not lines:
         return None
     i = d.pick(lines)
@@ -2275,7 +2277,7 @@ def _kettle_terms(p: dict[str, Any], row: Sequence[Any]) -> str:
 
 def _kettle_add(p: dict[str, Any], d: Draw) -> Revision | None:
     """A new part, or one dropped earlier, joins the BOM as its last line."""
-    held = {r[0] for r in p["parts"]}
+    held = {r[0] for r in p["parts"]} | {r[0] for r in p["removed"]}
     rows = [list(r) for r in KETTLE_NEW_PARTS if r[0] not in held] + p["removed"]
     if not rows:
         return None
@@ -2316,8 +2318,11 @@ def _kettle_drop(p: dict[str, Any], d: Draw) -> Revision | None:
         q["removed"].append(q["parts"].pop(i))
         q["released"] = released
 
+    # size 50 records no unit costs: the request says what the part took off the material cost
+    cost = f" (its {dollars(money(row[2] * row[4]))} per kettle comes off the material cost)"
     return Revision(
-        request=f"Drop {_kettle_label(p, row)} from the BOM." + status,
+        request=f"Drop {_kettle_label(p, row)} from the BOM{cost if p['size'] == 50 else ''}."
+        + status,
         mutate=mutate,
         direct=_with_status(p, released, f"/parts/{i}"),
         theme=f"{row[1]} leaves the BOM"
