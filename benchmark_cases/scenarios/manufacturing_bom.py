@@ -2212,59 +2212,50 @@ def _kettle_unrelease(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _kettle_obsolete(p: dict[str, Any], d: Draw) -> Revision | None:
-    """An active part (not the glass body) goes obsolete, or an obsolete one comes back."""
+def _kettle_obsolete(p: dict[str, Any], d: Draw, obsolete: bool) -> Revision | None:
+    """An active part (not the glass body, element or power base) goes obsolete, or (``obsolete``
+    False) an obsolete one comes back; size 50 records no unit costs, so the request says what the
+    part's cost does to the material cost."""
     core = {g[0] for g in GLASS_OPTIONS} | {"HK-301", "HK-330"}
-    lines = [i for i, r in enumerate(p["parts"]) if not r[5] and r[0] not in core]
-    if len([r for r in p["parts"] if not r[5]]) <= 3 or not lines:
-        return None
-    i = d.pick(lines)
-    _, desc, qty, _, cost, _ = p["parts"][i]
-    cost_text = (
-        f"take its {dollars(money(qty * cost))} per kettle out of the material cost"
-        if p["size"] == 50
-        else "it no longer counts toward the material cost"
-    )
-
-    status, released = _kettle_change(p, d)
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["parts"][i][5] = True
-        q["released"] = released
-
-    return Revision(
-        request=f"{_kettle_label(p, p['parts'][i])} is obsolete now: block its purchasing whatever the BOM "
-        f"status, and {cost_text}." + status,
-        mutate=mutate,
-        direct=_with_status(p, released, f"/parts/{i}/purchasing"),
-        theme=f"{desc} goes obsolete: its purchasing is blocked and the material cost drops",
-    )
-
-
-def _kettle_reinstate(p: dict[str, Any], d: Draw) -> Revision | None:
-    lines = [i for i, r in enumerate(p["parts"]) if r[5]]
+    if obsolete:
+        lines = [i for i, r in enumerate(p["parts"]) if not r[5] and r[0] not in core]
+        if len([r for r in p["parts"] if not r[5]]) <= 3:
+            return None
+    else:
+        lines = [i for i, r in enumerate(p["parts"]) if r[5]]
     if not lines:
         return None
     i = d.pick(lines)
     _, desc, qty, _, cost, _ = p["parts"][i]
     cost_text = (
-        f"its {dollars(money(qty * cost))} per kettle counts in the material cost again"
-        if p["size"] == 50
-        else "it counts toward the material cost again"
+        f"take its {dollars(money(qty * cost))} per kettle out of the material cost"
+        if obsolete
+        else f"its {dollars(money(qty * cost))} per kettle counts in the material cost again"
     )
-
+    if p["size"] == 100:  # the unit costs are in the document
+        cost_text = (
+            "it no longer counts toward the material cost"
+            if obsolete
+            else "it counts toward the material cost again"
+        )
     status, released = _kettle_change(p, d)
 
     def mutate(q: dict[str, Any]) -> None:
-        q["parts"][i][5] = False
+        q["parts"][i][5] = obsolete
         q["released"] = released
 
+    label = _kettle_label(p, p["parts"][i])
     return Revision(
-        request=f"{_kettle_label(p, p['parts'][i])} is back in production, no longer obsolete: its purchasing "
-        f"follows the BOM status again, and {cost_text}." + status,
+        request=f"{label} is obsolete now: block its purchasing whatever the BOM status, and {cost_text}."
+        + status
+        if obsolete
+        else f"{label} is back in production, no longer obsolete: its purchasing follows the BOM status "
+        f"again, and {cost_text}." + status,
         mutate=mutate,
         direct=_with_status(p, released, f"/parts/{i}/purchasing"),
-        theme=f"{desc} is active again: its purchasing follows the BOM status and the material cost rises",
+        theme=f"{desc} goes obsolete: its purchasing is blocked and the material cost drops"
+        if obsolete
+        else f"{desc} is active again: its purchasing follows the BOM status and the material cost rises",
     )
 
 
@@ -2384,8 +2375,18 @@ def _kettle_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
 KETTLE_MOVES = [
     Move("release", "status_flip", _kettle_release, when=lambda p: not p["released"]),
     Move("unrelease", "status_flip", _kettle_unrelease, when=lambda p: p["released"]),
-    Move("obsolete", "status_flip", _kettle_obsolete, when=lambda p: p["size"] >= 50),
-    Move("reinstate", "status_flip", _kettle_reinstate, when=lambda p: p["size"] >= 50),
+    Move(
+        "obsolete",
+        "status_flip",
+        lambda p, d: _kettle_obsolete(p, d, obsolete=True),
+        when=lambda p: p["size"] >= 50,
+    ),
+    Move(
+        "reinstate",
+        "status_flip",
+        lambda p, d: _kettle_obsolete(p, d, obsolete=False),
+        when=lambda p: p["size"] >= 50,
+    ),
     Move("add-part", "add_remove", _kettle_add),
     Move("drop-part", "add_remove", _kettle_drop),
     Move("swap-glass", "substitution", _kettle_glass),
