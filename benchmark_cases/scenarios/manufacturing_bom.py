@@ -19,6 +19,33 @@ from pytest_revprop.authoring.scenario import SHIPPED, Draw, Move, Revision, Sce
 DOMAIN = "manufacturing_bom"
 
 
+# --------------------------------------------------------------------------- shared by the moves
+# The lamp, the sensor board and the kettle keep their BOM lines as ``parts`` rows (part number
+# first) and the lines a move dropped as ``removed``; these three helpers add and drop lines.
+
+
+def _addable(p: dict[str, Any], pool: Sequence[Sequence[Any]]) -> list[tuple[bool, list[Any]]]:
+    """The rows a move may add, each with whether it was dropped earlier: the ``pool`` parts
+    never in the BOM, then the rows dropped earlier (as they were)."""
+    held = {r[0] for r in p["parts"]} | {r[0] for r in p["removed"]}
+    return [(False, list(r)) for r in pool if r[0] not in held] + [
+        (True, list(r)) for r in p["removed"]
+    ]
+
+
+def _join(q: dict[str, Any], row: list[Any], **updates: Any) -> None:
+    """Add ``row`` as the BOM's last line (no longer dropped), and apply ``updates``."""
+    q["removed"] = [r for r in q["removed"] if r[0] != row[0]]
+    q["parts"].append(row)
+    q.update(updates)
+
+
+def _leave(q: dict[str, Any], i: int, **updates: Any) -> None:
+    """Drop the BOM's line ``i`` (kept for a later return), and apply ``updates``."""
+    q["removed"].append(q["parts"].pop(i))
+    q.update(updates)
+
+
 # --------------------------------------------------------------------------- bom-hinge-screws
 # Arithmetic: a component's quantity per unit feeds its extended cost, the material cost,
 # overhead, unit cost, batch costs, prices and the open quote.
@@ -387,28 +414,21 @@ def _lamp_batch(p: dict[str, Any], d: Draw) -> Revision | None:
 
 def _lamp_add(p: dict[str, Any], d: Draw) -> Revision | None:
     """A new part, or one dropped earlier, joins the BOM as its last line."""
-    held = {r[0] for r in p["parts"]} | {r[0] for r in p["removed"]}
-    choices = [("new", list(r)) for r in LAMP_NEW_PARTS if r[0] not in held]
-    choices += [("back", list(r)) for r in p["removed"]]
+    choices = _addable(p, LAMP_NEW_PARTS)
     if not choices:
         return None
-    kind, row = d.pick(choices)
+    again, row = d.pick(choices)
     pn, desc, qty, cost = row
     name = desc if p["size"] == 10 else f"{pn} {desc}"
     what = f"{count_word(qty)} per lamp at {dollars(cost)}"
     request = (
-        f"Add a new part, {name}: {what}."
-        if kind == "new"
-        else f"Put {_lamp_ref(p, row)} back in the BOM, as the last line: {what}."
+        f"Put {_lamp_ref(p, row)} back in the BOM, as the last line: {what}."
+        if again
+        else f"Add a new part, {name}: {what}."
     )
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["removed"] = [r for r in q["removed"] if r[0] != pn]
-        q["parts"].append(row)
-
     return Revision(
         request=request,
-        mutate=mutate,
+        mutate=lambda q: _join(q, row),
         direct=f"/components/{len(p['parts'])}",
         theme=f"{desc} joins the BOM: its cost adds to every roll-up and price",
     )
@@ -423,13 +443,9 @@ def _lamp_remove(p: dict[str, Any], d: Draw) -> Revision | None:
     i = d.pick(lines)
     row = p["parts"][i]
     ref = _lamp_ref(p, row)
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["removed"].append(q["parts"].pop(i))
-
     return Revision(
         request=d.pick([f"Drop {ref} from the BOM.", f"We no longer use {ref}; take it out."]),
-        mutate=mutate,
+        mutate=lambda q: _leave(q, i),
         direct=f"/components/{i}",
         theme=f"{row[1]} leaves the BOM: its cost leaves every roll-up and price",
     )
@@ -873,12 +889,10 @@ def _board_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
 
 def _board_add(p: dict[str, Any], d: Draw) -> Revision | None:
     """A new part, or one dropped earlier, joins the build as its last line."""
-    held = {r[0] for r in p["parts"]} | {r[0] for r in p["removed"]}
-    choices = [("new", list(r)) for r in BOARD_NEW_PARTS if r[0] not in held]
-    choices += [("back", list(r)) for r in p["removed"]]
+    choices = _addable(p, BOARD_NEW_PARTS)
     if not choices:
         return None
-    kind, row = d.pick(choices)
+    again, row = d.pick(choices)
     pn, desc, n, supplier, base, break_qty, low = row
     source = f" from {supplier}" if p["size"] == 100 else ""
     what = (
@@ -886,18 +900,13 @@ def _board_add(p: dict[str, Any], d: Draw) -> Revision | None:
         f"{break_qty:,} or more"
     )
     request = (
-        f"Add a new part, {pn} {desc}: {what}."
-        if kind == "new"
-        else f"Put {pn} ({desc}) back on the board, as the last line: {what}."
+        f"Put {pn} ({desc}) back on the board, as the last line: {what}."
+        if again
+        else f"Add a new part, {pn} {desc}: {what}."
     )
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["removed"] = [r for r in q["removed"] if r[0] != pn]
-        q["parts"].append(row)
-
     return Revision(
         request=request,
-        mutate=mutate,
+        mutate=lambda q: _join(q, row),
         direct=f"/parts/{len(p['parts'])}",
         theme=f"{desc} joins the build: its order, price and cost join the roll-up",
     )
@@ -910,10 +919,6 @@ def _board_remove(p: dict[str, Any], d: Draw) -> Revision | None:
     i = d.pick(lines)
     row = p["parts"][i]
     name = f"{row[0]} {BOARD_SPOKEN[row[0]][1 if row[2] > 1 else 0]}"
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["removed"].append(q["parts"].pop(i))
-
     return Revision(
         request=d.pick(
             [
@@ -921,7 +926,7 @@ def _board_remove(p: dict[str, Any], d: Draw) -> Revision | None:
                 f"The board no longer needs the {name}; take it out.",
             ]
         ),
-        mutate=mutate,
+        mutate=lambda q: _leave(q, i),
         direct=f"/parts/{i}",
         theme=f"{row[1]} leaves the build: its cost leaves the roll-up",
     )
@@ -2268,27 +2273,19 @@ def _kettle_terms(p: dict[str, Any], row: Sequence[Any]) -> str:
 
 def _kettle_add(p: dict[str, Any], d: Draw) -> Revision | None:
     """A new part, or one dropped earlier, joins the BOM as its last line."""
-    held = {r[0] for r in p["parts"]} | {r[0] for r in p["removed"]}
-    rows = [list(r) for r in KETTLE_NEW_PARTS if r[0] not in held] + p["removed"]
-    if not rows:
+    choices = _addable(p, KETTLE_NEW_PARTS)
+    if not choices:
         return None
-    row = d.pick(rows)
+    again, row = d.pick(choices)
     status, released = _kettle_change(p, d)
-    again = any(r[0] == row[0] for r in p["removed"])
     request = (
         f"Put this part back in the BOM, as the last line: {_kettle_terms(p, row)}."
         if again
         else f"Add a new part, {_kettle_terms(p, row)}."
     ) + status
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["removed"] = [r for r in q["removed"] if r[0] != row[0]]
-        q["parts"].append(row)
-        q["released"] = released
-
     return Revision(
         request=request,
-        mutate=mutate,
+        mutate=lambda q: _join(q, row, released=released),
         direct=_with_status(p, released, f"/parts/{len(p['parts'])}"),
         theme=f"{row[1]} joins the BOM"
         + (": the material cost rises" if p["size"] > 10 else "")
@@ -2304,17 +2301,12 @@ def _kettle_drop(p: dict[str, Any], d: Draw) -> Revision | None:
     i = d.pick(lines)
     row = p["parts"][i]
     status, released = _kettle_change(p, d)
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["removed"].append(q["parts"].pop(i))
-        q["released"] = released
-
     # size 50 records no unit costs: the request says what the part took off the material cost
     cost = f" (its {dollars(money(row[2] * row[4]))} per kettle comes off the material cost)"
     return Revision(
         request=f"Drop {_kettle_label(p, row)} from the BOM{cost if p['size'] == 50 else ''}."
         + status,
-        mutate=mutate,
+        mutate=lambda q: _leave(q, i, released=released),
         direct=_with_status(p, released, f"/parts/{i}"),
         theme=f"{row[1]} leaves the BOM"
         + (": the material cost drops" if p["size"] > 10 else "")
