@@ -4,6 +4,12 @@ One scenario per pattern except substitution. Costs roll up from quantities and 
 supplier price breaks gate unit prices, the pilot-run schedule hangs off the production
 start, and a BOM's release status governs purchasing and document control. The rules are
 stated in the conversation and computed here, so each gold patch is right by construction.
+
+Every scenario also generates fresh instances and long chains: its inputs (people, prices,
+counts, the build or batch, dates) are drawn from pools that keep its rules meaningful, and its
+moves (re-quantify or re-price a part, add, drop or put back a part, cross a price break, move
+the start or switch the line, switch a supplier or the glass body, release, pull back, obsolete
+or reinstate) are written for the size they run at.
 """
 
 from __future__ import annotations
