@@ -12,7 +12,16 @@ import math
 from typing import Any
 
 from pytest_revprop.authoring.helpers import add_days, all_of, money
-from pytest_revprop.authoring.scenario import Override, Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import (
+    SHIPPED,
+    Draw,
+    Move,
+    Override,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+)
 
 DOMAIN = "project_schedule"
 
@@ -26,6 +35,13 @@ def _usd(x: float) -> str:
 # the all-in budget, the client's payment split and the summary line.
 
 RATES = {"designer": 85, "developer": 95, "qa": 70, "pm": 110}
+RATE_POOLS = {
+    "designer": [85, 80, 90],
+    "developer": [95, 90, 100, 105],
+    "qa": [70, 65, 75],
+    "pm": [110, 100, 120],
+}
+ROLE_WORDS = {"designer": "designer", "developer": "developer", "qa": "QA", "pm": "PM"}
 # (name, phase, role, hours) per size; the migration task is the one the request edits.
 LABOR_TASKS: dict[int, list[tuple[str, str, str, int]]] = {
     10: [
@@ -52,6 +68,15 @@ LABOR_TASKS: dict[int, list[tuple[str, str, str, int]]] = {
         ("Launch coordination", "launch", "pm", 10),
     ],
 }
+# tasks a user may add: (name, phase, role)
+NEW_LABOR_TASKS = [
+    ("Analytics setup", "build", "developer"),
+    ("Redirect mapping", "build", "developer"),
+    ("Performance tuning", "launch", "developer"),
+    ("Style guide", "design", "designer"),
+    ("Load testing", "launch", "qa"),
+    ("Stakeholder demos", "launch", "pm"),
+]
 PHASES = ("design", "build", "launch")
 FIXED_COSTS = {
     50: [("Hosting setup", 1200), ("Font licence", 300)],
@@ -59,32 +84,46 @@ FIXED_COSTS = {
 }
 
 
+def _label(name: str) -> str:
+    """A task's name mid-sentence: ``content migration``, ``cross-browser QA``."""
+    return name if name[:2].isupper() else name[0].lower() + name[1:]
+
+
+def labor_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The rate card, every task's hours (``tasks``: [name, phase, role, hours] in plan order,
+    edited by the moves) and the contingency share of labor."""
+    return {
+        "size": size,
+        "rates": {r: d.pick(pool) for r, pool in RATE_POOLS.items()},
+        "tasks": [
+            [n, ph, r, d.int(max(4, h - 8), h + 12, shipped=h, step=2)]
+            for n, ph, r, h in LABOR_TASKS[size]
+        ],
+        "contingency_pct": 10,
+    }
+
+
 def labor_params(size: int) -> dict[str, Any]:
-    return {"size": size, "migration_hours": 24}
+    return labor_inputs(size, SHIPPED)
 
 
-def _labor_tasks(p: dict[str, Any]) -> list[tuple[str, str, str, int]]:
-    """The tasks with the hours the user set; follow-ups re-estimate the booking form
-    (``booking_hours``) and insert tasks after a named one (``extra_tasks``)."""
-    hours = {"Content migration": p["migration_hours"]}
-    if "booking_hours" in p:
-        hours["Booking form integration"] = p["booking_hours"]
-    out: list[tuple[str, str, str, int]] = []
-    for n, ph, r, h in LABOR_TASKS[p["size"]]:
-        out.append((n, ph, r, hours.get(n, h)))
-        out += [(x, xp, xr, xh) for x, xp, xr, xh, after in p.get("extra_tasks", []) if after == n]
-    return out
+def _task_hours(p: dict[str, Any], name: str) -> int:
+    return next(int(t[3]) for t in p["tasks"] if t[0] == name)
+
+
+def _task_index(p: dict[str, Any], name: str) -> int:
+    return next(i for i, t in enumerate(p["tasks"]) if t[0] == name)
 
 
 def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    tasks = _labor_tasks(p)
-    labor = sum(h * RATES[r] for _, _, r, h in tasks)
-    contingency = money(labor / 10)
+    size, rate = p["size"], p["rates"]
+    tasks = [tuple(t) for t in p["tasks"]]
+    labor = sum(h * rate[r] for _, _, r, h in tasks)
+    contingency = money(labor * p["contingency_pct"] / 100)
     if size == 10:
         return {
             "project": "Harbor Clinic website rebuild",
-            "tasks": [{"name": n, "hours": h, "cost": h * RATES[r]} for n, _, r, h in tasks],
+            "tasks": [{"name": n, "hours": h, "cost": h * rate[r]} for n, _, r, h in tasks],
             "labor_total": labor,
             "contingency": contingency,
             "total_budget": money(labor + contingency),
@@ -92,19 +131,19 @@ def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
     hours = sum(h for *_, h in tasks)
     fixed = sum(a for _, a in FIXED_COSTS[size])
     total = money(labor + contingency + fixed)
-    rates = {r: RATES[r] for r in (RATES if size == 100 else ("designer", "developer", "qa"))}
+    rates = {r: rate[r] for r in (RATES if size == 100 else ("designer", "developer", "qa"))}
     artifact: dict[str, Any] = {
         "project": {"name": "Harbor Clinic website rebuild", "client": "Harbor Family Clinic"},
         "rates": rates,
         "tasks": [
-            {"name": n, "phase": ph, "role": r, "hours": h, "cost": h * RATES[r]}
+            {"name": n, "phase": ph, "role": r, "hours": h, "cost": h * rate[r]}
             for n, ph, r, h in tasks
         ],
         "phases": [
             {
                 "name": ph,
                 "hours": sum(h for _, q, _, h in tasks if q == ph),
-                "cost": sum(h * RATES[r] for _, q, r, h in tasks if q == ph),
+                "cost": sum(h * rate[r] for _, q, r, h in tasks if q == ph),
             }
             for ph in PHASES
         ],
@@ -115,7 +154,7 @@ def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
             "contingency": contingency,
             "total_budget": total,
         },
-        "retainer": {"hours_per_month": 20, "monthly_fee": 20 * RATES["developer"]},
+        "retainer": {"hours_per_month": 20, "monthly_fee": 20 * rate["developer"]},
         "summary": f"{hours} hours of work, {_usd(total)} all-in",
     }
     if size == 100:
@@ -140,22 +179,30 @@ def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def labor_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, rate, pct = p["size"], p["rates"], p["contingency_pct"]
+
+    def h(name: str) -> int:
+        return _task_hours(p, name)
+
     if size == 10:
         return [
             (
                 "I'm budgeting the Harbor Clinic website rebuild. Everything below is developer time, which "
-                "we bill at $95 an hour.",
+                f"we bill at ${rate['developer']} an hour.",
                 ["/project"],
             ),
             (
-                "First item: content migration, which I estimate at 24 hours. Price it at that rate.",
+                f"First item: content migration, which I estimate at {h('Content migration')} hours. "
+                "Price it at that rate.",
                 ["/tasks/0"],
             ),
-            ("Next, the booking form integration, 40 hours.", ["/tasks/1"]),
             (
-                "Add up the task costs as the labor total, set aside 10% of labor as contingency, and give me the "
-                "total budget as labor plus contingency.",
+                f"Next, the booking form integration, {h('Booking form integration')} hours.",
+                ["/tasks/1"],
+            ),
+            (
+                f"Add up the task costs as the labor total, set aside {pct}% of labor as contingency, and give "
+                "me the total budget as labor plus contingency.",
                 ["/labor_total", "/contingency", "/total_budget"],
             ),
         ]
@@ -168,21 +215,26 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 50:
         turns.append(
             (
-                "Our rate card: designers $85/h, developers $95/h, QA $70/h. Each task costs its hours "
-                "times the rate of the role doing it.",
+                f"Our rate card: designers ${rate['designer']}/h, developers ${rate['developer']}/h, QA "
+                f"${rate['qa']}/h. Each task costs its hours times the rate of the role doing it.",
                 ["/rates"],
             )
         )
         turns += [
             (
-                "Design phase: wireframes, 30 designer hours, and visual design, 36 designer hours.",
+                f"Design phase: wireframes, {h('Wireframes')} designer hours, and visual design, "
+                f"{h('Visual design')} designer hours.",
                 ["/tasks/0", "/tasks/1"],
             ),
             (
-                "Build phase: content migration at 24 developer hours, and the booking form integration at 40.",
+                f"Build phase: content migration at {h('Content migration')} developer hours, and the "
+                f"booking form integration at {h('Booking form integration')}.",
                 ["/tasks/2", "/tasks/3"],
             ),
-            ("Launch phase is just accessibility testing by QA, 20 hours.", ["/tasks/4"]),
+            (
+                f"Launch phase is just accessibility testing by QA, {h('Accessibility testing')} hours.",
+                ["/tasks/4"],
+            ),
         ]
     else:
         turns[0] = (
@@ -199,25 +251,27 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
         )
         turns.append(
             (
-                "Rates: designer $85, developer $95, QA $70 and PM $110 per hour. A task costs its hours "
-                "times its role's rate.",
+                f"Rates: designer ${rate['designer']}, developer ${rate['developer']}, QA ${rate['qa']} and "
+                f"PM ${rate['pm']} per hour. A task costs its hours times its role's rate.",
                 ["/rates"],
             )
         )
         turns += [
             (
-                "Design phase: discovery workshops run by the PM (12 h), wireframes (30 h) and visual design "
-                "(36 h), both by the designer.",
+                f"Design phase: discovery workshops run by the PM ({h('Discovery workshops')} h), wireframes "
+                f"({h('Wireframes')} h) and visual design ({h('Visual design')} h), both by the designer.",
                 ["/tasks/0", "/tasks/1", "/tasks/2"],
             ),
             (
-                "Build phase, all developer work: content migration 24 h, booking form integration 40 h, and the "
-                "patient portal links 16 h.",
+                f"Build phase, all developer work: content migration {h('Content migration')} h, booking form "
+                f"integration {h('Booking form integration')} h, and the patient portal links "
+                f"{h('Patient portal links')} h.",
                 ["/tasks/3", "/tasks/4", "/tasks/5"],
             ),
             (
-                "Launch phase: accessibility testing 20 h and cross-browser QA 18 h by QA, go-live support 8 h by a "
-                "developer, and launch coordination 10 h by the PM.",
+                f"Launch phase: accessibility testing {h('Accessibility testing')} h and cross-browser QA "
+                f"{h('Cross-browser QA')} h by QA, go-live support {h('Go-live support')} h by a developer, "
+                f"and launch coordination {h('Launch coordination')} h by the PM.",
                 ["/tasks/6", "/tasks/7", "/tasks/8", "/tasks/9"],
             ),
         ]
@@ -233,7 +287,7 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
     budget.append("/budget/total_budget")
     turns.append(
         (
-            "Now the totals: total hours, the labor total, a contingency of 10% of labor"
+            f"Now the totals: total hours, the labor total, a contingency of {pct}% of labor"
             + (", the fixed-cost total" if size == 100 else "")
             + ", and the all-in budget = labor + contingency + fixed costs.",
             budget,
@@ -273,22 +327,21 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _set_hours(name: str, hours: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"][_task_index(q, name)][3] = hours
+
+    return mutate
+
+
 def labor_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
-    overrides = {}
-    if size > 10:
-        q = dict(p, migration_hours=36)
-        new = labor_compute(q)
-        total = new["budget"]["total_budget"]
-        hours = new["budget"]["total_hours"]
-        whole = f"{int(total):,}".replace(",", ",?")
-        overrides["/summary"] = regex(rf"(?s)^(?=.*\b{hours}\b)(?=.*{whole})")
-    direct = "/tasks/0/hours" if size == 10 else f"/tasks/{3 if size == 100 else 2}/hours"
+    edit = _set_hours("Content migration", 36)
     return Revision(
         request="The content migration is going to take 36 hours, not 24.",
-        mutate=lambda q: q.update(migration_hours=36),
-        direct=direct,
-        overrides=overrides,
+        mutate=edit,
+        direct=f"/tasks/{_task_index(p, 'Content migration')}/hours",
+        overrides=_labor_summary(_replayed(p, edit)) if size > 10 else {},
     )
 
 
@@ -309,29 +362,29 @@ def _labor_summary(q: dict[str, Any]) -> dict[str, Override]:
     return {"/summary": regex(rf"(?s)^(?=.*\b{budget['total_hours']}\b)(?=.*{whole})")}
 
 
+def _insert_task(after: str, row: list[Any]) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"].insert(_task_index(q, after) + 1, list(row))
+
+    return mutate
+
+
+def _drop_labor_task(name: str) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        del q["tasks"][_task_index(q, name)]
+
+    return mutate
+
+
 def labor_followups(p: dict[str, Any]) -> list[Revision]:
-    size = p["size"]
-    names = [t[0] for t in LABOR_TASKS[size]]
-    migration = names.index("Content migration")
-    booking = names.index("Booking form integration")
+    migration = _task_index(p, "Content migration")
+    booking = _task_index(p, "Booking form integration")
     analytics = booking + 1
-
-    def rev(q: dict[str, Any]) -> None:
-        q.update(migration_hours=36)
-
-    def f1(q: dict[str, Any]) -> None:
-        q.update(migration_hours=30)
-
-    def f2(q: dict[str, Any]) -> None:
-        q.update(booking_hours=52)
-
-    def f3(q: dict[str, Any]) -> None:
-        q["extra_tasks"] = [
-            ("Analytics setup", "build", "developer", 6, "Booking form integration")
-        ]
-
-    def f4(q: dict[str, Any]) -> None:
-        q["extra_tasks"] = []
+    rev = _set_hours("Content migration", 36)
+    f1 = _set_hours("Content migration", 30)
+    f2 = _set_hours("Booking form integration", 52)
+    f3 = _insert_task("Booking form integration", ["Analytics setup", "build", "developer", 6])
+    f4 = _drop_labor_task("Analytics setup")
 
     return [
         Revision(
@@ -374,6 +427,108 @@ def labor_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of schedule-labor-hours: a task re-estimated, a role's rate changed (sizes 50 and 100
+# list the rate card), a task added after another of its phase, a task taken out, the
+# contingency share changed
+
+
+def _rehour(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["tasks"])))
+    name, _, _, old = p["tasks"][i]
+    new = d.pick([h for h in range(max(4, old - 12), old + 18, 2) if h != old])
+    edit = _set_hours(name, new)
+    return Revision(
+        request=f"The {_label(name)} will now take {new} hours, not {old}.",
+        mutate=edit,
+        direct=f"/tasks/{i}/hours",
+        overrides=_labor_summary(_replayed(p, edit)),
+        theme=f"The {_label(name)} is re-estimated ({old} to {new} hours); its cost and every total follow",
+    )
+
+
+def _rerate(p: dict[str, Any], d: Draw) -> Revision | None:
+    roles = sorted({t[2] for t in p["tasks"]} & set(labor_compute(p)["rates"]))
+    if not roles:
+        return None
+    role = d.pick(roles)
+    old = p["rates"][role]
+    new = d.pick([r for r in range(old - 15, old + 20, 5) if r != old])
+    word = ROLE_WORDS[role]
+
+    def edit(q: dict[str, Any]) -> None:
+        q["rates"][role] = new
+
+    return Revision(
+        request=f"Our {word} rate changes from ${old} to ${new} an hour.",
+        mutate=edit,
+        direct=f"/rates/{role}",
+        overrides=_labor_summary(_replayed(p, edit)),
+        theme=f"The {word} rate changes; every {word} task's cost and the totals follow",
+    )
+
+
+def _add_labor_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    size = p["size"]
+    present = {t[0] for t in p["tasks"]}
+    roles = set(labor_compute(p)["rates"]) if size > 10 else {"developer"}
+    options = [
+        (n, ph, r)
+        for n, ph, r in NEW_LABOR_TASKS
+        if n not in present and r in roles and any(t[1] == ph for t in p["tasks"])
+    ]
+    if not options:
+        return None
+    name, phase, role = d.pick(options)
+    after = d.pick([t[0] for t in p["tasks"] if t[1] == phase])
+    hours = d.int(4, 16, step=2)
+    edit = _insert_task(after, [name, phase, role, hours])
+    what = (
+        f"{hours} hours" if size == 10 else f"{hours} {ROLE_WORDS[role]} hours in the {phase} phase"
+    )
+    return Revision(
+        request=f"Add a task called {name} right after the {_label(after)}: {what}.",
+        mutate=edit,
+        direct=f"/tasks/{_task_index(p, after) + 1}",
+        overrides=_labor_summary(_replayed(p, edit)),
+        theme=f"{name} is added; its cost joins labor, contingency and the budget",
+    )
+
+
+def _remove_labor_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    if len(p["tasks"]) < 2:
+        return None
+    i = d.pick(range(len(p["tasks"])))
+    name = p["tasks"][i][0]
+    edit = _drop_labor_task(name)
+    return Revision(
+        request=f"Take the {_label(name)} off the plan; it is out of scope now.",
+        mutate=edit,
+        direct=f"/tasks/{i}",
+        overrides=_labor_summary(_replayed(p, edit)),
+        theme=f"The {_label(name)} is removed; every total it fed drops",
+    )
+
+
+def _contingency(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["contingency_pct"]
+    new = d.pick([x for x in (5, 8, 10, 12, 15, 20) if x != old])
+    return Revision(
+        request=f"Make the contingency {new}% of labor instead of {old}%.",
+        mutate=lambda q: q.update(contingency_pct=new),
+        direct="/contingency" if p["size"] == 10 else "/budget/contingency",
+        overrides=_labor_summary(_replayed(p, lambda q: q.update(contingency_pct=new))),
+        theme=f"The contingency share changes to {new}%; the all-in budget follows",
+    )
+
+
+LABOR_MOVES = [
+    Move("rehour", "arithmetic", _rehour),
+    Move("rerate", "arithmetic", _rerate, when=lambda p: p["size"] >= 50),
+    Move("add-task", "add_remove", _add_labor_task),
+    Move("remove-task", "add_remove", _remove_labor_task),
+    Move("contingency", "arithmetic", _contingency, opens=False),
+]
 
 # --------------------------------------------------------------------------- schedule-mover-swap
 # Substitution: the moving company is replaced; its contact, rates, crew, insurance and lead
@@ -2025,6 +2180,8 @@ SCENARIOS = [
         conversation=labor_conversation,
         revision=labor_revision,
         followups=labor_followups,
+        inputs=labor_inputs,
+        moves=LABOR_MOVES,
         notes="Task cost = hours x role rate (rates stated in the conversation); labor, 10% contingency, all-in "
         "budget, phase/role roll-ups, payment split and summary follow. Retainer, fixed costs and the "
         "phase-two estimate are distractors.",
