@@ -9,9 +9,10 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import math
+import re
 from typing import Any
 
-from pytest_revprop.authoring.helpers import add_days, all_of, money
+from pytest_revprop.authoring.helpers import add_days, all_of, count_word, date_regex, money
 from pytest_revprop.authoring.scenario import (
     SHIPPED,
     Draw,
@@ -553,8 +554,39 @@ MOVERS: dict[str, dict[str, Any]] = {
         "booking_lead_days": 10,
         "crate_rate": 2.5,
     },
+    "Beacon Moving Group": {
+        "contact": "Priya Nair",
+        "phone": "(312) 555-0163",
+        "hourly_rate": 125,
+        "crew_size": 3,
+        "insurance_cover": 750000,
+        "booking_lead_days": 7,
+        "crate_rate": 2.0,
+    },
+    "Carlisle Van Lines": {
+        "contact": "Tom Becker",
+        "phone": "(312) 555-0129",
+        "hourly_rate": 155,
+        "crew_size": 6,
+        "insurance_cover": 1500000,
+        "booking_lead_days": 21,
+        "crate_rate": 3.5,
+    },
 }
 MOVE_DATE = "2025-06-14"
+MOVE_DATES = [MOVE_DATE, "2025-06-07", "2025-06-21"]  # Saturdays: the elevator is ours then
+FURNITURE = {
+    10: "Pack and move furniture",
+    50: "Move furniture and boxes",
+    100: "Move furniture and boxes",
+}
+# jobs a user may hand the movers: (job, hours)
+EXTRA_JOBS = [
+    ("Haul old filing cabinets", 2),
+    ("Move the archive boxes", 3),
+    ("Dismantle the reception desk", 1),
+    ("Take the old printers to recycling", 2),
+]
 # (task, assignee; None = the moving company, hours or None)
 MOVE_TASKS: dict[int, list[tuple[str, str | None, int]]] = {
     50: [
@@ -579,16 +611,41 @@ MOVE_TASKS: dict[int, list[tuple[str, str | None, int]]] = {
 }
 
 
+def mover_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The moving company, the move date and the tasks (``tasks``: [task, assignee or None for
+    the movers, hours]; at size 10 the movers' one job carries the booked crew hours)."""
+    if size == 10:
+        tasks = [
+            [FURNITURE[10], None, d.int(6, 12, shipped=9)],
+            ["Reconnect desks and network", "In-house IT", 0],
+        ]
+    else:
+        spread = {"Pack IT equipment": (2, 4), FURNITURE[50]: (4, 7)}
+        tasks = [
+            [t, who, d.int(*spread.get(t, (1, 3)), shipped=h) if who is None else h]
+            for t, who, h in MOVE_TASKS[size]
+        ]
+    return {
+        "size": size,
+        "mover": d.pick(list(MOVERS)),
+        "move_date": d.pick(MOVE_DATES),
+        "tasks": tasks,
+    }
+
+
 def mover_params(size: int) -> dict[str, Any]:
-    return {"size": size, "mover": "Swift Movers"}
+    return mover_inputs(size, SHIPPED)
+
+
+def _movers_hours(p: dict[str, Any]) -> int:
+    return sum(int(h) for _, who, h in p["tasks"] if who is None)
 
 
 def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, name = p["size"], p["mover"]
+    size, name, move_date = p["size"], p["mover"], p["move_date"]
     m = MOVERS[name]
-    extra = p.get("extra_jobs", [])  # (job, hours) the movers take on in a follow-up
+    hours = _movers_hours(p)
     if size == 10:
-        hours = 9 + p.get("furniture_extra", 0) + sum(h for _, h in extra)
         return {
             "project": "Lindqvist & Partners office move",
             "movers": {
@@ -598,17 +655,9 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "booked_hours": hours,
                 "estimated_cost": hours * m["hourly_rate"],
             },
-            "tasks": [
-                {"name": "Pack and move furniture", "assigned_to": name},
-                {"name": "Reconnect desks and network", "assigned_to": "In-house IT"},
-                *({"name": job, "assigned_to": name} for job, _ in extra),
-            ],
+            "tasks": [{"name": t, "assigned_to": who or name} for t, who, _ in p["tasks"]],
         }
-    tasks = [
-        (t, who, h + p.get("furniture_extra", 0) if t == "Move furniture and boxes" else h)
-        for t, who, h in MOVE_TASKS[size]
-    ] + [(job, None, h) for job, h in extra]
-    hours = sum(h for _, who, h in tasks if who is None)
+    tasks = p["tasks"]
     cost = hours * m["hourly_rate"]
     movers: dict[str, Any] = {
         "name": name,
@@ -620,12 +669,12 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
         "booking_lead_days": m["booking_lead_days"],
         "booked_hours": hours,
         "estimated_cost": cost,
-        "book_by": add_days(MOVE_DATE, -m["booking_lead_days"]),
+        "book_by": add_days(move_date, -m["booking_lead_days"]),
     }
     artifact: dict[str, Any] = {
         "project": {
             "name": "Lindqvist & Partners office move",
-            "move_date": MOVE_DATE,
+            "move_date": move_date,
             "from": "220 W Kinzie St, 4th floor",
             "to": "141 N Wacker Dr, 11th floor",
         },
@@ -643,7 +692,7 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     other = 2400 + 650
     artifact["walkthrough"] = {
-        "date": add_days(MOVE_DATE, -3),
+        "date": add_days(move_date, -3),
         "with": m["contact"],
         "host": "Nina Lindqvist",
     }
@@ -672,7 +721,7 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     artifact["insurance_ok"] = m["insurance_cover"] >= 1000000
     artifact["staff_notice"] = (
-        f"Pack your desk by Friday 2025-06-13; {name} arrive Saturday at 07:00."
+        f"Pack your desk by Friday {add_days(move_date, -1)}; {name} arrive Saturday at 07:00."
     )
     headcount = m["crew_size"] + 6
     artifact["lunch"] = {"headcount": headcount, "per_head": 15, "cost": headcount * 15}
@@ -705,7 +754,9 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def mover_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, name = p["size"], p["mover"]
+    m = MOVERS[name]
+    hours = {t: h for t, _, h in p["tasks"]}
     if size == 10:
         return [
             (
@@ -713,12 +764,12 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/project"],
             ),
             (
-                "We've picked Swift Movers; our contact there is Kevin Marsh and they charge $145 an hour for "
-                "the crew.",
+                f"We've picked {name}; our contact there is {m['contact']} and they charge "
+                f"${m['hourly_rate']} an hour for the crew.",
                 ["/movers/name", "/movers/contact", "/movers/hourly_rate"],
             ),
             (
-                "We're booking 9 crew hours. Estimate the cost from their hourly rate.",
+                f"We're booking {_movers_hours(p)} crew hours. Estimate the cost from their hourly rate.",
                 ["/movers/booked_hours", "/movers/estimated_cost"],
             ),
             (
@@ -730,12 +781,13 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         (
             "Help me plan our office move: Lindqvist & Partners goes from 220 W Kinzie St, 4th floor to "
-            "141 N Wacker Dr, 11th floor on 2025-06-14.",
+            f"141 N Wacker Dr, 11th floor on {p['move_date']}.",
             ["/project"],
         ),
         (
-            "Moving company is Swift Movers. Contact Kevin Marsh, (312) 555-0187, $145 an hour, crew of 4, "
-            "$1,000,000 insurance cover, and they need 14 days' notice to book.",
+            f"Moving company is {name}. Contact {m['contact']}, {m['phone']}, ${m['hourly_rate']} an hour, "
+            f"crew of {m['crew_size']}, ${m['insurance_cover']:,} insurance cover, and they need "
+            f"{m['booking_lead_days']} days' notice to book.",
             [
                 "/movers/name",
                 "/movers/contact",
@@ -755,8 +807,9 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
     n_jobs = sum(who is None for _, who, _ in MOVE_TASKS[size])
     if size == 50:
         movers_text = (
-            "The movers pack the IT equipment (3 h), move the furniture and boxes (5 h) and reassemble "
-            "the workstations (2 h)."
+            f"The movers pack the IT equipment ({hours['Pack IT equipment']} h), move the furniture and "
+            f"boxes ({hours[FURNITURE[50]]} h) and reassemble the workstations "
+            f"({hours['Reassemble workstations']} h)."
         )
         others_text = (
             "The rest isn't theirs: our in-house IT disconnects the network (4 h), Brightwire Cabling "
@@ -764,8 +817,9 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
         )
     else:
         movers_text = (
-            "The movers pack the IT equipment (3 h), move the furniture and boxes (5 h), reassemble "
-            "the workstations (2 h) and move the server rack (2 h)."
+            f"The movers pack the IT equipment ({hours['Pack IT equipment']} h), move the furniture and "
+            f"boxes ({hours[FURNITURE[50]]} h), reassemble the workstations "
+            f"({hours['Reassemble workstations']} h) and move the server rack ({hours['Move server rack']} h)."
         )
         others_text = (
             "The rest isn't theirs: our in-house IT disconnects the network (4 h) and sets up the "
@@ -807,7 +861,8 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
         return turns
     turns += [
         (
-            "The movers also supply 120 crates; Swift charges $3.00 per crate. Add that.",
+            f"The movers also supply 120 crates; {name.split()[0]} charges ${m['crate_rate']:.2f} per crate. "
+            "Add that.",
             ["/movers/crate_rate", "/crates"],
         ),
         (
@@ -829,8 +884,8 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/insurance_ok"],
         ),
         (
-            "Draft the one-line staff notice: pack desks by Friday 2025-06-13, and name the moving company "
-            "arriving Saturday at 07:00.",
+            f"Draft the one-line staff notice: pack desks by Friday {add_days(p['move_date'], -1)}, and name "
+            "the moving company arriving Saturday at 07:00.",
             ["/staff_notice"],
         ),
         (
@@ -863,37 +918,52 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def mover_revision(p: dict[str, Any]) -> Revision:
-    size = p["size"]
-    new = MOVERS["Atlas Relocation"]
-    attrs = (
-        ["contact", "hourly_rate"]
-        if size == 10
-        else [
-            "contact",
-            "phone",
-            "hourly_rate",
-            "crew_size",
-            "insurance_cover",
-            "booking_lead_days",
-        ]
+def _mover_attrs(size: int) -> list[str]:
+    """The company details a size's document holds (besides the name)."""
+    if size == 10:
+        return ["contact", "hourly_rate"]
+    attrs = ["contact", "phone", "hourly_rate", "crew_size", "insurance_cover", "booking_lead_days"]
+    return [*attrs, "crate_rate"] if size == 100 else attrs
+
+
+def _mover_reference(size: int, name: str) -> dict[str, Any]:
+    return {"name": name, **{a: MOVERS[name][a] for a in _mover_attrs(size)}}
+
+
+def _notice(size: int, name: str) -> dict[str, Override]:
+    """Size 100's staff notice names the moving company."""
+    return (
+        {"/staff_notice": regex("(?i)" + re.escape(name.lower()).replace("\\ ", " "))}
+        if size == 100
+        else {}
     )
-    if size == 100:
-        attrs.append("crate_rate")
-    reference = {"name": "Atlas Relocation", **{a: new[a] for a in attrs}}
-    overrides = {"/staff_notice": regex(r"(?i)atlas relocation")} if size == 100 else {}
+
+
+def mover_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="Let's go with Atlas Relocation instead of Swift Movers. Their details are attached.",
         mutate=lambda q: q.update(mover="Atlas Relocation"),
         direct="/movers/name",
-        overrides=overrides,
-        reference=reference,
+        overrides=_notice(p["size"], "Atlas Relocation"),
+        reference=_mover_reference(p["size"], "Atlas Relocation"),
     )
+
+
+def _add_hours(task: str, extra: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        row = next(t for t in q["tasks"] if t[0] == task)
+        row[2] += extra
+
+    return mutate
+
+
+def _append_job(job: str, hours: int) -> Any:
+    return lambda q: q["tasks"].append([job, None, hours])
 
 
 def mover_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
-    n_tasks = 2 if size == 10 else len(MOVE_TASKS[size])
+    n_tasks = len(p["tasks"])
     old = MOVERS["Swift Movers"]
     attrs = ["contact", "hourly_rate"]
     if size > 10:
@@ -902,19 +972,13 @@ def mover_followups(p: dict[str, Any]) -> list[Revision]:
         attrs.append("crate_rate")
     back = {"name": "Swift Movers", **{a: old[a] for a in attrs}}
 
-    def f1(q: dict[str, Any]) -> None:
-        q["furniture_extra"] = 2
-
-    def f2(q: dict[str, Any]) -> None:
-        q["extra_jobs"] = [("Haul old filing cabinets", 2)]
-
     def f3(q: dict[str, Any]) -> None:
         q.update(mover="Swift Movers")
 
     return [
         Revision(
             request="Atlas says moving the furniture and boxes will take 2 more crew hours than we planned.",
-            mutate=f1,
+            mutate=_add_hours(FURNITURE[size], 2),
             direct="/movers/booked_hours" if size == 10 else "/tasks/1/hours",
             theme="The movers' furniture job grows by 2 hours at the new company's rate; booked hours, their "
             "estimate and the budget follow",
@@ -923,7 +987,7 @@ def mover_followups(p: dict[str, Any]) -> list[Revision]:
         Revision(
             request="Add one more job for the movers at the end of the task list: Haul old filing cabinets, "
             "2 hours. Book that time with them too.",
-            mutate=f2,
+            mutate=_append_job("Haul old filing cabinets", 2),
             direct=f"/tasks/{n_tasks}",
             theme="A new job for the moving company is appended; their booked hours, cost estimate and the "
             "budget grow",
@@ -942,6 +1006,105 @@ def mover_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of schedule-mover-swap: another moving company (its details attached), the furniture
+# job grows or shrinks, a job handed to the movers or taken off them, the move date (sizes 50
+# and 100 hold it)
+
+
+def _swap_mover(p: dict[str, Any], d: Draw) -> Revision:
+    size, old = p["size"], p["mover"]
+    new = d.pick([m for m in MOVERS if m != old])
+    return Revision(
+        request=f"Let's go with {new} instead of {old}. Their details are attached.",
+        mutate=lambda q: q.update(mover=new),
+        direct="/movers/name",
+        overrides=_notice(size, new),
+        reference=_mover_reference(size, new),
+        theme=f"{new} replace {old}: their terms are copied in and every movers' job follows",
+    )
+
+
+def _furniture_hours(p: dict[str, Any], d: Draw) -> Revision | None:
+    size = p["size"]
+    task = FURNITURE[size]
+    i, old = next((i, int(t[2])) for i, t in enumerate(p["tasks"]) if t[0] == task)
+    delta = d.pick([n for n in (-2, -1, 1, 2, 3) if old + n >= 2])
+    more = (
+        f"{abs(delta)} {'more' if delta > 0 else 'fewer'} crew hour{'s' if abs(delta) > 1 else ''}"
+    )
+    if size == 10:
+        request = f"Packing and moving the furniture will take {more} than we planned; book the crew for that."
+    else:
+        request = f"The movers say moving the furniture and boxes will take {more} than we planned."
+    return Revision(
+        request=request,
+        mutate=_add_hours(task, delta),
+        direct="/movers/booked_hours" if size == 10 else f"/tasks/{i}/hours",
+        theme=f"The furniture job changes by {delta} hours; booked hours, the estimate and the budget follow",
+    )
+
+
+def _add_job(p: dict[str, Any], d: Draw) -> Revision | None:
+    present = {t[0] for t in p["tasks"]}
+    options = [j for j in EXTRA_JOBS if j[0] not in present]
+    if not options:
+        return None
+    job, hours = d.pick(options)
+    return Revision(
+        request=f"Add one more job for the movers at the end of the task list: {job}, {count_word(hours)} "
+        f"hour{'s' if hours > 1 else ''}. Book that time with them too.",
+        mutate=_append_job(job, hours),
+        direct=f"/tasks/{len(p['tasks'])}",
+        theme=f"The movers take on {job.lower()}; their booked hours, estimate and the budget grow",
+    )
+
+
+def _drop_job(p: dict[str, Any], d: Draw) -> Revision | None:
+    jobs = [i for i, t in enumerate(p["tasks"]) if t[1] is None and t[0] != FURNITURE[p["size"]]]
+    if not jobs:
+        return None
+    i = d.pick(jobs)
+    job = p["tasks"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["tasks"][i]
+
+    return Revision(
+        request=f"Take the job '{job}' off the task list; we don't need it done after all, so don't book "
+        "the movers for it.",
+        mutate=mutate,
+        direct=f"/tasks/{i}",
+        theme=f"The movers' job '{job}' is dropped; their booked hours, estimate and the budget shrink",
+    )
+
+
+def _move_date(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["move_date"]
+    new = d.pick([x for x in MOVE_DATES if x != old])
+    notice = (
+        f" Staff now pack their desks by Friday {add_days(new, -1)}." if p["size"] == 100 else ""
+    )
+    return Revision(
+        request=f"The move is now on Saturday {new} instead of {old}.{notice}",
+        mutate=lambda q: q.update(move_date=new),
+        direct="/project/move_date",
+        overrides=(
+            {"/staff_notice": regex("(?i)" + date_regex(add_days(new, -1)))}
+            if p["size"] == 100
+            else {}
+        ),
+        theme="The move date changes; the booking deadline and walkthrough move with it",
+    )
+
+
+MOVER_MOVES = [
+    Move("swap-mover", "substitution", _swap_mover),
+    Move("furniture-hours", "arithmetic", _furniture_hours),
+    Move("add-job", "add_remove", _add_job),
+    Move("drop-job", "add_remove", _drop_job),
+    Move("move-date", "temporal", _move_date, when=lambda p: p["size"] >= 50),
+]
 
 # --------------------------------------------------------------------------- schedule-drop-task
 # Add/remove: a task is removed from a sequential plan; its successor relinks to its predecessor,
@@ -2196,6 +2359,8 @@ SCENARIOS = [
         conversation=mover_conversation,
         revision=mover_revision,
         followups=mover_followups,
+        inputs=mover_inputs,
+        moves=MOVER_MOVES,
         notes="The new company's attributes come as reference data; its tasks' assignee, the crew cost, the "
         "booking deadline (move date minus notice days) and budget follow. Other vendors' tasks stay.",
     ),
