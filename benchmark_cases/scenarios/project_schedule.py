@@ -1136,8 +1136,34 @@ APP_TASKS: dict[int, list[tuple[str, str, str, int]]] = {
 }
 
 
+# tasks a user may add: (name, owner at sizes 50 and 100, days)
+NEW_APP_TASKS = [
+    ("Localization", "Mei", 4),
+    ("Accessibility pass", "Lucia", 3),
+    ("Performance tuning", "Ravi", 5),
+    ("Analytics events", "Mei", 2),
+]
+APP_DAYS = {"T1": (7, 12), "T2": (3, 7), "T3": (10, 21), "T4": (2, 5), "T5": (1, 4), "T6": (2, 6)}
+
+
+def drop_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The kickoff and the plan's tasks in order (``tasks``: [id, name, owner, days]); tasks
+    taken out wait in ``removed`` with the task they followed, and a new task takes number
+    ``next_number``."""
+    return {
+        "size": size,
+        "kickoff": d.date("2025-06-23", "2025-07-08", shipped=APP_START),
+        "tasks": [
+            [tid, name, owner, d.int(*APP_DAYS[tid], shipped=days)]
+            for tid, name, owner, days in APP_TASKS[size]
+        ],
+        "removed": [],
+        "next_number": len(APP_TASKS[size]) + 1,
+    }
+
+
 def drop_params(size: int) -> dict[str, Any]:
-    return {"size": size, "dropped": []}
+    return drop_inputs(size, SHIPPED)
 
 
 def _chain(tasks: list[tuple[str, str, str, int]], start: str) -> list[dict[str, Any]]:
@@ -1161,28 +1187,51 @@ def _chain(tasks: list[tuple[str, str, str, int]], start: str) -> list[dict[str,
     return out
 
 
-def _app_tasks(p: dict[str, Any]) -> list[tuple[str, str, str, int]]:
-    """The plan's tasks: follow-ups re-estimate beta testing (``beta_days``) and insert new
-    tasks after a given one (``added``: (after id, name, owner, days)); a new task takes the
-    next free number."""
-    base = APP_TASKS[p["size"]]
-    number = len(base)
-    out: list[tuple[str, str, str, int]] = []
-    for tid, name, owner, days in base:
-        if tid == "T3":
-            days = p.get("beta_days", days)
-        out.append((tid, name, owner, days))
-        for after, new, new_owner, new_days in p.get("added", []):
-            if after == tid:
-                number += 1
-                out.append((f"T{number}", new, new_owner, new_days))
-    return [t for t in out if t[0] not in p["dropped"]]
+def _app_index(p: dict[str, Any], tid: str) -> int:
+    return next(i for i, t in enumerate(p["tasks"]) if t[0] == tid)
+
+
+def _drop_app_task(tid: str) -> Any:
+    """Take task ``tid`` out; it remembers the task it followed (None: it was first)."""
+
+    def mutate(q: dict[str, Any]) -> None:
+        i = _app_index(q, tid)
+        q["removed"].append([q["tasks"][i], q["tasks"][i - 1][0] if i else None])
+        del q["tasks"][i]
+
+    return mutate
+
+
+def _put_back(tid: str, after: str | None) -> Any:
+    """Put removed task ``tid`` back right after ``after`` (None: first), with its number."""
+
+    def mutate(q: dict[str, Any]) -> None:
+        k = next(k for k, (row, _) in enumerate(q["removed"]) if row[0] == tid)
+        row = q["removed"].pop(k)[0]
+        q["tasks"].insert(0 if after is None else _app_index(q, after) + 1, row)
+
+    return mutate
+
+
+def _new_app_task(after: str, name: str, owner: str, days: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"].insert(_app_index(q, after) + 1, [f"T{q['next_number']}", name, owner, days])
+        q["next_number"] += 1
+
+    return mutate
+
+
+def _app_days(tid: str, days: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"][_app_index(q, tid)][3] = days
+
+    return mutate
 
 
 def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    tasks = _app_tasks(p)
-    chain = _chain(tasks, APP_START)
+    size, kickoff = p["size"], p["kickoff"]
+    tasks = [(tid, name, owner, days) for tid, name, owner, days in p["tasks"]]
+    chain = _chain(tasks, kickoff)
     end = chain[-1]["end"]
     if size == 10:
         return {
@@ -1193,7 +1242,7 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
         "project": {
             "name": "Q3 mobile app release",
             "owner": "Lucia Ferraro",
-            "kickoff": APP_START,
+            "kickoff": kickoff,
             "task_count": len(chain),
             "end_date": end,
         },
@@ -1248,21 +1297,27 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
+def _span(days: int) -> str:
+    """A task's length as the planner says it: ``two weeks`` for 14 days."""
+    return {14: "two weeks", 21: "three weeks"}.get(days, f"{days} days")
+
+
 def drop_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, kickoff = p["size"], p["kickoff"]
+    days = {t[0]: t[3] for t in p["tasks"]}
     if size == 10:
         return [
             (
-                "Planning our Q3 app release. First step is API hardening: 10 days starting 2025-07-01. We count "
-                "calendar days, weekends included.",
+                f"Planning our Q3 app release. First step is API hardening: {days['T1']} days starting "
+                f"{kickoff}. We count calendar days, weekends included.",
                 ["/tasks/0"],
             ),
             (
-                "Then a 5-day security review, starting the day after the hardening finishes.",
+                f"Then a {days['T2']}-day security review, starting the day after the hardening finishes.",
                 ["/tasks/1"],
             ),
             (
-                "After the review, two weeks of beta testing, again starting the next day.",
+                f"After the review, {_span(days['T3'])} of beta testing, again starting the next day.",
                 ["/tasks/2"],
             ),
             (
@@ -1272,25 +1327,27 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     turns: list[Turn] = [
         (
-            "I'm planning the Q3 mobile app release, owned by Lucia Ferraro, kicking off 2025-07-01. We work "
+            f"I'm planning the Q3 mobile app release, owned by Lucia Ferraro, kicking off {kickoff}. We work "
             "in calendar days, weekends included.",
             ["/project/name", "/project/owner", "/project/kickoff", "/calendar_days"],
         ),
         (
             "The work is one chain: each task depends on the one before it and starts the day after it ends; "
-            "a task's end date is its start plus its length minus one. Number the tasks T1, T2, ... in the order I give them; a task keeps its number for good. First, API hardening, 10 days, Ravi, "
-            "starting at kickoff.",
+            "a task's end date is its start plus its length minus one. Number the tasks T1, T2, ... in the order I give them; a task keeps its number for good. First, API hardening, "
+            f"{days['T1']} days, Ravi, starting at kickoff.",
             ["/tasks/0"],
         ),
-        ("Next, Mei's security review, 5 days.", ["/tasks/1"]),
-        ("Then beta testing, 14 days, Ravi again.", ["/tasks/2"]),
+        (f"Next, Mei's security review, {days['T2']} days.", ["/tasks/1"]),
+        (f"Then beta testing, {days['T3']} days, Ravi again.", ["/tasks/2"]),
         (
-            "Lucia does store listing prep (3 days) and then launch prep (2 days).",
+            f"Lucia does store listing prep ({days['T4']} days) and then launch prep ({days['T5']} days).",
             ["/tasks/3", "/tasks/4"],
         ),
     ]
     if size == 100:
-        turns.append(("Last task: Ravi handles the store submission, 4 days.", ["/tasks/5"]))
+        turns.append(
+            (f"Last task: Ravi handles the store submission, {days['T6']} days.", ["/tasks/5"])
+        )
     turns += [
         (
             "Put the task count and the project end date (the end of the last task) at the top.",
@@ -1348,16 +1405,12 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
 
 
 def drop_revision(p: dict[str, Any]) -> Revision:
-    overrides = {}
-    if p["size"] == 100:
-        after = drop_compute(dict(p, dropped=["T2"]))
-        launch = after["milestones"][2]["date"]
-        overrides["/summary"] = regex(all_of(rf"\b{len(after['tasks'])} tasks\b", launch))
+    edit = _drop_app_task("T2")
     return Revision(
         request="Take the security review out of the plan; the platform team already covered it.",
-        mutate=lambda q: q.update(dropped=["T2"]),
+        mutate=edit,
         direct="/tasks/1",
-        overrides=overrides,
+        overrides=_drop_summary(_replayed(p, edit)),
     )
 
 
@@ -1371,18 +1424,10 @@ def _drop_summary(q: dict[str, Any]) -> dict[str, Override]:
 
 
 def drop_followups(p: dict[str, Any]) -> list[Revision]:
-    def rev(q: dict[str, Any]) -> None:
-        q.update(dropped=["T2"])
-
-    def f1(q: dict[str, Any]) -> None:
-        q.update(dropped=[])
-
-    def f2(q: dict[str, Any]) -> None:
-        q.update(beta_days=21)
-
-    def f3(q: dict[str, Any]) -> None:
-        q.update(added=[("T3", "Localization", "Mei", 4)])
-
+    rev = _drop_app_task("T2")
+    f1 = _put_back("T2", "T1")
+    f2 = _app_days("T3", 21)
+    f3 = _new_app_task("T3", "Localization", "Mei", 4)
     return [
         Revision(
             # size 10 records no task owners: a request naming one there invites a place the gold lacks
@@ -1416,6 +1461,146 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of schedule-drop-task: a task taken out (never beta testing: the beta invite email
+# hangs on it), a removed task put back, a task re-estimated, a new task inserted after one,
+# the kickoff moved
+
+
+def _task_label(name: str) -> str:
+    return name if name[:3] == "API" else name[0].lower() + name[1:]
+
+
+def _days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
+
+
+def _owner_words(p: dict[str, Any], owner: str) -> str:
+    """``, owned by Mei`` where tasks record owners (sizes 50 and 100)."""
+    return "" if p["size"] == 10 else f", owned by {owner}"
+
+
+def _remove_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    tasks = p["tasks"]
+    # a task whose successor has its length would read as that one renamed
+    options = [
+        i
+        for i, t in enumerate(tasks)
+        if t[0] != "T3" and (i + 1 == len(tasks) or tasks[i + 1][3] != t[3])
+    ]
+    if len(p["tasks"]) < 3 or not options:
+        return None
+    i = d.pick(options)
+    tid, name = p["tasks"][i][:2]
+    edit = _drop_app_task(tid)
+    return Revision(
+        request=f"Take the {_task_label(name)} out of the plan; we don't need it for this release.",
+        mutate=edit,
+        direct=f"/tasks/{i}",
+        overrides=_drop_summary(_replayed(p, edit)),
+        theme=f"The {_task_label(name)} is removed; its successor relinks and every later date pulls in",
+    )
+
+
+def _restore_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    present = {t[0]: t[1] for t in p["tasks"]}
+    options = []
+    for row, after in p["removed"]:
+        anchor = after if after in present else None
+        i = 0 if anchor is None else _app_index(p, anchor) + 1
+        # as long as the task it lands before, it would read as that one renamed
+        if i == len(p["tasks"]) or p["tasks"][i][3] != row[3]:
+            options.append((row, anchor, i))
+    if not options:
+        return None
+    (tid, name, owner, days), anchor, i = d.pick(options)
+    where = (
+        f"right after the {_task_label(present[anchor])}"
+        if anchor
+        else "as the first task, starting at kickoff"
+        if p["size"] > 10
+        else f"as the first task, starting on {p['kickoff']}"
+    )
+    edit = _put_back(tid, anchor)
+    return Revision(
+        request=f"Put the {_task_label(name)} back in after all: same {_days(days)}"
+        f"{_owner_words(p, owner)}, {where}.",
+        mutate=edit,
+        direct=f"/tasks/{i}",
+        overrides=_drop_summary(_replayed(p, edit)),
+        theme=f"The {_task_label(name)} is put back; every later date moves out by its length",
+    )
+
+
+def _relength(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["tasks"])))
+    tid, name, _, old = p["tasks"][i]
+    new = d.pick([n for n in range(max(1, old - 4), old + 8) if n != old])
+    edit = _app_days(tid, new)
+    label = _task_label(name)
+    return Revision(
+        request=f"{label[0].upper() + label[1:]} needs {_days(new)}, not {old}.",
+        mutate=edit,
+        direct=f"/tasks/{i}/days",
+        overrides=_drop_summary(_replayed(p, edit)),
+        theme=f"The {label} takes {new} days; every later date and the launch-relative milestones move",
+    )
+
+
+def _insert_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    taken = {t[1] for t in p["tasks"]} | {row[1] for row, _ in p["removed"]}
+    options = [t for t in NEW_APP_TASKS if t[0] not in taken]
+    if not options:
+        return None
+    name, owner, days = d.pick(options)
+    i = d.pick(range(len(p["tasks"])))
+    anchor_id, anchor = p["tasks"][i][:2]
+    if i + 1 < len(p["tasks"]) and p["tasks"][i + 1][3] == days:
+        days += 1  # as long as its successor, it would read as that one renamed
+    edit = _new_app_task(anchor_id, name, owner, days)
+    return Revision(
+        request=f"Add a task called {name} right after the {_task_label(anchor)}: {_days(days)}"
+        f"{_owner_words(p, owner)}.",
+        mutate=edit,
+        direct=f"/tasks/{i + 1}",
+        overrides=_drop_summary(_replayed(p, edit)),
+        theme=f"{name} is inserted; it takes the next number and every later date moves out",
+    )
+
+
+def _app_kickoff(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["kickoff"]
+    new = d.pick(
+        [
+            x
+            for x in (add_days(old, n) for n in range(-7, 11) if n)
+            if "2025-06-16" <= x <= "2025-07-25"
+        ]
+    )
+    later = new > old
+    edit: Any = lambda q: q.update(kickoff=new)  # noqa: E731
+    if p["size"] == 10:
+        request = f"The first task now starts on {new} instead of {old}."
+        direct = "/tasks/0/start"
+    else:
+        request = f"Kickoff {'slips' if later else 'moves up'} to {new}."
+        direct = "/project/kickoff"
+    return Revision(
+        request=request,
+        mutate=edit,
+        direct=direct,
+        overrides=_drop_summary(_replayed(p, edit)),
+        theme="The kickoff moves; every task date, the end date and the launch-relative milestones follow",
+    )
+
+
+DROP_MOVES = [
+    Move("remove-task", "add_remove", _remove_app_task),
+    Move("restore-task", "add_remove", _restore_app_task),
+    Move("relength", "temporal", _relength),
+    Move("insert-task", "add_remove", _insert_app_task),
+    Move("kickoff", "temporal", _app_kickoff),
+]
 
 # --------------------------------------------------------------------------- schedule-permit-threshold
 # Threshold: the renovated floor area crosses the city's 500 sq ft permit threshold; the material
@@ -2374,6 +2559,8 @@ SCENARIOS = [
         conversation=drop_conversation,
         revision=drop_revision,
         followups=drop_followups,
+        inputs=drop_inputs,
+        moves=DROP_MOVES,
         notes="Tasks run back to back (start = day after the predecessor ends); removing one relinks the "
         "successor, shifts later dates by its length and updates count, end and relative milestones; "
         "the board update, teaser and webinar dates are absolute.",
