@@ -1630,22 +1630,41 @@ RENO_PHASES = {
 }
 
 
+def permit_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The renovated area, the labor quote, the flooring's box price and the start date."""
+    return {
+        "size": size,
+        "area": d.int(300, 720, shipped=450, step=10),
+        "labor": (
+            d.int(6000, 11000, shipped=8000, step=250)
+            if size == 10
+            else d.int(11000, 18000, shipped=14500, step=250)
+        ),
+        "box_price": d.pick([52, 48, 56, 61]),
+        "start": d.date("2025-04-28", "2025-05-16", shipped=RENO_START, weekdays="01234"),
+    }
+
+
 def permit_params(size: int) -> dict[str, Any]:
-    return {"size": size, "area": 450}
+    return permit_inputs(size, SHIPPED)
+
+
+def _boxes(area: int) -> int:
+    return math.ceil(area * 11 / 200)  # 20 sq ft per box plus 10% waste
 
 
 def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, area = p["size"], p["area"]
+    size, area, start = p["size"], p["area"], p["start"]
     needed = area > PERMIT_THRESHOLD
-    boxes = math.ceil(area * 11 / 200)  # 20 sq ft per box plus 10% waste
-    flooring_cost = boxes * 52
+    boxes = _boxes(area)
+    flooring_cost = boxes * p["box_price"]
     fee = money(area * 1.5) if needed else 0
-    labor = (8000 if size == 10 else 14500) + p.get("labor_raise", 0)
+    labor = p["labor"]
     if size == 10:
         return {
             "project": "Maple Street ground-floor renovation",
             "contractor": "Birch & Sons",
-            "start_date": RENO_START,
+            "start_date": start,
             "floor_area_sq_ft": area,
             "flooring": {"boxes": boxes, "cost": flooring_cost},
             "permit": {"required": needed, "fee": fee},
@@ -1653,7 +1672,7 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
             "budget_total": money(labor + flooring_cost + fee),
         }
     review = 10 if needed else 0
-    day = add_days(RENO_START, review)
+    day = add_days(start, review)
     phases: list[dict[str, Any]] = []
     for name, days in RENO_PHASES[size]:
         end = add_days(day, days - 1)
@@ -1664,13 +1683,13 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
         "project": {
             "name": "Maple Street ground-floor renovation",
             "contractor": "Birch & Sons",
-            "start_date": RENO_START,
+            "start_date": start,
             "completion": phases[-1]["end"],
         },
         "floor_area_sq_ft": area,
         "flooring": {
             "product": "Oak engineered plank",
-            "box_price": 52,
+            "box_price": p["box_price"],
             "boxes": boxes,
             "cost": flooring_cost,
         },
@@ -1698,7 +1717,7 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["homeowners"] = {
         "names": "Jen and Theo Marsh",
         "phone": "(503) 555-0119",
-        "stay_elsewhere_from": RENO_START,
+        "stay_elsewhere_from": start,
     }
     artifact["final_walkthrough"] = add_days(phases[-1]["end"], 2)
     artifact["notes"] = ["Keep the back door locked", "Dog stays at a friend's during demolition"]
@@ -1744,7 +1763,7 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def permit_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, area, start, price, labor = p["size"], p["area"], p["start"], p["box_price"], p["labor"]
     permit_rule = (
         "City rule: a renovation over 500 square feet needs a building permit, which costs $1.50 per "
         "square foot of renovated area; at or under 500 there's no permit and no fee."
@@ -1752,30 +1771,30 @@ def permit_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "We're renovating the ground floor on Maple Street with Birch & Sons, starting 2025-05-05.",
+                f"We're renovating the ground floor on Maple Street with Birch & Sons, starting {start}.",
                 ["/project", "/contractor", "/start_date"],
             ),
-            ("The renovated floor area is 450 square feet.", ["/floor_area_sq_ft"]),
+            (f"The renovated floor area is {area} square feet.", ["/floor_area_sq_ft"]),
             (
                 "Flooring comes in boxes that cover 20 square feet each; take the area plus 10% for waste and "
-                "round up to whole boxes. Boxes are $52.",
+                f"round up to whole boxes. Boxes are ${price}.",
                 ["/flooring"],
             ),
             (permit_rule + " Work out whether we need one.", ["/permit"]),
             (
-                "Labor is quoted at $8,000. Budget total is labor plus flooring plus the permit fee.",
+                f"Labor is quoted at ${labor:,}. Budget total is labor plus flooring plus the permit fee.",
                 ["/labor_cost", "/budget_total"],
             ),
         ]
     phases = RENO_PHASES[size]
     turns: list[Turn] = [
         (
-            "Let's plan the Maple Street ground-floor renovation with Birch & Sons. Work starts 2025-05-05.",
+            f"Let's plan the Maple Street ground-floor renovation with Birch & Sons. Work starts {start}.",
             ["/project/name", "/project/contractor", "/project/start_date"],
         ),
-        ("We're redoing 450 square feet of floor.", ["/floor_area_sq_ft"]),
+        (f"We're redoing {area} square feet of floor.", ["/floor_area_sq_ft"]),
         (
-            "Flooring is oak engineered plank at $52 a box; each box covers 20 square feet, and we order the area "
+            f"Flooring is oak engineered plank at ${price} a box; each box covers 20 square feet, and we order the area "
             "plus 10% waste, rounded up to whole boxes.",
             ["/flooring"],
         ),
@@ -1811,7 +1830,7 @@ def permit_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/paint/wall_area_sq_ft", "/paint/gallons", "/paint/color"],
         ),
         (
-            "Budget: labor is $14,500; materials are the flooring plus the tile; then the permit fee, and the "
+            f"Budget: labor is ${labor:,}; materials are the flooring plus the tile; then the permit fee, and the "
             "total of all of it.",
             ["/budget"],
         ),
@@ -1833,7 +1852,7 @@ def permit_conversation(p: dict[str, Any]) -> list[Turn]:
         )
     turns += [
         (
-            "Homeowners are Jen and Theo Marsh, (503) 555-0119; they stay elsewhere from 2025-05-05.",
+            f"Homeowners are Jen and Theo Marsh, (503) 555-0119; they stay elsewhere from {start}.",
             ["/homeowners/names", "/homeowners/phone", "/homeowners/stay_elsewhere_from"],
         ),
         ("Book a final walkthrough two days after completion.", ["/final_walkthrough"]),
@@ -1893,7 +1912,7 @@ def permit_followups(p: dict[str, Any]) -> list[Revision]:
         q.update(area=480)
 
     def f2(q: dict[str, Any]) -> None:
-        q.update(labor_raise=1500)
+        q["labor"] += 1500
 
     def f3(q: dict[str, Any]) -> None:
         q.update(area=500)
@@ -1924,6 +1943,98 @@ def permit_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
     ]
+
+
+# moves of schedule-permit-threshold: the area crosses the 500 sq ft line, the area changes on
+# its side of the line, the labor quote changes, the flooring's box price changes, the start
+# date moves (sizes 50 and 100, where the phases hang on it)
+
+
+def _area_request(old: int, new: int) -> str:
+    why = "we're opening up more of the floor" if new > old else "we're cutting back the scope"
+    return f"Change of plan, {why}: the renovated floor area is now {new} square feet."
+
+
+def _cross_area(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["area"]
+    over = old > PERMIT_THRESHOLD
+    pool = range(300, 501, 10) if over else range(510, 751, 10)
+    new = d.pick(list(pool))
+    return Revision(
+        request=_area_request(old, new),
+        mutate=lambda q: q.update(area=new),
+        direct="/floor_area_sq_ft",
+        theme=f"The area crosses the 500 sq ft line ({old} to {new}): the permit and everything it "
+        "governs switch",
+    )
+
+
+def _resize_area(p: dict[str, Any], d: Draw) -> Revision | None:
+    old = p["area"]
+    over = old > PERMIT_THRESHOLD
+    pool = [
+        a
+        for a in (range(510, 751, 10) if over else range(300, 501, 10))
+        if _boxes(a) != _boxes(old)
+    ]
+    if not pool:
+        return None
+    new = d.pick(pool)
+    return Revision(
+        request=_area_request(old, new),
+        mutate=lambda q: q.update(area=new),
+        direct="/floor_area_sq_ft",
+        theme=f"The area changes on its side of the 500 sq ft line ({old} to {new}): flooring and "
+        "the costs follow, the permit status stays",
+    )
+
+
+def _labor_quote(p: dict[str, Any], d: Draw) -> Revision:
+    delta = d.pick([n for n in range(-2000, 2501, 250) if n and p["labor"] + n >= 5000])
+    verb = "raised" if delta > 0 else "lowered"
+    return Revision(
+        request=f"Birch & Sons {verb} their labor quote by ${abs(delta):,}.",
+        mutate=lambda q: q.update(labor=q["labor"] + delta),
+        direct="/labor_cost" if p["size"] == 10 else "/budget/labor",
+        theme=f"The labor quote changes by ${delta:,}; the budget total and every labor payment follow",
+    )
+
+
+def _box_price(p: dict[str, Any], d: Draw) -> Revision:
+    new = d.pick([x for x in range(44, 66) if x != p["box_price"]])
+    return Revision(
+        request=f"The flooring boxes now cost ${new} each.",
+        mutate=lambda q: q.update(box_price=new),
+        direct="/flooring/cost" if p["size"] == 10 else "/flooring/box_price",
+        theme=f"The box price changes to ${new}; the flooring cost and the totals follow",
+    )
+
+
+def _reno_start(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["start"]
+    new = d.pick(
+        [
+            x
+            for x in (add_days(old, n) for n in range(-14, 15) if n)
+            if dt.date.fromisoformat(x).weekday() < 5 and "2025-04-14" <= x <= "2025-05-30"
+        ]
+    )
+    stay = " Jen and Theo will stay elsewhere from that day instead."
+    return Revision(
+        request=f"Work now starts on {new} instead of {old}.{stay}",
+        mutate=lambda q: q.update(start=new),
+        direct="/project/start_date",
+        theme="The start date moves; every phase date, completion and the walkthrough follow",
+    )
+
+
+PERMIT_MOVES = [
+    Move("cross-area", "threshold", _cross_area),
+    Move("resize-area", "arithmetic", _resize_area),
+    Move("labor-quote", "arithmetic", _labor_quote),
+    Move("box-price", "arithmetic", _box_price, opens=False),
+    Move("start-date", "temporal", _reno_start, when=lambda p: p["size"] >= 50),
+]
 
 
 # --------------------------------------------------------------------------- schedule-kickoff-shift
@@ -2575,6 +2686,8 @@ SCENARIOS = [
         conversation=permit_conversation,
         revision=permit_revision,
         followups=permit_followups,
+        inputs=permit_inputs,
+        moves=PERMIT_MOVES,
         notes="Flooring boxes recompute from the area; only because the area crosses the stated 500 sq ft "
         "threshold do the permit, fee, inspection, 10-day review (shifting every phase) and dumpster size "
         "change. Tile, paint, labor payments and the appliance date are distractors.",
