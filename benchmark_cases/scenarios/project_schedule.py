@@ -2065,39 +2065,59 @@ MILESTONES = {
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
+SPONSORS = ["Gail Porter", "Marion Keller", "Renee Castillo"]
+BOARD_DATES = ["2025-05-20", "2025-05-13", "2025-05-27"]
+
+
+def kickoff_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The kickoff, the sponsor, the board's review date, the milestones (``milestones``:
+    [name, days after kickoff] in list order; hypercare, 4 weeks after go-live, moves with it),
+    the milestones a user fixed on a date (``pinned``) and Finance training's day."""
+    return {
+        "size": size,
+        "kickoff": d.date("2025-03-31", "2025-04-25", shipped="2025-04-07", weekdays="01234"),
+        "sponsor": d.pick(SPONSORS),
+        "board": d.pick(BOARD_DATES),
+        "milestones": [[n, days] for n, days in MILESTONES[size]],
+        "training": 70,
+        "pinned": {},
+    }
+
+
 def kickoff_params(size: int) -> dict[str, Any]:
-    return {"size": size, "kickoff": "2025-04-07"}
+    return kickoff_inputs(size, SHIPPED)
 
 
 def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, k = p["size"], p["kickoff"]
-    slip = p.get("slip", {})  # days a follow-up slides a milestone by
-    milestones = [{"name": n, "date": add_days(k, d + slip.get(n, 0))} for n, d in MILESTONES[size]]
+    sponsor, board = p["sponsor"], p["board"]
+    pinned = p["pinned"]
+    milestones = [{"name": n, "date": pinned.get(n) or add_days(k, d)} for n, d in p["milestones"]]
     if size == 10:
         return {
             "project": "Northwind ERP rollout",
-            "sponsor": "Gail Porter",
+            "sponsor": sponsor,
             "kickoff": k,
             "milestones": milestones,
-            "board_review": "2025-05-20",
+            "board_review": board,
         }
     artifact: dict[str, Any] = {
         "project": {
             "name": "Northwind ERP rollout",
-            "sponsor": "Gail Porter",
+            "sponsor": sponsor,
             "vendor": "Corelane Systems",
             "kickoff": k,
         },
         "milestones": milestones,
         "fixed_dates": [
-            {"event": "Board review", "date": "2025-05-20"},
+            {"event": "Board review", "date": board},
             {"event": "Fiscal year end", "date": "2025-06-30"},
             {"event": "Memorial Day (office closed)", "date": "2025-05-26"},
             {"event": "Vendor contract renewal", "date": "2025-09-01"},
         ],
         "training": [
-            {"group": "Finance", "date": add_days(k, 70)},
-            {"group": "Warehouse", "date": add_days(k, 72)},
+            {"group": "Finance", "date": add_days(k, p["training"])},
+            {"group": "Warehouse", "date": add_days(k, p["training"] + 2)},
         ],
         "environments": {
             "sandbox": "nw-erp-sbx",
@@ -2105,7 +2125,7 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
             "production": "nw-erp-prod",
         },
         "team": [
-            {"name": "Gail Porter", "role": "sponsor"},
+            {"name": sponsor, "role": "sponsor"},
             {"name": "Dev Patel", "role": "project lead"},
             {"name": "Hanna Berg", "role": "finance lead"},
         ],
@@ -2128,8 +2148,8 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 50:
         return artifact
     artifact["training"] += [
-        {"group": "Sales", "date": add_days(k, 74)},
-        {"group": "Purchasing", "date": add_days(k, 76)},
+        {"group": "Sales", "date": add_days(k, p["training"] + 4)},
+        {"group": "Purchasing", "date": add_days(k, p["training"] + 6)},
     ]
     artifact["sprints"] = [
         {"name": f"Sprint {i + 1}", "start": add_days(k, 14 * i), "end": add_days(k, 14 * i + 13)}
@@ -2149,7 +2169,7 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     artifact["modules"] = ["General ledger", "Payables", "Receivables", "Inventory", "Purchasing"]
     artifact["risks"] += [
-        {"risk": "Super-user availability in June", "owner": "Gail Porter"},
+        {"risk": "Super-user availability in June", "owner": sponsor},
         {"risk": "EDI partner testing", "owner": "Luis Romero"},
     ]
     artifact["environments"]["training"] = "nw-erp-trn"
@@ -2157,12 +2177,12 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, k, sponsor, board = p["size"], p["kickoff"], p["sponsor"], p["board"]
     if size == 10:
         return [
             (
-                "Set up the plan for the Northwind ERP rollout. Gail Porter is the sponsor, and we kick off on "
-                "2025-04-07.",
+                f"Set up the plan for the Northwind ERP rollout. {sponsor} is the sponsor, and we kick off on "
+                f"{k}.",
                 ["/project", "/sponsor", "/kickoff"],
             ),
             (
@@ -2171,14 +2191,14 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/milestones"],
             ),
             (
-                "The board reviews the project on 2025-05-20; that's their fixed meeting date.",
+                f"The board reviews the project on {board}; that's their fixed meeting date.",
                 ["/board_review"],
             ),
         ]
     turns: list[Turn] = [
         (
-            "New project: the Northwind ERP rollout with Corelane Systems as the vendor. Gail Porter sponsors "
-            "it and kickoff is 2025-04-07.",
+            f"New project: the Northwind ERP rollout with Corelane Systems as the vendor. {sponsor} sponsors "
+            f"it and kickoff is {k}.",
             ["/project"],
         ),
         (
@@ -2189,7 +2209,7 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/milestones"],
         ),
         (
-            "Dates we don't control: board review 2025-05-20, fiscal year end 2025-06-30, the office is closed "
+            f"Dates we don't control: board review {board}, fiscal year end 2025-06-30, the office is closed "
             "2025-05-26 for Memorial Day, and the vendor contract renews 2025-09-01.",
             ["/fixed_dates/0", "/fixed_dates/1", "/fixed_dates/2", "/fixed_dates/3"],
         ),
@@ -2207,7 +2227,7 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/environments/sandbox", "/environments/test", "/environments/production"],
         ),
         (
-            "Core team: Gail Porter (sponsor), Dev Patel (project lead), Hanna Berg (finance lead).",
+            f"Core team: {sponsor} (sponsor), Dev Patel (project lead), Hanna Berg (finance lead).",
             ["/team/0", "/team/1", "/team/2"],
         ),
         (
@@ -2251,7 +2271,7 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
             (
                 "Modules in scope: general ledger, payables, receivables, inventory and purchasing. Two more risks: "
-                "availability of our super-users in June (Gail Porter) and EDI partner testing (Luis Romero). We also get a "
+                f"availability of our super-users in June ({sponsor}) and EDI partner testing (Luis Romero). We also get a "
                 "training environment, nw-erp-trn.",
                 ["/modules", "/risks/2", "/risks/3", "/environments/training"],
             ),
@@ -2275,7 +2295,9 @@ def kickoff_followups(p: dict[str, Any]) -> list[Revision]:
         q.update(kickoff="2025-04-22")
 
     def f2(q: dict[str, Any]) -> None:
-        q.update(slip={"Design sign-off": 7, "Go-live": 7, "Hypercare ends": 7})
+        for row in q["milestones"]:
+            if row[0] in ("Design sign-off", "Go-live", "Hypercare ends"):
+                row[1] += 7
 
     def f3(q: dict[str, Any]) -> None:
         q.update(kickoff="2025-04-16")
@@ -2308,6 +2330,159 @@ def kickoff_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="temporal",
         ),
     ]
+
+
+# moves of schedule-kickoff-shift: the kickoff moves to a date or by a span, the kickoff moves
+# while one milestone is fixed on its date (the one fixed before goes back to kickoff-relative),
+# go-live is re-timed and hypercare follows, Finance training is re-timed, the sponsor changes
+# (sizes 50 and 100 for the last three: size 10 derives nothing else from them)
+
+
+def _offset_words(days: int) -> str:
+    if days % 7:
+        return f"{days} days"
+    weeks = days // 7
+    return "1 week" if weeks == 1 else f"{weeks} weeks"
+
+
+def _milestone_label(name: str) -> str:
+    return name[0].lower() + name[1:]
+
+
+def _kickoff_direct(p: dict[str, Any]) -> str:
+    return "/kickoff" if p["size"] == 10 else "/project/kickoff"
+
+
+def _before_fixed(x: str, pinned: dict[str, str]) -> bool:
+    """Whether kickoff ``x`` comes before every milestone fixed on a date."""
+    return all(x < date for date in pinned.values())
+
+
+def _new_kickoff(p: dict[str, Any], d: Draw, pinned: dict[str, str]) -> str | None:
+    old = p["kickoff"]
+    options = [
+        x
+        for x in (add_days(old, n) for n in range(-14, 22) if n)
+        if dt.date.fromisoformat(x).weekday() < 5
+        and "2025-03-17" <= x <= "2025-05-16"
+        and _before_fixed(x, pinned)
+    ]
+    return d.pick(options) if options else None
+
+
+def _shift_kickoff(p: dict[str, Any], d: Draw) -> Revision | None:
+    old, new = p["kickoff"], _new_kickoff(p, d, p["pinned"])
+    if new is None:
+        return None
+    verb = "has slipped" if new > old else "moves up"
+    return Revision(
+        request=f"Kickoff {verb} to {new}.",
+        mutate=lambda q: q.update(kickoff=new),
+        direct=_kickoff_direct(p),
+        theme=f"The kickoff moves from {old} to {new}; every kickoff-relative date follows",
+    )
+
+
+def _slip_kickoff(p: dict[str, Any], d: Draw) -> Revision | None:
+    spans = [-7, -3, -2, 2, 3, 5, 7, 9, 14]
+    spans = [n for n in spans if _before_fixed(add_days(p["kickoff"], n), p["pinned"])]
+    if not spans:
+        return None
+    days = d.pick(spans)
+    span = _offset_words(abs(days))
+    request = (
+        f"Push the kickoff back by {span}." if days > 0 else f"Bring the kickoff forward by {span}."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(kickoff=add_days(q["kickoff"], days)),
+        direct=_kickoff_direct(p),
+        theme=f"The kickoff moves by {days} days; every kickoff-relative date follows",
+    )
+
+
+def _pin_milestone(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = p["milestones"]
+    held = () if p["size"] == 10 else ("Go-live", "Hypercare ends")  # hypercare hangs on go-live
+    options = [n for n, _ in rows if n not in held and n not in p["pinned"]]
+    if not options:
+        return None
+    name = d.pick(options)
+    date = kickoff_compute(p)["milestones"][[n for n, _ in rows].index(name)]["date"]
+    new = _new_kickoff(p, d, {name: date})
+    if new is None:
+        return None
+    freed = [(n, off) for n, off in rows if n in p["pinned"]]
+    back = "".join(
+        f" The {_milestone_label(n)} is no longer fixed: it goes back to {_offset_words(off)} after "
+        "kickoff."
+        for n, off in freed
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q.update(kickoff=new, pinned={name: date})
+
+    return Revision(
+        request=f"Kickoff moves to {new}, but the {_milestone_label(name)} stays on {date}: we "
+        f"promised that date, so keep it fixed whatever kickoff does from now on.{back}",
+        mutate=mutate,
+        direct=_kickoff_direct(p),
+        theme=f"The kickoff moves while the {_milestone_label(name)} is fixed on its date",
+    )
+
+
+def _retime_golive(p: dict[str, Any], d: Draw) -> Revision:
+    rows = p["milestones"]
+    i = next(i for i, (n, _) in enumerate(rows) if n == "Go-live")
+    old = rows[i][1]
+    last = max(off for n, off in rows if n not in ("Go-live", "Hypercare ends"))
+    new = d.pick([x for x in range(last + 7, 17 * 7, 7) if x != old])
+
+    def mutate(q: dict[str, Any]) -> None:
+        for row in q["milestones"]:
+            if row[0] in ("Go-live", "Hypercare ends"):
+                row[1] += new - old
+
+    return Revision(
+        request=f"Go-live is now {_offset_words(new)} after kickoff instead of {_offset_words(old)}.",
+        mutate=mutate,
+        direct=f"/milestones/{i}/date",
+        theme="Go-live is re-timed from kickoff; hypercare, set from go-live, follows",
+    )
+
+
+def _retrain(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["training"]
+    new = d.pick([x for x in range(49, 92, 7) if x != old])
+    return Revision(
+        request=f"Finance training is now {_offset_words(new)} after kickoff instead of "
+        f"{_offset_words(old)}; the other groups keep their two-day spacing after it.",
+        mutate=lambda q: q.update(training=new),
+        direct="/training/0/date",
+        theme="Finance training is re-timed; the groups chained after it follow",
+    )
+
+
+def _swap_sponsor(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["sponsor"]
+    new = d.pick([n for n in SPONSORS if n != old])
+    return Revision(
+        request=f"{new} takes over as sponsor from {old}, including everything {old} owned on "
+        "this project.",
+        mutate=lambda q: q.update(sponsor=new),
+        direct="/project/sponsor",
+        theme=f"{new} replaces {old} as sponsor wherever {old} appeared",
+    )
+
+
+KICKOFF_MOVES = [
+    Move("shift-kickoff", "temporal", _shift_kickoff),
+    Move("slip-kickoff", "temporal", _slip_kickoff),
+    Move("pin-milestone", "temporal", _pin_milestone),
+    Move("retime-go-live", "temporal", _retime_golive, when=lambda p: p["size"] >= 50),
+    Move("retime-training", "temporal", _retrain, when=lambda p: p["size"] >= 50),
+    Move("swap-sponsor", "substitution", _swap_sponsor, when=lambda p: p["size"] >= 50),
+]
 
 
 # --------------------------------------------------------------------------- schedule-workstream-hold
@@ -2702,6 +2877,8 @@ SCENARIOS = [
         conversation=kickoff_conversation,
         revision=kickoff_revision,
         followups=kickoff_followups,
+        inputs=kickoff_inputs,
+        moves=KICKOFF_MOVES,
         notes="Milestones, trainings and sprints are offsets from kickoff (+9 days); the status meeting weekday "
         "is the kickoff weekday; board, fiscal, holiday, audit and vendor dates are absolute.",
     ),
