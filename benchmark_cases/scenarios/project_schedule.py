@@ -2535,8 +2535,30 @@ HOLD = {
 }
 
 
+# workstreams a user may add: (name, lead, sync, health)
+NEW_STREAMS = [
+    ("Partner API", "Lena Park", "Friday 09:00", "green"),
+    ("Design system", "Tomas Reyes", "Wednesday 11:00", "amber"),
+    ("Customer support tools", "Aisha Bello", "Monday 15:00", "green"),
+]
+
+
+def hold_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The workstreams (``streams``: [name, lead, sync, weekly contractor hours, health]), the
+    tasks ([title, workstream, status]) and the workstreams on hold (``held``)."""
+    return {
+        "size": size,
+        "streams": [
+            [n, lead, sync, d.int(max(6, h - 12), h + 12, shipped=h, step=2), health]
+            for n, lead, sync, h, health in STREAMS[size]
+        ],
+        "tasks": [list(t) for t in STREAM_TASKS.get(size, [])],
+        "held": [],
+    }
+
+
 def hold_params(size: int) -> dict[str, Any]:
-    return {"size": size, "held": []}
+    return hold_inputs(size, SHIPPED)
 
 
 def _stream(
@@ -2545,7 +2567,6 @@ def _stream(
     row: dict[str, Any] = {"name": name}
     if p["size"] > 10:
         row["lead"] = lead
-    hours = p.get("hours", {}).get(name, hours)  # a follow-up's new weekly hours
     row.update(status="active", weekly_sync=sync, contractor_hours=hours)
     if p["size"] > 10:
         row.update(health=health, report_cadence="weekly")
@@ -2556,7 +2577,7 @@ def _stream(
 
 def hold_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    streams = [_stream(p, *s) for s in STREAMS[size]]
+    streams = [_stream(p, *s) for s in p["streams"]]
     hours = sum(s["contractor_hours"] for s in streams)
     if size == 10:
         return {
@@ -2570,7 +2591,7 @@ def hold_compute(p: dict[str, Any]) -> dict[str, Any]:
             "workstream": ws,
             "status": "paused" if ws in p["held"] and st != "done" else st,
         }
-        for t, ws, st in STREAM_TASKS[size]
+        for t, ws, st in p["tasks"]
     ]
     artifact: dict[str, Any] = {
         "project": {
@@ -2620,12 +2641,14 @@ def hold_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def hold_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    hours = {row[0]: row[3] for row in p["streams"]}
     if size == 10:
         return [
             ("I run the Atlas 2.0 launch. Start a tracker for it.", ["/project"]),
             (
-                "Two workstreams, both active: the web app syncs Tuesdays at 10:00 and uses 40 contractor hours a "
-                "week; the mobile app syncs Thursdays at 14:00 with 30 contractor hours.",
+                "Two workstreams, both active: the web app syncs Tuesdays at 10:00 and uses "
+                f"{hours['Web app']} contractor hours a week; the mobile app syncs Thursdays at 14:00 with "
+                f"{hours['Mobile app']} contractor hours.",
                 ["/workstreams/0", "/workstreams/1"],
             ),
             (
@@ -2641,17 +2664,18 @@ def hold_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/project/name", "/project/director", "/project/target_release"],
         ),
         (
-            "Workstreams, all active and reporting weekly: web app (Ana Silva, syncs Tuesday 10:00, 40 contractor "
-            "hours a week, health green), mobile app (Kofi Mensah, Thursday 14:00, 30 hours, amber) and the "
-            "marketing site (Elena Novak, Monday 11:00, 12 hours, green).",
+            "Workstreams, all active and reporting weekly: web app (Ana Silva, syncs Tuesday 10:00, "
+            f"{hours['Web app']} contractor hours a week, health green), mobile app (Kofi Mensah, Thursday "
+            f"14:00, {hours['Mobile app']} hours, amber) and the marketing site (Elena Novak, Monday 11:00, "
+            f"{hours['Marketing site']} hours, green).",
             [f"/workstreams/{i}" for i in range(3)],
         ),
     ]
     if size == 100:
         turns.append(
             (
-                "Add the data platform too: Raj Iyer, Wednesday 15:00, 24 contractor hours, green, active, "
-                "weekly reports.",
+                f"Add the data platform too: Raj Iyer, Wednesday 15:00, {hours['Data platform']} contractor "
+                "hours, green, active, weekly reports.",
                 ["/workstreams/3"],
             )
         )
@@ -2767,7 +2791,7 @@ def hold_followups(p: dict[str, Any]) -> list[Revision]:
         q.update(held=[])
 
     def f2(q: dict[str, Any]) -> None:
-        q.update(hours={"Mobile app": 36})
+        q["streams"][1][3] = 36
 
     def f3(q: dict[str, Any]) -> None:
         q.update(held=["Web app"])
@@ -2801,6 +2825,168 @@ def hold_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
     ]
+
+
+# moves of schedule-workstream-hold: an active workstream goes on hold (one stays active), a
+# held one comes back (its old values named, the conversation states only the way in), an
+# active one's contractor hours change, a workstream is added at the end or an added active
+# one dropped, an open task of an active workstream is finished (size 100 counts open tasks)
+
+
+def _ws_label(name: str) -> str:
+    return name[0].lower() + name[1:]
+
+
+def _hold_stream(p: dict[str, Any], d: Draw) -> Revision | None:
+    active = [i for i, row in enumerate(p["streams"]) if row[0] not in p["held"]]
+    if len(active) < 2:
+        return None
+    i = d.pick(active)
+    name = p["streams"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["held"].append(name)
+
+    return Revision(
+        request=f"Put the {_ws_label(name)} workstream on hold until further notice.",
+        mutate=mutate,
+        direct=f"/workstreams/{i}/status",
+        overrides=_hold_status_line(_replayed(p, mutate)),
+        theme=f"The {_ws_label(name)} goes on hold: its governed values and open tasks take the on-hold "
+        "values and the totals drop",
+    )
+
+
+def _resume_stream(p: dict[str, Any], d: Draw) -> Revision | None:
+    held = [i for i, row in enumerate(p["streams"]) if row[0] in p["held"]]
+    if not held:
+        return None
+    i = d.pick(held)
+    name = p["streams"][i][0]
+    back = (
+        "same sync slot and contractor hours as before"
+        if p["size"] == 10
+        else "same sync slot, contractor hours and health as before, weekly reports again, and its "
+        "paused tasks go back to where they were"
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["held"].remove(name)
+
+    return Revision(
+        request=f"The {_ws_label(name)} workstream is back on: {back}.",
+        mutate=mutate,
+        direct=f"/workstreams/{i}/status",
+        overrides=_hold_status_line(_replayed(p, mutate)),
+        theme=f"The {_ws_label(name)} hold is lifted: its values and paused tasks return, the totals "
+        "go back up",
+    )
+
+
+def _stream_hours(p: dict[str, Any], d: Draw) -> Revision | None:
+    active = [i for i, row in enumerate(p["streams"]) if row[0] not in p["held"]]
+    if not active:
+        return None
+    i = d.pick(active)
+    name, lead, _, old, _ = p["streams"][i]
+    new = d.pick([h for h in range(max(4, old - 16), old + 18, 2) if h != old])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["streams"][i][3] = new
+
+    who = f" ({lead}'s)" if p["size"] > 10 else ""
+    return Revision(
+        request=f"Make the {_ws_label(name)} workstream{who} {new} contractor hours a week instead of "
+        f"{old}.",
+        mutate=mutate,
+        direct=f"/workstreams/{i}/contractor_hours",
+        overrides=_hold_status_line(_replayed(p, mutate)),
+        theme=f"The {_ws_label(name)} contractor hours change; the weekly hours, cost and forecast follow",
+    )
+
+
+def _add_stream(p: dict[str, Any], d: Draw) -> Revision | None:
+    present = {row[0] for row in p["streams"]}
+    options = [s for s in NEW_STREAMS if s[0] not in present]
+    if not options:
+        return None
+    name, lead, sync, health = d.pick(options)
+    hours = d.int(8, 30, step=2)
+    if p["size"] == 10:
+        detail = f"syncs {sync}, {hours} contractor hours a week"
+    else:
+        detail = (
+            f"{lead} leads it, syncs {sync}, {hours} contractor hours a week, health {health}, "
+            "active and reporting weekly"
+        )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["streams"].append([name, lead, sync, hours, health])
+
+    return Revision(
+        request=f"Add a workstream at the end of the list: {name}; {detail}.",
+        mutate=mutate,
+        direct=f"/workstreams/{len(p['streams'])}",
+        overrides=_hold_status_line(_replayed(p, mutate)),
+        theme=f"The {_ws_label(name)} workstream joins; the totals grow",
+    )
+
+
+def _drop_stream(p: dict[str, Any], d: Draw) -> Revision | None:
+    extra = {s[0] for s in NEW_STREAMS}
+    options = [
+        i
+        for i, row in enumerate(p["streams"])
+        # a held one counts for nothing: dropping it would change nothing else
+        if row[0] in extra and row[0] not in p["held"] and len(p["streams"]) - len(p["held"]) > 1
+    ]
+    if not options:
+        return None
+    i = d.pick(options)
+    name = p["streams"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["streams"][i]
+
+    return Revision(
+        request=f"Drop the {_ws_label(name)} workstream from the tracker; we're not doing it after all.",
+        mutate=mutate,
+        direct=f"/workstreams/{i}",
+        overrides=_hold_status_line(_replayed(p, mutate)),
+        theme=f"The {_ws_label(name)} workstream is removed; the totals follow",
+    )
+
+
+def _finish_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        i
+        for i, (_, ws, st) in enumerate(p["tasks"])
+        if ws not in p["held"] and st in ("to do", "in progress")
+    ]
+    if not options:
+        return None
+    i = d.pick(options)
+    title = p["tasks"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"][i][2] = "done"
+
+    return Revision(
+        request=f"The {_ws_label(title)} task is done.",
+        mutate=mutate,
+        direct=f"/tasks/{i}/status",
+        theme="A task is finished: the open-task count drops",
+    )
+
+
+HOLD_MOVES = [
+    Move("hold", "status_flip", _hold_stream),
+    Move("resume", "status_flip", _resume_stream),
+    Move("stream-hours", "arithmetic", _stream_hours),
+    Move("add-stream", "add_remove", _add_stream),
+    Move("drop-stream", "add_remove", _drop_stream),
+    Move("finish-task", "status_flip", _finish_task, when=lambda p: p["size"] == 100, opens=False),
+]
 
 
 SCENARIOS = [
@@ -2892,6 +3078,8 @@ SCENARIOS = [
         conversation=hold_conversation,
         revision=hold_revision,
         followups=hold_followups,
+        inputs=hold_inputs,
+        moves=HOLD_MOVES,
         notes="The on-hold policy is stated in the conversation; the held workstream's governed values, its "
         "unfinished tasks and the project totals change; its done tasks and other workstreams stay.",
     ),
