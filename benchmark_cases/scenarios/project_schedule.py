@@ -354,6 +354,11 @@ def _replayed(p: dict[str, Any], *edits: Any) -> dict[str, Any]:
     return q
 
 
+def _revised(p: dict[str, Any], edit: Any, overrides: Any, **revision: Any) -> Revision:
+    """A move's revision whose overrides (``overrides(q)``) are read off the edited inputs."""
+    return Revision(mutate=edit, overrides=overrides(_replayed(p, edit)), **revision)
+
+
 def _labor_summary(q: dict[str, Any]) -> dict[str, Override]:
     """The summary line must carry the new total hours and the all-in amount (sizes 50, 100)."""
     if q["size"] == 10:
@@ -439,11 +444,12 @@ def _rehour(p: dict[str, Any], d: Draw) -> Revision:
     name, _, _, old = p["tasks"][i]
     new = d.pick([h for h in range(max(4, old - 12), old + 18, 2) if h != old])
     edit = _set_hours(name, new)
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _labor_summary,
         request=f"The {_label(name)} will now take {new} hours, not {old}.",
-        mutate=edit,
         direct=f"/tasks/{i}/hours",
-        overrides=_labor_summary(_replayed(p, edit)),
         theme=f"The {_label(name)} is re-estimated ({old} to {new} hours); its cost and every total follow",
     )
 
@@ -460,11 +466,12 @@ def _rerate(p: dict[str, Any], d: Draw) -> Revision | None:
     def edit(q: dict[str, Any]) -> None:
         q["rates"][role] = new
 
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _labor_summary,
         request=f"Our {word} rate changes from ${old} to ${new} an hour.",
-        mutate=edit,
         direct=f"/rates/{role}",
-        overrides=_labor_summary(_replayed(p, edit)),
         theme=f"The {word} rate changes; every {word} task's cost and the totals follow",
     )
 
@@ -487,11 +494,12 @@ def _add_labor_task(p: dict[str, Any], d: Draw) -> Revision | None:
     what = (
         f"{hours} hours" if size == 10 else f"{hours} {ROLE_WORDS[role]} hours in the {phase} phase"
     )
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _labor_summary,
         request=f"Add a task called {name} right after the {_label(after)}: {what}.",
-        mutate=edit,
         direct=f"/tasks/{_task_index(p, after) + 1}",
-        overrides=_labor_summary(_replayed(p, edit)),
         theme=f"{name} is added; its cost joins labor, contingency and the budget",
     )
 
@@ -502,11 +510,12 @@ def _remove_labor_task(p: dict[str, Any], d: Draw) -> Revision | None:
     i = d.pick(range(len(p["tasks"])))
     name = p["tasks"][i][0]
     edit = _drop_labor_task(name)
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _labor_summary,
         request=f"Take the {_label(name)} off the plan; it is out of scope now.",
-        mutate=edit,
         direct=f"/tasks/{i}",
-        overrides=_labor_summary(_replayed(p, edit)),
         theme=f"The {_label(name)} is removed; every total it fed drops",
     )
 
@@ -1406,11 +1415,12 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
 
 def drop_revision(p: dict[str, Any]) -> Revision:
     edit = _drop_app_task("T2")
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
         request="Take the security review out of the plan; the platform team already covered it.",
-        mutate=edit,
         direct="/tasks/1",
-        overrides=_drop_summary(_replayed(p, edit)),
     )
 
 
@@ -1493,11 +1503,12 @@ def _remove_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
     i = d.pick(options)
     tid, name = p["tasks"][i][:2]
     edit = _drop_app_task(tid)
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
         request=f"Take the {_task_label(name)} out of the plan; we don't need it for this release.",
-        mutate=edit,
         direct=f"/tasks/{i}",
-        overrides=_drop_summary(_replayed(p, edit)),
         theme=f"The {_task_label(name)} is removed; its successor relinks and every later date pulls in",
     )
 
@@ -1522,12 +1533,13 @@ def _restore_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
         else f"as the first task, starting on {p['kickoff']}"
     )
     edit = _put_back(tid, anchor)
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
         request=f"Put the {_task_label(name)} back in after all: same {_days(days)}"
         f"{_owner_words(p, owner)}, {where}.",
-        mutate=edit,
         direct=f"/tasks/{i}",
-        overrides=_drop_summary(_replayed(p, edit)),
         theme=f"The {_task_label(name)} is put back; every later date moves out by its length",
     )
 
@@ -1538,11 +1550,12 @@ def _relength(p: dict[str, Any], d: Draw) -> Revision:
     new = d.pick([n for n in range(max(1, old - 4), old + 8) if n != old])
     edit = _app_days(tid, new)
     label = _task_label(name)
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
         request=f"{label[0].upper() + label[1:]} needs {_days(new)}, not {old}.",
-        mutate=edit,
         direct=f"/tasks/{i}/days",
-        overrides=_drop_summary(_replayed(p, edit)),
         theme=f"The {label} takes {new} days; every later date and the launch-relative milestones move",
     )
 
@@ -1558,12 +1571,13 @@ def _insert_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
     if i + 1 < len(p["tasks"]) and p["tasks"][i + 1][3] == days:
         days += 1  # as long as its successor, it would read as that one renamed
     edit = _new_app_task(anchor_id, name, owner, days)
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
         request=f"Add a task called {name} right after the {_task_label(anchor)}: {_days(days)}"
         f"{_owner_words(p, owner)}.",
-        mutate=edit,
         direct=f"/tasks/{i + 1}",
-        overrides=_drop_summary(_replayed(p, edit)),
         theme=f"{name} is inserted; it takes the next number and every later date moves out",
     )
 
@@ -1585,11 +1599,12 @@ def _app_kickoff(p: dict[str, Any], d: Draw) -> Revision:
     else:
         request = f"Kickoff {'slips' if later else 'moves up'} to {new}."
         direct = "/project/kickoff"
-    return Revision(
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
         request=request,
-        mutate=edit,
         direct=direct,
-        overrides=_drop_summary(_replayed(p, edit)),
         theme="The kickoff moves; every task date, the end date and the launch-relative milestones follow",
     )
 
@@ -2837,49 +2852,41 @@ def _ws_label(name: str) -> str:
     return name[0].lower() + name[1:]
 
 
-def _hold_stream(p: dict[str, Any], d: Draw) -> Revision | None:
-    active = [i for i, row in enumerate(p["streams"]) if row[0] not in p["held"]]
-    if len(active) < 2:
+def _flip_stream(p: dict[str, Any], d: Draw, hold: bool) -> Revision | None:
+    """Put an active workstream on hold (one stays active), or bring a held one back."""
+    rows = [i for i, row in enumerate(p["streams"]) if (row[0] in p["held"]) != hold]
+    if len(rows) < (2 if hold else 1):
         return None
-    i = d.pick(active)
-    name = p["streams"][i][0]
+    i = d.pick(rows)
+    name = _ws_label(p["streams"][i][0])
+    if hold:
+        request = f"Put the {name} workstream on hold until further notice."
+        theme = (
+            f"The {name} goes on hold: its governed values and open tasks take the on-hold values"
+        )
+    else:
+        back = (
+            "same sync slot and contractor hours as before"
+            if p["size"] == 10
+            else "same sync slot, contractor hours and health as before, weekly reports again, and "
+            "its paused tasks go back to where they were"
+        )
+        request = f"The {name} workstream is back on: {back}."
+        theme = f"The {name} hold is lifted: its values and paused tasks return"
 
     def mutate(q: dict[str, Any]) -> None:
-        q["held"].append(name)
+        if hold:
+            q["held"].append(q["streams"][i][0])
+        else:
+            q["held"].remove(q["streams"][i][0])
 
-    return Revision(
-        request=f"Put the {_ws_label(name)} workstream on hold until further notice.",
-        mutate=mutate,
+    return _revised(
+        p,
+        mutate,
+        _hold_status_line,
+        request=request,
         direct=f"/workstreams/{i}/status",
-        overrides=_hold_status_line(_replayed(p, mutate)),
-        theme=f"The {_ws_label(name)} goes on hold: its governed values and open tasks take the on-hold "
-        "values and the totals drop",
-    )
-
-
-def _resume_stream(p: dict[str, Any], d: Draw) -> Revision | None:
-    held = [i for i, row in enumerate(p["streams"]) if row[0] in p["held"]]
-    if not held:
-        return None
-    i = d.pick(held)
-    name = p["streams"][i][0]
-    back = (
-        "same sync slot and contractor hours as before"
-        if p["size"] == 10
-        else "same sync slot, contractor hours and health as before, weekly reports again, and its "
-        "paused tasks go back to where they were"
-    )
-
-    def mutate(q: dict[str, Any]) -> None:
-        q["held"].remove(name)
-
-    return Revision(
-        request=f"The {_ws_label(name)} workstream is back on: {back}.",
-        mutate=mutate,
-        direct=f"/workstreams/{i}/status",
-        overrides=_hold_status_line(_replayed(p, mutate)),
-        theme=f"The {_ws_label(name)} hold is lifted: its values and paused tasks return, the totals "
-        "go back up",
+        theme=theme + ", and the totals follow",
     )
 
 
@@ -2895,12 +2902,13 @@ def _stream_hours(p: dict[str, Any], d: Draw) -> Revision | None:
         q["streams"][i][3] = new
 
     who = f" ({lead}'s)" if p["size"] > 10 else ""
-    return Revision(
+    return _revised(
+        p,
+        mutate,
+        _hold_status_line,
         request=f"Make the {_ws_label(name)} workstream{who} {new} contractor hours a week instead of "
         f"{old}.",
-        mutate=mutate,
         direct=f"/workstreams/{i}/contractor_hours",
-        overrides=_hold_status_line(_replayed(p, mutate)),
         theme=f"The {_ws_label(name)} contractor hours change; the weekly hours, cost and forecast follow",
     )
 
@@ -2923,11 +2931,12 @@ def _add_stream(p: dict[str, Any], d: Draw) -> Revision | None:
     def mutate(q: dict[str, Any]) -> None:
         q["streams"].append([name, lead, sync, hours, health])
 
-    return Revision(
+    return _revised(
+        p,
+        mutate,
+        _hold_status_line,
         request=f"Add a workstream at the end of the list: {name}; {detail}.",
-        mutate=mutate,
         direct=f"/workstreams/{len(p['streams'])}",
-        overrides=_hold_status_line(_replayed(p, mutate)),
         theme=f"The {_ws_label(name)} workstream joins; the totals grow",
     )
 
@@ -2948,11 +2957,12 @@ def _drop_stream(p: dict[str, Any], d: Draw) -> Revision | None:
     def mutate(q: dict[str, Any]) -> None:
         del q["streams"][i]
 
-    return Revision(
+    return _revised(
+        p,
+        mutate,
+        _hold_status_line,
         request=f"Drop the {_ws_label(name)} workstream from the tracker; we're not doing it after all.",
-        mutate=mutate,
         direct=f"/workstreams/{i}",
-        overrides=_hold_status_line(_replayed(p, mutate)),
         theme=f"The {_ws_label(name)} workstream is removed; the totals follow",
     )
 
@@ -2980,8 +2990,8 @@ def _finish_task(p: dict[str, Any], d: Draw) -> Revision | None:
 
 
 HOLD_MOVES = [
-    Move("hold", "status_flip", _hold_stream),
-    Move("resume", "status_flip", _resume_stream),
+    Move("hold", "status_flip", lambda p, d: _flip_stream(p, d, hold=True)),
+    Move("resume", "status_flip", lambda p, d: _flip_stream(p, d, hold=False)),
     Move("stream-hours", "arithmetic", _stream_hours),
     Move("add-stream", "add_remove", _add_stream),
     Move("drop-stream", "add_remove", _drop_stream),
