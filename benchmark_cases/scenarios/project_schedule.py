@@ -2494,8 +2494,8 @@ KICKOFF_MOVES = [
     Move("shift-kickoff", "temporal", _shift_kickoff),
     Move("slip-kickoff", "temporal", _slip_kickoff),
     Move("pin-milestone", "temporal", _pin_milestone),
-    Move("retime-go-live", "temporal", _retime_golive, when=lambda p: p["size"] >= 50),
-    Move("retime-training", "temporal", _retrain, when=lambda p: p["size"] >= 50),
+    Move("retime-go-live", "temporal", _retime_golive, when=lambda p: p["size"] >= 50, opens=False),
+    Move("retime-training", "temporal", _retrain, when=lambda p: p["size"] >= 50, opens=False),
     Move("swap-sponsor", "substitution", _swap_sponsor, when=lambda p: p["size"] >= 50),
 ]
 
