@@ -10,10 +10,33 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pytest_revprop.authoring.helpers import CLEARED, add_days, all_of, each, members, money
-from pytest_revprop.authoring.scenario import Override, Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.helpers import (
+    CLEARED,
+    add_days,
+    all_of,
+    count_word,
+    dollars,
+    each,
+    members,
+    money,
+)
+from pytest_revprop.authoring.scenario import (
+    Draw,
+    Move,
+    Override,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+    shipped_params,
+)
 
 DOMAIN = "travel_itinerary"
+
+
+def euros(x: float) -> str:
+    """An amount in euros as a traveler writes it: ``€540``, ``€27.50``."""
+    return dollars(x).replace("$", "€")
 
 
 def _replayed(p: dict[str, Any], *edits: Any) -> dict[str, Any]:
@@ -27,6 +50,7 @@ def _replayed(p: dict[str, Any], *edits: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- travel-group-headcount
 # Arithmetic: the number of travelers feeds every per-person cost, the totals and the bookings.
 
+# (name, pricing, price, date)
 HEADCOUNT_ACTIVITIES: list[tuple[str, str, int, str]] = [
     ("Fado dinner at Clube de Fado", "per person", 55, "2025-05-16"),
     ("Sintra and Cascais day trip", "per person", 39, "2025-05-17"),
@@ -37,6 +61,26 @@ HEADCOUNT_ACTIVITIES_100: list[tuple[str, str, int, str]] = [
     ("Sunset sailboat on the Tagus", "per group", 240, "2025-05-17"),
     ("Oceanário de Lisboa", "per person", 25, "2025-05-18"),
 ]
+# activities the group may add later (not in the shipped plan)
+HEADCOUNT_EXTRAS: list[tuple[str, str, int, str]] = [
+    ("Pastel de nata baking class", "per person", 45, "2025-05-18"),
+    ("Tram 28 guided ride", "per person", 18, "2025-05-16"),
+    ("Private sunset photo walk", "per group", 120, "2025-05-16"),
+]
+# how the group speaks of each activity mid-sentence
+HEADCOUNT_SPOKEN = {
+    "Fado dinner at Clube de Fado": "fado dinner",
+    "Sintra and Cascais day trip": "Sintra and Cascais day trip",
+    "Private street-art walking tour": "street-art walking tour",
+    "Gulbenkian Museum": "Gulbenkian Museum visit",
+    "Sunset sailboat on the Tagus": "sunset sailboat on the Tagus",
+    "Oceanário de Lisboa": "Oceanário visit",
+    "Pastel de nata baking class": "pastel de nata baking class",
+    "Tram 28 guided ride": "Tram 28 guided ride",
+    "Private sunset photo walk": "sunset photo walk",
+}
+# the activities the size-100 day plans name: never dropped there
+HEADCOUNT_IN_DAY_PLANS = {a[0] for a in HEADCOUNT_ACTIVITIES}
 HEADCOUNT_TABLES: list[tuple[str, str, str]] = [
     ("Taberna da Rua das Flores", "2025-05-16", "20:30"),
     ("Cervejaria Ramiro", "2025-05-17", "21:00"),
@@ -51,32 +95,65 @@ HEADCOUNT_DAYS: list[tuple[str, str, str, str]] = [
     ("2025-05-17", "Sintra palaces", "Cascais beach", "Cervejaria Ramiro"),
     ("2025-05-18", "street-art tour in Graça", "Belém pastries", "airport by 19:30"),
 ]
+VAN_SEATS = 8
+FARES = [128, 119, 134, 142, 109, 149, 97]
+FOOD_RATES = [45, 40, 50, 55, 60, 35]
+LOFT_PRICES = [540, 480, 590, 620, 660]
 
 
-def headcount_params(size: int) -> dict[str, Any]:
-    return {"size": size, "travelers": 4}
+def headcount_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The group's inputs: how many go, the fare, food rate, loft and taxi prices, the
+    activities ``[name, pricing, price, date]`` (and those dropped or still to add), and the
+    names the conversation states."""
+    activities = [list(a) for a in HEADCOUNT_ACTIVITIES]
+    activities[0][2] = d.pick([55, 49, 62, 45])
+    activities[1][2] = d.pick([39, 35, 42, 48])
+    activities[2][2] = d.pick([150, 130, 170, 180])
+    if size == 100:
+        activities += [list(a) for a in HEADCOUNT_ACTIVITIES_100]
+    return {
+        "size": size,
+        "travelers": d.int(3, 6, shipped=4),
+        "fare": d.pick(FARES),
+        "food": d.pick(FOOD_RATES),
+        "loft": d.pick(LOFT_PRICES),
+        "deposit": d.pick([200, 150, 250]),
+        "taxi": d.pick([35, 30, 40, 45]),
+        "kitty": d.pick([60, 50, 80]),
+        "host": d.pick(["Inês", "Rita", "Beatriz"]),
+        "holder": d.pick(["Jonas", "Lena", "Felix", "Mia"]),
+        "activities": activities,
+        "extras": [list(a) for a in (HEADCOUNT_EXTRAS if size >= 50 else [])],
+    }
+
+
+headcount_params = shipped_params(headcount_inputs)
+
+
+def _rides(n: int) -> int:
+    """Taxi rides to and from the airport: one van per 8 people each way."""
+    return 2 * -(-n // VAN_SEATS)
 
 
 def headcount_compute(p: dict[str, Any]) -> dict[str, Any]:
     n, size, days = p["travelers"], p["size"], 3
     trip: dict[str, Any] = {"destination": "Lisbon", "travelers": n, "days": days}
-    apartment: dict[str, Any] = {"name": "Alfama Rooftop Loft", "total_eur": 540}
-    fare = p.get("fare", 128)
+    apartment: dict[str, Any] = {"name": "Alfama Rooftop Loft", "total_eur": p["loft"]}
+    fare = p["fare"]
     flights: dict[str, Any] = {"fare_per_person_eur": fare, "total_eur": fare * n}
-    food: dict[str, Any] = {"per_person_per_day_eur": 45, "total_eur": 45 * n * days}
+    food: dict[str, Any] = {"per_person_per_day_eur": p["food"], "total_eur": p["food"] * n * days}
     art: dict[str, Any] = {"trip": trip, "apartment": apartment, "flights": flights, "food": food}
     if size == 10:
         art["total_eur"] = apartment["total_eur"] + flights["total_eur"] + food["total_eur"]
         return art
     trip.update(start_date="2025-05-16", end_date="2025-05-18", home_city="Berlin")
-    apartment.update(check_in="15:00", deposit_paid_eur=200, host="Inês")
+    apartment.update(check_in="15:00", deposit_paid_eur=p["deposit"], host=p["host"])
     flights.update(
         airline="TAP Air Portugal",
         outbound="2025-05-16 07:05",
         return_flight="2025-05-18 21:40",
         booking_ref="TP8K2Q",
     )
-    activities = HEADCOUNT_ACTIVITIES + (HEADCOUNT_ACTIVITIES_100 if size == 100 else [])
     art["activities"] = [
         {
             "name": name,
@@ -85,14 +162,14 @@ def headcount_compute(p: dict[str, Any]) -> dict[str, Any]:
             "price_eur": price,
             "cost_eur": price * n if pricing == "per person" else price,
         }
-        for name, pricing, price, date in activities
+        for name, pricing, price, date in p["activities"]
     ]
-    rides = 2 * -(-n // 8)  # to and from the airport, one van per 8 people
+    rides = _rides(n)
     art["airport_taxi"] = {
         "vehicle": "van, seats 8",
-        "eur_per_ride": 35,
+        "eur_per_ride": p["taxi"],
         "rides": rides,
-        "total_eur": 35 * rides,
+        "total_eur": p["taxi"] * rides,
     }
     tables = HEADCOUNT_TABLES + (HEADCOUNT_TABLES_100 if size == 100 else [])
     art["restaurant_bookings"] = [
@@ -117,9 +194,9 @@ def headcount_compute(p: dict[str, Any]) -> dict[str, Any]:
         )
         art["kitty"] = {
             "purpose": "tips, coffee and trams",
-            "per_person_eur": 60,
-            "total_eur": 60 * n,
-            "held_by": "Jonas",
+            "per_person_eur": p["kitty"],
+            "total_eur": p["kitty"] * n,
+            "held_by": p["holder"],
         }
         art["day_plans"] = [
             {"date": date, "morning": m, "afternoon": a, "evening": e}
@@ -141,27 +218,31 @@ def headcount_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def headcount_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, n = p["size"], p["travelers"]
+    loft, fare, food = euros(p["loft"]), euros(p["fare"]), euros(p["food"])
     if size == 10:
         return [
-            ("I'm organizing a long weekend in Lisbon with friends: 4 of us, 3 days.", ["/trip"]),
             (
-                "We found a loft in Alfama for €540 for the whole stay, however many of us sleep there.",
+                f"I'm organizing a long weekend in Lisbon with friends: {n} of us, 3 days.",
+                ["/trip"],
+            ),
+            (
+                f"We found a loft in Alfama for {loft} for the whole stay, however many of us sleep there.",
                 ["/apartment"],
             ),
-            ("Return flights from Berlin are €128 per person.", ["/flights"]),
-            ("For food, plan €45 per person per day.", ["/food"]),
+            (f"Return flights from Berlin are {fare} per person.", ["/flights"]),
+            (f"For food, plan {food} per person per day.", ["/food"]),
             ("What does the whole weekend come to?", ["/total_eur"]),
         ]
     turns: list[Turn] = [
         (
-            "I'm organizing a long weekend in Lisbon, 16 to 18 May 2025, three days. We're 4 friends "
-            "flying from Berlin.",
+            "I'm organizing a long weekend in Lisbon, 16 to 18 May 2025, three days. We're "
+            f"{n} friends flying from Berlin.",
             ["/trip"],
         ),
         (
-            "Booked the Alfama Rooftop Loft: €540 for the whole stay regardless of headcount, check-in "
-            "from 15:00, host is Inês. We already paid her a €200 deposit.",
+            f"Booked the Alfama Rooftop Loft: {loft} for the whole stay regardless of headcount, check-in "
+            f"from 15:00, host is {p['host']}. We already paid her a {euros(p['deposit'])} deposit.",
             [
                 "/apartment/name",
                 "/apartment/total_eur",
@@ -171,16 +252,17 @@ def headcount_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Flights are with TAP, €128 return per person: out 16 May at 07:05, back 18 May at 21:40, "
+            f"Flights are with TAP, {fare} return per person: out 16 May at 07:05, back 18 May at 21:40, "
             "booking reference TP8K2Q.",
             ["/flights"],
         ),
-        ("Food budget: €45 per person per day.", ["/food"]),
+        (f"Food budget: {food} per person per day.", ["/food"]),
     ]
+    fado, sintra, walk = (euros(a[2]) for a in p["activities"][:3])
     activity_text = (
-        "Activities: the fado dinner at Clube de Fado on the 16th (€55 a head), the Sintra and Cascais "
-        "day trip on the 17th (€39 a head), and a private street-art walking tour on the 18th, which is "
-        "a flat €150 for the group."
+        f"Activities: the fado dinner at Clube de Fado on the 16th ({fado} a head), the Sintra and Cascais "
+        f"day trip on the 17th ({sintra} a head), and a private street-art walking tour on the 18th, which is "
+        f"a flat {walk} for the group."
     )
     pointers = ["/activities/0", "/activities/1", "/activities/2"]
     if size == 100:
@@ -192,7 +274,8 @@ def headcount_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (activity_text, pointers),
         (
-            "We'll take a van taxi to and from the airport: it seats 8 and costs €35 per ride, so two rides.",
+            f"We'll take a van taxi to and from the airport: it seats {VAN_SEATS} and costs "
+            f"{euros(p['taxi'])} per ride, so {count_word(_rides(n))} rides.",
             ["/airport_taxi"],
         ),
     ]
@@ -220,13 +303,13 @@ def headcount_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 100:
         turns += [
             (
-                "Inês sent the details: the loft is at Rua dos Remédios 41, 3rd floor, door code 4417, "
+                f"{p['host']} sent the details: the loft is at Rua dos Remédios 41, 3rd floor, door code 4417, "
                 "check-out by 11:00.",
                 ["/apartment/address", "/apartment/check_out", "/apartment/door_code"],
             ),
             (
-                "On top of the budget, everyone puts €60 into a kitty for tips, coffee and trams; Jonas "
-                "holds it. Keep that outside the budget total.",
+                f"On top of the budget, everyone puts {euros(p['kitty'])} into a kitty for tips, coffee and "
+                f"trams; {p['holder']} holds it. Keep that outside the budget total.",
                 ["/kitty"],
             ),
             (
@@ -312,6 +395,157 @@ def headcount_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
     ]
+
+
+# moves of travel-group-headcount: the headcount changes (on one side of the 8-seat van, or
+# across it where the taxi is planned), the fare, food rate and loft price change, and (from
+# size 50, where activities are listed) an activity is re-priced, dropped or added last
+
+
+def _vans(n: int) -> int:
+    return -(-n // VAN_SEATS)
+
+
+def _regroup(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
+    old, size = p["travelers"], p["size"]
+    pool = [
+        n for n in range(2, 13) if n != old and (size == 10 or (_vans(n) != _vans(old)) == cross)
+    ]
+    if not pool:
+        return None
+    n = d.pick(pool)
+    diff = abs(n - old)
+    if n > old:
+        who = "friend is" if diff == 1 else "friends are"
+        request = d.pick(
+            [
+                f"{count_word(diff).capitalize()} more {who} coming along: we're {count_word(n)} now.",
+                f"Make it {count_word(n)} of us: {count_word(diff)} more {who} joining.",
+            ]
+        )
+    else:
+        request = d.pick(
+            [
+                f"{count_word(diff).capitalize()} of us dropped out, so we're {count_word(n)} now.",
+                f"We're down to {count_word(n)}: {count_word(diff)} can't make it after all.",
+            ]
+        )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(travelers=n),
+        direct="/trip/travelers",
+        overrides=_headcount_summary(size, n, count_word(n)),
+        theme=f"The group goes from {old} to {n}"
+        + (" (the airport vans change)" if cross else "")
+        + ": every per-person cost and total follows",
+    )
+
+
+def _refare(p: dict[str, Any], d: Draw) -> Revision | None:
+    fare = d.pick([f for f in FARES if f != p["fare"]])
+    return Revision(
+        request=d.pick(
+            [
+                f"TAP changed the fare: flights are {euros(fare)} per person now.",
+                f"The return flights are {euros(fare)} per person after all.",
+            ]
+        ),
+        mutate=lambda q: q.update(fare=fare),
+        direct="/flights/fare_per_person_eur",
+        theme="A new fare changes the flights total, the trip total and the split",
+    )
+
+
+def _refood(p: dict[str, Any], d: Draw) -> Revision | None:
+    rate = d.pick([f for f in FOOD_RATES if f != p["food"]])
+    return Revision(
+        request=f"Let's plan {euros(rate)} per person per day for food instead.",
+        mutate=lambda q: q.update(food=rate),
+        direct="/food/per_person_per_day_eur",
+        theme="A new food rate changes the food total, the trip total and the split",
+    )
+
+
+def _reloft(p: dict[str, Any], d: Draw) -> Revision | None:
+    price = d.pick([x for x in LOFT_PRICES if x != p["loft"]])
+    return Revision(
+        request=f"The loft's price for the whole stay is {euros(price)}, not {euros(p['loft'])}.",
+        mutate=lambda q: q.update(loft=price),
+        direct="/apartment/total_eur",
+        theme="A new loft price changes the trip total and the split",
+    )
+
+
+def _priced(row: list[Any]) -> str:
+    """An activity's price as the group states it."""
+    return f"{euros(row[2])} " + ("a head" if row[1] == "per person" else "for the whole group")
+
+
+def _activity_price(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(range(len(p["activities"])))
+    row = p["activities"][i]
+    price = d.pick([x for x in range(row[2] - 15, row[2] + 25, 5) if x > 5 and x != row[2]])
+    spoken = HEADCOUNT_SPOKEN[row[0]]
+    new = [row[0], row[1], price, row[3]]
+    return Revision(
+        request=f"The {spoken} costs {_priced(new)} now.",
+        mutate=lambda q: q["activities"][i].__setitem__(2, price),
+        direct=f"/activities/{i}/price_eur",
+        theme=f"The {spoken} is re-priced: its cost, the activities total, the trip total and the split follow",
+    )
+
+
+def _drop_activity(p: dict[str, Any], d: Draw) -> Revision | None:
+    keep = HEADCOUNT_IN_DAY_PLANS if p["size"] == 100 else set()
+    choices = [i for i, row in enumerate(p["activities"]) if row[0] not in keep]
+    if not choices or len(p["activities"]) < 2:
+        return None
+    i = d.pick(choices)
+    spoken = HEADCOUNT_SPOKEN[p["activities"][i][0]]
+
+    def drop(q: dict[str, Any]) -> None:
+        q["extras"].append(q["activities"].pop(i))
+
+    return Revision(
+        request=d.pick([f"Let's skip the {spoken}.", f"Take the {spoken} out of the plan."]),
+        mutate=drop,
+        direct=f"/activities/{i}",
+        theme=f"The {spoken} leaves the plan: the activities total, the trip total and the split fall",
+    )
+
+
+def _add_activity(p: dict[str, Any], d: Draw) -> Revision | None:
+    if not p["extras"]:
+        return None
+    row = d.pick(p["extras"])
+    day = int(row[3][-2:])
+
+    def add(q: dict[str, Any]) -> None:
+        q["extras"].remove(row)
+        q["activities"].append(row)
+
+    return Revision(
+        request=f"Add this to the activities, as the last one: {row[0]} on the {day}th, {_priced(row)}.",
+        mutate=add,
+        direct=f"/activities/{len(p['activities'])}",
+        theme=f"The {HEADCOUNT_SPOKEN[row[0]]} joins the plan: the activities total, the trip total and the split rise",
+    )
+
+
+def _from_50(p: dict[str, Any]) -> bool:
+    return p["size"] >= 50  # type: ignore[no-any-return]
+
+
+HEADCOUNT_MOVES = [
+    Move("headcount", "arithmetic", lambda p, d: _regroup(p, d, cross=False)),
+    Move("cross-van", "threshold", lambda p, d: _regroup(p, d, cross=True), when=_from_50),
+    Move("fare", "arithmetic", _refare, opens=False),
+    Move("food-rate", "arithmetic", _refood, opens=False),
+    Move("loft-price", "arithmetic", _reloft, opens=False),
+    Move("activity-price", "arithmetic", _activity_price, when=_from_50),
+    Move("drop-activity", "add_remove", _drop_activity, when=_from_50),
+    Move("add-activity", "add_remove", _add_activity, when=_from_50),
+]
 
 
 # --------------------------------------------------------------------------- travel-hotel-swap
@@ -1795,6 +2029,8 @@ SCENARIOS = [
         conversation=headcount_conversation,
         revision=headcount_revision,
         followups=headcount_followups,
+        inputs=headcount_inputs,
+        moves=HEADCOUNT_MOVES,
         notes="Per-person prices multiply by the headcount; the apartment, taxi and group tours are flat "
         "prices and stay (distractors).",
     ),
