@@ -1761,7 +1761,15 @@ MOROCCO_STAYS_BY_SIZE: dict[int, tuple[str, ...]] = {
     50: ("Riad Dar Anika", "Erg Chebbi Luxury Camp", "Riad Yasmine"),
     100: tuple(s[0] for s in MOROCCO_STAYS),
 }
-FLIGHTS_PAID_EUR = 412
+# the totals fresh instances draw from, per stay (first: the shipped one)
+MOROCCO_TOTALS: dict[str, list[int]] = {
+    "Riad Dar Anika": [780, 720, 840, 690],
+    "Erg Chebbi Luxury Camp": [460, 420, 500, 540],
+    "Riad Yasmine": [900, 860, 960, 810],
+    "Casa Perleta": [320, 290, 360, 340],
+}
+NAME, CITY, CHECK_IN, NIGHTS, TOTAL, STATUS, HOLD = range(7)
+FLIGHTS_PAID = [412, 389, 455, 436]
 MOROCCO_DAYS: list[str] = [
     "Land in Marrakech, Jemaa el-Fnaa at dusk",
     "Bahia Palace and the souks",
@@ -1774,16 +1782,31 @@ MOROCCO_DAYS: list[str] = [
     "CTM bus to Chefchaouen",
     "Blue city walk, sunset at the Spanish mosque",
 ]
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August")
 
 
-def riad_params(size: int) -> dict[str, Any]:
-    return {"size": size, "status": {s[0]: s[5] for s in MOROCCO_STAYS}}
+def spoken_date(iso: str, year: bool = False) -> str:
+    """``2025-04-10 -> "10 April"`` (``year``: ``"10 April 2025"``)."""
+    y, m, d = (int(x) for x in iso.split("-"))
+    return f"{d} {_MONTHS[m - 1]}" + (f" {y}" if year else "")
 
 
-def _booking(
-    stay: tuple[str, str, str, int, int, str, str], status: str, size: int
-) -> dict[str, Any]:
-    name, city, check_in, nights, total, _, hold = stay
+def riad_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The trip's stays ``[name, city, check-in, nights, total, status, hold until]`` (the
+    size's), their drawn totals and hold dates, and the flights already paid."""
+    stays = [list(s) for s in MOROCCO_STAYS if s[0] in MOROCCO_STAYS_BY_SIZE[size]]
+    for row in stays:
+        row[TOTAL] = d.pick(MOROCCO_TOTALS[row[NAME]])
+        shipped = row[HOLD]
+        row[HOLD] = d.date(add_days(shipped, -4), add_days(shipped, 4), shipped=shipped)
+    return {"size": size, "stays": stays, "flights_paid": d.pick(FLIGHTS_PAID)}
+
+
+riad_params = shipped_params(riad_inputs)
+
+
+def _booking(row: list[Any], size: int) -> dict[str, Any]:
+    name, city, check_in, nights, total, status, hold = row
     confirmed = status == "confirmed"
     deposit = money(total * 0.3) if confirmed else 0
     booking: dict[str, Any] = {"name": name, "city": city, "check_in": check_in}
@@ -1800,15 +1823,17 @@ def _booking(
     return booking
 
 
+def _riad_row(q: dict[str, Any], name: str) -> list[Any]:
+    return next(row for row in q["stays"] if row[NAME] == name)  # type: ignore[no-any-return]
+
+
+def _set_status(name: str, status: str) -> Any:
+    return lambda q: _riad_row(q, name).__setitem__(STATUS, status)
+
+
 def riad_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    prices = p.get("prices", {})  # a follow-up's new total, by stay name
-    stays = [
-        (*s[:4], prices.get(s[0], s[4]), *s[5:])
-        for s in MOROCCO_STAYS
-        if s[0] in MOROCCO_STAYS_BY_SIZE[size]
-    ]
-    bookings = [_booking(s, p["status"][s[0]], size) for s in stays]
+    size, stays = p["size"], p["stays"]
+    bookings = [_booking(s, size) for s in stays]
     if size == 10:
         return {"travelers": 2, "booking": bookings[0]}
     art: dict[str, Any] = {
@@ -1816,15 +1841,15 @@ def riad_compute(p: dict[str, Any]) -> dict[str, Any]:
             "travelers": 2,
             "route": " - ".join(b["city"] for b in bookings),
             "arrive": "2025-04-05",
-            "fly_home": add_days(stays[-1][2], stays[-1][3]),
+            "fly_home": add_days(stays[-1][CHECK_IN], stays[-1][NIGHTS]),
         },
         "bookings": bookings,
     }
     deposits = sum(b["deposit_paid_eur"] for b in bookings)
     art["payments"] = {
-        "flights_paid_eur": FLIGHTS_PAID_EUR,
+        "flights_paid_eur": p["flights_paid"],
         "deposits_paid_eur": money(deposits),
-        "paid_so_far_eur": money(FLIGHTS_PAID_EUR + deposits),
+        "paid_so_far_eur": money(p["flights_paid"] + deposits),
         "due_at_check_ins_eur": money(sum(b["balance_due_eur"] for b in bookings)),
     }
     art["checklist"] = [
@@ -1870,46 +1895,48 @@ RIAD_RULE = (
 )
 
 
+def _on_hold_text(row: list[Any], nights: bool = True) -> str:
+    stay = f", {row[NIGHTS]} nights from {spoken_date(row[CHECK_IN])}" if nights else ""
+    return f"{row[NAME]} in {row[CITY]}{stay}, {euros(row[TOTAL])}, hold until {spoken_date(row[HOLD])}"
+
+
 def riad_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, stays = p["size"], p["stays"]
     booking_ptrs = "name city check_in total_eur status deposit_paid_eur balance_due_eur hold_expires free_cancellation_until"
     if size == 10:
+        row = stays[0]
         return [
             ("Two of us are going to Fes. " + RIAD_RULE, ["/travelers"]),
             (
-                "We've put Riad Yasmine on hold from 10 April 2025: €900 in total, hold until 15 March. "
-                "Nothing is charged yet, so the whole €900 is still due.",
+                f"We've put {row[NAME]} on hold from {spoken_date(row[CHECK_IN], year=True)}: "
+                f"{euros(row[TOTAL])} in total, hold until {spoken_date(row[HOLD])}. "
+                f"Nothing is charged yet, so the whole {euros(row[TOTAL])} is still due.",
                 members("/booking", booking_ptrs),
             ),
         ]
-    names = MOROCCO_STAYS_BY_SIZE[size]
+    anika = stays[0]
     turns: list[Turn] = [
         (
             "Morocco for two in April, arriving in Marrakech on 5 April 2025. " + RIAD_RULE,
             members("/trip", "travelers arrive"),
         ),
         (
-            "Riad Dar Anika in Marrakech is already confirmed: 3 nights from 5 April, €780 in total.",
+            f"{anika[NAME]} in Marrakech is already confirmed: {anika[NIGHTS]} nights from "
+            f"{spoken_date(anika[CHECK_IN])}, {euros(anika[TOTAL])} in total.",
             ["/bookings/0"],
         ),
         (
-            "On hold: Erg Chebbi Luxury Camp in Merzouga, 2 nights from 8 April, €460, hold until 20 March; and "
-            "Riad Yasmine in Fes, 3 nights from 10 April, €900, hold until 15 March.",
+            f"On hold: {_on_hold_text(stays[1])}; and {_on_hold_text(stays[2])}.",
             ["/bookings/1", "/bookings/2"],
         ),
     ]
     if size == 100:
-        turns.append(
-            (
-                "Also on hold: Casa Perleta in Chefchaouen, 2 nights from 13 April, €320, hold until 25 March.",
-                ["/bookings/3"],
-            )
-        )
+        turns.append((f"Also on hold: {_on_hold_text(stays[3])}.", ["/bookings/3"]))
     turns += [
         ("Put our route and the day we fly home at the top.", members("/trip", "route fly_home")),
         (
-            f"Payments: flights are paid, €{FLIGHTS_PAID_EUR}. Track the deposits paid, what we've paid so far "
-            "in total, and what's still due at the check-ins.",
+            f"Payments: flights are paid, {euros(p['flights_paid'])}. Track the deposits paid, what "
+            "we've paid so far in total, and what's still due at the check-ins.",
             ["/payments"],
         ),
         (
@@ -1920,7 +1947,7 @@ def riad_conversation(p: dict[str, Any]) -> list[Turn]:
                 if size == 100
                 else ""
             ),
-            [f"/checklist/{i}" for i in range(len(names) + (2 if size == 100 else 0))],
+            [f"/checklist/{i}" for i in range(len(stays) + (2 if size == 100 else 0))],
         ),
         (
             "Transport: a private driver from Marrakech to Merzouga, one long day over the Atlas (€380), "
@@ -1962,7 +1989,7 @@ def riad_revision(p: dict[str, Any]) -> Revision:
         overrides["/trip/status_line"] = regex(r"(?i)\b(2|two) of (4|four)\b")
     return Revision(
         request="Riad Yasmine just emailed: our booking is confirmed!",
-        mutate=lambda q: q["status"].update({"Riad Yasmine": "confirmed"}),
+        mutate=_set_status("Riad Yasmine", "confirmed"),
         direct=direct,
         overrides=overrides,
     )
@@ -1979,20 +2006,14 @@ def riad_followups(p: dict[str, Any]) -> list[Revision]:
             else {}
         )
 
-    def f1(q: dict[str, Any]) -> None:
-        q["status"]["Riad Yasmine"] = "on hold"
-
     def f2(q: dict[str, Any]) -> None:
-        q["prices"] = {"Riad Yasmine": 840}
-
-    def f3(q: dict[str, Any]) -> None:
-        q["status"]["Riad Yasmine"] = "confirmed"
+        _riad_row(q, "Riad Yasmine")[TOTAL] = 840
 
     return [
         Revision(
             request="Scratch that, the email was about another guest's booking: Riad Yasmine is still on hold "
             "until 15 March.",
-            mutate=f1,
+            mutate=_set_status("Riad Yasmine", "on hold"),
             direct=f"{booking}/status",
             overrides={f"{booking}/free_cancellation_until": regex(CLEARED), **line(1, "one")},
             theme="The confirmation is taken back: the deposit is undone, the hold date returns, the cancellation "
@@ -2008,7 +2029,7 @@ def riad_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Now it's real: Riad Yasmine has confirmed our booking.",
-            mutate=f3,
+            mutate=_set_status("Riad Yasmine", "confirmed"),
             direct=f"{booking}/status",
             overrides={f"{booking}/hold_expires": regex(CLEARED), **line(2, "two")},
             theme="The booking confirms at its new price: the deposit is 30% of the lowered total, the hold "
@@ -2016,6 +2037,113 @@ def riad_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
     ]
+
+
+# moves of travel-riad-confirmed: a stay on hold confirms, a confirmed one goes back on hold
+# (its hold date stated), a stay is re-priced (the deposit rule restated when it is
+# confirmed), and (sizes 10 and 50, which plan no days) the last stay moves
+
+
+def _riad_pointer(p: dict[str, Any], i: int) -> str:
+    return "/booking" if p["size"] == 10 else f"/bookings/{i}"
+
+
+def _status_line(p: dict[str, Any], q: dict[str, Any]) -> dict[str, Override]:
+    """At size 100 the status line counts the confirmed stays: a pattern when the count moves."""
+    if p["size"] != 100:
+        return {}
+    k = sum(row[STATUS] == "confirmed" for row in q["stays"])
+    n = len(q["stays"])
+    return {"/trip/status_line": regex(rf"(?i)\b({k}|{count_word(k)}) of ({n}|{count_word(n)})\b")}
+
+
+def _flip(p: dict[str, Any], d: Draw, to: str) -> Revision | None:
+    choices = [i for i, row in enumerate(p["stays"]) if row[STATUS] != to]
+    if not choices:
+        return None
+    i = d.pick(choices)
+    row = p["stays"][i]
+    name, at = row[NAME], _riad_pointer(p, i)
+    q = _replayed(p, _set_status(name, to))
+    if to == "confirmed":
+        request = d.pick(
+            [
+                f"{name} just emailed: our booking is confirmed!",
+                f"Good news: {name} has confirmed our stay.",
+            ]
+        )
+        cleared = f"{at}/hold_expires"
+        theme = (
+            f"{name} confirms: its deposit is charged, the hold clears and free cancellation opens"
+        )
+    else:
+        request = d.pick(
+            [
+                f"{name} sent that confirmation by mistake: we're back on hold until "
+                f"{spoken_date(row[HOLD])}, and they refunded the deposit.",
+                f"{name} had to undo our confirmation; the booking is on hold again until "
+                f"{spoken_date(row[HOLD])} and the deposit came back to us.",
+            ]
+        )
+        cleared = f"{at}/free_cancellation_until"
+        theme = f"{name} goes back on hold: the deposit is undone and the hold date returns"
+    return Revision(
+        request=request,
+        mutate=_set_status(name, to),
+        direct=f"{at}/status",
+        overrides={cleared: regex(CLEARED), **_status_line(p, q)},
+        theme=theme,
+    )
+
+
+def _riad_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(range(len(p["stays"])))
+    row = p["stays"][i]
+    total = d.pick([x for x in range(row[TOTAL] - 120, row[TOTAL] + 130, 20) if x != row[TOTAL]])
+    request = f"{row[NAME]} changed the price for our dates: {euros(total)} in total."
+    if row[STATUS] == "confirmed":
+        request += " The deposit they hold is adjusted to 30% of the new total."
+    return Revision(
+        request=request,
+        mutate=lambda q: q["stays"][i].__setitem__(TOTAL, total),
+        direct=f"{_riad_pointer(p, i)}/total_eur",
+        theme=f"{row[NAME]} is re-priced: its balance (and deposit, when confirmed) and the payments follow",
+    )
+
+
+def _move_last_stay(p: dict[str, Any], d: Draw) -> Revision | None:
+    row = p["stays"][-1]
+    shipped = next(s for s in MOROCCO_STAYS if s[0] == row[NAME])[CHECK_IN]
+    pool = [add_days(shipped, n) for n in range(0, 3)]
+    new = d.pick([x for x in pool if x != row[CHECK_IN]])
+    request = f"{row[NAME]} moved our booking: we check in on {spoken_date(new)} now"
+    if p["size"] == 10:
+        request += "."
+    else:
+        request += (
+            f", still {count_word(row[NIGHTS])} nights, and we fly home the day we check out."
+        )
+    return Revision(
+        request=request,
+        mutate=lambda q: q["stays"][-1].__setitem__(CHECK_IN, new),
+        direct=f"{_riad_pointer(p, len(p['stays']) - 1)}/check_in",
+        theme=f"{row[NAME]} starts on {new}: its free-cancellation date (when confirmed) and the flight "
+        "home follow",
+    )
+
+
+def _stay_moves(p: dict[str, Any]) -> bool:
+    """The last stay can move where a date follows it: the flight home (size 50), or its
+    free-cancellation date once confirmed (size 10); size 100 plans its days, so no stay moves."""
+    return p["size"] == 50 or (p["size"] == 10 and p["stays"][0][STATUS] == "confirmed")
+
+
+RIAD_MOVES = [
+    Move("confirm", "status_flip", lambda p, d: _flip(p, d, "confirmed")),
+    Move("unconfirm", "status_flip", lambda p, d: _flip(p, d, "on hold")),
+    Move("reprice", "arithmetic", _riad_reprice),
+    Move("move-stay", "temporal", _move_last_stay, when=_stay_moves),
+]
 
 
 SCENARIOS = [
@@ -2096,6 +2224,8 @@ SCENARIOS = [
         conversation=riad_conversation,
         revision=riad_revision,
         followups=riad_followups,
+        inputs=riad_inputs,
+        moves=RIAD_MOVES,
         notes="On hold -> confirmed moves deposit, balance, hold date and cancellation date together, plus the "
         "payment totals and the checklist; the other bookings still on hold are distractors.",
     ),
