@@ -936,18 +936,50 @@ def swap_followups(p: dict[str, Any]) -> list[Revision]:
 # summary follow.
 
 RING_START = "2025-06-09"
+# (id, name, day, price per person): the catalog, in day order
 RING_TOURS: list[tuple[str, str, int, int]] = [
     ("golden-circle", "Golden Circle small-group tour", 2, 89),
     ("glacier-hike", "Sólheimajökull glacier hike", 3, 125),
     ("zodiac", "Jökulsárlón zodiac boat tour", 4, 95),
+    ("horse-riding", "Icelandic horse riding", 5, 85),
     ("whale-watching", "Húsavík whale watching", 6, 110),
     ("nature-baths", "Mývatn Nature Baths", 6, 55),
+    ("krauma", "Krauma geothermal baths", 7, 45),
     ("lava-tunnel", "Raufarhólshellir lava tunnel", 8, 60),
 ]
 RING_TOURS_BY_SIZE: dict[int, tuple[str, ...]] = {
     10: ("golden-circle", "whale-watching"),
     50: ("golden-circle", "glacier-hike", "whale-watching", "nature-baths"),
-    100: tuple(t[0] for t in RING_TOURS),
+    100: (
+        "golden-circle",
+        "glacier-hike",
+        "zodiac",
+        "whale-watching",
+        "nature-baths",
+        "lava-tunnel",
+    ),
+}
+# the per-person prices fresh instances draw from (first: the shipped one)
+RING_PRICES: dict[str, list[int]] = {
+    "golden-circle": [89, 79, 95, 99],
+    "glacier-hike": [125, 115, 135, 149],
+    "zodiac": [95, 85, 105],
+    "horse-riding": [85, 79, 99],
+    "whale-watching": [110, 99, 120, 129],
+    "nature-baths": [55, 49, 62, 69],
+    "krauma": [45, 39, 52],
+    "lava-tunnel": [60, 55, 69],
+}
+# how the two of them speak of each tour mid-sentence
+RING_SPOKEN = {
+    "golden-circle": "Golden Circle tour",
+    "glacier-hike": "glacier hike",
+    "zodiac": "zodiac boat tour",
+    "horse-riding": "horse riding",
+    "whale-watching": "whale watching",
+    "nature-baths": "Nature Baths",
+    "krauma": "Krauma baths",
+    "lava-tunnel": "lava tunnel tour",
 }
 RING_OVERNIGHTS = [
     "Reykjavík",
@@ -968,16 +1000,35 @@ RING_STAYS: list[tuple[str, int, int]] = [
     ("Mývatn, Vogafjós farm stay", 1, 170),
     ("Borgarnes, Hotel Hafnarfjall", 1, 130),
 ]
+CAR_PRICES = [640, 590, 700, 760]
+FUEL = [380, 340, 420, 450]
 
 
-def ring_params(size: int) -> dict[str, Any]:
-    return {"size": size, "tours": list(RING_TOURS_BY_SIZE[size])}
+def ring_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The tours booked (ids, in day order), every tour's price per person, and the car,
+    fuel and budget amounts the conversation states."""
+    return {
+        "size": size,
+        "tours": list(RING_TOURS_BY_SIZE[size]),
+        "prices": {tid: d.pick(pool) for tid, pool in RING_PRICES.items()},
+        "car": d.pick(CAR_PRICES),
+        "fuel": d.pick(FUEL),
+        "ceiling": d.pick([3500, 3800, 4000, 3200]),
+    }
+
+
+ring_params = shipped_params(ring_inputs)
+
+
+def _ring_tours(p: dict[str, Any]) -> list[tuple[str, str, int, int]]:
+    """The booked tours in day order (catalog order within a day), at their current prices."""
+    return [(i, nm, d, p["prices"][i]) for i, nm, d, _ in RING_TOURS if i in p["tours"]]
 
 
 def ring_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, n = p["size"], 2
-    prices = p.get("prices", {})  # a follow-up's new price per person, by tour id
-    tours = [(i, nm, d, prices.get(i, pr)) for i, nm, d, pr in RING_TOURS if i in p["tours"]]
+    tours = _ring_tours(p)
+    car = p["car"]
     trip: dict[str, Any] = {"route": "Iceland ring road", "travelers": n, "nights": 7}
     activities_usd = sum(price * n for _, _, _, price in tours)
     if size == 10:
@@ -986,8 +1037,8 @@ def ring_compute(p: dict[str, Any]) -> dict[str, Any]:
             "trip": trip,
             "activities": activities,
             "activities_total_usd": activities_usd,
-            "car_rental_usd": 640,
-            "total_usd": activities_usd + 640,
+            "car_rental_usd": car,
+            "total_usd": activities_usd + car,
         }
     trip.update(start_date=RING_START, end_date=add_days(RING_START, 7))
     activities = [
@@ -1013,8 +1064,8 @@ def ring_compute(p: dict[str, Any]) -> dict[str, Any]:
         days.append(day)
     costs: dict[str, Any] = {
         "activities_usd": activities_usd,
-        "car_rental_usd": 640,
-        "fuel_usd": 380,
+        "car_rental_usd": car,
+        "fuel_usd": p["fuel"],
     }
     art: dict[str, Any] = {"trip": trip, "activities": activities, "days": days, "costs": costs}
     if size == 100:
@@ -1034,24 +1085,25 @@ def ring_compute(p: dict[str, Any]) -> dict[str, Any]:
     costs["total_usd"] = total
     costs["per_person_usd"] = money(total / n)
     if size == 100:
-        costs["budget_ceiling_usd"] = 3500
-        costs["left_of_budget_usd"] = 3500 - total
+        costs["budget_ceiling_usd"] = p["ceiling"]
+        costs["left_of_budget_usd"] = p["ceiling"] - total
     return art
 
 
 def ring_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, price = p["size"], p["prices"]
+    car = dollars(p["car"])
     if size == 10:
         return [
             ("We're two people doing the Iceland ring road, 7 nights.", ["/trip"]),
             (
-                "Tours so far: a Golden Circle small-group tour at $89 each and whale watching out of "
-                "Húsavík at $110 each.",
+                f"Tours so far: a Golden Circle small-group tour at {dollars(price['golden-circle'])} "
+                f"each and whale watching out of Húsavík at {dollars(price['whale-watching'])} each.",
                 ["/activities/0", "/activities/1"],
             ),
             (
-                "Add up the tours for both of us. The rental car is $640 for the week; then give me the "
-                "grand total of tours and car.",
+                f"Add up the tours for both of us. The rental car is {car} for the week; then give me "
+                "the grand total of tours and car.",
                 ["/activities_total_usd", "/car_rental_usd", "/total_usd"],
             ),
         ]
@@ -1075,16 +1127,20 @@ def ring_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     tour_text = (
-        "Tours we booked, prices per person: Golden Circle small-group tour on day 2 ($89), "
-        "Sólheimajökull glacier hike on day 3 ($125), "
+        "Tours we booked, prices per person: Golden Circle small-group tour on day 2 "
+        f"({dollars(price['golden-circle'])}), Sólheimajökull glacier hike on day 3 "
+        f"({dollars(price['glacier-hike'])}), "
     )
     if size == 100:
-        tour_text += "Jökulsárlón zodiac boat tour on day 4 ($95), "
+        tour_text += f"Jökulsárlón zodiac boat tour on day 4 ({dollars(price['zodiac'])}), "
     tour_text += (
-        "Húsavík whale watching on day 6 ($110) and the Mývatn Nature Baths the same evening ($55)"
+        f"Húsavík whale watching on day 6 ({dollars(price['whale-watching'])}) and the Mývatn "
+        f"Nature Baths the same evening ({dollars(price['nature-baths'])})"
     )
     tour_text += (
-        ", and the Raufarhólshellir lava tunnel on the last morning ($60)." if size == 100 else "."
+        f", and the Raufarhólshellir lava tunnel on the last morning ({dollars(price['lava-tunnel'])})."
+        if size == 100
+        else "."
     )
     ids = RING_TOURS_BY_SIZE[size]
     tour_ptrs = [f"/activities/{i}" for i in range(len(ids))]
@@ -1095,7 +1151,10 @@ def ring_conversation(p: dict[str, Any]) -> list[Turn]:
         link_text += " And per day, what we spend on tours that day."
         link_ptrs += [f"/days/{i}/tour_spend_usd" for i in range(8)]
     turns.append((link_text, link_ptrs))
-    cost_text = "Costs: all the tours together, the car at $640 for the week and about $380 of fuel"
+    cost_text = (
+        f"Costs: all the tours together, the car at {car} for the week and about "
+        f"{dollars(p['fuel'])} of fuel"
+    )
     cost_ptrs = ["/costs/activities_usd", "/costs/car_rental_usd", "/costs/fuel_usd"]
     if size == 100:
         turns.append(
@@ -1121,7 +1180,7 @@ def ring_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/trip/summary"],
             ),
             (
-                "Our ceiling for all of this is $3,500. How much room is left?",
+                f"Our ceiling for all of this is {dollars(p['ceiling'])}. How much room is left?",
                 ["/costs/budget_ceiling_usd", "/costs/left_of_budget_usd"],
             ),
             (
@@ -1147,18 +1206,19 @@ def ring_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def _tour_summary(size: int, n: int) -> dict[str, Override]:
+    return {"/trip/summary": regex(rf"(?i)\b({n}|{count_word(n)}) tours\b")} if size == 100 else {}
+
+
 def ring_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
     ids = RING_TOURS_BY_SIZE[size]
-
-    def summary(word: str, n: int) -> dict[str, Override]:
-        return {"/trip/summary": regex(rf"(?i)\b({n}|{word}) tours\b")} if size == 100 else {}
 
     def f1(q: dict[str, Any]) -> None:
         q["tours"].append("whale-watching")
 
     def f2(q: dict[str, Any]) -> None:
-        q["prices"] = {"golden-circle": 99}
+        q["prices"]["golden-circle"] = 99
 
     def f3(q: dict[str, Any]) -> None:
         q["tours"].remove("golden-circle")
@@ -1169,7 +1229,7 @@ def ring_followups(p: dict[str, Any]) -> list[Revision]:
             "in its old place in the list.",
             mutate=f1,
             direct=f"/activities/{ids.index('whale-watching')}",
-            overrides=summary("six", 6),
+            overrides=_tour_summary(size, 6),
             theme="The dropped tour is booked again: it returns to its day and the tour, trip and per-person "
             "totals go back up",
             pattern="add_remove",
@@ -1186,11 +1246,106 @@ def ring_followups(p: dict[str, Any]) -> list[Revision]:
             "car.",
             mutate=f3,
             direct="/activities/0",
-            overrides=summary("five", 5),
+            overrides=_tour_summary(size, 5),
             theme="The tour just re-priced is removed: it leaves its day and the totals drop by its new price",
             pattern="add_remove",
         ),
     ]
+
+
+# moves of travel-drop-excursion: a booked tour is dropped, a tour is booked (its day and id
+# stated from size 50, its place in the list always), a tour is re-priced, and the car (and,
+# from size 50, the fuel estimate) changes
+
+
+def _drop_tour(p: dict[str, Any], d: Draw) -> Revision | None:
+    if len(p["tours"]) < 2:
+        return None
+    booked = [t[0] for t in _ring_tours(p)]
+    tid = d.pick(booked)
+    spoken = RING_SPOKEN[tid]
+    return Revision(
+        request=d.pick(
+            [
+                f"Let's skip the {spoken} after all.",
+                f"Cancel the {spoken}; we'd rather have the time to ourselves.",
+            ]
+        ),
+        mutate=lambda q: q["tours"].remove(tid),
+        direct=f"/activities/{booked.index(tid)}",
+        overrides=_tour_summary(p["size"], len(booked) - 1),
+        theme=f"The {spoken} is dropped: its day loses it and the tour and trip totals fall",
+    )
+
+
+def _book_tour(p: dict[str, Any], d: Draw) -> Revision | None:
+    size = p["size"]
+    catalog = [t for t in RING_TOURS if t[0] not in p["tours"]]
+    if not catalog:
+        return None
+    tid, name, day, _ = d.pick(catalog)
+    price = p["prices"][tid]
+    q = _replayed(p, lambda q: q["tours"].append(tid))
+    booked = [t[0] for t in _ring_tours(q)]
+    at = booked.index(tid)
+    where = "first" if at == 0 else f"right after the {RING_SPOKEN[booked[at - 1]]}"
+    if size == 10:
+        request = f"Book one more tour: {name}, {dollars(price)} per person, listed {where}."
+    else:
+        request = (
+            f"Book one more tour: {name} on day {day}, {dollars(price)} per person, id {tid}, "
+            f"listed {where}."
+        )
+    return Revision(
+        request=request,
+        mutate=lambda q: q["tours"].append(tid),
+        direct=f"/activities/{at}",
+        overrides=_tour_summary(size, len(booked)),
+        theme=f"The {RING_SPOKEN[tid]} is booked: it joins its day and the tour and trip totals rise",
+    )
+
+
+def _tour_price(p: dict[str, Any], d: Draw) -> Revision | None:
+    tours = _ring_tours(p)
+    at = d.pick(range(len(tours)))
+    tid, _, _, old = tours[at]
+    price = d.pick([x for x in range(old - 20, old + 25, 5) if x > 20 and x != old])
+    up = "went up" if price > old else "came down"
+    return Revision(
+        request=f"The {RING_SPOKEN[tid]} {up} to {dollars(price)} per person.",
+        mutate=lambda q: q["prices"].__setitem__(tid, price),
+        direct=f"/activities/{at}/price_per_person_usd",
+        theme=f"The {RING_SPOKEN[tid]} is re-priced: its cost for two and every total follow",
+    )
+
+
+def _car_price(p: dict[str, Any], d: Draw) -> Revision | None:
+    car = d.pick([x for x in CAR_PRICES if x != p["car"]])
+    return Revision(
+        request=f"The rental car comes to {dollars(car)} for the week, not {dollars(p['car'])}.",
+        mutate=lambda q: q.update(car=car),
+        direct="/car_rental_usd" if p["size"] == 10 else "/costs/car_rental_usd",
+        theme="A new car price changes the totals",
+    )
+
+
+def _fuel(p: dict[str, Any], d: Draw) -> Revision | None:
+    fuel = d.pick([x for x in FUEL if x != p["fuel"]])
+    return Revision(
+        request=f"Let's budget {dollars(fuel)} for fuel instead.",
+        mutate=lambda q: q.update(fuel=fuel),
+        direct="/costs/fuel_usd",
+        theme="A new fuel estimate changes the totals",
+    )
+
+
+RING_MOVES = [
+    Move("drop-tour", "add_remove", _drop_tour),
+    Move("book-tour", "add_remove", _book_tour),
+    Move("tour-price", "arithmetic", _tour_price),
+    Move("car-price", "arithmetic", _car_price, opens=False),
+    Move("fuel", "arithmetic", _fuel, when=_from_50, opens=False),
+]
 
 
 # --------------------------------------------------------------------------- travel-child-fares
@@ -2185,6 +2340,8 @@ SCENARIOS = [
         conversation=ring_conversation,
         revision=ring_revision,
         followups=ring_followups,
+        inputs=ring_inputs,
+        moves=RING_MOVES,
         notes="Removing one activity: the day's tour list loses its id, the per-day spend and the totals drop; "
         "the other tour booked the same day stays.",
     ),
