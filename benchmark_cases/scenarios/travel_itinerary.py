@@ -1366,8 +1366,28 @@ ROME_BOOKINGS: list[tuple[str, int, int, int, int, int]] = [
 ROME_BOOKINGS_BY_SIZE: dict[int, int] = {10: 0, 50: 3, 100: 7}
 
 
-def fares_params(size: int) -> dict[str, Any]:
-    return {"size": size, "ages": {"Leo": 11, "Sofia": 8}}
+FIRST_KIDS = ["Leo", "Luca", "Noah", "Finn", "Jonah"]
+SECOND_KIDS = ["Sofia", "Mia", "Clara", "Ella", "Nora"]
+# children who may join later (a cousin, a niece or nephew)
+JOINING_KIDS = [("niece", "Emma"), ("nephew", "Paul"), ("niece", "Lina"), ("nephew", "Tim")]
+ADULT_FARES = [210, 190, 230, 245, 199]
+CHILD_FARES = [160, 140, 150, 175, 120]
+
+
+def fares_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The children (name to age, in the order given), the fares, hotel and breakfast rate."""
+    first, second = d.pick(FIRST_KIDS), d.pick(SECOND_KIDS)
+    return {
+        "size": size,
+        "ages": {first: d.pick([11, 12, 10, 13]), second: d.pick([8, 7, 9, 14, 6])},
+        "adult_fare": d.pick(ADULT_FARES),
+        "child_fare": d.pick(CHILD_FARES),
+        "hotel": d.pick([950, 880, 1020, 1100]),
+        "breakfast": d.pick([14, 12, 16, 18]),
+    }
+
+
+fares_params = shipped_params(fares_inputs)
 
 
 def _tickets(ages: list[int], adults: int, max_child: int, min_child: int = 0) -> tuple[int, int]:
@@ -1383,13 +1403,13 @@ def fares_compute(p: dict[str, Any]) -> dict[str, Any]:
     ages = list(p["ages"].values())
     travelers = {"adults": 2, "children": [{"name": k, "age": v} for k, v in p["ages"].items()]}
     adult_t, child_t = _tickets(ages, 2, 11)
-    fare = p.get("adult_fare", 210)
+    fare, child_fare, hotel = p["adult_fare"], p["child_fare"], p["hotel"]
     flights: dict[str, Any] = {
         "adult_fare_eur": fare,
-        "child_fare_eur": 160,
+        "child_fare_eur": child_fare,
         "adult_tickets": adult_t,
         "child_tickets": child_t,
-        "total_eur": fare * adult_t + 160 * child_t,
+        "total_eur": fare * adult_t + child_fare * child_t,
     }
     art: dict[str, Any] = {"travelers": travelers, "flights": flights}
     if size == 10:
@@ -1401,15 +1421,15 @@ def fares_compute(p: dict[str, Any]) -> dict[str, Any]:
         "area": "Monti",
         "room": "family room",
         "nights": 5,
-        "room_total_eur": 950,
+        "room_total_eur": hotel,
         "check_in": "14:00",
     }
     paying = _tickets(ages, 2, 11)[0]
     art["breakfast"] = {
-        "adult_rate_eur": 14,
+        "adult_rate_eur": p["breakfast"],
         "mornings": 5,
         "paying_guests": paying,
-        "total_eur": 14 * 5 * paying,
+        "total_eur": p["breakfast"] * 5 * paying,
     }
     bookings: list[dict[str, Any]] = []
     for name, offset, adult, child, max_child, min_child in ROME_BOOKINGS[
@@ -1431,10 +1451,10 @@ def fares_compute(p: dict[str, Any]) -> dict[str, Any]:
     activities = sum(b["total_eur"] for b in bookings)
     art["budget"] = {
         "flights_eur": flights["total_eur"],
-        "hotel_eur": 950,
+        "hotel_eur": hotel,
         "breakfast_eur": art["breakfast"]["total_eur"],
         "activities_eur": activities,
-        "total_eur": flights["total_eur"] + 950 + art["breakfast"]["total_eur"] + activities,
+        "total_eur": flights["total_eur"] + hotel + art["breakfast"]["total_eur"] + activities,
     }
     if size == 100:
         art["hotel"]["phone"] = "+39 06 481 4850"
@@ -1461,31 +1481,36 @@ def fares_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def fares_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    (first, first_age), (second, second_age) = p["ages"].items()
+    adult, child = euros(p["adult_fare"]), euros(p["child_fare"])
     if size == 10:
         return [
             (
-                "Family trip to Rome: the two of us plus our kids Leo, who's 11, and Sofia, who's 8.",
+                f"Family trip to Rome: the two of us plus our kids {first}, who's {first_age}, and "
+                f"{second}, who's {second_age}.",
                 ["/travelers"],
             ),
             (
-                "Flights are €210 per adult. Children under 12 fly on the €160 child fare; anyone 12 or older "
-                "pays the adult fare. Work out the tickets and the total.",
+                f"Flights are {adult} per adult. Children under 12 fly on the {child} child fare; anyone "
+                "12 or older pays the adult fare. Work out the tickets and the total.",
                 ["/flights"],
             ),
         ]
     n = ROME_BOOKINGS_BY_SIZE[size]
     turns: list[Turn] = [
         (
-            "Family trip to Rome over Easter: Giulia and me (Mark), plus Leo, 11, and Sofia, 8.",
+            f"Family trip to Rome over Easter: Giulia and me (Mark), plus {first}, {first_age}, and "
+            f"{second}, {second_age}.",
             ["/travelers/adults", "/travelers/children", "/travelers/parents"],
         ),
         (
-            "We fly ITA Airways on 18 April and back on the 23rd. Adults pay €210; kids under 12 get the "
-            "€160 child fare, from 12 up it's the adult fare. Tickets and total, please.",
+            f"We fly ITA Airways on 18 April and back on the 23rd. Adults pay {adult}; kids under 12 get "
+            f"the {child} child fare, from 12 up it's the adult fare. Tickets and total, please.",
             ["/flights"],
         ),
         (
-            "Hotel Santa Prassede in Monti, a family room for 5 nights, €950 in total, check-in from 14:00.",
+            "Hotel Santa Prassede in Monti, a family room for 5 nights, "
+            f"{euros(p['hotel'])} in total, check-in from 14:00.",
             [
                 "/hotel/name",
                 "/hotel/area",
@@ -1496,8 +1521,8 @@ def fares_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Breakfast isn't included: it's €14 per person each morning, but kids under 12 eat free. "
-            "Five mornings.",
+            f"Breakfast isn't included: it's {euros(p['breakfast'])} per person each morning, but kids "
+            "under 12 eat free. Five mornings.",
             ["/breakfast"],
         ),
     ]
@@ -1588,6 +1613,125 @@ def fares_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="threshold",
         ),
     ]
+
+
+# moves of travel-child-fares: a child's age crosses the under-12 line (at size 100 also the
+# "12 and under" line of the bus), the adult or child fare changes, a child joins or stays
+# home, and (from size 50) the breakfast rate changes
+
+
+def _age_lines(size: int) -> list[int]:
+    """The ages where a rule the size's conversation states changes a ticket."""
+    return [12, 13] if size == 100 else [12]
+
+
+def _cross_age(p: dict[str, Any], d: Draw) -> Revision | None:
+    name = d.pick(list(p["ages"]))
+    old = p["ages"][name]
+    line = d.pick(_age_lines(p["size"]))
+    pool = range(line, min(line + 2, 17) + 1) if old < line else range(max(6, line - 3), line)
+    new = d.pick([a for a in pool if a != old])
+    if new == old + 1:
+        request = (
+            f"{name} turns {new} the week before we leave, so {name} will be {new} on this trip."
+        )
+    else:
+        request = d.pick(
+            [
+                f"Correction: {name} is {new}, not {old}.",
+                f"I had {name}'s age wrong: {new}, not {old}.",
+            ]
+        )
+    return Revision(
+        request=request,
+        mutate=lambda q: q["ages"].__setitem__(name, new),
+        direct=f"/travelers/children/{list(p['ages']).index(name)}/age",
+        theme=f"{name} goes from {old} to {new}, across the {line}-year line: the tickets whose "
+        "child rate stops there follow, the others stay",
+    )
+
+
+def _child_tickets(p: dict[str, Any]) -> int:
+    return _tickets(list(p["ages"].values()), 2, 11)[1]
+
+
+def _adult_fare(p: dict[str, Any], d: Draw) -> Revision | None:
+    fare = d.pick([f for f in ADULT_FARES if f != p["adult_fare"] and f > p["child_fare"]])
+    return Revision(
+        request=f"ITA changed the adult fare: it's {euros(fare)} now.",
+        mutate=lambda q: q.update(adult_fare=fare),
+        direct="/flights/adult_fare_eur",
+        theme="A new adult fare changes the flight total"
+        + (" and the budget" if p["size"] >= 50 else ""),
+    )
+
+
+def _child_fare(p: dict[str, Any], d: Draw) -> Revision | None:
+    if not _child_tickets(p):
+        return None
+    fare = d.pick([f for f in CHILD_FARES if f != p["child_fare"] and f < p["adult_fare"]])
+    return Revision(
+        request=f"The child fare is {euros(fare)}, not {euros(p['child_fare'])}.",
+        mutate=lambda q: q.update(child_fare=fare),
+        direct="/flights/child_fare_eur",
+        theme="A new child fare changes the flight total"
+        + (" and the budget" if p["size"] >= 50 else ""),
+    )
+
+
+def _kid_joins(p: dict[str, Any], d: Draw) -> Revision | None:
+    choices = [(rel, name) for rel, name in JOINING_KIDS if name not in p["ages"]]
+    if not choices:
+        return None
+    rel, name = d.pick(choices)
+    age = d.pick(range(6, 16))
+    return Revision(
+        request=d.pick(
+            [
+                f"Our {rel} {name}, who's {age}, is coming with us.",
+                f"Add one more child: our {rel} {name}, {age}, joins the trip.",
+            ]
+        ),
+        mutate=lambda q: q["ages"].__setitem__(name, age),
+        direct=f"/travelers/children/{len(p['ages'])}",
+        theme=f"{name} ({age}) joins: a ticket at the rate of {name}'s age on every booking, and the totals grow",
+    )
+
+
+def _kid_stays(p: dict[str, Any], d: Draw) -> Revision | None:
+    if len(p["ages"]) < 2:
+        return None
+    name = d.pick(list(p["ages"]))
+
+    def stay_home(q: dict[str, Any]) -> None:
+        del q["ages"][name]
+
+    return Revision(
+        request=f"{name} will stay with the grandparents instead of coming along.",
+        mutate=stay_home,
+        direct=f"/travelers/children/{list(p['ages']).index(name)}",
+        theme=f"{name} stays home: {name}'s tickets leave every booking and the totals fall",
+    )
+
+
+def _breakfast_rate(p: dict[str, Any], d: Draw) -> Revision | None:
+    rate = d.pick([r for r in (14, 12, 16, 18, 15) if r != p["breakfast"]])
+    return Revision(
+        request=f"Breakfast at the hotel is {euros(rate)} per person each morning, not {euros(p['breakfast'])}.",
+        mutate=lambda q: q.update(breakfast=rate),
+        direct="/breakfast/adult_rate_eur",
+        theme="A new breakfast rate changes the breakfast total and the budget",
+    )
+
+
+FARES_MOVES = [
+    Move("cross-age", "threshold", _cross_age),
+    Move("adult-fare", "arithmetic", _adult_fare),
+    Move("child-fare", "arithmetic", _child_fare),
+    Move("kid-joins", "add_remove", _kid_joins),
+    Move("kid-stays", "add_remove", _kid_stays),
+    Move("breakfast-rate", "arithmetic", _breakfast_rate, when=_from_50, opens=False),
+]
 
 
 # --------------------------------------------------------------------------- travel-shift-departure
@@ -2355,6 +2499,8 @@ SCENARIOS = [
         conversation=fares_conversation,
         revision=fares_revision,
         followups=fares_followups,
+        inputs=fares_inputs,
+        moves=FARES_MOVES,
         notes="Age threshold: 'under 12' rates (flights, breakfast, pizza class, gelato) flip to adult; "
         "'under 18', '6 to 17' and '12 and under' rates are distractors that do not change.",
     ),
