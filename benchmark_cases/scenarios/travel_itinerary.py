@@ -8,6 +8,7 @@ revision is the difference between two computations of the same rules.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from pytest_revprop.authoring.helpers import (
@@ -37,6 +38,15 @@ DOMAIN = "travel_itinerary"
 def euros(x: float) -> str:
     """An amount in euros as a traveler writes it: ``€540``, ``€27.50``."""
     return dollars(x).replace("$", "€")
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August")
+
+
+def spoken_date(iso: str, year: bool = False) -> str:
+    """``2025-04-10 -> "10 April"`` (``year``: ``"10 April 2025"``)."""
+    y, m, d = (int(x) for x in iso.split("-"))
+    return f"{d} {_MONTHS[m - 1]}" + (f" {y}" if year else "")
 
 
 def _replayed(p: dict[str, Any], *edits: Any) -> dict[str, Any]:
@@ -1739,44 +1749,88 @@ FARES_MOVES = [
 # car, deadlines, day plan) shifts, while the Tattoo, the birthday dinner and the insurance
 # deadline were given as calendar dates and stay.
 
-HIGHLAND_STAYS: list[tuple[str, str, int, int, str]] = [
-    ("Edinburgh", "The Dunstane Houses", 0, 3, "DUN-55812"),
-    ("Pitlochry", "Craigatin House", 3, 1, "CGH-2291"),
-    ("Isle of Skye", "Glendale cottage", 4, 2, "SKY-7740"),
+# (place, name, nights, booking ref), in the order they are slept in
+HIGHLAND_STAYS: list[tuple[str, str, int, str]] = [
+    ("Edinburgh", "The Dunstane Houses", 3, "DUN-55812"),
+    ("Pitlochry", "Craigatin House", 1, "CGH-2291"),
+    ("Isle of Skye", "Glendale cottage", 2, "SKY-7740"),
 ]
-HIGHLAND_DRIVE_HOURS = [0, 0, 0, 2.5, 5, 1.5, 2.5]
-HIGHLAND_PLANS: list[str] = [
-    "Land 10:15, Old Town walk",
-    "Arthur's Seat and the Royal Mile",
-    "Free day in Edinburgh",
-    "Pick up the car, Stirling Castle, on to Pitlochry",
-    "Glencoe, then over the bridge to Skye",
-    "Quiraing loop and the Old Man of Storr",
-    "Drive to Inverness, fly home 17:20",
+PLACE, STAY_NAME, STAY_NIGHTS, REF = range(4)
+# one-night stops the pair may add on the way to Skye (size 50)
+HIGHLAND_STOPS: list[tuple[str, str, int, str]] = [
+    ("Glencoe", "Clachaig Inn", 1, "CLA-3307"),
+    ("Fort William", "Lime Tree hotel", 1, "LTF-1142"),
+    ("Aviemore", "Ravenscraig guesthouse", 1, "RVG-2218"),
 ]
-TATTOO = {"date": "2025-08-06", "time": "21:00", "seats": 2, "stand": "South Stand, row K"}
-
-
-def shift_params(size: int) -> dict[str, Any]:
-    return {"size": size, "start": "2025-08-04"}
-
-
+# other Pitlochry guesthouses (size 100 swaps Craigatin House for one)
+PITLOCHRY_HOTELS: list[tuple[str, str]] = [
+    ("Dunalastair Hotel Suites", "DHS-4410"),
+    ("Fonab Castle Hotel", "FCH-0907"),
+    ("Knockendarroch Hotel", "KND-5126"),
+]
+# the size-100 day plan: (plan, drive hours); each stay's extra nights add a free day there
+EDINBURGH_DAYS = [("Land 10:15, Old Town walk", 0), ("Arthur's Seat and the Royal Mile", 0)]
+EDINBURGH_FREE_DAY = "Free day in Edinburgh"
+PITLOCHRY_DAY = ("Pick up the car, Stirling Castle, on to Pitlochry", 2.5)
+SKYE_DAYS = [
+    ("Glencoe, then over the bridge to Skye", 5),
+    ("Quiraing loop and the Old Man of Storr", 1.5),
+]
 SKYE_FREE_DAY = "Free day on Skye"
+LAST_DAY = ("Drive to Inverness, fly home 17:20", 2.5)
+TATTOO = {"date": "2025-08-06", "time": "21:00", "seats": 2, "stand": "South Stand, row K"}
+HIGHLAND_PAIRS = [("Hannah", "Sam"), ("Isla", "Ben"), ("Ruth", "Tom"), ("Aoife", "Dan")]
 
 
-def _highland_stays(p: dict[str, Any]) -> list[tuple[str, str, int, int, str]]:
-    """The stays, with Skye (the last one) lengthened by a follow-up (``skye_nights``)."""
-    extra = p.get("skye_nights", 2) - 2
+def shift_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The trip's start, its stays ``[place, name, nights, ref]``, and the names and rate the
+    conversation states."""
+    pair = d.pick(HIGHLAND_PAIRS)
+    return {
+        "size": size,
+        "start": d.pick(["2025-08-04", "2025-08-03", "2025-08-05", "2025-08-02"]),
+        "stays": [list(s) for s in HIGHLAND_STAYS],
+        "pair": list(pair),
+        "friend": d.pick(["Fiona", "Mhairi", "Catriona"]),
+        "sitter": d.pick(["Morag", "Kirsty", "Eilidh"]),
+        "sitter_rate": d.pick([25, 20, 30, 28]),
+    }
+
+
+shift_params = shipped_params(shift_inputs)
+
+
+def _offsets(p: dict[str, Any]) -> list[int]:
+    """Each stay's check-in, in days after the start."""
+    out, at = [], 0
+    for row in p["stays"]:
+        out.append(at)
+        at += row[STAY_NIGHTS]
+    return out
+
+
+def _stay_at(p: dict[str, Any], place: str) -> int:
+    """The check-in offset of the stay at ``place``."""
+    return next(o for o, row in zip(_offsets(p), p["stays"], strict=True) if row[PLACE] == place)
+
+
+def _highland_days(p: dict[str, Any]) -> list[tuple[str, float]]:
+    """The size-100 plan per day: the fixed days, plus a free day per extra night of a stay."""
+    edinburgh, skye = p["stays"][0][STAY_NIGHTS], p["stays"][-1][STAY_NIGHTS]
     return [
-        (place, name, off, n + extra if place == "Isle of Skye" else n, ref)
-        for place, name, off, n, ref in HIGHLAND_STAYS
+        *EDINBURGH_DAYS[:edinburgh],
+        *[(EDINBURGH_FREE_DAY, 0)] * (edinburgh - 2),
+        PITLOCHRY_DAY,
+        *SKYE_DAYS[:skye],
+        *[(SKYE_FREE_DAY, 0)] * (skye - 2),
+        LAST_DAY,
     ]
 
 
 def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, start = p["size"], p["start"]
-    stays = _highland_stays(p)
-    nights = sum(n for *_, n, _ in stays)
+    size, start, stays = p["size"], p["start"], p["stays"]
+    offsets = _offsets(p)
+    nights = sum(row[STAY_NIGHTS] for row in stays)
     end = add_days(start, nights)
     trip: dict[str, Any] = {
         "destination": "Scottish Highlands",
@@ -1786,7 +1840,7 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     car: dict[str, Any] = {
         "company": "Arnold Clark",
-        "pickup_date": add_days(start, 3),
+        "pickup_date": add_days(start, stays[0][STAY_NIGHTS]),
         "return_date": end,
     }
     tattoo: dict[str, Any] = {"date": TATTOO["date"], "seats": TATTOO["seats"]}
@@ -1794,7 +1848,7 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         art["apartment_balance_due"] = add_days(start, -30)
         return art
-    trip.update(travelers="Hannah and Sam", flights="EZY 6931 out, EZY 6942 home")
+    trip.update(travelers=" and ".join(p["pair"]), flights="EZY 6931 out, EZY 6942 home")
     car.update(pickup_place="Edinburgh Waverley", return_place="Inverness Airport")
     tattoo.update(time=TATTOO["time"], stand=TATTOO["stand"])
     art["stays"] = [
@@ -1805,49 +1859,51 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
             "check_out": add_days(start, off + n),
             "nights": n,
         }
-        for place, name, off, n, _ in stays
+        for (place, name, n, _), off in zip(stays, offsets, strict=True)
     ]
-    skye_in = add_days(start, 4)
+    skye_in = add_days(start, _stay_at(p, "Isle of Skye"))
     art["deadlines"] = [
         {"what": "Travel insurance bought", "date": "2025-07-01"},
         {"what": "Skye cottage balance", "date": add_days(skye_in, -14)},
         {"what": "Online check-in opens", "date": add_days(start, -30)},
     ]
     art["dinner"] = {
-        "what": "Fiona's birthday dinner",
+        "what": f"{p['friend']}'s birthday dinner",
         "place": "The Witchery",
         "date": "2025-08-05",
         "time": "19:30",
     }
     if size == 100:
+        pitlochry = _stay_at(p, "Pitlochry")
         art["deadlines"].append(
-            {"what": "Free cancellation at Craigatin House ends", "date": add_days(start, 3 - 2)}
+            {
+                "what": f"Free cancellation at {stays[1][STAY_NAME]} ends",
+                "date": add_days(start, pitlochry - 2),
+            }
         )
-        for stay, (*_, ref) in zip(art["stays"], stays, strict=True):
-            stay["booking_ref"] = ref
-        free = nights - 6  # extra Skye days, kept free, before the last day
-        plans = [*HIGHLAND_PLANS[:6], *[SKYE_FREE_DAY] * free, *HIGHLAND_PLANS[6:]]
-        hours_by_day = [*HIGHLAND_DRIVE_HOURS[:6], *[0] * free, *HIGHLAND_DRIVE_HOURS[6:]]
+        for stay, row in zip(art["stays"], stays, strict=True):
+            stay["booking_ref"] = row[REF]
+        base = [row[PLACE] for row in stays for _ in range(row[STAY_NIGHTS])]
         art["days"] = [
             {
                 "date": add_days(start, i),
-                "base": _base_for(i, stays),
+                "base": base[i] if i < len(base) else "home",
                 "plan": plan,
                 "drive_hours": hours,
             }
-            for i, (plan, hours) in enumerate(zip(plans, hours_by_day, strict=True))
+            for i, (plan, hours) in enumerate(_highland_days(p))
         ]
         art["reservations"] = [
             {
                 "what": "Edradour distillery tour",
-                "date": add_days(start, 3),
+                "date": add_days(start, pitlochry),
                 "time": "16:00",
                 "people": 2,
             },
             {"what": "Fringe comedy matinee", "date": "2025-08-05", "time": "14:00", "people": 2},
             {
                 "what": "Boat trip to Loch Coruisk",
-                "date": add_days(start, 5),
+                "date": add_days(skye_in, 1),
                 "time": "10:00",
                 "people": 2,
             },
@@ -1856,10 +1912,10 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
         car["category"] = "compact SUV"
         tattoo["collect_at"] = "box office"
     art["pet_sitter"] = {
-        "name": "Morag",
+        "name": p["sitter"],
         "from": add_days(start, -1),
         "to": add_days(end, 1),
-        "rate_gbp_per_day": 25,
+        "rate_gbp_per_day": p["sitter_rate"],
     }
     art["budget_gbp"] = {"stays": 1460, "car": 310, "tattoo": 190, "fuel": 120}
     art["packing"] = ["midge repellent", "hiking boots"]
@@ -1868,19 +1924,13 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
     return art
 
 
-def _base_for(day: int, stays: list[tuple[str, str, int, int, str]]) -> str:
-    for place, _, off, nights, _ in stays:
-        if off <= day < off + nights:
-            return place
-    return "home"
-
-
 def shift_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    leaving = spoken_date(p["start"], year=True)
     if size == 10:
         return [
             (
-                "We're doing the Scottish Highlands for 6 nights, leaving on 4 August 2025.",
+                f"We're doing the Scottish Highlands for 6 nights, leaving on {leaving}.",
                 ["/trip"],
             ),
             (
@@ -1894,10 +1944,11 @@ def shift_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/apartment_balance_due"],
             ),
         ]
+    partner, me = p["pair"]
     turns: list[Turn] = [
         (
-            "Hannah and I (Sam) are doing the Scottish Highlands: 6 nights, leaving on 4 August 2025 with "
-            "EZY 6931 and flying home on EZY 6942 on the last day.",
+            f"{partner} and I ({me}) are doing the Scottish Highlands: 6 nights, leaving on {leaving} "
+            "with EZY 6931 and flying home on EZY 6942 on the last day.",
             members("/trip", "destination start_date end_date nights travelers flights"),
         ),
         (
@@ -1920,7 +1971,10 @@ def shift_conversation(p: dict[str, Any]) -> list[Turn]:
             "We already bought 2 Tattoo tickets for 6 August at 21:00, South Stand, row K.",
             members("/tattoo", "date seats time stand"),
         ),
-        ("And Fiona's birthday dinner is fixed: The Witchery, 5 August at 19:30.", ["/dinner"]),
+        (
+            f"And {p['friend']}'s birthday dinner is fixed: The Witchery, 5 August at 19:30.",
+            ["/dinner"],
+        ),
     ]
     deadline_text = (
         "Deadlines: travel insurance by 1 July 2025; the Skye cottage balance is due 14 days "
@@ -1935,8 +1989,8 @@ def shift_conversation(p: dict[str, Any]) -> list[Turn]:
     turns.append((deadline_text, deadline_ptrs))
     turns += [
         (
-            "Morag looks after the dog from the evening before we leave until the day after we're back, "
-            "£25 a day.",
+            f"{p['sitter']} looks after the dog from the evening before we leave until the day after "
+            f"we're back, £{p['sitter_rate']} a day.",
             ["/pet_sitter"],
         ),
         ("Rough budget in pounds: stays 1460, car 310, Tattoo 190, fuel 120.", ["/budget_gbp"]),
@@ -1989,18 +2043,22 @@ def shift_revision(p: dict[str, Any]) -> Revision:
     )
 
 
+def _skye_nights(n: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["stays"][-1][STAY_NIGHTS] = n
+
+    return mutate
+
+
 def shift_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
     nights = "/trip/nights" if size == 10 else "/stays/2/nights"
-
-    def f1(q: dict[str, Any]) -> None:
-        q.update(skye_nights=3)
+    f1 = _skye_nights(3)
 
     def f2(q: dict[str, Any]) -> None:
         q.update(start="2025-08-04")
 
-    def f3(q: dict[str, Any]) -> None:
-        q.update(skye_nights=2)
+    f3 = _skye_nights(2)
 
     free_day = {}
     if size == 100:
@@ -2044,6 +2102,209 @@ def shift_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of travel-shift-departure: the start moves (same nights); the trip gets longer or
+# shorter (size 10: in nights, by the day home, or leaving earlier or later for the same day
+# home; from size 50: nights on Skye or in Edinburgh, a free day each at size 100); at size 50
+# a one-night stop is added on the way to Skye or dropped; at size 100 the Pitlochry
+# guesthouse is swapped
+
+
+def _days(n: int) -> str:
+    return f"{count_word(abs(n))} day" + ("s" if abs(n) > 1 else "")
+
+
+def _later(n: int) -> str:
+    return f"{_days(n)} {'later' if n > 0 else 'earlier'}"
+
+
+def _nights_word(n: int) -> str:
+    return f"{count_word(n)} night" + ("s" if n != 1 else "")
+
+
+def _shift_start(p: dict[str, Any], d: Draw) -> Revision | None:
+    k = d.pick([-3, -2, -1, 1, 2, 3])
+    start = add_days(p["start"], k)
+    total = sum(row[STAY_NIGHTS] for row in p["stays"])
+    return Revision(
+        request=d.pick(
+            [
+                f"We'll leave on {spoken_date(start)} instead, same {_nights_word(total)}.",
+                f"Work moved our holiday: we now leave {_later(k)}, on {spoken_date(start)}, "
+                f"still {_nights_word(total)}.",
+            ]
+        ),
+        mutate=lambda q: q.update(start=start),
+        direct="/trip/start_date",
+        theme=f"The departure moves {_later(k)}: every date set relative to it follows; calendar "
+        "dates stay",
+    )
+
+
+def _trip_end(p: dict[str, Any], d: Draw, by_date: bool) -> Revision | None:
+    """Size 10: the trip gets longer or shorter at its end (the last stay absorbs it)."""
+    skye = p["stays"][-1][STAY_NIGHTS]
+    total = sum(row[STAY_NIGHTS] for row in p["stays"])
+    k = d.pick([n for n in (-2, -1, 1, 2) if 1 <= skye + n <= 5])
+    end = add_days(p["start"], total + k)
+    if by_date:
+        request = f"We'll fly home on {spoken_date(end)} instead; we still leave on the same day."
+        direct = "/trip/end_date"
+    else:
+        request = f"Make it {_nights_word(total + k)} in total: we fly home {_later(k)}."
+        direct = "/trip/nights"
+    return Revision(
+        request=request,
+        mutate=_skye_nights(skye + k),
+        direct=direct,
+        theme=f"The trip ends {_later(k)}: its nights, end date and car return follow",
+    )
+
+
+def _keep_return(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Size 10: leave earlier or later but fly home on the same day."""
+    skye = p["stays"][-1][STAY_NIGHTS]
+    total = sum(row[STAY_NIGHTS] for row in p["stays"])
+    k = d.pick([n for n in (-2, -1, 1, 2) if 1 <= skye - n <= 5])
+    start = add_days(p["start"], k)
+    end = add_days(p["start"], total)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["start"] = start
+        q["stays"][-1][STAY_NIGHTS] = skye - k
+
+    return Revision(
+        request=f"We'll leave on {spoken_date(start)} instead but still fly home on {spoken_date(end)}.",
+        mutate=mutate,
+        direct="/trip/start_date",
+        theme=f"The departure moves {_later(k)} with the day home fixed: the nights, car pickup and "
+        "balance date follow",
+    )
+
+
+def _stay_nights(p: dict[str, Any], d: Draw, at: int) -> Revision | None:
+    """From size 50: nights in Edinburgh (``at`` 0) or on Skye (``at`` -1), 2 to 4."""
+    row = p["stays"][at]
+    old = row[STAY_NIGHTS]
+    n = d.pick([x for x in (2, 3, 4) if x != old])
+    place = "in Edinburgh" if at == 0 else "on Skye"
+    k = n - old
+    request = f"Let's do {_nights_word(n)} {place} instead of {count_word(old)}"
+    if at == 0:
+        request += f": the car pickup and everything after it move {_later(k)}"
+    request += f", and we fly home {_later(k)}."
+    free = EDINBURGH_FREE_DAY if at == 0 else SKYE_FREE_DAY
+    if p["size"] == 100 and k > 0:
+        request += f' Each extra day there is a "{free}" in the plan, with no driving.'
+    elif p["size"] == 100:
+        gone = "day" if k == -1 else "days"
+        request += f' In the day plan, drop {count_word(-k)} "{free}" {gone}.'
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["stays"][at][STAY_NIGHTS] = n
+
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=f"/stays/{at % len(p['stays'])}/nights",
+        theme=f"{count_word(n).capitalize()} nights {place}: the dates after it, the end date, car "
+        "return and pet sitter follow",
+    )
+
+
+def _add_stop(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Size 50: a one-night stop before Skye."""
+    places = {row[PLACE] for row in p["stays"]}
+    choices = [s for s in HIGHLAND_STOPS if s[0] not in places]
+    if not choices:
+        return None
+    stop = d.pick(choices)
+    at = len(p["stays"]) - 1
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["stays"].insert(at, list(stop))
+
+    return Revision(
+        request=f"Add one night at the {stop[1]} in {stop[0]} on the way to Skye, right before the "
+        "cottage: Skye and everything after it move a day later, and we fly home a day later.",
+        mutate=mutate,
+        direct=f"/stays/{at}",
+        theme=f"A night in {stop[0]} joins before Skye: Skye's dates, the end date, car return and "
+        "pet sitter move a day later",
+    )
+
+
+def _drop_stop(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Size 50: the one-night stop right before Skye is dropped (an earlier one would pair
+    ambiguously with the stop that takes its dates)."""
+    i = len(p["stays"]) - 2
+    if i < 1:
+        return None
+    place, name = p["stays"][i][PLACE], p["stays"][i][STAY_NAME]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["stays"][i]
+
+    return Revision(
+        request=f"Let's skip {place}: drop the night at {name}. Everything after it moves a day "
+        "earlier, and we fly home a day earlier.",
+        mutate=mutate,
+        direct=f"/stays/{i}",
+        theme=f"The night in {place} is dropped: the later stays, the end date, car return and pet "
+        "sitter move a day earlier",
+    )
+
+
+def _swap_pitlochry(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Size 100: another guesthouse in Pitlochry, same night and cancellation terms."""
+    old = p["stays"][1][STAY_NAME]
+    name, ref = d.pick(
+        [h for h in [*PITLOCHRY_HOTELS, ("Craigatin House", "CGH-2291")] if h[0] != old]
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["stays"][1][STAY_NAME] = name
+        q["stays"][1][REF] = ref
+
+    return Revision(
+        request=f"{old} can't have us after all; we're booked at {name} in Pitlochry instead, same "
+        f"night, booking reference {ref}. Its free cancellation also ends 2 days before our night there.",
+        mutate=mutate,
+        direct="/stays/1/name",
+        overrides={"/deadlines/3/what": regex(f"(?i){re.escape(name)}")},
+        theme=f"{name} replaces {old}: its booking reference and the cancellation deadline that named it follow",
+    )
+
+
+def _size(*sizes: int) -> Any:
+    return lambda p: p["size"] in sizes
+
+
+SHIFT_MOVES = [
+    Move("shift-start", "temporal", _shift_start),
+    Move("trip-nights", "temporal", lambda p, d: _trip_end(p, d, by_date=False), when=_size(10)),
+    Move("fly-home", "temporal", lambda p, d: _trip_end(p, d, by_date=True), when=_size(10)),
+    Move("keep-return", "temporal", _keep_return, when=_size(10)),
+    # the stays are stated after the trip's end date: a change of nights cannot open a case
+    Move(
+        "skye-nights",
+        "temporal",
+        lambda p, d: _stay_nights(p, d, -1),
+        when=_size(50, 100),
+        opens=False,
+    ),
+    Move(
+        "edinburgh-nights",
+        "temporal",
+        lambda p, d: _stay_nights(p, d, 0),
+        when=_size(50, 100),
+        opens=False,
+    ),
+    Move("add-stop", "add_remove", _add_stop, when=_size(50), opens=False),
+    Move("drop-stop", "add_remove", _drop_stop, when=_size(50), opens=False),
+    Move("swap-guesthouse", "substitution", _swap_pitlochry, when=_size(100)),
+]
+
+
 # --------------------------------------------------------------------------- travel-riad-confirmed
 # Status flip: a booking on hold is confirmed; its deposit, balance, hold date and free
 # cancellation date move together, and the payment summary and checklist follow.
@@ -2081,13 +2342,6 @@ MOROCCO_DAYS: list[str] = [
     "CTM bus to Chefchaouen",
     "Blue city walk, sunset at the Spanish mosque",
 ]
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August")
-
-
-def spoken_date(iso: str, year: bool = False) -> str:
-    """``2025-04-10 -> "10 April"`` (``year``: ``"10 April 2025"``)."""
-    y, m, d = (int(x) for x in iso.split("-"))
-    return f"{d} {_MONTHS[m - 1]}" + (f" {y}" if year else "")
 
 
 def riad_inputs(size: int, d: Draw) -> dict[str, Any]:
@@ -2514,6 +2768,8 @@ SCENARIOS = [
         conversation=shift_conversation,
         revision=shift_revision,
         followups=shift_followups,
+        inputs=shift_inputs,
+        moves=SHIFT_MOVES,
         notes="Stays, car, deadlines, day plan and pet sitter are offsets from the departure date; the Tattoo, "
         "the birthday dinner and the insurance deadline are absolute dates and stay.",
     ),
