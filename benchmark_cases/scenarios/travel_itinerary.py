@@ -581,6 +581,31 @@ KYOTO_HOTELS: dict[str, dict[str, Any]] = {
         "phone": "+81 75-561-0570",
         "free_cancellation_days": 7,
     },
+    "Higashiyama Lantern House": {
+        "neighborhood": "Higashiyama",
+        "nightly_rate_usd": 160,
+        "breakfast_included": True,
+        "check_in_time": "16:00",
+        "address": "463 Kiyomizu 2-chome, Higashiyama-ku, Kyoto",
+        "phone": "+81 75-531-0463",
+        "free_cancellation_days": 5,
+    },
+    "Okazaki Canal Hotel": {
+        "neighborhood": "Okazaki",
+        "nightly_rate_usd": 240,
+        "breakfast_included": False,
+        "check_in_time": "15:00",
+        "address": "38 Okazaki Tennocho, Sakyo-ku, Kyoto",
+        "phone": "+81 75-771-0038",
+        "free_cancellation_days": 2,
+    },
+}
+# the nightly rates fresh instances draw from, per hotel (first: the shipped one)
+KYOTO_RATES: dict[str, list[int]] = {
+    "Hotel Kamogawa Riverside": [180, 165, 195, 210],
+    "Gion Garden Inn": [205, 190, 220, 235],
+    "Higashiyama Lantern House": [160, 150, 175, 185],
+    "Okazaki Canal Hotel": [240, 225, 255, 270],
 }
 OSAKA_HOTEL: dict[str, Any] = {
     "hotel": "Hotel Dotonbori Crest",
@@ -593,11 +618,28 @@ OSAKA_HOTEL: dict[str, Any] = {
     "free_cancellation_days": 1,
 }
 SWAP_ARRIVE = "2025-10-14"
-BREAKFAST_USD = 15
 
 
-def swap_params(size: int) -> dict[str, Any]:
-    return {"size": size, "travelers": 2, "kyoto_hotel": "Hotel Kamogawa Riverside"}
+def swap_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The Kyoto hotel chosen, every candidate hotel's terms (``hotels``, with drawn rates; a
+    move changes them there), the nights in Kyoto and the amounts the conversation states."""
+    hotels = {name: dict(info) for name, info in KYOTO_HOTELS.items()}
+    for name, info in hotels.items():
+        info["nightly_rate_usd"] = d.pick(KYOTO_RATES[name])
+    return {
+        "size": size,
+        "travelers": 2,
+        "kyoto_hotel": d.pick(list(KYOTO_HOTELS)),
+        "hotels": hotels,
+        "kyoto_nights": 4,
+        "breakfast": d.pick([15, 12, 18, 20]),
+        "shuttle": d.pick([70, 60, 80]),
+        "forwarding": d.pick([30, 25, 35]),
+        "names": d.pick(["Ana and Tom", "Mei and Jonas", "Sara and Luis"]),
+    }
+
+
+swap_params = shipped_params(swap_inputs)
 
 
 def _stay(
@@ -628,21 +670,20 @@ def _stay(
 
 
 def _kyoto_info(p: dict[str, Any]) -> dict[str, Any]:
-    """The Kyoto hotel's terms, with what a follow-up changed about them (``kyoto_terms``)."""
-    hotel = p["kyoto_hotel"]
-    return {**KYOTO_HOTELS[hotel], **p.get("kyoto_terms", {}).get(hotel, {})}
+    """The Kyoto hotel's terms, as the user's changes left them."""
+    return p["hotels"][p["kyoto_hotel"]]  # type: ignore[no-any-return]
 
 
 def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, n = p["size"], p["travelers"]
-    kyoto = _stay("Kyoto", p["kyoto_hotel"], _kyoto_info(p), 4, SWAP_ARRIVE, size)
+    kyoto = _stay("Kyoto", p["kyoto_hotel"], _kyoto_info(p), p["kyoto_nights"], SWAP_ARRIVE, size)
     stays = [kyoto]
     if size >= 50:
         stays.append(
             _stay("Osaka", OSAKA_HOTEL["hotel"], OSAKA_HOTEL, 2, add_days(SWAP_ARRIVE, 4), size)
         )
     lodging = sum(s["nightly_rate_usd"] * s["nights"] for s in stays)
-    breakfast = sum(BREAKFAST_USD * n * s["nights"] for s in stays if not s["breakfast_included"])
+    breakfast = sum(p["breakfast"] * n * s["nights"] for s in stays if not s["breakfast_included"])
     costs: dict[str, Any] = {"lodging_usd": lodging, "breakfast_usd": breakfast}
     art: dict[str, Any] = {"trip": {"travelers": n}, "stays": stays, "costs": costs}
     if size == 10:
@@ -661,18 +702,19 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
             "to": hotel,
             "date": SWAP_ARRIVE,
             "service": "MK Skygate Shuttle",
-            "price_usd": 70,
+            "price_usd": p["shuttle"],
         },
         {
             "from": hotel,
             "to": OSAKA_HOTEL["hotel"],
             "date": add_days(SWAP_ARRIVE, 4),
             "service": "luggage forwarding",
-            "price_usd": 30,
+            "price_usd": p["forwarding"],
         },
     ]
-    costs["transfers_usd"] = 100
-    costs["total_usd"] = lodging + breakfast + 100
+    transfers = p["shuttle"] + p["forwarding"]
+    costs["transfers_usd"] = transfers
+    costs["total_usd"] = lodging + breakfast + transfers
     costs["per_person_usd"] = money(costs["total_usd"] / n)
     art["notes"] = ["JR Pass not worth it for this route", "Carry cash for temples"]
     if size == 100:
@@ -708,7 +750,7 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 100:
         for i, day in enumerate(art["days"]):
             day["overnight"] = hotel if i < 4 else OSAKA_HOTEL["hotel"]
-        art["trip"]["travelers_names"] = "Ana and Tom"
+        art["trip"]["travelers_names"] = p["names"]
         art["shortlist"] = [
             {"hotel": "Kyoto Machiya Stay", "nightly_rate_usd": 230, "breakfast_included": True},
             {"hotel": "Sanjo Station Hotel", "nightly_rate_usd": 150, "breakfast_included": False},
@@ -726,9 +768,19 @@ def swap_compute(p: dict[str, Any]) -> dict[str, Any]:
     return art
 
 
+def _breakfast_words(included: bool) -> str:
+    return "breakfast included" if included else "breakfast not included"
+
+
+def _cancel_words(days: int) -> str:
+    return "the day before arrival" if days == 1 else f"{days} days before arrival"
+
+
 def swap_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
-    kyoto = KYOTO_HOTELS["Hotel Kamogawa Riverside"]
+    size, hotel = p["size"], p["kyoto_hotel"]
+    kyoto = _kyoto_info(p)
+    room = f"{dollars(kyoto['nightly_rate_usd'])} a night for the room"
+    morning = dollars(p["breakfast"])
     if size == 10:
         return [
             (
@@ -736,8 +788,8 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/trip", "/stays/0/city", "/stays/0/nights"],
             ),
             (
-                "We're looking at Hotel Kamogawa Riverside in Pontocho: $180 a night for the room, "
-                "breakfast not included.",
+                f"We're looking at {hotel} in {kyoto['neighborhood']}: {room}, "
+                f"{_breakfast_words(kyoto['breakfast_included'])}.",
                 [
                     "/stays/0/hotel",
                     "/stays/0/neighborhood",
@@ -746,8 +798,9 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
                 ],
             ),
             (
-                "Work out the room cost for the stay. And if breakfast isn't included, budget $15 per person "
-                "for every morning, one morning per night we stay. Then give me the total of the two.",
+                "Work out the room cost for the stay. And if breakfast isn't included, budget "
+                f"{morning} per person for every morning, one morning per night we stay. Then give me "
+                "the total of the two.",
                 ["/costs"],
             ),
         ]
@@ -765,15 +818,18 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 100:
         stay_ptrs += ["phone", "free_cancellation_until"]
     kyoto_text = (
-        f"For Kyoto we like Hotel Kamogawa Riverside in Pontocho, {kyoto['address']}: $180 a night for "
-        "the room, breakfast not included, check-in from 15:00."
+        f"For Kyoto we like {hotel} in {kyoto['neighborhood']}, {kyoto['address']}: {room}, "
+        f"{_breakfast_words(kyoto['breakfast_included'])}, check-in from {kyoto['check_in_time']}."
     )
     osaka_text = (
         "For Osaka, Hotel Dotonbori Crest in Namba, 2-8-14 Dotonbori, Chuo-ku: $140 a night, "
         "no breakfast, check-in 15:00."
     )
     if size == 100:
-        kyoto_text += " Phone +81 75-221-0145; free cancellation until 3 days before arrival."
+        kyoto_text += (
+            f" Phone {kyoto['phone']}; free cancellation until "
+            f"{_cancel_words(kyoto['free_cancellation_days'])}."
+        )
         osaka_text += " Phone +81 6-6211-0814; free cancellation until the day before arrival."
     turns: list[Turn] = [
         (
@@ -799,12 +855,13 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
         (osaka_text, [f"/stays/1/{k}" for k in stay_ptrs]),
         (
             "Costs so far: all the rooms together, plus breakfast where the hotel doesn't include it, "
-            "at $15 per person per morning, one morning per night.",
+            f"at {morning} per person per morning, one morning per night.",
             ["/costs/lodging_usd", "/costs/breakfast_usd"],
         ),
         (
             "Transfers: the MK Skygate Shuttle from Kansai Airport to our Kyoto hotel on arrival day "
-            "($70), and luggage forwarding from the Kyoto hotel to the Osaka one on the 18th ($30).",
+            f"({dollars(p['shuttle'])}), and luggage forwarding from the Kyoto hotel to the Osaka one "
+            f"on the 18th ({dollars(p['forwarding'])}).",
             ["/transfers", "/costs/transfers_usd"],
         ),
         (
@@ -847,7 +904,7 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/reservations"],
         ),
         (
-            "It's Ana and Tom travelling, by the way. Keep the other two Kyoto places we looked at for "
+            f"It's {p['names']} travelling, by the way. Keep the other two Kyoto places we looked at for "
             "reference: Kyoto Machiya Stay ($230, breakfast included) and Sanjo Station Hotel ($150, no "
             "breakfast).",
             ["/trip/travelers_names", "/shortlist"],
@@ -861,59 +918,57 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     ]
 
 
-def swap_revision(p: dict[str, Any]) -> Revision:
-    size = p["size"]
-    new = KYOTO_HOTELS["Gion Garden Inn"]
+def _hotel_reference(p: dict[str, Any], name: str) -> dict[str, Any]:
+    """Hotel ``name``'s details as the user hands them over, as much as the size records."""
+    new = p["hotels"][name]
     reference: dict[str, Any] = {
-        "hotel": "Gion Garden Inn",
+        "hotel": name,
         "neighborhood": new["neighborhood"],
         "nightly_rate_usd": new["nightly_rate_usd"],
         "breakfast_included": new["breakfast_included"],
     }
-    overrides = {}
-    if size >= 50:
+    if p["size"] >= 50:
         reference.update(check_in_time=new["check_in_time"], address=new["address"])
-        overrides["/days/0/plan"] = regex(all_of("gion garden inn", "14:00"))
-    if size == 100:
-        reference.update(phone=new["phone"], free_cancellation="until 7 days before arrival")
+    if p["size"] == 100:
+        reference.update(
+            phone=new["phone"],
+            free_cancellation=f"until {_cancel_words(new['free_cancellation_days'])}",
+        )
+    return reference
+
+
+def _first_day(p: dict[str, Any], name: str, words: str = "") -> dict[str, Override]:
+    """From size 50 the first day's plan names the Kyoto hotel and its check-in time (words
+    the user did not spell): a pattern, on the hotel's name (``words``: the part of it that
+    must appear; the names hold no regex characters)."""
+    if p["size"] < 50:
+        return {}
+    time = p["hotels"][name]["check_in_time"]
+    return {"/days/0/plan": regex(all_of(words or name.lower(), time))}
+
+
+def swap_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="Let's switch Kyoto to the Gion Garden Inn instead. Its details are below.",
         mutate=lambda q: q.update(kyoto_hotel="Gion Garden Inn"),
         direct="/stays/0/hotel",
-        overrides=overrides,
-        reference=reference,
+        overrides=_first_day(p, "Gion Garden Inn"),
+        reference=_hotel_reference(p, "Gion Garden Inn"),
     )
 
 
+def _hotel_term(name: str, key: str, value: Any) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["hotels"][name][key] = value
+
+    return mutate
+
+
 def swap_followups(p: dict[str, Any]) -> list[Revision]:
-    size = p["size"]
-    old = KYOTO_HOTELS["Hotel Kamogawa Riverside"]
-    reference: dict[str, Any] = {
-        "hotel": "Hotel Kamogawa Riverside",
-        "neighborhood": old["neighborhood"],
-        "nightly_rate_usd": old["nightly_rate_usd"],
-        "breakfast_included": old["breakfast_included"],
-    }
-    back = {}
-    if size >= 50:
-        reference.update(check_in_time=old["check_in_time"], address=old["address"])
-        back["/days/0/plan"] = regex(all_of("kamogawa riverside", "15:00"))
-    if size == 100:
-        reference.update(phone=old["phone"], free_cancellation="until 3 days before arrival")
-
-    def f1(q: dict[str, Any]) -> None:
-        q["kyoto_terms"] = {"Gion Garden Inn": {"nightly_rate_usd": 190}}
-
-    def f2(q: dict[str, Any]) -> None:
-        q["kyoto_terms"]["Gion Garden Inn"]["breakfast_included"] = False
-
-    def f3(q: dict[str, Any]) -> None:
-        q.update(kyoto_hotel="Hotel Kamogawa Riverside")
-
     return [
         Revision(
             request="Gion Garden Inn matched a lower price when I emailed them: $190 a night.",
-            mutate=f1,
+            mutate=_hotel_term("Gion Garden Inn", "nightly_rate_usd", 190),
             direct="/stays/0/nightly_rate_usd",
             theme="The new hotel's nightly rate drops; the Kyoto room cost, lodging, total and per-person share "
             "follow",
@@ -921,7 +976,7 @@ def swap_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Small catch: at that price breakfast isn't included at the Gion Garden Inn.",
-            mutate=f2,
+            mutate=_hotel_term("Gion Garden Inn", "breakfast_included", False),
             direct="/stays/0/breakfast_included",
             theme="Breakfast stops being included at the Kyoto hotel, so four mornings of breakfast join the "
             "budget and the totals rise",
@@ -930,15 +985,126 @@ def swap_followups(p: dict[str, Any]) -> list[Revision]:
         Revision(
             request="Gion Garden Inn lost our reservation, so we're going back to Hotel Kamogawa Riverside. Its "
             "details are below.",
-            mutate=f3,
+            mutate=lambda q: q.update(kyoto_hotel="Hotel Kamogawa Riverside"),
             direct="/stays/0/hotel",
-            overrides=back,
-            reference=reference,
+            overrides=_first_day(p, "Hotel Kamogawa Riverside", "kamogawa riverside"),
+            reference=_hotel_reference(p, "Hotel Kamogawa Riverside"),
             theme="The swap is undone: the first hotel's terms come back and every place that names the Kyoto "
             "hotel or depends on its rate follows",
             pattern="substitution",
         ),
     ]
+
+
+# moves of travel-hotel-swap: the Kyoto hotel is swapped for another (its details handed over),
+# its nightly rate changes, its breakfast becomes included or not, the breakfast budget per
+# morning changes, and (size 10) the nights in Kyoto, (from size 50) the shuttle price
+
+
+def _the(name: str) -> str:
+    """A hotel's name mid-sentence: "the Gion Garden Inn", but "Hotel Kamogawa Riverside"."""
+    return name if name.startswith("Hotel ") else f"the {name}"
+
+
+def _swap_hotel(p: dict[str, Any], d: Draw) -> Revision | None:
+    old = p["kyoto_hotel"]
+    name = d.pick([h for h in p["hotels"] if h != old])
+    return Revision(
+        request=d.pick(
+            [
+                f"Let's switch Kyoto to {_the(name)} instead. Its details are below.",
+                f"{old} is off: we're booking {_the(name)} for Kyoto. Details below.",
+            ]
+        ),
+        mutate=lambda q: q.update(kyoto_hotel=name),
+        direct="/stays/0/hotel",
+        overrides=_first_day(p, name),
+        reference=_hotel_reference(p, name),
+        theme=f"{name} replaces {old}: its terms, the costs they drive and every place that "
+        "names the Kyoto hotel follow",
+    )
+
+
+def _hotel_rate(p: dict[str, Any], d: Draw) -> Revision | None:
+    name = p["kyoto_hotel"]
+    old = p["hotels"][name]["nightly_rate_usd"]
+    rate = d.pick([x for x in range(old - 30, old + 35, 5) if x != old and x > 100])
+    return Revision(
+        request=d.pick(
+            [
+                f"{_the(name)[0].upper()}{_the(name)[1:]} changed its rate for our dates: {dollars(rate)} a night.",
+                f"{name} quoted us {dollars(rate)} a night now, not {dollars(old)}.",
+            ]
+        ),
+        mutate=_hotel_term(name, "nightly_rate_usd", rate),
+        direct="/stays/0/nightly_rate_usd",
+        theme="The Kyoto hotel's rate changes: the room cost, lodging, total and per-person share follow",
+    )
+
+
+def _hotel_breakfast(p: dict[str, Any], d: Draw) -> Revision | None:
+    name = p["kyoto_hotel"]
+    now = not p["hotels"][name]["breakfast_included"]
+    request = (
+        f"Good news: {_the(name)} includes breakfast in our rate now."
+        if now
+        else f"Small catch: breakfast isn't included at {_the(name)} any more."
+    )
+    return Revision(
+        request=request,
+        mutate=_hotel_term(name, "breakfast_included", now),
+        direct="/stays/0/breakfast_included",
+        theme="Breakfast at the Kyoto hotel "
+        + (
+            "becomes included: its mornings leave"
+            if now
+            else "stops being included: its mornings join"
+        )
+        + " the breakfast budget and the totals follow",
+    )
+
+
+def _breakfast_budget(p: dict[str, Any], d: Draw) -> Revision | None:
+    if p["size"] == 10 and _kyoto_info(p)["breakfast_included"]:
+        return None  # no breakfast is budgeted: the rate changes nothing
+    rate = d.pick([x for x in (12, 15, 18, 20, 25) if x != p["breakfast"]])
+    return Revision(
+        request=f"Let's budget {dollars(rate)} per person per morning for breakfast instead.",
+        mutate=lambda q: q.update(breakfast=rate),
+        direct="/costs/breakfast_usd",
+        theme="A new breakfast rate changes the breakfast budget and the totals",
+    )
+
+
+def _kyoto_nights(p: dict[str, Any], d: Draw) -> Revision | None:
+    old = p["kyoto_nights"]
+    n = d.pick([x for x in range(2, 8) if x != old])
+    return Revision(
+        request=f"Make it {count_word(n)} nights in Kyoto instead of {count_word(old)}.",
+        mutate=lambda q: q.update(kyoto_nights=n),
+        direct="/stays/0/nights",
+        theme="The nights in Kyoto change: the room cost, breakfast and total follow",
+    )
+
+
+def _shuttle(p: dict[str, Any], d: Draw) -> Revision | None:
+    price = d.pick([x for x in (55, 60, 70, 75, 80, 90) if x != p["shuttle"]])
+    return Revision(
+        request=f"The airport shuttle costs {dollars(price)}, not {dollars(p['shuttle'])}.",
+        mutate=lambda q: q.update(shuttle=price),
+        direct="/transfers/0/price_usd",
+        theme="A new shuttle price changes the transfer costs and the totals",
+    )
+
+
+SWAP_MOVES = [
+    Move("swap-hotel", "substitution", _swap_hotel),
+    Move("hotel-rate", "arithmetic", _hotel_rate),
+    Move("breakfast-flip", "status_flip", _hotel_breakfast),
+    Move("breakfast-budget", "arithmetic", _breakfast_budget, opens=False),
+    Move("kyoto-nights", "arithmetic", _kyoto_nights, when=lambda p: p["size"] == 10),
+    Move("shuttle-price", "arithmetic", _shuttle, when=_from_50, opens=False),
+]
 
 
 # --------------------------------------------------------------------------- travel-drop-excursion
@@ -2725,6 +2891,8 @@ SCENARIOS = [
         conversation=swap_conversation,
         revision=swap_revision,
         followups=swap_followups,
+        inputs=swap_inputs,
+        moves=SWAP_MOVES,
         notes="The new hotel's data comes as reference; room cost is rate x nights and the breakfast budget "
         "depends on whether breakfast is included. The Osaka hotel is a distractor.",
     ),
