@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_revprop.authoring.helpers import (
@@ -47,6 +48,33 @@ def spoken_date(iso: str, year: bool = False) -> str:
     """``2025-04-10 -> "10 April"`` (``year``: ``"10 April 2025"``)."""
     y, m, d = (int(x) for x in iso.split("-"))
     return f"{d} {_MONTHS[m - 1]}" + (f" {y}" if year else "")
+
+
+def _restate(
+    key: str,
+    pool: Sequence[Any],
+    request: Callable[[Any, Any], str | list[str]],
+    direct: str | Callable[[dict[str, Any]], str],
+    theme: str,
+    fits: Callable[[dict[str, Any], Any], bool] = lambda p, x: True,
+) -> Callable[[dict[str, Any], Draw], Revision | None]:
+    """A move that sets input ``key`` to another member of ``pool`` (one that ``fits`` the
+    current inputs); ``request(new, old)`` is its text (or texts to draw one from)."""
+
+    def make(p: dict[str, Any], d: Draw) -> Revision | None:
+        choices = [x for x in pool if x != p[key] and fits(p, x)]
+        if not choices:
+            return None
+        new = d.pick(choices)
+        text = request(new, p[key])
+        return Revision(
+            request=text if isinstance(text, str) else d.pick(text),
+            mutate=lambda q: q.update({key: new}),
+            direct=direct if isinstance(direct, str) else direct(p),
+            theme=theme,
+        )
+
+    return make
 
 
 def _replayed(p: dict[str, Any], *edits: Any) -> dict[str, Any]:
@@ -451,39 +479,30 @@ def _regroup(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
     )
 
 
-def _refare(p: dict[str, Any], d: Draw) -> Revision | None:
-    fare = d.pick([f for f in FARES if f != p["fare"]])
-    return Revision(
-        request=d.pick(
-            [
-                f"TAP changed the fare: flights are {euros(fare)} per person now.",
-                f"The return flights are {euros(fare)} per person after all.",
-            ]
-        ),
-        mutate=lambda q: q.update(fare=fare),
-        direct="/flights/fare_per_person_eur",
-        theme="A new fare changes the flights total, the trip total and the split",
-    )
-
-
-def _refood(p: dict[str, Any], d: Draw) -> Revision | None:
-    rate = d.pick([f for f in FOOD_RATES if f != p["food"]])
-    return Revision(
-        request=f"Let's plan {euros(rate)} per person per day for food instead.",
-        mutate=lambda q: q.update(food=rate),
-        direct="/food/per_person_per_day_eur",
-        theme="A new food rate changes the food total, the trip total and the split",
-    )
-
-
-def _reloft(p: dict[str, Any], d: Draw) -> Revision | None:
-    price = d.pick([x for x in LOFT_PRICES if x != p["loft"]])
-    return Revision(
-        request=f"The loft's price for the whole stay is {euros(price)}, not {euros(p['loft'])}.",
-        mutate=lambda q: q.update(loft=price),
-        direct="/apartment/total_eur",
-        theme="A new loft price changes the trip total and the split",
-    )
+_refare = _restate(
+    "fare",
+    FARES,
+    lambda new, old: [
+        f"TAP changed the fare: flights are {euros(new)} per person now.",
+        f"The return flights are {euros(new)} per person after all.",
+    ],
+    "/flights/fare_per_person_eur",
+    "A new fare changes the flights total, the trip total and the split",
+)
+_refood = _restate(
+    "food",
+    FOOD_RATES,
+    lambda new, old: f"Let's plan {euros(new)} per person per day for food instead.",
+    "/food/per_person_per_day_eur",
+    "A new food rate changes the food total, the trip total and the split",
+)
+_reloft = _restate(
+    "loft",
+    LOFT_PRICES,
+    lambda new, old: f"The loft's price for the whole stay is {euros(new)}, not {euros(old)}.",
+    "/apartment/total_eur",
+    "A new loft price changes the trip total and the split",
+)
 
 
 def _priced(row: list[Any]) -> str:
@@ -1064,16 +1083,13 @@ def _hotel_breakfast(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _breakfast_budget(p: dict[str, Any], d: Draw) -> Revision | None:
-    if p["size"] == 10 and _kyoto_info(p)["breakfast_included"]:
-        return None  # no breakfast is budgeted: the rate changes nothing
-    rate = d.pick([x for x in (12, 15, 18, 20, 25) if x != p["breakfast"]])
-    return Revision(
-        request=f"Let's budget {dollars(rate)} per person per morning for breakfast instead.",
-        mutate=lambda q: q.update(breakfast=rate),
-        direct="/costs/breakfast_usd",
-        theme="A new breakfast rate changes the breakfast budget and the totals",
-    )
+_breakfast_budget = _restate(
+    "breakfast",
+    [12, 15, 18, 20, 25],
+    lambda new, old: f"Let's budget {dollars(new)} per person per morning for breakfast instead.",
+    "/costs/breakfast_usd",
+    "A new breakfast rate changes the breakfast budget and the totals",
+)
 
 
 def _kyoto_nights(p: dict[str, Any], d: Draw) -> Revision | None:
@@ -1087,21 +1103,27 @@ def _kyoto_nights(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _shuttle(p: dict[str, Any], d: Draw) -> Revision | None:
-    price = d.pick([x for x in (55, 60, 70, 75, 80, 90) if x != p["shuttle"]])
-    return Revision(
-        request=f"The airport shuttle costs {dollars(price)}, not {dollars(p['shuttle'])}.",
-        mutate=lambda q: q.update(shuttle=price),
-        direct="/transfers/0/price_usd",
-        theme="A new shuttle price changes the transfer costs and the totals",
-    )
+_shuttle = _restate(
+    "shuttle",
+    [55, 60, 70, 75, 80, 90],
+    lambda new, old: f"The airport shuttle costs {dollars(new)}, not {dollars(old)}.",
+    "/transfers/0/price_usd",
+    "A new shuttle price changes the transfer costs and the totals",
+)
+
+
+def _breakfast_budgeted(p: dict[str, Any]) -> bool:
+    """Whether some stay of the size budgets breakfast (at size 10 only the Kyoto hotel)."""
+    return p["size"] >= 50 or not _kyoto_info(p)["breakfast_included"]
 
 
 SWAP_MOVES = [
     Move("swap-hotel", "substitution", _swap_hotel),
     Move("hotel-rate", "arithmetic", _hotel_rate),
     Move("breakfast-flip", "status_flip", _hotel_breakfast),
-    Move("breakfast-budget", "arithmetic", _breakfast_budget, opens=False),
+    Move(
+        "breakfast-budget", "arithmetic", _breakfast_budget, when=_breakfast_budgeted, opens=False
+    ),
     Move("kyoto-nights", "arithmetic", _kyoto_nights, when=lambda p: p["size"] == 10),
     Move("shuttle-price", "arithmetic", _shuttle, when=_from_50, opens=False),
 ]
@@ -1495,24 +1517,20 @@ def _tour_price(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _car_price(p: dict[str, Any], d: Draw) -> Revision | None:
-    car = d.pick([x for x in CAR_PRICES if x != p["car"]])
-    return Revision(
-        request=f"The rental car comes to {dollars(car)} for the week, not {dollars(p['car'])}.",
-        mutate=lambda q: q.update(car=car),
-        direct="/car_rental_usd" if p["size"] == 10 else "/costs/car_rental_usd",
-        theme="A new car price changes the totals",
-    )
-
-
-def _fuel(p: dict[str, Any], d: Draw) -> Revision | None:
-    fuel = d.pick([x for x in FUEL if x != p["fuel"]])
-    return Revision(
-        request=f"Let's budget {dollars(fuel)} for fuel instead.",
-        mutate=lambda q: q.update(fuel=fuel),
-        direct="/costs/fuel_usd",
-        theme="A new fuel estimate changes the totals",
-    )
+_car_price = _restate(
+    "car",
+    CAR_PRICES,
+    lambda new, old: f"The rental car comes to {dollars(new)} for the week, not {dollars(old)}.",
+    lambda p: "/car_rental_usd" if p["size"] == 10 else "/costs/car_rental_usd",
+    "A new car price changes the totals",
+)
+_fuel = _restate(
+    "fuel",
+    FUEL,
+    lambda new, old: f"Let's budget {dollars(new)} for fuel instead.",
+    "/costs/fuel_usd",
+    "A new fuel estimate changes the totals",
+)
 
 
 RING_MOVES = [
@@ -1831,28 +1849,22 @@ def _child_tickets(p: dict[str, Any]) -> int:
     return _tickets(list(p["ages"].values()), 2, 11)[1]
 
 
-def _adult_fare(p: dict[str, Any], d: Draw) -> Revision | None:
-    fare = d.pick([f for f in ADULT_FARES if f != p["adult_fare"] and f > p["child_fare"]])
-    return Revision(
-        request=f"ITA changed the adult fare: it's {euros(fare)} now.",
-        mutate=lambda q: q.update(adult_fare=fare),
-        direct="/flights/adult_fare_eur",
-        theme="A new adult fare changes the flight total"
-        + (" and the budget" if p["size"] >= 50 else ""),
-    )
-
-
-def _child_fare(p: dict[str, Any], d: Draw) -> Revision | None:
-    if not _child_tickets(p):
-        return None
-    fare = d.pick([f for f in CHILD_FARES if f != p["child_fare"] and f < p["adult_fare"]])
-    return Revision(
-        request=f"The child fare is {euros(fare)}, not {euros(p['child_fare'])}.",
-        mutate=lambda q: q.update(child_fare=fare),
-        direct="/flights/child_fare_eur",
-        theme="A new child fare changes the flight total"
-        + (" and the budget" if p["size"] >= 50 else ""),
-    )
+_adult_fare = _restate(
+    "adult_fare",
+    ADULT_FARES,
+    lambda new, old: f"ITA changed the adult fare: it's {euros(new)} now.",
+    "/flights/adult_fare_eur",
+    "A new adult fare changes the flight total and the totals it feeds",
+    fits=lambda p, fare: fare > p["child_fare"],
+)
+_child_fare = _restate(
+    "child_fare",
+    CHILD_FARES,
+    lambda new, old: f"The child fare is {euros(new)}, not {euros(old)}.",
+    "/flights/child_fare_eur",
+    "A new child fare changes the flight total and the totals it feeds",
+    fits=lambda p, fare: fare < p["adult_fare"],
+)
 
 
 def _kid_joins(p: dict[str, Any], d: Draw) -> Revision | None:
@@ -1890,20 +1902,21 @@ def _kid_stays(p: dict[str, Any], d: Draw) -> Revision | None:
     )
 
 
-def _breakfast_rate(p: dict[str, Any], d: Draw) -> Revision | None:
-    rate = d.pick([r for r in (14, 12, 16, 18, 15) if r != p["breakfast"]])
-    return Revision(
-        request=f"Breakfast at the hotel is {euros(rate)} per person each morning, not {euros(p['breakfast'])}.",
-        mutate=lambda q: q.update(breakfast=rate),
-        direct="/breakfast/adult_rate_eur",
-        theme="A new breakfast rate changes the breakfast total and the budget",
-    )
+_breakfast_rate = _restate(
+    "breakfast",
+    [14, 12, 16, 18, 15],
+    lambda new, old: (
+        f"Breakfast at the hotel is {euros(new)} per person each morning, not {euros(old)}."
+    ),
+    "/breakfast/adult_rate_eur",
+    "A new breakfast rate changes the breakfast total and the budget",
+)
 
 
 FARES_MOVES = [
     Move("cross-age", "threshold", _cross_age),
     Move("adult-fare", "arithmetic", _adult_fare),
-    Move("child-fare", "arithmetic", _child_fare),
+    Move("child-fare", "arithmetic", _child_fare, when=lambda p: _child_tickets(p) > 0),
     Move("kid-joins", "add_remove", _kid_joins),
     Move("kid-stays", "add_remove", _kid_stays),
     Move("breakfast-rate", "arithmetic", _breakfast_rate, when=_from_50, opens=False),
