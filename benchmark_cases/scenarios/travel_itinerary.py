@@ -1823,8 +1823,7 @@ def _cross_age(p: dict[str, Any], d: Draw) -> Revision | None:
     name = d.pick(list(p["ages"]))
     old = p["ages"][name]
     line = d.pick(_age_lines(p["size"]))
-    pool = range(line, min(line + 2, 17) + 1) if old < line else range(max(6, line - 3), line)
-    new = d.pick([a for a in pool if a != old])
+    new = d.pick([line, line + 1] if old < line else [line - 1, line - 2])
     if new == old + 1:
         request = (
             f"{name} turns {new} the week before we leave, so {name} will be {new} on this trip."
