@@ -645,7 +645,7 @@ def swap_inputs(size: int, d: Draw) -> dict[str, Any]:
     hotels = {name: dict(info) for name, info in KYOTO_HOTELS.items()}
     for name, info in hotels.items():
         info["nightly_rate_usd"] = d.pick(KYOTO_RATES[name])
-    return {
+    inputs: dict[str, Any] = {
         "size": size,
         "travelers": 2,
         "kyoto_hotel": d.pick(list(KYOTO_HOTELS)),
@@ -656,6 +656,9 @@ def swap_inputs(size: int, d: Draw) -> dict[str, Any]:
         "forwarding": d.pick([30, 25, 35]),
         "names": d.pick(["Ana and Tom", "Mei and Jonas", "Sara and Luis"]),
     }
+    if size == 10:  # only size 10 has no dates that follow the nights in Kyoto
+        inputs["kyoto_nights"] = d.pick([4, 3, 5])
+    return inputs
 
 
 swap_params = shipped_params(swap_inputs)
@@ -803,7 +806,7 @@ def swap_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "My partner and I are planning 4 nights in Kyoto. Just the two of us.",
+                f"My partner and I are planning {p['kyoto_nights']} nights in Kyoto. Just the two of us.",
                 ["/trip", "/stays/0/city", "/stays/0/nights"],
             ),
             (
@@ -1966,12 +1969,13 @@ def shift_inputs(size: int, d: Draw) -> dict[str, Any]:
     pair = d.pick(HIGHLAND_PAIRS)
     return {
         "size": size,
-        "start": d.pick(["2025-08-04", "2025-08-03", "2025-08-05", "2025-08-02"]),
+        "start": d.date("2025-07-31", "2025-08-05", shipped="2025-08-04"),
         "stays": [list(s) for s in HIGHLAND_STAYS],
         "pair": list(pair),
         "friend": d.pick(["Fiona", "Mhairi", "Catriona"]),
         "sitter": d.pick(["Morag", "Kirsty", "Eilidh"]),
         "sitter_rate": d.pick([25, 20, 30, 28]),
+        "balance_days": d.pick([30, 21, 28, 45]),  # the size-10 apartment's
     }
 
 
@@ -2024,7 +2028,7 @@ def shift_compute(p: dict[str, Any]) -> dict[str, Any]:
     tattoo: dict[str, Any] = {"date": TATTOO["date"], "seats": TATTOO["seats"]}
     art: dict[str, Any] = {"trip": trip, "car": car, "tattoo": tattoo}
     if size == 10:
-        art["apartment_balance_due"] = add_days(start, -30)
+        art["apartment_balance_due"] = add_days(start, -p["balance_days"])
         return art
     trip.update(travelers=" and ".join(p["pair"]), flights="EZY 6931 out, EZY 6942 home")
     car.update(pickup_place="Edinburgh Waverley", return_place="Inverness Airport")
@@ -2118,7 +2122,8 @@ def shift_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
             ("We already have 2 tickets for the Edinburgh Tattoo on 6 August.", ["/tattoo"]),
             (
-                "Our Edinburgh apartment wants the rest of the payment 30 days before we arrive; note that date.",
+                f"Our Edinburgh apartment wants the rest of the payment {p['balance_days']} days before "
+                "we arrive; note that date.",
                 ["/apartment_balance_due"],
             ),
         ]
