@@ -2,7 +2,10 @@
 
 One scenario per propagation pattern. Every derived value (totals, dates, ticket counts,
 deposits) is computed here from the inputs the user states, so the gold patch of each
-revision is the difference between two computations of the same rules.
+revision is the difference between two computations of the same rules. Every scenario also
+generates fresh instances: its ``*_inputs(size, d)`` declares the space its inputs are drawn
+from (the shipped instance is the one of no seed) and its ``*_MOVES`` the edits a long chain
+draws from.
 """
 
 from __future__ import annotations
