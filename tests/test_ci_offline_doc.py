@@ -44,3 +44,5 @@ def test_the_try_it_offline_block_shows_a_regression_and_a_harmless_rewording(
         line for line in comment.splitlines() if line.startswith("| openai/fake | j+h | 1 | B |")
     ]
     assert why and re.search(r"no_patch \d+ \|$", why[0]), comment
+    summary = (tmp_path / "reports" / "prose" / "summary.md").read_text(encoding="utf-8")
+    assert "## Baseline gate" in summary and why[0] in summary  # the run's files say why too

@@ -258,6 +258,7 @@ class RevpropController(RunRole):
                     self.verdict.result,
                     self.plan.value("revprop_max_drop"),
                     str(self.plan.baseline_path),
+                    sides=(self.verdict.baseline or {}, self.outputs.doc),
                 )
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)

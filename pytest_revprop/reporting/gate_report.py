@@ -1,14 +1,16 @@
 """The baseline gate's verdict in the run's files: a "Baseline gate" section appended to
 summary.md and report.md once the gate has judged, with the same table, verdicts and
-detectable drops as ``revprop compare --markdown``, the groups not compared and the prompt
-templates that differ from the baseline's.
+detectable drops as ``revprop compare --markdown``, why each side's samples failed, the groups
+not compared and the prompt templates that differ from the baseline's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from pytest_revprop.reporting.compare import render_markdown
+from pytest_revprop.reporting.compare import render_markdown, why_rows
 from pytest_revprop.reporting.gate import GateResult, describe_groups
 from pytest_revprop.reporting.stats import DEFAULT_ALPHA
 from pytest_revprop.vocabulary import REGRESSION_EXIT
@@ -20,11 +22,16 @@ GATE_FILES = ("summary.md", "report.md")
 
 
 def gate_markdown(
-    result: GateResult, max_drop: float, baseline_name: str, alpha: float = DEFAULT_ALPHA
+    result: GateResult,
+    max_drop: float,
+    baseline_name: str,
+    alpha: float = DEFAULT_ALPHA,
+    sides: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
 ) -> str:
     """The gate's section as Markdown: the comparison with the baseline (``compare``'s
     table, a verdict and the smallest detectable drop per group), the prompt templates that
-    differ, the groups not compared, and the exit status a regression gives."""
+    differ, the groups not compared, the exit status a regression gives, and given ``sides``
+    (the baseline's and this run's results documents) why each side's samples failed."""
     notes: list[str] = [result["prompts"]] if result["prompts"] else []
     for groups, why in (
         (result["run_only"], "only in this run"),
@@ -45,15 +52,20 @@ def gate_markdown(
         metric=result.get("metric", "completion"),
         notes=notes,
         heading=f"## Baseline gate: `{baseline_name}` (A) → this run (B)",
+        why=None if sides is None else why_rows(result["comparison"], *sides),
     )
 
 
 def append_gate_section(
-    out_dir: Path, result: GateResult, max_drop: float, baseline_name: str
+    out_dir: Path,
+    result: GateResult,
+    max_drop: float,
+    baseline_name: str,
+    sides: tuple[Mapping[str, Any], Mapping[str, Any]] | None = None,
 ) -> list[Path]:
     """Append the gate's section to each of ``GATE_FILES`` in ``out_dir`` that the run
-    wrote; returns the files appended to."""
-    section = gate_markdown(result, max_drop, baseline_name)
+    wrote (``sides``: as ``gate_markdown``); returns the files appended to."""
+    section = gate_markdown(result, max_drop, baseline_name, sides=sides)
     appended = []
     for name in GATE_FILES:
         path = out_dir / name

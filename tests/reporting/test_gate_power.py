@@ -121,7 +121,11 @@ def test_the_gates_section_is_appended_to_summary_md_and_report_md(tmp_path: Pat
     result = gate(baseline, new, max_drop=2.0, name="base.json", run_meta=run_meta)
     (tmp_path / "summary.md").write_text("# summary\n")
     (tmp_path / "report.md").write_text("# report\n")
-    written = append_gate_section(tmp_path, result, 2.0, "base.json")
+    run = {
+        "summary": [],
+        "results": [{**r, "error": None if r["completed"] else "no_patch"} for r in new],
+    }
+    written = append_gate_section(tmp_path, result, 2.0, "base.json", sides=(baseline, run))
     assert [p.name for p in written] == ["summary.md", "report.md"]
     for path in written:
         text = path.read_text()
@@ -130,6 +134,9 @@ def test_the_gates_section_is_appended_to_summary_md_and_report_md(tmp_path: Pat
             "| m | j+h | 1 | 30 | 83.3 | 56.7 | -26.7 | 11 | 3 | 0.05737 | no significant change | 35 |"
         ) in text
         assert "- Prompt templates that differ: revise.md (A shipped, B override)." in text
+        # why each side failed, as the pull-request comment says it
+        assert "| m | j+h | 1 | A | 30 | 5 | – | – | – | none |" in text
+        assert "| m | j+h | 1 | B | 30 | 13 | – | – | – | no_patch 13 |" in text
 
 
 # ------------------------------------------------------------------ how many cases and seeds
