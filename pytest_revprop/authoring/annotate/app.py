@@ -300,6 +300,13 @@ def _seed(body: dict[str, Any]) -> int:
     return seed
 
 
+def _turn(body: dict[str, Any]) -> int:
+    turn = body.get("turn", 0)
+    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
+        raise UserError("a turn is a whole number from 0")
+    return turn
+
+
 def _model(body: dict[str, Any]) -> str:
     name = body.get("model")
     if not isinstance(name, str) or not name.strip():
@@ -308,20 +315,21 @@ def _model(body: dict[str, Any]) -> str:
 
 
 async def propose(request: web.Request) -> web.Response:
-    """``POST /api/propose``: a model's tentative gold for the edited case."""
+    """``POST /api/propose``: a model's tentative gold for the edited case's ``turn``."""
     body = await _body(request)
     stored = None
     if body.get("file"):
         entry = await asyncio.to_thread(request.app[STORE].read, body["file"])
         stored = entry["data"] if entry["openable"] is None else None
     proposal = await request.app[ASSISTANT].propose(
-        body.get("data"), _model(body), _seed(body), stored=stored
+        body.get("data"), _model(body), _seed(body), stored=stored, turn=_turn(body)
     )
     return _json(proposal)
 
 
 async def ask(request: web.Request) -> web.Response:
-    """``POST /api/ask``: a model's answer to a question about one proposed operation."""
+    """``POST /api/ask``: a model's answer to a question about one operation proposed for the
+    edited case's ``turn``."""
     body = await _body(request)
     answer = await request.app[ASSISTANT].explain(
         body.get("data"),
@@ -330,6 +338,7 @@ async def ask(request: web.Request) -> web.Response:
         body.get("index"),
         body.get("question"),
         _seed(body),
+        _turn(body),
     )
     return _json(answer)
 

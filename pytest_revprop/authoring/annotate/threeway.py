@@ -134,6 +134,8 @@ class Merge:
                 out.pop("followups", None)
             else:
                 out["followups"] = copy.deepcopy(chosen)
+        draft = _draft(out)
+        _follow_flags(draft, self.plan, ops)
         for turn, (fields, plan) in self.turns.items():
             followup = out["followups"][turn - 1]
             for name, value in fields.items():
@@ -142,10 +144,11 @@ class Merge:
                     followup.pop(name, None)
                 else:
                     followup[name] = copy.deepcopy(chosen)
-            followup["gold"] = [copy.deepcopy(op) for _, op in plan.ops(choices)]
-        flags = _flags_followed(self.theirs, self.plan.theirs_index, [i for i, _ in ops])
-        if flags is not None:
-            out[ANNOTATION_FIELD]["draft"] = {**out[ANNOTATION_FIELD]["draft"], "flags": flags}
+            turn_ops = plan.ops(choices)
+            followup["gold"] = [copy.deepcopy(op) for _, op in turn_ops]
+            notes = draft.get("followups") if draft is not None else None
+            if isinstance(notes, list) and turn - 1 < len(notes):
+                _follow_flags(notes[turn - 1], plan, turn_ops)
         return out
 
     def origin(self, choices: Mapping[int, str] | None = None) -> list[int | None]:
@@ -154,17 +157,24 @@ class Merge:
         return [self.plan.theirs_index.get(i) for i, _ in self.plan.ops(choices or {})]
 
 
-def _flags_followed(
-    theirs: dict[str, Any], theirs_index: dict[Ident, int], merged: list[Ident]
-) -> list[Any] | None:
-    """A draft's review flags (on theirs' operations) moved to where their operations are in
-    the merged gold; a flag on an operation the merge removed goes; None: no flags."""
-    note = theirs.get(ANNOTATION_FIELD)
+def _draft(out: dict[str, Any]) -> dict[str, Any] | None:
+    """The merged case's draft record (theirs, copied: its flags are moved in place)."""
+    note = out.get(ANNOTATION_FIELD)
     draft = note.get("draft") if isinstance(note, dict) else None
-    flags = draft.get("flags") if isinstance(draft, dict) else None
+    return draft if isinstance(draft, dict) else None
+
+
+def _follow_flags(holder: Any, plan: GoldPlan, merged: list[tuple[Ident, Any]]) -> None:
+    """One turn's review flags (``holder["flags"]``, on theirs' operations) moved to where
+    their operations are in the merged gold; a flag on an operation the merge removed goes."""
+    flags = holder.get("flags") if isinstance(holder, dict) else None
     if not isinstance(flags, list):
-        return None
-    where = {theirs_index[ident]: at for at, ident in enumerate(merged) if ident in theirs_index}
+        return
+    where = {
+        plan.theirs_index[ident]: at
+        for at, (ident, _) in enumerate(merged)
+        if ident in plan.theirs_index
+    }
     out = []
     for flag in flags:
         gold = flag.get("gold") if isinstance(flag, dict) else None
@@ -173,7 +183,7 @@ def _flags_followed(
                 out.append({**flag, "gold": where[gold]})
         else:
             out.append(flag)
-    return out
+    holder["flags"] = out
 
 
 def _get(data: Any, name: str) -> Any:

@@ -1,10 +1,12 @@
 """A chain on the page of `revprop annotate`, driven in Chromium: the turns in order with their
 requests, documents before and after, and gold; moving between turns by mouse and keyboard; an
 edit of turn 0 that reaches every later turn's document; an edit a later turn relies on, marked
-on that turn and never saved; two people editing different turns of one case."""
+on that turn and never saved; two people editing different turns of one case; a follow-up's
+review flags, and a model's proposal and answer on a follow-up."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from helpers.annotate_helpers import (
     copy_chains,
 )
 
-from pytest_revprop.core.cases import load_case
+from pytest_revprop.core.cases import dump_case, load_case
 from pytest_revprop.util.jsonutil import resolve
 
 PRIVILEGED = "org-privileged-threshold/100"
@@ -163,3 +165,96 @@ def test_a_follow_up_edit_is_kept_across_a_reload_and_a_follow_up_added_and_remo
         b.settle()
         assert b.problems == [] and b.outside == []
     assert path.read_bytes() == before
+
+
+def test_a_follow_ups_review_flags_show_on_its_turn_and_follow_their_operations(
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
+) -> None:
+    path = folder / f"{ORG}.json"
+    data = json.loads(path.read_text("utf-8"))
+    data["annotation"] = {  # as revprop synth writes a draft's flags: turn 0's, each follow-up's
+        "status": "draft",
+        "history": [],
+        "draft": {
+            "flags": [{"gold": 4, "reason": "limit?"}],
+            "followups": [
+                {"flags": []},
+                {"flags": [{"gold": 1, "reason": "review date?"}]},
+                {"flags": [{"gold": 7, "reason": "first review?"}]},
+            ],
+        },
+    }
+    path.write_text(dump_case(data), encoding="utf-8")
+
+    def flags(b: Browser) -> list[tuple[str, str]]:
+        found = b.page.eval_on_selector_all(
+            "#gold .op .flag",
+            "els => els.map(e => [e.closest('.op').dataset.index, e.textContent])",
+        )
+        return [(index, text) for index, text in found]
+
+    with browse(server.url) as b:
+        page = b.page
+        b.open(ORG)
+        marks = page.eval_on_selector_all(".turn-tab", "els => els.map(e => e.dataset.flags)")
+        assert marks == ["1", "0", "1", "1"]  # which turns hold flags, seen from any turn
+        assert flags(b) == [("4", "⚑ flagged by the draft: limit?")]
+        _turn(b, 1)
+        assert flags(b) == []
+        _turn(b, 2)
+        assert flags(b) == [("1", "⚑ flagged by the draft: review date?")]
+        b.shot(tmp_path / "annotate-chain-flags.png")
+        _turn(b, 3)
+        assert flags(b) == [("7", "⚑ flagged by the draft: first review?")]
+        page.click('#gold .op[data-index="5"] button[title="delete"]')  # the support queue
+        assert flags(b) == [("6", "⚑ flagged by the draft: first review?")]
+        page.click('#gold .op[data-index="6"] button[title="move up"]')
+        assert flags(b) == [("5", "⚑ flagged by the draft: first review?")]
+        b.settle()
+        page.fill("#annotator", "carol")
+        page.keyboard.press("Control+s")
+        b.saved()
+        _turn(b, 2)  # the other turns' flags stay theirs
+        assert flags(b) == [("1", "⚑ flagged by the draft: review date?")]
+        assert b.problems == [] and b.outside == []
+    saved = json.loads(path.read_text("utf-8"))
+    notes = saved["annotation"]["draft"]["followups"]
+    assert saved["annotation"]["draft"]["flags"] == [{"gold": 4, "reason": "limit?"}]
+    assert [n["flags"] for n in notes[:2]] == [[], [{"gold": 1, "reason": "review date?"}]]
+    (flag,) = notes[2]["flags"]
+    assert saved["followups"][2]["gold"][flag["gold"]]["path"] == "/access/first_review"
+    assert_validates(path)
+
+
+def test_a_proposal_is_accepted_and_questioned_on_a_follow_up(
+    server: AnnotateProcess, folder: Path, browse: Any
+) -> None:
+    """The gold solver answers a follow-up with that turn's saved gold (the page asked for the
+    turn shown), accepted op by op; "Ask why" asks about that turn's proposal."""
+    turn_2 = [
+        g["path"] for g in json.loads((folder / f"{ORG}.json").read_text())["followups"][1]["gold"]
+    ]
+    with browse(server.url) as b:
+        page = b.page
+        b.open(ORG)
+        _turn(b, 2)
+        page.click("#propose")
+        page.wait_for_selector(".proposal-ops li")
+        shown = page.eval_on_selector_all(
+            ".proposal-ops code", "els => els.map(e => e.textContent)"
+        )
+        assert [text.split(" ")[2] for text in shown] == turn_2
+        assert page.locator(".proposal-ops li.accepted").count() == len(turn_2)
+        page.click('#gold .op[data-index="1"] button[title="delete"]')
+        assert page.locator(".proposal-ops li.accepted").count() == len(turn_2) - 1
+        page.click('.proposal-ops li[data-index="1"] .accept')
+        assert b.op(1, "path").input_value() == turn_2[1]
+        page.click('.proposal-ops li[data-index="1"] .why')
+        page.click("#ask")
+        page.wait_for_selector("#answer .answer-text, #answer .error-text")
+        assert "reference solver" in page.text_content("#answer")
+        b.settle()
+        assert page.is_disabled("#discard")  # back to the saved gold exactly
+        _turn(b, 1)  # a proposal is for its turn
+        assert page.locator(".proposal-ops li").count() == 0
+        assert b.problems == [] and b.outside == []

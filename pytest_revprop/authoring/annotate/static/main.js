@@ -13,7 +13,7 @@ import { TreeSearch } from "./search.js";
 import { STATUS_LABELS, Sidebar, hashText } from "./sidebar.js";
 import { GONE, moveDraft, successor, withStranded } from "./stranded.js";
 import { renderTree } from "./tree.js";
-import { renderTurnBar, turnCount, turnData, turnMessages, turnReport } from "./turns.js";
+import { renderTurnBar, turnCount, turnData, turnFlags, turnMessages, turnReport } from "./turns.js";
 import { dropUndo, offerUndo, undo } from "./undo.js";
 import { watchDisk } from "./watch.js";
 import { carry, clone, editedSince, originList, origins, setText } from "./working.js";
@@ -232,7 +232,6 @@ function showTurn() {
   $("#turn-panel").hidden = state.turn === 0;
   $("#request-title").textContent = state.turn === 0 ? "Request" : `Request of turn ${state.turn}`;
   $("#artifact-title").textContent = state.turn === 0 ? "Artifact" : `Document before turn ${state.turn}`;
-  $("#assist").hidden = state.turn !== 0; // the model proposes the case's own revision
   if (state.turn) {
     setText($("#turn-theme"), turn.theme || "");
     const text = turn.reference === null || turn.reference === undefined ? "" : JSON.stringify(turn.reference, null, 1);
@@ -250,6 +249,7 @@ function pickTurn(turn, focus = false) {
   if (!cur || turn < 0 || turn >= turnCount(cur.data) || turn === state.turn) return;
   state.turnExamples[state.turn] = gold.exampleList();
   state.turn = turn;
+  assist.reset(); // a proposal is for the turn it was asked for
   $("#turn-reference").classList.remove("invalid");
   $("#turn-reference-state").textContent = "";
   showTurn();
@@ -623,6 +623,7 @@ const gold = new GoldEditor($("#gold"), {
   onChange: changed,
   onRemoved: (op, index, restore) => offerUndo(`Operation ${index + 1} deleted.`, restore),
   places: () => (state.current ? places(turnReport(state.check, state.turn)?.expected ?? turnDocument()) : []),
+  flagHolder: () => (state.current ? turnFlags(state.current.data, state.turn) : null),
 });
 const search = new TreeSearch($("#path-search"), $("#search-count"), () => $("#artifact"));
 const sidebar = new Sidebar({
@@ -638,6 +639,8 @@ const sidebar = new Sidebar({
 const assist = new Assist($("#assist"), {
   getFile: () => state.current?.file,
   getData: () => state.current?.data,
+  getTurn: () => state.turn,
+  getGold: () => (state.current ? view()?.gold || [] : []),
   accept: (op, at) => gold.add(op, "kind", at),
   modelInput: $("#model"),
   seedInput: $("#seed"),

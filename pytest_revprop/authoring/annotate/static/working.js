@@ -27,15 +27,20 @@ export function carry(saved, now, fields) {
       else delete data.annotation.notes;
     } else if (name === "gold") {
       data.gold = now.gold;
-      const flags = now.annotation?.draft?.flags;
-      if (data.annotation?.draft && Array.isArray(flags)) data.annotation.draft.flags = clone(flags);
+      carryFlags(data.annotation?.draft, now.annotation?.draft);
     } else if (now[name] === undefined) {
       delete data[name];
     } else {
       data[name] = clone(now[name]);
+      if (name === "followups") (data.annotation?.draft?.followups || []).forEach((note, i) => carryFlags(note, now.annotation?.draft?.followups?.[i]));
     }
   }
   return data;
+}
+
+// A turn's review flags as `now` moved them with their operations (the save keeps them so).
+function carryFlags(holder, nowHolder) {
+  if (holder && typeof holder === "object" && Array.isArray(nowHolder?.flags)) holder.flags = clone(nowHolder.flags);
 }
 
 // Operation (object) -> index of the base operation it comes from. `list` gives it per
