@@ -220,7 +220,8 @@ def _by_index(raw: Any) -> dict[int, Any]:
 
 async def save(request: web.Request) -> web.Response:
     """Save the page's case over the version ``hash``. With ``merge`` (and ``base``, the
-    version the edits were made on, and ``mine_origin``), a save that finds the file changed
+    version the edits were made on, and ``mine_origin``: per turn, the base index each of the
+    page's operations comes from), a save that finds the file changed
     merges with it at once when nothing overlaps and the merge passes the checks (``merged``
     is then true and ``saves`` names who saved meanwhile); otherwise it is a 409 for the
     page's merge dialog."""
@@ -256,7 +257,7 @@ async def save(request: web.Request) -> web.Response:
 
 async def merge(request: web.Request) -> web.Response:
     """The three-way merge of the page's edits (``mine``, made on ``base``; ``mine_origin``:
-    the base index each operation of mine comes from) with the file on disk now; with
+    per turn, the base index each operation of mine comes from) with the file on disk now; with
     ``choices`` (conflict id -> mine/theirs) made against the disk version ``hash``, also the
     merged case to save, checked as a save is: ``problems`` lists the rules it breaks (the
     page saves no merge with problems; its dialog stays open to choose again)."""

@@ -16,7 +16,7 @@ import { renderTree } from "./tree.js";
 import { renderTurnBar, turnCount, turnData, turnFlags, turnMessages, turnReport } from "./turns.js";
 import { dropUndo, offerUndo, undo } from "./undo.js";
 import { watchDisk } from "./watch.js";
-import { carry, clone, editedSince, originList, origins, setText } from "./working.js";
+import { carry, clone, editedSince, originLists, origins, sentOrigins, setText, turnOps } from "./working.js";
 
 const CHECK_DELAY_MS = 150;
 const MAX_MERGE_ROUNDS = 3;
@@ -57,7 +57,7 @@ function loadGold(listed = []) {
 function persist() {
   const cur = state.current;
   const was = drafts.has(cur.file);
-  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: ownExamples(), origin: originList(cur.data.gold, cur.origin) });
+  if (isDirty()) drafts.put(cur.file, { hash: cur.hash, data: cur.data, base: cur.base, examples: ownExamples(), origin: originLists(cur.data, cur.origin) });
   else drafts.drop(cur.file);
   keepExamples();
   if (was !== drafts.has(cur.file)) sidebar.render();
@@ -131,13 +131,12 @@ async function openCase(file, { push = true } = {}) {
   const others = await drafts.show(file);
   if (token !== state.opening) return;
   channel?.postMessage({ opened: file, tab: drafts.tab() });
-  cur.origin = origins(cur.data.gold);
+  cur.origin = origins(cur.data);
   if (draft?.data) {
     cur.data = draft.data;
     cur.hash = draft.hash;
     cur.base = draft.hash === entry.hash ? entry.data : draft.base || entry.data;
-    const known = Array.isArray(draft.origin) && draft.origin.length === (draft.data.gold || []).length;
-    cur.origin = origins(cur.data.gold, known ? draft.origin : false);
+    cur.origin = origins(cur.data, draft.origin || false);
     cur.stale = draft.hash !== entry.hash; // its base version is gone: merged, never saved silently
     if (cur.stale) notice += " The file changed on disk since: saving shows the merge of your changes with the version on disk.";
   }
@@ -465,9 +464,9 @@ async function save(action) {
 async function saveRounds(cur, annotator, action) {
   for (let round = 0; round < MAX_MERGE_ROUNDS; round++) {
     setSaveState("saving…", "");
-    const sent = { data: clone(cur.data), ops: [...(cur.data.gold || [])], note: $("#history-note").value };
+    const sent = { data: clone(cur.data), ops: turnOps(cur.data).map((ops) => [...ops]), note: $("#history-note").value };
     const canMerge = action === "edited" && !cur.stale; // edits on a version that is gone are shown first
-    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note, merge: canMerge, base: cur.base, mine_origin: originList(cur.data.gold, cur.origin), create: cur.gone === true });
+    const reply = await api.save({ file: cur.file, hash: cur.hash, data: sent.data, annotator, action, note: sent.note, merge: canMerge, base: cur.base, mine_origin: originLists(cur.data, cur.origin), create: cur.gone === true });
     if (cur !== state.current) return;
     if (reply.status === 0) state.unreachable = true;
     if (reply.ok) {
@@ -496,7 +495,7 @@ async function saveRounds(cur, annotator, action) {
 async function merge(annotator) {
   const cur = state.current;
   const mine = clone(cur.data);
-  const ask = { file: cur.file, base: cur.base, mine, mine_origin: originList(cur.data.gold, cur.origin) };
+  const ask = { file: cur.file, base: cur.base, mine, mine_origin: originLists(cur.data, cur.origin) };
   const reply = await api.merge(ask);
   if (cur !== state.current) return false;
   if (editedSince(mine, cur.data).length) {
@@ -550,7 +549,7 @@ function takeMerge(cur, result, saving) {
   const disk = result.disk;
   keepExamples();
   Object.assign(cur, { disk: disk.data, diskHash: disk.hash, hash: disk.hash, base: disk.data, data: result.merged, error: disk.error, rule: disk.rule, leaves: disk.leaves, stale: false });
-  cur.origin = origins(cur.data.gold, result.merged_origin || false);
+  cur.origin = origins(cur.data, result.merged_origin || false);
   cur.mergedNote = `Merged with ${who}'s save.`;
   const note = $("#history-note").value;
   showCase(saving ? `${cur.mergedNote} Saving the merge…` : cur.mergedNote);
@@ -566,12 +565,12 @@ function saved(entry, note, sent) {
   const cur = state.current;
   keepExamples();
   const typed = editedSince(sent.data, cur.data);
-  const keptRows = typed.includes("gold") || (entry.merged && typed.length > 0);
+  const keptRows = typed.includes("gold") || typed.includes("followups") || (entry.merged && typed.length > 0);
   Object.assign(cur, { disk: entry.data, diskHash: entry.hash, error: entry.error, rule: entry.rule, leaves: entry.leaves, mergedNote: "", stale: false, gone: false });
   if (!entry.merged || !typed.length) {
     // (merged on the server while more was typed: the copy stays on its base, and the next save merges again)
     Object.assign(cur, { hash: entry.hash, base: entry.data, data: carry(entry.data, cur.data, typed) });
-    cur.origin = keptRows ? origins(sent.ops) : origins(cur.data.gold);
+    cur.origin = keptRows ? sentOrigins(cur.data, sent.ops) : origins(cur.data);
   }
   if (typed.length) persist();
   else drafts.drop(cur.file);
@@ -591,13 +590,13 @@ function saved(entry, note, sent) {
 function discard() {
   const cur = state.current;
   if (!cur) return;
-  const before = { data: cur.data, hash: cur.hash, base: cur.base, origin: originList(cur.data.gold, cur.origin), stale: cur.stale, examples: gold.exampleList(), note: $("#history-note").value, turn: state.turn };
+  const before = { data: cur.data, hash: cur.hash, base: cur.base, origin: originLists(cur.data, cur.origin), stale: cur.stale, examples: gold.exampleList(), note: $("#history-note").value, turn: state.turn };
   drafts.drop(cur.file);
   drafts.keepNote(cur.file, "");
   cur.data = clone(cur.disk);
   cur.hash = cur.diskHash;
   cur.base = cur.disk;
-  cur.origin = origins(cur.data.gold);
+  cur.origin = origins(cur.data);
   cur.stale = false;
   sidebar.render();
   if (state.turn >= turnCount(cur.data)) state.turn = 0;
@@ -608,7 +607,7 @@ function discard() {
   offerUndo("Changes discarded.", () => {
     if (state.current !== cur) return;
     Object.assign(cur, { data: before.data, hash: before.hash, base: before.base, stale: before.stale });
-    cur.origin = origins(cur.data.gold, before.origin || false);
+    cur.origin = origins(cur.data, before.origin || false);
     drafts.keepNote(cur.file, before.note);
     state.turn = before.turn;
     showCase("Your changes are back.");
