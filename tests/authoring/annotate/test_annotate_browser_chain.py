@@ -131,6 +131,32 @@ def test_two_people_editing_different_turns_both_keep_their_work(
     ]
 
 
+def test_one_re_points_a_follow_ups_operation_another_changes_its_value_one_operation(
+    server: AnnotateProcess, folder: Path, browse: Any
+) -> None:
+    """The page keeps each follow-up operation's identity, as turn 0's: the second save (of the
+    person who re-pointed it) merges at once into one operation (paired by op and path, it
+    would be a removal against an edit; the file on disk carries no identities, so the other
+    order is that conflict, for turn 0 as for a follow-up)."""
+    with browse(server.url) as alice, alice.another(same_browser_profile=False) as bob:
+        for person, name in ((alice, "alice"), (bob, "bob")):
+            person.open(ORG)
+            person.page.fill("#annotator", name)
+            person.turn(3)
+        alice.op(5, "path").fill("/employee/manager")  # turn 3's support queue, re-pointed
+        alice.settle()
+        bob.op(5, "value").fill("finance-vip")
+        bob.settle()
+        for person in (bob, alice):
+            person.page.keyboard.press("Control+s")
+            person.saved()
+        assert "Merged with bob's save" in alice.page.text_content("#save-state")
+        assert alice.problems == [] and alice.outside == [] and bob.outside == []
+    gold = load_case(folder / f"{ORG}.json").followups[2].gold
+    assert (gold[5].path, gold[5].value) == ("/employee/manager", "finance-vip")
+    assert "/access/support_queue" not in [g.path for g in gold]
+
+
 def test_a_follow_up_edit_is_kept_across_a_reload_and_a_follow_up_added_and_removed(
     server: AnnotateProcess, folder: Path, browse: Any
 ) -> None:
