@@ -2,16 +2,26 @@
 
 Six scenarios, one per propagation pattern. Every rule the gold depends on is stated by the
 user in the conversation; ``compute`` applies those rules, so the gold is the diff of the
-artifact before and after the edited input.
+artifact before and after the edited input. Every scenario also declares the space its inputs
+are drawn from and its moves, so it generates fresh instances and long chains.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from typing import Any
 
-from pytest_revprop.authoring.helpers import add_days, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.helpers import add_days, dollars, money
+from pytest_revprop.authoring.scenario import (
+    Draw,
+    Move,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+    shipped_params,
+)
 
 DOMAIN = "data_pipeline"
 
@@ -38,13 +48,16 @@ MOBILE_RAW_GB = 48
 
 
 def _volume_costs(
-    raw_gb: int, retention_days: int = RETENTION_DAYS, clean_pct: int = 75
+    raw_gb: int,
+    retention_days: int = RETENTION_DAYS,
+    clean_pct: int = 75,
+    rate: float = COMPUTE_USD_PER_RAW_GB,
 ) -> dict[str, Any]:
     """The cost chain the user states: clean is 75% of raw, 90 days of clean output are kept
     (the follow-ups change the share and the days for clickstream only)."""
     clean = raw_gb * clean_pct // 100
     retained = clean * retention_days
-    per_day = money(raw_gb * COMPUTE_USD_PER_RAW_GB)
+    per_day = money(raw_gb * rate)
     per_month = money(per_day * DAYS_PER_MONTH)
     storage = money(retained * STORAGE_USD_PER_GB_MONTH)
     return {
@@ -57,13 +70,53 @@ def _volume_costs(
     }
 
 
-def volume_params(size: int) -> dict[str, Any]:
-    return {"size": size, "raw_gb": 120, "retention_days": RETENTION_DAYS, "clean_pct": 75}
+DROP_WORDS = {75: "a quarter", 80: "a fifth", 70: "30%", 90: "a tenth"}
+"""What cleaning throws away, in the user's words, for each clean share."""
+
+
+def _whole_clean(raw_gb: int, clean_pct: int) -> bool:
+    """Whether clean (``clean_pct`` of ``raw_gb``) and aggregate (a tenth of clean) volumes are
+    whole GB: no rounding the conversation does not state."""
+    return raw_gb * clean_pct % 100 == 0 and raw_gb * clean_pct // 100 % 10 == 0
+
+
+def volume_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The plan's inputs: clickstream's raw volume, clean share, retention and compute rate, the
+    pipeline budget, and the team's other pipelines (name, raw GB, clean share, days, rate),
+    mobile-events under the same rules to start with."""
+    pct = d.pick([75, 80, 70, 90])
+    raw = d.pick([g for g in range(80, 241, 10) if _whole_clean(g, pct)], shipped=120)
+    days = d.pick([RETENTION_DAYS, 60, 120, 180])
+    mobile = d.pick([g for g in (48, 40, 60, 64, 80) if g * pct % 100 == 0], shipped=MOBILE_RAW_GB)
+    return {
+        "size": size,
+        "raw_gb": raw,
+        "retention_days": days,
+        "clean_pct": pct,
+        "rate": COMPUTE_USD_PER_RAW_GB,
+        "budget": d.pick([PIPELINE_BUDGET_USD, 2800, 3200, 3500]),
+        "others": [["mobile-events", mobile, pct, days, COMPUTE_USD_PER_RAW_GB]],
+    }
+
+
+volume_params = shipped_params(volume_inputs)
+
+
+def _other_row(name: str, raw: int, pct: int, days: int, rate: float) -> dict[str, Any]:
+    c = _volume_costs(raw, days, pct, rate)
+    return {
+        "name": name,
+        "raw_gb_per_day": raw,
+        "clean_gb_per_day": c["clean"],
+        "compute_per_month_usd": c["compute_per_month"],
+        "storage_per_month_usd": c["storage"],
+        "total_per_month_usd": c["total"],
+    }
 
 
 def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, raw = p["size"], p["raw_gb"]
-    c = _volume_costs(raw, p["retention_days"], p["clean_pct"])
+    size, raw, budget = p["size"], p["raw_gb"], p["budget"]
+    c = _volume_costs(raw, p["retention_days"], p["clean_pct"], p["rate"])
     aggregated = c["clean"] // 10
     pipeline: dict[str, Any] = {
         "name": "clickstream-nightly",
@@ -100,13 +153,13 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
         "workers": math.ceil(raw / GB_PER_WORKER),
     }
     artifact["pricing"] = {
-        "compute_usd_per_raw_gb": COMPUTE_USD_PER_RAW_GB,
+        "compute_usd_per_raw_gb": p["rate"],
         "storage_usd_per_gb_month": STORAGE_USD_PER_GB_MONTH,
         "days_per_month": DAYS_PER_MONTH,
     }
     cost.update(
-        monthly_budget_usd=PIPELINE_BUDGET_USD,
-        budget_headroom_usd=money(PIPELINE_BUDGET_USD - c["total"]),
+        monthly_budget_usd=budget,
+        budget_headroom_usd=money(budget - c["total"]),
     )
     stages = [
         ("extract", "spark", raw, 45),
@@ -138,20 +191,11 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["tags"] = ["clickstream", "nightly", "tier-2", "web"]
     if size == 50:
         return artifact
-    mobile = _volume_costs(MOBILE_RAW_GB)
-    team_total = money(c["total"] + mobile["total"])
+    others = [_other_row(*row) for row in p["others"]]
+    team_total = money(c["total"] + sum(o["total_per_month_usd"] for o in others))
     artifact["team"] = {
         "name": "web-analytics",
-        "other_pipelines": [
-            {
-                "name": "mobile-events",
-                "raw_gb_per_day": MOBILE_RAW_GB,
-                "clean_gb_per_day": mobile["clean"],
-                "compute_per_month_usd": mobile["compute_per_month"],
-                "storage_per_month_usd": mobile["storage"],
-                "total_per_month_usd": mobile["total"],
-            }
-        ],
+        "other_pipelines": others,
         "total_per_month_usd": team_total,
         "monthly_budget_usd": TEAM_BUDGET_USD,
         "budget_headroom_usd": money(TEAM_BUDGET_USD - team_total),
@@ -197,7 +241,9 @@ def volume_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def volume_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, raw, pct, days = p["size"], p["raw_gb"], p["clean_pct"], p["retention_days"]
+    drop = DROP_WORDS[pct]
+    mobile = _other_row(*p["others"][0])
     if size == 10:
         return [
             (
@@ -206,15 +252,15 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/pipeline"],
             ),
             (
-                "We pull in about 120 GB of raw clickstream a day. Cleaning throws away roughly a quarter of "
-                "it, so the clean output is 75% of the raw volume.",
+                f"We pull in about {raw} GB of raw clickstream a day. Cleaning throws away roughly {drop} "
+                f"of it, so the clean output is {pct}% of the raw volume.",
                 ["/volume"],
             ),
-            ("We keep the clean output for 90 days.", ["/retention_days"]),
+            (f"We keep the clean output for {days} days.", ["/retention_days"]),
             (
                 "Now a monthly cost estimate, to the cent. Compute is billed at $0.50 per GB of raw input "
                 "per day, and a month is 30 days. Storage is $0.02 per GB per month on everything we retain, "
-                "i.e. 90 days' worth of clean output. Then the monthly total of compute plus storage.",
+                f"i.e. {days} days' worth of clean output. Then the monthly total of compute plus storage.",
                 ["/cost"],
             ),
         ]
@@ -233,8 +279,8 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Volume: about 120 GB of raw clickstream lands every day. Cleaning drops roughly a quarter, so "
-            "clean output is 75% of raw, and the aggregate step shrinks the clean data to a tenth.",
+            f"Volume: about {raw} GB of raw clickstream lands every day. Cleaning drops roughly {drop}, "
+            f"so clean output is {pct}% of raw, and the aggregate step shrinks the clean data to a tenth.",
             ["/volume/raw_gb_per_day", "/volume/clean_gb_per_day", "/volume/aggregated_gb_per_day"],
         ),
     ]
@@ -248,7 +294,7 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
         )
     turns += [
         (
-            "Keep 90 days of clean output, and note how many GB that means we're holding.",
+            f"Keep {days} days of clean output, and note how many GB that means we're holding.",
             ["/retention_days", "/volume/retained_gb"],
         ),
         (
@@ -276,7 +322,7 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
         (
             "Cost estimate to the cent, please: compute per day and per month, monthly storage for "
             "everything retained, and the monthly total (compute plus storage). Our budget for this "
-            "pipeline is $3,000 a month; show the headroom left under it.",
+            f"pipeline is {dollars(p['budget'])} a month; show the headroom left under it.",
             ["/cost"],
         ),
         (
@@ -299,9 +345,11 @@ def volume_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (
             "This rolls up into the web-analytics team budget. The team's other pipeline is mobile-events: "
-            "48 GB raw a day, same rules and rates, so 36 GB clean, $720.00 compute and $64.80 storage, "
-            "$784.80 a month. Show the team's monthly total across both pipelines and the headroom under "
-            "the $4,000 team budget.",
+            f"{mobile['raw_gb_per_day']} GB raw a day, same rules and rates, so "
+            f"{mobile['clean_gb_per_day']} GB clean, ${mobile['compute_per_month_usd']:,.2f} compute and "
+            f"${mobile['storage_per_month_usd']:,.2f} storage, ${mobile['total_per_month_usd']:,.2f} a "
+            "month. Show the team's monthly total across both pipelines and the headroom under the "
+            "$4,000 team budget.",
             ["/team"],
         ),
         ("The data has to land by 06:00; if it's late, page the data-oncall rotation.", ["/sla"]),
@@ -386,6 +434,132 @@ def volume_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of pipeline-raw-volume-costs: clickstream's raw volume, retention, clean share or compute
+# rate changes (the backfill and the team's other pipelines keep theirs), and (size 100, which
+# rolls the team up) a pipeline joins or leaves the team's roll-up
+
+
+def _rerow(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        g for g in range(80, 301, 10) if g != p["raw_gb"] and _whole_clean(g, p["clean_pct"])
+    ]
+    if not options:
+        return None
+    raw = d.pick(options)
+    overrides = {}
+    if p["size"] >= 50:
+        overrides["/pipeline/description"] = regex(rf"(?i)\b{raw}\s*GB\b")
+    return Revision(
+        request=d.pick(
+            [
+                f"Turns out the raw clickstream feed is closer to {raw} GB a day, not {p['raw_gb']}. "
+                "Please update the plan.",
+                f"Plan on {raw} GB of raw clickstream a day from now on.",
+            ]
+        ),
+        mutate=lambda q: q.update(raw_gb=raw),
+        direct="/volume/raw_gb_per_day",
+        overrides=overrides,
+        theme=f"The raw volume at {raw} GB recomputes clean volume, storage and every cost line",
+    )
+
+
+def _retain(p: dict[str, Any], d: Draw) -> Revision:
+    days = d.pick([n for n in (30, 45, 60, 90, 120, 180, 365) if n != p["retention_days"]])
+    return Revision(
+        request=f"Keep clickstream's clean output for {days} days instead of {p['retention_days']}.",
+        mutate=lambda q: q.update(retention_days=days),
+        direct="/retention_days",
+        theme=f"{days} days of retention change the retained volume, the storage cost and the total",
+    )
+
+
+def _clean_share(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        n for n in (60, 70, 75, 80, 90) if n != p["clean_pct"] and _whole_clean(p["raw_gb"], n)
+    ]
+    if not options:
+        return None
+    pct = d.pick(options)
+    return Revision(
+        request=f"The cleaning rules changed: clickstream's clean output is now {pct}% of the raw "
+        f"volume instead of {p['clean_pct']}%.",
+        mutate=lambda q: q.update(clean_pct=pct),
+        direct="/volume/clean_gb_per_day",
+        theme=f"A clean share of {pct}% changes the clean, aggregated and retained volumes and storage",
+    )
+
+
+def _compute_rate(p: dict[str, Any], d: Draw) -> Revision:
+    rate = d.pick([r for r in (0.4, 0.45, 0.55, 0.6, 0.65) if r != p["rate"]])
+    request = (
+        f"Compute for clickstream-nightly is billed at ${rate:.2f} per GB of raw input from now on."
+    )
+    if p["size"] >= 50:
+        request += " The backfill's one-time cost stays as quoted"
+        request += ", and the team's other pipelines keep their rates." if p["size"] >= 100 else "."
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(rate=rate),
+        direct="/cost/compute_per_day_usd"
+        if p["size"] == 10
+        else "/pricing/compute_usd_per_raw_gb",
+        theme=f"Compute at ${rate:.2f} per raw GB changes the daily, monthly and total cost",
+    )
+
+
+TEAM_PIPELINES = ["app-logs", "email-events", "ads-impressions", "search-queries"]
+
+
+def _add_pipeline(p: dict[str, Any], d: Draw) -> Revision | None:
+    taken = {row[0] for row in p["others"]}
+    free = [n for n in TEAM_PIPELINES if n not in taken]
+    if not free:
+        return None
+    name = d.pick(free)
+    pct = d.pick([75, 80, 90])
+    raw = d.pick([g for g in range(20, 101, 4) if g * pct % 100 == 0])
+    days = d.pick([30, 60, 90])
+    row = [name, raw, pct, days, COMPUTE_USD_PER_RAW_GB]
+    return Revision(
+        request=f"Add {name} to the web-analytics roll-up, listed last: {raw} GB raw a day, clean "
+        f"output {pct}% of raw, kept {days} days, at $0.50 per raw GB of compute a day and $0.02 per "
+        "GB-month of storage.",
+        mutate=lambda q: q["others"].append(row),
+        direct=f"/team/other_pipelines/{len(p['others'])}",
+        theme=f"{name} joins the team roll-up: the team total and headroom follow",
+    )
+
+
+def _drop_pipeline(p: dict[str, Any], d: Draw) -> Revision | None:
+    if not p["others"]:
+        return None
+    i = d.pick(range(len(p["others"])))
+    name = p["others"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["others"][i]
+
+    return Revision(
+        request=f"{name} is being shut down; take it out of the web-analytics roll-up.",
+        mutate=mutate,
+        direct=f"/team/other_pipelines/{i}",
+        theme=f"{name} leaves the team roll-up: the team total and headroom follow",
+    )
+
+
+VOLUME_MOVES = [
+    Move("raw", "arithmetic", _rerow),
+    Move("retention", "arithmetic", _retain),
+    Move("clean-share", "arithmetic", _clean_share),
+    Move("compute-rate", "arithmetic", _compute_rate, opens=False),
+    Move("add-pipeline", "add_remove", _add_pipeline, when=lambda p: p["size"] >= 100, opens=False),
+    Move(
+        "drop-pipeline", "add_remove", _drop_pipeline, when=lambda p: p["size"] >= 100, opens=False
+    ),
+]
+
+
 # =========================================================================== pipeline-warehouse-swap
 # Substitution: the destination changes; its catalog profile is copied in and every stage,
 # check and table that follows the destination picks up the new values.
@@ -446,8 +620,32 @@ def _profile(
     return {k: dest[k] for k in keys}
 
 
-def warehouse_params(size: int) -> dict[str, Any]:
-    return {"size": size, "destination": "bq-analytics", "profile_updates": {}}
+FORMAT_LABELS = {"avro": "Avro", "parquet": "Parquet"}
+SYNC_PEOPLE = [
+    ("Maya Chen", "Luis Ortega"),
+    ("Aisha Bello", "Tom Varga"),
+    ("Elena Popescu", "Kwame Mensah"),
+    ("Sara Lindgren", "Diego Alvarez"),
+]
+
+
+def warehouse_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The sync's inputs: where it loads (``home``: the destination it starts on, where the other
+    pipelines stay), profile updates the user attached since (``profile_updates``), the
+    destination it left last (``previous``), how often it runs, and the people."""
+    home = d.pick(list(DESTINATIONS))
+    return {
+        "size": size,
+        "destination": home,
+        "profile_updates": {},
+        "home": home,
+        "previous": None,
+        "every": d.pick([30, 15, 20, 10]),
+        "people": list(d.pick(SYNC_PEOPLE)),
+    }
+
+
+warehouse_params = shipped_params(warehouse_inputs)
 
 
 def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -455,7 +653,7 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
     dest = _destination(p["destination"], p["profile_updates"])
     if size == 10:
         return {
-            "pipeline": {"name": "orders-sync", "schedule": "*/30 * * * *"},
+            "pipeline": {"name": "orders-sync", "schedule": f"*/{p['every']} * * * *"},
             "source": {"system": "postgres", "table": "public.orders"},
             "destination": _profile(p["destination"], size, p["profile_updates"]),
         }
@@ -472,9 +670,10 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
         "pipeline": {
             "name": "orders-sync",
             "owner": "commerce-data",
-            "schedule": "*/30 * * * *",
+            "schedule": f"*/{p['every']} * * * *",
             "timezone": "UTC",
-            "description": f"Syncs Postgres orders into {ENGINE_LABELS[dest['engine']]} ({dest['name']}) every 30 minutes",
+            "description": f"Syncs Postgres orders into {ENGINE_LABELS[dest['engine']]} ({dest['name']}) "
+            f"every {p['every']} minutes",
         },
         "source": source,
         "destination": _profile(p["destination"], size, p["profile_updates"]),
@@ -531,15 +730,15 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
         return artifact
     artifact["lineage"] = {"upstream": "pg-shop", "downstream": dest["name"]}
     artifact["other_pipelines"] = [
-        {"name": "inventory-sync", "destination": "bq-analytics", "schedule": "0 * * * *"},
-        {"name": "customers-sync", "destination": "bq-analytics", "schedule": "0 */6 * * *"},
+        {"name": "inventory-sync", "destination": p["home"], "schedule": "0 * * * *"},
+        {"name": "customers-sync", "destination": p["home"], "schedule": "0 */6 * * *"},
     ]
     artifact["pii_columns"] = ["customer_email", "shipping_address", "phone"]
     artifact["schema_changes"] = {"on_new_column": "add", "on_dropped_column": "alert"}
     artifact["cost"] = {"monthly_budget_usd": 400, "cost_center": "CC-3120"}
     artifact["owners"] = [
-        {"name": "Maya Chen", "role": "tech lead"},
-        {"name": "Luis Ortega", "role": "on-call"},
+        {"name": p["people"][0], "role": "tech lead"},
+        {"name": p["people"][1], "role": "on-call"},
     ]
     artifact["maintenance"] = {"window": "Sun 03:00-04:00", "pause_during_window": True}
     artifact["backfill"] = {"from": "2023-01-01", "status": "done", "rows": 48_200_000}
@@ -548,28 +747,32 @@ def warehouse_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["on_call"] = "commerce-data-oncall"
     artifact["data_retention"] = {"raw_days": 30, "staging_cleanup_days": 3}
     artifact["access"] = {"readers": "finance-analysts", "writers": "commerce-data"}
-    artifact["review"] = {"last_reviewed": "2025-02-03", "reviewer": "Maya Chen"}
+    artifact["review"] = {"last_reviewed": "2025-02-03", "reviewer": p["people"][0]}
     return artifact
 
 
 def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, every = p["size"], p["every"]
+    dest = _destination(p["destination"], p["profile_updates"])
+    label, fmt = ENGINE_LABELS[dest["engine"]], FORMAT_LABELS[dest["file_format"]]
+    lead, on_call = p["people"]
     if size == 10:
         return [
             (
                 "Let's set up orders-sync: it copies the public.orders table out of our Postgres database "
-                "every 30 minutes.",
+                f"every {every} minutes.",
                 ["/pipeline", "/source"],
             ),
             (
-                "It lands in our bq-analytics destination. Copy that destination's catalog profile in so the "
-                "loader has everything it needs: BigQuery engine, region europe-west4, append-only loads, Avro "
-                "files, and it authenticates with the bq-loader-sa secret.",
+                f"It lands in our {dest['name']} destination. Copy that destination's catalog profile in so "
+                f"the loader has everything it needs: {label} engine, region {dest['region']}, "
+                f"{'append-only' if dest['load_mode'] == 'append' else dest['load_mode']} loads, {fmt} "
+                f"files, and it authenticates with the {dest['credentials_secret']} secret.",
                 ["/destination"],
             ),
         ]
     source_text = (
-        "New pipeline for commerce-data: orders-sync, copying Postgres orders every 30 minutes "
+        f"New pipeline for commerce-data: orders-sync, copying Postgres orders every {every} minutes "
         "(UTC). The source is the shop database on orders-db.internal, port 5432"
     )
     if size == 50:
@@ -591,9 +794,10 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "It lands in bq-analytics. Copy that destination's catalog profile in: engine bigquery, region "
-            "europe-west4, append loads, Avro files, the bq-loader-sa secret for credentials, a 500 MB max "
-            "batch, and its staging area gs://acme-staging-bq/.",
+            f"It lands in {dest['name']}. Copy that destination's catalog profile in: engine "
+            f"{dest['engine']}, region {dest['region']}, {dest['load_mode']} loads, {fmt} files, the "
+            f"{dest['credentials_secret']} secret for credentials, a {dest['max_batch_mb']} MB max "
+            f"batch, and its staging area {dest['staging_uri']}.",
             ["/destination"],
         ),
         (
@@ -647,7 +851,7 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
         ("For lineage: upstream is pg-shop, downstream is wherever we load.", ["/lineage"]),
         (
             "For context, inventory-sync (hourly) and customers-sync (every 6 hours) also load into "
-            "bq-analytics, and they stay there until Q3 whatever we do with orders.",
+            f"{p['home']}, and they stay there until Q3 whatever we do with orders.",
             ["/other_pipelines"],
         ),
         (
@@ -656,7 +860,7 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/pii_columns", "/schema_changes"],
         ),
         (
-            "Budget is $400 a month on cost center CC-3120. Owners: Maya Chen (tech lead) and Luis Ortega "
+            f"Budget is $400 a month on cost center CC-3120. Owners: {lead} (tech lead) and {on_call} "
             "(on-call), on the commerce-data-oncall rotation.",
             ["/cost", "/owners", "/on_call"],
         ),
@@ -671,7 +875,7 @@ def warehouse_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         (
             "Keep raw extracts 30 days and clean the staging files after 3 days. finance-analysts can read, "
-            "commerce-data writes. Maya reviewed the design on 2025-02-03.",
+            f"commerce-data writes. {lead.split()[0]} reviewed the design on 2025-02-03.",
             ["/data_retention", "/access", "/review"],
         ),
     ]
@@ -744,6 +948,157 @@ def warehouse_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of pipeline-warehouse-swap: orders-sync moves to another destination (its catalog profile
+# attached) or back to the one it left, the current destination's account moves region or its
+# loads change mode and format (the updated profile attached), and (sizes 50 and 100, where the
+# description says how often) the sync runs at another interval
+
+REGION_MOVES: dict[str, list[tuple[str, str, str]]] = {
+    # destination: (region, staging area, secret suffix) it may move to; "" = its catalog secret
+    "bq-analytics": [
+        ("europe-west4", "gs://acme-staging-bq/", ""),
+        ("europe-west3", "gs://acme-staging-bq-euw3/", "-euw3"),
+        ("us-central1", "gs://acme-staging-bq-usc1/", "-usc1"),
+    ],
+    "sf-analytics": [
+        ("eu-central-1", "s3://acme-staging-sf/", ""),
+        ("eu-west-1", "s3://acme-staging-sf-euw1/", "-euw1"),
+        ("us-east-1", "s3://acme-staging-sf-use1/", "-use1"),
+    ],
+    "dbx-analytics": [
+        ("eu-west-1", "s3://acme-staging-dbx/", ""),
+        ("eu-north-1", "s3://acme-staging-dbx-eun1/", "-eun1"),
+        ("us-east-1", "s3://acme-staging-dbx-use1/", "-use1"),
+    ],
+}
+VENDORS = {"bigquery": "Google", "snowflake": "Snowflake", "databricks": "Databricks"}
+
+
+def _swap_to(p: dict[str, Any], target: str, request: str, theme: str, back: bool) -> Revision:
+    """Point the sync at ``target``; after a swap back there is no move left to undo."""
+    size = p["size"]
+    dest = _destination(target, p["profile_updates"])
+    overrides = {}
+    if size >= 50:
+        overrides = _description_names(ENGINE_LABELS[dest["engine"]].lower(), target)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["previous"] = None if back else q["destination"]
+        q["destination"] = target
+
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct="/destination/name",
+        overrides=overrides,
+        reference=_profile(target, size, p["profile_updates"]),
+        theme=theme,
+    )
+
+
+def _swap(p: dict[str, Any], d: Draw) -> Revision:
+    target = d.pick([n for n in DESTINATIONS if n not in (p["destination"], p["previous"])])
+    why = d.pick(
+        ["We're moving warehouses", "Leadership picked a new warehouse", "After the cost review"]
+    )
+    return _swap_to(
+        p,
+        target,
+        f"{why}: point orders-sync at {target} instead of {p['destination']}. Its catalog profile "
+        "is attached.",
+        f"The destination becomes {target}: its profile reaches the loader, stages, checks and paths",
+        back=False,
+    )
+
+
+def _swap_back(p: dict[str, Any], d: Draw) -> Revision:
+    target = p["previous"]
+    return _swap_to(
+        p,
+        target,
+        f"The move to {p['destination']} is off. Point orders-sync back at {target}, with its catalog "
+        "profile as attached.",
+        f"Undoing the move restores {target}'s profile everywhere the destination reaches",
+        back=True,
+    )
+
+
+def _profile_update(
+    p: dict[str, Any], update: dict[str, Any], request: str, direct: str, theme: str
+) -> Revision:
+    """The current destination's catalog profile changes by ``update`` (the new profile attached)."""
+    name = p["destination"]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["profile_updates"].setdefault(name, {}).update(update)
+
+    updated = {name: {**p["profile_updates"].get(name, {}), **update}}
+    return Revision(
+        request=f"{request} The updated catalog profile is attached.",
+        mutate=mutate,
+        direct=direct,
+        reference=_profile(name, p["size"], updated),
+        theme=theme,
+    )
+
+
+def _region_move(p: dict[str, Any], d: Draw) -> Revision:
+    name = p["destination"]
+    dest = _destination(name, p["profile_updates"])
+    region, staging, suffix = d.pick([r for r in REGION_MOVES[name] if r[0] != dest["region"]])
+    update = {
+        "region": region,
+        "credentials_secret": DESTINATIONS[name]["credentials_secret"] + suffix,
+        "staging_uri": staging,
+    }
+    return _profile_update(
+        p,
+        update,
+        f"{VENDORS[dest['engine']]} has moved our {name} account to {region}.",
+        "/destination/region",
+        f"{name} moves to {region}: region, secret and staging area reach the loader and paths",
+    )
+
+
+def _load_change(p: dict[str, Any], d: Draw) -> Revision:
+    name = p["destination"]
+    dest = _destination(name, p["profile_updates"])
+    mode = "merge" if dest["load_mode"] == "append" else "append"
+    fmt = "parquet" if dest["file_format"] == "avro" else "avro"
+    return _profile_update(
+        p,
+        {"load_mode": mode, "file_format": fmt},
+        f"The {name} profile now loads in {mode} mode from {FORMAT_LABELS[fmt]} files.",
+        "/destination/load_mode",
+        f"{name} loads by {mode} from {fmt}: the stages and tables that follow it change",
+    )
+
+
+def _interval(p: dict[str, Any], d: Draw) -> Revision:
+    every = d.pick([n for n in (10, 15, 20, 30) if n != p["every"]])
+    return Revision(
+        request=f"Run orders-sync every {every} minutes instead of every {p['every']}.",
+        mutate=lambda q: q.update(every=every),
+        direct="/pipeline/schedule",
+        overrides={"/pipeline/description": regex(rf"(?i)\b{every}[ -]*min")},
+        theme=f"orders-sync every {every} minutes: the schedule and the description follow",
+    )
+
+
+WAREHOUSE_MOVES = [
+    Move("swap", "substitution", _swap),
+    Move(
+        "swap-back",
+        "substitution",
+        _swap_back,
+        when=lambda p: p["previous"] is not None,
+    ),
+    Move("region-move", "substitution", _region_move),
+    Move("load-change", "substitution", _load_change),
+    Move("interval", "temporal", _interval, when=lambda p: p["size"] >= 50, opens=False),
+]
+
+
 # =========================================================================== pipeline-drop-dedupe-stage
 # Add/remove: a stage is removed from a strictly sequential run; the next stage relinks to the
 # removed stage's predecessor, later stages start earlier, and the run summary shrinks.
@@ -757,6 +1112,8 @@ STAGE_CATALOG: dict[str, tuple[int, str]] = {
     "aggregate": (15, "events_daily_agg"),
     "load": (10, "analytics.events_daily"),
     "mask_pii": (5, "events_masked"),
+    "bot_filter": (10, "events_filtered"),
+    "geo_lookup": (10, "events_geo"),
 }
 STAGE_PLANS: dict[int, tuple[str, ...]] = {
     10: ("extract", "dedupe", "load"),
@@ -766,8 +1123,29 @@ STAGE_PLANS: dict[int, tuple[str, ...]] = {
 RUN_START = "01:00"
 
 
-def dedupe_params(size: int) -> dict[str, Any]:
-    return {"size": size, "stages": list(STAGE_PLANS[size]), "start": RUN_START, "minutes": {}}
+def dedupe_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The run's inputs: its stages in order, the kickoff time, and each stage's minutes where
+    they differ from the catalog (``minutes``)."""
+    minutes = {}
+    for name in STAGE_PLANS[100]:
+        usual = STAGE_CATALOG[name][0]
+        drawn = d.pick([usual, usual + 5, usual + 10, max(5, usual - 5)], shipped=usual)
+        if drawn != usual:
+            minutes[name] = drawn
+    return {
+        "size": size,
+        "stages": list(STAGE_PLANS[size]),
+        "start": d.pick([RUN_START, "00:30", "01:30", "02:00", "00:45"]),
+        "minutes": minutes,
+    }
+
+
+dedupe_params = shipped_params(dedupe_inputs)
+
+
+def _minutes(p: dict[str, Any], name: str) -> int:
+    """How long stage ``name`` takes, as the inputs leave it."""
+    return int(p["minutes"].get(name, STAGE_CATALOG[name][0]))
 
 
 def _stage_rows(
@@ -860,10 +1238,10 @@ def dedupe_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-def _stage_sentence(names: tuple[str, ...], with_output: bool) -> str:
+def _stage_sentence(p: dict[str, Any], with_output: bool) -> str:
     parts = []
-    for name in names:
-        minutes, output = STAGE_CATALOG[name]
+    for name in p["stages"]:
+        minutes, output = _minutes(p, name), STAGE_CATALOG[name][1]
         parts.append(
             f"{name} ({minutes} min, writes {output})"
             if with_output
@@ -874,15 +1252,15 @@ def _stage_sentence(names: tuple[str, ...], with_output: bool) -> str:
 
 def dedupe_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
-    plan = STAGE_PLANS[size]
+    start = p["start"]
     if size == 10:
         return [
             (
-                "New daily job called events-daily. It kicks off at 01:00.",
+                f"New daily job called events-daily. It kicks off at {start}.",
                 ["/pipeline", "/starts_at"],
             ),
             (
-                f"Three steps, strictly one after another: {_stage_sentence(plan, False)}.",
+                f"Three steps, strictly one after another: {_stage_sentence(p, False)}.",
                 ["/stages"],
             ),
             (
@@ -892,13 +1270,16 @@ def dedupe_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
         ]
     stage_text = (
-        f"The stages run strictly in sequence: {_stage_sentence(plan, True)}. Each stage waits "
+        f"The stages run strictly in sequence: {_stage_sentence(p, True)}. Each stage waits "
         "on the one before it and starts the moment that one finishes; for each stage note what it "
         "waits on and its start time"
     )
     stage_text += " (and end time)." if size >= 100 else "."
     turns: list[Turn] = [
-        ("New daily job for growth-data: events-daily, kicking off at 01:00 UTC.", ["/pipeline"]),
+        (
+            f"New daily job for growth-data: events-daily, kicking off at {start} UTC.",
+            ["/pipeline"],
+        ),
         (stage_text, ["/stages"]),
         ("Summarise the run: number of stages, total minutes, and when it finishes.", ["/summary"]),
         (
@@ -1021,6 +1402,97 @@ def dedupe_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of pipeline-drop-dedupe-stage: a middle stage is dropped, a stage is added right before
+# another one, a stage's minutes change, the kickoff moves
+
+
+def _drop_stage(p: dict[str, Any], d: Draw) -> Revision | None:
+    names = p["stages"]
+    # a stage as long as its successor would read as that one renamed: those stay
+    middle = [
+        n for i, n in enumerate(names[1:-1], 1) if _minutes(p, n) != _minutes(p, names[i + 1])
+    ]
+    if not middle:
+        return None
+    name = d.pick(middle)
+    i = p["stages"].index(name)
+    why = d.pick(
+        [
+            "the upstream team now handles it",
+            "it no longer changes anything downstream",
+            "we're moving that logic into the warehouse",
+        ]
+    )
+    return Revision(
+        request=f"Drop the {name} stage from events-daily; {why}.",
+        mutate=lambda q: q["stages"].remove(name),
+        direct=f"/stages/{i}",
+        theme=f"Removing {name} relinks its successor and pulls every later time earlier",
+    )
+
+
+def _add_stage(p: dict[str, Any], d: Draw) -> Revision | None:
+    free = [n for n in STAGE_CATALOG if n not in p["stages"] and n not in ("extract", "load")]
+    if not free:
+        return None
+    name = d.pick(free)
+    before = d.pick(p["stages"][1:])
+    at = p["stages"].index(before)
+    # a length of its own, so the new row is not mistaken for the one it precedes
+    minutes = d.pick([m for m in (5, 10, 15, 20, 25, 30) if m != _minutes(p, before)])
+    output = STAGE_CATALOG[name][1]
+    what = f"{minutes} minutes" if p["size"] == 10 else f"{minutes} minutes, writes {output}"
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["stages"].insert(at, name)
+        q["minutes"][name] = minutes
+
+    return Revision(
+        request=f"Add {'an' if name[0] in 'aeiou' else 'a'} {name} stage ({what}) to events-daily, "
+        f"right before {before}.",
+        mutate=mutate,
+        direct=f"/stages/{at}",
+        theme=f"A {minutes}-minute {name} stage before {before} pushes every later time back",
+    )
+
+
+def _retime(p: dict[str, Any], d: Draw) -> Revision:
+    name = d.pick(p["stages"])
+    old = _minutes(p, name)
+    minutes = d.pick([m for m in range(5, 61, 5) if m != old])
+    i = p["stages"].index(name)
+    return Revision(
+        request=d.pick(
+            [
+                f"The {name} stage takes {minutes} minutes now, not {old}.",
+                f"Re-measured: {name} needs {minutes} minutes per run.",
+            ]
+        ),
+        mutate=lambda q: q["minutes"].update({name: minutes}),
+        direct=f"/stages/{i}/minutes",
+        theme=f"{name} takes {minutes} minutes: the total, the finish and every later time follow",
+    )
+
+
+def _kickoff(p: dict[str, Any], d: Draw) -> Revision:
+    options = [_clock("00:00", m) for m in range(0, 180, 15)]
+    start = d.pick([t for t in options if t != p["start"]])
+    return Revision(
+        request=f"Kick events-daily off at {start} instead of {p['start']}.",
+        mutate=lambda q: q.update(start=start),
+        direct="/starts_at" if p["size"] == 10 else "/pipeline/starts_at",
+        theme=f"Kickoff at {start} moves every stage time, the finish and everything timed after it",
+    )
+
+
+DEDUPE_MOVES = [
+    Move("drop-stage", "add_remove", _drop_stage),
+    Move("add-stage", "add_remove", _add_stage),
+    Move("retime", "arithmetic", _retime),
+    Move("kickoff", "temporal", _kickoff),
+]
+
+
 # =========================================================================== pipeline-executor-quota-cap
 # Threshold: executors scale with input but are clamped at the cluster quota; once the clamp
 # binds, the run gets longer, the quota alert turns on, and everything timed after it slips.
@@ -1032,7 +1504,12 @@ RUNS_PER_MONTH = 30
 
 
 def _spark_job(
-    name: str, input_gb: int, starts_at: str, output: str | None, quota: int = MAX_EXECUTORS
+    name: str,
+    input_gb: int,
+    starts_at: str,
+    output: str | None,
+    quota: int = MAX_EXECUTORS,
+    rate: float = EXECUTOR_HOUR_USD,
 ) -> dict[str, Any]:
     """The user's sizing rule: ceil(input / 25) executors, never above the quota (8 at first)."""
     executors = min(math.ceil(input_gb / GB_PER_EXECUTOR), quota)
@@ -1044,7 +1521,7 @@ def _spark_job(
         "runtime_minutes": minutes,
         "starts_at": starts_at,
         "ends_at": _clock(starts_at, minutes),
-        "cost_per_run_usd": money(executors * minutes / 60 * EXECUTOR_HOUR_USD),
+        "cost_per_run_usd": money(executors * minutes / 60 * rate),
         "quota_alert": executors == quota,
     }
     if output is not None:
@@ -1052,14 +1529,49 @@ def _spark_job(
     return job
 
 
-def quota_params(size: int) -> dict[str, Any]:
-    return {"size": size, "input_gb": 150, "max_executors": MAX_EXECUTORS}
+OTHER_JOBS_GB = (100, 175, 50)
+"""clickstream-rollup, ml-features and crm-export: their inputs, fixed in the conversation."""
+
+
+def _at_quota(gb: int, quota: int) -> bool:
+    return math.ceil(gb / GB_PER_EXECUTOR) >= quota
+
+
+def _whole_minutes(gb: int, quota: int) -> bool:
+    """Whether a job of ``gb`` runs a whole number of minutes under ``quota`` (no rounding
+    the conversation does not state)."""
+    executors = min(math.ceil(gb / GB_PER_EXECUTOR), quota)
+    return gb * 60 % (executors * GB_PER_EXECUTOR) == 0
+
+
+def _quota_fits(gb: int, quota: int) -> bool:
+    """Every job (the main one of ``gb`` and the fixed others) runs whole minutes under ``quota``,
+    and none needs exactly the quota (clearly under it, or clamped: no doubt about "pinned")."""
+    jobs = (gb, *OTHER_JOBS_GB)
+    return all(_whole_minutes(g, quota) and math.ceil(g / GB_PER_EXECUTOR) != quota for g in jobs)
+
+
+def quota_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The plan's inputs: sessions-transform's input (under the quota to start with), the quota,
+    the executor rate and the main job's start."""
+    quota = d.pick([MAX_EXECUTORS, 10, 12])
+    under = [g for g in range(75, 301, 25) if not _at_quota(g, quota) and _quota_fits(g, quota)]
+    return {
+        "size": size,
+        "input_gb": d.pick(under, shipped=150),
+        "max_executors": quota,
+        "rate": d.pick([EXECUTOR_HOUR_USD, 1.5, 0.9, 1.35]),
+        "start": d.pick(["03:00", "02:30", "03:30"]),
+    }
+
+
+quota_params = shipped_params(quota_inputs)
 
 
 def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, quota = p["size"], p["max_executors"]
+    size, quota, rate, start = p["size"], p["max_executors"], p["rate"], p["start"]
     if size == 10:
-        job = _spark_job("sessions-transform", p["input_gb"], "03:00", None, quota)
+        job = _spark_job("sessions-transform", p["input_gb"], start, None, quota, rate)
         return {
             "job": {
                 k: job[k]
@@ -1073,16 +1585,25 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
                 )
             },
             "cluster": {"name": "spark-shared", "max_executors": quota},
-            "schedule": "0 3 * * *",
+            "schedule": _cron(start),
             "owner": "analytics-eng",
         }
-    sessions = _spark_job("sessions-transform", p["input_gb"], "03:00", "analytics.sessions", quota)
-    jobs = [_spark_job("clickstream-rollup", 100, "01:00", "analytics.clickstream_hourly", quota)]
+    rollup_gb, features_gb, crm_gb = OTHER_JOBS_GB
+    sessions = _spark_job(
+        "sessions-transform", p["input_gb"], start, "analytics.sessions", quota, rate
+    )
+    jobs = [
+        _spark_job(
+            "clickstream-rollup", rollup_gb, "01:00", "analytics.clickstream_hourly", quota, rate
+        )
+    ]
     if size >= 100:
-        jobs.append(_spark_job("ml-features", 175, "02:00", "ml.session_features", quota))
+        jobs.append(
+            _spark_job("ml-features", features_gb, "02:00", "ml.session_features", quota, rate)
+        )
     jobs += [
         sessions,
-        _spark_job("crm-export", 50, sessions["ends_at"], "crm.session_scores", quota),
+        _spark_job("crm-export", crm_gb, sessions["ends_at"], "crm.session_scores", quota, rate),
     ]
     monthly_cost = money(RUNS_PER_MONTH * sum(j["cost_per_run_usd"] for j in jobs))
     budget = 600 if size == 50 else 900
@@ -1091,7 +1612,7 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
         "cluster": {
             "name": "spark-shared",
             "max_executors": quota,
-            "hourly_rate_usd": EXECUTOR_HOUR_USD,
+            "hourly_rate_usd": rate,
             "jobs_at_quota": sum(j["quota_alert"] for j in jobs),
         },
         "jobs": jobs,
@@ -1147,29 +1668,37 @@ def quota_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-SIZING_RULE = (
-    "Sizing rule for every job on the cluster: one executor per 25 GB of input, rounded up, but never "
-    "more than the quota of 8. Each executor gets through 25 GB an hour. If a job ends up pinned "
-    "at the quota, switch its quota alert on so we know to ask for more."
-)
+def _sizing_rule(quota: int) -> str:
+    return (
+        "Sizing rule for every job on the cluster: one executor per 25 GB of input, rounded up, but "
+        f"never more than the quota of {quota}. Each executor gets through 25 GB an hour. If a job "
+        "ends up pinned at the quota, switch its quota alert on so we know to ask for more."
+    )
+
+
+def _cron(start: str) -> str:
+    """``_cron("03:00") == "0 3 * * *"`` (daily at that time)."""
+    hours, mins = (int(x) for x in start.split(":"))
+    return f"{mins} {hours} * * *"
 
 
 def quota_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, quota, start, gb = p["size"], p["max_executors"], p["start"], p["input_gb"]
+    rate = dollars(p["rate"])
     if size == 10:
         return [
             (
-                "I'm sizing the Spark job sessions-transform for analytics-eng. It runs daily at 03:00 on the "
-                "spark-shared cluster, which allows at most 8 executors per job.",
+                f"I'm sizing the Spark job sessions-transform for analytics-eng. It runs daily at {start} "
+                f"on the spark-shared cluster, which allows at most {quota} executors per job.",
                 ["/job/name", "/cluster", "/schedule", "/owner"],
             ),
-            ("Each run reads about 150 GB.", ["/job/input_gb"]),
+            (f"Each run reads about {gb} GB.", ["/job/input_gb"]),
             (
-                SIZING_RULE + " Work out its executors, run time in minutes and the alert.",
+                _sizing_rule(quota) + " Work out its executors, run time in minutes and the alert.",
                 ["/job/executors", "/job/runtime_minutes", "/job/quota_alert"],
             ),
             (
-                "Executors cost $1.20 an hour each. What does a run cost, to the cent?",
+                f"Executors cost {rate} an hour each. What does a run cost, to the cent?",
                 ["/job/cost_per_run_usd"],
             ),
         ]
@@ -1180,17 +1709,17 @@ def quota_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         (
             "Planning the sessions-nightly Spark jobs for analytics-eng on the spark-shared cluster, times in "
-            "UTC. The cluster quota is 8 executors per job and executors cost $1.20 an hour.",
+            f"UTC. The cluster quota is {quota} executors per job and executors cost {rate} an hour.",
             ["/pipeline", "/cluster/name", "/cluster/max_executors", "/cluster/hourly_rate_usd"],
         ),
         (
-            SIZING_RULE
+            _sizing_rule(quota)
             + " Every job records its executors, run time in minutes, start and end time, cost "
             f"per run to the cent, and the alert. The jobs that run before the main one: {others}.",
             [f"/jobs/{i}" for i in range(main)],
         ),
         (
-            "The main one is sessions-transform: about 150 GB per run, starting at 03:00, writing "
+            f"The main one is sessions-transform: about {gb} GB per run, starting at {start}, writing "
             "analytics.sessions.",
             [f"/jobs/{main}"],
         ),
@@ -1304,6 +1833,119 @@ def quota_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of pipeline-executor-quota-cap: sessions-transform's input crosses the quota (either way)
+# or grows without crossing it, the quota moves past a job's need, the executor rate changes, and
+# (sizes 50 and 100, which time the jobs) sessions-transform starts at another time
+
+
+def _main_job(p: dict[str, Any]) -> str:
+    return "/job" if p["size"] == 10 else f"/jobs/{1 if p['size'] == 50 else 2}"
+
+
+def _regb(p: dict[str, Any], d: Draw, cross: bool, way: int = 0) -> Revision | None:
+    """A new input for sessions-transform that crosses the quota or not (``cross``); ``way``
+    1 or -1: only larger or smaller ones."""
+    quota, old = p["max_executors"], p["input_gb"]
+    at = _at_quota(old, quota)
+    options = [
+        g
+        for g in range(50, 401, 25)
+        if g != old
+        and (_at_quota(g, quota) != at) == cross
+        and _quota_fits(g, quota)
+        and (g - old) * way >= 0
+    ]
+    if not options:
+        return None
+    gb = d.pick(options)
+    why = "growing" if gb > old else "shrinking"
+    return Revision(
+        request=d.pick(
+            [
+                f"The session data is {why}: plan sessions-transform for {gb} GB per run instead of {old}.",
+                f"Re-plan sessions-transform for {gb} GB of input per run.",
+            ]
+        ),
+        mutate=lambda q: q.update(input_gb=gb),
+        direct=f"{_main_job(p)}/input_gb",
+        theme=f"sessions-transform reads {gb} GB: executors, run time, cost and (when it crosses the "
+        "quota) the alert follow",
+    )
+
+
+def _cross_quota(p: dict[str, Any], d: Draw) -> Revision | None:
+    return _regb(p, d, cross=True)
+
+
+def _grow(p: dict[str, Any], d: Draw) -> Revision | None:
+    return _regb(p, d, cross=False, way=1)
+
+
+def _shrink(p: dict[str, Any], d: Draw) -> Revision | None:
+    return _regb(p, d, cross=False, way=-1)
+
+
+def _jobs_gb(p: dict[str, Any]) -> list[int]:
+    """The inputs of the jobs this size plans."""
+    rollup, features, crm = OTHER_JOBS_GB
+    if p["size"] == 10:
+        return [p["input_gb"]]
+    return [rollup, *([features] if p["size"] >= 100 else []), p["input_gb"], crm]
+
+
+def _requota(p: dict[str, Any], d: Draw) -> Revision | None:
+    old = p["max_executors"]
+    alerts = [_at_quota(g, old) for g in _jobs_gb(p)]
+    options = [
+        n
+        for n in range(5, 17)
+        if n != old
+        and [_at_quota(g, n) for g in _jobs_gb(p)] != alerts
+        and _quota_fits(p["input_gb"], n)
+    ]
+    if not options:
+        return None
+    quota = d.pick(options)
+    verb = "raised" if quota > old else "cut"
+    return Revision(
+        request=f"Platform {verb} our quota on spark-shared to {quota} executors per job.",
+        mutate=lambda q: q.update(max_executors=quota),
+        direct="/cluster/max_executors",
+        theme=f"A quota of {quota} moves the clamp: executors, run times and quota alerts follow",
+    )
+
+
+def _rerate(p: dict[str, Any], d: Draw) -> Revision:
+    rate = d.pick([r for r in (0.9, 1.05, 1.1, 1.2, 1.35, 1.5, 1.65, 1.8) if r != p["rate"]])
+    return Revision(
+        request=f"Executors now cost {dollars(rate)} an hour each.",
+        mutate=lambda q: q.update(rate=rate),
+        direct="/cluster/hourly_rate_usd",
+        theme=f"At {dollars(rate)} an executor-hour every run cost and the monthly figures follow",
+    )
+
+
+def _restart(p: dict[str, Any], d: Draw) -> Revision:
+    options = [_clock("02:00", m) for m in range(0, 121, 15)]
+    start = d.pick([t for t in options if t != p["start"]])
+    return Revision(
+        request=f"Start sessions-transform at {start} instead of {p['start']}.",
+        mutate=lambda q: q.update(start=start),
+        direct=f"{_main_job(p)}/starts_at",
+        theme=f"sessions-transform starts at {start}: its end, crm-export and what is timed after follow",
+    )
+
+
+QUOTA_MOVES = [
+    Move("cross-quota", "threshold", _cross_quota),
+    Move("requota", "threshold", _requota),
+    Move("grow", "arithmetic", _grow),
+    Move("shrink", "arithmetic", _shrink),
+    Move("rate", "arithmetic", _rerate, when=lambda p: p["size"] >= 50, opens=False),
+    Move("restart", "temporal", _restart, when=lambda p: p["size"] >= 50),
+]
+
+
 # =========================================================================== pipeline-cutover-date-shift
 # Temporal: the cutover date moves; every date planned relative to it moves by the same number of
 # days, while dates the user gave as fixed calendar dates stay.
@@ -1325,13 +1967,34 @@ CUTOVER_DATASETS: list[tuple[str, str, int]] = [
 ]
 
 
-def cutover_params(size: int) -> dict[str, Any]:
-    return {"size": size, "cutover": "2025-03-10"}
+WEEKS = {7: "a week", 14: "two weeks", 21: "three weeks", 28: "four weeks", 35: "five weeks"}
+AUDIT_DATE = "2025-04-01"
+
+
+def cutover_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The plan's inputs: the cutover (a Monday) and the offsets of the milestones the sizes
+    state in whole weeks or days (the others stay as in ``CUTOVER_OFFSETS``)."""
+    offsets = dict(CUTOVER_OFFSETS)
+    offsets.update(
+        backfill_start=-d.pick([21, 28, 35]),
+        shadow_run_start=-d.pick([14, 7]),
+        legacy_decommission=d.pick([30, 45, 60]),
+    )
+    return {
+        "size": size,
+        "cutover": d.date("2025-02-24", "2025-04-14", shipped="2025-03-10", weekdays="0"),
+        "offsets": offsets,
+        "watch_from": "shadow_run_start",  # the milestone on-call coverage and reconciliation start at
+    }
+
+
+cutover_params = shipped_params(cutover_inputs)
 
 
 def cutover_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, cut = p["size"], p["cutover"]
-    dates = {k: add_days(cut, d) for k, d in CUTOVER_OFFSETS.items()}
+    dates = {k: add_days(cut, d) for k, d in p["offsets"].items()}
+    watch_from = dates[p["watch_from"]]
     if size == 10:
         return {
             "migration": {
@@ -1409,14 +2072,14 @@ def cutover_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     artifact["on_call_coverage"] = {
         "rotation": "commerce-data-oncall",
-        "from": dates["shadow_run_start"],
+        "from": watch_from,
         "to": dates["legacy_decommission"],
     }
     artifact["reconciliation"] = {
         "metric": "daily order totals",
         "tolerance_pct": 0.1,
         "report_channel": "#orders-recon",
-        "starts": dates["shadow_run_start"],
+        "starts": watch_from,
     }
     artifact["budget"] = {"cloud_usd": 4800, "contractor_days": 12, "cost_center": "CC-3120"}
     artifact["environments"] = [
@@ -1437,7 +2100,9 @@ def cutover_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def cutover_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, cut, off = p["size"], p["cutover"], p["offsets"]
+    backfill, shadow = -off["backfill_start"], -off["shadow_run_start"]
+    decommission = off["legacy_decommission"]
     if size == 10:
         return [
             (
@@ -1445,10 +2110,11 @@ def cutover_conversation(p: dict[str, Any]) -> list[Turn]:
                 "orders-etl-migration, owned by commerce-data, and mark it as planning for now.",
                 ["/migration", "/status"],
             ),
-            ("Cutover is Monday 2025-03-10.", ["/cutover_date"]),
+            (f"Cutover is Monday {cut}.", ["/cutover_date"]),
             (
-                "Work back from the cutover: the backfill starts three weeks before it and the shadow run (old "
-                "and new side by side) two weeks before. We decommission the legacy job 30 days after cutover. "
+                f"Work back from the cutover: the backfill starts {WEEKS[backfill]} before it and the shadow "
+                f"run (old and new side by side) {WEEKS[shadow]} before. We decommission the legacy job "
+                f"{decommission} days after cutover. "
                 "All offsets are calendar days.",
                 ["/milestones"],
             ),
@@ -1468,11 +2134,12 @@ def cutover_conversation(p: dict[str, Any]) -> list[Turn]:
             "orders-etl-migration, owned by commerce-data, status planning.",
             ["/migration"],
         ),
-        ("Cutover day is Monday 2025-03-10.", ["/cutover_date"]),
+        (f"Cutover day is Monday {cut}.", ["/cutover_date"]),
         (
-            "Milestones, all in calendar days from the cutover: backfill starts 21 days before, the shadow run "
-            "14 days before, schema freeze 10 days before, go/no-go 3 days before. The legacy job goes "
-            "read-only a week after cutover and is decommissioned 30 days after."
+            f"Milestones, all in calendar days from the cutover: backfill starts {backfill} days before, "
+            f"the shadow run {shadow} days before, schema freeze 10 days before, go/no-go 3 days "
+            "before. The legacy job goes read-only a week after cutover and is decommissioned "
+            f"{decommission} days after."
             + (
                 " Consumers switch their dashboards over 2 days after cutover."
                 if size >= 100
@@ -1590,6 +2257,148 @@ def cutover_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of pipeline-cutover-date-shift: the cutover moves to a named Monday, is pushed back or
+# pulled in by some days or weeks, is set a number of weeks before the (fixed) quarterly audit,
+# (sizes 50 and 100, where other dates follow it) a milestone's offset changes, and (size 100)
+# on-call coverage and reconciliation start at another milestone
+
+
+def _weekday(iso: str) -> str:
+    """``_weekday("2025-03-10") == "Monday"``."""
+    return _dt.date.fromisoformat(iso).strftime("%A")
+
+
+def _weeks_or_days(days: int) -> str:
+    return WEEKS.get(days, f"{days} days")
+
+
+def _slip(p: dict[str, Any], d: Draw) -> Revision:
+    weeks = d.pick([-3, -2, -1, 1, 2, 3, 4])
+    cut = add_days(p["cutover"], 7 * weeks)
+    later = "slips" if weeks > 0 else "comes forward"
+    return Revision(
+        request=f"The cutover {later} {_weeks_or_days(7 * abs(weeks))}: move it to {_weekday(cut)} {cut}.",
+        mutate=lambda q: q.update(cutover=cut),
+        direct="/cutover_date",
+        theme=f"The cutover moves to {cut}: every offset date follows, fixed dates stay",
+    )
+
+
+def _relative(p: dict[str, Any], d: Draw, later: bool) -> Revision:
+    days = d.pick([3, 4, 7, 10, 14, 21])
+    cut = add_days(p["cutover"], days if later else -days)
+    words = _weeks_or_days(days)
+    request = (
+        d.pick(
+            [
+                f"The vendor needs more time: push the cutover back {words}.",
+                f"Push the cutover {words} later than it is now.",
+            ]
+        )
+        if later
+        else d.pick(
+            [
+                f"We're ahead of plan: pull the cutover in by {words}.",
+                f"Bring the cutover {words} earlier than it is now.",
+            ]
+        )
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(cutover=cut),
+        direct="/cutover_date",
+        theme=f"A relative move of {days} days from the current cutover: every offset date follows",
+    )
+
+
+def _push(p: dict[str, Any], d: Draw) -> Revision:
+    return _relative(p, d, later=True)
+
+
+def _pull_in(p: dict[str, Any], d: Draw) -> Revision:
+    return _relative(p, d, later=False)
+
+
+def _before_audit(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [w for w in (1, 2, 3, 4, 5) if add_days(AUDIT_DATE, -7 * w) != p["cutover"]]
+    weeks = d.pick(options)
+    cut = add_days(AUDIT_DATE, -7 * weeks)
+    return Revision(
+        request=f"Finance wants the cutover exactly {_weeks_or_days(7 * weeks)} before the quarterly "
+        "audit; move it there.",
+        mutate=lambda q: q.update(cutover=cut),
+        direct="/cutover_date",
+        theme=f"The cutover set from the fixed audit date ({cut}): every offset date follows",
+    )
+
+
+OFFSET_WORDS = {
+    "backfill_start": ("the backfill to start", "before"),
+    "shadow_run_start": ("the shadow run to start", "before"),
+    "legacy_decommission": ("the legacy job to be decommissioned", "after"),
+}
+
+
+def _reoffset(p: dict[str, Any], d: Draw) -> Revision:
+    # the milestones other dates follow: the backfill start (the datasets' history), and at size
+    # 100 the decommission (on-call coverage ends) and the shadow run while coverage starts with it
+    keys = ["backfill_start"]
+    if p["size"] >= 100:
+        keys.append("legacy_decommission")
+        if p["watch_from"] == "shadow_run_start":
+            keys.append("shadow_run_start")
+    key = d.pick(keys)
+    what, side = OFFSET_WORDS[key]
+    old = abs(p["offsets"][key])
+    pool = {
+        "backfill_start": (21, 28, 30, 35, 42),
+        "shadow_run_start": (7, 10, 14, 18),
+        "legacy_decommission": (21, 30, 45, 60, 90),
+    }[key]
+    days = d.pick([n for n in pool if n != old])
+    offset = -days if side == "before" else days
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["offsets"][key] = offset
+
+    return Revision(
+        request=f"We want {what} {days} days {side} the cutover instead of {old}.",
+        mutate=mutate,
+        direct=f"/milestones/{key}",
+        theme=f"A new offset for {key}: the milestone and every date tied to it follow",
+    )
+
+
+WATCH_ANCHORS = {
+    "backfill_start": "the day the backfill starts",
+    "shadow_run_start": "the day the shadow run starts",
+    "schema_freeze": "the day of the schema freeze",
+    "go_no_go": "the day of the go/no-go",
+}
+
+
+def _watch_anchor(p: dict[str, Any], d: Draw) -> Revision:
+    offsets = p["offsets"]
+    key = d.pick([k for k in WATCH_ANCHORS if offsets[k] != offsets[p["watch_from"]]])
+    return Revision(
+        request="commerce-data-oncall coverage and the daily order-total reconciliation should both "
+        f"start on {WATCH_ANCHORS[key]} instead.",
+        mutate=lambda q: q.update(watch_from=key),
+        direct="/on_call_coverage/from",
+        theme=f"Coverage and reconciliation re-anchored on {key}: both start dates follow",
+    )
+
+
+CUTOVER_MOVES = [
+    Move("slip", "temporal", _slip),
+    Move("push", "temporal", _push),
+    Move("pull-in", "temporal", _pull_in),
+    Move("before-audit", "temporal", _before_audit),
+    Move("reoffset", "temporal", _reoffset, when=lambda p: p["size"] >= 50, opens=False),
+    Move("watch-anchor", "substitution", _watch_anchor, when=lambda p: p["size"] >= 100),
+]
+
+
 # =========================================================================== pipeline-promote-to-production
 # Status flip: promoting the pipeline from staging to production moves every setting the user
 # tied to the environment to its production value at once.
@@ -1626,12 +2435,12 @@ ENVIRONMENTS: dict[str, dict[str, Any]] = {
         "dashboard_folder": "Production/Payments",
     },
 }
-ENVIRONMENTS["preprod"] = {
-    **ENVIRONMENTS["production"],
-    "dataset": "analytics_preprod",
-    "alert_route": "#payments-etl-preprod",
-}
-"""The follow-up's new environment: production's settings except its dataset and alert route."""
+PREPROD = {"dataset": "analytics_preprod", "alert_route": "#payments-etl-preprod"}
+"""The new environment of the follow-up and the preprod move: production's settings except these."""
+PREPROD_REQUEST = (
+    "a new preprod environment: same settings as production, except it writes to analytics_preprod "
+    "and alerts go to #payments-etl-preprod"
+)
 LEDGER_TABLES: list[tuple[str, str]] = [
     ("ledger_entries", "merge"),
     ("ledger_accounts", "merge"),
@@ -1640,15 +2449,54 @@ LEDGER_TABLES: list[tuple[str, str]] = [
     ("chargebacks", "append"),
     ("payouts", "merge"),
 ]
+LEDGER_PEOPLE = [
+    ("Hana Kim", "Ravi Menon", "Ines Kowalski"),
+    ("Marta Sousa", "Kenji Ito", "Lea Fischer"),
+    ("Omar Haddad", "Julia Novak", "Tariq Aziz"),
+    ("Grace Owusu", "Pavel Ivanov", "Rosa Jimenez"),
+]
 
 
-def promote_params(size: int) -> dict[str, Any]:
-    return {"size": size, "environment": "staging"}
+def promote_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The pipeline's inputs: the environment it runs in, each environment's settings (the
+    numbers drawn), the run timeout, the sample seed, the tables and the people."""
+    staging = dict(ENVIRONMENTS["staging"])
+    production = dict(ENVIRONMENTS["production"])
+    staging.update(
+        sample_percent=d.pick([10, 5, 20, 25]),
+        workers=d.pick([2, 1, 3]),
+        retention_days=d.pick([14, 7, 30]),
+    )
+    production.update(
+        retries=d.pick([3, 4, 5]),
+        workers=d.pick([6, 8, 10, 12]),
+        retention_days=d.pick([400, 365, 730]),
+    )
+    lead, analyst, on_call = d.pick(LEDGER_PEOPLE)
+    return {
+        "size": size,
+        "environment": "staging",
+        "envs": {"staging": staging, "production": production},
+        "timeout": d.pick([30, 20, 45, 60]),
+        "seed": d.pick([42, 7, 1234, 2025]),
+        "tables": list(LEDGER_TABLES[: 3 if size <= 50 else 6]),
+        "people": [lead, analyst, on_call],
+    }
+
+
+promote_params = shipped_params(promote_inputs)
+
+
+def _preprod(q: dict[str, Any]) -> None:
+    """Move the pipeline to preprod, defined (as the request says) from production as it is now."""
+    q["envs"]["preprod"] = {**q["envs"]["production"], **PREPROD}
+    q["environment"] = "preprod"
 
 
 def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, env_name = p["size"], p["environment"]
-    env = ENVIRONMENTS[env_name]
+    env = p["envs"][env_name]
+    lead, analyst, on_call = p["people"]
     if size == 10:
         return {
             "pipeline": {
@@ -1662,9 +2510,8 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
             "alert_route": env["alert_route"],
             "retries": env["retries"],
             "sample_percent": env["sample_percent"],
-            "timeout_minutes": 30,
+            "timeout_minutes": p["timeout"],
         }
-    tables = LEDGER_TABLES[: 3 if size == 50 else 6]
     artifact: dict[str, Any] = {
         "pipeline": {
             "name": "payments-ledger-etl",
@@ -1675,15 +2522,17 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         "source": {"host": "payments-db.internal", "database": "payments", "schema": "public"},
         "target_dataset": env["dataset"],
-        "tables": [{"source": t, "target": f"{env['dataset']}.{t}", "mode": m} for t, m in tables],
+        "tables": [
+            {"source": t, "target": f"{env['dataset']}.{t}", "mode": m} for t, m in p["tables"]
+        ],
         "alerting": {"route": env["alert_route"], "digest_channel": "#payments-data"},
         "runtime": {
             "retries": env["retries"],
-            "timeout_minutes": 30,
+            "timeout_minutes": p["timeout"],
             "workers": env["workers"],
             "worker_type": "m5.large",
         },
-        "sampling": {"percent": env["sample_percent"], "seed": 42},
+        "sampling": {"percent": env["sample_percent"], "seed": p["seed"]},
         "sla": {"tier": env["sla_tier"], "owner": "finance-data"},
         "retention_days": env["retention_days"],
         "quality": {
@@ -1696,8 +2545,8 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
             "domain": "finance",
         },
         "owners": [
-            {"name": "Hana Kim", "role": "tech lead"},
-            {"name": "Ravi Menon", "role": "analyst"},
+            {"name": lead, "role": "tech lead"},
+            {"name": analyst, "role": "analyst"},
         ],
         "tags": ["payments", "ledger", "hourly", "sox"],
         "cost_center": "CC-7100",
@@ -1711,7 +2560,7 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["secrets_path"] = env["secrets_path"]
     artifact["lineage"]["downstream"] += ["treasury-forecast", "audit-exports"]
     artifact["quality"]["checks"] += ["no_duplicate_entry_id", "settlement_matches_payout"]
-    artifact["owners"].append({"name": "Ines Kowalski", "role": "on-call"})
+    artifact["owners"].append({"name": on_call, "role": "on-call"})
     artifact["schema_changes"] = {"on_new_column": "alert", "on_type_change": "fail"}
     artifact["pii_columns"] = ["account_holder", "iban"]
     artifact["audit"] = {
@@ -1732,7 +2581,7 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
         "tolerance_cents": 0,
         "report_channel": "#payments-recon",
     }
-    artifact["change_management"] = {"approver": "Hana Kim", "ticket": "CHG-5190"}
+    artifact["change_management"] = {"approver": lead, "ticket": "CHG-5190"}
     artifact["storage"] = {
         "format": "parquet",
         "partitioned_by": "entry_date",
@@ -1746,41 +2595,58 @@ def promote_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-ENV_RULES_10 = (
-    "Environment rules, so nobody has to remember them: in staging it writes to analytics_staging, alerts "
-    "go to #payments-etl-dev, it retries once and processes a 10% sample. In production it writes to "
-    "analytics_prod, alerts go to pagerduty:data-oncall, it retries 3 times and processes 100% of rows. "
-    "Set it up for staging for now."
-)
+def _times(n: int) -> str:
+    """``_times(1) == "once"``, ``_times(3) == "3 times"``."""
+    return "once" if n == 1 else f"{n} times"
+
+
+def _retry_words(n: int) -> str:
+    """``_retry_words(1) == "1 retry"``, ``_retry_words(3) == "3 retries"``."""
+    return f"{n} retry" if n == 1 else f"{n} retries"
 
 
 def promote_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    stg, prod = p["envs"]["staging"], p["envs"]["production"]
+    lead, analyst, on_call = p["people"]
+    timeout = p["timeout"]
     if size == 10:
+        env_rules = (
+            "Environment rules, so nobody has to remember them: in staging it writes to "
+            f"{stg['dataset']}, alerts go to {stg['alert_route']}, it retries {_times(stg['retries'])} "
+            f"and processes a {stg['sample_percent']}% sample. In production it writes to "
+            f"{prod['dataset']}, alerts go to {prod['alert_route']}, it retries "
+            f"{_times(prod['retries'])} and processes {prod['sample_percent']}% of rows. Set it up for "
+            "staging for now."
+        )
         return [
             (
                 "Set up payments-ledger-etl for finance-data: hourly at quarter past, reading "
                 "payments.ledger_entries. It starts out in staging.",
                 ["/pipeline", "/source_table"],
             ),
-            (ENV_RULES_10, ["/target_dataset", "/alert_route", "/retries", "/sample_percent"]),
-            ("Give each run a 30-minute timeout.", ["/timeout_minutes"]),
+            (env_rules, ["/target_dataset", "/alert_route", "/retries", "/sample_percent"]),
+            (f"Give each run a {timeout}-minute timeout.", ["/timeout_minutes"]),
         ]
-    table_list = ", ".join(f"{t} ({m})" for t, m in LEDGER_TABLES[: 3 if size == 50 else 6])
+    table_list = ", ".join(f"{t} ({m})" for t, m in p["tables"])
     rules = (
-        "Here is what depends on the environment. Staging: dataset analytics_staging, alerts to "
-        "#payments-etl-dev, 1 retry, 2 workers, a 10% sample, SLA tier none, 14-day retention, "
-        "quality failures only warn (no blocking), and catalog visibility team. Production: "
-        "dataset analytics_prod, alerts to pagerduty:data-oncall, 3 retries, 6 workers, 100% of rows, "
-        "SLA tier gold, 400-day retention, quality failures block the load, and catalog visibility "
-        "company."
+        f"Here is what depends on the environment. Staging: dataset {stg['dataset']}, alerts to "
+        f"{stg['alert_route']}, {_retry_words(stg['retries'])}, {stg['workers']} workers, a "
+        f"{stg['sample_percent']}% sample, SLA tier {stg['sla_tier']}, {stg['retention_days']}-day "
+        "retention, quality failures only warn (no blocking), and catalog visibility "
+        f"{stg['catalog_visibility']}. Production: dataset {prod['dataset']}, alerts to "
+        f"{prod['alert_route']}, {_retry_words(prod['retries'])}, {prod['workers']} workers, "
+        f"{prod['sample_percent']}% of rows, SLA tier {prod['sla_tier']}, "
+        f"{prod['retention_days']}-day retention, quality failures block the load, and catalog "
+        f"visibility {prod['catalog_visibility']}."
     )
     if size >= 100:
         rules += (
-            " Also, staging runs on the etl-staging cluster as service account payments-etl-stg with "
-            "secrets under vault:kv/staging/payments-etl; production uses etl-prod, payments-etl-prod "
-            "and vault:kv/prod/payments-etl. Its dashboards live in the Staging/Payments folder in "
-            "staging and Production/Payments in production."
+            f" Also, staging runs on the {stg['cluster']} cluster as service account "
+            f"{stg['service_account']} with secrets under {stg['secrets_path']}; production uses "
+            f"{prod['cluster']}, {prod['service_account']} and {prod['secrets_path']}. Its dashboards "
+            f"live in the {stg['dashboard_folder']} folder in staging and {prod['dashboard_folder']} "
+            "in production."
         )
     rules += " Set everything up for staging."
     env_paths = [
@@ -1820,8 +2686,9 @@ def promote_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/tables"],
         ),
         (
-            "Runs time out after 30 minutes on m5.large workers. Keep the sample seed at 42 so samples are "
-            "repeatable. finance-data owns the SLA, and weekly digests go to #payments-data.",
+            f"Runs time out after {timeout} minutes on m5.large workers. Keep the sample seed at "
+            f"{p['seed']} so samples are repeatable. finance-data owns the SLA, and weekly digests go "
+            "to #payments-data.",
             [
                 "/runtime/timeout_minutes",
                 "/runtime/worker_type",
@@ -1840,8 +2707,8 @@ def promote_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/catalog/description", "/catalog/domain"],
         ),
         (
-            "Owners are Hana Kim (tech lead) and Ravi Menon (analyst)"
-            + (", with Ines Kowalski on call" if size >= 100 else "")
+            f"Owners are {lead} (tech lead) and {analyst} (analyst)"
+            + (f", with {on_call} on call" if size >= 100 else "")
             + ". Tag it payments, ledger, hourly, sox; cost center CC-7100.",
             ["/owners", "/tags", "/cost_center"],
         ),
@@ -1875,7 +2742,7 @@ def promote_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
         (
             "Reconcile against the ledger-service API to the cent (zero tolerance), reporting in "
-            "#payments-recon. The promotion goes through change ticket CHG-5190, approved by Hana Kim.",
+            f"#payments-recon. The promotion goes through change ticket CHG-5190, approved by {lead}.",
             ["/reconciliation", "/change_management"],
         ),
         (
@@ -1913,10 +2780,9 @@ def promote_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="status_flip",
         ),
         Revision(
-            request="Before production again we'll soak it in a new preprod environment: same settings as "
-            "production, except it writes to analytics_preprod and alerts go to #payments-etl-preprod. "
+            request=f"Before production again we'll soak it in {PREPROD_REQUEST}. "
             "Move payments-ledger-etl there.",
-            mutate=lambda q: q.update(environment="preprod"),
+            mutate=_preprod,
             direct="/pipeline/environment",
             theme="A new environment defined as production with two exceptions: dataset, targets, alerts and "
             "every production value follow",
@@ -1932,6 +2798,121 @@ def promote_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of pipeline-promote-to-production: promote to production, roll back to staging, soak in
+# preprod or try it in a sandbox (each defined in the request from production or staging as it
+# stands), and (sizes 50 and 100, where the tables follow the dataset) rename the dataset of the
+# environment it runs in
+
+
+def _promote(p: dict[str, Any], d: Draw) -> Revision:
+    since = d.pick(["two weeks", "a week", "ten days", "three weeks"])
+    where = p["environment"].capitalize()
+    return Revision(
+        request=d.pick(
+            [
+                f"{where} has been clean for {since}. Promote payments-ledger-etl to production.",
+                f"Sign-off came through: payments-ledger-etl moves from {p['environment']} to production.",
+            ]
+        ),
+        mutate=lambda q: q.update(environment="production"),
+        direct="/pipeline/environment",
+        theme=f"Promoting from {p['environment']} to production moves every environment-governed setting",
+    )
+
+
+def _rollback(p: dict[str, Any], d: Draw) -> Revision:
+    why = d.pick(
+        [
+            "double-counted chargebacks",
+            "loaded duplicate settlements",
+            "dropped the fx rates for two hours",
+            "broke the finance-reporting refresh",
+        ]
+    )
+    return Revision(
+        request=f"The last {p['environment']} run {why}. Roll payments-ledger-etl back to staging "
+        "while we fix it.",
+        mutate=lambda q: q.update(environment="staging"),
+        direct="/pipeline/environment",
+        theme=f"Rolling back from {p['environment']} returns every environment-governed setting to staging",
+    )
+
+
+def _to_preprod(p: dict[str, Any], d: Draw) -> Revision:
+    again = "preprod" in p["envs"]
+    return Revision(
+        request=(
+            "Move payments-ledger-etl back to preprod, defined as before: "
+            if again
+            else "Before production we'll soak payments-ledger-etl in a new preprod environment: "
+        )
+        + "the same settings as production has right now, except it writes to "
+        f"{PREPROD['dataset']} and alerts go to {PREPROD['alert_route']}."
+        + ("" if again else " Move it there."),
+        mutate=_preprod,
+        direct="/pipeline/environment",
+        theme="A preprod environment defined from production with two exceptions: every setting follows",
+    )
+
+
+SANDBOX = {"dataset": "analytics_sandbox", "alert_route": "#payments-etl-sandbox"}
+
+
+def _sandbox(q: dict[str, Any]) -> None:
+    """Move the pipeline to the sandbox, defined (as the request says) from staging as it is now."""
+    q["envs"]["sandbox"] = {**q["envs"]["staging"], **SANDBOX}
+    q["environment"] = "sandbox"
+
+
+def _to_sandbox(p: dict[str, Any], d: Draw) -> Revision:
+    again = "sandbox" in p["envs"]
+    return Revision(
+        request=(
+            "Move payments-ledger-etl back to the sandbox, defined as before: "
+            if again
+            else "We need somewhere to try schema changes: move payments-ledger-etl to a new "
+            "sandbox environment with "
+        )
+        + "the same settings as staging has right now, except it writes to "
+        f"{SANDBOX['dataset']} and alerts go to {SANDBOX['alert_route']}.",
+        mutate=_sandbox,
+        direct="/pipeline/environment",
+        theme="A sandbox environment defined from staging with two exceptions: every setting follows",
+    )
+
+
+DATASET_NAMES = {
+    "staging": ["finance_staging", "ledger_staging", "payments_stg"],
+    "production": ["finance_prod", "ledger_prod", "payments_production"],
+    "preprod": ["finance_preprod", "ledger_preprod"],
+    "sandbox": ["finance_sandbox", "ledger_sandbox"],
+}
+
+
+def _rename_dataset(p: dict[str, Any], d: Draw) -> Revision:
+    env_name = p["environment"]
+    name = d.pick([n for n in DATASET_NAMES[env_name] if n != p["envs"][env_name]["dataset"]])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["envs"][env_name]["dataset"] = name
+
+    return Revision(
+        request=f"The platform team renamed the {env_name} dataset: it is {name} now.",
+        mutate=mutate,
+        direct="/target_dataset",
+        theme=f"The {env_name} dataset is renamed to {name}: every table target follows",
+    )
+
+
+PROMOTE_MOVES = [
+    Move("promote", "status_flip", _promote, when=lambda p: p["environment"] != "production"),
+    Move("rollback", "status_flip", _rollback, when=lambda p: p["environment"] != "staging"),
+    Move("preprod", "substitution", _to_preprod, when=lambda p: p["environment"] != "preprod"),
+    Move("sandbox", "substitution", _to_sandbox, when=lambda p: p["environment"] != "sandbox"),
+    Move("rename-dataset", "substitution", _rename_dataset, when=lambda p: p["size"] >= 50),
+]
+
+
 SCENARIOS = [
     Scenario(
         id="pipeline-raw-volume-costs",
@@ -1943,6 +2924,8 @@ SCENARIOS = [
         conversation=volume_conversation,
         revision=volume_revision,
         followups=volume_followups,
+        inputs=volume_inputs,
+        moves=VOLUME_MOVES,
         notes="Tests a formula chain stated only in the conversation: clean = 75% of raw, compute $0.50 per "
         "raw GB x 30 days, storage $0.02/GB-month on 90 days of clean output, monthly total. Larger "
         "sizes add workers, aggregate volume, budget headroom, a description, stage inputs and a team "
@@ -1958,6 +2941,8 @@ SCENARIOS = [
         conversation=warehouse_conversation,
         revision=warehouse_revision,
         followups=warehouse_followups,
+        inputs=warehouse_inputs,
+        moves=WAREHOUSE_MOVES,
         notes="Tests substitution of the destination: every profile attribute comes from the attached "
         "catalog profile. Larger sizes add stages, checks, tables, lineage and a description that "
         "follow 'the destination', while the GCS archive and the other pipelines on bq-analytics are "
@@ -1973,6 +2958,8 @@ SCENARIOS = [
         conversation=dedupe_conversation,
         revision=dedupe_revision,
         followups=dedupe_followups,
+        inputs=dedupe_inputs,
+        moves=DEDUPE_MOVES,
         notes="Tests removal from a strictly sequential stage list: total run time and finish time shrink "
         "by the removed 20 minutes. Larger sizes add the successor's relink to the removed stage's "
         "predecessor, earlier start/end times, and the dashboard refresh and partner export set "
@@ -1989,6 +2976,8 @@ SCENARIOS = [
         conversation=quota_conversation,
         revision=quota_revision,
         followups=quota_followups,
+        inputs=quota_inputs,
+        moves=QUOTA_MOVES,
         notes="Tests a clamp: ceil(250/25) = 10 executors exceeds the quota of 8, so executors stay at 8, "
         "the run takes 75 instead of 60 minutes, the cost recomputes and the quota alert turns on. "
         "Larger sizes add the chained export, dashboard refresh, window end, monthly cost and quota "
@@ -2004,6 +2993,8 @@ SCENARIOS = [
         conversation=cutover_conversation,
         revision=cutover_revision,
         followups=cutover_followups,
+        inputs=cutover_inputs,
+        moves=CUTOVER_MOVES,
         notes="Tests offset dates: every milestone planned in days from the cutover shifts by 14 days while "
         "a date given as fixed (the audit) stays. Larger sizes add the announcement, each dataset's "
         "history end (day before the backfill), checkpoints and on-call coverage, plus more fixed "
@@ -2019,6 +3010,8 @@ SCENARIOS = [
         conversation=promote_conversation,
         revision=promote_revision,
         followups=promote_followups,
+        inputs=promote_inputs,
+        moves=PROMOTE_MOVES,
         notes="Tests a status flip: the user listed staging and production values up front, so dataset, "
         "alert route, retries and sample switch together with the environment. Larger sizes add table "
         "targets, workers, SLA tier, retention, blocking and visibility (and cluster, account, "

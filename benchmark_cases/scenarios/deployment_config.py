@@ -3,16 +3,22 @@
 Six scenarios, one per propagation pattern. Every rule the gold depends on is stated by the
 user in the conversation; ``compute`` applies those rules, so the gold is the diff of the
 artifact before and after the edited input.
+
+Every scenario generates fresh instances: ``*_inputs(size, d)`` draws its inputs (the shipped
+instance is the draw of no seed, so ``*_params`` is ``*_inputs(size, SHIPPED)``) and its
+``*_MOVES`` are the edits a chain makes of them, each request written from its arguments for
+the size it runs at. deploy-prod-change-freeze carries the status_flip moves.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from typing import Any
 
 from pytest_revprop.authoring.helpers import money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.scenario import SHIPPED, Draw, Move, Revision, Scenario, Turn, regex
 
 DOMAIN = "deployment_config"
 CPU_USD_PER_VCPU_MONTH = 20
@@ -23,6 +29,15 @@ def _stamp(start: str, minutes: int) -> str:
     """``_stamp("2025-06-14T22:00:00Z", 150) == "2025-06-15T00:30:00Z"`` (UTC timestamps)."""
     t = dt.datetime.strptime(start, "%Y-%m-%dT%H:%M:%SZ") + dt.timedelta(minutes=minutes)
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _delete(key: str, i: int) -> Callable[[dict[str, Any]], None]:
+    """A move's edit that takes element ``i`` out of the inputs' list ``key``."""
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q[key][i]
+
+    return mutate
 
 
 def _monthly_cost(cpu_millicores: int, memory_mib: int) -> dict[str, float]:
@@ -56,8 +71,51 @@ def _pod(name: str, image: str, replicas: int, cpu: int, request: int, gc: str) 
     }
 
 
+WORKER = ["orders-worker", "registry.acme.io/orders-worker:2.14.0", 2, 250, 512, "UseG1GC"]
+SCHEDULER = [
+    "orders-scheduler",
+    "registry.acme.io/orders-scheduler:1.3.2",
+    1,
+    250,
+    256,
+    "UseSerialGC",
+]
+MORE_PODS = [
+    ["orders-notifier", "registry.acme.io/orders-notifier:1.0.3", 1, 250, 384, "UseG1GC"],
+    ["orders-exporter", "registry.acme.io/orders-exporter:0.4.0", 1, 250, 256, "UseSerialGC"],
+    ["orders-indexer", "registry.acme.io/orders-indexer:3.2.1", 2, 500, 768, "UseG1GC"],
+]
+"""Services a chain may add after orders-api's companions (and those it took out, back)."""
+CANARY = "canary"
+"""The canary's row in ``others``: its CPU, memory and Java options are orders-api's."""
+CPU_WORDS = {
+    250: "a quarter of a CPU",
+    500: "half a CPU",
+    750: "three quarters of a CPU",
+    1000: "a full CPU",
+}
+
+
+def memory_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """orders-api's replicas, CPU and memory request; ``others``: the services after it, as
+    ``_pod`` arguments (the worker's replicas and request drawn) or :data:`CANARY`."""
+    worker = [*WORKER[:2], d.int(1, 3, shipped=2), 250, d.pick([512, 384, 640, 768]), "UseG1GC"]
+    others: list[Any] = {10: [], 50: [worker], 100: [CANARY, worker, list(SCHEDULER)]}[size]
+    return {
+        "size": size,
+        "request_mib": d.int(768, 2048, shipped=1024, step=256),
+        "replicas": d.int(4, 6, shipped=4),
+        "cpu": d.pick([500, 250, 750, 1000]),
+        "others": others,
+    }
+
+
 def memory_params(size: int) -> dict[str, Any]:
-    return {"size": size, "request_mib": 1024, "replicas": 4, "cpu": 500}
+    return memory_inputs(size, SHIPPED)
+
+
+def _replicas(n: int) -> str:
+    return f"{n} replica{'s' if n != 1 else ''}"
 
 
 def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -90,30 +148,17 @@ def memory_compute(p: dict[str, Any]) -> dict[str, Any]:
             ],
         }
     services = [api]
-    if size >= 100:
-        canary = _pod(
-            "orders-api-canary",
-            "registry.acme.io/orders-api:2.15.0-rc1",
-            1,
-            cpu_each,
-            request,
-            "UseG1GC",
-        )
-        services.append(canary)
-    services.append(
-        _pod("orders-worker", "registry.acme.io/orders-worker:2.14.0", 2, 250, 512, "UseG1GC")
-    )
-    if size >= 100:
-        services.append(
-            _pod(
-                "orders-scheduler",
-                "registry.acme.io/orders-scheduler:1.3.2",
+    for row in p["others"]:
+        if row == CANARY:
+            row = [
+                "orders-api-canary",
+                "registry.acme.io/orders-api:2.15.0-rc1",
                 1,
-                250,
-                256,
-                "UseSerialGC",
-            )
-        )
+                cpu_each,
+                request,
+                "UseG1GC",
+            ]
+        services.append(_pod(*row))
     requests = sum(s["replicas"] * s["memory_request_mib"] for s in services)
     limits = sum(s["replicas"] * s["memory_limit_mib"] for s in services)
     cpu = sum(s["replicas"] * s["cpu_millicores"] for s in services)
@@ -195,15 +240,18 @@ RATE_CARD = (
 
 def memory_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    cpu = p["cpu"]
+    cpu_text = f"{CPU_WORDS[cpu]} ({cpu} millicores)" if cpu in CPU_WORDS else f"{cpu} millicores"
+    worker = next((r for r in p["others"] if r != CANARY and r[0] == WORKER[0]), WORKER)
     if size == 10:
         return [
             (
-                "Deploying orders-api (registry.acme.io/orders-api:2.14.0) into the commerce namespace with 4 "
-                "replicas.",
+                "Deploying orders-api (registry.acme.io/orders-api:2.14.0) into the commerce namespace with "
+                f"{_replicas(p['replicas'])}.",
                 ["/service", "/namespace"],
             ),
             (
-                "Each pod gets half a CPU (500 millicores) and a 1024 MiB memory request. "
+                f"Each pod gets {cpu_text} and a {p['request_mib']} MiB memory request. "
                 + SIZING_RULES,
                 ["/resources"],
             ),
@@ -232,7 +280,8 @@ def memory_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/cluster", "/owner"],
         ),
         (
-            "First orders-api: registry.acme.io/orders-api:2.14.0, 4 replicas, 500 millicores and a 1024 MiB "
+            f"First orders-api: registry.acme.io/orders-api:2.14.0, {_replicas(p['replicas'])}, {cpu} "
+            f"millicores and a {p['request_mib']} MiB "
             f"memory request per pod. {SIZING_RULES} Put -Xmx<heap>m -XX:+UseG1GC in its Java options.",
             api_paths,
         ),
@@ -248,7 +297,8 @@ def memory_conversation(p: dict[str, Any]) -> list[Turn]:
         )
     turns.append(
         (
-            "orders-worker (registry.acme.io/orders-worker:2.14.0): 2 replicas, 250 millicores, 512 MiB request, "
+            f"orders-worker (registry.acme.io/orders-worker:2.14.0): {_replicas(worker[2])}, 250 millicores, "
+            f"{worker[4]} MiB request, "
             "same limit and heap rules and also G1GC.",
             [f"/services/{1 if size == 50 else 2}"],
         )
@@ -385,6 +435,165 @@ def memory_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of deploy-pod-memory-sizing: orders-api's memory request, replicas or CPU change; at sizes
+# 50 and 100 orders-worker's request or replicas change, and a service leaves or joins at the end
+
+
+def _heap_opts(p: dict[str, Any], at: list[int], request: int) -> dict[str, Any]:
+    """Java options of the services at ``at`` (pattern: only the -Xmx the new request gives)."""
+    if p["size"] == 10:
+        return {}
+    return {f"/services/{i}/java_opts": regex(f"(?i)-Xmx{request * 2 * 3 // 4}m") for i in at}
+
+
+def _api_rows(p: dict[str, Any]) -> list[int]:
+    """orders-api and (size 100) its canary, which copies orders-api's pod size."""
+    return [0] + [1 + i for i, row in enumerate(p["others"]) if row == CANARY]
+
+
+def _api_request(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["request_mib"]
+    new = d.pick([m for m in range(512, 3073, 256) if m != old])
+    lead = (
+        "orders-api keeps getting OOM-killed. Raise"
+        if new > old
+        else "orders-api uses far less memory than it asks for. Lower"
+    )
+    where = "/resources" if p["size"] == 10 else "/services/0"
+    return Revision(
+        request=f"{lead} its per-pod memory request to {new} MiB.",
+        mutate=lambda q: q.update(request_mib=new),
+        direct=f"{where}/memory_request_mib",
+        overrides=_heap_opts(p, _api_rows(p), new),
+        theme=f"orders-api's request goes from {old} to {new} MiB: limit, heap, totals and cost follow",
+    )
+
+
+def _api_replicas(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["replicas"]
+    low = 2 if p["size"] == 10 else 4  # the autoscaler's minimum (sizes 50, 100) is 4
+    new = d.pick([n for n in range(low, 9) if n != old])
+    keep = "." if p["size"] == 10 else "; leave the autoscaling settings as they are."
+    where = "/service" if p["size"] == 10 else "/services/0"
+    return Revision(
+        request=f"Run {new} replicas of orders-api instead of {old}{keep}",
+        mutate=lambda q: q.update(replicas=new),
+        direct=f"{where}/replicas",
+        theme=f"orders-api runs {new} replicas: the namespace totals and the cost follow",
+    )
+
+
+def _api_cpu(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["cpu"]
+    new = d.pick([c for c in range(250, 2001, 250) if c != old])
+    where = "/resources" if p["size"] == 10 else "/services/0"
+    return Revision(
+        request=f"Give each orders-api pod {new} millicores of CPU instead of {old}.",
+        mutate=lambda q: q.update(cpu=new),
+        direct=f"{where}/cpu_millicores",
+        theme=f"orders-api's CPU per pod becomes {new} millicores: the CPU total and cost follow",
+    )
+
+
+def _pod_rows(p: dict[str, Any]) -> list[int]:
+    """Indexes in ``others`` of the services with their own pod size (not the canary)."""
+    return [i for i, row in enumerate(p["others"]) if row != CANARY]
+
+
+def _other_request(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(_pod_rows(p))
+    name, old = p["others"][i][0], p["others"][i][4]
+    new = d.pick([m for m in range(256, 1537, 128) if m != old])
+    return Revision(
+        request=f"Set {name}'s per-pod memory request to {new} MiB.",
+        mutate=lambda q: q["others"][i].__setitem__(4, new),
+        direct=f"/services/{1 + i}/memory_request_mib",
+        overrides=_heap_opts(p, [1 + i], new),
+        theme=f"{name}'s request becomes {new} MiB: its limit, heap and the namespace totals follow",
+    )
+
+
+def _other_replicas(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(_pod_rows(p))
+    name, old = p["others"][i][0], p["others"][i][2]
+    new = d.pick([n for n in range(1, 6) if n != old])
+    return Revision(
+        request=f"Scale {name} to {_replicas(new)}.",
+        mutate=lambda q: q["others"][i].__setitem__(2, new),
+        direct=f"/services/{1 + i}/replicas",
+        theme=f"{name} runs {_replicas(new)}: the namespace totals and cost follow",
+    )
+
+
+def _removable(p: dict[str, Any]) -> list[int]:
+    """Services a move may take out: not orders-worker at size 100, whose network policy names it."""
+    return [
+        i
+        for i, row in enumerate(p["others"])
+        if p["size"] == 50 or row == CANARY or row[0] != WORKER[0]
+    ]
+
+
+def _drop_service(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(_removable(p))
+    row = p["others"][i]
+    name = "orders-api-canary" if row == CANARY else row[0]
+    if row == CANARY:
+        request = (
+            "The release is promoted, so take the orders-api-canary service out of the namespace; "
+            "keep the canary analysis settings for the next release."
+        )
+    else:
+        request = f"{name} is retired: take it out of the namespace."
+
+    return Revision(
+        request=request,
+        mutate=_delete("others", i),
+        direct=f"/services/{1 + i}",
+        theme=f"{name} leaves: the namespace totals and cost follow",
+    )
+
+
+def _add_service(p: dict[str, Any], d: Draw) -> Revision | None:
+    names = {row[0] for row in p["others"] if row != CANARY}
+    free = [row for row in [WORKER, SCHEDULER, *MORE_PODS] if row[0] not in names]
+    if p["size"] == 50:
+        free = [row for row in free if row[0] != SCHEDULER[0]]
+    if not free:
+        return None
+    name, image, replicas, cpu, request, gc = d.pick(free)
+    return Revision(
+        request=f"Add {name} ({image}) at the end of the services: {_replicas(replicas)}, {cpu} "
+        f"millicores, {request} MiB request, same limit and heap rules, and -XX:+{gc} in its Java "
+        "options.",
+        mutate=lambda q: q["others"].append([name, image, replicas, cpu, request, gc]),
+        direct=f"/services/{1 + len(p['others'])}",
+        theme=f"{name} joins: the namespace totals and cost follow",
+    )
+
+
+MEMORY_MOVES = [
+    Move("api-request", "arithmetic", _api_request),
+    Move("api-replicas", "arithmetic", _api_replicas),
+    Move("api-cpu", "arithmetic", _api_cpu, opens=False),
+    Move(
+        "other-request",
+        "arithmetic",
+        _other_request,
+        when=lambda p: bool(_pod_rows(p)),
+        opens=False,
+    ),
+    Move(
+        "other-replicas",
+        "arithmetic",
+        _other_replicas,
+        when=lambda p: bool(_pod_rows(p)),
+        opens=False,
+    ),
+    Move("drop-service", "add_remove", _drop_service, when=lambda p: bool(_removable(p))),
+    Move("add-service", "add_remove", _add_service, when=lambda p: p["size"] >= 50),
+]
+
 # =========================================================================== deploy-staging-region-move
 # Substitution: staging moves to another AWS region; everything region-specific comes from that
 # region's profile, and every image, hostname and path built from it follows.
@@ -412,6 +621,27 @@ REGION_PROFILES: dict[str, dict[str, Any]] = {
         "dns_suffix": "eun1.staging.acme.internal",
         "availability_zones": ["eu-north-1a", "eu-north-1b", "eu-north-1c"],
     },
+    "eu-west-3": {
+        "registry": f"{ACCOUNT}.dkr.ecr.eu-west-3.amazonaws.com",
+        "kms_alias": "alias/acme-staging-euw3",
+        "artifact_bucket": "acme-staging-artifacts-euw3",
+        "dns_suffix": "euw3.staging.acme.internal",
+        "availability_zones": ["eu-west-3a", "eu-west-3b", "eu-west-3c"],
+    },
+    "eu-south-1": {
+        "registry": f"{ACCOUNT}.dkr.ecr.eu-south-1.amazonaws.com",
+        "kms_alias": "alias/acme-staging-eus1",
+        "artifact_bucket": "acme-staging-artifacts-eus1",
+        "dns_suffix": "eus1.staging.acme.internal",
+        "availability_zones": ["eu-south-1a", "eu-south-1b", "eu-south-1c"],
+    },
+}
+REGION_CITIES = {
+    "eu-west-1": "Ireland",
+    "eu-central-1": "Frankfurt",
+    "eu-north-1": "Stockholm",
+    "eu-west-3": "Paris",
+    "eu-south-1": "Milan",
 }
 STAGING_SERVICES: list[tuple[str, str, int, int]] = [
     ("storefront", "4.2.0", 2, 8080),
@@ -423,30 +653,70 @@ STAGING_SERVICES: list[tuple[str, str, int, int]] = [
 ]
 
 
-def _region_profile(region: str, size: int) -> dict[str, Any]:
+def _profile(region: str, generation: int = 1, zones: int = 3) -> dict[str, Any]:
+    """A region's profile; a rotated one (``generation`` 2, 3, ...) has its KMS alias and artifact
+    bucket suffixed ``-v<generation>``; staging uses the first ``zones`` zones."""
+    prof = dict(REGION_PROFILES[region])
+    if generation > 1:
+        prof["kms_alias"] += f"-v{generation}"
+        prof["artifact_bucket"] += f"-v{generation}"
+    prof["availability_zones"] = prof["availability_zones"][:zones]
+    return prof
+
+
+def _region_profile(region: str, size: int, generation: int = 1) -> dict[str, Any]:
+    """The profile a request attaches (what the size's document holds of it)."""
     keys = ["registry", "kms_alias", "artifact_bucket"]
     if size >= 50:
         keys.append("dns_suffix")
     keys.append("availability_zones")
-    profile = REGION_PROFILES[region]
+    profile = _profile(region, generation)
     return {"region": region, **{k: profile[k] for k in keys}}
 
 
+def region_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """Staging's region (``generation``: rotated profiles by region, ``before``: regions it left,
+    ``zones``: how many of the profile's zones it uses) and its services as ``[name, tag,
+    replicas, port]``."""
+    services = [
+        [name, _bumped(tag, d), d.pick([r, r + 1]), port]
+        for name, tag, r, port in STAGING_SERVICES[: 4 if size == 50 else 6]
+    ]
+    return {
+        "size": size,
+        "region": d.pick(list(REGION_PROFILES)),
+        "owner": d.pick(["platform-team", "infra-team", "devex-team", "cloud-team"]),
+        "cluster": d.pick(["staging-eks", "stg-eks-1", "eks-staging", "staging-eks-2"]),
+        "generation": {},
+        "before": [],
+        "zones": 3,
+        "services": services if size >= 50 else [],
+    }
+
+
 def region_params(size: int) -> dict[str, Any]:
-    return {"size": size, "region": "eu-west-1"}
+    return region_inputs(size, SHIPPED)
+
+
+def _staging_profile(p: dict[str, Any]) -> dict[str, Any]:
+    return _profile(p["region"], p["generation"].get(p["region"], 1), p["zones"])
 
 
 def region_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, region = p["size"], p["region"]
-    prof = REGION_PROFILES[region]
+    prof = _staging_profile(p)
+    keys = ["registry", "kms_alias", "artifact_bucket"]
+    if size >= 50:
+        keys.append("dns_suffix")
     env: dict[str, Any] = {
         "name": "staging",
-        "cluster": "staging-eks",
-        **_region_profile(region, size),
+        "cluster": p["cluster"],
+        "region": region,
+        **{k: prof[k] for k in keys},
+        "availability_zones": list(prof["availability_zones"]),
     }
-    env["availability_zones"] = list(prof["availability_zones"])
     if size == 10:
-        return {"environment": env, "owner": "platform-team"}
+        return {"environment": env, "owner": p["owner"]}
     services = [
         {
             "name": n,
@@ -456,7 +726,7 @@ def region_compute(p: dict[str, Any]) -> dict[str, Any]:
             "replicas": r,
             "port": port,
         }
-        for n, tag, r, port in STAGING_SERVICES[: 4 if size == 50 else 6]
+        for n, tag, r, port in p["services"]
     ]
     artifact: dict[str, Any] = {
         "environment": env,
@@ -474,7 +744,7 @@ def region_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         "ci": {"system": "github-actions", "deploy_branch": "main", "push_to": prof["registry"]},
         "secrets": {"provider": "aws-secrets-manager", "prefix": "staging/"},
-        "owner": "platform-team",
+        "owner": p["owner"],
         "cost_center": "CC-9001",
         "tags": ["staging", "eks"],
     }
@@ -515,19 +785,26 @@ def region_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
+def _zones_text(zones: list[str]) -> str:
+    """``["eu-west-1a", "eu-west-1b", "eu-west-1c"] -> "eu-west-1a, 1b and 1c"``."""
+    return _series([zones[0], *(z.rsplit("-", 1)[1] for z in zones[1:])])
+
+
 def region_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, region = p["size"], p["region"]
+    prof = _staging_profile(p)
+    zones = _zones_text(prof["availability_zones"])
     if size == 10:
         return [
             (
-                "Let's record how our staging environment is set up: the staging-eks cluster in eu-west-1, owned "
-                "by platform-team.",
+                f"Let's record how our staging environment is set up: the {p['cluster']} cluster in {region}, "
+                f"owned by {p['owner']}.",
                 ["/environment/name", "/environment/cluster", "/environment/region", "/owner"],
             ),
             (
-                "Everything region-specific comes from our region profile. For eu-west-1 that's the registry "
-                f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com, KMS alias alias/acme-staging-euw1, artifact bucket "
-                "acme-staging-artifacts-euw1, and availability zones eu-west-1a, 1b and 1c.",
+                f"Everything region-specific comes from our region profile. For {region} that's the "
+                f"registry {prof['registry']}, KMS alias {prof['kms_alias']}, artifact bucket "
+                f"{prof['artifact_bucket']}, and availability zones {zones}.",
                 [
                     "/environment/registry",
                     "/environment/kms_alias",
@@ -536,15 +813,14 @@ def region_conversation(p: dict[str, Any]) -> list[Turn]:
                 ],
             ),
         ]
-    n = 4 if size == 50 else 6
     svc_text = ", ".join(
         f"{name} {tag} ({r} replica{'s' if r > 1 else ''}, port {port})"
-        for name, tag, r, port in STAGING_SERVICES[:n]
+        for name, tag, r, port in p["services"]
     )
     turns: list[Turn] = [
         (
-            "Let's record how our staging environment is set up: the staging-eks cluster in eu-west-1, owned "
-            "by platform-team on cost center CC-9001.",
+            f"Let's record how our staging environment is set up: the {p['cluster']} cluster in {region}, "
+            f"owned by {p['owner']} on cost center CC-9001.",
             [
                 "/environment/name",
                 "/environment/cluster",
@@ -554,10 +830,9 @@ def region_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Everything region-specific comes from our region profile. For eu-west-1: registry "
-            f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com, KMS alias alias/acme-staging-euw1, artifact bucket "
-            "acme-staging-artifacts-euw1, internal DNS suffix euw1.staging.acme.internal, and zones eu-west-1a, "
-            "1b and 1c.",
+            f"Everything region-specific comes from our region profile. For {region}: registry "
+            f"{prof['registry']}, KMS alias {prof['kms_alias']}, artifact bucket "
+            f"{prof['artifact_bucket']}, internal DNS suffix {prof['dns_suffix']}, and zones {zones}.",
             [
                 "/environment/registry",
                 "/environment/kms_alias",
@@ -669,6 +944,115 @@ def region_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of deploy-staging-region-move: staging moves to another region (its profile attached) or
+# back to the one it left before (a stack: a second move back goes one further), or its region's
+# profile is rotated; at sizes 50 and 100 a service's tag
+# changes, at size 100 staging drops to two availability zones or goes back to three
+
+
+def _zones_note(p: dict[str, Any]) -> str:
+    return " Staging still uses only the profile's first two zones." if p["zones"] == 2 else ""
+
+
+def _move_region(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["region"]
+    new = d.pick([r for r in REGION_PROFILES if r != old])
+    generation = p["generation"].get(new, 1)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["before"].append(q["region"])
+        q["region"] = new
+
+    return Revision(
+        request=f"We're moving staging to {REGION_CITIES[new]}: switch it to {new}. That region's "
+        f"profile is attached.{_zones_note(p)}",
+        mutate=mutate,
+        direct="/environment/region",
+        reference=_region_profile(new, p["size"], generation),
+        theme=f"Staging moves from {old} to {new}: the profile and everything built from it follow",
+    )
+
+
+def _move_back(p: dict[str, Any], d: Draw) -> Revision:
+    back = p["before"][-1]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["region"] = q["before"].pop()
+
+    return Revision(
+        request=f"Move staging back to {back}, with the profile it had there.{_zones_note(p)}",
+        mutate=mutate,
+        direct="/environment/region",
+        theme=f"Staging goes back to {back}: its earlier profile and everything built from it return",
+    )
+
+
+def _rotate(p: dict[str, Any], d: Draw) -> Revision:
+    region = p["region"]
+    generation = p["generation"].get(region, 1) + 1
+    return Revision(
+        request=f"Security rotated staging's KMS alias and artifact bucket in {region}; the updated "
+        f"{region} profile is attached.{_zones_note(p)}",
+        mutate=lambda q: q["generation"].update({region: generation}),
+        direct="/environment/kms_alias",
+        reference=_region_profile(region, p["size"], generation),
+        theme="A rotated profile: the KMS alias, the artifact bucket and the paths built on it follow",
+    )
+
+
+def _retag(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["services"])))
+    name, old = p["services"][i][:2]
+    major, minor, patch = (int(x) for x in old.split("."))
+    new = d.pick([f"{major}.{minor}.{patch + 1}", f"{major}.{minor + 1}.0", f"{major + 1}.0.0"])
+    return Revision(
+        request=f"Staging should run {name} {new} now instead of {old}.",
+        mutate=lambda q: q["services"][i].__setitem__(1, new),
+        direct=f"/services/{i}/tag",
+        theme=f"{name}'s tag changes: its image follows",
+    )
+
+
+def _two_zones(p: dict[str, Any], d: Draw) -> Revision:
+    return Revision(
+        request="To cut costs, staging runs in only two availability zones from now on: the first two "
+        "of its region's profile, whatever region it is in.",
+        mutate=lambda q: q.update(zones=2),
+        direct="/environment/availability_zones/2",
+        theme="Staging drops its third zone: the subnet in that zone goes too",
+    )
+
+
+def _three_zones(p: dict[str, Any], d: Draw) -> Revision:
+    return Revision(
+        request="Staging goes back to all three availability zones of its region's profile.",
+        mutate=lambda q: q.update(zones=3),
+        direct="/environment/availability_zones/2",
+        theme="Staging takes its third zone back: its subnet returns",
+    )
+
+
+REGION_MOVES = [
+    Move("move-region", "substitution", _move_region),
+    Move(
+        "move-back",
+        "substitution",
+        _move_back,
+        when=lambda p: bool(p["before"]) and p["before"][-1] != p["region"],
+    ),
+    Move("rotate-profile", "substitution", _rotate),
+    Move("retag", "substitution", _retag, when=lambda p: p["size"] >= 50, opens=False),
+    Move(
+        "two-zones", "add_remove", _two_zones, when=lambda p: p["size"] >= 100 and p["zones"] == 3
+    ),
+    Move(
+        "three-zones",
+        "add_remove",
+        _three_zones,
+        when=lambda p: p["size"] >= 100 and p["zones"] == 2,
+    ),
+]
+
 # =========================================================================== deploy-remove-reporting-service
 # Add/remove: a service leaves the stack; totals and cost shrink, and its route, dashboard panel
 # and alert policy go with it.
@@ -723,6 +1107,20 @@ STACK_SERVICES: dict[str, dict[str, Any]] = {
         "mem": 512,
         "route": None,
     },
+    "recommendations": {
+        "image": "registry.acme.io/shop-recs:3.4.1",
+        "replicas": 2,
+        "cpu": 500,
+        "mem": 1024,
+        "route": "/recs",
+    },
+    "payments": {
+        "image": "registry.acme.io/shop-payments:6.0.3",
+        "replicas": 3,
+        "cpu": 750,
+        "mem": 768,
+        "route": "/pay",
+    },
 }
 STACK_PLANS: dict[int, tuple[str, ...]] = {
     10: ("web", "api", "reporting"),
@@ -738,16 +1136,49 @@ SEVERITY = {
     "search": "ticket",
     "notifier": "ticket",
     "audit-log": "ticket",
+    "recommendations": "ticket",
+    "payments": "page",
 }
 
 
+def stack_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The services in order, their per-replica CPU and replicas where they differ from
+    :data:`STACK_SERVICES` (``cpu``, ``replicas``) and the budget (size 100)."""
+    cpu, replicas = {}, {}
+    for name in STACK_PLANS[size]:
+        base = STACK_SERVICES[name]
+        c = d.pick([base["cpu"], base["cpu"] + 250, max(250, base["cpu"] - 250)])
+        r = d.pick([base["replicas"], base["replicas"] + 1])
+        if c != base["cpu"]:
+            cpu[name] = c
+        if r != base["replicas"] and size >= 50:
+            replicas[name] = r
+    return {
+        "size": size,
+        "services": list(STACK_PLANS[size]),
+        "cpu": cpu,
+        "replicas": replicas,
+        "budget": d.pick([STACK_BUDGET_USD, 300, 350, 400]),
+    }
+
+
 def stack_params(size: int) -> dict[str, Any]:
-    return {"size": size, "services": list(STACK_PLANS[size]), "cpu": {}}
+    return stack_inputs(size, SHIPPED)
+
+
+def _stack_row(p: dict[str, Any], name: str) -> dict[str, Any]:
+    """A service's catalogue entry with the inputs' CPU and replicas."""
+    s = STACK_SERVICES[name]
+    return {
+        **s,
+        "cpu": p["cpu"].get(name, s["cpu"]),
+        "replicas": p["replicas"].get(name, s["replicas"]),
+    }
 
 
 def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, names = p["size"], p["services"]
-    cpu_of = {n: p["cpu"].get(n, STACK_SERVICES[n]["cpu"]) for n in names}
+    cpu_of = {n: _stack_row(p, n)["cpu"] for n in names}
     if size == 10:
         return {
             "stack": "shop-prod",
@@ -761,12 +1192,12 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
             "name": n,
             "image": s["image"],
             "replicas": s["replicas"],
-            "cpu_millicores": cpu_of[n],
+            "cpu_millicores": s["cpu"],
             "memory_mib": s["mem"],
             "public": s["route"] is not None,
         }
         for n in names
-        for s in [STACK_SERVICES[n]]
+        for s in [_stack_row(p, n)]
     ]
     cpu = sum(s["replicas"] * s["cpu_millicores"] for s in services)
     mem = sum(s["replicas"] * s["memory_mib"] for s in services)
@@ -798,8 +1229,8 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     if size == 50:
         return artifact
-    artifact["totals"]["budget_usd"] = STACK_BUDGET_USD
-    artifact["totals"]["budget_headroom_usd"] = money(STACK_BUDGET_USD - cost)
+    artifact["totals"]["budget_usd"] = p["budget"]
+    artifact["totals"]["budget_headroom_usd"] = money(p["budget"] - cost)
     artifact["dashboard"] = {"name": "Shop Overview", "panels": list(names)}
     artifact["alert_policies"] = [{"service": n, "severity": SEVERITY[n]} for n in names]
     artifact["network"] = {"vpc": "vpc-prod", "private_subnets": ["subnet-0a1b", "subnet-0c2d"]}
@@ -812,20 +1243,22 @@ def stack_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
-def _service_line(name: str, size: int) -> str:
-    s = STACK_SERVICES[name]
+def _service_line(p: dict[str, Any], name: str) -> str:
+    s = _stack_row(p, name)
     exposure = f"public at {s['route']}" if s["route"] else "internal only"
     return f"{name} ({s['image']}, {s['replicas']} x {s['cpu']} millicores / {s['mem']} MiB, {exposure})"
 
 
 def stack_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
-    names = STACK_PLANS[size]
+    names = p["services"]
+    cpu = {n: _stack_row(p, n)["cpu"] for n in names}
     if size == 10:
         return [
             ("Let's write down the shop-prod stack on cluster eks-prod-1.", ["/stack", "/cluster"]),
             (
-                "Services: web at 500 millicores, api at 1000, and the old reporting service at 250.",
+                f"Services: web at {cpu['web']} millicores, api at {cpu['api']}, and the old reporting "
+                f"service at {cpu['reporting']}.",
                 ["/services"],
             ),
             (
@@ -833,7 +1266,7 @@ def stack_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/total_cpu_millicores", "/service_count"],
             ),
         ]
-    lines = "; ".join(_service_line(n, size) for n in names)
+    lines = "; ".join(_service_line(p, n) for n in names)
     turns: list[Turn] = [
         (
             "Let's write down the shop-prod stack: cluster eks-prod-1, namespace shop, owned by shop-platform.",
@@ -843,7 +1276,7 @@ def stack_conversation(p: dict[str, Any]) -> list[Turn]:
         (
             "Totals over every replica of every service: CPU, memory, the number of services, and the monthly "
             f"cost. {RATE_CARD}"
-            + (" Our budget is $250 a month; show the headroom." if size >= 100 else ""),
+            + (f" Our budget is ${p['budget']} a month; show the headroom." if size >= 100 else ""),
             ["/totals"],
         ),
         (
@@ -934,6 +1367,98 @@ def stack_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of deploy-remove-reporting-service: a service leaves or joins at the end, a service's CPU
+# per replica changes; at sizes 50 and 100 its replicas, at size 100 the budget
+
+
+def _stack_drop(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["services"])))
+    name = p["services"][i]
+
+    return Revision(
+        request=d.pick(
+            [
+                f"Take the {name} service out of shop-prod.",
+                f"We're retiring {name}: remove that service from shop-prod.",
+            ]
+        ),
+        mutate=_delete("services", i),
+        direct=f"/services/{i}",
+        theme=f"{name} leaves: the totals shrink and its route, panel and alert policy go",
+    )
+
+
+def _stack_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    free = [n for n in STACK_SERVICES if n not in p["services"]]
+    if not free:
+        return None
+    name = d.pick(free)
+    s = _stack_row(p, name)
+    if p["size"] == 10:
+        request = f"Add the {name} service to shop-prod at {s['cpu']} millicores; list it last."
+    else:
+        exposure = f"public at {s['route']}" if s["route"] else "internal only"
+        request = (
+            f"Add the {name} service to shop-prod, listed last: {s['image']}, {s['replicas']} x "
+            f"{s['cpu']} millicores / {s['mem']} MiB, {exposure}"
+        )
+        if p["size"] >= 100:
+            request += f", alerts at {SEVERITY[name]} severity"
+        request += "."
+    return Revision(
+        request=request,
+        mutate=lambda q: q["services"].append(name),
+        direct=f"/services/{len(p['services'])}",
+        theme=f"{name} joins: the totals grow"
+        + (", with its route, panel and alert policy" if p["size"] >= 100 else ""),
+    )
+
+
+def _stack_cpu(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["services"])))
+    name = p["services"][i]
+    old = _stack_row(p, name)["cpu"]
+    new = d.pick([c for c in range(250, 2001, 250) if c != old])
+    per = "" if p["size"] == 10 else " per replica"
+    return Revision(
+        request=f"Give {name} {new} millicores{per} instead of {old}.",
+        mutate=lambda q: q["cpu"].update({name: new}),
+        direct=f"/services/{i}/cpu_millicores",
+        theme=f"{name}'s CPU changes: the CPU total (and the cost) follow",
+    )
+
+
+def _stack_replicas(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["services"])))
+    name = p["services"][i]
+    old = _stack_row(p, name)["replicas"]
+    new = d.pick([r for r in range(1, 7) if r != old])
+    return Revision(
+        request=f"Run {name} with {_replicas(new)} instead of {old}.",
+        mutate=lambda q: q["replicas"].update({name: new}),
+        direct=f"/services/{i}/replicas",
+        theme=f"{name} runs {_replicas(new)}: the CPU and memory totals and the cost follow",
+    )
+
+
+def _stack_budget(p: dict[str, Any], d: Draw) -> Revision:
+    new = d.pick([b for b in range(200, 501, 25) if b != p["budget"]])
+    return Revision(
+        request=f"Finance set shop-prod's budget to ${new} a month.",
+        mutate=lambda q: q.update(budget=new),
+        direct="/totals/budget_usd",
+        theme="A new budget: the headroom follows",
+    )
+
+
+STACK_MOVES = [
+    Move("drop-service", "add_remove", _stack_drop, when=lambda p: len(p["services"]) > 2),
+    Move("add-service", "add_remove", _stack_add),
+    Move("service-cpu", "arithmetic", _stack_cpu),
+    Move("service-replicas", "arithmetic", _stack_replicas, when=lambda p: p["size"] >= 50),
+    Move("budget", "arithmetic", _stack_budget, when=lambda p: p["size"] >= 100, opens=False),
+]
+
 # =========================================================================== deploy-db-volume-threshold
 # Threshold: storage at or above 1,000 GB moves the volume from gp3 to io2, which changes the IOPS
 # rule, the price per GB, the monitoring interval and (size 100) the storage alert route.
@@ -964,8 +1489,25 @@ def _volume(allocated_gb: int, size: int) -> dict[str, Any]:
     return vol
 
 
+NEW_REPLICAS = ["orders-db-replica-2", "orders-db-reporting", "orders-db-replica-3"]
+
+
+def volume_tier_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The primary's size (gp3, under the threshold), the read replicas as ``[name, GB]`` (the
+    first on gp3, the analytics one at size 100 on io2) and the backup retention."""
+    replicas = [["orders-db-replica-1", d.int(300, 900, shipped=500, step=50)]]
+    if size >= 100:
+        replicas.append(["orders-db-analytics", d.int(1000, 1600, shipped=1000, step=100)])
+    return {
+        "size": size,
+        "allocated_gb": d.int(600, 950, shipped=800, step=50),
+        "replicas": replicas if size >= 50 else [],
+        "backup_days": d.pick([7, 5, 10, 14]),
+    }
+
+
 def volume_tier_params(size: int) -> dict[str, Any]:
-    return {"size": size, "allocated_gb": 800}
+    return volume_tier_inputs(size, SHIPPED)
 
 
 def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -981,11 +1523,9 @@ def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "multi_az": True,
             },
             "storage": primary,
-            "backup_retention_days": 7,
+            "backup_retention_days": p["backup_days"],
         }
-    replicas = [{"name": "orders-db-replica-1", **_volume(500, size)}]
-    if size >= 100:
-        replicas.append({"name": "orders-db-analytics", **_volume(1000, size)})
+    replicas = [{"name": name, **_volume(gb, size)} for name, gb in p["replicas"]]
     total = money(primary["monthly_cost_usd"] + sum(r["monthly_cost_usd"] for r in replicas))
     artifact: dict[str, Any] = {
         "database": {
@@ -998,7 +1538,11 @@ def volume_tier_compute(p: dict[str, Any]) -> dict[str, Any]:
         "storage": primary,
         "replicas": replicas,
         "storage_cost_total_usd": total,
-        "backups": {"retention_days": 7, "window": "03:00-04:00", "copy_to_region": "eu-central-1"},
+        "backups": {
+            "retention_days": p["backup_days"],
+            "window": "03:00-04:00",
+            "copy_to_region": "eu-central-1",
+        },
         "parameters": {"max_connections": 800, "shared_buffers": "8GB", "work_mem": "64MB"},
         "maintenance": {"window": "Sun 04:00-05:00", "auto_minor_upgrade": True},
         "network": {
@@ -1076,12 +1620,12 @@ def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
                 "Production Postgres for orders: orders-db, Postgres 16.3 on a db.r6g.xlarge, multi-AZ.",
                 ["/database"],
             ),
-            ("Give it 800 GB of storage.", ["/storage/allocated_gb"]),
+            (f"Give it {p['allocated_gb']:,} GB of storage.", ["/storage/allocated_gb"]),
             (
                 VOLUME_RULE + " Fill in the volume type, IOPS and monthly storage cost.",
                 ["/storage/volume_type", "/storage/iops", "/storage/monthly_cost_usd"],
             ),
-            ("Keep automated backups for 7 days.", ["/backup_retention_days"]),
+            (f"Keep automated backups for {p['backup_days']} days.", ["/backup_retention_days"]),
         ]
     gated = (
         "Anything on io2 also gets enhanced monitoring every 15 seconds; gp3 volumes stay at 60 seconds. "
@@ -1098,16 +1642,18 @@ def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
     ]
     if size >= 100:
         vol_paths.append("alert_route")
-    replicas = "orders-db-replica-1 with 500 GB"
+    replicas = f"{p['replicas'][0][0]} with {p['replicas'][0][1]:,} GB"
     if size >= 100:
-        replicas += ", and the analytics replica orders-db-analytics with 1,000 GB"
+        replicas += (
+            f", and the analytics replica {p['replicas'][1][0]} with {p['replicas'][1][1]:,} GB"
+        )
     turns: list[Turn] = [
         (
             "Production Postgres for orders: orders-db, Postgres 16.3 on a db.r6g.xlarge, multi-AZ, owned by "
             "platform-dba on cost center CC-9100.",
             ["/database", "/owner", "/cost_center"],
         ),
-        ("The primary gets 800 GB of storage.", ["/storage/allocated_gb"]),
+        (f"The primary gets {p['allocated_gb']:,} GB of storage.", ["/storage/allocated_gb"]),
         (f"{VOLUME_RULE} {gated}", [f"/storage/{k}" for k in vol_paths]),
         (f"Read replicas follow the same volume rules: {replicas}.", ["/replicas"]),
         (
@@ -1115,7 +1661,10 @@ def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
             + (" The storage budget is $400 a month; show the headroom." if size >= 100 else ""),
             ["/storage_cost_total_usd"] + (["/budget"] if size >= 100 else []),
         ),
-        ("Backups kept 7 days, taken 03:00-04:00, copied to eu-central-1.", ["/backups"]),
+        (
+            f"Backups kept {p['backup_days']} days, taken 03:00-04:00, copied to eu-central-1.",
+            ["/backups"],
+        ),
         (
             "Parameters: max_connections 800, shared_buffers 8GB, work_mem 64MB. Maintenance on Sundays "
             "04:00-05:00 with automatic minor upgrades.",
@@ -1192,7 +1741,8 @@ def volume_tier_conversation(p: dict[str, Any]) -> list[Turn]:
 
 def volume_tier_revision(p: dict[str, Any]) -> Revision:
     return Revision(
-        request="We're running out of room on the orders-db primary. Allocate 1,200 GB instead of 800.",
+        request="We're running out of room on the orders-db primary. Allocate 1,200 GB instead of "
+        f"{p['allocated_gb']:,}.",
         mutate=lambda q: q.update(allocated_gb=1200),
         direct="/storage/allocated_gb",
     )
@@ -1226,33 +1776,170 @@ def volume_tier_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of deploy-db-volume-threshold: the primary is resized across 1,000 GB, within its tier or
+# by a relative amount; at sizes 50 and 100 a replica crosses the threshold, joins or leaves
+
+GB_SIZES = range(300, 2401, 50)
+REPLICA_GB = range(300, 1601, 50)
+
+
+def _tier(gb: int) -> bool:
+    return gb >= IO2_THRESHOLD_GB
+
+
+def _cross_primary(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["allocated_gb"]
+    new = d.pick([gb for gb in GB_SIZES if _tier(gb) != _tier(old)])
+    request = (
+        f"We're running out of room on the orders-db primary. Allocate {new:,} GB instead of {old:,}."
+        if new > old
+        else f"The cleanup job freed a lot of space. Set the orders-db primary to {new:,} GB."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(allocated_gb=new),
+        direct="/storage/allocated_gb",
+        theme=f"The primary crosses 1,000 GB ({old:,} to {new:,} GB): type, IOPS and price follow",
+    )
+
+
+def _resize_primary(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["allocated_gb"]
+    new = d.pick([gb for gb in GB_SIZES if _tier(gb) == _tier(old) and gb != old])
+    return Revision(
+        request=f"Make the orders-db primary {new:,} GB.",
+        mutate=lambda q: q.update(allocated_gb=new),
+        direct="/storage/allocated_gb",
+        theme=f"The primary goes from {old:,} to {new:,} GB on the same volume type",
+    )
+
+
+def _grow_primary(p: dict[str, Any], d: Draw) -> Revision:
+    more = d.pick(range(100, 401, 50))
+    return Revision(
+        request=d.pick(
+            [
+                f"The new audit tables need room: add another {more} GB to the orders-db primary.",
+                f"Grow the orders-db primary by {more} GB.",
+            ]
+        ),
+        mutate=lambda q: q.update(allocated_gb=q["allocated_gb"] + more),
+        direct="/storage/allocated_gb",
+        theme=f"The primary grows by {more} GB: everything sized from it follows",
+    )
+
+
+def _cross_replica(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["replicas"])))
+    name, old = p["replicas"][i]
+    new = d.pick([gb for gb in REPLICA_GB if _tier(gb) != _tier(old)])
+    return Revision(
+        request=f"Resize the read replica {name} to {new:,} GB.",
+        mutate=lambda q: q["replicas"][i].__setitem__(1, new),
+        direct=f"/replicas/{i}/allocated_gb",
+        theme=f"{name} crosses 1,000 GB: its type, IOPS and price follow, and the total",
+    )
+
+
+def _add_replica(p: dict[str, Any], d: Draw) -> Revision | None:
+    names = {r[0] for r in p["replicas"]}
+    free = [n for n in NEW_REPLICAS if n not in names]
+    if not free:
+        return None
+    name, gb = d.pick(free), d.pick(REPLICA_GB)
+    return Revision(
+        request=f"Add a read replica {name} with {gb:,} GB, at the end of the replicas.",
+        mutate=lambda q: q["replicas"].append([name, gb]),
+        direct=f"/replicas/{len(p['replicas'])}",
+        theme=f"A {gb:,} GB replica joins: the storage total follows",
+    )
+
+
+def _remove_replica(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["replicas"])))
+    name = p["replicas"][i][0]
+
+    return Revision(
+        request=f"We no longer need the read replica {name}; remove it.",
+        mutate=_delete("replicas", i),
+        direct=f"/replicas/{i}",
+        theme=f"{name} goes: the storage total follows",
+    )
+
+
+VOLUME_MOVES = [
+    Move("cross-primary", "threshold", _cross_primary),
+    Move("resize-primary", "arithmetic", _resize_primary),
+    Move("grow-primary", "arithmetic", _grow_primary, when=lambda p: p["allocated_gb"] <= 2000),
+    Move("cross-replica", "threshold", _cross_replica, when=lambda p: p["size"] >= 50),
+    Move("add-replica", "add_remove", _add_replica, when=lambda p: p["size"] >= 50),
+    Move(
+        "remove-replica",
+        "add_remove",
+        _remove_replica,
+        when=lambda p: p["size"] >= 50 and len(p["replicas"]) > 1,
+    ),
+]
+
 # =========================================================================== deploy-maintenance-window-shift
 # Temporal: the maintenance window opens later; every run-book time given relative to the opening
 # moves by the same 90 minutes (crossing midnight), while absolutely given times stay.
 
 WINDOW_STEPS: list[tuple[str, int, str]] = [
-    ("take snapshot", -30, "Tomás Herrera"),
-    ("drain traffic", 0, "Ana Costa"),
-    ("start upgrade", 15, "Tomás Herrera"),
-    ("run smoke tests", 90, "Lena Fischer"),
-    ("rollback decision", 120, "Ana Costa"),
-    ("restore traffic", 150, "Ana Costa"),
+    ("take snapshot", -30, "dba"),
+    ("drain traffic", 0, "ic"),
+    ("start upgrade", 15, "dba"),
+    ("run smoke tests", 90, "comms"),
+    ("rollback decision", 120, "ic"),
+    ("restore traffic", 150, "ic"),
 ]
 EXTRA_STEPS: list[tuple[str, int, str]] = [
-    ("pause batch jobs", -60, "Lena Fischer"),
-    ("re-enable batch jobs", 165, "Lena Fischer"),
+    ("pause batch jobs", -60, "comms"),
+    ("re-enable batch jobs", 165, "comms"),
 ]
-WINDOW_MINUTES = 180
+WINDOW_HOURS = {
+    180: "three hours",
+    210: "three and a half hours",
+    240: "four hours",
+    270: "four and a half hours",
+    300: "five hours",
+}
+"""Window lengths in minutes, as the user says them (the shipped window: three hours)."""
+WINDOW_PEOPLE = {
+    "ic": ["Ana Costa", "Nadia Karim", "Paul Moreau"],
+    "dba": ["Tomás Herrera", "Marta Ruiz", "Kenji Ito"],
+    "comms": ["Lena Fischer", "Sara Lind", "Omar Haddad"],
+}
+"""Who holds each role (run-book steps name their owner by role), shipped person first."""
+ROLE_WORDS = {"ic": "incident commander", "dba": "DBA", "comms": "comms lead"}
 NOTICE_MINUTES = -72 * 60
 
 
+def window_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The window's opening and length and who holds each role."""
+    day = d.date("2025-06-11", "2025-06-20", shipped="2025-06-14")
+    hour = d.pick(["22:00", "21:00", "21:30", "22:30", "23:00"])
+    return {
+        "size": size,
+        "start": f"{day}T{hour}:00Z",
+        "minutes": d.pick([180, 240]),
+        "people": {role: d.pick(names) for role, names in WINDOW_PEOPLE.items()},
+    }
+
+
 def window_params(size: int) -> dict[str, Any]:
-    return {"size": size, "start": "2025-06-14T22:00:00Z"}
+    return window_inputs(size, SHIPPED)
+
+
+def _when(stamp: str) -> str:
+    """``"2025-06-14T22:00:00Z" -> "2025-06-14 at 22:00 UTC"``."""
+    return f"{stamp[:10]} at {stamp[11:16]} UTC"
 
 
 def window_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, start = p["size"], p["start"]
-    end = _stamp(start, WINDOW_MINUTES)
+    end = _stamp(start, p["minutes"])
+    who = p["people"]
     if size == 10:
         return {
             "change": {
@@ -1284,7 +1971,7 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
             "channel": "status page",
             "audience": "all customers",
         },
-        "steps": [{"name": n, "at": _stamp(start, m), "owner": o} for n, m, o in steps],
+        "steps": [{"name": n, "at": _stamp(start, m), "owner": who[o]} for n, m, o in steps],
         "deploy_freeze": {"from": _stamp(start, -120), "to": end},
         "fixed": {
             "approved_at": "2025-06-10T15:00:00Z",
@@ -1293,9 +1980,9 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
         },
         "rollback": {"plan": "restore snapshot", "max_minutes": 45},
         "contacts": {
-            "incident_commander": "Ana Costa",
-            "dba": "Tomás Herrera",
-            "comms": "Lena Fischer",
+            "incident_commander": who["ic"],
+            "dba": who["dba"],
+            "comms": who["comms"],
         },
         "versions": {"from": "15.6", "to": "16.3"},
         "database": {"instance": "orders-db", "instance_class": "db.r6g.xlarge"},
@@ -1317,9 +2004,9 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
         "extra_alerting": True,
     }
     artifact["participants"] = [
-        {"name": "Ana Costa", "role": "incident commander"},
-        {"name": "Tomás Herrera", "role": "DBA"},
-        {"name": "Lena Fischer", "role": "communications"},
+        {"name": who["ic"], "role": "incident commander"},
+        {"name": who["dba"], "role": "DBA"},
+        {"name": who["comms"], "role": "communications"},
         {"name": "Jonas Weber", "role": "app owner"},
     ]
     artifact["bridge"] = {"zoom": "https://acme.zoom.us/j/4821", "slack": "#chg-4821"}
@@ -1345,7 +2032,7 @@ def window_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def window_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, who, hours = p["size"], p["people"], WINDOW_HOURS[p["minutes"]]
     if size == 10:
         return [
             (
@@ -1353,7 +2040,7 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/change", "/service"],
             ),
             (
-                "The maintenance window opens 2025-06-14 at 22:00 UTC and lasts three hours. Write times as "
+                f"The maintenance window opens {_when(p['start'])} and lasts {hours}. Write times as "
                 "UTC timestamps.",
                 ["/window"],
             ),
@@ -1374,7 +2061,7 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
             if minutes < 0
             else f"{minutes} minutes in"
         )
-        parts.append(f"{name} {when} ({owner})")
+        parts.append(f"{name} {when} ({who[owner]})")
     turns: list[Turn] = [
         (
             "Opening change CHG-4821 for platform-team: the Postgres 15 to 16 upgrade on orders-db, medium risk."
@@ -1386,7 +2073,7 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/change"],
         ),
         (
-            "The maintenance window opens 2025-06-14 at 22:00 UTC and lasts three hours. Times as UTC "
+            f"The maintenance window opens {_when(p['start'])} and lasts {hours}. Times as UTC "
             "timestamps, please.",
             ["/window"],
         ),
@@ -1410,8 +2097,8 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/fixed/approved_at", "/fixed/oncall_handover", "/fixed/cert_renewal"],
         ),
         (
-            "Rollback means restoring the snapshot, and it must fit in 45 minutes. Ana Costa is incident "
-            "commander, Tomás Herrera the DBA, Lena Fischer handles comms.",
+            f"Rollback means restoring the snapshot, and it must fit in 45 minutes. {who['ic']} is "
+            f"incident commander, {who['dba']} the DBA, {who['comms']} handles comms.",
             ["/rollback", "/contacts"],
         ),
         ("We go from 15.6 to 16.3 on orders-db, a db.r6g.xlarge.", ["/versions", "/database"]),
@@ -1442,7 +2129,8 @@ def window_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/fixed/quarter_end_freeze", "/fixed/vendor_support_call"],
         ),
         (
-            "Participants: Ana Costa (incident commander), Tomás Herrera (DBA), Lena Fischer (communications), "
+            f"Participants: {who['ic']} (incident commander), {who['dba']} (DBA), {who['comms']} "
+            "(communications), "
             "Jonas Weber (app owner). Bridge on https://acme.zoom.us/j/4821 and #chg-4821.",
             ["/participants", "/bridge"],
         ),
@@ -1502,6 +2190,105 @@ def window_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of deploy-maintenance-window-shift: the window opens at another time, another day or a
+# number of minutes later or earlier; at sizes 50 and 100 it gets longer or shorter, and someone
+# takes over a role (its run-book steps follow)
+
+
+def _night(stamp: str) -> bool:
+    """Whether a window opening stays a night slot (20:00 to 01:00 UTC) of 2025-06-11 to -20."""
+    minute = int(stamp[11:13]) * 60 + int(stamp[14:16])
+    evening = _stamp(stamp, -120)[:10]
+    return (minute >= 20 * 60 or minute <= 60) and "2025-06-11" <= evening <= "2025-06-20"
+
+
+def _set_time(p: dict[str, Any], d: Draw) -> Revision | None:
+    old = p["start"]
+    options = [_stamp(old, 30 * k) for k in range(-6, 7) if k and _night(_stamp(old, 30 * k))]
+    if not options:
+        return None
+    new = d.pick(options)
+    return Revision(
+        request=f"Can we open the maintenance window on {_when(new)} instead of {_when(old)}?",
+        mutate=lambda q: q.update(start=new),
+        direct="/window/start",
+        theme="The window opens at another time: every time set relative to it follows",
+    )
+
+
+def _delay(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [m for m in range(-120, 121, 15) if m and _night(_stamp(p["start"], m))]
+    if not options:
+        return None
+    minutes = d.pick(options)
+    words = {60: "an hour", 90: "an hour and a half", 120: "two hours"}.get(
+        abs(minutes), f"{abs(minutes)} minutes"
+    )
+    request = (
+        f"Push the maintenance window back {words}."
+        if minutes > 0
+        else f"Open the maintenance window {words} earlier than planned."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(start=_stamp(q["start"], minutes)),
+        direct="/window/start",
+        theme=f"The window moves {minutes:+} minutes: every relative time follows, fixed times stay",
+    )
+
+
+def _move_day(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        _stamp(p["start"], days * 24 * 60)
+        for days in (-3, -2, -1, 1, 2, 3)
+        if _night(_stamp(p["start"], days * 24 * 60))
+    ]
+    if not options:
+        return None
+    new = d.pick(options)
+    return Revision(
+        request=f"Move the maintenance window to {new[:10]}, still opening at {new[11:16]} UTC.",
+        mutate=lambda q: q.update(start=new),
+        direct="/window/start",
+        theme="The window moves to another day: every relative time follows, fixed times stay",
+    )
+
+
+def _stretch(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["minutes"]
+    new = d.pick([m for m in WINDOW_HOURS if m != old])
+    lead = "The upgrade needs more room:" if new > old else "We don't need that long:"
+    return Revision(
+        request=f"{lead} make the maintenance window {WINDOW_HOURS[new]} long instead of "
+        f"{WINDOW_HOURS[old]}, still opening at the same time.",
+        mutate=lambda q: q.update(minutes=new),
+        direct="/window/end",
+        theme="The window closes at another time: everything set from its close follows",
+    )
+
+
+def _take_over(p: dict[str, Any], d: Draw) -> Revision:
+    role = d.pick(list(WINDOW_PEOPLE))
+    old = p["people"][role]
+    new = d.pick([n for n in WINDOW_PEOPLE[role] if n != old])
+    key = {"ic": "incident_commander", "dba": "dba", "comms": "comms"}[role]
+    return Revision(
+        request=f"{new} takes over from {old} as {ROLE_WORDS[role]}: replace {old} with {new} "
+        "everywhere, run-book steps included.",
+        mutate=lambda q: q["people"].__setitem__(role, new),
+        direct=f"/contacts/{key}",
+        theme=f"{new} replaces {old}: the run-book steps {old} owned follow",
+    )
+
+
+WINDOW_MOVES = [
+    Move("set-time", "temporal", _set_time),
+    Move("delay", "temporal", _delay),
+    Move("move-day", "temporal", _move_day),
+    Move("stretch", "temporal", _stretch, when=lambda p: p["size"] >= 50),
+    Move("take-over", "substitution", _take_over, when=lambda p: p["size"] >= 50, opens=False),
+]
+
 # =========================================================================== deploy-prod-change-freeze
 # Status flip: freezing production moves every setting the user tied to the change status to its
 # frozen value at once; staging, which stays open, keeps its settings.
@@ -1545,8 +2332,68 @@ PROD_SERVICES: list[tuple[str, str, str]] = [
 ]
 
 
+RELEASE_MANAGERS = [
+    ("dana.k", "Dana Kowalczyk"),
+    ("miro.s", "Miro Svoboda"),
+    ("ines.p", "Ines Pereira"),
+    ("kofi.a", "Kofi Asante"),
+]
+OPEN_TYPES = ["feature", "fix", "config"]
+NEW_PROD_SERVICES: list[tuple[str, str, str]] = [
+    ("payments", "2.3.1", "2025-12-10"),
+    ("shipping", "1.4.0", "2025-12-08"),
+    ("reviews", "0.9.2", "2025-12-05"),
+    ("loyalty", "3.1.0", "2025-12-03"),
+]
+
+
+def _series(items: list[str]) -> str:
+    """``["a", "b", "c"] -> "a, b and c"``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _bumped(version: str, d: Draw) -> str:
+    """``version`` or a later patch or minor release of it (the shipped instance: ``version``)."""
+    major, minor, patch = (int(x) for x in version.split("."))
+    return d.pick([version, f"{major}.{minor}.{patch + 1}", f"{major}.{minor + 1}.0"])
+
+
+def freeze_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """Production's inputs: its change status, the change types open allows, the release manager
+    and the services with their versions (and last deploy days at size 100)."""
+    services = [
+        [name, _bumped(version, d), d.date("2025-12-01", "2025-12-18", shipped=day)]
+        for name, version, day in PROD_SERVICES[: 4 if size == 50 else 7]
+    ]
+    return {
+        "size": size,
+        "status": "open",
+        "open_types": d.shuffled(OPEN_TYPES),
+        "manager": list(d.pick(RELEASE_MANAGERS)),
+        "soft_extra": "fix",
+        "services": services if size >= 50 else [],
+    }
+
+
 def freeze_params(size: int) -> dict[str, Any]:
-    return {"size": size, "status": "open"}
+    return freeze_inputs(size, SHIPPED)
+
+
+def _change_types(p: dict[str, Any]) -> list[str]:
+    """The allowed change types of the current status (open's are the user's list, soft-frozen
+    allows ``soft_extra`` alongside hotfixes)."""
+    if p["status"] == "open":
+        return list(p["open_types"])
+    if p["status"] == "soft-frozen":
+        return ["hotfix", p["soft_extra"]]
+    return list(CHANGE_STATES[p["status"]]["allowed_change_types"])
+
+
+def _banner(p: dict[str, Any]) -> str:
+    extra = p["soft_extra"]
+    if p["status"] != "soft-frozen" or extra == "fix":
+        return str(CHANGE_STATES[p["status"]]["deploy_banner"])
+    return f"Soft freeze in effect: hotfixes and {extra} changes only"
 
 
 def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -1562,20 +2409,18 @@ def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 10:
         return {
             "environment": env,
-            "allowed_change_types": list(st["allowed_change_types"]),
-            "release_manager": "dana.k",
+            "allowed_change_types": _change_types(p),
+            "release_manager": p["manager"][0],
             "region": "eu-west-1",
         }
-    env.update(
-        region="eu-west-1", approver_group=st["approver_group"], deploy_banner=st["deploy_banner"]
-    )
+    env.update(region="eu-west-1", approver_group=st["approver_group"], deploy_banner=_banner(p))
     if size >= 100:
         env.update(
             flag_changes_allowed=st["flag_changes_allowed"],
             migrations_allowed=st["migrations_allowed"],
         )
     services = []
-    for name, version, deployed in PROD_SERVICES[: 4 if size == 50 else 7]:
+    for name, version, deployed in p["services"]:
         service: dict[str, Any] = {"name": name, "current_version": version}
         if size >= 100:
             service["last_deployed"] = deployed
@@ -1583,10 +2428,10 @@ def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
         services.append(service)
     artifact: dict[str, Any] = {
         "environment": env,
-        "allowed_change_types": list(st["allowed_change_types"]),
+        "allowed_change_types": _change_types(p),
         "services": services,
         "staging": {"change_status": "open", "auto_deploy": True, "required_approvals": 1},
-        "release_manager": "dana.k",
+        "release_manager": p["manager"][0],
         "on_call": {"rotation": "platform-oncall", "escalation": "platform-leads"},
         "deploy_windows": {"days": "Mon-Thu", "hours": "09:00-16:00"},
         "notifications": {"channel": "#deploys", "notify_on_approval": True},
@@ -1610,7 +2455,7 @@ def freeze_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["registries"] = {"images": "registry.acme.io", "charts": "charts.acme.io"}
     artifact["slo"] = {"availability_pct": 99.95, "latency_p99_ms": 300}
     artifact["contacts"] = [
-        {"name": "Dana Kowalczyk", "role": "release manager"},
+        {"name": p["manager"][1], "role": "release manager"},
         {"name": "Ana Costa", "role": "SRE lead"},
     ]
     artifact["exceptions_channel"] = "#release-exceptions"
@@ -1631,12 +2476,14 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "Let's capture production's release settings: cluster prod-eks in eu-west-1, release manager dana.k.",
+                "Let's capture production's release settings: cluster prod-eks in eu-west-1, release manager "
+                f"{p['manager'][0]}.",
                 ["/environment/name", "/environment/cluster", "/region", "/release_manager"],
             ),
             (
                 "Its change status is open, which means merges to main deploy automatically, one approval is "
-                "enough, and the allowed change types are feature, fix and config. The other status is frozen: "
+                f"enough, and the allowed change types are {_series(p['open_types'])}. The other status is "
+                "frozen: "
                 "auto-deploy goes off, every change needs 2 approvals, and the only allowed change type is hotfix.",
                 [
                     "/environment/change_status",
@@ -1646,16 +2493,15 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
                 ],
             ),
         ]
-    n = 4 if size == 50 else 7
     if size == 50:
-        svc = ", ".join(f"{name} {version}" for name, version, _ in PROD_SERVICES[:n])
+        svc = ", ".join(f"{name} {version}" for name, version, _ in p["services"])
     else:
         svc = ", ".join(
-            f"{name} {version} (last deployed {day})" for name, version, day in PROD_SERVICES[:n]
+            f"{name} {version} (last deployed {day})" for name, version, day in p["services"]
         )
     rules = (
         "Production's change status is open; the other status is frozen. Open means: merges auto-deploy, "
-        "1 approval from team-leads, allowed change types feature, fix and config, each service's pipeline "
+        f"1 approval from team-leads, allowed change types {_series(p['open_types'])}, each service's pipeline "
         "auto-promotes to prod, and the deploy banner reads 'Production is open for changes'. Frozen means: "
         "no auto-deploy, 2 approvals from release-managers, hotfix as the only allowed change type, no "
         "auto-promotion, and the banner says 'Change freeze in effect: hotfixes only'."
@@ -1676,7 +2522,7 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         (
             "Let's capture production's release settings: cluster prod-eks (Kubernetes 1.29) in eu-west-1, owned "
-            "by platform-team, release manager dana.k.",
+            f"by platform-team, release manager {p['manager'][0]}.",
             [
                 "/environment/name",
                 "/environment/cluster",
@@ -1734,7 +2580,7 @@ def freeze_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/break_glass", "/registries"],
         ),
         (
-            "SLO is 99.95% availability and 300 ms p99. Contacts: Dana Kowalczyk (release manager) and Ana "
+            f"SLO is 99.95% availability and 300 ms p99. Contacts: {p['manager'][1]} (release manager) and Ana "
             "Costa (SRE lead).",
             ["/slo", "/contacts"],
         ),
@@ -1798,6 +2644,108 @@ def freeze_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of deploy-prod-change-freeze: production is frozen, soft-frozen (with a drawn change type
+# allowed beside hotfixes) or reopened; at sizes 50 and 100 a service is renamed (its pipeline
+# follows). Nothing else in the document derives from a list edit, so no add/remove move.
+
+BANNERS = {
+    "open": r"(?i)^(?!.*freeze).*\bopen\b",
+    "frozen": r"(?i)^(?=.*freeze)(?=.*hotfix)(?!.*soft)",
+    "soft-frozen": r"(?i)^(?=.*soft)(?=.*freeze)",
+}
+
+
+def _set_status(status: str, requests: list[str]) -> Any:
+    def make(p: dict[str, Any], d: Draw) -> Revision:
+        banner = {"/environment/deploy_banner": regex(BANNERS[status])} if p["size"] >= 50 else {}
+        return Revision(
+            request=d.pick(requests),
+            mutate=lambda q: q.update(status=status),
+            direct="/environment/change_status",
+            overrides=banner,
+            theme=f"Production goes {status}: every setting tied to the status follows",
+        )
+
+    return make
+
+
+def _soft_freeze(p: dict[str, Any], d: Draw) -> Revision:
+    extra = d.pick(["fix", *[t for t in p["open_types"] if t != "fix"]])
+    kind = "regular fixes" if extra == "fix" else f"{extra} changes"
+    banner = ", and the banner should say it's a soft freeze" if p["size"] >= 50 else ""
+    leads = ["Teams are pushing back on the freeze.", "Too much work is waiting on the freeze."]
+    if p["status"] == "open":
+        leads = ["Risky weeks ahead, but we can't stop everything.", "Let's slow changes down."]
+    lead = d.pick(leads)
+    return Revision(
+        request=f"{lead} Put production in a status called soft-frozen: the same as frozen, except "
+        f"{kind} are allowed alongside hotfixes{banner}.",
+        mutate=lambda q: q.update(status="soft-frozen", soft_extra=extra),
+        direct="/environment/change_status",
+        overrides={"/environment/deploy_banner": regex(BANNERS["soft-frozen"])}
+        if p["size"] >= 50
+        else {},
+        theme=f"A softer status defined against frozen: {kind} are allowed again",
+    )
+
+
+RENAMES = {
+    "storefront": "web-store",
+    "checkout": "cart-checkout",
+    "inventory": "stock",
+    "search": "catalog-search",
+    "pricing": "price-engine",
+    "notifications": "notifier",
+    "accounts": "identity",
+}
+"""A service's new name; a renamed service may go back to its old one."""
+
+
+def _rename_service(p: dict[str, Any], d: Draw) -> Revision:
+    names = [s[0] for s in p["services"]]
+    i = d.pick(range(len(names)))
+    back = {new: old for old, new in RENAMES.items()}
+    new = RENAMES.get(names[i]) or back[names[i]]
+    again = " back" if names[i] in back else ""
+    return Revision(
+        request=f"We're renaming the {names[i]} service{again} to {new}.",
+        mutate=lambda q: q["services"][i].__setitem__(0, new),
+        direct=f"/services/{i}/name",
+        theme=f"{names[i]} becomes {new}: its pipeline name follows",
+    )
+
+
+FREEZE_MOVES = [
+    Move(
+        "freeze",
+        "status_flip",
+        _set_status(
+            "frozen",
+            [
+                "We're entering the holiday code freeze. Freeze production starting now.",
+                "Sev1 in production. Freeze it, starting now.",
+                "Quarter-end is coming up: freeze production.",
+            ],
+        ),
+        when=lambda p: p["status"] != "frozen",
+    ),
+    Move(
+        "reopen",
+        "status_flip",
+        _set_status(
+            "open",
+            [
+                "The freeze is lifted. Open production again.",
+                "All clear: production is open for changes again.",
+            ],
+        ),
+        when=lambda p: p["status"] != "open",
+    ),
+    Move("soft-freeze", "status_flip", _soft_freeze, when=lambda p: p["status"] != "soft-frozen"),
+    Move("rename-service", "substitution", _rename_service, when=lambda p: p["size"] >= 50),
+]
+
+
 SCENARIOS = [
     Scenario(
         id="deploy-pod-memory-sizing",
@@ -1809,6 +2757,8 @@ SCENARIOS = [
         conversation=memory_conversation,
         revision=memory_revision,
         followups=memory_followups,
+        inputs=memory_inputs,
+        moves=MEMORY_MOVES,
         notes="Tests a formula chain: limit = 2 x request, heap = 75% of the limit, namespace total = "
         "replicas x request, cost at $20/vCPU-month and $4/GiB-month. Larger sizes add the Java "
         "options, limits total, quota (requests x 1.25), a canary sized like orders-api and the node "
@@ -1824,6 +2774,8 @@ SCENARIOS = [
         conversation=region_conversation,
         revision=region_revision,
         followups=region_followups,
+        inputs=region_inputs,
+        moves=REGION_MOVES,
         notes="Tests substitution of the region: registry, KMS alias, artifact bucket, zones (and DNS "
         "suffix) come from the attached profile. Larger sizes add images, hostnames, the CI target, "
         "subnets and the state path built from them, while production stays in eu-west-1.",
@@ -1838,6 +2790,8 @@ SCENARIOS = [
         conversation=stack_conversation,
         revision=stack_revision,
         followups=stack_followups,
+        inputs=stack_inputs,
+        moves=STACK_MOVES,
         notes="Tests removal of a list element: CPU total and service count are aggregates over the "
         "remaining services. Larger sizes add memory, cost and budget headroom, and the service's "
         "ingress route, dashboard panel and alert policy (one per service) go too; other services and "
@@ -1853,6 +2807,8 @@ SCENARIOS = [
         conversation=volume_tier_conversation,
         revision=volume_tier_revision,
         followups=volume_tier_followups,
+        inputs=volume_tier_inputs,
+        moves=VOLUME_MOVES,
         notes="Tests a threshold crossing: 1,200 GB is at least 1,000 GB, so the primary moves from gp3 to "
         "io2 with 6,000 IOPS and the io2 price. Larger sizes add the monitoring interval, free-space "
         "alarm, alert route, total cost and headroom; the 500 GB replica stays gp3 and the 1,000 GB "
@@ -1868,6 +2824,8 @@ SCENARIOS = [
         conversation=window_conversation,
         revision=window_revision,
         followups=window_followups,
+        inputs=window_inputs,
+        moves=WINDOW_MOVES,
         notes="Tests relative times: the window end and every run-book step move 90 minutes later, some "
         "onto 2025-06-15, while the approval time stays. Larger sizes add the customer notice and "
         "reminder, deploy freeze, all-clear and watch period, plus more absolutely given times that "
@@ -1883,6 +2841,8 @@ SCENARIOS = [
         conversation=freeze_conversation,
         revision=freeze_revision,
         followups=freeze_followups,
+        inputs=freeze_inputs,
+        moves=FREEZE_MOVES,
         notes="Tests a status flip: the user defined the open and frozen settings up front, so auto-deploy, "
         "approvals and allowed change types move together with the status. Larger sizes add the "
         "approver group, banner, per-service auto-promotion and flag/migration gates; staging stays "

@@ -4,16 +4,52 @@ One scenario per pattern except substitution. Costs roll up from quantities and 
 supplier price breaks gate unit prices, the pilot-run schedule hangs off the production
 start, and a BOM's release status governs purchasing and document control. The rules are
 stated in the conversation and computed here, so each gold patch is right by construction.
+
+Every scenario also generates fresh instances and long chains: its inputs (people, prices,
+counts, the build or batch, dates) are drawn from pools that keep its rules meaningful, and its
+moves (re-quantify or re-price a part, add, drop or put back a part, cross a price break, move
+the start or switch the line, switch a supplier or the glass body, release, pull back, obsolete
+or reinstate) are written for the size they run at.
 """
 
 from __future__ import annotations
 
+import copy
+import datetime as _dt
+from collections.abc import Sequence
 from typing import Any
 
-from pytest_revprop.authoring.helpers import add_days, money
-from pytest_revprop.authoring.scenario import Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.helpers import add_days, count_word, dollars, money
+from pytest_revprop.authoring.scenario import SHIPPED, Draw, Move, Revision, Scenario, Turn, regex
 
 DOMAIN = "manufacturing_bom"
+
+
+# --------------------------------------------------------------------------- shared by the moves
+# The lamp, the sensor board and the kettle keep their BOM lines as ``parts`` rows (part number
+# first) and the lines a move dropped as ``removed``; these three helpers add and drop lines.
+
+
+def _addable(p: dict[str, Any], pool: Sequence[Sequence[Any]]) -> list[tuple[bool, list[Any]]]:
+    """The rows a move may add, each with whether it was dropped earlier: the ``pool`` parts
+    never in the BOM, then the rows dropped earlier (as they were)."""
+    held = {r[0] for r in p["parts"]} | {r[0] for r in p["removed"]}
+    return [(False, list(r)) for r in pool if r[0] not in held] + [
+        (True, list(r)) for r in p["removed"]
+    ]
+
+
+def _join(q: dict[str, Any], row: list[Any], **updates: Any) -> None:
+    """Add ``row`` as the BOM's last line (no longer dropped), and apply ``updates``."""
+    q["removed"] = [r for r in q["removed"] if r[0] != row[0]]
+    q["parts"].append(row)
+    q.update(updates)
+
+
+def _leave(q: dict[str, Any], i: int, **updates: Any) -> None:
+    """Drop the BOM's line ``i`` (kept for a later return), and apply ``updates``."""
+    q["removed"].append(q["parts"].pop(i))
+    q.update(updates)
 
 
 # --------------------------------------------------------------------------- bom-hinge-screws
@@ -35,23 +71,61 @@ LAMP_PARTS_100: list[tuple[str, str, int, float]] = [
     ("LA-180", "Rubber foot", 4, 0.05),
     ("LA-191", "Diffuser lens", 1, 0.90),
 ]
+LAMP_SMALL = ("LA-120", "LA-152")  # the size-10 BOM: the LED module and the hinge screws
 LAMP_SCREW = "LA-152"
-LAMP_BATCH = 250
+# parts a user may add later: (part number, description, qty per lamp, unit cost)
+LAMP_NEW_PARTS: list[tuple[str, str, int, float]] = [
+    ("LA-195", "Felt base pad", 1, 0.12),
+    ("LA-196", "Cable strain relief", 1, 0.15),
+    ("LA-198", "Shade ring", 1, 0.65),
+    ("LA-199", "Wall bracket", 1, 0.85),
+    ("LA-204", "Serial number label", 1, 0.03),
+]
+# catalog parts a move may drop (the dimmer stays: the size-100 test plan names it)
+LAMP_OPTIONAL = ("LA-171", "LA-180", "LA-191")
+LAMP_COUNTED = ("LA-152", "LA-171", "LA-180", "LA-195", "LA-196")  # parts a lamp takes several of
+LAMP_DESIGNERS = ["Ana Ruiz", "Leah Morgan", "Kwame Asante", "Sofia Lindgren"]
+LAMP_CUSTOMERS = ["Halden Interiors", "Brightwater Hotels", "Norrvik Office Supply", "Casa Lumen"]
+
+
+def lamp_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The lamp's inputs: its BOM lines ``[part number, description, qty, unit cost]`` (lines
+    dropped go to ``removed``), the batch, labor rate, designer and the quote's customer."""
+    rows = LAMP_PARTS_50 + (LAMP_PARTS_100 if size == 100 else [])
+    parts = [list(r) for r in rows if size > 10 or r[0] in LAMP_SMALL]
+    drawn = {
+        LAMP_SCREW: lambda r: r.__setitem__(2, d.int(3, 5, shipped=4)),
+        "LA-120": lambda r: r.__setitem__(3, d.pick([4.20, 3.85, 4.55, 4.90])),
+        "LA-101": lambda r: r.__setitem__(3, d.pick([7.80, 6.95, 8.40, 9.10])),
+        "LA-114": lambda r: r.__setitem__(3, d.pick([5.40, 4.80, 5.95, 6.30])),
+    }
+    for row in parts:
+        if row[0] in drawn:
+            drawn[row[0]](row)
+    return {
+        "size": size,
+        "parts": parts,
+        "removed": [],
+        "batch": d.pick([250, 200, 300, 500]),
+        "labor": d.pick([6.5, 5.75, 7.25, 8.0]),
+        "designer": d.pick(LAMP_DESIGNERS),
+        "customer": d.pick(LAMP_CUSTOMERS),
+        "quote_qty": d.pick([400, 300, 500, 600]),
+    }
 
 
 def lamp_params(size: int) -> dict[str, Any]:
-    # batch / extra: the batch size and parts the follow-ups change or add
-    return {"size": size, "screws": 4, "batch": LAMP_BATCH, "extra": []}
+    return lamp_inputs(size, SHIPPED)
+
+
+def _lamp_part(p: dict[str, Any], pn: str) -> list[Any]:
+    return next(r for r in p["parts"] if r[0] == pn)  # type: ignore[no-any-return]
 
 
 def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, batch = p["size"], p["batch"]
     if size == 10:
-        parts = [
-            {"part": "LED module 8W", "qty_per_lamp": 1, "unit_cost": 4.2},
-            {"part": "M3 hinge screw", "qty_per_lamp": p["screws"], "unit_cost": 0.06},
-        ]
-        parts += [{"part": d, "qty_per_lamp": q, "unit_cost": c} for _, d, q, c in p["extra"]]
+        parts = [{"part": d, "qty_per_lamp": q, "unit_cost": c} for _, d, q, c in p["parts"]]
         material = money(sum(c["qty_per_lamp"] * c["unit_cost"] for c in parts))
         return {
             "product": "Arc desk lamp",
@@ -60,36 +134,33 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
             "material_cost_per_lamp": material,
             "batch_material_cost": money(material * batch),
         }
-    rows = LAMP_PARTS_50 + (LAMP_PARTS_100 if size == 100 else []) + p["extra"]
-    parts = []
-    for pn, desc, qty, cost in rows:
-        qty = p["screws"] if pn == LAMP_SCREW else qty
-        parts.append(
-            {
-                "part_number": pn,
-                "description": desc,
-                "qty_per_lamp": qty,
-                "unit_cost": cost,
-                "extended_cost": money(qty * cost),
-            }
-        )
+    parts = [
+        {
+            "part_number": pn,
+            "description": desc,
+            "qty_per_lamp": qty,
+            "unit_cost": cost,
+            "extended_cost": money(qty * cost),
+        }
+        for pn, desc, qty, cost in p["parts"]
+    ]
     material = money(sum(c["extended_cost"] for c in parts))
     overhead = money(material * 0.15)
-    unit_cost = money(material + 6.5 + overhead)
+    unit_cost = money(material + p["labor"] + overhead)
     art: dict[str, Any] = {
         "product": {"name": "Arc desk lamp", "model": "AL-2", "revision": "C"},
         "batch_size": batch,
         "components": parts,
         "costs": {
             "material_per_lamp": material,
-            "labor_per_lamp": 6.5,
+            "labor_per_lamp": p["labor"],
             "overhead_percent": 15,
             "overhead_per_lamp": overhead,
             "unit_cost": unit_cost,
             "batch_cost": money(unit_cost * batch),
         },
         "pricing": {"wholesale_markup": 2, "wholesale_price": money(unit_cost * 2)},
-        "designer": "Ana Ruiz",
+        "designer": p["designer"],
         "factory": {"name": "Lumio Works Plant 2", "city": "Dayton, OH"},
         "target_ship_date": "2025-10-20",
         "packaging": {"box": "Kraft mailer 60x20x15 cm", "insert": "Molded pulp tray"},
@@ -101,10 +172,10 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
     wholesale = art["pricing"]["wholesale_price"]
     art["pricing"].update(retail_markup=1.8, retail_price=money(wholesale * 1.8))
     art["quote"] = {
-        "customer": "Halden Interiors",
-        "quantity": 400,
+        "customer": p["customer"],
+        "quantity": p["quote_qty"],
         "price_each": wholesale,
-        "total": money(wholesale * 400),
+        "total": money(wholesale * p["quote_qty"]),
     }
     art["previous_revision"] = {"revision": "B", "unit_cost": 31.85, "retired_on": "2025-06-30"}
     art["factory"]["contact"] = "Dale Whitcomb"
@@ -126,14 +197,16 @@ def lamp_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    screws = count_word(_lamp_part(p, LAMP_SCREW)[2])
+    led = dollars(_lamp_part(p, "LA-120")[3])
     if size == 10:
         return [
             (
-                "Starting the BOM for the Arc desk lamp. We're building a batch of 250.",
+                f"Starting the BOM for the Arc desk lamp. We're building a batch of {p['batch']}.",
                 ["/product", "/batch_size"],
             ),
             (
-                "Each lamp takes one LED module 8W at $4.20 and four M3 hinge screws at 6 cents apiece.",
+                f"Each lamp takes one LED module 8W at {led} and {screws} M3 hinge screws at 6 cents apiece.",
                 ["/components/0", "/components/1"],
             ),
             (
@@ -142,16 +215,17 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/material_cost_per_lamp", "/batch_material_cost"],
             ),
         ]
+    arm, base = dollars(_lamp_part(p, "LA-101")[3]), dollars(_lamp_part(p, "LA-114")[3])
     turns: list[Turn] = [
         (
-            "Let's set up the BOM for the Arc desk lamp, model AL-2, revision C, designed by Ana Ruiz. First "
-            "batch is 250 lamps at Lumio Works Plant 2 in Dayton, OH.",
+            f"Let's set up the BOM for the Arc desk lamp, model AL-2, revision C, designed by {p['designer']}. "
+            f"First batch is {p['batch']} lamps at Lumio Works Plant 2 in Dayton, OH.",
             ["/product", "/batch_size", "/designer", "/factory/name", "/factory/city"],
         ),
         (
-            "Parts per lamp: LA-101 aluminum arm set $7.80, LA-114 weighted base $5.40, LA-120 LED module 8W "
-            "$4.20, LA-133 dimmer switch $1.95, LA-140 12V power adapter $3.10 (one each), and four LA-152 M3 "
-            "hinge screws at $0.06. Extended cost = quantity x unit cost.",
+            f"Parts per lamp: LA-101 aluminum arm set {arm}, LA-114 weighted base {base}, LA-120 LED module 8W "
+            f"{led}, LA-133 dimmer switch $1.95, LA-140 12V power adapter $3.10 (one each), and {screws} LA-152 "
+            "M3 hinge screws at $0.06. Extended cost = quantity x unit cost.",
             [f"/components/{i}" for i in range(6)],
         ),
     ]
@@ -164,9 +238,9 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
             )
         )
     costs = (
-        "Costing: material per lamp is the sum of the extended costs. Labor is $6.50 a lamp, overhead "
-        "15% of material (to the cent), and unit cost = material + labor + overhead. Batch cost is unit "
-        "cost times the batch size."
+        f"Costing: material per lamp is the sum of the extended costs. Labor is {dollars(p['labor'])} a lamp, "
+        "overhead 15% of material (to the cent), and unit cost = material + labor + overhead. Batch cost is "
+        "unit cost times the batch size."
     )
     cost_ptrs = [
         "/costs/material_per_lamp",
@@ -201,8 +275,8 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
         return turns
     turns += [
         (
-            "Retail is 1.8 times wholesale, rounded to the cent. Halden Interiors wants a quote for 400 lamps "
-            "at our wholesale price; show the price each and the quote total.",
+            f"Retail is 1.8 times wholesale, rounded to the cent. {p['customer']} wants a quote for "
+            f"{p['quote_qty']} lamps at our wholesale price; show the price each and the quote total.",
             ["/pricing/retail_markup", "/pricing/retail_price", "/quote"],
         ),
         (
@@ -228,23 +302,30 @@ def lamp_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _lamp_index(p: dict[str, Any], pn: str) -> int:
+    return next(i for i, r in enumerate(p["parts"]) if r[0] == pn)
+
+
+def _set_lamp_qty(q: dict[str, Any], pn: str, qty: int) -> None:
+    _lamp_part(q, pn)[2] = qty
+
+
 def lamp_revision(p: dict[str, Any]) -> Revision:
-    index = 1 if p["size"] == 10 else 5
     return Revision(
         request="The hinge tested loose with four screws. Make it six M3 hinge screws per lamp.",
-        mutate=lambda q: q.update(screws=6),
-        direct=f"/components/{index}/qty_per_lamp",
+        mutate=lambda q: _set_lamp_qty(q, LAMP_SCREW, 6),
+        direct=f"/components/{_lamp_index(p, LAMP_SCREW)}/qty_per_lamp",
     )
 
 
 def lamp_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
-    screw = 1 if size == 10 else 5
-    end = {10: 2, 50: 6, 100: 10}[size]  # the index a part added at the end takes
+    screw = _lamp_index(p, LAMP_SCREW)
+    end = len(p["parts"])  # the index a part added at the end takes
     return [
         Revision(
             request="The retest passed with five screws, so make it five M3 hinge screws per lamp, not six.",
-            mutate=lambda q: q.update(screws=5),
+            mutate=lambda q: _set_lamp_qty(q, LAMP_SCREW, 5),
             direct=f"/components/{screw}/qty_per_lamp",
             theme="The screw count is revised again, down by one: the extended cost and every roll-up and "
             "price follow",
@@ -263,13 +344,137 @@ def lamp_followups(p: dict[str, Any]) -> list[Revision]:
             request="Add a new part, Felt base pad: one per lamp at $0.12."
             if size == 10
             else "Add a new part, LA-195 Felt base pad: one per lamp at $0.12.",
-            mutate=lambda q: q["extra"].append(("LA-195", "Felt base pad", 1, 0.12)),
+            mutate=lambda q: q["parts"].append(list(LAMP_NEW_PARTS[0])),
             direct=f"/components/{end}",
             theme="A new component line adds its cost to material, overhead, unit and batch costs and the "
             "prices",
             pattern="add_remove",
         ),
     ]
+
+
+# moves of bom-hinge-screws: size 10 records no part numbers, so its requests name parts by
+# their description only; labor is in the document from size 50
+
+
+def _lamp_ref(p: dict[str, Any], row: Sequence[Any]) -> str:
+    """A part as the user names it: its description at size 10, with its part number beyond."""
+    desc = row[1] if row[1][:2].isupper() else row[1][0].lower() + row[1][1:]
+    return f"the {desc}" if p["size"] == 10 else f"the {row[0]} {desc}"
+
+
+def _lamp_quantity(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Another count of a part a lamp takes several of (screws, clips, feet, pads)."""
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] in LAMP_COUNTED]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    qty = d.pick([n for n in range(2, 9) if n != row[2]])
+    ref = _lamp_ref(p, row)
+    return Revision(
+        request=d.pick(
+            [
+                f"Change the quantity of {ref} to {qty} per lamp; it's {row[2]} now.",
+                f"Engineering wants {ref} at {qty} per lamp instead of {row[2]}.",
+            ]
+        ),
+        mutate=lambda q: _set_lamp_qty(q, row[0], qty),
+        direct=f"/components/{i}/qty_per_lamp",
+        theme=f"{row[1]} goes from {row[2]} to {qty} per lamp: its cost and every roll-up follow",
+    )
+
+
+def _lamp_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    i = d.pick(range(len(p["parts"])))
+    row = p["parts"][i]
+    costs = {money(row[3] * f) for f in (0.75, 0.85, 0.9, 1.1, 1.2, 1.35)}
+    cost = d.pick(sorted(c for c in costs if c != row[3] and c > 0))
+    ref = _lamp_ref(p, row)
+
+    def mutate(q: dict[str, Any]) -> None:
+        _lamp_part(q, row[0])[3] = cost
+
+    return Revision(
+        request=d.pick(
+            [
+                f"The supplier re-quoted {ref}: {dollars(cost)} each now.",
+                f"New unit cost for {ref}: {dollars(cost)}, not {dollars(row[3])}.",
+            ]
+        ),
+        mutate=mutate,
+        direct=f"/components/{i}/unit_cost",
+        theme=f"{row[1]} is re-priced: its cost and every roll-up follow",
+    )
+
+
+def _lamp_batch(p: dict[str, Any], d: Draw) -> Revision | None:
+    batch = d.pick([n for n in (150, 200, 250, 300, 400, 500, 600) if n != p["batch"]])
+    return Revision(
+        request=f"Make the first batch {batch} lamps instead of {p['batch']}.",
+        mutate=lambda q: q.update(batch=batch),
+        direct="/batch_size",
+        theme="Another batch size scales the batch costs; per-lamp costs and prices stay",
+    )
+
+
+def _lamp_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new part, or one dropped earlier, joins the BOM as its last line."""
+    choices = _addable(p, LAMP_NEW_PARTS)
+    if not choices:
+        return None
+    again, row = d.pick(choices)
+    pn, desc, qty, cost = row
+    name = desc if p["size"] == 10 else f"{pn} {desc}"
+    what = f"{count_word(qty)} per lamp at {dollars(cost)}"
+    request = (
+        f"Put {_lamp_ref(p, row)} back in the BOM, as the last line: {what}."
+        if again
+        else f"Add a new part, {name}: {what}."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: _join(q, row),
+        direct=f"/components/{len(p['parts'])}",
+        theme=f"{desc} joins the BOM: its cost adds to every roll-up and price",
+    )
+
+
+def _lamp_remove(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Drop a part the lamp can do without: clips, feet, the lens or a part added later."""
+    optional = set(LAMP_OPTIONAL) | {r[0] for r in LAMP_NEW_PARTS}
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] in optional]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    ref = _lamp_ref(p, row)
+    return Revision(
+        request=d.pick([f"Drop {ref} from the BOM.", f"We no longer use {ref}; take it out."]),
+        mutate=lambda q: _leave(q, i),
+        direct=f"/components/{i}",
+        theme=f"{row[1]} leaves the BOM: its cost leaves every roll-up and price",
+    )
+
+
+def _lamp_labor(p: dict[str, Any], d: Draw) -> Revision | None:
+    labor = d.pick([x for x in (5.75, 6.0, 6.5, 7.25, 8.0) if x != p["labor"]])
+    return Revision(
+        request=f"The plant's labor rate changed: labor is {dollars(labor)} a lamp now.",
+        mutate=lambda q: q.update(labor=labor),
+        direct="/costs/labor_per_lamp",
+        theme="A new labor cost moves the unit cost, batch cost and prices",
+    )
+
+
+LAMP_MOVES = [
+    Move("requantity", "arithmetic", _lamp_quantity),
+    Move("reprice", "arithmetic", _lamp_reprice),
+    Move("batch", "arithmetic", _lamp_batch, opens=False),
+    Move("add-part", "add_remove", _lamp_add),
+    Move("remove-part", "add_remove", _lamp_remove),
+    Move("labor", "arithmetic", _lamp_labor, when=lambda p: p["size"] >= 50, opens=False),
+]
 
 
 # --------------------------------------------------------------------------- bom-connector-price-break
@@ -291,18 +496,61 @@ BOARD_PARTS_100: list[tuple[str, str, int, str, float, int, float]] = [
     ("NE-208", "Tactile switch", 2, "DigiKey", 0.09, 1000, 0.07),
     ("NE-209", "u.FL antenna connector", 1, "Mouser", 0.55, 500, 0.48),
 ]
-BOARD_BUILD = 400
+# what a user calls each part mid-sentence: (one, several)
+BOARD_SPOKEN: dict[str, tuple[str, str]] = {
+    "NE-201": ("JST 4-pin connector", "JST 4-pin connectors"),
+    "NE-202": ("TMP117 temperature sensor", "TMP117 temperature sensors"),
+    "NE-203": ("10k 0603 resistor", "10k 0603 resistors"),
+    "NE-204": ("100nF 0603 capacitor", "100nF 0603 capacitors"),
+    "NE-205": ("ESP32-C3 module", "ESP32-C3 modules"),
+    "NE-206": ("3.3V LDO", "3.3V LDOs"),
+    "NE-207": ("4-layer bare PCB", "4-layer bare PCBs"),
+    "NE-208": ("tactile switch", "tactile switches"),
+    "NE-209": ("u.FL antenna connector", "u.FL antenna connectors"),
+    "NE-210": ("status LED", "status LEDs"),
+    "NE-211": ("2x5 pin header", "2x5 pin headers"),
+    "NE-212": ("ferrite bead", "ferrite beads"),
+    "NE-213": ("coin cell holder", "coin cell holders"),
+}
+# parts a user may add later (sizes 50 and 100), as BOARD_PARTS rows
+BOARD_NEW_PARTS: list[tuple[str, str, int, str, float, int, float]] = [
+    ("NE-210", "Status LED 0603", 2, "DigiKey", 0.06, 1000, 0.04),
+    ("NE-211", "Pin header 2x5", 1, "DigiKey", 0.28, 500, 0.22),
+    ("NE-212", "Ferrite bead 0603", 2, "Mouser", 0.05, 1000, 0.03),
+    ("NE-213", "Coin cell holder", 1, "Mouser", 0.32, 500, 0.26),
+]
+# the most of a part a board may take (the module and the bare PCB stay at one)
+BOARD_MAX = {
+    "NE-201": 3, "NE-202": 3, "NE-203": 10, "NE-204": 12, "NE-205": 1, "NE-206": 2, "NE-207": 1,
+    "NE-208": 4, "NE-209": 2, "NE-210": 4, "NE-211": 2, "NE-212": 4, "NE-213": 1,
+}  # fmt: skip
+BOARD_KEPT = ("NE-201", "NE-202", "NE-203", "NE-204", "NE-205", "NE-206", "NE-207")  # never dropped
+BOARD_CUSTOMERS = ["Tidewater Instruments", "Kestrel Sensing", "Bluefen Controls", "Marlow Labs"]
+BOARD_BUYERS = ["Hannah Cole", "Ravi Menon", "Julia Brandt", "Owen Price"]
+
+
+def board_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The build's inputs: its part rows ``[part number, description, per board, supplier,
+    base price, break quantity, break price]`` (size 10 holds the connector and the sensor;
+    rows dropped go to ``removed``), the build quantity, customer, due date and buyer."""
+    rows = BOARD_PARTS + (BOARD_PARTS_100 if size == 100 else [])
+    return {
+        "size": size,
+        "parts": [list(r) for r in rows[: 2 if size == 10 else len(rows)]],
+        "removed": [],
+        "build": d.pick([400, 320, 360, 440, 480]),
+        "customer": d.pick(BOARD_CUSTOMERS),
+        "due": d.date("2025-08-18", "2025-09-12", shipped="2025-08-29", weekdays="01234"),
+        "buyer": d.pick(BOARD_BUYERS),
+    }
 
 
 def board_params(size: int) -> dict[str, Any]:
-    # build / sensors: the build quantity and sensors per board the follow-ups change
-    return {"size": size, "connectors": 1, "build": BOARD_BUILD, "sensors": 1}
+    return board_inputs(size, SHIPPED)
 
 
-def _board_line(
-    row: tuple[str, str, int, str, float, int, float], per_board: int, build: int
-) -> dict[str, Any]:
-    pn, desc, _, supplier, base, break_qty, break_price = row
+def _board_line(row: Sequence[Any], build: int) -> dict[str, Any]:
+    pn, desc, per_board, supplier, base, break_qty, break_price = row
     qty = per_board * build
     volume = qty >= break_qty
     price = break_price if volume else base
@@ -320,9 +568,7 @@ def _board_line(
 
 def board_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, build = p["size"], p["build"]
-    rows = BOARD_PARTS + (BOARD_PARTS_100 if size == 100 else [])
-    per = {"NE-201": p["connectors"], "NE-202": p["sensors"]}
-    lines = [_board_line(r, per.get(r[0], r[2]), build) for r in rows]
+    lines = [_board_line(r, build) for r in p["parts"]]
     if size == 10:
         parts = [
             {
@@ -331,7 +577,7 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "order_qty": x["order_qty"],
                 "unit_price": x["unit_price"],
             }
-            for x in lines[:2]
+            for x in lines
         ]
         material = money(sum(x["order_qty"] * x["unit_price"] for x in parts))
         return {"build_quantity": build, "parts": parts, "material_cost": material}
@@ -359,10 +605,10 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
     per_board = money(material / build)
     art: dict[str, Any] = {
         "board": {"name": "SB-40 sensor board", "revision": "2.1"},
-        "customer": "Tidewater Instruments",
+        "customer": p["customer"],
         "build_quantity": build,
         "smt_line": "Line 3",
-        "due_date": "2025-08-29",
+        "due_date": p["due"],
         "parts": parts,
         "material_cost": material,
         "material_cost_per_board": per_board,
@@ -377,7 +623,7 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
         "total": money(price * build),
     }
     art["nre"] = {"stencil": 180.0, "test_fixture": 450.0}
-    art["contacts"] = {"buyer": "Hannah Cole", "engineer": "Viktor Sandberg"}
+    art["contacts"] = {"buyer": p["buyer"], "engineer": "Viktor Sandberg"}
     art["approved_alternates"] = [
         {"part_number": "NE-206", "alternate": "AP2112K-3.3"},
         {"part_number": "NE-203", "alternate": "RC0603FR-0710KL"},
@@ -390,11 +636,11 @@ def board_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def board_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, build = p["size"], p["build"]
     if size == 10:
         return [
             (
-                "We're building 400 SB-40 sensor boards. Each board has one JST 4-pin connector and one TMP117 "
+                f"We're building {build} SB-40 sensor boards. Each board has one JST 4-pin connector and one TMP117 "
                 "temperature sensor.",
                 [
                     "/build_quantity",
@@ -422,14 +668,14 @@ def board_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     n = len(BOARD_PARTS) + (len(BOARD_PARTS_100) if size == 100 else 0)
     line_text = (
-        "Order quantity = per board x 400. Each part's unit price is its base price, or its break "
+        f"Order quantity = per board x {build}. Each part's unit price is its base price, or its break "
         "price once the order quantity reaches the break; line cost = order quantity x unit price."
     )
     if size == 100:
         line_text += " Note the supplier and label the tier standard or volume."
     turns: list[Turn] = [
         (
-            "Tidewater Instruments ordered 400 SB-40 sensor boards, revision 2.1, due 2025-08-29 on SMT Line 3.",
+            f"{p['customer']} ordered {build} SB-40 sensor boards, revision 2.1, due {p['due']} on SMT Line 3.",
             ["/board", "/customer", "/build_quantity", "/smt_line", "/due_date"],
         ),
         (
@@ -481,16 +727,16 @@ def board_conversation(p: dict[str, Any]) -> list[Turn]:
     turns += [
         (
             "Quote: price per board is (material per board + $3.80 assembly) plus a 30% markup, to the cent; "
-            "the quote total is that times 400. Stencil ($180) and test fixture ($450) are NRE, billed separately.",
+            f"the quote total is that times {build}. Stencil ($180) and test fixture ($450) are NRE, billed separately.",
             ["/quote", "/nre"],
         ),
         (
-            "Buyer is Hannah Cole, engineer Viktor Sandberg. Approved alternates: AP2112K-3.3 for NE-206 and "
+            f"Buyer is {p['buyer']}, engineer Viktor Sandberg. Approved alternates: AP2112K-3.3 for NE-206 and "
             "RC0603FR-0710KL for NE-203.",
             ["/contacts", "/approved_alternates"],
         ),
         (
-            "RoHS compliant, IPC class 2. Panels hold 4 boards, so 100 panels. Ships UPS Freight, FCA. Testing "
+            f"RoHS compliant, IPC class 2. Panels hold 4 boards, so {build // 4} panels. Ships UPS Freight, FCA. Testing "
             "is ICT + functional with a 98.5% yield target.",
             ["/compliance", "/panelization", "/shipping", "/test"],
         ),
@@ -498,11 +744,19 @@ def board_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _board_row(p: dict[str, Any], pn: str) -> list[Any]:
+    return next(r for r in p["parts"] if r[0] == pn)  # type: ignore[no-any-return]
+
+
+def _set_per_board(q: dict[str, Any], pn: str, n: int) -> None:
+    _board_row(q, pn)[2] = n
+
+
 def board_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="The customer wants a second sensor port, so each board needs two of the JST 4-pin connectors "
         "instead of one.",
-        mutate=lambda q: q.update(connectors=2),
+        mutate=lambda q: _set_per_board(q, "NE-201", 2),
         direct="/parts/0/per_board",
     )
 
@@ -520,7 +774,7 @@ def board_followups(p: dict[str, Any]) -> list[Revision]:
         Revision(
             request="The customer dropped the second sensor port again, so it's back to one JST connector per "
             "board.",
-            mutate=lambda q: q.update(connectors=1),
+            mutate=lambda q: _set_per_board(q, "NE-201", 1),
             direct="/parts/0/per_board",
             theme="The connector count the revision doubled goes back to one: at 500 boards its order still "
             "reaches the break, so only quantities and costs change",
@@ -528,13 +782,170 @@ def board_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Add a second TMP117 sensor to each board for redundancy.",
-            mutate=lambda q: q.update(sensors=2),
+            mutate=lambda q: _set_per_board(q, "NE-202", 2),
             direct="/parts/1/per_board",
             theme="Two sensors per board double the sensor order past its 1,000-piece break: volume price and "
             "the roll-up follow",
             pattern="threshold",
         ),
     ]
+
+
+# moves of bom-connector-price-break: size 10 holds the connector and the sensor only, without
+# part numbers, suppliers or tiers; parts are added or dropped at sizes 50 and 100
+
+
+def _volume(row: Sequence[Any], per_board: int, build: int) -> bool:
+    """Whether ``row``'s order reaches its price break."""
+    return bool(per_board * build >= row[5])
+
+
+def _board_count(p: dict[str, Any], n: int, row: Sequence[Any]) -> str:
+    """``two JST 4-pin connectors`` (size 10) or ``two NE-201 JST 4-pin connectors``."""
+    one, many = BOARD_SPOKEN[row[0]]
+    noun = one if n == 1 else many
+    return f"{count_word(n)} {noun}" if p["size"] == 10 else f"{count_word(n)} {row[0]} {noun}"
+
+
+def _board_per(p: dict[str, Any], d: Draw, cross: bool) -> Revision | None:
+    """Another per-board count of a part, crossing its price break exactly when ``cross``."""
+    build = p["build"]
+    fits = {
+        i: [
+            n
+            for n in range(1, BOARD_MAX[r[0]] + 1)
+            if n != r[2] and (_volume(r, n, build) != _volume(r, r[2], build)) == cross
+        ]
+        for i, r in enumerate(p["parts"])
+    }
+    lines = [i for i, ns in fits.items() if ns]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    n = d.pick(fits[i])
+    old = count_word(row[2])
+    request = d.pick(
+        [
+            f"Each board needs {_board_count(p, n, row)} now instead of {old}.",
+            f"Design change: make it {_board_count(p, n, row)} per board, not {old}.",
+        ]
+    )
+    crossing = "crosses its price break" if cross else "stays on its side of the price break"
+    return Revision(
+        request=request,
+        mutate=lambda q: _set_per_board(q, row[0], n),
+        direct=f"/parts/{i}/per_board",
+        theme=f"{row[1]} goes to {n} per board: its order {crossing}, the roll-up follows",
+    )
+
+
+def _board_build(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Another build quantity (a multiple of the 4-board panel) that moves a part across its break."""
+    rows, old = p["parts"], p["build"]
+    pool = [
+        b
+        for b in range(300, 1001, 20)
+        if b != old and any(_volume(r, r[2], b) != _volume(r, r[2], old) for r in rows)
+    ]
+    if not pool:
+        return None
+    build = d.pick(pool)
+    who = "The customer" if p["size"] == 10 else p["customer"]
+    return Revision(
+        request=d.pick(
+            [
+                f"{who} changed the order: we're building {build:,} boards now, not {old:,}.",
+                f"Make the build {build:,} boards instead of {old:,}.",
+            ]
+        ),
+        mutate=lambda q: q.update(build=build),
+        direct="/build_quantity",
+        theme=f"A build of {build} scales every order quantity; parts whose order crosses its break "
+        "change price",
+    )
+
+
+def _board_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A supplier re-quotes both prices of a part (not the sub-cent passives)."""
+    lines = [i for i, r in enumerate(p["parts"]) if r[4] >= 0.05]
+    i = d.pick(lines)
+    row = p["parts"][i]
+    volume = _volume(row, row[2], p["build"])
+    quotes = [
+        (money(row[4] * f), money(row[6] * f))
+        for f in (0.8, 0.9, 1.1, 1.2)
+        if money((row[6] if volume else row[4]) * f) != (row[6] if volume else row[4])
+    ]
+    base, low = d.pick(quotes)
+    who = "The supplier" if p["size"] == 10 else row[3]
+    name = BOARD_SPOKEN[row[0]][0] if p["size"] == 10 else f"{row[0]} {BOARD_SPOKEN[row[0]][0]}"
+
+    def mutate(q: dict[str, Any]) -> None:
+        _board_row(q, row[0])[4:7] = [base, row[5], low]
+
+    return Revision(
+        request=f"{who} re-quoted the {name}: {dollars(base)} each, or {dollars(low)} at "
+        f"{row[5]:,} or more.",
+        mutate=mutate,
+        direct=f"/parts/{i}/unit_price",
+        theme=f"{row[1]} is re-quoted: its price and the roll-up follow",
+    )
+
+
+def _board_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new part, or one dropped earlier, joins the build as its last line."""
+    choices = _addable(p, BOARD_NEW_PARTS)
+    if not choices:
+        return None
+    again, row = d.pick(choices)
+    pn, desc, n, supplier, base, break_qty, low = row
+    source = f" from {supplier}" if p["size"] == 100 else ""
+    what = (
+        f"{count_word(n)} per board{source}, {dollars(base)} each or {dollars(low)} at "
+        f"{break_qty:,} or more"
+    )
+    request = (
+        f"Put {pn} ({desc}) back on the board, as the last line: {what}."
+        if again
+        else f"Add a new part, {pn} {desc}: {what}."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: _join(q, row),
+        direct=f"/parts/{len(p['parts'])}",
+        theme=f"{desc} joins the build: its order, price and cost join the roll-up",
+    )
+
+
+def _board_remove(p: dict[str, Any], d: Draw) -> Revision | None:
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] not in BOARD_KEPT]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    name = f"{row[0]} {BOARD_SPOKEN[row[0]][1 if row[2] > 1 else 0]}"
+    return Revision(
+        request=d.pick(
+            [
+                f"Drop the {name} from the BOM.",
+                f"The board no longer needs the {name}; take it out.",
+            ]
+        ),
+        mutate=lambda q: _leave(q, i),
+        direct=f"/parts/{i}",
+        theme=f"{row[1]} leaves the build: its cost leaves the roll-up",
+    )
+
+
+BOARD_MOVES = [
+    Move("cross-break", "threshold", lambda p, d: _board_per(p, d, cross=True)),
+    Move("build", "threshold", _board_build),
+    Move("per-board", "arithmetic", lambda p, d: _board_per(p, d, cross=False)),
+    Move("reprice", "arithmetic", _board_reprice, opens=False),
+    Move("add-part", "add_remove", _board_add, when=lambda p: p["size"] >= 50),
+    Move("remove-part", "add_remove", _board_remove, when=lambda p: p["size"] >= 50),
+]
 
 
 # --------------------------------------------------------------------------- bom-drop-bumper
@@ -564,24 +975,60 @@ SPEAKER_ROUTING: list[tuple[str, str, int]] = [
 ]
 
 
+# what a user calls each part mid-sentence
+SPEAKER_SPOKEN = {
+    "CA-201": "40 mm speaker drivers",
+    "CA-214": "rubber bumper ring",
+    "CA-220": "2000 mAh Li-ion battery",
+    "CA-230": "front housing",
+    "CA-231": "rear housing",
+    "CA-240": "amplifier board",
+    "CA-250": "grille mesh",
+    "CA-260": "USB-C port board",
+    "CA-270": "lanyard clip",
+}
+SPEAKER_SMALL = ("CA-201", "CA-214", "CA-220")  # the size-10 BOM
+SPEAKER_OPTIONAL = (BUMPER, "CA-270")  # the catalog parts a move may drop and put back
+SPEAKER_SUPPLIERS = ["Pacific Molding", "Dongguan Acoustics", "Keystone Metals"]
+
+
+def speaker_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The speaker's inputs: its part rows ``[part number, description, qty, unit cost,
+    supplier, grams]`` in BOM order (catalog parts, then parts added), the catalog parts taken
+    out (``out``: a part put back returns to its place) and added parts dropped (``dropped``)."""
+    rows = SPEAKER_PARTS + (SPEAKER_PARTS_100 if size == 100 else [])
+    parts = [list(r) for r in rows if size > 10 or r[0] in SPEAKER_SMALL]
+    drawn = {
+        "CA-201": [3.10, 2.85, 3.40, 3.65],
+        BUMPER: [0.85, 0.75, 0.95, 1.10],
+        "CA-220": [4.75, 4.40, 5.20, 5.60],
+    }
+    for row in parts:
+        if row[0] in drawn:
+            row[3] = d.pick(drawn[row[0]])
+    return {"size": size, "parts": parts, "out": [], "dropped": []}
+
+
 def speaker_params(size: int) -> dict[str, Any]:
-    # prices / extra: re-quoted unit costs and added parts of the follow-ups
-    return {"size": size, "bumper": True, "prices": {}, "extra": []}
+    return speaker_inputs(size, SHIPPED)
+
+
+def _speaker_rows(p: dict[str, Any]) -> list[list[Any]]:
+    """The parts in the BOM, in order."""
+    return [r for r in p["parts"] if r[0] not in p["out"]]
+
+
+def _speaker_row(p: dict[str, Any], pn: str) -> list[Any]:
+    return next(r for r in p["parts"] if r[0] == pn)  # type: ignore[no-any-return]
 
 
 def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    rows = SPEAKER_PARTS + (SPEAKER_PARTS_100 if size == 100 else []) + p["extra"]
-    rows = [r for r in rows if p["bumper"] or r[0] != BUMPER]
-    rows = [(pn, d, q, p["prices"].get(pn, c), s, g) for pn, d, q, c, s, g in rows]
+    rows = _speaker_rows(p)
     if size == 10:
-        small = [
-            ("Speaker driver 40 mm (pair)", 6.2),
-            ("Rubber bumper ring", p["prices"].get(BUMPER, 0.85)),
-            ("Li-ion battery 2000 mAh", 4.75),
-        ] + [(d, q * c) for _, d, q, c, _, _ in p["extra"]]
         parts: list[dict[str, Any]] = [
-            {"part": n, "cost": c} for n, c in small if p["bumper"] or n != "Rubber bumper ring"
+            {"part": f"{d} (pair)" if pn == "CA-201" else d, "cost": money(q * c)}
+            for pn, d, q, c, _, _ in rows
         ]
         return {
             "product": "Trailhead speaker",
@@ -608,9 +1055,7 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
     present = {x["part_number"] for x in parts}
     enclosure = [pn for pn in ("CA-230", "CA-231", BUMPER, "CA-250") if pn in present]
     subassemblies: list[dict[str, Any]] = [{"name": "Enclosure kit", "parts": enclosure}]
-    suppliers = ["Pacific Molding", "Dongguan Acoustics"] + (
-        ["Keystone Metals"] if size == 100 else []
-    )
+    suppliers = SPEAKER_SUPPLIERS[: 3 if size == 100 else 2]
     art: dict[str, Any] = {
         "product": "Trailhead speaker",
         "revision": "B",
@@ -632,7 +1077,8 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
         return art
     weight = sum(x["weight_g"] for x in parts)
     summary.update(total_weight_g=weight, shipping_weight_g=weight + 180)
-    subassemblies.append({"name": "Electronics module", "parts": ["CA-201", "CA-240", "CA-260"]})
+    electronics = [pn for pn in ("CA-201", "CA-240", "CA-260") if pn in present]
+    subassemblies.append({"name": "Electronics module", "parts": electronics})
     art["routing"] = [{"station": s, "operation": o, "minutes": m} for s, o, m in SPEAKER_ROUTING]
     art["assembly_minutes"] = sum(m for _, _, m in SPEAKER_ROUTING)
     return art
@@ -640,12 +1086,13 @@ def speaker_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def speaker_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    driver, bumper, battery = (_speaker_row(p, pn)[3] for pn in SPEAKER_SMALL)
     if size == 10:
         return [
             ("BOM for the Trailhead speaker, revision B.", ["/product", "/revision"]),
             (
-                "Components with their cost per speaker: the 40 mm driver pair $6.20, a rubber bumper ring $0.85 "
-                "and the 2000 mAh Li-ion battery $4.75.",
+                f"Components with their cost per speaker: the 40 mm driver pair {dollars(money(2 * driver))}, a "
+                f"rubber bumper ring {dollars(bumper)} and the 2000 mAh Li-ion battery {dollars(battery)}.",
                 ["/components/0", "/components/1", "/components/2"],
             ),
             (
@@ -656,8 +1103,9 @@ def speaker_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         ("Let's build the BOM for the Trailhead speaker, revision B.", ["/product", "/revision"]),
         (
-            "Components: CA-201 40 mm speaker driver, 2 at $3.10 (Dongguan Acoustics); CA-214 rubber bumper ring, "
-            "1 at $0.85 (Pacific Molding); CA-220 2000 mAh Li-ion battery, 1 at $4.75 (Dongguan Acoustics); "
+            f"Components: CA-201 40 mm speaker driver, 2 at {dollars(driver)} (Dongguan Acoustics); CA-214 rubber "
+            f"bumper ring, 1 at {dollars(bumper)} (Pacific Molding); CA-220 2000 mAh Li-ion battery, 1 at "
+            f"{dollars(battery)} (Dongguan Acoustics); "
             "CA-230 front housing $1.60 and CA-231 rear housing $1.45 (both Pacific Molding); CA-240 amplifier "
             "board $3.80 (Dongguan Acoustics). Extended cost = qty x unit cost.",
             [
@@ -735,23 +1183,39 @@ def speaker_conversation(p: dict[str, Any]) -> list[Turn]:
 def speaker_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="The new housing has the bumper molded in, so drop the rubber bumper ring from the BOM.",
-        mutate=lambda q: q.update(bumper=False),
+        mutate=lambda q: q["out"].append(BUMPER),
         direct="/components/1",
     )
 
 
 STRAP = ("CA-280", "Silicone carry strap", 1, 0.45, "Pacific Molding", 9)
+# parts a user may add later, as SPEAKER_PARTS rows (from the suppliers every size lists)
+SPEAKER_NEW_PARTS: list[tuple[str, str, int, float, str, int]] = [
+    STRAP,
+    ("CA-282", "Passive radiator", 1, 1.20, "Dongguan Acoustics", 18),
+    ("CA-284", "Button membrane", 1, 0.25, "Pacific Molding", 3),
+    ("CA-286", "Drawstring carry pouch", 1, 0.60, "Pacific Molding", 14),
+    ("CA-288", "Foam gasket", 2, 0.10, "Pacific Molding", 1),
+]
+
+
+def _set_speaker_cost(q: dict[str, Any], pn: str, cost: float) -> None:
+    _speaker_row(q, pn)[3] = cost
 
 
 def speaker_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
     cost = "/components/1/cost" if size == 10 else "/components/1/unit_cost"
-    end = {10: 3, 50: 6, 100: 9}[size]  # the index a part added at the end takes
+    end = len(p["parts"])  # the index a part added at the end takes
+
+    def back(q: dict[str, Any]) -> None:
+        q["out"].remove(BUMPER)
+
     return [
         Revision(
             request="The molded-in bumper failed the drop test. Put the rubber bumper ring back in the BOM, "
             "in its old place.",
-            mutate=lambda q: q.update(bumper=True),
+            mutate=back,
             direct="/components/1",
             theme="The removed component comes back in its place: counts, cost and weight roll-ups, the "
             "enclosure kit and its supplier's summary follow",
@@ -759,7 +1223,7 @@ def speaker_followups(p: dict[str, Any]) -> list[Revision]:
         ),
         Revision(
             request="Pacific Molding re-quoted the bumper ring at $0.70.",
-            mutate=lambda q: q["prices"].update({BUMPER: 0.70}),
+            mutate=lambda q: _set_speaker_cost(q, BUMPER, 0.70),
             direct=cost,
             theme="The part just put back gets a lower price: its line, the material cost and its supplier's "
             "spend follow",
@@ -772,13 +1236,165 @@ def speaker_followups(p: dict[str, Any]) -> list[Revision]:
             if size == 10
             else "Add a new component, CA-280 Silicone carry strap from Pacific Molding: one per speaker, "
             + ("$0.45, 9 g." if size == 100 else "$0.45."),
-            mutate=lambda q: q["extra"].append(STRAP),
+            mutate=lambda q: q["parts"].append(list(STRAP)),
             direct=f"/components/{end}",
             theme="A new component adds a line: count, material cost, weights and its supplier's summary "
             "follow; the kit lists stay",
             pattern="add_remove",
         ),
     ]
+
+
+# moves of bom-drop-bumper: size 10 lists parts by name and cost per speaker only (no part
+# numbers, quantities, suppliers or weights); weights are in the document at size 100 only
+
+
+def _speaker_label(p: dict[str, Any], row: Sequence[Any]) -> str:
+    """``the rubber bumper ring`` (size 10: ``the 40 mm driver pair``), ``the CA-214 rubber
+    bumper ring`` beyond."""
+    pn = row[0]
+    if p["size"] == 10 and pn == "CA-201":
+        return "the 40 mm driver pair"
+    name = SPEAKER_SPOKEN.get(pn) or row[1][0].lower() + row[1][1:]
+    return f"the {name}" if p["size"] == 10 else f"the {pn} {name}"
+
+
+def _speaker_terms(p: dict[str, Any], row: Sequence[Any]) -> str:
+    """What a line costs (and weighs) as the size records it."""
+    _, _, qty, cost, supplier, grams = row
+    if p["size"] == 10:
+        return f"{dollars(money(qty * cost))} per speaker"
+    terms = f"{count_word(qty)} per speaker at {dollars(cost)} each from {supplier}"
+    return terms + (f", {grams} g each" if p["size"] == 100 else "")
+
+
+def _speaker_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Take out the bumper, the lanyard clip or a part added earlier."""
+    rows = _speaker_rows(p)
+    added = {r[0] for r in SPEAKER_NEW_PARTS}
+    lines = [i for i, r in enumerate(rows) if r[0] in SPEAKER_OPTIONAL or r[0] in added]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = rows[i]
+    label = _speaker_label(p, row)
+
+    def mutate(q: dict[str, Any]) -> None:
+        if row[0] in added:
+            q["parts"].remove(row)
+            q["dropped"].append(row)
+        else:
+            q["out"].append(row[0])
+
+    return Revision(
+        request=d.pick(
+            [f"Drop {label} from the BOM.", f"We don't need {label} any more; take it out."]
+        ),
+        mutate=mutate,
+        direct=f"/components/{i}",
+        theme=f"{row[1]} leaves the BOM: counts, costs, its supplier's summary and the kits follow",
+    )
+
+
+def _speaker_back(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A catalog part taken out comes back in its old place (the request restates its terms)."""
+    if not p["out"]:
+        return None
+    pn = d.pick(p["out"])
+    row = _speaker_row(p, pn)
+    q = copy.deepcopy(p)
+    q["out"].remove(pn)
+    i = next(n for n, r in enumerate(_speaker_rows(q)) if r[0] == pn)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["out"].remove(pn)
+
+    return Revision(
+        request=f"Put {_speaker_label(p, row)} back in the BOM, in its old place: "
+        f"{_speaker_terms(p, row)}.",
+        mutate=mutate,
+        direct=f"/components/{i}",
+        theme=f"{row[1]} comes back in its place: counts, costs, its supplier's summary and the kits "
+        "follow",
+    )
+
+
+def _speaker_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new part, or one added and dropped earlier, joins the BOM as its last line."""
+    held = {r[0] for r in p["parts"]}
+    rows = [list(r) for r in SPEAKER_NEW_PARTS if r[0] not in held]
+    if not rows:
+        return None
+    row = d.pick(rows)
+    dropped = next((r for r in p["dropped"] if r[0] == row[0]), None)
+    row = dropped or row
+    name = row[1] if p["size"] == 10 else f"{row[0]} {row[1]}"
+    request = (
+        f"Add a new component, {name}: {_speaker_terms(p, row)}."
+        if dropped is None
+        else f"Add {name} back, as the last line: {_speaker_terms(p, row)}."
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["dropped"] = [r for r in q["dropped"] if r[0] != row[0]]
+        q["parts"].append(row)
+
+    return Revision(
+        request=request,
+        mutate=mutate,
+        direct=f"/components/{len(_speaker_rows(p))}",
+        theme=f"{row[1]} joins the BOM: counts, costs and its supplier's summary follow",
+    )
+
+
+def _speaker_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = _speaker_rows(p)
+    i = d.pick(range(len(rows)))
+    row = rows[i]
+    costs = {money(row[3] * f) for f in (0.8, 0.9, 1.1, 1.2)}
+    cost = d.pick(sorted(c for c in costs if c != row[3] and c > 0))
+    label = _speaker_label(p, row)
+    if p["size"] == 10:
+        request = (
+            f"{label[0].upper()}{label[1:]} costs {dollars(money(row[2] * cost))} per speaker now."
+        )
+        direct = f"/components/{i}/cost"
+    else:
+        request = f"{row[4]} re-quoted {label} at {dollars(cost)} each."
+        direct = f"/components/{i}/unit_cost"
+    return Revision(
+        request=request,
+        mutate=lambda q: _set_speaker_cost(q, row[0], cost),
+        direct=direct,
+        theme=f"{row[1]} is re-priced: its line, the material cost and its supplier's spend follow",
+    )
+
+
+def _speaker_supplier(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A part moves to another supplier the size lists, at the same price."""
+    rows = _speaker_rows(p)
+    i = d.pick(range(len(rows)))
+    row = rows[i]
+    supplier = d.pick([s for s in SPEAKER_SUPPLIERS[: 3 if p["size"] == 100 else 2] if s != row[4]])
+
+    def mutate(q: dict[str, Any]) -> None:
+        _speaker_row(q, row[0])[4] = supplier
+
+    return Revision(
+        request=f"We're sourcing {_speaker_label(p, row)} from {supplier} now, at the same price.",
+        mutate=mutate,
+        direct=f"/components/{i}/supplier",
+        theme=f"{row[1]} moves from {row[4]} to {supplier}: both suppliers' counts and spend follow",
+    )
+
+
+SPEAKER_MOVES = [
+    Move("drop-part", "add_remove", _speaker_drop),
+    Move("put-back", "add_remove", _speaker_back),
+    Move("add-part", "add_remove", _speaker_add),
+    Move("reprice", "arithmetic", _speaker_reprice, opens=False),
+    Move("switch-supplier", "substitution", _speaker_supplier, when=lambda p: p["size"] >= 50),
+]
 
 
 # --------------------------------------------------------------------------- bom-production-start
@@ -807,28 +1423,61 @@ PACK_TESTS: list[tuple[str, int]] = [
 ]
 
 
+PACK_CONTACTS = ["Elin Nyberg", "Jonas Eklund", "Mia Lindholm", "Karl Strand"]
+PACK_LEADS = ["Marta Silva", "Joana Reis", "Inês Duarte", "Paulo Matos"]
+PACK_LINES = ["Line 1", "Line 2", "Line 3", "Line 4", "Line 5"]
+PACK_WINDOW = ("2025-08-25", "2025-10-10")  # starts a move may pick: after the fixed certification
+PACK_SPOKEN = {
+    "VL-100": "21700 cells",
+    "VL-110": "13S BMS board",
+    "VL-120": "0.15 mm nickel strip",
+    "VL-130": "extruded aluminum enclosure",
+    "VL-140": "wiring harness",
+    "VL-150": "XT60 connector",
+    "VL-160": "cell holder frame",
+    "VL-170": "thermal pad",
+}
+
+
+def pack_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The pilot run's inputs: its start, line and quantity, the offsets the conversation
+    states (materials due, first article inspection), the parts ``[part number, part,
+    supplier, lead time, PO date if placed]`` (sizes 50 and 100) and the people named."""
+    rows = PACK_PARTS + (PACK_PARTS_100 if size == 100 else [])
+    return {
+        "size": size,
+        "start": d.date("2025-09-01", "2025-09-19", shipped=PACK_START, weekdays="01234"),
+        "line": d.pick(["Line 2", "Line 1", "Line 3", "Line 5"]),
+        "quantity": d.pick([150, 120, 200, 250]),
+        "due_days": 5,
+        "fai_days": 2,
+        "parts": [] if size == 10 else [list(r) for r in rows],
+        "contact": d.pick(PACK_CONTACTS),
+        "ops_lead": d.pick(PACK_LEADS),
+    }
+
+
 def pack_params(size: int) -> dict[str, Any]:
-    return {"size": size, "start": PACK_START, "line": "Line 2"}
+    return pack_inputs(size, SHIPPED)
 
 
 def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, start, line = p["size"], p["start"], p["line"]
-    materials_due = add_days(start, -5)
+    materials_due = add_days(start, -p["due_days"])
     ship = add_days(start, 14)
     if size == 10:
         return {
             "product": "VB-48 battery pack",
             "customer": "Pedalworks Distribution",
-            "quantity": 150,
+            "quantity": p["quantity"],
             "line": line,
             "production_start": start,
             "materials_due": materials_due,
-            "first_article_inspection": add_days(start, 2),
+            "first_article_inspection": add_days(start, p["fai_days"]),
             "ship_date": ship,
             "design_freeze": "2025-07-31",
             "trade_show": "2025-10-14",
         }
-    rows = PACK_PARTS + (PACK_PARTS_100 if size == 100 else [])
     parts = [
         {
             "part_number": pn,
@@ -837,7 +1486,7 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
             "lead_time_days": lead,
             "po_date": placed or add_days(materials_due, -lead),
         }
-        for pn, name, sup, lead, placed in rows
+        for pn, name, sup, lead, placed in p["parts"]
     ]
     end = add_days(start, 9)
     qa = add_days(end, 3)
@@ -845,16 +1494,16 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
         "product": {
             "name": "VB-48 battery pack",
             "model": "VB-48-13S4P",
-            "quantity": 150,
+            "quantity": p["quantity"],
             "line": line,
         },
-        "customer": {"name": "Pedalworks Distribution", "contact": "Elin Nyberg"},
+        "customer": {"name": "Pedalworks Distribution", "contact": p["contact"]},
         "factory": "Voltline Plant 1, Porto",
-        "ops_lead": "Marta Silva",
+        "ops_lead": p["ops_lead"],
         "schedule": {
             "production_start": start,
             "materials_due": materials_due,
-            "first_article_inspection": add_days(start, 2),
+            "first_article_inspection": add_days(start, p["fai_days"]),
             "production_end": end,
             "qa_release": qa,
             "ship_date": add_days(qa, 2),
@@ -876,7 +1525,7 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
         supplier_holiday_start="2025-10-01", supplier_holiday_end="2025-10-07"
     )
     art["team"] = [
-        {"role": "Ops lead", "name": "Marta Silva"},
+        {"role": "Ops lead", "name": p["ops_lead"]},
         {"role": "Quality", "name": "Rui Costa"},
         {"role": "Electrical", "name": "Ana Pires"},
         {"role": "Buyer", "name": "Tiago Mendes"},
@@ -906,17 +1555,19 @@ def pack_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def pack_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, start, line, qty = p["size"], p["start"], p["line"], p["quantity"]
+    offsets = f"{p['due_days']} days before the start, first article inspection {p['fai_days']} days after"
     if size == 10:
         return [
             (
-                "We're planning the pilot run of the VB-48 battery pack for Pedalworks Distribution: 150 packs on "
-                "Line 2.",
+                f"We're planning the pilot run of the VB-48 battery pack for Pedalworks Distribution: {qty} packs "
+                f"on {line}.",
                 ["/product", "/customer", "/quantity", "/line"],
             ),
             (
-                "Production starts 2025-09-08. Materials have to be in 5 days before the start, first article "
-                "inspection is 2 days after the start, and we ship two weeks (14 days) after the start.",
+                f"Production starts {start}. Materials have to be in {p['due_days']} days before the start, first "
+                f"article inspection is {p['fai_days']} days after the start, and we ship two weeks (14 days) after "
+                "the start.",
                 ["/production_start", "/materials_due", "/first_article_inspection", "/ship_date"],
             ),
             (
@@ -927,8 +1578,9 @@ def pack_conversation(p: dict[str, Any]) -> list[Turn]:
     n = len(PACK_PARTS) + (len(PACK_PARTS_100) if size == 100 else 0)
     turns: list[Turn] = [
         (
-            "Planning the pilot run of the VB-48 battery pack (model VB-48-13S4P): 150 packs on Line 2 at Voltline "
-            "Plant 1, Porto, for Pedalworks Distribution (contact Elin Nyberg). Marta Silva is ops lead.",
+            f"Planning the pilot run of the VB-48 battery pack (model VB-48-13S4P): {qty} packs on {line} at "
+            f"Voltline Plant 1, Porto, for Pedalworks Distribution (contact {p['contact']}). {p['ops_lead']} is "
+            "ops lead.",
             [
                 "/product/name",
                 "/product/model",
@@ -941,8 +1593,8 @@ def pack_conversation(p: dict[str, Any]) -> list[Turn]:
             ],
         ),
         (
-            "Production starts 2025-09-08. All dates are calendar days: materials due 5 days before the start, "
-            "first article inspection 2 days after the start, production ends 9 days after the start, QA "
+            f"Production starts {start}. All dates are calendar days: materials due {offsets} the start, "
+            "production ends 9 days after the start, QA "
             "release 3 days after production ends, and we ship 2 days after QA release.",
             [
                 "/schedule/production_start",
@@ -997,7 +1649,7 @@ def pack_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/fixed_dates/supplier_holiday_start", "/fixed_dates/supplier_holiday_end"],
             ),
             (
-                "Team: Marta Silva ops lead, Rui Costa quality, Ana Pires electrical, Tiago Mendes buyer. Budget "
+                f"Team: {p['ops_lead']} ops lead, Rui Costa quality, Ana Pires electrical, Tiago Mendes buyer. Budget "
                 "split: cells €19,500, electronics €9,800, mechanical €6,200, labor €4,500, contingency €2,000.",
                 ["/team", "/budget_breakdown_eur"],
             ),
@@ -1057,6 +1709,131 @@ def pack_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of bom-production-start: size 10 records no parts, lead times or PO dates; every date
+# in a request is an ISO date, as the conversation writes them
+
+
+def _pack_path(p: dict[str, Any], name: str) -> str:
+    return f"/{name}" if p["size"] == 10 else f"/schedule/{name}"
+
+
+def _pack_starts(p: dict[str, Any], days: range | Sequence[int]) -> list[int]:
+    """The shifts in ``days`` that keep the start on a weekday inside the window."""
+    lo, hi = PACK_WINDOW
+    return [
+        n
+        for n in days
+        if lo <= add_days(p["start"], n) <= hi
+        and _dt.date.fromisoformat(add_days(p["start"], n)).weekday() < 5
+    ]
+
+
+def _pack_start(p: dict[str, Any], d: Draw) -> Revision | None:
+    shifts = _pack_starts(p, [n for n in range(-14, 22) if abs(n) >= 2])
+    if not shifts:
+        return None
+    days = d.pick(shifts)
+    start = add_days(p["start"], days)
+    later = "back" if days > 0 else "forward"
+    return Revision(
+        request=d.pick(
+            [
+                f"Move the production start to {start}.",
+                f"{p['line']} changed its plan: pull our production start {later} to {start}."
+                if days < 0
+                else f"{p['line']} is booked longer than planned. Push the production start {later} to {start}.",
+            ]
+        ),
+        mutate=lambda q: q.update(start=start),
+        direct=_pack_path(p, "production_start"),
+        theme=f"The production start moves {abs(days)} days {later}: every date set from it follows, fixed "
+        "dates and placed orders stay",
+    )
+
+
+def _pack_line(p: dict[str, Any], d: Draw) -> Revision | None:
+    shifts = _pack_starts(p, [n for n in range(-7, 22) if abs(n) >= 3])
+    if not shifts:
+        return None
+    line = d.pick([x for x in PACK_LINES if x != p["line"]])
+    start = add_days(p["start"], d.pick(shifts))
+
+    def mutate(q: dict[str, Any]) -> None:
+        q.update(line=line, start=start)
+
+    return Revision(
+        request=f"{p['line']} can't take us after all. Move the pilot to {line}; the earliest it can start "
+        f"us is {start}.",
+        mutate=mutate,
+        direct=["/line" if p["size"] == 10 else "/product/line", _pack_path(p, "production_start")],
+        theme=f"The run moves to {line}, whose first free day becomes the production start; the schedule "
+        "follows",
+    )
+
+
+def _pack_due(p: dict[str, Any], d: Draw) -> Revision | None:
+    days = d.pick([n for n in (3, 4, 5, 6, 7, 10) if n != p["due_days"]])
+    return Revision(
+        request=f"The warehouse wants materials in {days} days before the production start now, not "
+        f"{p['due_days']}.",
+        mutate=lambda q: q.update(due_days=days),
+        direct=_pack_path(p, "materials_due"),
+        theme="The materials due date moves"
+        + (": every open purchase order moves with it" if p["size"] > 10 else ""),
+    )
+
+
+def _pack_slip(p: dict[str, Any], d: Draw) -> Revision | None:
+    """The start moves by whole weeks, said relative to the plan."""
+    weeks_ = [w for w in (-2, -1, 1, 2, 3) if _pack_starts(p, [7 * w])]
+    if not weeks_:
+        return None
+    weeks = d.pick(weeks_)
+    start = add_days(p["start"], 7 * weeks)
+    span = f"{count_word(abs(weeks))} week{'s' if abs(weeks) > 1 else ''}"
+    request = (
+        f"Everything slips by {span}: start production {7 * weeks} days later than currently planned."
+        if weeks > 0
+        else f"Good news, we can start {span} early: production starts {-7 * weeks} days earlier than "
+        "currently planned."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(start=start),
+        direct=_pack_path(p, "production_start"),
+        theme=f"The start moves by {span}: every date set from it follows, fixed dates stay",
+    )
+
+
+def _pack_lead(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A supplier quotes another lead time for a part not yet ordered: its PO date moves."""
+    lines = [i for i, r in enumerate(p["parts"]) if r[4] is None]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    pn, _, supplier, lead, _ = p["parts"][i]
+    days = d.pick([n for n in range(7, 57, 7) if n != lead])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][3] = days
+
+    return Revision(
+        request=f"{supplier} now quotes {days} days lead time for the {pn} {PACK_SPOKEN[pn]}.",
+        mutate=mutate,
+        direct=f"/parts/{i}/lead_time_days",
+        theme=f"A {days}-day lead time moves the {pn} purchase order date",
+    )
+
+
+PACK_MOVES = [
+    Move("shift-start", "temporal", _pack_start),
+    Move("switch-line", "substitution", _pack_line),
+    Move("slip", "temporal", _pack_slip),
+    Move("materials-due", "temporal", _pack_due, when=lambda p: p["size"] >= 50),
+    Move("lead-time", "temporal", _pack_lead, when=lambda p: p["size"] >= 50, opens=False),
+]
+
+
 # --------------------------------------------------------------------------- bom-release
 # Status flip: the draft BOM is released; editability, watermark, change control, ERP sync,
 # every active part's purchasing status and the controlled documents move together.
@@ -1088,15 +1865,35 @@ GLASS_BODIES = {
 FEET = ("HK-390", "Non-slip feet", 1, "Ningbo Plastics", 0.12, False)
 
 
+KETTLE_OWNERS = ["Grace Lindqvist", "Helena Berg", "Tobias Lund", "Amira Haddad"]
+KETTLE_ENGINEERS = ["Owen Marsh", "Felix Amann", "Nora Quinn", "Yusuf Demir"]
+
+
+def kettle_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The BOM's inputs: its status, its part rows ``[part number, description, qty, supplier,
+    unit cost, obsolete]`` (size 10 holds the element and the glass body; rows dropped go to
+    ``removed``), the element's cost and the people and pilot the conversation names."""
+    rows = KETTLE_PARTS + (KETTLE_PARTS_100 if size == 100 else [])
+    parts = [list(r) for r in rows[: 2 if size == 10 else len(rows)]]
+    parts[0][4] = d.pick([4.60, 4.35, 4.85, 5.10])
+    return {
+        "size": size,
+        "released": False,
+        "parts": parts,
+        "removed": [],
+        "owner": d.pick(KETTLE_OWNERS),
+        "engineer": d.pick(KETTLE_ENGINEERS),
+        "pilot": d.pick([300, 200, 250, 400]),
+    }
+
+
 def kettle_params(size: int) -> dict[str, Any]:
-    # glass / extra: the glass body part and added parts of the follow-ups
-    return {"size": size, "released": False, "glass": "HK-310", "extra": []}
+    return kettle_inputs(size, SHIPPED)
 
 
-def _kettle_rows(p: dict[str, Any]) -> list[tuple[str, str, int, str, float, bool]]:
-    rows = KETTLE_PARTS + (KETTLE_PARTS_100 if p["size"] == 100 else []) + p["extra"]
-    desc, cost = GLASS_BODIES[p["glass"]]
-    return [(p["glass"], desc, r[2], r[3], cost, r[5]) if r[0] == "HK-310" else r for r in rows]
+def _kettle_material(p: dict[str, Any]) -> float:
+    """Material cost per kettle: the active parts only."""
+    return money(sum(r[2] * r[4] for r in p["parts"] if not r[5]))
 
 
 def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
@@ -1112,12 +1909,11 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
             "editable": not released,
             "watermark": RELEASED_WATERMARK if released else DRAFT_WATERMARK,
             "parts": [
-                {"part": r[1], "purchasing": purchasing} for r in _kettle_rows(p)[:2] + p["extra"]
+                {"part": r[1], "purchasing": "blocked" if r[5] else purchasing} for r in p["parts"]
             ],
         }
-    rows = _kettle_rows(p)
     parts = []
-    for pn, desc, qty, supplier, cost, obsolete in rows:
+    for pn, desc, qty, supplier, cost, obsolete in p["parts"]:
         part: dict[str, Any] = {
             "part_number": pn,
             "description": desc,
@@ -1135,7 +1931,7 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
             "model": "HK-K2",
             "revision": "C",
             "status": status,
-            "owner": "Grace Lindqvist",
+            "owner": p["owner"],
         },
         "document_control": {
             "editable": not released,
@@ -1150,7 +1946,7 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
         "colors": ["Matte black", "Cream", "Sage"],
         "unit_weight_g": 1180,
         "packaging_bom": "PKG-K2-A",
-        "unit_material_cost": money(sum(q * c for _, _, q, _, c, obs in rows if not obs)),
+        "unit_material_cost": _kettle_material(p),
     }
     if size == 50:
         return art
@@ -1167,8 +1963,8 @@ def kettle_compute(p: dict[str, Any]) -> dict[str, Any]:
         {"tool": "Base mold", "status": "approved"},
     ]
     art["bom"]["created_on"] = "2025-10-02"
-    art["pilot"] = {"quantity": 300, "date": "2025-12-08"}
-    art["bom"]["engineer"] = "Owen Marsh"
+    art["pilot"] = {"quantity": p["pilot"], "date": "2025-12-08"}
+    art["bom"]["engineer"] = p["engineer"]
     return art
 
 
@@ -1203,7 +1999,7 @@ def kettle_conversation(p: dict[str, Any]) -> list[Turn]:
     ]
     turns: list[Turn] = [
         (
-            "Open BOM-K2-C for the K2 electric kettle (model HK-K2), revision C, owned by Grace Lindqvist. Status "
+            f"Open BOM-K2-C for the K2 electric kettle (model HK-K2), revision C, owned by {p['owner']}. Status "
             "draft until engineering signs off.",
             bom_ptrs,
         ),
@@ -1249,11 +2045,16 @@ def kettle_conversation(p: dict[str, Any]) -> list[Turn]:
         ),
     ]
     if size == 50:
-        turns.append(("Material cost per kettle comes to $13.34.", ["/unit_material_cost"]))
+        turns.append(
+            (
+                f"Material cost per kettle comes to {dollars(_kettle_material(p))}.",
+                ["/unit_material_cost"],
+            )
+        )
         return turns
     turns += [
         (
-            "Unit costs: element $4.60, glass body $3.90, lid $1.25, power base $3.35, old gasket $0.22, gasket "
+            f"Unit costs: element {dollars(p['parts'][0][4])}, glass body $3.90, lid $1.25, power base $3.35, old gasket $0.22, gasket "
             "$0.24, handle $0.95, LED ring $0.40, filter $0.18, screws $0.03 each. Material cost per kettle "
             "counts active parts only.",
             [*(f"/parts/{i}/unit_cost" for i in range(n)), "/unit_material_cost"],
@@ -1264,12 +2065,12 @@ def kettle_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/documents"],
         ),
         (
-            "Add GS certification. Revision B was released 2025-03-14 and is now superseded. Owen Marsh is the "
+            f"Add GS certification. Revision B was released 2025-03-14 and is now superseded. {p['engineer']} is the "
             "engineer.",
             ["/certifications/2", "/previous_revision", "/bom/engineer"],
         ),
         (
-            "Tooling: the lid and base molds are approved, the handle mold is at T2 trial. Pilot of 300 units on "
+            f"Tooling: the lid and base molds are approved, the handle mold is at T2 trial. Pilot of {p['pilot']} units on "
             "2025-12-08. For the record, this BOM was opened on 2025-10-02.",
             ["/tooling", "/pilot", "/bom/created_on"],
         ),
@@ -1289,13 +2090,16 @@ def kettle_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
     status = "/status" if size == 10 else "/bom/status"
     glass = ["/parts/1/part"] if size == 10 else ["/parts/1/part_number", "/parts/1/description"]
-    end = {10: 2, 50: 6, 100: 10}[size]  # the index a part added at the end takes
+    end = len(p["parts"])  # the index a part added at the end takes
 
     def swap_and_release(q: dict[str, Any]) -> None:
-        q.update(glass="HK-312", released=True)
+        desc, cost = GLASS_BODIES["HK-312"]
+        q["parts"][1][0:2] = ["HK-312", desc]
+        q["parts"][1][4] = cost
+        q.update(released=True)
 
     def add_feet(q: dict[str, Any]) -> None:
-        q["extra"].append(FEET)
+        q["parts"].append(list(FEET))
         q.update(released=False)
 
     return [
@@ -1338,6 +2142,262 @@ def kettle_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of bom-release: size 10 lists parts by name and purchasing status only (no part numbers,
+# suppliers, costs or obsolete parts), so there a part is added, dropped or swapped only together
+# with a release or a return to draft; obsolete parts and costs move at 50 and 100
+
+
+# parts a user may add later, as KETTLE_PARTS rows
+KETTLE_NEW_PARTS: list[tuple[str, str, int, str, float, bool]] = [
+    FEET,
+    ("HK-392", "Cord wrap clip", 1, "Ningbo Plastics", 0.08, False),
+    ("HK-394", "Boil-dry sensor", 1, "Strix", 0.65, False),
+    ("HK-396", "Spout filter mesh", 1, "Ningbo Plastics", 0.15, False),
+    ("HK-398", "Rating label", 1, "Ningbo Plastics", 0.04, False),
+]
+KETTLE_DROPPABLE = ("HK-360", "HK-371")  # catalog parts a move may drop (size 100)
+# the glass bodies a swap picks from: (part number, description, unit cost)
+GLASS_OPTIONS: list[tuple[str, str, float]] = [
+    ("HK-310", "Borosilicate glass body 1.7 L", 3.90),
+    ("HK-312", "Reinforced borosilicate glass body 1.7 L", 4.15),
+    ("HK-314", "Double-wall glass body 1.7 L", 5.40),
+]
+
+
+def _kettle_status_path(p: dict[str, Any]) -> str:
+    return "/status" if p["size"] == 10 else "/bom/status"
+
+
+def _kettle_change(p: dict[str, Any], d: Draw) -> tuple[str, bool]:
+    """What a change does to the BOM's status, said in the request: a released BOM goes back to
+    draft, or (sizes 50 and 100) stays released under an ECO; a draft stays a draft, or (size 10,
+    where a part's change cascades into nothing else) is released with it."""
+    if not p["released"]:
+        if p["size"] == 10:
+            return " Engineering signed off on it, so release the BOM.", True
+        return "", False
+    if p["size"] > 10 and d.chance(0.5):
+        return " Engineering approved it as an ECO, so the BOM stays released.", True
+    return (
+        " That's a BOM change, so take it back to draft until engineering signs off again.",
+        False,
+    )
+
+
+def _kettle_label(p: dict[str, Any], row: Sequence[Any]) -> str:
+    """``the spout filter mesh`` (size 10), ``HK-341 silicone gasket (old profile)`` beyond."""
+    desc = row[1] if row[1][:2].isupper() else row[1][0].lower() + row[1][1:]
+    return f"the {desc}" if p["size"] == 10 else f"{row[0]} {desc}"
+
+
+def _with_status(p: dict[str, Any], released: bool, *paths: str) -> list[str]:
+    return [*paths, _kettle_status_path(p)] if released != p["released"] else list(paths)
+
+
+def _kettle_release(p: dict[str, Any], d: Draw) -> Revision | None:
+    return Revision(
+        request=d.pick(
+            [
+                "Engineering signed off on revision C, so go ahead and release the BOM.",
+                "We have all the sign-offs now. Release the BOM.",
+            ]
+        ),
+        mutate=lambda q: q.update(released=True),
+        direct=_kettle_status_path(p),
+        theme="The BOM is released: it locks, the watermark changes and purchasing opens",
+    )
+
+
+def _kettle_unrelease(p: dict[str, Any], d: Draw) -> Revision | None:
+    return Revision(
+        request=d.pick(
+            [
+                "QA found a problem with the first units. Pull the release and put the BOM back to draft "
+                "while we sort it out.",
+                "Put the BOM back to draft, we need to rework it.",
+            ]
+        ),
+        mutate=lambda q: q.update(released=False),
+        direct=_kettle_status_path(p),
+        theme="The release is undone: the BOM is editable again, draft watermark, purchasing on hold",
+    )
+
+
+def _kettle_obsolete(p: dict[str, Any], d: Draw, obsolete: bool) -> Revision | None:
+    """An active part (not the glass body, element or power base) goes obsolete, or (``obsolete``
+    False) an obsolete one comes back; size 50 records no unit costs, so the request says what the
+    part's cost does to the material cost."""
+    core = {g[0] for g in GLASS_OPTIONS} | {"HK-301", "HK-330"}
+    if obsolete:
+        lines = [i for i, r in enumerate(p["parts"]) if not r[5] and r[0] not in core]
+        if len([r for r in p["parts"] if not r[5]]) <= 3:
+            return None
+    else:
+        lines = [i for i, r in enumerate(p["parts"]) if r[5]]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    _, desc, qty, _, cost, _ = p["parts"][i]
+    cost_text = (
+        f"take its {dollars(money(qty * cost))} per kettle out of the material cost"
+        if obsolete
+        else f"its {dollars(money(qty * cost))} per kettle counts in the material cost again"
+    )
+    if p["size"] == 100:  # the unit costs are in the document
+        cost_text = (
+            "it no longer counts toward the material cost"
+            if obsolete
+            else "it counts toward the material cost again"
+        )
+    status, released = _kettle_change(p, d)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][5] = obsolete
+        q["released"] = released
+
+    label = _kettle_label(p, p["parts"][i])
+    return Revision(
+        request=f"{label} is obsolete now: block its purchasing whatever the BOM status, and {cost_text}."
+        + status
+        if obsolete
+        else f"{label} is back in production, no longer obsolete: its purchasing follows the BOM status "
+        f"again, and {cost_text}." + status,
+        mutate=mutate,
+        direct=_with_status(p, released, f"/parts/{i}/purchasing"),
+        theme=f"{desc} goes obsolete: its purchasing is blocked and the material cost drops"
+        if obsolete
+        else f"{desc} is active again: its purchasing follows the BOM status and the material cost rises",
+    )
+
+
+def _kettle_terms(p: dict[str, Any], row: Sequence[Any]) -> str:
+    pn, desc, qty, supplier, cost, _ = row
+    if p["size"] == 10:
+        return desc  # type: ignore[no-any-return]
+    return f"{pn} {desc} from {supplier}, {count_word(qty)} per kettle at {dollars(cost)}"
+
+
+def _kettle_add(p: dict[str, Any], d: Draw) -> Revision | None:
+    """A new part, or one dropped earlier, joins the BOM as its last line."""
+    choices = _addable(p, KETTLE_NEW_PARTS)
+    if not choices:
+        return None
+    again, row = d.pick(choices)
+    status, released = _kettle_change(p, d)
+    request = (
+        f"Put this part back in the BOM, as the last line: {_kettle_terms(p, row)}."
+        if again
+        else f"Add a new part, {_kettle_terms(p, row)}."
+    ) + status
+    return Revision(
+        request=request,
+        mutate=lambda q: _join(q, row, released=released),
+        direct=_with_status(p, released, f"/parts/{len(p['parts'])}"),
+        theme=f"{row[1]} joins the BOM"
+        + (": the material cost rises" if p["size"] > 10 else "")
+        + ("; the BOM goes back to draft" if p["released"] and not released else ""),
+    )
+
+
+def _kettle_drop(p: dict[str, Any], d: Draw) -> Revision | None:
+    added = {r[0] for r in KETTLE_NEW_PARTS} | set(KETTLE_DROPPABLE)
+    lines = [i for i, r in enumerate(p["parts"]) if r[0] in added and not r[5]]
+    if not lines:
+        return None
+    i = d.pick(lines)
+    row = p["parts"][i]
+    status, released = _kettle_change(p, d)
+    # size 50 records no unit costs: the request says what the part took off the material cost
+    cost = f" (its {dollars(money(row[2] * row[4]))} per kettle comes off the material cost)"
+    return Revision(
+        request=f"Drop {_kettle_label(p, row)} from the BOM{cost if p['size'] == 50 else ''}."
+        + status,
+        mutate=lambda q: _leave(q, i, released=released),
+        direct=_with_status(p, released, f"/parts/{i}"),
+        theme=f"{row[1]} leaves the BOM"
+        + (": the material cost drops" if p["size"] > 10 else "")
+        + ("; the BOM goes back to draft" if p["released"] and not released else ""),
+    )
+
+
+def _kettle_glass(p: dict[str, Any], d: Draw) -> Revision | None:
+    """Another glass body from Fuzhou Glassworks replaces the current one."""
+    i, row = next((i, r) for i, r in enumerate(p["parts"]) if r[0] in {g[0] for g in GLASS_OPTIONS})
+    pn, desc, cost = d.pick([g for g in GLASS_OPTIONS if g[0] != row[0]])
+    status, released = _kettle_change(p, d)
+    was = f"; the current one costs {dollars(row[4])}" if p["size"] == 50 else ""
+    request = (
+        f"Swap the glass body for another one: {desc}."
+        if p["size"] == 10
+        else f"Swap the glass body {row[0]} for {pn} ({desc}) from Fuzhou Glassworks, {dollars(cost)}{was}."
+    )
+    where = (
+        [f"/parts/{i}/part"]
+        if p["size"] == 10
+        else [f"/parts/{i}/part_number", f"/parts/{i}/description"]
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][0:2] = [pn, desc]
+        q["parts"][i][4] = cost
+        q["released"] = released
+
+    return Revision(
+        request=request + status,
+        mutate=mutate,
+        direct=_with_status(p, released, *where),
+        theme=f"{desc} replaces the glass body: the material cost follows",
+    )
+
+
+def _kettle_reprice(p: dict[str, Any], d: Draw) -> Revision | None:
+    lines = [i for i, r in enumerate(p["parts"]) if not r[5]]
+    i = d.pick(lines)
+    pn, _, _, supplier, cost, _ = p["parts"][i]
+    new = d.pick(sorted({money(cost * f) for f in (0.8, 0.9, 1.1, 1.2)} - {cost}))
+    status, released = _kettle_change(p, d)
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["parts"][i][4] = new
+        q["released"] = released
+
+    return Revision(
+        request=f"{supplier} re-quoted {_kettle_label(p, p['parts'][i])} at {dollars(new)} each."
+        + status,
+        mutate=mutate,
+        direct=_with_status(p, released, f"/parts/{i}/unit_cost"),
+        theme=f"{pn} is re-priced: the material cost follows",
+    )
+
+
+KETTLE_MOVES = [
+    Move("release", "status_flip", _kettle_release, when=lambda p: not p["released"]),
+    Move("unrelease", "status_flip", _kettle_unrelease, when=lambda p: p["released"]),
+    Move(
+        "obsolete",
+        "status_flip",
+        lambda p, d: _kettle_obsolete(p, d, obsolete=True),
+        when=lambda p: p["size"] >= 50,
+    ),
+    Move(
+        "reinstate",
+        "status_flip",
+        lambda p, d: _kettle_obsolete(p, d, obsolete=False),
+        when=lambda p: p["size"] >= 50,
+    ),
+    Move("add-part", "add_remove", _kettle_add),
+    Move("drop-part", "add_remove", _kettle_drop),
+    Move("swap-glass", "substitution", _kettle_glass),
+    Move(
+        "reprice",
+        "arithmetic",
+        _kettle_reprice,
+        when=lambda p: p["size"] == 100,
+        opens=False,
+    ),
+]
+
+
 # --------------------------------------------------------------------------- registry
 
 SCENARIOS = [
@@ -1351,6 +2411,8 @@ SCENARIOS = [
         conversation=lamp_conversation,
         revision=lamp_revision,
         followups=lamp_followups,
+        inputs=lamp_inputs,
+        moves=LAMP_MOVES,
         notes=(
             "Cost roll-up: extended cost = qty x unit cost, material per lamp and batch material cost; at "
             "50+ overhead (15% of material), unit cost, batch cost and wholesale price (2x); at 100 also "
@@ -1367,6 +2429,8 @@ SCENARIOS = [
         conversation=board_conversation,
         revision=board_revision,
         followups=board_followups,
+        inputs=board_inputs,
+        moves=BOARD_MOVES,
         notes=(
             "Price-break threshold: a second connector per board doubles its order quantity past the "
             "500-piece break, so its unit price drops and the material cost follows; at 50+ line cost and "
@@ -1384,6 +2448,8 @@ SCENARIOS = [
         conversation=speaker_conversation,
         revision=speaker_revision,
         followups=speaker_followups,
+        inputs=speaker_inputs,
+        moves=SPEAKER_MOVES,
         notes=(
             "Removal of one BOM line: component count and material cost follow; at 50+ the part leaves "
             "the enclosure-kit list and its supplier's line count and spend drop; at 100 the total and "
@@ -1400,6 +2466,8 @@ SCENARIOS = [
         conversation=pack_conversation,
         revision=pack_revision,
         followups=pack_followups,
+        inputs=pack_inputs,
+        moves=PACK_MOVES,
         notes=(
             "Offsets from the production start: materials due (-5 days), first article inspection (+2) "
             "and ship date (+14); at 50+ production end, QA release and each PO date (materials due - "
@@ -1417,6 +2485,8 @@ SCENARIOS = [
         conversation=kettle_conversation,
         revision=kettle_revision,
         followups=kettle_followups,
+        inputs=kettle_inputs,
+        moves=KETTLE_MOVES,
         notes=(
             "Status flip draft -> released: editability, watermark and every active part's purchasing "
             "status (hold -> open) move together; at 50+ also change process and ERP sync, while the "

@@ -9,10 +9,20 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import math
+import re
 from typing import Any
 
-from pytest_revprop.authoring.helpers import add_days, all_of, money
-from pytest_revprop.authoring.scenario import Override, Revision, Scenario, Turn, regex
+from pytest_revprop.authoring.helpers import add_days, all_of, count_word, date_regex, money
+from pytest_revprop.authoring.scenario import (
+    SHIPPED,
+    Draw,
+    Move,
+    Override,
+    Revision,
+    Scenario,
+    Turn,
+    regex,
+)
 
 DOMAIN = "project_schedule"
 
@@ -26,6 +36,13 @@ def _usd(x: float) -> str:
 # the all-in budget, the client's payment split and the summary line.
 
 RATES = {"designer": 85, "developer": 95, "qa": 70, "pm": 110}
+RATE_POOLS = {
+    "designer": [85, 80, 90],
+    "developer": [95, 90, 100, 105],
+    "qa": [70, 65, 75],
+    "pm": [110, 100, 120],
+}
+ROLE_WORDS = {"designer": "designer", "developer": "developer", "qa": "QA", "pm": "PM"}
 # (name, phase, role, hours) per size; the migration task is the one the request edits.
 LABOR_TASKS: dict[int, list[tuple[str, str, str, int]]] = {
     10: [
@@ -52,6 +69,15 @@ LABOR_TASKS: dict[int, list[tuple[str, str, str, int]]] = {
         ("Launch coordination", "launch", "pm", 10),
     ],
 }
+# tasks a user may add: (name, phase, role)
+NEW_LABOR_TASKS = [
+    ("Analytics setup", "build", "developer"),
+    ("Redirect mapping", "build", "developer"),
+    ("Performance tuning", "launch", "developer"),
+    ("Style guide", "design", "designer"),
+    ("Load testing", "launch", "qa"),
+    ("Stakeholder demos", "launch", "pm"),
+]
 PHASES = ("design", "build", "launch")
 FIXED_COSTS = {
     50: [("Hosting setup", 1200), ("Font licence", 300)],
@@ -59,32 +85,46 @@ FIXED_COSTS = {
 }
 
 
+def _label(name: str) -> str:
+    """A task's name mid-sentence: ``content migration``, ``cross-browser QA``."""
+    return name if name[:2].isupper() else name[0].lower() + name[1:]
+
+
+def labor_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The rate card, every task's hours (``tasks``: [name, phase, role, hours] in plan order,
+    edited by the moves) and the contingency share of labor."""
+    return {
+        "size": size,
+        "rates": {r: d.pick(pool) for r, pool in RATE_POOLS.items()},
+        "tasks": [
+            [n, ph, r, d.int(max(4, h - 8), h + 12, shipped=h, step=2)]
+            for n, ph, r, h in LABOR_TASKS[size]
+        ],
+        "contingency_pct": 10,
+    }
+
+
 def labor_params(size: int) -> dict[str, Any]:
-    return {"size": size, "migration_hours": 24}
+    return labor_inputs(size, SHIPPED)
 
 
-def _labor_tasks(p: dict[str, Any]) -> list[tuple[str, str, str, int]]:
-    """The tasks with the hours the user set; follow-ups re-estimate the booking form
-    (``booking_hours``) and insert tasks after a named one (``extra_tasks``)."""
-    hours = {"Content migration": p["migration_hours"]}
-    if "booking_hours" in p:
-        hours["Booking form integration"] = p["booking_hours"]
-    out: list[tuple[str, str, str, int]] = []
-    for n, ph, r, h in LABOR_TASKS[p["size"]]:
-        out.append((n, ph, r, hours.get(n, h)))
-        out += [(x, xp, xr, xh) for x, xp, xr, xh, after in p.get("extra_tasks", []) if after == n]
-    return out
+def _task_hours(p: dict[str, Any], name: str) -> int:
+    return next(int(t[3]) for t in p["tasks"] if t[0] == name)
+
+
+def _task_index(p: dict[str, Any], name: str) -> int:
+    return next(i for i, t in enumerate(p["tasks"]) if t[0] == name)
 
 
 def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    tasks = _labor_tasks(p)
-    labor = sum(h * RATES[r] for _, _, r, h in tasks)
-    contingency = money(labor / 10)
+    size, rate = p["size"], p["rates"]
+    tasks = [tuple(t) for t in p["tasks"]]
+    labor = sum(h * rate[r] for _, _, r, h in tasks)
+    contingency = money(labor * p["contingency_pct"] / 100)
     if size == 10:
         return {
             "project": "Harbor Clinic website rebuild",
-            "tasks": [{"name": n, "hours": h, "cost": h * RATES[r]} for n, _, r, h in tasks],
+            "tasks": [{"name": n, "hours": h, "cost": h * rate[r]} for n, _, r, h in tasks],
             "labor_total": labor,
             "contingency": contingency,
             "total_budget": money(labor + contingency),
@@ -92,19 +132,19 @@ def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
     hours = sum(h for *_, h in tasks)
     fixed = sum(a for _, a in FIXED_COSTS[size])
     total = money(labor + contingency + fixed)
-    rates = {r: RATES[r] for r in (RATES if size == 100 else ("designer", "developer", "qa"))}
+    rates = {r: rate[r] for r in (RATES if size == 100 else ("designer", "developer", "qa"))}
     artifact: dict[str, Any] = {
         "project": {"name": "Harbor Clinic website rebuild", "client": "Harbor Family Clinic"},
         "rates": rates,
         "tasks": [
-            {"name": n, "phase": ph, "role": r, "hours": h, "cost": h * RATES[r]}
+            {"name": n, "phase": ph, "role": r, "hours": h, "cost": h * rate[r]}
             for n, ph, r, h in tasks
         ],
         "phases": [
             {
                 "name": ph,
                 "hours": sum(h for _, q, _, h in tasks if q == ph),
-                "cost": sum(h * RATES[r] for _, q, r, h in tasks if q == ph),
+                "cost": sum(h * rate[r] for _, q, r, h in tasks if q == ph),
             }
             for ph in PHASES
         ],
@@ -115,7 +155,7 @@ def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
             "contingency": contingency,
             "total_budget": total,
         },
-        "retainer": {"hours_per_month": 20, "monthly_fee": 20 * RATES["developer"]},
+        "retainer": {"hours_per_month": 20, "monthly_fee": 20 * rate["developer"]},
         "summary": f"{hours} hours of work, {_usd(total)} all-in",
     }
     if size == 100:
@@ -140,22 +180,30 @@ def labor_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def labor_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, rate, pct = p["size"], p["rates"], p["contingency_pct"]
+
+    def h(name: str) -> int:
+        return _task_hours(p, name)
+
     if size == 10:
         return [
             (
                 "I'm budgeting the Harbor Clinic website rebuild. Everything below is developer time, which "
-                "we bill at $95 an hour.",
+                f"we bill at ${rate['developer']} an hour.",
                 ["/project"],
             ),
             (
-                "First item: content migration, which I estimate at 24 hours. Price it at that rate.",
+                f"First item: content migration, which I estimate at {h('Content migration')} hours. "
+                "Price it at that rate.",
                 ["/tasks/0"],
             ),
-            ("Next, the booking form integration, 40 hours.", ["/tasks/1"]),
             (
-                "Add up the task costs as the labor total, set aside 10% of labor as contingency, and give me the "
-                "total budget as labor plus contingency.",
+                f"Next, the booking form integration, {h('Booking form integration')} hours.",
+                ["/tasks/1"],
+            ),
+            (
+                f"Add up the task costs as the labor total, set aside {pct}% of labor as contingency, and give "
+                "me the total budget as labor plus contingency.",
                 ["/labor_total", "/contingency", "/total_budget"],
             ),
         ]
@@ -168,21 +216,26 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 50:
         turns.append(
             (
-                "Our rate card: designers $85/h, developers $95/h, QA $70/h. Each task costs its hours "
-                "times the rate of the role doing it.",
+                f"Our rate card: designers ${rate['designer']}/h, developers ${rate['developer']}/h, QA "
+                f"${rate['qa']}/h. Each task costs its hours times the rate of the role doing it.",
                 ["/rates"],
             )
         )
         turns += [
             (
-                "Design phase: wireframes, 30 designer hours, and visual design, 36 designer hours.",
+                f"Design phase: wireframes, {h('Wireframes')} designer hours, and visual design, "
+                f"{h('Visual design')} designer hours.",
                 ["/tasks/0", "/tasks/1"],
             ),
             (
-                "Build phase: content migration at 24 developer hours, and the booking form integration at 40.",
+                f"Build phase: content migration at {h('Content migration')} developer hours, and the "
+                f"booking form integration at {h('Booking form integration')}.",
                 ["/tasks/2", "/tasks/3"],
             ),
-            ("Launch phase is just accessibility testing by QA, 20 hours.", ["/tasks/4"]),
+            (
+                f"Launch phase is just accessibility testing by QA, {h('Accessibility testing')} hours.",
+                ["/tasks/4"],
+            ),
         ]
     else:
         turns[0] = (
@@ -199,25 +252,27 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
         )
         turns.append(
             (
-                "Rates: designer $85, developer $95, QA $70 and PM $110 per hour. A task costs its hours "
-                "times its role's rate.",
+                f"Rates: designer ${rate['designer']}, developer ${rate['developer']}, QA ${rate['qa']} and "
+                f"PM ${rate['pm']} per hour. A task costs its hours times its role's rate.",
                 ["/rates"],
             )
         )
         turns += [
             (
-                "Design phase: discovery workshops run by the PM (12 h), wireframes (30 h) and visual design "
-                "(36 h), both by the designer.",
+                f"Design phase: discovery workshops run by the PM ({h('Discovery workshops')} h), wireframes "
+                f"({h('Wireframes')} h) and visual design ({h('Visual design')} h), both by the designer.",
                 ["/tasks/0", "/tasks/1", "/tasks/2"],
             ),
             (
-                "Build phase, all developer work: content migration 24 h, booking form integration 40 h, and the "
-                "patient portal links 16 h.",
+                f"Build phase, all developer work: content migration {h('Content migration')} h, booking form "
+                f"integration {h('Booking form integration')} h, and the patient portal links "
+                f"{h('Patient portal links')} h.",
                 ["/tasks/3", "/tasks/4", "/tasks/5"],
             ),
             (
-                "Launch phase: accessibility testing 20 h and cross-browser QA 18 h by QA, go-live support 8 h by a "
-                "developer, and launch coordination 10 h by the PM.",
+                f"Launch phase: accessibility testing {h('Accessibility testing')} h and cross-browser QA "
+                f"{h('Cross-browser QA')} h by QA, go-live support {h('Go-live support')} h by a developer, "
+                f"and launch coordination {h('Launch coordination')} h by the PM.",
                 ["/tasks/6", "/tasks/7", "/tasks/8", "/tasks/9"],
             ),
         ]
@@ -233,7 +288,7 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
     budget.append("/budget/total_budget")
     turns.append(
         (
-            "Now the totals: total hours, the labor total, a contingency of 10% of labor"
+            f"Now the totals: total hours, the labor total, a contingency of {pct}% of labor"
             + (", the fixed-cost total" if size == 100 else "")
             + ", and the all-in budget = labor + contingency + fixed costs.",
             budget,
@@ -273,22 +328,21 @@ def labor_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
+def _set_hours(name: str, hours: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"][_task_index(q, name)][3] = hours
+
+    return mutate
+
+
 def labor_revision(p: dict[str, Any]) -> Revision:
     size = p["size"]
-    overrides = {}
-    if size > 10:
-        q = dict(p, migration_hours=36)
-        new = labor_compute(q)
-        total = new["budget"]["total_budget"]
-        hours = new["budget"]["total_hours"]
-        whole = f"{int(total):,}".replace(",", ",?")
-        overrides["/summary"] = regex(rf"(?s)^(?=.*\b{hours}\b)(?=.*{whole})")
-    direct = "/tasks/0/hours" if size == 10 else f"/tasks/{3 if size == 100 else 2}/hours"
+    edit = _set_hours("Content migration", 36)
     return Revision(
         request="The content migration is going to take 36 hours, not 24.",
-        mutate=lambda q: q.update(migration_hours=36),
-        direct=direct,
-        overrides=overrides,
+        mutate=edit,
+        direct=f"/tasks/{_task_index(p, 'Content migration')}/hours",
+        overrides=_labor_summary(_replayed(p, edit)) if size > 10 else {},
     )
 
 
@@ -300,6 +354,11 @@ def _replayed(p: dict[str, Any], *edits: Any) -> dict[str, Any]:
     return q
 
 
+def _revised(p: dict[str, Any], edit: Any, overrides: Any, **revision: Any) -> Revision:
+    """A move's revision whose overrides (``overrides(q)``) are read off the edited inputs."""
+    return Revision(mutate=edit, overrides=overrides(_replayed(p, edit)), **revision)
+
+
 def _labor_summary(q: dict[str, Any]) -> dict[str, Override]:
     """The summary line must carry the new total hours and the all-in amount (sizes 50, 100)."""
     if q["size"] == 10:
@@ -309,29 +368,29 @@ def _labor_summary(q: dict[str, Any]) -> dict[str, Override]:
     return {"/summary": regex(rf"(?s)^(?=.*\b{budget['total_hours']}\b)(?=.*{whole})")}
 
 
+def _insert_task(after: str, row: list[Any]) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"].insert(_task_index(q, after) + 1, list(row))
+
+    return mutate
+
+
+def _drop_labor_task(name: str) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        del q["tasks"][_task_index(q, name)]
+
+    return mutate
+
+
 def labor_followups(p: dict[str, Any]) -> list[Revision]:
-    size = p["size"]
-    names = [t[0] for t in LABOR_TASKS[size]]
-    migration = names.index("Content migration")
-    booking = names.index("Booking form integration")
+    migration = _task_index(p, "Content migration")
+    booking = _task_index(p, "Booking form integration")
     analytics = booking + 1
-
-    def rev(q: dict[str, Any]) -> None:
-        q.update(migration_hours=36)
-
-    def f1(q: dict[str, Any]) -> None:
-        q.update(migration_hours=30)
-
-    def f2(q: dict[str, Any]) -> None:
-        q.update(booking_hours=52)
-
-    def f3(q: dict[str, Any]) -> None:
-        q["extra_tasks"] = [
-            ("Analytics setup", "build", "developer", 6, "Booking form integration")
-        ]
-
-    def f4(q: dict[str, Any]) -> None:
-        q["extra_tasks"] = []
+    rev = _set_hours("Content migration", 36)
+    f1 = _set_hours("Content migration", 30)
+    f2 = _set_hours("Booking form integration", 52)
+    f3 = _insert_task("Booking form integration", ["Analytics setup", "build", "developer", 6])
+    f4 = _drop_labor_task("Analytics setup")
 
     return [
         Revision(
@@ -375,6 +434,112 @@ def labor_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of schedule-labor-hours: a task re-estimated, a role's rate changed (sizes 50 and 100
+# list the rate card), a task added after another of its phase, a task taken out, the
+# contingency share changed
+
+
+def _rehour(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["tasks"])))
+    name, _, _, old = p["tasks"][i]
+    new = d.pick([h for h in range(max(4, old - 12), old + 18, 2) if h != old])
+    edit = _set_hours(name, new)
+    return _revised(
+        p,
+        edit,
+        _labor_summary,
+        request=f"The {_label(name)} will now take {new} hours, not {old}.",
+        direct=f"/tasks/{i}/hours",
+        theme=f"The {_label(name)} is re-estimated ({old} to {new} hours); its cost and every total follow",
+    )
+
+
+def _rerate(p: dict[str, Any], d: Draw) -> Revision | None:
+    roles = sorted({t[2] for t in p["tasks"]} & set(labor_compute(p)["rates"]))
+    if not roles:
+        return None
+    role = d.pick(roles)
+    old = p["rates"][role]
+    new = d.pick([r for r in range(old - 15, old + 20, 5) if r != old])
+    word = ROLE_WORDS[role]
+
+    def edit(q: dict[str, Any]) -> None:
+        q["rates"][role] = new
+
+    return _revised(
+        p,
+        edit,
+        _labor_summary,
+        request=f"Our {word} rate changes from ${old} to ${new} an hour.",
+        direct=f"/rates/{role}",
+        theme=f"The {word} rate changes; every {word} task's cost and the totals follow",
+    )
+
+
+def _add_labor_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    size = p["size"]
+    present = {t[0] for t in p["tasks"]}
+    roles = set(labor_compute(p)["rates"]) if size > 10 else {"developer"}
+    options = [
+        (n, ph, r)
+        for n, ph, r in NEW_LABOR_TASKS
+        if n not in present and r in roles and any(t[1] == ph for t in p["tasks"])
+    ]
+    if not options:
+        return None
+    name, phase, role = d.pick(options)
+    after = d.pick([t[0] for t in p["tasks"] if t[1] == phase])
+    hours = d.int(4, 16, step=2)
+    edit = _insert_task(after, [name, phase, role, hours])
+    what = (
+        f"{hours} hours" if size == 10 else f"{hours} {ROLE_WORDS[role]} hours in the {phase} phase"
+    )
+    return _revised(
+        p,
+        edit,
+        _labor_summary,
+        request=f"Add a task called {name} right after the {_label(after)}: {what}.",
+        direct=f"/tasks/{_task_index(p, after) + 1}",
+        theme=f"{name} is added; its cost joins labor, contingency and the budget",
+    )
+
+
+def _remove_labor_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    if len(p["tasks"]) < 2:
+        return None
+    i = d.pick(range(len(p["tasks"])))
+    name = p["tasks"][i][0]
+    edit = _drop_labor_task(name)
+    return _revised(
+        p,
+        edit,
+        _labor_summary,
+        request=f"Take the {_label(name)} off the plan; it is out of scope now.",
+        direct=f"/tasks/{i}",
+        theme=f"The {_label(name)} is removed; every total it fed drops",
+    )
+
+
+def _contingency(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["contingency_pct"]
+    new = d.pick([x for x in (5, 8, 10, 12, 15, 20) if x != old])
+    return Revision(
+        request=f"Make the contingency {new}% of labor instead of {old}%.",
+        mutate=lambda q: q.update(contingency_pct=new),
+        direct="/contingency" if p["size"] == 10 else "/budget/contingency",
+        overrides=_labor_summary(_replayed(p, lambda q: q.update(contingency_pct=new))),
+        theme=f"The contingency share changes to {new}%; the all-in budget follows",
+    )
+
+
+LABOR_MOVES = [
+    Move("rehour", "arithmetic", _rehour),
+    Move("rerate", "arithmetic", _rerate, when=lambda p: p["size"] >= 50),
+    Move("add-task", "add_remove", _add_labor_task),
+    Move("remove-task", "add_remove", _remove_labor_task),
+    Move("contingency", "arithmetic", _contingency, opens=False),
+]
+
 # --------------------------------------------------------------------------- schedule-mover-swap
 # Substitution: the moving company is replaced; its contact, rates, crew, insurance and lead
 # time are copied in, every task assigned to it follows, and its costs and booking deadline recompute.
@@ -398,8 +563,39 @@ MOVERS: dict[str, dict[str, Any]] = {
         "booking_lead_days": 10,
         "crate_rate": 2.5,
     },
+    "Beacon Moving Group": {
+        "contact": "Priya Nair",
+        "phone": "(312) 555-0163",
+        "hourly_rate": 125,
+        "crew_size": 3,
+        "insurance_cover": 750000,
+        "booking_lead_days": 7,
+        "crate_rate": 2.0,
+    },
+    "Carlisle Van Lines": {
+        "contact": "Tom Becker",
+        "phone": "(312) 555-0129",
+        "hourly_rate": 155,
+        "crew_size": 6,
+        "insurance_cover": 1500000,
+        "booking_lead_days": 21,
+        "crate_rate": 3.5,
+    },
 }
 MOVE_DATE = "2025-06-14"
+MOVE_DATES = [MOVE_DATE, "2025-06-07", "2025-06-21"]  # Saturdays: the elevator is ours then
+FURNITURE = {
+    10: "Pack and move furniture",
+    50: "Move furniture and boxes",
+    100: "Move furniture and boxes",
+}
+# jobs a user may hand the movers: (job, hours)
+EXTRA_JOBS = [
+    ("Haul old filing cabinets", 2),
+    ("Move the archive boxes", 3),
+    ("Dismantle the reception desk", 1),
+    ("Take the old printers to recycling", 2),
+]
 # (task, assignee; None = the moving company, hours or None)
 MOVE_TASKS: dict[int, list[tuple[str, str | None, int]]] = {
     50: [
@@ -424,16 +620,41 @@ MOVE_TASKS: dict[int, list[tuple[str, str | None, int]]] = {
 }
 
 
+def mover_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The moving company, the move date and the tasks (``tasks``: [task, assignee or None for
+    the movers, hours]; at size 10 the movers' one job carries the booked crew hours)."""
+    if size == 10:
+        tasks = [
+            [FURNITURE[10], None, d.int(6, 12, shipped=9)],
+            ["Reconnect desks and network", "In-house IT", 0],
+        ]
+    else:
+        spread = {"Pack IT equipment": (2, 4), FURNITURE[50]: (4, 7)}
+        tasks = [
+            [t, who, d.int(*spread.get(t, (1, 3)), shipped=h) if who is None else h]
+            for t, who, h in MOVE_TASKS[size]
+        ]
+    return {
+        "size": size,
+        "mover": d.pick(list(MOVERS)),
+        "move_date": d.pick(MOVE_DATES),
+        "tasks": tasks,
+    }
+
+
 def mover_params(size: int) -> dict[str, Any]:
-    return {"size": size, "mover": "Swift Movers"}
+    return mover_inputs(size, SHIPPED)
+
+
+def _movers_hours(p: dict[str, Any]) -> int:
+    return sum(int(h) for _, who, h in p["tasks"] if who is None)
 
 
 def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, name = p["size"], p["mover"]
+    size, name, move_date = p["size"], p["mover"], p["move_date"]
     m = MOVERS[name]
-    extra = p.get("extra_jobs", [])  # (job, hours) the movers take on in a follow-up
+    hours = _movers_hours(p)
     if size == 10:
-        hours = 9 + p.get("furniture_extra", 0) + sum(h for _, h in extra)
         return {
             "project": "Lindqvist & Partners office move",
             "movers": {
@@ -443,17 +664,9 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
                 "booked_hours": hours,
                 "estimated_cost": hours * m["hourly_rate"],
             },
-            "tasks": [
-                {"name": "Pack and move furniture", "assigned_to": name},
-                {"name": "Reconnect desks and network", "assigned_to": "In-house IT"},
-                *({"name": job, "assigned_to": name} for job, _ in extra),
-            ],
+            "tasks": [{"name": t, "assigned_to": who or name} for t, who, _ in p["tasks"]],
         }
-    tasks = [
-        (t, who, h + p.get("furniture_extra", 0) if t == "Move furniture and boxes" else h)
-        for t, who, h in MOVE_TASKS[size]
-    ] + [(job, None, h) for job, h in extra]
-    hours = sum(h for _, who, h in tasks if who is None)
+    tasks = p["tasks"]
     cost = hours * m["hourly_rate"]
     movers: dict[str, Any] = {
         "name": name,
@@ -465,12 +678,12 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
         "booking_lead_days": m["booking_lead_days"],
         "booked_hours": hours,
         "estimated_cost": cost,
-        "book_by": add_days(MOVE_DATE, -m["booking_lead_days"]),
+        "book_by": add_days(move_date, -m["booking_lead_days"]),
     }
     artifact: dict[str, Any] = {
         "project": {
             "name": "Lindqvist & Partners office move",
-            "move_date": MOVE_DATE,
+            "move_date": move_date,
             "from": "220 W Kinzie St, 4th floor",
             "to": "141 N Wacker Dr, 11th floor",
         },
@@ -488,7 +701,7 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
     }
     other = 2400 + 650
     artifact["walkthrough"] = {
-        "date": add_days(MOVE_DATE, -3),
+        "date": add_days(move_date, -3),
         "with": m["contact"],
         "host": "Nina Lindqvist",
     }
@@ -517,7 +730,7 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     artifact["insurance_ok"] = m["insurance_cover"] >= 1000000
     artifact["staff_notice"] = (
-        f"Pack your desk by Friday 2025-06-13; {name} arrive Saturday at 07:00."
+        f"Pack your desk by Friday {add_days(move_date, -1)}; {name} arrive Saturday at 07:00."
     )
     headcount = m["crew_size"] + 6
     artifact["lunch"] = {"headcount": headcount, "per_head": 15, "cost": headcount * 15}
@@ -550,7 +763,9 @@ def mover_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def mover_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, name = p["size"], p["mover"]
+    m = MOVERS[name]
+    hours = {t: h for t, _, h in p["tasks"]}
     if size == 10:
         return [
             (
@@ -558,12 +773,12 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/project"],
             ),
             (
-                "We've picked Swift Movers; our contact there is Kevin Marsh and they charge $145 an hour for "
-                "the crew.",
+                f"We've picked {name}; our contact there is {m['contact']} and they charge "
+                f"${m['hourly_rate']} an hour for the crew.",
                 ["/movers/name", "/movers/contact", "/movers/hourly_rate"],
             ),
             (
-                "We're booking 9 crew hours. Estimate the cost from their hourly rate.",
+                f"We're booking {_movers_hours(p)} crew hours. Estimate the cost from their hourly rate.",
                 ["/movers/booked_hours", "/movers/estimated_cost"],
             ),
             (
@@ -575,12 +790,13 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
     turns: list[Turn] = [
         (
             "Help me plan our office move: Lindqvist & Partners goes from 220 W Kinzie St, 4th floor to "
-            "141 N Wacker Dr, 11th floor on 2025-06-14.",
+            f"141 N Wacker Dr, 11th floor on {p['move_date']}.",
             ["/project"],
         ),
         (
-            "Moving company is Swift Movers. Contact Kevin Marsh, (312) 555-0187, $145 an hour, crew of 4, "
-            "$1,000,000 insurance cover, and they need 14 days' notice to book.",
+            f"Moving company is {name}. Contact {m['contact']}, {m['phone']}, ${m['hourly_rate']} an hour, "
+            f"crew of {m['crew_size']}, ${m['insurance_cover']:,} insurance cover, and they need "
+            f"{m['booking_lead_days']} days' notice to book.",
             [
                 "/movers/name",
                 "/movers/contact",
@@ -600,8 +816,9 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
     n_jobs = sum(who is None for _, who, _ in MOVE_TASKS[size])
     if size == 50:
         movers_text = (
-            "The movers pack the IT equipment (3 h), move the furniture and boxes (5 h) and reassemble "
-            "the workstations (2 h)."
+            f"The movers pack the IT equipment ({hours['Pack IT equipment']} h), move the furniture and "
+            f"boxes ({hours[FURNITURE[50]]} h) and reassemble the workstations "
+            f"({hours['Reassemble workstations']} h)."
         )
         others_text = (
             "The rest isn't theirs: our in-house IT disconnects the network (4 h), Brightwire Cabling "
@@ -609,8 +826,9 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
         )
     else:
         movers_text = (
-            "The movers pack the IT equipment (3 h), move the furniture and boxes (5 h), reassemble "
-            "the workstations (2 h) and move the server rack (2 h)."
+            f"The movers pack the IT equipment ({hours['Pack IT equipment']} h), move the furniture and "
+            f"boxes ({hours[FURNITURE[50]]} h), reassemble the workstations "
+            f"({hours['Reassemble workstations']} h) and move the server rack ({hours['Move server rack']} h)."
         )
         others_text = (
             "The rest isn't theirs: our in-house IT disconnects the network (4 h) and sets up the "
@@ -652,7 +870,8 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
         return turns
     turns += [
         (
-            "The movers also supply 120 crates; Swift charges $3.00 per crate. Add that.",
+            f"The movers also supply 120 crates; {name.split()[0]} charges ${m['crate_rate']:.2f} per crate. "
+            "Add that.",
             ["/movers/crate_rate", "/crates"],
         ),
         (
@@ -674,8 +893,8 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/insurance_ok"],
         ),
         (
-            "Draft the one-line staff notice: pack desks by Friday 2025-06-13, and name the moving company "
-            "arriving Saturday at 07:00.",
+            f"Draft the one-line staff notice: pack desks by Friday {add_days(p['move_date'], -1)}, and name "
+            "the moving company arriving Saturday at 07:00.",
             ["/staff_notice"],
         ),
         (
@@ -708,37 +927,52 @@ def mover_conversation(p: dict[str, Any]) -> list[Turn]:
     return turns
 
 
-def mover_revision(p: dict[str, Any]) -> Revision:
-    size = p["size"]
-    new = MOVERS["Atlas Relocation"]
-    attrs = (
-        ["contact", "hourly_rate"]
-        if size == 10
-        else [
-            "contact",
-            "phone",
-            "hourly_rate",
-            "crew_size",
-            "insurance_cover",
-            "booking_lead_days",
-        ]
+def _mover_attrs(size: int) -> list[str]:
+    """The company details a size's document holds (besides the name)."""
+    if size == 10:
+        return ["contact", "hourly_rate"]
+    attrs = ["contact", "phone", "hourly_rate", "crew_size", "insurance_cover", "booking_lead_days"]
+    return [*attrs, "crate_rate"] if size == 100 else attrs
+
+
+def _mover_reference(size: int, name: str) -> dict[str, Any]:
+    return {"name": name, **{a: MOVERS[name][a] for a in _mover_attrs(size)}}
+
+
+def _notice(size: int, name: str) -> dict[str, Override]:
+    """Size 100's staff notice names the moving company."""
+    return (
+        {"/staff_notice": regex("(?i)" + re.escape(name.lower()).replace("\\ ", " "))}
+        if size == 100
+        else {}
     )
-    if size == 100:
-        attrs.append("crate_rate")
-    reference = {"name": "Atlas Relocation", **{a: new[a] for a in attrs}}
-    overrides = {"/staff_notice": regex(r"(?i)atlas relocation")} if size == 100 else {}
+
+
+def mover_revision(p: dict[str, Any]) -> Revision:
     return Revision(
         request="Let's go with Atlas Relocation instead of Swift Movers. Their details are attached.",
         mutate=lambda q: q.update(mover="Atlas Relocation"),
         direct="/movers/name",
-        overrides=overrides,
-        reference=reference,
+        overrides=_notice(p["size"], "Atlas Relocation"),
+        reference=_mover_reference(p["size"], "Atlas Relocation"),
     )
+
+
+def _add_hours(task: str, extra: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        row = next(t for t in q["tasks"] if t[0] == task)
+        row[2] += extra
+
+    return mutate
+
+
+def _append_job(job: str, hours: int) -> Any:
+    return lambda q: q["tasks"].append([job, None, hours])
 
 
 def mover_followups(p: dict[str, Any]) -> list[Revision]:
     size = p["size"]
-    n_tasks = 2 if size == 10 else len(MOVE_TASKS[size])
+    n_tasks = len(p["tasks"])
     old = MOVERS["Swift Movers"]
     attrs = ["contact", "hourly_rate"]
     if size > 10:
@@ -747,19 +981,13 @@ def mover_followups(p: dict[str, Any]) -> list[Revision]:
         attrs.append("crate_rate")
     back = {"name": "Swift Movers", **{a: old[a] for a in attrs}}
 
-    def f1(q: dict[str, Any]) -> None:
-        q["furniture_extra"] = 2
-
-    def f2(q: dict[str, Any]) -> None:
-        q["extra_jobs"] = [("Haul old filing cabinets", 2)]
-
     def f3(q: dict[str, Any]) -> None:
         q.update(mover="Swift Movers")
 
     return [
         Revision(
             request="Atlas says moving the furniture and boxes will take 2 more crew hours than we planned.",
-            mutate=f1,
+            mutate=_add_hours(FURNITURE[size], 2),
             direct="/movers/booked_hours" if size == 10 else "/tasks/1/hours",
             theme="The movers' furniture job grows by 2 hours at the new company's rate; booked hours, their "
             "estimate and the budget follow",
@@ -768,7 +996,7 @@ def mover_followups(p: dict[str, Any]) -> list[Revision]:
         Revision(
             request="Add one more job for the movers at the end of the task list: Haul old filing cabinets, "
             "2 hours. Book that time with them too.",
-            mutate=f2,
+            mutate=_append_job("Haul old filing cabinets", 2),
             direct=f"/tasks/{n_tasks}",
             theme="A new job for the moving company is appended; their booked hours, cost estimate and the "
             "budget grow",
@@ -787,6 +1015,105 @@ def mover_followups(p: dict[str, Any]) -> list[Revision]:
         ),
     ]
 
+
+# moves of schedule-mover-swap: another moving company (its details attached), the furniture
+# job grows or shrinks, a job handed to the movers or taken off them, the move date (sizes 50
+# and 100 hold it)
+
+
+def _swap_mover(p: dict[str, Any], d: Draw) -> Revision:
+    size, old = p["size"], p["mover"]
+    new = d.pick([m for m in MOVERS if m != old])
+    return Revision(
+        request=f"Let's go with {new} instead of {old}. Their details are attached.",
+        mutate=lambda q: q.update(mover=new),
+        direct="/movers/name",
+        overrides=_notice(size, new),
+        reference=_mover_reference(size, new),
+        theme=f"{new} replace {old}: their terms are copied in and every movers' job follows",
+    )
+
+
+def _furniture_hours(p: dict[str, Any], d: Draw) -> Revision | None:
+    size = p["size"]
+    task = FURNITURE[size]
+    i, old = next((i, int(t[2])) for i, t in enumerate(p["tasks"]) if t[0] == task)
+    delta = d.pick([n for n in (-2, -1, 1, 2, 3) if old + n >= 2])
+    more = (
+        f"{abs(delta)} {'more' if delta > 0 else 'fewer'} crew hour{'s' if abs(delta) > 1 else ''}"
+    )
+    if size == 10:
+        request = f"Packing and moving the furniture will take {more} than we planned; book the crew for that."
+    else:
+        request = f"The movers say moving the furniture and boxes will take {more} than we planned."
+    return Revision(
+        request=request,
+        mutate=_add_hours(task, delta),
+        direct="/movers/booked_hours" if size == 10 else f"/tasks/{i}/hours",
+        theme=f"The furniture job changes by {delta} hours; booked hours, the estimate and the budget follow",
+    )
+
+
+def _add_job(p: dict[str, Any], d: Draw) -> Revision | None:
+    present = {t[0] for t in p["tasks"]}
+    options = [j for j in EXTRA_JOBS if j[0] not in present]
+    if not options:
+        return None
+    job, hours = d.pick(options)
+    return Revision(
+        request=f"Add one more job for the movers at the end of the task list: {job}, {count_word(hours)} "
+        f"hour{'s' if hours > 1 else ''}. Book that time with them too.",
+        mutate=_append_job(job, hours),
+        direct=f"/tasks/{len(p['tasks'])}",
+        theme=f"The movers take on {job.lower()}; their booked hours, estimate and the budget grow",
+    )
+
+
+def _drop_job(p: dict[str, Any], d: Draw) -> Revision | None:
+    jobs = [i for i, t in enumerate(p["tasks"]) if t[1] is None and t[0] != FURNITURE[p["size"]]]
+    if not jobs:
+        return None
+    i = d.pick(jobs)
+    job = p["tasks"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["tasks"][i]
+
+    return Revision(
+        request=f"Take the job '{job}' off the task list; we don't need it done after all, so don't book "
+        "the movers for it.",
+        mutate=mutate,
+        direct=f"/tasks/{i}",
+        theme=f"The movers' job '{job}' is dropped; their booked hours, estimate and the budget shrink",
+    )
+
+
+def _move_date(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["move_date"]
+    new = d.pick([x for x in MOVE_DATES if x != old])
+    notice = (
+        f" Staff now pack their desks by Friday {add_days(new, -1)}." if p["size"] == 100 else ""
+    )
+    return Revision(
+        request=f"The move is now on Saturday {new} instead of {old}.{notice}",
+        mutate=lambda q: q.update(move_date=new),
+        direct="/project/move_date",
+        overrides=(
+            {"/staff_notice": regex("(?i)" + date_regex(add_days(new, -1)))}
+            if p["size"] == 100
+            else {}
+        ),
+        theme="The move date changes; the booking deadline and walkthrough move with it",
+    )
+
+
+MOVER_MOVES = [
+    Move("swap-mover", "substitution", _swap_mover),
+    Move("furniture-hours", "arithmetic", _furniture_hours),
+    Move("add-job", "add_remove", _add_job),
+    Move("drop-job", "add_remove", _drop_job),
+    Move("move-date", "temporal", _move_date, when=lambda p: p["size"] >= 50),
+]
 
 # --------------------------------------------------------------------------- schedule-drop-task
 # Add/remove: a task is removed from a sequential plan; its successor relinks to its predecessor,
@@ -818,8 +1145,34 @@ APP_TASKS: dict[int, list[tuple[str, str, str, int]]] = {
 }
 
 
+# tasks a user may add: (name, owner at sizes 50 and 100, days)
+NEW_APP_TASKS = [
+    ("Localization", "Mei", 4),
+    ("Accessibility pass", "Lucia", 3),
+    ("Performance tuning", "Ravi", 5),
+    ("Analytics events", "Mei", 2),
+]
+APP_DAYS = {"T1": (7, 12), "T2": (3, 7), "T3": (10, 21), "T4": (2, 5), "T5": (1, 4), "T6": (2, 6)}
+
+
+def drop_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The kickoff and the plan's tasks in order (``tasks``: [id, name, owner, days]); tasks
+    taken out wait in ``removed`` with the task they followed, and a new task takes number
+    ``next_number``."""
+    return {
+        "size": size,
+        "kickoff": d.date("2025-06-23", "2025-07-08", shipped=APP_START),
+        "tasks": [
+            [tid, name, owner, d.int(*APP_DAYS[tid], shipped=days)]
+            for tid, name, owner, days in APP_TASKS[size]
+        ],
+        "removed": [],
+        "next_number": len(APP_TASKS[size]) + 1,
+    }
+
+
 def drop_params(size: int) -> dict[str, Any]:
-    return {"size": size, "dropped": []}
+    return drop_inputs(size, SHIPPED)
 
 
 def _chain(tasks: list[tuple[str, str, str, int]], start: str) -> list[dict[str, Any]]:
@@ -843,28 +1196,51 @@ def _chain(tasks: list[tuple[str, str, str, int]], start: str) -> list[dict[str,
     return out
 
 
-def _app_tasks(p: dict[str, Any]) -> list[tuple[str, str, str, int]]:
-    """The plan's tasks: follow-ups re-estimate beta testing (``beta_days``) and insert new
-    tasks after a given one (``added``: (after id, name, owner, days)); a new task takes the
-    next free number."""
-    base = APP_TASKS[p["size"]]
-    number = len(base)
-    out: list[tuple[str, str, str, int]] = []
-    for tid, name, owner, days in base:
-        if tid == "T3":
-            days = p.get("beta_days", days)
-        out.append((tid, name, owner, days))
-        for after, new, new_owner, new_days in p.get("added", []):
-            if after == tid:
-                number += 1
-                out.append((f"T{number}", new, new_owner, new_days))
-    return [t for t in out if t[0] not in p["dropped"]]
+def _app_index(p: dict[str, Any], tid: str) -> int:
+    return next(i for i, t in enumerate(p["tasks"]) if t[0] == tid)
+
+
+def _drop_app_task(tid: str) -> Any:
+    """Take task ``tid`` out; it remembers the task it followed (None: it was first)."""
+
+    def mutate(q: dict[str, Any]) -> None:
+        i = _app_index(q, tid)
+        q["removed"].append([q["tasks"][i], q["tasks"][i - 1][0] if i else None])
+        del q["tasks"][i]
+
+    return mutate
+
+
+def _put_back(tid: str, after: str | None) -> Any:
+    """Put removed task ``tid`` back right after ``after`` (None: first), with its number."""
+
+    def mutate(q: dict[str, Any]) -> None:
+        k = next(k for k, (row, _) in enumerate(q["removed"]) if row[0] == tid)
+        row = q["removed"].pop(k)[0]
+        q["tasks"].insert(0 if after is None else _app_index(q, after) + 1, row)
+
+    return mutate
+
+
+def _new_app_task(after: str, name: str, owner: str, days: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"].insert(_app_index(q, after) + 1, [f"T{q['next_number']}", name, owner, days])
+        q["next_number"] += 1
+
+    return mutate
+
+
+def _app_days(tid: str, days: int) -> Any:
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"][_app_index(q, tid)][3] = days
+
+    return mutate
 
 
 def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size = p["size"]
-    tasks = _app_tasks(p)
-    chain = _chain(tasks, APP_START)
+    size, kickoff = p["size"], p["kickoff"]
+    tasks = [(tid, name, owner, days) for tid, name, owner, days in p["tasks"]]
+    chain = _chain(tasks, kickoff)
     end = chain[-1]["end"]
     if size == 10:
         return {
@@ -875,7 +1251,7 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
         "project": {
             "name": "Q3 mobile app release",
             "owner": "Lucia Ferraro",
-            "kickoff": APP_START,
+            "kickoff": kickoff,
             "task_count": len(chain),
             "end_date": end,
         },
@@ -930,21 +1306,27 @@ def drop_compute(p: dict[str, Any]) -> dict[str, Any]:
     return artifact
 
 
+def _span(days: int) -> str:
+    """A task's length as the planner says it: ``two weeks`` for 14 days."""
+    return {14: "two weeks", 21: "three weeks"}.get(days, f"{days} days")
+
+
 def drop_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, kickoff = p["size"], p["kickoff"]
+    days = {t[0]: t[3] for t in p["tasks"]}
     if size == 10:
         return [
             (
-                "Planning our Q3 app release. First step is API hardening: 10 days starting 2025-07-01. We count "
-                "calendar days, weekends included.",
+                f"Planning our Q3 app release. First step is API hardening: {days['T1']} days starting "
+                f"{kickoff}. We count calendar days, weekends included.",
                 ["/tasks/0"],
             ),
             (
-                "Then a 5-day security review, starting the day after the hardening finishes.",
+                f"Then a {days['T2']}-day security review, starting the day after the hardening finishes.",
                 ["/tasks/1"],
             ),
             (
-                "After the review, two weeks of beta testing, again starting the next day.",
+                f"After the review, {_span(days['T3'])} of beta testing, again starting the next day.",
                 ["/tasks/2"],
             ),
             (
@@ -954,25 +1336,27 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
         ]
     turns: list[Turn] = [
         (
-            "I'm planning the Q3 mobile app release, owned by Lucia Ferraro, kicking off 2025-07-01. We work "
+            f"I'm planning the Q3 mobile app release, owned by Lucia Ferraro, kicking off {kickoff}. We work "
             "in calendar days, weekends included.",
             ["/project/name", "/project/owner", "/project/kickoff", "/calendar_days"],
         ),
         (
             "The work is one chain: each task depends on the one before it and starts the day after it ends; "
-            "a task's end date is its start plus its length minus one. Number the tasks T1, T2, ... in the order I give them; a task keeps its number for good. First, API hardening, 10 days, Ravi, "
-            "starting at kickoff.",
+            "a task's end date is its start plus its length minus one. Number the tasks T1, T2, ... in the order I give them; a task keeps its number for good. First, API hardening, "
+            f"{days['T1']} days, Ravi, starting at kickoff.",
             ["/tasks/0"],
         ),
-        ("Next, Mei's security review, 5 days.", ["/tasks/1"]),
-        ("Then beta testing, 14 days, Ravi again.", ["/tasks/2"]),
+        (f"Next, Mei's security review, {days['T2']} days.", ["/tasks/1"]),
+        (f"Then beta testing, {days['T3']} days, Ravi again.", ["/tasks/2"]),
         (
-            "Lucia does store listing prep (3 days) and then launch prep (2 days).",
+            f"Lucia does store listing prep ({days['T4']} days) and then launch prep ({days['T5']} days).",
             ["/tasks/3", "/tasks/4"],
         ),
     ]
     if size == 100:
-        turns.append(("Last task: Ravi handles the store submission, 4 days.", ["/tasks/5"]))
+        turns.append(
+            (f"Last task: Ravi handles the store submission, {days['T6']} days.", ["/tasks/5"])
+        )
     turns += [
         (
             "Put the task count and the project end date (the end of the last task) at the top.",
@@ -1030,16 +1414,13 @@ def drop_conversation(p: dict[str, Any]) -> list[Turn]:
 
 
 def drop_revision(p: dict[str, Any]) -> Revision:
-    overrides = {}
-    if p["size"] == 100:
-        after = drop_compute(dict(p, dropped=["T2"]))
-        launch = after["milestones"][2]["date"]
-        overrides["/summary"] = regex(all_of(rf"\b{len(after['tasks'])} tasks\b", launch))
-    return Revision(
+    edit = _drop_app_task("T2")
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
         request="Take the security review out of the plan; the platform team already covered it.",
-        mutate=lambda q: q.update(dropped=["T2"]),
         direct="/tasks/1",
-        overrides=overrides,
     )
 
 
@@ -1053,18 +1434,10 @@ def _drop_summary(q: dict[str, Any]) -> dict[str, Override]:
 
 
 def drop_followups(p: dict[str, Any]) -> list[Revision]:
-    def rev(q: dict[str, Any]) -> None:
-        q.update(dropped=["T2"])
-
-    def f1(q: dict[str, Any]) -> None:
-        q.update(dropped=[])
-
-    def f2(q: dict[str, Any]) -> None:
-        q.update(beta_days=21)
-
-    def f3(q: dict[str, Any]) -> None:
-        q.update(added=[("T3", "Localization", "Mei", 4)])
-
+    rev = _drop_app_task("T2")
+    f1 = _put_back("T2", "T1")
+    f2 = _app_days("T3", 21)
+    f3 = _new_app_task("T3", "Localization", "Mei", 4)
     return [
         Revision(
             # size 10 records no task owners: a request naming one there invites a place the gold lacks
@@ -1099,6 +1472,151 @@ def drop_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of schedule-drop-task: a task taken out (never beta testing: the beta invite email
+# hangs on it), a removed task put back, a task re-estimated, a new task inserted after one,
+# the kickoff moved
+
+
+def _task_label(name: str) -> str:
+    return name if name[:3] == "API" else name[0].lower() + name[1:]
+
+
+def _days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
+
+
+def _owner_words(p: dict[str, Any], owner: str) -> str:
+    """``, owned by Mei`` where tasks record owners (sizes 50 and 100)."""
+    return "" if p["size"] == 10 else f", owned by {owner}"
+
+
+def _remove_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    tasks = p["tasks"]
+    # a task whose successor has its length would read as that one renamed
+    options = [
+        i
+        for i, t in enumerate(tasks)
+        if t[0] != "T3" and (i + 1 == len(tasks) or tasks[i + 1][3] != t[3])
+    ]
+    if len(p["tasks"]) < 3 or not options:
+        return None
+    i = d.pick(options)
+    tid, name = p["tasks"][i][:2]
+    edit = _drop_app_task(tid)
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
+        request=f"Take the {_task_label(name)} out of the plan; we don't need it for this release.",
+        direct=f"/tasks/{i}",
+        theme=f"The {_task_label(name)} is removed; its successor relinks and every later date pulls in",
+    )
+
+
+def _restore_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    present = {t[0]: t[1] for t in p["tasks"]}
+    options = []
+    for row, after in p["removed"]:
+        anchor = after if after in present else None
+        i = 0 if anchor is None else _app_index(p, anchor) + 1
+        # as long as the task it lands before, it would read as that one renamed
+        if i == len(p["tasks"]) or p["tasks"][i][3] != row[3]:
+            options.append((row, anchor, i))
+    if not options:
+        return None
+    (tid, name, owner, days), anchor, i = d.pick(options)
+    where = (
+        f"right after the {_task_label(present[anchor])}"
+        if anchor
+        else "as the first task, starting at kickoff"
+        if p["size"] > 10
+        else f"as the first task, starting on {p['kickoff']}"
+    )
+    edit = _put_back(tid, anchor)
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
+        request=f"Put the {_task_label(name)} back in after all: same {_days(days)}"
+        f"{_owner_words(p, owner)}, {where}.",
+        direct=f"/tasks/{i}",
+        theme=f"The {_task_label(name)} is put back; every later date moves out by its length",
+    )
+
+
+def _relength(p: dict[str, Any], d: Draw) -> Revision:
+    i = d.pick(range(len(p["tasks"])))
+    tid, name, _, old = p["tasks"][i]
+    new = d.pick([n for n in range(max(1, old - 4), old + 8) if n != old])
+    edit = _app_days(tid, new)
+    label = _task_label(name)
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
+        request=f"{label[0].upper() + label[1:]} needs {_days(new)}, not {old}.",
+        direct=f"/tasks/{i}/days",
+        theme=f"The {label} takes {new} days; every later date and the launch-relative milestones move",
+    )
+
+
+def _insert_app_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    taken = {t[1] for t in p["tasks"]} | {row[1] for row, _ in p["removed"]}
+    options = [t for t in NEW_APP_TASKS if t[0] not in taken]
+    if not options:
+        return None
+    name, owner, days = d.pick(options)
+    i = d.pick(range(len(p["tasks"])))
+    anchor_id, anchor = p["tasks"][i][:2]
+    if i + 1 < len(p["tasks"]) and p["tasks"][i + 1][3] == days:
+        days += 1  # as long as its successor, it would read as that one renamed
+    edit = _new_app_task(anchor_id, name, owner, days)
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
+        request=f"Add a task called {name} right after the {_task_label(anchor)}: {_days(days)}"
+        f"{_owner_words(p, owner)}.",
+        direct=f"/tasks/{i + 1}",
+        theme=f"{name} is inserted; it takes the next number and every later date moves out",
+    )
+
+
+def _app_kickoff(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["kickoff"]
+    new = d.pick(
+        [
+            x
+            for x in (add_days(old, n) for n in range(-7, 11) if n)
+            if "2025-06-16" <= x <= "2025-07-25"
+        ]
+    )
+    later = new > old
+    edit: Any = lambda q: q.update(kickoff=new)  # noqa: E731
+    if p["size"] == 10:
+        request = f"The first task now starts on {new} instead of {old}."
+        direct = "/tasks/0/start"
+    else:
+        request = f"Kickoff {'slips' if later else 'moves up'} to {new}."
+        direct = "/project/kickoff"
+    return _revised(
+        p,
+        edit,
+        _drop_summary,
+        request=request,
+        direct=direct,
+        theme="The kickoff moves; every task date, the end date and the launch-relative milestones follow",
+    )
+
+
+DROP_MOVES = [
+    Move("remove-task", "add_remove", _remove_app_task),
+    Move("restore-task", "add_remove", _restore_app_task),
+    Move("relength", "temporal", _relength),
+    Move("insert-task", "add_remove", _insert_app_task),
+    Move("kickoff", "temporal", _app_kickoff),
+]
+
 # --------------------------------------------------------------------------- schedule-permit-threshold
 # Threshold: the renovated floor area crosses the city's 500 sq ft permit threshold; the material
 # estimate recomputes, and only because of the crossing the permit, its review delay (every phase
@@ -1127,22 +1645,41 @@ RENO_PHASES = {
 }
 
 
+def permit_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The renovated area, the labor quote, the flooring's box price and the start date."""
+    return {
+        "size": size,
+        "area": d.int(300, 720, shipped=450, step=10),
+        "labor": (
+            d.int(6000, 11000, shipped=8000, step=250)
+            if size == 10
+            else d.int(11000, 18000, shipped=14500, step=250)
+        ),
+        "box_price": d.pick([52, 48, 56, 61]),
+        "start": d.date("2025-04-28", "2025-05-16", shipped=RENO_START, weekdays="01234"),
+    }
+
+
 def permit_params(size: int) -> dict[str, Any]:
-    return {"size": size, "area": 450}
+    return permit_inputs(size, SHIPPED)
+
+
+def _boxes(area: int) -> int:
+    return math.ceil(area * 11 / 200)  # 20 sq ft per box plus 10% waste
 
 
 def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
-    size, area = p["size"], p["area"]
+    size, area, start = p["size"], p["area"], p["start"]
     needed = area > PERMIT_THRESHOLD
-    boxes = math.ceil(area * 11 / 200)  # 20 sq ft per box plus 10% waste
-    flooring_cost = boxes * 52
+    boxes = _boxes(area)
+    flooring_cost = boxes * p["box_price"]
     fee = money(area * 1.5) if needed else 0
-    labor = (8000 if size == 10 else 14500) + p.get("labor_raise", 0)
+    labor = p["labor"]
     if size == 10:
         return {
             "project": "Maple Street ground-floor renovation",
             "contractor": "Birch & Sons",
-            "start_date": RENO_START,
+            "start_date": start,
             "floor_area_sq_ft": area,
             "flooring": {"boxes": boxes, "cost": flooring_cost},
             "permit": {"required": needed, "fee": fee},
@@ -1150,7 +1687,7 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
             "budget_total": money(labor + flooring_cost + fee),
         }
     review = 10 if needed else 0
-    day = add_days(RENO_START, review)
+    day = add_days(start, review)
     phases: list[dict[str, Any]] = []
     for name, days in RENO_PHASES[size]:
         end = add_days(day, days - 1)
@@ -1161,13 +1698,13 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
         "project": {
             "name": "Maple Street ground-floor renovation",
             "contractor": "Birch & Sons",
-            "start_date": RENO_START,
+            "start_date": start,
             "completion": phases[-1]["end"],
         },
         "floor_area_sq_ft": area,
         "flooring": {
             "product": "Oak engineered plank",
-            "box_price": 52,
+            "box_price": p["box_price"],
             "boxes": boxes,
             "cost": flooring_cost,
         },
@@ -1195,7 +1732,7 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
     artifact["homeowners"] = {
         "names": "Jen and Theo Marsh",
         "phone": "(503) 555-0119",
-        "stay_elsewhere_from": RENO_START,
+        "stay_elsewhere_from": start,
     }
     artifact["final_walkthrough"] = add_days(phases[-1]["end"], 2)
     artifact["notes"] = ["Keep the back door locked", "Dog stays at a friend's during demolition"]
@@ -1241,7 +1778,7 @@ def permit_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def permit_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, area, start, price, labor = p["size"], p["area"], p["start"], p["box_price"], p["labor"]
     permit_rule = (
         "City rule: a renovation over 500 square feet needs a building permit, which costs $1.50 per "
         "square foot of renovated area; at or under 500 there's no permit and no fee."
@@ -1249,30 +1786,30 @@ def permit_conversation(p: dict[str, Any]) -> list[Turn]:
     if size == 10:
         return [
             (
-                "We're renovating the ground floor on Maple Street with Birch & Sons, starting 2025-05-05.",
+                f"We're renovating the ground floor on Maple Street with Birch & Sons, starting {start}.",
                 ["/project", "/contractor", "/start_date"],
             ),
-            ("The renovated floor area is 450 square feet.", ["/floor_area_sq_ft"]),
+            (f"The renovated floor area is {area} square feet.", ["/floor_area_sq_ft"]),
             (
                 "Flooring comes in boxes that cover 20 square feet each; take the area plus 10% for waste and "
-                "round up to whole boxes. Boxes are $52.",
+                f"round up to whole boxes. Boxes are ${price}.",
                 ["/flooring"],
             ),
             (permit_rule + " Work out whether we need one.", ["/permit"]),
             (
-                "Labor is quoted at $8,000. Budget total is labor plus flooring plus the permit fee.",
+                f"Labor is quoted at ${labor:,}. Budget total is labor plus flooring plus the permit fee.",
                 ["/labor_cost", "/budget_total"],
             ),
         ]
     phases = RENO_PHASES[size]
     turns: list[Turn] = [
         (
-            "Let's plan the Maple Street ground-floor renovation with Birch & Sons. Work starts 2025-05-05.",
+            f"Let's plan the Maple Street ground-floor renovation with Birch & Sons. Work starts {start}.",
             ["/project/name", "/project/contractor", "/project/start_date"],
         ),
-        ("We're redoing 450 square feet of floor.", ["/floor_area_sq_ft"]),
+        (f"We're redoing {area} square feet of floor.", ["/floor_area_sq_ft"]),
         (
-            "Flooring is oak engineered plank at $52 a box; each box covers 20 square feet, and we order the area "
+            f"Flooring is oak engineered plank at ${price} a box; each box covers 20 square feet, and we order the area "
             "plus 10% waste, rounded up to whole boxes.",
             ["/flooring"],
         ),
@@ -1308,7 +1845,7 @@ def permit_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/paint/wall_area_sq_ft", "/paint/gallons", "/paint/color"],
         ),
         (
-            "Budget: labor is $14,500; materials are the flooring plus the tile; then the permit fee, and the "
+            f"Budget: labor is ${labor:,}; materials are the flooring plus the tile; then the permit fee, and the "
             "total of all of it.",
             ["/budget"],
         ),
@@ -1330,7 +1867,7 @@ def permit_conversation(p: dict[str, Any]) -> list[Turn]:
         )
     turns += [
         (
-            "Homeowners are Jen and Theo Marsh, (503) 555-0119; they stay elsewhere from 2025-05-05.",
+            f"Homeowners are Jen and Theo Marsh, (503) 555-0119; they stay elsewhere from {start}.",
             ["/homeowners/names", "/homeowners/phone", "/homeowners/stay_elsewhere_from"],
         ),
         ("Book a final walkthrough two days after completion.", ["/final_walkthrough"]),
@@ -1390,7 +1927,7 @@ def permit_followups(p: dict[str, Any]) -> list[Revision]:
         q.update(area=480)
 
     def f2(q: dict[str, Any]) -> None:
-        q.update(labor_raise=1500)
+        q["labor"] += 1500
 
     def f3(q: dict[str, Any]) -> None:
         q.update(area=500)
@@ -1423,6 +1960,98 @@ def permit_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of schedule-permit-threshold: the area crosses the 500 sq ft line, the area changes on
+# its side of the line, the labor quote changes, the flooring's box price changes, the start
+# date moves (sizes 50 and 100, where the phases hang on it)
+
+
+def _area_request(old: int, new: int) -> str:
+    why = "we're opening up more of the floor" if new > old else "we're cutting back the scope"
+    return f"Change of plan, {why}: the renovated floor area is now {new} square feet."
+
+
+def _cross_area(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["area"]
+    over = old > PERMIT_THRESHOLD
+    pool = range(300, 501, 10) if over else range(510, 751, 10)
+    new = d.pick(list(pool))
+    return Revision(
+        request=_area_request(old, new),
+        mutate=lambda q: q.update(area=new),
+        direct="/floor_area_sq_ft",
+        theme=f"The area crosses the 500 sq ft line ({old} to {new}): the permit and everything it "
+        "governs switch",
+    )
+
+
+def _resize_area(p: dict[str, Any], d: Draw) -> Revision | None:
+    old = p["area"]
+    over = old > PERMIT_THRESHOLD
+    pool = [
+        a
+        for a in (range(510, 751, 10) if over else range(300, 501, 10))
+        if _boxes(a) != _boxes(old)
+    ]
+    if not pool:
+        return None
+    new = d.pick(pool)
+    return Revision(
+        request=_area_request(old, new),
+        mutate=lambda q: q.update(area=new),
+        direct="/floor_area_sq_ft",
+        theme=f"The area changes on its side of the 500 sq ft line ({old} to {new}): flooring and "
+        "the costs follow, the permit status stays",
+    )
+
+
+def _labor_quote(p: dict[str, Any], d: Draw) -> Revision:
+    delta = d.pick([n for n in range(-2000, 2501, 250) if n and p["labor"] + n >= 5000])
+    verb = "raised" if delta > 0 else "lowered"
+    return Revision(
+        request=f"Birch & Sons {verb} their labor quote by ${abs(delta):,}.",
+        mutate=lambda q: q.update(labor=q["labor"] + delta),
+        direct="/labor_cost" if p["size"] == 10 else "/budget/labor",
+        theme=f"The labor quote changes by ${delta:,}; the budget total and every labor payment follow",
+    )
+
+
+def _box_price(p: dict[str, Any], d: Draw) -> Revision:
+    new = d.pick([x for x in range(44, 66) if x != p["box_price"]])
+    return Revision(
+        request=f"The flooring boxes now cost ${new} each.",
+        mutate=lambda q: q.update(box_price=new),
+        direct="/flooring/cost" if p["size"] == 10 else "/flooring/box_price",
+        theme=f"The box price changes to ${new}; the flooring cost and the totals follow",
+    )
+
+
+def _reno_start(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["start"]
+    new = d.pick(
+        [
+            x
+            for x in (add_days(old, n) for n in range(-14, 15) if n)
+            if dt.date.fromisoformat(x).weekday() < 5 and "2025-04-14" <= x <= "2025-05-30"
+        ]
+    )
+    stay = " Jen and Theo will stay elsewhere from that day instead."
+    return Revision(
+        request=f"Work now starts on {new} instead of {old}.{stay}",
+        mutate=lambda q: q.update(start=new),
+        direct="/project/start_date",
+        theme="The start date moves; every phase date, completion and the walkthrough follow",
+    )
+
+
+PERMIT_MOVES = [
+    Move("cross-area", "threshold", _cross_area),
+    Move("resize-area", "arithmetic", _resize_area),
+    Move("labor-quote", "arithmetic", _labor_quote),
+    Move("box-price", "arithmetic", _box_price, opens=False),
+    Move("start-date", "temporal", _reno_start, when=lambda p: p["size"] >= 50),
+]
+
+
 # --------------------------------------------------------------------------- schedule-kickoff-shift
 # Temporal: the kickoff slips; every milestone, sprint and meeting day set relative to it moves,
 # while board, fiscal and vendor dates stay.
@@ -1451,39 +2080,59 @@ MILESTONES = {
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
+SPONSORS = ["Gail Porter", "Marion Keller", "Renee Castillo"]
+BOARD_DATES = ["2025-05-20", "2025-05-13", "2025-05-27"]
+
+
+def kickoff_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The kickoff, the sponsor, the board's review date, the milestones (``milestones``:
+    [name, days after kickoff] in list order; hypercare, 4 weeks after go-live, moves with it),
+    the milestones a user fixed on a date (``pinned``) and Finance training's day."""
+    return {
+        "size": size,
+        "kickoff": d.date("2025-03-31", "2025-04-25", shipped="2025-04-07", weekdays="01234"),
+        "sponsor": d.pick(SPONSORS),
+        "board": d.pick(BOARD_DATES),
+        "milestones": [[n, days] for n, days in MILESTONES[size]],
+        "training": 70,
+        "pinned": {},
+    }
+
+
 def kickoff_params(size: int) -> dict[str, Any]:
-    return {"size": size, "kickoff": "2025-04-07"}
+    return kickoff_inputs(size, SHIPPED)
 
 
 def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
     size, k = p["size"], p["kickoff"]
-    slip = p.get("slip", {})  # days a follow-up slides a milestone by
-    milestones = [{"name": n, "date": add_days(k, d + slip.get(n, 0))} for n, d in MILESTONES[size]]
+    sponsor, board = p["sponsor"], p["board"]
+    pinned = p["pinned"]
+    milestones = [{"name": n, "date": pinned.get(n) or add_days(k, d)} for n, d in p["milestones"]]
     if size == 10:
         return {
             "project": "Northwind ERP rollout",
-            "sponsor": "Gail Porter",
+            "sponsor": sponsor,
             "kickoff": k,
             "milestones": milestones,
-            "board_review": "2025-05-20",
+            "board_review": board,
         }
     artifact: dict[str, Any] = {
         "project": {
             "name": "Northwind ERP rollout",
-            "sponsor": "Gail Porter",
+            "sponsor": sponsor,
             "vendor": "Corelane Systems",
             "kickoff": k,
         },
         "milestones": milestones,
         "fixed_dates": [
-            {"event": "Board review", "date": "2025-05-20"},
+            {"event": "Board review", "date": board},
             {"event": "Fiscal year end", "date": "2025-06-30"},
             {"event": "Memorial Day (office closed)", "date": "2025-05-26"},
             {"event": "Vendor contract renewal", "date": "2025-09-01"},
         ],
         "training": [
-            {"group": "Finance", "date": add_days(k, 70)},
-            {"group": "Warehouse", "date": add_days(k, 72)},
+            {"group": "Finance", "date": add_days(k, p["training"])},
+            {"group": "Warehouse", "date": add_days(k, p["training"] + 2)},
         ],
         "environments": {
             "sandbox": "nw-erp-sbx",
@@ -1491,7 +2140,7 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
             "production": "nw-erp-prod",
         },
         "team": [
-            {"name": "Gail Porter", "role": "sponsor"},
+            {"name": sponsor, "role": "sponsor"},
             {"name": "Dev Patel", "role": "project lead"},
             {"name": "Hanna Berg", "role": "finance lead"},
         ],
@@ -1514,8 +2163,8 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
     if size == 50:
         return artifact
     artifact["training"] += [
-        {"group": "Sales", "date": add_days(k, 74)},
-        {"group": "Purchasing", "date": add_days(k, 76)},
+        {"group": "Sales", "date": add_days(k, p["training"] + 4)},
+        {"group": "Purchasing", "date": add_days(k, p["training"] + 6)},
     ]
     artifact["sprints"] = [
         {"name": f"Sprint {i + 1}", "start": add_days(k, 14 * i), "end": add_days(k, 14 * i + 13)}
@@ -1535,7 +2184,7 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
     ]
     artifact["modules"] = ["General ledger", "Payables", "Receivables", "Inventory", "Purchasing"]
     artifact["risks"] += [
-        {"risk": "Super-user availability in June", "owner": "Gail Porter"},
+        {"risk": "Super-user availability in June", "owner": sponsor},
         {"risk": "EDI partner testing", "owner": "Luis Romero"},
     ]
     artifact["environments"]["training"] = "nw-erp-trn"
@@ -1543,12 +2192,12 @@ def kickoff_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
-    size = p["size"]
+    size, k, sponsor, board = p["size"], p["kickoff"], p["sponsor"], p["board"]
     if size == 10:
         return [
             (
-                "Set up the plan for the Northwind ERP rollout. Gail Porter is the sponsor, and we kick off on "
-                "2025-04-07.",
+                f"Set up the plan for the Northwind ERP rollout. {sponsor} is the sponsor, and we kick off on "
+                f"{k}.",
                 ["/project", "/sponsor", "/kickoff"],
             ),
             (
@@ -1557,14 +2206,14 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
                 ["/milestones"],
             ),
             (
-                "The board reviews the project on 2025-05-20; that's their fixed meeting date.",
+                f"The board reviews the project on {board}; that's their fixed meeting date.",
                 ["/board_review"],
             ),
         ]
     turns: list[Turn] = [
         (
-            "New project: the Northwind ERP rollout with Corelane Systems as the vendor. Gail Porter sponsors "
-            "it and kickoff is 2025-04-07.",
+            f"New project: the Northwind ERP rollout with Corelane Systems as the vendor. {sponsor} sponsors "
+            f"it and kickoff is {k}.",
             ["/project"],
         ),
         (
@@ -1575,7 +2224,7 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/milestones"],
         ),
         (
-            "Dates we don't control: board review 2025-05-20, fiscal year end 2025-06-30, the office is closed "
+            f"Dates we don't control: board review {board}, fiscal year end 2025-06-30, the office is closed "
             "2025-05-26 for Memorial Day, and the vendor contract renews 2025-09-01.",
             ["/fixed_dates/0", "/fixed_dates/1", "/fixed_dates/2", "/fixed_dates/3"],
         ),
@@ -1593,7 +2242,7 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/environments/sandbox", "/environments/test", "/environments/production"],
         ),
         (
-            "Core team: Gail Porter (sponsor), Dev Patel (project lead), Hanna Berg (finance lead).",
+            f"Core team: {sponsor} (sponsor), Dev Patel (project lead), Hanna Berg (finance lead).",
             ["/team/0", "/team/1", "/team/2"],
         ),
         (
@@ -1637,7 +2286,7 @@ def kickoff_conversation(p: dict[str, Any]) -> list[Turn]:
             ),
             (
                 "Modules in scope: general ledger, payables, receivables, inventory and purchasing. Two more risks: "
-                "availability of our super-users in June (Gail Porter) and EDI partner testing (Luis Romero). We also get a "
+                f"availability of our super-users in June ({sponsor}) and EDI partner testing (Luis Romero). We also get a "
                 "training environment, nw-erp-trn.",
                 ["/modules", "/risks/2", "/risks/3", "/environments/training"],
             ),
@@ -1661,7 +2310,9 @@ def kickoff_followups(p: dict[str, Any]) -> list[Revision]:
         q.update(kickoff="2025-04-22")
 
     def f2(q: dict[str, Any]) -> None:
-        q.update(slip={"Design sign-off": 7, "Go-live": 7, "Hypercare ends": 7})
+        for row in q["milestones"]:
+            if row[0] in ("Design sign-off", "Go-live", "Hypercare ends"):
+                row[1] += 7
 
     def f3(q: dict[str, Any]) -> None:
         q.update(kickoff="2025-04-16")
@@ -1694,6 +2345,159 @@ def kickoff_followups(p: dict[str, Any]) -> list[Revision]:
             pattern="temporal",
         ),
     ]
+
+
+# moves of schedule-kickoff-shift: the kickoff moves to a date or by a span, the kickoff moves
+# while one milestone is fixed on its date (the one fixed before goes back to kickoff-relative),
+# go-live is re-timed and hypercare follows, Finance training is re-timed, the sponsor changes
+# (sizes 50 and 100 for the last three: size 10 derives nothing else from them)
+
+
+def _offset_words(days: int) -> str:
+    if days % 7:
+        return f"{days} days"
+    weeks = days // 7
+    return "1 week" if weeks == 1 else f"{weeks} weeks"
+
+
+def _milestone_label(name: str) -> str:
+    return name[0].lower() + name[1:]
+
+
+def _kickoff_direct(p: dict[str, Any]) -> str:
+    return "/kickoff" if p["size"] == 10 else "/project/kickoff"
+
+
+def _before_fixed(x: str, pinned: dict[str, str]) -> bool:
+    """Whether kickoff ``x`` comes before every milestone fixed on a date."""
+    return all(x < date for date in pinned.values())
+
+
+def _new_kickoff(p: dict[str, Any], d: Draw, pinned: dict[str, str]) -> str | None:
+    old = p["kickoff"]
+    options = [
+        x
+        for x in (add_days(old, n) for n in range(-14, 22) if n)
+        if dt.date.fromisoformat(x).weekday() < 5
+        and "2025-03-17" <= x <= "2025-05-16"
+        and _before_fixed(x, pinned)
+    ]
+    return d.pick(options) if options else None
+
+
+def _shift_kickoff(p: dict[str, Any], d: Draw) -> Revision | None:
+    old, new = p["kickoff"], _new_kickoff(p, d, p["pinned"])
+    if new is None:
+        return None
+    verb = "has slipped" if new > old else "moves up"
+    return Revision(
+        request=f"Kickoff {verb} to {new}.",
+        mutate=lambda q: q.update(kickoff=new),
+        direct=_kickoff_direct(p),
+        theme=f"The kickoff moves from {old} to {new}; every kickoff-relative date follows",
+    )
+
+
+def _slip_kickoff(p: dict[str, Any], d: Draw) -> Revision | None:
+    spans = [-7, -3, -2, 2, 3, 5, 7, 9, 14]
+    spans = [n for n in spans if _before_fixed(add_days(p["kickoff"], n), p["pinned"])]
+    if not spans:
+        return None
+    days = d.pick(spans)
+    span = _offset_words(abs(days))
+    request = (
+        f"Push the kickoff back by {span}." if days > 0 else f"Bring the kickoff forward by {span}."
+    )
+    return Revision(
+        request=request,
+        mutate=lambda q: q.update(kickoff=add_days(q["kickoff"], days)),
+        direct=_kickoff_direct(p),
+        theme=f"The kickoff moves by {days} days; every kickoff-relative date follows",
+    )
+
+
+def _pin_milestone(p: dict[str, Any], d: Draw) -> Revision | None:
+    rows = p["milestones"]
+    held = () if p["size"] == 10 else ("Go-live", "Hypercare ends")  # hypercare hangs on go-live
+    options = [n for n, _ in rows if n not in held and n not in p["pinned"]]
+    if not options:
+        return None
+    name = d.pick(options)
+    date = kickoff_compute(p)["milestones"][[n for n, _ in rows].index(name)]["date"]
+    new = _new_kickoff(p, d, {name: date})
+    if new is None:
+        return None
+    freed = [(n, off) for n, off in rows if n in p["pinned"]]
+    back = "".join(
+        f" The {_milestone_label(n)} is no longer fixed: it goes back to {_offset_words(off)} after "
+        "kickoff."
+        for n, off in freed
+    )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q.update(kickoff=new, pinned={name: date})
+
+    return Revision(
+        request=f"Kickoff moves to {new}, but the {_milestone_label(name)} stays on {date}: we "
+        f"promised that date, so keep it fixed whatever kickoff does from now on.{back}",
+        mutate=mutate,
+        direct=_kickoff_direct(p),
+        theme=f"The kickoff moves while the {_milestone_label(name)} is fixed on its date",
+    )
+
+
+def _retime_golive(p: dict[str, Any], d: Draw) -> Revision:
+    rows = p["milestones"]
+    i = next(i for i, (n, _) in enumerate(rows) if n == "Go-live")
+    old = rows[i][1]
+    last = max(off for n, off in rows if n not in ("Go-live", "Hypercare ends"))
+    new = d.pick([x for x in range(last + 7, 17 * 7, 7) if x != old])
+
+    def mutate(q: dict[str, Any]) -> None:
+        for row in q["milestones"]:
+            if row[0] in ("Go-live", "Hypercare ends"):
+                row[1] += new - old
+
+    return Revision(
+        request=f"Go-live is now {_offset_words(new)} after kickoff instead of {_offset_words(old)}.",
+        mutate=mutate,
+        direct=f"/milestones/{i}/date",
+        theme="Go-live is re-timed from kickoff; hypercare, set from go-live, follows",
+    )
+
+
+def _retrain(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["training"]
+    new = d.pick([x for x in range(49, 92, 7) if x != old])
+    return Revision(
+        request=f"Finance training is now {_offset_words(new)} after kickoff instead of "
+        f"{_offset_words(old)}; the other groups keep their two-day spacing after it.",
+        mutate=lambda q: q.update(training=new),
+        direct="/training/0/date",
+        theme="Finance training is re-timed; the groups chained after it follow",
+    )
+
+
+def _swap_sponsor(p: dict[str, Any], d: Draw) -> Revision:
+    old = p["sponsor"]
+    new = d.pick([n for n in SPONSORS if n != old])
+    return Revision(
+        request=f"{new} takes over as sponsor from {old}, including everything {old} owned on "
+        "this project.",
+        mutate=lambda q: q.update(sponsor=new),
+        direct="/project/sponsor",
+        theme=f"{new} replaces {old} as sponsor wherever {old} appeared",
+    )
+
+
+KICKOFF_MOVES = [
+    Move("shift-kickoff", "temporal", _shift_kickoff),
+    Move("slip-kickoff", "temporal", _slip_kickoff),
+    Move("pin-milestone", "temporal", _pin_milestone),
+    Move("retime-go-live", "temporal", _retime_golive, when=lambda p: p["size"] >= 50, opens=False),
+    Move("retime-training", "temporal", _retrain, when=lambda p: p["size"] >= 50, opens=False),
+    Move("swap-sponsor", "substitution", _swap_sponsor, when=lambda p: p["size"] >= 50),
+]
 
 
 # --------------------------------------------------------------------------- schedule-workstream-hold
@@ -1746,8 +2550,30 @@ HOLD = {
 }
 
 
+# workstreams a user may add: (name, lead, sync, health)
+NEW_STREAMS = [
+    ("Partner API", "Lena Park", "Friday 09:00", "green"),
+    ("Design system", "Tomas Reyes", "Wednesday 11:00", "amber"),
+    ("Customer support tools", "Aisha Bello", "Monday 15:00", "green"),
+]
+
+
+def hold_inputs(size: int, d: Draw) -> dict[str, Any]:
+    """The workstreams (``streams``: [name, lead, sync, weekly contractor hours, health]), the
+    tasks ([title, workstream, status]) and the workstreams on hold (``held``)."""
+    return {
+        "size": size,
+        "streams": [
+            [n, lead, sync, d.int(max(6, h - 12), h + 12, shipped=h, step=2), health]
+            for n, lead, sync, h, health in STREAMS[size]
+        ],
+        "tasks": [list(t) for t in STREAM_TASKS.get(size, [])],
+        "held": [],
+    }
+
+
 def hold_params(size: int) -> dict[str, Any]:
-    return {"size": size, "held": []}
+    return hold_inputs(size, SHIPPED)
 
 
 def _stream(
@@ -1756,7 +2582,6 @@ def _stream(
     row: dict[str, Any] = {"name": name}
     if p["size"] > 10:
         row["lead"] = lead
-    hours = p.get("hours", {}).get(name, hours)  # a follow-up's new weekly hours
     row.update(status="active", weekly_sync=sync, contractor_hours=hours)
     if p["size"] > 10:
         row.update(health=health, report_cadence="weekly")
@@ -1767,7 +2592,7 @@ def _stream(
 
 def hold_compute(p: dict[str, Any]) -> dict[str, Any]:
     size = p["size"]
-    streams = [_stream(p, *s) for s in STREAMS[size]]
+    streams = [_stream(p, *s) for s in p["streams"]]
     hours = sum(s["contractor_hours"] for s in streams)
     if size == 10:
         return {
@@ -1781,7 +2606,7 @@ def hold_compute(p: dict[str, Any]) -> dict[str, Any]:
             "workstream": ws,
             "status": "paused" if ws in p["held"] and st != "done" else st,
         }
-        for t, ws, st in STREAM_TASKS[size]
+        for t, ws, st in p["tasks"]
     ]
     artifact: dict[str, Any] = {
         "project": {
@@ -1831,12 +2656,14 @@ def hold_compute(p: dict[str, Any]) -> dict[str, Any]:
 
 def hold_conversation(p: dict[str, Any]) -> list[Turn]:
     size = p["size"]
+    hours = {row[0]: row[3] for row in p["streams"]}
     if size == 10:
         return [
             ("I run the Atlas 2.0 launch. Start a tracker for it.", ["/project"]),
             (
-                "Two workstreams, both active: the web app syncs Tuesdays at 10:00 and uses 40 contractor hours a "
-                "week; the mobile app syncs Thursdays at 14:00 with 30 contractor hours.",
+                "Two workstreams, both active: the web app syncs Tuesdays at 10:00 and uses "
+                f"{hours['Web app']} contractor hours a week; the mobile app syncs Thursdays at 14:00 with "
+                f"{hours['Mobile app']} contractor hours.",
                 ["/workstreams/0", "/workstreams/1"],
             ),
             (
@@ -1852,17 +2679,18 @@ def hold_conversation(p: dict[str, Any]) -> list[Turn]:
             ["/project/name", "/project/director", "/project/target_release"],
         ),
         (
-            "Workstreams, all active and reporting weekly: web app (Ana Silva, syncs Tuesday 10:00, 40 contractor "
-            "hours a week, health green), mobile app (Kofi Mensah, Thursday 14:00, 30 hours, amber) and the "
-            "marketing site (Elena Novak, Monday 11:00, 12 hours, green).",
+            "Workstreams, all active and reporting weekly: web app (Ana Silva, syncs Tuesday 10:00, "
+            f"{hours['Web app']} contractor hours a week, health green), mobile app (Kofi Mensah, Thursday "
+            f"14:00, {hours['Mobile app']} hours, amber) and the marketing site (Elena Novak, Monday 11:00, "
+            f"{hours['Marketing site']} hours, green).",
             [f"/workstreams/{i}" for i in range(3)],
         ),
     ]
     if size == 100:
         turns.append(
             (
-                "Add the data platform too: Raj Iyer, Wednesday 15:00, 24 contractor hours, green, active, "
-                "weekly reports.",
+                f"Add the data platform too: Raj Iyer, Wednesday 15:00, {hours['Data platform']} contractor "
+                "hours, green, active, weekly reports.",
                 ["/workstreams/3"],
             )
         )
@@ -1978,7 +2806,7 @@ def hold_followups(p: dict[str, Any]) -> list[Revision]:
         q.update(held=[])
 
     def f2(q: dict[str, Any]) -> None:
-        q.update(hours={"Mobile app": 36})
+        q["streams"][1][3] = 36
 
     def f3(q: dict[str, Any]) -> None:
         q.update(held=["Web app"])
@@ -2014,6 +2842,163 @@ def hold_followups(p: dict[str, Any]) -> list[Revision]:
     ]
 
 
+# moves of schedule-workstream-hold: an active workstream goes on hold (one stays active), a
+# held one comes back (its old values named, the conversation states only the way in), an
+# active one's contractor hours change, a workstream is added at the end or an added active
+# one dropped, an open task of an active workstream is finished (size 100 counts open tasks)
+
+
+def _ws_label(name: str) -> str:
+    return name[0].lower() + name[1:]
+
+
+def _flip_stream(p: dict[str, Any], d: Draw, hold: bool) -> Revision | None:
+    """Put an active workstream on hold (one stays active), or bring a held one back."""
+    rows = [i for i, row in enumerate(p["streams"]) if (row[0] in p["held"]) != hold]
+    if len(rows) < (2 if hold else 1):
+        return None
+    i = d.pick(rows)
+    name = _ws_label(p["streams"][i][0])
+    if hold:
+        request = f"Put the {name} workstream on hold until further notice."
+        theme = (
+            f"The {name} goes on hold: its governed values and open tasks take the on-hold values"
+        )
+    else:
+        back = (
+            "same sync slot and contractor hours as before"
+            if p["size"] == 10
+            else "same sync slot, contractor hours and health as before, weekly reports again, and "
+            "its paused tasks go back to where they were"
+        )
+        request = f"The {name} workstream is back on: {back}."
+        theme = f"The {name} hold is lifted: its values and paused tasks return"
+
+    def mutate(q: dict[str, Any]) -> None:
+        if hold:
+            q["held"].append(q["streams"][i][0])
+        else:
+            q["held"].remove(q["streams"][i][0])
+
+    return _revised(
+        p,
+        mutate,
+        _hold_status_line,
+        request=request,
+        direct=f"/workstreams/{i}/status",
+        theme=theme + ", and the totals follow",
+    )
+
+
+def _stream_hours(p: dict[str, Any], d: Draw) -> Revision | None:
+    active = [i for i, row in enumerate(p["streams"]) if row[0] not in p["held"]]
+    if not active:
+        return None
+    i = d.pick(active)
+    name, lead, _, old, _ = p["streams"][i]
+    new = d.pick([h for h in range(max(4, old - 16), old + 18, 2) if h != old])
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["streams"][i][3] = new
+
+    who = f" ({lead}'s)" if p["size"] > 10 else ""
+    return _revised(
+        p,
+        mutate,
+        _hold_status_line,
+        request=f"Make the {_ws_label(name)} workstream{who} {new} contractor hours a week instead of "
+        f"{old}.",
+        direct=f"/workstreams/{i}/contractor_hours",
+        theme=f"The {_ws_label(name)} contractor hours change; the weekly hours, cost and forecast follow",
+    )
+
+
+def _add_stream(p: dict[str, Any], d: Draw) -> Revision | None:
+    present = {row[0] for row in p["streams"]}
+    options = [s for s in NEW_STREAMS if s[0] not in present]
+    if not options:
+        return None
+    name, lead, sync, health = d.pick(options)
+    hours = d.int(8, 30, step=2)
+    if p["size"] == 10:
+        detail = f"syncs {sync}, {hours} contractor hours a week"
+    else:
+        detail = (
+            f"{lead} leads it, syncs {sync}, {hours} contractor hours a week, health {health}, "
+            "active and reporting weekly"
+        )
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["streams"].append([name, lead, sync, hours, health])
+
+    return _revised(
+        p,
+        mutate,
+        _hold_status_line,
+        request=f"Add a workstream at the end of the list: {name}; {detail}.",
+        direct=f"/workstreams/{len(p['streams'])}",
+        theme=f"The {_ws_label(name)} workstream joins; the totals grow",
+    )
+
+
+def _drop_stream(p: dict[str, Any], d: Draw) -> Revision | None:
+    extra = {s[0] for s in NEW_STREAMS}
+    options = [
+        i
+        for i, row in enumerate(p["streams"])
+        # a held one counts for nothing: dropping it would change nothing else
+        if row[0] in extra and row[0] not in p["held"] and len(p["streams"]) - len(p["held"]) > 1
+    ]
+    if not options:
+        return None
+    i = d.pick(options)
+    name = p["streams"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        del q["streams"][i]
+
+    return _revised(
+        p,
+        mutate,
+        _hold_status_line,
+        request=f"Drop the {_ws_label(name)} workstream from the tracker; we're not doing it after all.",
+        direct=f"/workstreams/{i}",
+        theme=f"The {_ws_label(name)} workstream is removed; the totals follow",
+    )
+
+
+def _finish_task(p: dict[str, Any], d: Draw) -> Revision | None:
+    options = [
+        i
+        for i, (_, ws, st) in enumerate(p["tasks"])
+        if ws not in p["held"] and st in ("to do", "in progress")
+    ]
+    if not options:
+        return None
+    i = d.pick(options)
+    title = p["tasks"][i][0]
+
+    def mutate(q: dict[str, Any]) -> None:
+        q["tasks"][i][2] = "done"
+
+    return Revision(
+        request=f"The {_ws_label(title)} task is done.",
+        mutate=mutate,
+        direct=f"/tasks/{i}/status",
+        theme="A task is finished: the open-task count drops",
+    )
+
+
+HOLD_MOVES = [
+    Move("hold", "status_flip", lambda p, d: _flip_stream(p, d, hold=True)),
+    Move("resume", "status_flip", lambda p, d: _flip_stream(p, d, hold=False)),
+    Move("stream-hours", "arithmetic", _stream_hours),
+    Move("add-stream", "add_remove", _add_stream),
+    Move("drop-stream", "add_remove", _drop_stream),
+    Move("finish-task", "status_flip", _finish_task, when=lambda p: p["size"] == 100, opens=False),
+]
+
+
 SCENARIOS = [
     Scenario(
         id="schedule-labor-hours",
@@ -2025,6 +3010,8 @@ SCENARIOS = [
         conversation=labor_conversation,
         revision=labor_revision,
         followups=labor_followups,
+        inputs=labor_inputs,
+        moves=LABOR_MOVES,
         notes="Task cost = hours x role rate (rates stated in the conversation); labor, 10% contingency, all-in "
         "budget, phase/role roll-ups, payment split and summary follow. Retainer, fixed costs and the "
         "phase-two estimate are distractors.",
@@ -2039,6 +3026,8 @@ SCENARIOS = [
         conversation=mover_conversation,
         revision=mover_revision,
         followups=mover_followups,
+        inputs=mover_inputs,
+        moves=MOVER_MOVES,
         notes="The new company's attributes come as reference data; its tasks' assignee, the crew cost, the "
         "booking deadline (move date minus notice days) and budget follow. Other vendors' tasks stay.",
     ),
@@ -2052,6 +3041,8 @@ SCENARIOS = [
         conversation=drop_conversation,
         revision=drop_revision,
         followups=drop_followups,
+        inputs=drop_inputs,
+        moves=DROP_MOVES,
         notes="Tasks run back to back (start = day after the predecessor ends); removing one relinks the "
         "successor, shifts later dates by its length and updates count, end and relative milestones; "
         "the board update, teaser and webinar dates are absolute.",
@@ -2066,6 +3057,8 @@ SCENARIOS = [
         conversation=permit_conversation,
         revision=permit_revision,
         followups=permit_followups,
+        inputs=permit_inputs,
+        moves=PERMIT_MOVES,
         notes="Flooring boxes recompute from the area; only because the area crosses the stated 500 sq ft "
         "threshold do the permit, fee, inspection, 10-day review (shifting every phase) and dumpster size "
         "change. Tile, paint, labor payments and the appliance date are distractors.",
@@ -2080,6 +3073,8 @@ SCENARIOS = [
         conversation=kickoff_conversation,
         revision=kickoff_revision,
         followups=kickoff_followups,
+        inputs=kickoff_inputs,
+        moves=KICKOFF_MOVES,
         notes="Milestones, trainings and sprints are offsets from kickoff (+9 days); the status meeting weekday "
         "is the kickoff weekday; board, fiscal, holiday, audit and vendor dates are absolute.",
     ),
@@ -2093,6 +3088,8 @@ SCENARIOS = [
         conversation=hold_conversation,
         revision=hold_revision,
         followups=hold_followups,
+        inputs=hold_inputs,
+        moves=HOLD_MOVES,
         notes="The on-hold policy is stated in the conversation; the held workstream's governed values, its "
         "unfinished tasks and the project totals change; its done tasks and other workstreams stay.",
     ),
