@@ -34,6 +34,7 @@ __all__ = [
     "canonical_after",
     "chain_turns",
     "judge_free",
+    "next_view",
     "reference_patch",
     "teacher_patch",
     "teacher_view",
@@ -229,6 +230,14 @@ def teacher_view(case: Case, index: int) -> TurnView:
     it, each earlier turn answered by its teacher patch (what a teacher turn is scored on)."""
     start = _turn(case, index).artifact
     return turn_view(case, index, start, [teacher_patch(case, j) for j in range(index)])
+
+
+def next_view(case: Case, revision: Revision) -> TurnView:
+    """``revision`` as a next turn after ``case``'s last, as ``teacher_view`` shows a turn of the
+    chain: its artifact is the document before it (a gold drafted or written for it is not
+    needed; an empty gold is fine)."""
+    longer = dataclasses.replace(case, revisions=(*case.revisions, revision))
+    return teacher_view(longer, len(case.revisions))
 
 
 # ---------------------------------------------------------------------------- free judging

@@ -190,6 +190,15 @@ class Browser:
         self.page.wait_for_selector("body:not([data-checking])", state="attached")
         self.page.wait_for_load_state("networkidle")
 
+    def turn(self, turn: int) -> None:
+        """Show chain turn ``turn`` (its tab in the turn bar); turn 0 is shown on opening."""
+        if turn == 0 and self.page.locator("#turn-tab-0").count() == 0:
+            return
+        self.page.click(f"#turn-tab-{turn}")
+        self.expect(self.page.locator(f"#turn-tab-{turn}")).to_have_attribute(
+            "aria-selected", "true"
+        )
+
     def op(self, index: int, field: str) -> Any:
         return self.page.locator(f'#gold .op[data-index="{index}"] [data-field="{field}"]')
 
@@ -242,6 +251,12 @@ def copy_chains(folder: Path, ids: Sequence[str]) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes((BENCHMARK_DIR / f"{case_id}.json").read_bytes())
     return folder
+
+
+def turn_gold(data: dict[str, Any], turn: int) -> list[dict[str, Any]]:
+    """Chain turn ``turn``'s gold in a case file's data (0: the case's own)."""
+    gold: list[dict[str, Any]] = data["gold"] if turn == 0 else data["followups"][turn - 1]["gold"]
+    return gold
 
 
 def assert_validates(path: Path) -> None:

@@ -220,7 +220,8 @@ def _by_index(raw: Any) -> dict[int, Any]:
 
 async def save(request: web.Request) -> web.Response:
     """Save the page's case over the version ``hash``. With ``merge`` (and ``base``, the
-    version the edits were made on, and ``mine_origin``), a save that finds the file changed
+    version the edits were made on, and ``mine_origin``: per turn, the base index each of the
+    page's operations comes from), a save that finds the file changed
     merges with it at once when nothing overlaps and the merge passes the checks (``merged``
     is then true and ``saves`` names who saved meanwhile); otherwise it is a 409 for the
     page's merge dialog."""
@@ -256,7 +257,7 @@ async def save(request: web.Request) -> web.Response:
 
 async def merge(request: web.Request) -> web.Response:
     """The three-way merge of the page's edits (``mine``, made on ``base``; ``mine_origin``:
-    the base index each operation of mine comes from) with the file on disk now; with
+    per turn, the base index each operation of mine comes from) with the file on disk now; with
     ``choices`` (conflict id -> mine/theirs) made against the disk version ``hash``, also the
     merged case to save, checked as a save is: ``problems`` lists the rules it breaks (the
     page saves no merge with problems; its dialog stays open to choose again)."""
@@ -300,6 +301,13 @@ def _seed(body: dict[str, Any]) -> int:
     return seed
 
 
+def _turn(body: dict[str, Any]) -> int:
+    turn = body.get("turn", 0)
+    if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
+        raise UserError("a turn is a whole number from 0")
+    return turn
+
+
 def _model(body: dict[str, Any]) -> str:
     name = body.get("model")
     if not isinstance(name, str) or not name.strip():
@@ -308,20 +316,21 @@ def _model(body: dict[str, Any]) -> str:
 
 
 async def propose(request: web.Request) -> web.Response:
-    """``POST /api/propose``: a model's tentative gold for the edited case."""
+    """``POST /api/propose``: a model's tentative gold for the edited case's ``turn``."""
     body = await _body(request)
     stored = None
     if body.get("file"):
         entry = await asyncio.to_thread(request.app[STORE].read, body["file"])
         stored = entry["data"] if entry["openable"] is None else None
     proposal = await request.app[ASSISTANT].propose(
-        body.get("data"), _model(body), _seed(body), stored=stored
+        body.get("data"), _model(body), _seed(body), stored=stored, turn=_turn(body)
     )
     return _json(proposal)
 
 
 async def ask(request: web.Request) -> web.Response:
-    """``POST /api/ask``: a model's answer to a question about one proposed operation."""
+    """``POST /api/ask``: a model's answer to a question about one operation proposed for the
+    edited case's ``turn``."""
     body = await _body(request)
     answer = await request.app[ASSISTANT].explain(
         body.get("data"),
@@ -330,6 +339,7 @@ async def ask(request: web.Request) -> web.Response:
         body.get("index"),
         body.get("question"),
         _seed(body),
+        _turn(body),
     )
     return _json(answer)
 

@@ -12,14 +12,22 @@ list of operations with a guessed kind each (``kinds``), which the annotator acc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_revprop.authoring.annotate.chained import (
+    derive_chain,
+    followups_of,
+    stuck_message,
+    turn_name,
+)
 from pytest_revprop.authoring.annotate.kinds import guess_kinds
 from pytest_revprop.core.askers import REFERENCE_SOLVERS, client_ask, reference_ask
-from pytest_revprop.core.cases import ANNOTATION_FIELD, Case, CaseError
+from pytest_revprop.core.cases import ANNOTATION_FIELD, FOLLOWUPS_FIELD, Case, CaseError, Revision
+from pytest_revprop.core.chain import next_view, teacher_view
 from pytest_revprop.core.method_context import Ask
 from pytest_revprop.core.prompts import Prompts
 from pytest_revprop.core.registry import run_method
@@ -37,18 +45,56 @@ REFERENCE_RATIONALE = (
 )
 
 
-def case_for_model(data: Any) -> Case:
-    """The case as the annotator has it now; with a gold that does not load, the case
-    without its gold (a model needs only the conversation, the artifact and the request)."""
+def case_for_model(data: Any, turn: int = 0) -> Case:
+    """The case as the annotator has it now, as a model sees chain turn ``turn`` (0: the case's
+    own revision; a follow-up: ``core.chain.next_view``, from the canonical document before it,
+    the earlier turns answered by their gold). With a gold of that turn that does not load, the
+    turn without its gold (a model needs only the conversation, the document and the request).
+    Raises UserError."""
     if not isinstance(data, dict):
         raise UserError("the case is not a JSON object")
+    if turn == 0:
+        return _single({k: v for k, v in data.items() if k != FOLLOWUPS_FIELD})
+    followups = followups_of(data)
+    if not isinstance(turn, int) or not 0 < turn <= len(followups):
+        raise UserError(f"the case has no {turn_name(turn)}")
+    derived, stuck = derive_chain(data)
+    if stuck is not None and stuck.turn < turn:
+        raise UserError(stuck_message(turn, stuck))
+    try:  # the whole chain loads: the turn with its gold
+        return teacher_view(Case.from_dict(_content(derived)), turn)
+    except CaseError:
+        pass
+    followup = derived[FOLLOWUPS_FIELD][turn - 1]
+    try:
+        earlier = Case.from_dict(
+            _content({**derived, FOLLOWUPS_FIELD: derived[FOLLOWUPS_FIELD][: turn - 1]})
+        )
+    except CaseError as exc:
+        raise UserError(
+            f"{turn_name(turn)} cannot be sent to a model until the turns before it load: "
+            f"{exc.rule} at {exc.pointer}"
+        ) from None
+    request, theme = followup.get("request"), followup.get("theme", "")
+    if not isinstance(request, str) or not isinstance(theme, str):
+        raise UserError(f"{turn_name(turn)} cannot be sent to a model: its request is not text")
+    turn_now = Revision(request, followup.get("reference"), [], followup["artifact"], theme)
+    return next_view(earlier, turn_now)
+
+
+def _content(data: dict[str, Any]) -> dict[str, Any]:
+    """Case data without its annotation (what a model is shown is never the review's)."""
+    return {k: v for k, v in data.items() if k != ANNOTATION_FIELD}
+
+
+def _single(data: dict[str, Any]) -> Case:
+    """A single revision's case data loaded, or without its gold when that does not load."""
     try:
         return Case.from_dict(data)
     except CaseError:
         pass
-    context = {k: v for k, v in data.items() if k != ANNOTATION_FIELD}
     try:
-        return Case.without_gold(context)
+        return Case.without_gold(_content(data))
     except CaseError as exc:
         raise UserError(
             f"the case cannot be sent to a model: {exc.rule} at {exc.pointer}"
@@ -113,17 +159,26 @@ class Assistant:
         return client_ask(self._clients[name])
 
     async def propose(
-        self, data: Any, name: str, seed: int = 0, stored: Any = None
+        self, data: Any, name: str, seed: int = 0, stored: Any = None, turn: int = 0
     ) -> dict[str, Any]:
-        """A tentative gold patch for the case: the ``j+h`` answer of model ``name`` at
-        ``seed``, each operation with its guessed kind. The reference solvers answer from the
-        case as ``stored`` on disk when given (the gold solver then proposes the saved gold
-        beside the one being edited). Raises UserError."""
-        case = case_for_model(data)
+        """A tentative gold patch for chain turn ``turn`` of the case (``case_for_model``): the
+        ``j+h`` answer of model ``name`` at ``seed``, each operation with its guessed kind. The
+        reference solvers answer from the case as ``stored`` on disk when given (the gold
+        solver then proposes the saved gold beside the one being edited). Raises UserError."""
+        case = case_for_model(data, turn)
         model = await self.model(name)
-        solved = case_for_model(stored) if model.kind == "reference" and stored else case
+        solved = case
+        if model.kind == "reference" and stored:
+            with contextlib.suppress(UserError):  # (a turn not on disk yet: the edited one)
+                solved = case_for_model(stored, turn)
         run = await run_method(
-            "j+h", case, self._ask(name, model, solved), k=1, seed=seed, prompts=self.prompts
+            "j+h",
+            case,
+            self._ask(name, model, solved),
+            k=1,
+            seed=seed,
+            prompts=self.prompts,
+            turn=turn,
         )
         ops = run.outcome.patch or []
         kinds = guess_kinds(case.artifact, ops, case.request)
@@ -166,8 +221,10 @@ class Assistant:
         index: Any,
         question: Any,
         seed: int = 0,
+        turn: int = 0,
     ) -> dict[str, Any]:
-        """Model ``name``'s answer to ``question`` about operation ``index`` of ``ops``."""
+        """Model ``name``'s answer to ``question`` about operation ``index`` of ``ops``,
+        proposed for chain turn ``turn``."""
         if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
             raise UserError("the proposal is not a list of operations")
         if not isinstance(index, int) or not 0 <= index < len(ops):
@@ -175,7 +232,7 @@ class Assistant:
         question = " ".join(str(question or "").split())
         if not question or len(question) > MAX_QUESTION_CHARS:
             raise UserError(f"a question has 1 to {MAX_QUESTION_CHARS} characters")
-        case = case_for_model(data)
+        case = case_for_model(data, turn)
         model = await self.model(name)
         if model.kind == "reference":
             return {"model": name, "answer": REFERENCE_RATIONALE.format(name=name), "error": None}

@@ -15,7 +15,8 @@ Rules:
   The session owns the annotation's status and history: a save appends one history entry
   (annotator, UTC time to the second, action, optional note). ``edited`` makes the status
   ``annotated``, or ``changed`` (since review) when the case was ``reviewed`` or
-  ``changed``; the draft's review flags follow their operations as the page moved them;
+  ``changed``; the draft's review flags (turn 0's and each follow-up's) follow their
+  operations as the page moved them;
   ``reviewed`` makes it ``reviewed``, records that the saved gold was checked
   as it is (no other change), and is refused on a draft and to the person who edited it last.
 """
@@ -497,18 +498,38 @@ def _next_annotation(
     if isinstance(notes, str) and notes:
         new["notes"] = notes
     if "draft" in old:
-        new["draft"] = old["draft"]
-        flags = _flags_sent(sent_annotation, merged.get("gold"))
-        if isinstance(old["draft"], dict) and flags is not None:
-            new["draft"] = {**old["draft"], "flags": flags}
+        new["draft"] = _draft_sent(old["draft"], sent_annotation, merged)
     return new
 
 
-def _flags_sent(sent: Any, gold: Any) -> list[dict[str, Any]] | None:
-    """The review flags as the page moved them with their operations (deleted, reordered,
-    merged), each on an operation the saved gold has; None when the page sent none."""
-    draft = sent.get("draft") if isinstance(sent, dict) else None
-    flags = draft.get("flags") if isinstance(draft, dict) else None
+def _draft_sent(draft: Any, sent: Any, merged: dict[str, Any]) -> Any:
+    """The draft's record with each turn's review flags as the page moved them with their
+    operations: turn 0's (``flags``) and each follow-up's (``followups[i].flags``)."""
+    mine = sent.get("draft") if isinstance(sent, dict) else None
+    if not isinstance(draft, dict) or not isinstance(mine, dict):
+        return draft
+    out = dict(draft)
+    flags = _flags_sent(mine.get("flags"), merged.get("gold"))
+    if flags is not None:
+        out["flags"] = flags
+    notes, sent_notes = draft.get("followups"), mine.get("followups")
+    if isinstance(notes, list) and isinstance(sent_notes, list):
+        golds = [f.get("gold") for f in followups_of(merged)]
+        out["followups"] = []
+        for index, note in enumerate(notes):
+            sent_note = sent_notes[index] if index < len(sent_notes) else None
+            flags = _flags_sent(
+                sent_note.get("flags") if isinstance(sent_note, dict) else None,
+                golds[index] if index < len(golds) else [],
+            )
+            kept = isinstance(note, dict) and flags is not None
+            out["followups"].append({**note, "flags": flags} if kept else note)
+    return out
+
+
+def _flags_sent(flags: Any, gold: Any) -> list[dict[str, Any]] | None:
+    """One turn's review flags as the page moved them with their operations (deleted,
+    reordered, merged), each on an operation the saved gold has; None when the page sent none."""
     if not isinstance(flags, list) or not isinstance(gold, list):
         return None
     return [

@@ -10,7 +10,7 @@ opened), theirs (on disk now) and mine (the page's). The fields a save takes fro
   moves, removals, edits and additions of both sides are all kept; what both changed
   differently (an operation, or the order) is a conflict.
 - A chain's follow-ups merge turn by turn: each one's request, reference and theme as a field,
-  its gold operation by operation (identity by op and path), a conflict named by its turn
+  its gold operation by operation by the same identities, a conflict named by its turn
   ("turn 2: op 1 (/total)"). When the sides have different numbers of follow-ups, the side
   that added or removed one gives them all, and both doing so is a conflict.
 - Each conflict carries base, theirs and mine; the person saving picks a side per conflict
@@ -134,6 +134,8 @@ class Merge:
                 out.pop("followups", None)
             else:
                 out["followups"] = copy.deepcopy(chosen)
+        draft = _draft(out)
+        _follow_flags(draft, self.plan, ops)
         for turn, (fields, plan) in self.turns.items():
             followup = out["followups"][turn - 1]
             for name, value in fields.items():
@@ -142,29 +144,50 @@ class Merge:
                     followup.pop(name, None)
                 else:
                     followup[name] = copy.deepcopy(chosen)
-            followup["gold"] = [copy.deepcopy(op) for _, op in plan.ops(choices)]
-        flags = _flags_followed(self.theirs, self.plan.theirs_index, [i for i, _ in ops])
-        if flags is not None:
-            out[ANNOTATION_FIELD]["draft"] = {**out[ANNOTATION_FIELD]["draft"], "flags": flags}
+            turn_ops = plan.ops(choices)
+            followup["gold"] = [copy.deepcopy(op) for _, op in turn_ops]
+            notes = draft.get("followups") if draft is not None else None
+            if isinstance(notes, list) and turn - 1 < len(notes):
+                _follow_flags(notes[turn - 1], plan, turn_ops)
         return out
 
-    def origin(self, choices: Mapping[int, str] | None = None) -> list[int | None]:
-        """For each operation of ``result(choices)``, its index in theirs (None for one of
-        mine): the identities the page keeps for the next merge."""
-        return [self.plan.theirs_index.get(i) for i, _ in self.plan.ops(choices or {})]
+    def origin(self, choices: Mapping[int, str] | None = None) -> list[list[int | None] | None]:
+        """Per turn of ``result(choices)`` (0, then each follow-up), for each of its operations
+        its index in theirs (None for one of mine): the identities the page keeps for the next
+        merge; None for a turn whose identities are not known (follow-ups a side gave whole)."""
+        choices = choices or {}
+        out: list[list[int | None] | None] = [_origin(self.plan, choices)]
+        merged = self.result(choices)
+        count = len(merged.get("followups") or []) if merged is not None else 0
+        for turn in range(1, count + 1):
+            known = self.turns.get(turn)
+            out.append(_origin(known[1], choices) if known is not None else None)
+        return out
 
 
-def _flags_followed(
-    theirs: dict[str, Any], theirs_index: dict[Ident, int], merged: list[Ident]
-) -> list[Any] | None:
-    """A draft's review flags (on theirs' operations) moved to where their operations are in
-    the merged gold; a flag on an operation the merge removed goes; None: no flags."""
-    note = theirs.get(ANNOTATION_FIELD)
+def _origin(plan: GoldPlan, choices: Mapping[int, str]) -> list[int | None]:
+    """For each merged operation of one turn, its index in theirs (None for one of mine)."""
+    return [plan.theirs_index.get(i) for i, _ in plan.ops(choices)]
+
+
+def _draft(out: dict[str, Any]) -> dict[str, Any] | None:
+    """The merged case's draft record (theirs, copied: its flags are moved in place)."""
+    note = out.get(ANNOTATION_FIELD)
     draft = note.get("draft") if isinstance(note, dict) else None
-    flags = draft.get("flags") if isinstance(draft, dict) else None
+    return draft if isinstance(draft, dict) else None
+
+
+def _follow_flags(holder: Any, plan: GoldPlan, merged: list[tuple[Ident, Any]]) -> None:
+    """One turn's review flags (``holder["flags"]``, on theirs' operations) moved to where
+    their operations are in the merged gold; a flag on an operation the merge removed goes."""
+    flags = holder.get("flags") if isinstance(holder, dict) else None
     if not isinstance(flags, list):
-        return None
-    where = {theirs_index[ident]: at for at, ident in enumerate(merged) if ident in theirs_index}
+        return
+    where = {
+        plan.theirs_index[ident]: at
+        for at, (ident, _) in enumerate(merged)
+        if ident in plan.theirs_index
+    }
     out = []
     for flag in flags:
         gold = flag.get("gold") if isinstance(flag, dict) else None
@@ -173,7 +196,7 @@ def _flags_followed(
                 out.append({**flag, "gold": where[gold]})
         else:
             out.append(flag)
-    return out
+    holder["flags"] = out
 
 
 def _get(data: Any, name: str) -> Any:
@@ -214,8 +237,9 @@ def new_saves(base: Any, theirs: Any) -> list[dict[str, Any]]:
 
 def merge_case(base: Any, mine: Any, theirs: dict[str, Any], mine_origin: Any = None) -> Merge:
     """Merge ``mine`` and ``theirs`` against ``base`` (see the module's rules);
-    ``mine_origin`` is the base index each operation of mine was loaded from (None for one
-    added since), when the page knows it."""
+    ``mine_origin``, when the page knows it: per turn (0, then each follow-up), the base index
+    each operation of mine of that turn was loaded from (None for one added since)."""
+    origins = mine_origin if isinstance(mine_origin, list) else []
     merge = Merge(theirs=theirs)
     for name in FIELDS:
         b, t, m = _get(base, name), _get(theirs, name), _get(mine, name)
@@ -225,22 +249,34 @@ def merge_case(base: Any, mine: Any, theirs: dict[str, Any], mine_origin: Any = 
         if not _same(m, b):
             merge.mine_changes.append(f"edited the {name}")
         merge.fields[name] = value if done else merge._conflict(name, name, b, t, m)
-    base_ops, mine_ops, theirs_ops = _ops(base), _ops(mine), _ops(theirs)
-    origin = valid_origin(mine_origin, mine_ops, base_ops) or match_by_key(base_ops, mine_ops)
-
-    def conflict(label: str, b: Any, t: Any, m: Any) -> int:
-        return merge._conflict("gold", label, b, t, m).id
-
-    merge.plan, theirs_changes, mine_changes = plan_gold(
-        base_ops, mine_ops, theirs_ops, origin, conflict
-    )
-    merge.theirs_changes += theirs_changes
-    merge.mine_changes += mine_changes
-    _merge_followups(merge, base, mine, theirs)
+    merge.plan = _merge_gold(merge, 0, base, mine, theirs, origins)
+    _merge_followups(merge, base, mine, theirs, origins)
     return merge
 
 
-def _merge_followups(merge: Merge, base: Any, mine: Any, theirs: dict[str, Any]) -> None:
+def _merge_gold(
+    merge: Merge, turn: int, base: Any, mine: Any, theirs: Any, origins: list[Any]
+) -> GoldPlan:
+    """The plan of one turn's merged gold (``base``, ``mine``, ``theirs``: that turn's data),
+    its operations paired by identity (``origins[turn]``; unknown: by op and path); what each
+    side changed and every conflict are recorded on ``merge``, named by the turn after 0."""
+    base_ops, mine_ops, theirs_ops = _ops(base), _ops(mine), _ops(theirs)
+    given = origins[turn] if turn < len(origins) else None
+    origin = valid_origin(given, mine_ops, base_ops) or match_by_key(base_ops, mine_ops)
+    prefix = f"turn {turn}: " if turn else ""
+
+    def conflict(label: str, b: Any, t: Any, m: Any) -> int:
+        return merge._conflict("gold", f"{prefix}{label}", b, t, m).id
+
+    plan, theirs_changes, mine_changes = plan_gold(base_ops, mine_ops, theirs_ops, origin, conflict)
+    merge.theirs_changes += [f"{prefix}{c}" for c in theirs_changes]
+    merge.mine_changes += [f"{prefix}{c}" for c in mine_changes]
+    return plan
+
+
+def _merge_followups(
+    merge: Merge, base: Any, mine: Any, theirs: dict[str, Any], origins: list[Any]
+) -> None:
     """The follow-ups of ``mine`` and ``theirs`` merged against ``base``, turn by turn."""
     b, t, m = (_get(x, "followups") for x in (base, theirs, mine))
     lists = [x if isinstance(x, list) else [] for x in (b, t, m)]
@@ -259,17 +295,7 @@ def _merge_followups(merge: Merge, base: Any, mine: Any, theirs: dict[str, Any])
             if not _same(vm, vb):
                 merge.mine_changes.append(f"edited the {label}")
             fields[name] = value if done else merge._conflict(label, label, vb, vt, vm)
-        base_ops, mine_ops, theirs_ops = _ops(fb), _ops(fm), _ops(ft)
-
-        def conflict(label: str, b: Any, t: Any, m: Any, turn: int = turn) -> int:
-            return merge._conflict("gold", f"turn {turn}: {label}", b, t, m).id
-
-        plan, theirs_changes, mine_changes = plan_gold(
-            base_ops, mine_ops, theirs_ops, match_by_key(base_ops, mine_ops), conflict
-        )
-        merge.theirs_changes += [f"turn {turn}: {c}" for c in theirs_changes]
-        merge.mine_changes += [f"turn {turn}: {c}" for c in mine_changes]
-        merge.turns[turn] = (fields, plan)
+        merge.turns[turn] = (fields, _merge_gold(merge, turn, fb, fm, ft, origins))
 
 
 def _ops(data: Any) -> list[dict[str, Any]]:

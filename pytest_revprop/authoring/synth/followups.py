@@ -35,7 +35,7 @@ from pytest_revprop.authoring.synth.cards import Card
 from pytest_revprop.authoring.synth.checks import Dependency, RequestStep, check_followup
 from pytest_revprop.authoring.synth.gold_draft import GoldDraft, GoldFailed, draft_gold
 from pytest_revprop.core.cases import FOLLOWUPS_FIELD, Case, CaseError, Revision, dump_case
-from pytest_revprop.core.chain import canonical_after, teacher_patch, teacher_view
+from pytest_revprop.core.chain import canonical_after, next_view, teacher_patch
 from pytest_revprop.core.chain_judge import map_pointer
 from pytest_revprop.core.patching import copy_json
 from pytest_revprop.core.prompts import Prompts
@@ -223,8 +223,7 @@ async def _gold(
     case: Case, number: int, before: Any, step: RequestStep, askers: ChainAskers
 ) -> GoldDraft:
     """Follow-up ``number``'s tentative gold, drafted on the turn as a run shows it."""
-    pending = Revision(step.request, None, [], before, step.theme)
-    view = teacher_view(dataclasses.replace(case, revisions=(*case.revisions, pending)), number)
+    view = next_view(case, Revision(step.request, None, [], before, step.theme))
     try:
         return await askers.gold_for(view, step.edit, number)
     except GoldFailed as exc:

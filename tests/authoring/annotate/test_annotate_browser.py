@@ -3,6 +3,7 @@ command run as a server process. Screenshots are kept in each test's tmp folder.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -276,33 +277,46 @@ def test_the_whole_shipped_benchmark_opens(tmp_path: Path, browse: Any) -> None:
         assert b.problems == [] and b.outside == []
 
 
-def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
-    fake_server: Any, tmp_path: Path, browse: Any
-) -> None:
-    """The two tools meet in the middle: a draft `revprop synth` wrote from the scripted
-    server opens in the annotation tool with its flags, and saving it records the annotator."""
-    from helpers.scripted_writer import ScriptedWriter, model
+def _synth_draft(fake_server: Any, tmp_path: Path, card_text: str, writer: Any) -> Path:
+    """The file of one draft `revprop synth` writes for ``card_text`` from the scripted server
+    (``writer``), under ``tmp_path / "drafts"``."""
+    from helpers.scripted_writer import model
 
-    from pytest_revprop.authoring.synth.cards import example_card_text, parse_card
+    from pytest_revprop.authoring.synth.cards import parse_card
     from pytest_revprop.authoring.synth.pipeline import Role, Settings, card_draft
     from pytest_revprop.core.prompts import Prompts
     from pytest_revprop.llm.client import Client
 
-    server = fake_server(responder=ScriptedWriter())
+    server = fake_server(responder=writer)
     client = Client(model(server.base_url), cache_dir=tmp_path / "cache", concurrency=4)
-    drafts = tmp_path / "drafts"
     settings = Settings(
-        out=drafts,
+        out=tmp_path / "drafts",
         prompts=Prompts(),
         writer=Role(client, "fake"),
         gold=Role(client, "fake-gold"),
         max_reasks=2,
         gold_rule="maj",
     )
-    card = parse_card(example_card_text("invoice-discount"), Path("cards/invoice-discount.toml"))
+    card = parse_card(card_text, Path("cards/invoice-discount.toml"))
     outcome = run_async(card_draft(card, 1, settings))
     assert outcome.status == "draft" and outcome.path is not None
-    draft_id = load_case(outcome.path).id
+    return outcome.path
+
+
+def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
+    fake_server: Any, tmp_path: Path, browse: Any
+) -> None:
+    """The two tools meet in the middle: a draft `revprop synth` wrote from the scripted
+    server opens in the annotation tool with its flags, and saving it records the annotator."""
+    from helpers.scripted_writer import ScriptedWriter
+
+    from pytest_revprop.authoring.synth.cards import example_card_text
+
+    path = _synth_draft(
+        fake_server, tmp_path, example_card_text("invoice-discount"), ScriptedWriter()
+    )
+    draft_id = load_case(path).id
+    drafts = tmp_path / "drafts"
     with (
         AnnotateProcess(
             [str(drafts), "--port", "0", "--model", "gold", "--annotator", "carol"], cwd=tmp_path
@@ -321,8 +335,49 @@ def test_a_synth_draft_opens_as_a_draft_and_an_annotator_saves_it(
         b.saved()
         assert page.text_content("#case-status") == "annotated"
         assert b.problems == [] and b.outside == []
-    saved = load_case(outcome.path)
+    saved = load_case(path)
     assert saved.annotation is not None
     assert [h["action"] for h in saved.annotation["history"]][-1] == "edited"
     assert saved.annotation["history"][-1]["annotator"] == "carol"
     assert saved.annotation["draft"]["models"]  # the drafting record survives the save
+
+
+def test_a_synth_chain_draft_opens_turn_by_turn_with_each_turns_flags(
+    fake_server: Any, tmp_path: Path, browse: Any
+) -> None:
+    """docs/synth.md's chain: a card that asks for three follow-ups, drafted on the scripted
+    server (follow-up 2's gold seed 2 leaves out the total: a flag), is accepted by `revprop
+    validate` and opens in the page as four turns, each checking clean with its own flags."""
+    from helpers.scripted_writer import FOLLOWUPS, ScriptedWriter
+
+    from pytest_revprop.authoring.synth.cards import example_card_text
+
+    gold = json.dumps(FOLLOWUPS[1]["gold"][:-1])
+    writer = ScriptedWriter({"followup 2 gold 2": [gold]})
+    card = example_card_text("invoice-discount") + "\nfollowups = 3\n"
+    path = _synth_draft(fake_server, tmp_path, card, writer)
+    assert_validates(path)
+    data = json.loads(path.read_text("utf-8"))
+    notes = data["annotation"]["draft"]["followups"]
+    assert [len(n["flags"]) for n in notes] == [0, 1, 0]
+    with (
+        AnnotateProcess(
+            [str(tmp_path / "drafts"), "--port", "0", "--model", "gold"], cwd=tmp_path
+        ) as srv,
+        browse(srv.url) as b,
+    ):
+        page = b.page
+        b.open(data["id"])
+        item = page.locator(f'.case-item:has(.case-id:text-is("{data["id"]}"))')
+        assert "4 turns" in item.text_content()
+        marks = page.eval_on_selector_all(".turn-tab", "els => els.map(e => e.dataset.flags)")
+        assert marks == [str(len(data["annotation"]["draft"]["flags"])), "0", "1", "0"]
+        assert page.locator(".turn-tab.has-error").count() == 0  # every turn checks clean
+        b.turn(2)
+        assert page.input_value("#request") == FOLLOWUPS[1]["request"]
+        flagged = page.locator("#gold .op:has(.flag)")
+        assert flagged.count() == 1
+        assert flagged.get_attribute("data-index") == str(notes[1]["flags"][0]["gold"])
+        assert "samples disagree" in flagged.locator(".flag").text_content()
+        b.shot(tmp_path / "annotate-synth-chain.png")
+        assert b.problems == [] and b.outside == []

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, copy_cases
+from helpers.annotate_helpers import (
+    BROWSER_TESTS,
+    AnnotateProcess,
+    Browser,
+    copy_cases,
+    copy_chains,
+    turn_gold,
+)
 from helpers.chromium import HANG_LIMIT_MS
 
 from pytest_revprop.core.cases import dump_case, load_case
@@ -198,14 +205,25 @@ def test_ctrl_s_right_after_typing_saves_once_the_check_is_back(
 # ---------------------------------------------------------------------------- item 3 and 5
 
 
+@pytest.mark.parametrize("turn", [0, 3], ids=["own revision", "follow-up"])
 def test_a_move_and_an_edit_of_one_operation_merge_into_one_operation(
-    server: AnnotateProcess, folder: Path, browse: Callable[[str], Browser]
+    server: AnnotateProcess, folder: Path, browse: Callable[[str], Browser], turn: int
 ) -> None:
+    """Turn 3 of the chain reverses turn 0: its gold has the same operations in the same
+    places (the first review last), so both turns are driven alike."""
+    if turn:
+        copy_chains(folder, (ORG,))
+
+    def gold() -> list[dict[str, Any]]:
+        return turn_gold(_data(folder, ORG), turn)
+
     alice = browse(server.url)
     alice.open(ORG)
+    alice.turn(turn)
     bob = alice.another(same_browser_profile=False)
     bob.expected_statuses.add(409)
     bob.open(ORG)
+    bob.turn(turn)
     alice.page.click('#gold .op[data-index="7"] button[title="move up"]')
     alice.settle()
     bob.op(7, "value").fill("2025-07-01")  # on the version alice started from
@@ -214,14 +232,16 @@ def test_a_move_and_an_edit_of_one_operation_merge_into_one_operation(
     alice.saved()
     _save(bob, "bob")
     bob.saved()  # nothing both changed: no dialog
-    gold = _data(folder, ORG)["gold"]
-    assert len(gold) == 8 and [op["path"] for op in gold].count("/access/first_review") == 1
-    assert (gold[6]["path"], gold[6]["value"]) == ("/access/first_review", "2025-07-01")
+    ops = gold()
+    assert len(ops) == 8 and [op["path"] for op in ops].count("/access/first_review") == 1
+    assert (ops[6]["path"], ops[6]["value"]) == ("/access/first_review", "2025-07-01")
 
     alice.page.reload()  # now both change the moved op: the dialog names it where it is
     alice.page.wait_for_selector("#gold .op")
     alice.settle()
+    alice.turn(turn)
     _reopen(bob, ORG)
+    bob.turn(turn)
     alice.op(6, "value").fill("2025-08-01")
     alice.page.click('#gold .op[data-index="6"] button[title="move up"]')
     alice.settle()
@@ -234,12 +254,13 @@ def test_a_move_and_an_edit_of_one_operation_merge_into_one_operation(
     body = bob.page.text_content("#conflict-body") or ""
     assert "op 7 (/access/first_review)" in body and "no operation here" not in body
     assert "op 9" not in body
-    _shot(bob, "merge-move.png")
+    assert ("turn 3: " in body) == (turn == 3)  # the conflict names its turn
+    _shot(bob, f"merge-move-turn-{turn}.png")
     bob.page.click("#keep-mine")
     bob.saved()
-    gold = _data(folder, ORG)["gold"]
-    assert [op["path"] for op in gold].count("/access/first_review") == 1
-    assert (gold[5]["path"], gold[5]["value"]) == ("/access/first_review", "2025-09-01")
+    ops = gold()
+    assert [op["path"] for op in ops].count("/access/first_review") == 1
+    assert (ops[5]["path"], ops[5]["value"]) == ("/access/first_review", "2025-09-01")
 
 
 def test_a_removal_one_removed_and_the_other_changed_is_one_choice(

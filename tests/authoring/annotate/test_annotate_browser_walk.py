@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.annotate_helpers import BROWSER_TESTS, AnnotateProcess, Browser, copy_cases
+from helpers.annotate_helpers import (
+    BROWSER_TESTS,
+    AnnotateProcess,
+    Browser,
+    copy_cases,
+    copy_chains,
+    turn_gold,
+)
 
 from pytest_revprop.core.cases import dump_case, load_case
 
@@ -40,20 +47,33 @@ def _edit(b: Browser, value: str, index: int = 0) -> None:
     b.settle()
 
 
+OUTAGE_EDITS = {
+    0: ("Gion Garden Inn", "Gion Garden Inn & Spa", "Gion Garden Inn & Spa"),
+    1: ("191", "195", 195),
+}
+"""Per turn of the hotel's chain: its first operation's value typed before the outage, typed
+after it, and as saved."""
+
+
+@pytest.mark.parametrize("turn", [0, 1], ids=["own revision", "follow-up"])
 def test_after_an_outage_the_page_checks_again_and_saves(
-    folder: Path, tmp_path: Path, browse: Any
+    folder: Path, tmp_path: Path, browse: Any, turn: int
 ) -> None:
     """The server stops while a person edits and starts again on the same port: the page checks
     the work again, Save works, and Ctrl+S never says "nothing to save" over unsaved work."""
+    if turn:
+        copy_chains(folder, (HOTEL,))
+    before, after, saved = OUTAGE_EDITS[turn]
     first = AnnotateProcess([str(folder), "--port", "0", "--model", "gold"], cwd=tmp_path).start()
     port = first.url.rstrip("/").rsplit(":", 1)[1]
     with browse(first.url) as b:
         page = b.page
         b.open(HOTEL)
+        b.turn(turn)
         page.fill("#annotator", "alice")
-        _edit(b, "Gion Garden Inn")
+        _edit(b, before)
         first.stop()
-        b.op(0, "value").fill("Gion Garden Inn & Spa")
+        b.op(0, "value").fill(after)
         b.expect(page.locator("#save-state")).to_contain_text("cannot be reached")
         assert page.is_disabled("#save")
         page.keyboard.press("Control+s")
@@ -67,7 +87,7 @@ def test_after_an_outage_the_page_checks_again_and_saves(
     # the page's requests while the server was down (and after the test stopped it) failed
     b.problems[:] = [p for p in b.problems if "ERR_CONNECTION_REFUSED" not in p]
     assert b.problems == []
-    assert _data(folder, HOTEL)["gold"][0]["value"] == "Gion Garden Inn & Spa"
+    assert turn_gold(_data(folder, HOTEL), turn)[0]["value"] == saved
 
 
 def test_a_file_renamed_while_open_offers_its_edits_to_the_file_it_became(

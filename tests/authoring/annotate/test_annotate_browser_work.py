@@ -16,6 +16,8 @@ from helpers.annotate_helpers import (
     Browser,
     assert_validates,
     copy_cases,
+    copy_chains,
+    turn_gold,
 )
 
 from pytest_revprop.core.cases import dump_case, load_case
@@ -80,29 +82,37 @@ def test_a_new_operation_is_invalid_until_its_path_is_set(
     assert all(op["path"] != "" for op in gold)
 
 
+@pytest.mark.parametrize("turn", [0, 1], ids=["own revision", "follow-up"])
 def test_two_tabs_on_one_case_keep_their_own_unsaved_changes(
-    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any
+    server: AnnotateProcess, folder: Path, tmp_path: Path, browse: Any, turn: int
 ) -> None:
     """Repro 2: tab B used to restore tab A's edit after a reload, losing its own."""
-    ops = _gold(folder, HOTEL)
+    if turn:
+        copy_chains(folder, (HOTEL,))
+    ops = turn_gold(json.loads((folder / f"{HOTEL}.json").read_text("utf-8")), turn)
+    typed = "Higashiyama" if turn == 0 else "770"  # op 2: the neighborhood, or the lodging
     with browse(server.url) as a:
         a.open(HOTEL)
+        a.turn(turn)
         b = a.another(same_browser_profile=True)
         b.open(HOTEL)
+        b.turn(turn)
         b.op(2, "value").fill("999")  # op 3 in tab B
         b.settle()
-        a.op(1, "value").fill("Higashiyama")  # then op 2 in tab A
+        a.op(1, "value").fill(typed)  # then op 2 in tab A
         a.settle()
         b.page.reload()
         b.page.wait_for_selector("#gold .op")
         b.settle()
+        b.turn(turn)
         assert b.op(2, "value").input_value() == "999"
         assert b.op(1, "value").input_value() == json.dumps(ops[1]["value"]).strip('"')
         assert "also open in another tab" in b.page.text_content("#notice")
         a.page.reload()
         a.page.wait_for_selector("#gold .op")
         a.settle()
-        assert a.op(1, "value").input_value() == "Higashiyama"
+        a.turn(turn)
+        assert a.op(1, "value").input_value() == typed
         assert a.op(2, "value").input_value() == str(ops[2]["value"])
         a.shot(tmp_path / "annotate-tab-a.png")
         b.shot(tmp_path / "annotate-tab-b.png")
@@ -110,6 +120,7 @@ def test_two_tabs_on_one_case_keep_their_own_unsaved_changes(
         b.page.close()  # a closed tab's work is adopted by the next tab that opens the case
         c = a.another(same_browser_profile=True)
         c.open(HOTEL)
+        c.turn(turn)
         assert c.op(2, "value").input_value() == "999"
         assert "closed tab" in c.page.text_content("#notice")
         assert a.problems == [] and c.problems == []

@@ -159,6 +159,33 @@ def test_edits_of_different_turns_merge_and_a_conflict_names_its_turn() -> None:
     assert merged is not None and merged["followups"][1]["gold"][1]["value"] == "2025-05-18"
 
 
+def test_two_people_editing_one_follow_up_merge_by_identity_as_turn_0_does() -> None:
+    """I moved turn 3's last operation first and re-pointed it; they changed its value: with the
+    page's identities it is one operation, mine where I changed it and theirs where they did
+    (paired by op and path, my re-pointed operation was "added" and theirs "edited after I
+    removed it": a conflict). The merged identities come back per turn for the next merge."""
+    base = _shipped(ORG)
+    mine = copy.deepcopy(base)
+    gold = mine["followups"][2]["gold"]
+    gold.insert(0, gold.pop(7))
+    gold[0]["path"] = "/access/next_review"
+    theirs = copy.deepcopy(base)
+    theirs["followups"][2]["gold"][7]["value"] = "2025-09-20"
+    count = [len(base["gold"]), *(len(f["gold"]) for f in base["followups"])]
+    identity = [list(range(n)) for n in count]
+    identity[3] = [7, *range(7)]
+    merge = merge_case(base, mine, theirs, identity)
+    merged = merge.result()
+    assert merge.conflicts == [] and merged is not None
+    assert merged["followups"][2]["gold"][0] == {
+        **base["followups"][2]["gold"][7],
+        "path": "/access/next_review",
+        "value": "2025-09-20",
+    }
+    assert len(merged["followups"][2]["gold"]) == count[3]
+    assert merge.origin() == [list(range(n)) for n in count[:3]] + [[7, *range(7)]]
+
+
 def test_a_shipped_case_names_the_program_that_writes_it() -> None:
     assert program_of(_shipped(ORG)) == {
         "path": "benchmark_cases/scenarios/org_access.py",

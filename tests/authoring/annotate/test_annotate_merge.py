@@ -16,7 +16,7 @@ from pytest_revprop.authoring.annotate.app import make_app
 from pytest_revprop.authoring.annotate.assist import Assistant
 from pytest_revprop.authoring.annotate.store import CaseStore
 from pytest_revprop.authoring.annotate.threeway import merge_case, new_saves
-from pytest_revprop.core.cases import dump_case
+from pytest_revprop.core.cases import BENCHMARK_DIR, dump_case
 
 CART = "cart-order-cancelled/10"
 
@@ -221,6 +221,33 @@ def test_review_flags_follow_their_operations_through_a_merge() -> None:
     assert merged is not None
     flags = merged["annotation"]["draft"]["flags"]
     assert [merged["gold"][f["gold"]]["path"] for f in flags] == ["/access/first_review"]
+
+
+def test_a_follow_ups_review_flags_follow_their_operations_through_a_merge() -> None:
+    base = json.loads((BENCHMARK_DIR / "org-role-change/10.json").read_text("utf-8"))
+    flag = {"gold": 7, "reason": "check the date"}
+    base["annotation"] = {
+        "status": "draft",
+        "history": [],
+        "draft": {"flags": [dict(flag)], "followups": [{"flags": []}, {}, {"flags": [flag]}]},
+    }
+    theirs = copy.deepcopy(base)  # they move turn 3's flagged operation first
+    theirs["followups"][2]["gold"].insert(0, theirs["followups"][2]["gold"].pop(7))
+    theirs["annotation"]["draft"]["followups"][2]["flags"] = [{**flag, "gold": 0}]
+    mine = copy.deepcopy(base)  # and I add one before it
+    mine["followups"][2]["gold"].insert(
+        0, {"op": "replace", "path": "/employee/name", "value": "A", "kind": "cascade"}
+    )
+    merged = merge_case(base, mine, theirs).result()
+    assert merged is not None
+    draft = merged["annotation"]["draft"]
+    gold = merged["followups"][2]["gold"]
+    assert [gold[f["gold"]]["path"] for f in draft["followups"][2]["flags"]] == [
+        "/access/first_review"
+    ]
+    assert [merged["gold"][f["gold"]]["path"] for f in draft["flags"]] == ["/access/first_review"]
+    assert draft["followups"][:2] == [{"flags": []}, {}]
+    assert theirs["annotation"]["draft"]["followups"][2]["flags"] == [{**flag, "gold": 0}]
 
 
 def test_a_stale_save_that_overlaps_nothing_is_merged_and_written_at_once(tmp_path: Path) -> None:

@@ -28,6 +28,6 @@ export const api = {
   check: (data, examples, turnExamples = {}) => call("POST", "/api/check", { data, examples, turn_examples: turnExamples }),
   save: (payload) => call("POST", "/api/save", payload),
   merge: (payload) => call("POST", "/api/merge", payload),
-  propose: (file, data, model, seed) => call("POST", "/api/propose", { file, data, model, seed }),
+  propose: (file, data, model, seed, turn = 0) => call("POST", "/api/propose", { file, data, model, seed, turn }),
   ask: (payload) => call("POST", "/api/ask", payload),
 };

@@ -1,6 +1,7 @@
 // Asking a model: "Propose gold" shows the model's patch as a proposal, each operation with a
 // guessed kind, accepted one by one into the gold; "Ask" puts a question about one proposed
-// operation to the same model. Nothing is applied without the annotator.
+// operation to the same model. Both are for the turn shown (`getTurn`: a follow-up's model sees
+// the canonical document before it and its request); nothing is applied without the annotator.
 
 import { api } from "./api.js";
 import { clear, el, option, shortText } from "./dom.js";
@@ -11,8 +12,8 @@ function sameOp(a, b) {
 }
 
 export class Assist {
-  constructor(root, { getFile, getData, accept, modelInput, seedInput }) {
-    Object.assign(this, { root, getFile, getData, accept, modelInput, seedInput });
+  constructor(root, { getFile, getData, getTurn, getGold, accept, modelInput, seedInput }) {
+    Object.assign(this, { root, getFile, getData, getTurn, getGold, accept, modelInput, seedInput });
     this.proposal = null;
     this.asking = null;
     this.status = root.querySelector("#assist-state");
@@ -50,15 +51,17 @@ export class Assist {
     button.disabled = true;
     this.reset();
     this.status.textContent = `asking ${model}…`;
-    const reply = await api.propose(this.getFile(), this.getData(), model, this.seed());
+    const turn = this.getTurn();
+    const reply = await api.propose(this.getFile(), this.getData(), model, this.seed(), turn);
     button.disabled = false;
+    if (turn !== this.getTurn()) return; // another turn is shown now: the proposal is not its
     if (!reply.ok) {
       this.status.textContent = reply.body.error || "the proposal failed";
       this.status.className = "error-text";
       return;
     }
     this.status.className = "muted";
-    this.proposal = reply.body;
+    this.proposal = { ...reply.body, turn };
     this.render();
   }
 
@@ -74,7 +77,7 @@ export class Assist {
       );
       return;
     }
-    const gold = this.getData().gold || [];
+    const gold = this.getGold();
     const rows = p.ops.map((op, i) => this.row(op, i, gold.some((g) => sameOp(g, op))));
     this.list.append(el("ol", { class: "proposal-ops" }, rows));
     if (p.ops.length > 1) {
@@ -108,7 +111,7 @@ export class Assist {
   // Where an accepted op goes in the gold: after the ops the model wrote before it, so the
   // gold keeps the model's order (later paths may rely on earlier inserts and removals).
   position(index) {
-    const gold = this.getData().gold || [];
+    const gold = this.getGold();
     const at = (op) => gold.findIndex((g) => sameOp(g, op));
     for (let j = index - 1; j >= 0; j--) {
       const found = at(this.proposal.ops[j]);
@@ -123,7 +126,7 @@ export class Assist {
 
   acceptAll() {
     this.proposal.ops.forEach((op, i) => {
-      if (!(this.getData().gold || []).some((g) => sameOp(g, op))) this.acceptOne(i);
+      if (!(this.getGold()).some((g) => sameOp(g, op))) this.acceptOne(i);
     });
   }
 
@@ -154,6 +157,7 @@ export class Assist {
       index: this.asking,
       question: this.question.value,
       seed: this.proposal.seed,
+      turn: this.proposal.turn,
     });
     button.disabled = false;
     const text = reply.ok ? reply.body.answer || reply.body.error : reply.body.error;

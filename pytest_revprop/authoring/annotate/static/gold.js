@@ -3,7 +3,8 @@
 // A regex_match operation also has the value it stands for (kept by the page, not the file),
 // against which the server checks the pattern. A path field suggests the places of the artifact
 // (`places`: [path, value] pairs); picking one for an operation without a value yet fills in the
-// place's current value, to edit from.
+// place's current value, to edit from. The turn's review flags (`flagHolder()`: what holds
+// them) show on their operations and move with them.
 
 import { resolvePointer } from "./caseview.js";
 import { clear, el, option } from "./dom.js";
@@ -66,8 +67,9 @@ function escapeRegex(text) {
 }
 
 export class GoldEditor {
-  constructor(container, { onChange, onRemoved = () => {}, places = () => [] }) {
+  constructor(container, { onChange, onRemoved = () => {}, places = () => [], flagHolder = () => null }) {
     this.container = container;
+    this.flagHolder = flagHolder;
     this.onChange = onChange;
     this.onRemoved = onRemoved;
     this.places = places;
@@ -99,7 +101,7 @@ export class GoldEditor {
   }
 
   flags(index) {
-    const flags = this.data?.annotation?.draft?.flags;
+    const flags = this.flagHolder()?.flags;
     return Array.isArray(flags) ? flags.filter((f) => f && f.gold === index).map((f) => f.reason) : [];
   }
 
@@ -310,9 +312,9 @@ export class GoldEditor {
   }
 
   reindexFlags(map) {
-    const draft = this.data?.annotation?.draft;
-    if (!draft || !Array.isArray(draft.flags)) return;
-    draft.flags = draft.flags
+    const holder = this.flagHolder();
+    if (!holder || !Array.isArray(holder.flags)) return;
+    holder.flags = holder.flags
       .map((f) => (f && Number.isInteger(f.gold) ? { ...f, gold: map(f.gold) } : f))
       .filter((f) => f && f.gold !== null);
   }
@@ -328,14 +330,14 @@ export class GoldEditor {
   }
 
   remove(index) {
-    const flags = this.data.annotation?.draft?.flags;
-    const kept = Array.isArray(flags) ? JSON.parse(JSON.stringify(flags)) : null;
+    const holder = this.flagHolder();
+    const kept = Array.isArray(holder?.flags) ? JSON.parse(JSON.stringify(holder.flags)) : null;
     const [op] = this.data.gold.splice(index, 1);
     this.reindexFlags((i) => (i === index ? null : i > index ? i - 1 : i));
     this.changed(true);
     this.onRemoved(op, index, () => {
       this.data.gold.splice(Math.min(index, this.data.gold.length), 0, op);
-      if (kept) this.data.annotation.draft.flags = kept;
+      if (kept) holder.flags = kept;
       this.changed(true);
     });
   }
