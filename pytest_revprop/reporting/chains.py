@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_revprop.core.cases import instance_seed
 from pytest_revprop.errors import UserError
 from pytest_revprop.vocabulary import CHAIN_RECORD_KEYS, INFRASTRUCTURE_ERRORS
 
@@ -267,20 +268,55 @@ def _main_rows(summary: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 def turn_figure_rows(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Data of the completion-by-turn figure: per run's chain row at its main k, one row per
-    turn: protocol, model, method, k, turn and the share of chains completing it. The runs
-    of ``docs`` (one run, or a teacher and a free run) in their order."""
+    turn: protocol, model, method, k, cases, turn and the share of chains completing it. The
+    runs of ``docs`` (one run, or a teacher and a free run) in their order. ``cases`` is
+    ``all``, or, in a run with fresh instances (``--revprop-instances``), ``shipped`` and
+    ``fresh``: the chains of each kind counted apart, from the run's records."""
     rows: list[dict[str, Any]] = []
     for doc in docs:
-        for row in _main_rows(doc.get("summary") or []):
-            for turn, rate in enumerate(row.get("turn_completion") or []):
-                rows.append(
-                    {
-                        "protocol": str(row["chain"]),
-                        "model": str(row["model"]),
-                        "method": str(row["method"]),
-                        "k": row.get("k"),
-                        "turn": turn,
-                        "completion_rate": rate,
-                    }
-                )
+        main = _main_rows(doc.get("summary") or [])
+        split = _split_by_instances(doc, main)
+        for row in main:
+            key = (str(row["model"]), str(row["method"]), row.get("k"))
+            for cases, rates in split.get(key, {"all": row.get("turn_completion") or []}).items():
+                for turn, rate in enumerate(rates):
+                    rows.append(
+                        {
+                            "protocol": str(row["chain"]),
+                            "model": key[0],
+                            "method": key[1],
+                            "k": key[2],
+                            "cases": cases,
+                            "turn": turn,
+                            "completion_rate": rate,
+                        }
+                    )
     return rows
+
+
+def _split_by_instances(
+    doc: Mapping[str, Any], main: Sequence[Mapping[str, Any]]
+) -> dict[tuple[str, str, Any], dict[str, list[float | None]]]:
+    """Per main chain row's (model, method, k): the turn completion of its shipped chains and
+    of its fresh ones, when the run holds fresh instances; {} otherwise."""
+    wanted = {(str(r["model"]), str(r["method"]), r.get("k")) for r in main}
+    tallies: dict[tuple[str, str, Any], dict[str, ChainTally]] = {}
+    fresh_seen = False
+    for record in doc.get("results") or []:
+        key = (str(record.get("model")), str(record.get("method")), record.get("k"))
+        if key not in wanted or not record.get("chain"):
+            continue
+        fresh = instance_seed(str(record.get("case", ""))) is not None
+        fresh_seen = fresh_seen or fresh
+        kinds = tallies.setdefault(key, {"shipped": ChainTally(), "fresh": ChainTally()})
+        kinds["fresh" if fresh else "shipped"].add(record)
+    if not fresh_seen:
+        return {}
+    return {
+        key: {
+            kind: tally.figures()["turn_completion"]
+            for kind, tally in kinds.items()
+            if tally.protocol is not None
+        }
+        for key, kinds in tallies.items()
+    }

@@ -376,7 +376,8 @@ is not enough)."""
 def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
     """Chain runs: per model a panel, x = turn, y = the share of chains completing that turn;
     one colour and marker per method, teacher a solid line with filled markers, free a thinner
-    dashed one with hollow markers (``rows``: ``chains.turn_figure_rows``). Lines shrink in the
+    dashed one with hollow markers (``rows``: ``chains.turn_figure_rows``); in a run with fresh
+    instances, the fresh chains' line is paler, beside the shipped chains'. Lines shrink in the
     order drawn, so lines that coincide stay visible. None without rows."""
     if not rows:
         return None
@@ -385,6 +386,7 @@ def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
     models = list(dict.fromkeys(str(r["model"]) for r in rows))
     methods = ordered_methods(rows)
     protocols = list(dict.fromkeys(str(r["protocol"]) for r in rows))
+    kinds = list(dict.fromkeys(str(r.get("cases", "all")) for r in rows))
     colors = _method_colors(methods)
     turns = max(int(r["turn"]) for r in rows) + 1
     n_rows, n_cols = _grid(len(models))
@@ -394,7 +396,7 @@ def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
     for index, model in enumerate(models):
         ax = axes[index // n_cols][index % n_cols]
         for drawn, method in enumerate(methods):
-            for protocol in protocols:
+            for protocol, cases in itertools.product(protocols, kinds):
                 points = sorted(
                     (
                         (int(r["turn"]), 100 * r["completion_rate"])
@@ -402,6 +404,7 @@ def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
                         if r["model"] == model
                         and r["method"] == method
                         and r["protocol"] == protocol
+                        and r.get("cases", "all") == cases
                         and r["completion_rate"] is not None
                     ),
                 )
@@ -417,6 +420,7 @@ def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
                     linewidth=max(1.0, 3.6 - 1.0 * drawn) * (1.0 if protocol == "teacher" else 0.6),
                     color=colors[method],
                     markerfacecolor=colors[method] if protocol == "teacher" else "white",
+                    alpha=0.45 if cases == "fresh" else 1.0,
                 )
         ax.set_xticks(range(turns))
         ax.set_xlim(-0.3, turns - 0.7)
@@ -444,6 +448,11 @@ def plot_completion_by_turn(rows: Sequence[Mapping[str, Any]]) -> Figure | None:
         )
         for p in protocols
     ]
+    if "fresh" in kinds:
+        handles += [
+            Line2D([], [], color="black", alpha=0.45 if k == "fresh" else 1.0, label=f"{k} cases")
+            for k in ("shipped", "fresh")
+        ]
     figure.legend(
         handles=handles,
         loc="outside lower center",

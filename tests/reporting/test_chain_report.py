@@ -65,6 +65,36 @@ def test_one_runs_report_tables_and_draws_its_protocol(tmp_path: Path) -> None:
     assert "| m | med | 3 | teacher | 2 | 50.0 | 100.0 | 100.0 | 50.0 | 2.50 | 0 | 0.00 |" in md
 
 
+def test_a_run_with_fresh_instances_draws_shipped_and_fresh_chains_apart(tmp_path: Path) -> None:
+    sink = RecordSink(tmp_path)
+    for record in _records("free"):
+        sink.add(record)
+    # the same two seeds on a fresh instance: j+h fails turn 0 at both, med completes
+    fresh = f"{CASE}@1"
+    sink.add(chain_record(fresh, "free", ["miss", True, True], seed=0))
+    sink.add(chain_record(fresh, "free", ["miss", "miss", True], seed=1))
+    sink.add(chain_record(fresh, "free", [True, True, True], method="med", k=3, seed=0))
+    sink.add(chain_record(fresh, "free", [True, True, True], method="med", k=3, seed=1))
+    doc = sink.finish(chain_meta("free"))
+    write_report(doc, tmp_path, samples=SampleFile(tmp_path / "samples.jsonl"))
+    with (tmp_path / "completion_by_turn.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    jh = {(r["cases"], r["turn"]): r["completion_rate"] for r in rows if r["method"] == "j+h"}
+    assert [jh[("shipped", t)] for t in "012"] == ["1.0", "0.5", "0.5"]
+    assert [jh[("fresh", t)] for t in "012"] == ["0.0", "0.5", "1.0"]
+    assert {r["cases"] for r in rows} == {"shipped", "fresh"}
+    figure = plot_completion_by_turn(rows_as_numbers(rows))
+    assert figure is not None
+    labels = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert labels[-2:] == ["shipped cases", "fresh cases"]
+
+
+def rows_as_numbers(rows: list[dict[str, str]]) -> list[dict[str, Any]]:
+    return [
+        {**r, "turn": int(r["turn"]), "completion_rate": float(r["completion_rate"])} for r in rows
+    ]
+
+
 def test_report_given_a_teacher_and_a_free_run_draws_both(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
