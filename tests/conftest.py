@@ -34,6 +34,15 @@ LOCAL_MISSING = [
 """Modules of the ``local`` extra that are not installed (the embedded model needs them)."""
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores on a small machine. About a third of the
+    suite's time goes to waiting (servers answering at a set latency, Ctrl-C'd runs, pages
+    polling), which a third worker fills: on 2 cores, 6 min 27 s against 7 min 6 s
+    (benchmarks/README.md, "The test suite")."""
+    cores = os.cpu_count() or 1
+    return cores + 1 if cores <= 4 else cores
+
+
 @pytest.fixture
 def fake_server() -> Iterator[Callable[..., FakeServer]]:
     """Factory: ``fake_server(**options)`` starts an in-process FakeServer, stopped after the test."""
