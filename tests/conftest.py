@@ -37,8 +37,9 @@ LOCAL_MISSING = [
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker more than the cores on a small machine. About a third of the
     suite's time goes to waiting (servers answering at a set latency, Ctrl-C'd runs, pages
-    polling), which a third worker fills: on 2 cores, 6 min 27 s against 7 min 6 s
-    (benchmarks/README.md, "The test suite")."""
+    polling), which a third worker fills: on 2 cores, 6 min 27 s and 7 min 26 s in two runs
+    against 7 min 6 s with two workers; the machine varies by a minute between identical
+    runs (benchmarks/README.md, "The test suite")."""
     cores = os.cpu_count() or 1
     return cores + 1 if cores <= 4 else cores
 
