@@ -65,7 +65,8 @@ def _view(case: Case, turn: int) -> Case:
     return _VIEWS[key]
 
 
-def _printed(value: Any) -> str:
+def printed(value: Any) -> str:
+    """A document or reference data as the revision prompts print it (``core.prompts``)."""
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 
@@ -104,7 +105,7 @@ def locate(text: str) -> Shown | None:
     if not candidates:
         return None
     for case, turn in candidates:
-        if _printed(_view(case, turn).artifact) in text:
+        if printed(_view(case, turn).artifact) in text:
             return Shown(case, turn, _view(case, turn))
     for case, turn in candidates:
         if _conversation_shown(_view(case, turn), text):
@@ -112,7 +113,7 @@ def locate(text: str) -> Shown | None:
     documents = list(_documents(text))
     if not documents:
         return None
-    shown = max(documents, key=lambda doc: len(_printed(doc)))
+    shown = max(documents, key=lambda doc: len(printed(doc)))
     case, turn = min(candidates, key=lambda entry: _distance(_view(*entry).artifact, shown))
     return Shown(case, turn, _view(case, turn))
 

@@ -32,7 +32,7 @@ from typing import Any
 from pytest_revprop.core.cases import Case
 from pytest_revprop.core.literal import literal_gold_patch
 from pytest_revprop.core.prompts import default_prompts
-from pytest_revprop.testing.locate import ORACLE_CASES_ENV, Shown, locate
+from pytest_revprop.testing.locate import ORACLE_CASES_ENV, Shown, locate, printed
 
 __all__ = [
     "ORACLE_CASES_ENV",
@@ -111,8 +111,7 @@ def _map_answer(shown: Shown, seed: int) -> str:
 def _context_key(shown: Shown, user: str) -> str:
     if "--- Turn" not in user:
         return "j"
-    printed = json.dumps(shown.view.artifact, ensure_ascii=False, indent=1)
-    return "h" if printed not in user else "j+h"
+    return "h" if printed(shown.view.artifact) not in user else "j+h"
 
 
 def _answer(body: dict[str, Any], *, attend: bool) -> dict[str, Any]:
@@ -158,7 +157,7 @@ def prompt_effects(shown: Shown, prompt: str) -> set[str]:
     if _EXPLAIN_FIRST.search(asked):
         effects.add("explains first")
     reference = shown.view.reference
-    if reference is not None and json.dumps(reference, ensure_ascii=False, indent=1) not in prompt:
+    if reference is not None and printed(reference) not in prompt:
         effects.add("no reference data")
     return effects
 
