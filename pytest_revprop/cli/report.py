@@ -17,7 +17,7 @@ from pytest_revprop.reporting.samples import SAMPLES_FILE, SampleFile, read_samp
 
 
 def report_main(argv: Sequence[str]) -> int:
-    """``revprop report RESULTS.json [OTHER.json] [--out DIR] [--cases PATH] [--samples FILE]``."""
+    """``revprop report RESULTS.json [OTHER.json...] [--out DIR] [--cases PATH] [--samples FILE]``."""
     parser = argparse.ArgumentParser(
         prog="revprop report",
         description="Figures, tables and an offline HTML sample browser from a results.json.",
@@ -33,8 +33,9 @@ def report_main(argv: Sequence[str]) -> int:
         type=Path,
         nargs="*",
         metavar="OTHER.json",
-        help="chain runs only: the results.json of the other protocol's run (a free run beside a "
-        "teacher run, or the reverse), drawn and tabled beside the first run's chains",
+        help="a run of the same protocol made with other fresh instances (--revprop-instances), "
+        "pooled with the first for robustness; or, for chain runs, the other protocol's run (a "
+        "free run beside a teacher run, or the reverse), drawn and tabled beside its chains",
     )
     parser.add_argument(
         "--out",
@@ -61,13 +62,13 @@ def report_main(argv: Sequence[str]) -> int:
     )
     args = parser.parse_args(list(argv))
     # here, not at the top: `revprop samples` starts without the report's modules
-    from pytest_revprop.reporting.chains import check_other_runs
+    from pytest_revprop.reporting.pooled import sort_runs
     from pytest_revprop.reporting.report import default_cases, load_case_dicts, write_report
     from pytest_revprop.reporting.results import open_results
 
     results = open_results(args.results)
     others = [open_results(path) for path in args.others]
-    check_other_runs(
+    given = sort_runs(
         [(str(args.results), results), *zip(map(str, args.others), others, strict=True)]
     )
     len(results["results"])  # every row read and checked before anything is written
@@ -77,7 +78,12 @@ def report_main(argv: Sequence[str]) -> int:
     samples = SampleFile(samples_path) if samples_path.is_file() else None
     cases = load_case_dicts(args.cases) if args.cases else default_cases(results)
     written = write_report(
-        results, args.out or args.results.parent, samples=samples, cases=cases, others=others
+        results,
+        args.out or args.results.parent,
+        samples=samples,
+        cases=cases,
+        others=given.beside,
+        pooled=given.pooled,
     )
     for path in written:
         print(path)

@@ -25,10 +25,10 @@ __all__ = [
     "OFF",
     "ChainTally",
     "chain_table",
-    "check_other_runs",
     "check_protocols",
     "is_chain_doc",
     "protocol_of",
+    "run_name",
     "turn_figure_rows",
     "turn_outcomes",
 ]
@@ -141,7 +141,9 @@ def is_chain_doc(doc: Mapping[str, Any]) -> bool:
     return any(isinstance(r, Mapping) and r.get("chain") for r in doc.get("summary") or [])
 
 
-def _run_name(protocol: str) -> str:
+def run_name(protocol: str) -> str:
+    """How a message names a run of ``protocol``: ``a teacher chain run``, or ``a run without
+    chains (off)``."""
     return "a run without chains (off)" if protocol == OFF else f"a {protocol} chain run"
 
 
@@ -154,31 +156,9 @@ def check_protocols(
     a, b = protocol_of(base), protocol_of(new)
     if a != b:
         raise UserError(
-            f"{base_name} is {_run_name(a)} and {new_name} is {_run_name(b)}: "
+            f"{base_name} is {run_name(a)} and {new_name} is {run_name(b)}: "
             "only runs of the same protocol (--revprop-chain) can be compared"
         )
-
-
-def check_other_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-    """UserError (one line) unless ``runs`` ((name, results document) pairs: the run reported,
-    then the ones given with it) are chain runs of different protocols each, as ``revprop
-    report TEACHER.json FREE.json`` needs to draw both; one run alone is always fine."""
-    if len(runs) < 2:
-        return
-    seen: dict[str, str] = {}
-    for name, doc in runs:
-        protocol = protocol_of(doc)
-        if protocol == OFF:
-            raise UserError(
-                f"{name} is {_run_name(OFF)}: more than one results file is for chain runs of "
-                "different protocols (a teacher run and a free run), drawn side by side"
-            )
-        if protocol in seen:
-            raise UserError(
-                f"{seen[protocol]} and {name} are both {protocol} chain runs: give one run per "
-                "protocol (a teacher run and a free run)"
-            )
-        seen[protocol] = name
 
 
 # ------------------------------------------------------------------------------ tables
@@ -266,16 +246,20 @@ def _main_rows(summary: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return list(chosen.values())
 
 
-def turn_figure_rows(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def turn_figure_rows(
+    docs: Sequence[Mapping[str, Any]], pooled: Iterable[Mapping[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Data of the completion-by-turn figure: per run's chain row at its main k, one row per
     turn: protocol, model, method, k, cases, turn and the share of chains completing it. The
     runs of ``docs`` (one run, or a teacher and a free run) in their order. ``cases`` is
     ``all``, or, in a run with fresh instances (``--revprop-instances``), ``shipped`` and
-    ``fresh``: the chains of each kind counted apart, from the run's records."""
+    ``fresh``: the chains of each kind counted apart, from the run's records (``pooled``, when
+    given: the first run's records pooled with its protocol's other runs)."""
     rows: list[dict[str, Any]] = []
-    for doc in docs:
+    for index, doc in enumerate(docs):
         main = _main_rows(doc.get("summary") or [])
-        split = _split_by_instances(doc, main)
+        records = pooled if index == 0 and pooled is not None else doc.get("results") or []
+        split = _split_by_instances(records, main)
         for row in main:
             key = (str(row["model"]), str(row["method"]), row.get("k"))
             for cases, rates in split.get(key, {"all": row.get("turn_completion") or []}).items():
@@ -295,14 +279,14 @@ def turn_figure_rows(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _split_by_instances(
-    doc: Mapping[str, Any], main: Sequence[Mapping[str, Any]]
+    records: Iterable[Mapping[str, Any]], main: Sequence[Mapping[str, Any]]
 ) -> dict[tuple[str, str, Any], dict[str, list[float | None]]]:
     """Per main chain row's (model, method, k): the turn completion of its shipped chains and
     of its fresh ones, when the run holds fresh instances; {} otherwise."""
     wanted = {(str(r["model"]), str(r["method"]), r.get("k")) for r in main}
     tallies: dict[tuple[str, str, Any], dict[str, ChainTally]] = {}
     fresh_seen = False
-    for record in doc.get("results") or []:
+    for record in records:
         key = (str(record.get("model")), str(record.get("method")), record.get("k"))
         if key not in wanted or not record.get("chain"):
             continue

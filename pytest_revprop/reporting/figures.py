@@ -17,7 +17,7 @@ import functools
 import io
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_revprop.reporting.chains import turn_figure_rows
@@ -486,10 +486,13 @@ def _png_bytes(figure: Figure) -> bytes:
 def render_figures(
     results: Mapping[str, Any],
     others: Sequence[Mapping[str, Any]] = (),
+    pooled: Iterable[Mapping[str, Any]] | None = None,
 ) -> tuple[dict[str, bytes], dict[str, list[dict[str, Any]]], list[str]]:
     """PNG bytes and CSV rows of each figure, keyed by figure name, and notes on skipped ones.
     ``others``: more chain runs (results documents, another protocol each) whose completion by
-    turn the chain figure draws beside the run's."""
+    turn the chain figure draws beside the run's; ``pooled``: the run's records pooled with
+    its protocol's runs of other fresh instances (``pooled.pooled_records``), whose shipped and
+    fresh chains the figure draws."""
     pngs: dict[str, bytes] = {}
     data: dict[str, list[dict[str, Any]]] = {}
     notes: list[str] = []
@@ -516,7 +519,7 @@ def render_figures(
     else:
         pngs["where_they_fail"] = _png_bytes(where_figure)
         data["where_they_fail"] = where
-    by_turn = turn_figure_rows([results, *others])
+    by_turn = turn_figure_rows([results, *others], pooled)
     turn_figure = plot_completion_by_turn(by_turn)
     if turn_figure is not None:
         pngs["completion_by_turn"] = _png_bytes(turn_figure)

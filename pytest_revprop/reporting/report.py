@@ -17,6 +17,7 @@ from pytest_revprop.errors import UserError
 from pytest_revprop.reporting.figures import FIGURE_FILES, render_figures
 from pytest_revprop.reporting.html import write_html
 from pytest_revprop.reporting.metrics import fill_summary
+from pytest_revprop.reporting.pooled import pool_note, pooled_records
 from pytest_revprop.reporting.report_tables import report_tables
 from pytest_revprop.reporting.results import check_results
 from pytest_revprop.reporting.samples import SampleFile
@@ -72,6 +73,7 @@ def write_report(
     samples: Iterable[Mapping[str, Any]] | SampleFile | None = None,
     cases: Mapping[str, Mapping[str, Any]] | None = None,
     others: Sequence[Mapping[str, Any]] = (),
+    pooled: Sequence[Mapping[str, Any]] = (),
 ) -> list[Path]:
     """Write figures (PNG + CSV), report.md and report.html (with ``report_files/`` and
     ``replies/`` beside it) into ``out_dir``.
@@ -79,15 +81,22 @@ def write_report(
     ``samples`` are samples.jsonl records, or a ``SampleFile`` (read one case at a time; its
     replies' text comes from the store beside it); the result rows are used when None,
     without replies. ``cases`` maps case id -> case JSON for the sample browser. ``others``:
-    chain runs of the other protocol (``chains.check_other_runs``), drawn and tabled beside
-    the run's chains. Returns the paths written (the data folders not listed).
+    chain runs of the other protocol, drawn and tabled beside the run's chains; ``pooled``:
+    runs of the run's protocol with other fresh instances, pooled with it for robustness
+    (``pooled.sort_runs`` sorts the runs given to ``revprop report``). Returns the paths
+    written (the data folders not listed).
     """
     check_results(results)
     results, filled = fill_summary(results)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    pngs, data, notes = render_figures(results, others)
-    notes = filled + notes
+    pool = [results, *pooled]
+
+    def records() -> Iterable[Mapping[str, Any]] | None:
+        return pooled_records(pool) if pooled else None
+
+    pngs, data, notes = render_figures(results, others, records())
+    notes = filled + ([pool_note(pool)] if pooled else []) + notes
     written: list[Path] = []
     for name, png in pngs.items():
         png_path = out_dir / FIGURE_FILES[name]
@@ -95,7 +104,7 @@ def write_report(
         csv_path = png_path.with_suffix(".csv")
         _write_csv(csv_path, data[name])
         written += [png_path, csv_path]
-    tables = report_tables(results, others)
+    tables = report_tables(results, others, records())
     markdown_path = out_dir / "report.md"
     markdown_path.write_text(_report_markdown(results, tables, pngs, notes), encoding="utf-8")
     written.append(markdown_path)

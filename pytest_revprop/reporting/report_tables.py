@@ -205,14 +205,18 @@ def _chain_tables(docs: Sequence[Mapping[str, Any]]) -> list[Table]:
 
 
 def report_tables(
-    results: Mapping[str, Any], others: Sequence[Mapping[str, Any]] = ()
+    results: Mapping[str, Any],
+    others: Sequence[Mapping[str, Any]] = (),
+    pooled: Iterable[Mapping[str, Any]] | None = None,
 ) -> list[Table]:
     """Every table of the report, in order (the lead's Markdown may reuse any of them);
-    ``others``: chain runs of other protocols whose chain rows join the run's chain table."""
+    ``others``: chain runs of other protocols whose chain rows join the run's chain table;
+    ``pooled``: the run's records pooled with its protocol's runs of other fresh instances,
+    which the robustness tables count instead of the run's own."""
     columns = [f"{m} k={k}" for m, k in _ratio_columns(results)]
     tables = [_summary_table(results), _completion_matrix(results)]
     tables += _chain_tables([results, *others])
-    tables += robustness_tables(results.get("results") or [])
+    tables += robustness_tables(results.get("results") or [] if pooled is None else pooled)
     if not columns:
         return tables + where_tables(results)
     relative = [
