@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pytest_revprop.errors import UserError
 from pytest_revprop.run.options import parse_local_port
@@ -46,6 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument("--no-browser", action="store_true", help="only print the URL")
     parser.add_argument(
+        "--watch", type=_seconds, default=2.0, metavar="SECONDS",
+        help="how often an open page looks for changes to the case files on disk, made by "
+        "another person or tool (default: 2)",
+    )  # fmt: skip
+    parser.add_argument(
         "--model", default=DEFAULT_MODEL, metavar="M",
         help="model the page proposes gold with: a preset or litellm model string"
         f" (default: {DEFAULT_MODEL})",
@@ -67,6 +73,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seconds(text: str) -> float:
+    """``--watch``: a number of seconds, at least 0.05 and at most an hour."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0.05 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{text}: give between 0.05 and 3600 seconds")
+    return seconds
+
+
+def page_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """What the page learns of the command line (``/api/session``): the annotator's name, the
+    model it proposes gold with, and how often it looks at the disk (``watch_s``)."""
+    return {"annotator": args.annotator.strip(), "model": args.model, "watch_s": args.watch}
+
+
 def annotate_main(argv: Sequence[str]) -> int:
     """``revprop annotate``: serve the annotation app, or print the agreement report."""
     args = _parser().parse_args(list(argv))
@@ -84,8 +107,11 @@ def annotate_main(argv: Sequence[str]) -> int:
     )
     from pytest_revprop.authoring.annotate.app import serve
 
-    settings = {"annotator": args.annotator.strip(), "model": args.model}
-    asyncio.run(serve(store, assistant, settings, port=args.port, open_browser=not args.no_browser))
+    asyncio.run(
+        serve(
+            store, assistant, page_settings(args), port=args.port, open_browser=not args.no_browser
+        )
+    )
     return 0
 
 

@@ -79,11 +79,17 @@ def run_async(coroutine: Any) -> Any:
         asyncio.events._set_running_loop(loop)
 
 
+WATCH_S = "0.2"
+"""How often the tests' pages look for changes on disk (``--watch``; 2 s for people): a test
+that changes a file waits for the page to notice, so it waits a tenth as long."""
+
+
 class AnnotateProcess:
-    """``revprop annotate`` in a child process on a free port; ``url`` once it serves."""
+    """``revprop annotate`` in a child process on a free port; ``url`` once it serves. Its
+    pages look at the disk every ``WATCH_S`` unless ``args`` say ``--watch``."""
 
     def __init__(self, args: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> None:
-        self.args = list(args)
+        self.args = list(args) if "--watch" in args else [*args, "--watch", WATCH_S]
         self.cwd = cwd
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen[str] | None = None
@@ -185,10 +191,9 @@ class Browser:
         )
 
     def settle(self) -> None:
-        """Wait until the page's last check of the case has come back."""
-        self.page.wait_for_timeout(50)
-        self.page.wait_for_selector("body:not([data-checking])", state="attached")
-        self.page.wait_for_load_state("networkidle")
+        """Wait until the page's last check of the case has come back and no call to the
+        server is out (the page is ``aria-busy`` while one is, and until its answer is used)."""
+        self.page.wait_for_selector("body:not([data-checking]):not([aria-busy])", state="attached")
 
     def turn(self, turn: int) -> None:
         """Show chain turn ``turn`` (its tab in the turn bar); turn 0 is shown on opening."""

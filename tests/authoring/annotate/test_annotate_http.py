@@ -537,3 +537,27 @@ def test_a_gone_file_is_saved_as_a_new_file_only_where_none_is(folder: Path) -> 
     assert saved.notes == "kept" and saved.annotation is not None
     assert saved.annotation["history"][-1]["annotator"] == "alice"
     assert not (folder.parent / "escaped.json").exists()
+
+
+@pytest.mark.parametrize("given", ["0", "-1", "soon", "7200"])
+def test_a_watch_interval_out_of_range_is_refused_in_one_line(
+    given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["annotate", "--watch", given, "--no-browser"])
+    assert stopped.value.code == 2
+    assert "--watch" in capsys.readouterr().err.splitlines()[-1]
+
+
+def test_the_watch_interval_reaches_the_page_through_the_session(folder: Path) -> None:
+    from pytest_revprop.cli.annotate import _parser, page_settings
+
+    for given, seconds in (([], 2.0), (["--watch", "0.5"], 0.5)):
+        settings = page_settings(_parser().parse_args([str(folder), *given]))
+        app = make_app(CaseStore([folder]), Assistant(cache_dir=None), settings)
+
+        async def scenario(client: Any, seconds: float = seconds) -> None:
+            reply = await client.get("/api/session")
+            assert (await reply.json())["watch_s"] == seconds
+
+        with_client(app, scenario)

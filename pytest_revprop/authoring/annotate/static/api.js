@@ -1,6 +1,25 @@
 // The server's JSON API. Every call answers {ok, status, body}; nothing here throws on HTTP errors.
+// While a call is out, and until the code awaiting it has run, the page is aria-busy: assistive
+// technology (and a test) can tell a page still updating from one at rest.
+
+let outstanding = 0;
+
+function busy(change) {
+  outstanding += change;
+  if (outstanding > 0) document.body.setAttribute("aria-busy", "true");
+  else document.body.removeAttribute("aria-busy");
+}
 
 async function call(method, url, payload) {
+  busy(+1);
+  try {
+    return await send(method, url, payload);
+  } finally {
+    setTimeout(() => busy(-1), 0); // after the awaiting code's own continuation has run
+  }
+}
+
+async function send(method, url, payload) {
   const init = { method, headers: { Accept: "application/json" } };
   if (payload !== undefined) {
     init.headers["Content-Type"] = "application/json";

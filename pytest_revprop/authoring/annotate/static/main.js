@@ -213,9 +213,10 @@ async function boot() {
   }
   sidebar.setCases(withStranded(listing.body.cases));
   openFromHash();
+  const everyMs = 1000 * (state.session.watch_s || 2); // revprop annotate --watch
   watchDisk(api, diskChanged, () => {
     if (state.unreachable && state.current) scheduleCheck(0); // the server answers again: check again
-  });
+  }, everyMs);
 }
 
 boot();
