@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.child_pytest import DEV_PLUGINS_ADDOPTS
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK = "<!-- try-it-offline: tests/test_ci_offline_doc.py runs this block as it is -->"
@@ -30,7 +31,7 @@ def test_the_try_it_offline_block_shows_a_regression_and_a_harmless_rewording(
 ) -> None:
     (tmp_path / "try.sh").write_text(offline_block(), encoding="utf-8")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    env.pop("PYTEST_ADDOPTS", None)
+    env.update(DEV_PLUGINS_ADDOPTS)  # the test environment's own plugins, which users lack
     env.pop("PYTEST_XDIST_WORKER", None)
     result = subprocess.run(
         ["bash", "try.sh"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900

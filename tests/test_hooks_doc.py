@@ -3,12 +3,14 @@ which the suite runs (the MLflow example has its own test, tests/plugin/test_res
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers.child_pytest import DEV_PLUGINS_ADDOPTS
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK = "<!-- user-method-example: tests/plugin/test_user_method_example.py below its docs line -->"
@@ -66,6 +68,7 @@ def test_the_docs_example_runs_twice_in_one_session_from_a_project_outside_the_c
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "pytester", "-p", "no:cacheprovider", "-q"],
         cwd=project,
+        env={**os.environ, **DEV_PLUGINS_ADDOPTS},
         capture_output=True,
         text=True,
         timeout=600,

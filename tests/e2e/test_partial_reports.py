@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.child_pytest import DEV_PLUGINS_OFF
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
 
 from pytest_revprop.llm.cache import ResponseCache
@@ -40,7 +41,7 @@ def _start(run_dir: Path, server: FakeServer, *extra: str) -> subprocess.Popen[s
         if not k.startswith(("PYTEST_", "OPENAI_", "REVPROP_")) and "KEY" not in k.upper()
     }
     command = [
-        sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-q",
+        sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *DEV_PLUGINS_OFF, "-q",
         f"--rootdir={run_dir}", "--revprop-model=hosted_vllm/fake",
         f"--revprop-api-base={server.base_url}", f"--revprop-cases={cases}", "--revprop-split=all",
         "--revprop-method=all", f"--revprop-seeds={SEEDS}", "--revprop-concurrency=2",

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.child_pytest import DEV_PLUGINS_ADDOPTS, DEV_PLUGINS_OFF
 
 from pytest_revprop.core.cases import select_cases
 from pytest_revprop.testing.fakeserver import FakeServer, FakeServerProcess, message_text
@@ -140,6 +141,7 @@ class Slurm:
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{keep.get('PATH', '')}",
             "PYTHONPATH": os.pathsep.join(p for p in (str(HERE), keep.get("PYTHONPATH")) if p),
             "PYTEST_PLUGINS": "slurm_node_failure",
+            **DEV_PLUGINS_ADDOPTS,
             "REVPROP_TRANSPORT": "direct",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             **extra,
@@ -345,7 +347,7 @@ class Reference:
         keep = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SLURM_"))}
         env = {**keep, "REVPROP_TRANSPORT": "direct", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pytest", "-pno:cacheprovider", "-q", f"--rootdir={home}",
+            [sys.executable, "-m", "pytest", "-pno:cacheprovider", *DEV_PLUGINS_OFF, "-q", f"--rootdir={home}",
              "--revprop-model=gpt-oss-20b", *SMALLER_RUN.split(),
              f"--revprop-api-base={self.server.base_url}", f"--revprop-cache={home / 'cache'}",
              f"--revprop-report={home / 'single'}", "--revprop-no-figures"],

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Protocol
 
+from helpers.child_pytest import DEV_PLUGINS_OFF
 from pytest_revprop.core.cases import BENCHMARK_DIR, Case, load_cases
 from pytest_revprop.core.prompts import default_prompts
 from pytest_revprop.core.registry import run_method
@@ -64,8 +65,8 @@ TRANSPORTS = {"direct": {TRANSPORT_ENV: "direct"}, "litellm": {TRANSPORT_ENV: "l
 # Off in the runs: other plugins' own folders (.pytest_cache, .benchmarks), so every file a
 # run writes is revprop's, and pytest's exit-time garbage hunt, seconds long with litellm loaded.
 OTHER_PLUGINS_OFF = [
-    f"-pno:{name}"
-    for name in ("cacheprovider", "benchmark", "unraisableexception", "threadexception")
+    *(f"-pno:{name}" for name in ("cacheprovider", "unraisableexception", "threadexception")),
+    *DEV_PLUGINS_OFF,
 ]
 
 

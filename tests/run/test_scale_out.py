@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.child_pytest import DEV_PLUGINS_OFF
 
 from pytest_revprop.cli import main as revprop
 from pytest_revprop.testing.fakeserver import FakeServer
@@ -48,7 +49,8 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _args(run_dir: Path, base: str, cache: str, report: str, *args: str) -> list[str]:
     return [
-        "-pno:cacheprovider", "-q", f"--rootdir={run_dir}", f"--revprop-api-base={base}",
+        "-pno:cacheprovider", *DEV_PLUGINS_OFF, "-q", f"--rootdir={run_dir}",
+        f"--revprop-api-base={base}",
         f"--revprop-cache={run_dir / cache}", f"--revprop-report={run_dir / report}", *RUN, *args,
     ]  # fmt: skip
 
