@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.child_pytest import TWO_WORKERS
 from helpers.handmade_cases import invoice_case, write_cases
 from helpers.order_chains import REQUESTS, order_chain, wrong_turn_rules
 from helpers.runs import run_results, run_revprop
@@ -210,7 +211,7 @@ def test_a_chain_run_under_xdist_gives_the_records_of_a_run_without_it(
     args = ["--revprop-model=gold,noop", "--revprop-method=j+h,med", "--revprop-k=3",
             "--revprop-chain=free", "--revprop-turns=1"]  # fmt: skip
     _run(pytester, cases, *args, report="single").assert_outcomes(passed=4, failed=4)
-    _run(pytester, cases, *args, "-p", "xdist", "-n", "2", report="xdist").assert_outcomes(
+    _run(pytester, cases, *args, "-p", "xdist", *TWO_WORKERS, report="xdist").assert_outcomes(
         passed=4, failed=4
     )
     single, xdist = _rows(pytester, "single"), _rows(pytester, "xdist")

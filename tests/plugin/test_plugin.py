@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.child_pytest import TWO_WORKERS
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
 from helpers.runs import run_results, run_revprop
 
@@ -23,7 +24,7 @@ from pytest_revprop.run.options import PLUGIN_OPTIONS
 from pytest_revprop.vocabulary import REGRESSION_EXIT
 
 # xdist's variants start two worker processes each: those are slow; the rest run in-process.
-XDIST = [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)]
+XDIST = [[], pytest.param(TWO_WORKERS, marks=pytest.mark.slow)]
 XDIST_IDS = ["single", "xdist"]
 
 
@@ -650,7 +651,7 @@ def test_a_gate_whose_baseline_shares_no_group_with_the_run_stops_it_in_one_line
 ) -> None:
     baseline = _baseline(pytester, cases_dir, "0", model="gold")
     result = _run(pytester, cases_dir, "--revprop-model=noop", "--revprop-method=j+h,med",
-                  f"--revprop-baseline={baseline}", "-n", "2")  # fmt: skip
+                  f"--revprop-baseline={baseline}", *TWO_WORKERS)  # fmt: skip
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert result.stderr.lines[0] == (
         f"ERROR: the baseline {baseline} shares no (model, method, k) with this run: "

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.child_pytest import TWO_WORKERS
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
 from helpers.runs import run_results, run_revprop
 
@@ -20,7 +21,7 @@ from pytest_revprop.testing.fakeserver import FakeServer
 from pytest_revprop.testing.responder import ORACLE_CASES_ENV
 
 ROOT_CONFTEST = Path(__file__).resolve().parents[2] / "conftest.py"
-XDIST = [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)]
+XDIST = [[], pytest.param(TWO_WORKERS, marks=pytest.mark.slow)]
 XDIST_IDS = ["single", "xdist"]
 
 

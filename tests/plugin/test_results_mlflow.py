@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers.child_pytest import TWO_WORKERS
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
 
 mlflow = pytest.importorskip("mlflow")
@@ -25,7 +26,7 @@ def _example() -> str:
 
 
 @pytest.mark.parametrize(
-    "xdist", [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)], ids=["single", "xdist"]
+    "xdist", [[], pytest.param(TWO_WORKERS, marks=pytest.mark.slow)], ids=["single", "xdist"]
 )
 def test_the_docs_mlflow_example_logs_one_run_with_every_record(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.child_pytest import TWO_WORKERS
 from helpers.chromium import CHROMIUM
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
 from helpers.revprop_report_data import CASES, EVIL, make_results, make_samples
@@ -326,7 +327,7 @@ def test_a_runs_report_reaches_a_samples_replies_and_reasoning_in_a_real_browser
             "--revprop-model=hosted_vllm/fake", f"--revprop-api-base={server.base_url}",
             f"--revprop-cases={cases}", "--revprop-split=all", "--revprop-method=j+h,med",
             "--revprop-k=3", "--revprop-seeds=0,1", f"--revprop-cache={pytester.path / 'cache'}",
-            f"--revprop-report={pytester.path / 'reports'}", "-n", "2",
+            f"--revprop-report={pytester.path / 'reports'}", *TWO_WORKERS,
         )  # fmt: skip
     result.assert_outcomes(failed=2 * 2 * 2)
     reports = pytester.path / "reports"

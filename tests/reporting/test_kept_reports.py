@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers.child_pytest import TWO_WORKERS
 from helpers.handmade_cases import invoice_case, travel_case, write_cases
 
 PROBE = """
@@ -43,7 +44,7 @@ def noisy():
 
 
 @pytest.mark.parametrize(
-    "xdist", [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)], ids=["single", "xdist"]
+    "xdist", [[], pytest.param(TWO_WORKERS, marks=pytest.mark.slow)], ids=["single", "xdist"]
 )
 def test_pytest_keeps_one_slim_call_report_per_item_and_workers_keep_none(
     pytester: pytest.Pytester, tmp_path: Path, xdist: list[str]
