@@ -2,7 +2,8 @@
 
 The gold is never written by hand: the artifact is computed twice, before and after the
 revision's edit of the inputs, and :func:`gold_patch` lists the changes as an ordered
-add/remove/replace patch (array elements aligned by content, so one insertion is one ``add``).
+add/remove/replace patch (array elements aligned by content, so one insertion is one ``add``;
+an element the revision itself inserts or removes is taken at the index its direct edit names).
 :func:`literal_gold` puts the direct op first; :func:`gold_ops` marks each op direct or cascade
 and applies the revision's matchers, checking each against the computed value.
 """
@@ -26,42 +27,67 @@ def _is_leaf(value: Any) -> bool:
     return not isinstance(value, dict | list)
 
 
-def gold_patch(a: Any, b: Any, path: str = "") -> list[dict[str, Any]]:
+def gold_patch(
+    a: Any, b: Any, path: str = "", anchors: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
     """The literal gold patch taking the artifact ``a`` to the revised artifact ``b``.
 
     Changed leaves become ``replace``; object members that appear or disappear become
     ``add``/``remove``; when an array changes length, the inserted/removed elements come
     first (removals from the back, then insertions in ascending order), followed by the
     changes inside kept elements at their post-change indices.
+
+    ``anchors``: per array (its pointer), the index of the one element the revision itself
+    adds or removes there (its direct edit). Such an array, one element longer or shorter, is
+    aligned around that element, every other one kept in order, instead of by content: a row
+    shaped like its neighbour is then never read as that neighbour renamed.
     """
     ops: list[dict[str, Any]] = []
-    _patch_into(a, b, path, ops)
+    _patch_into(a, b, path, ops, anchors or {})
     return ops
 
 
-def _patch_into(a: Any, b: Any, path: str, ops: list[dict[str, Any]]) -> None:
+def _patch_into(
+    a: Any, b: Any, path: str, ops: list[dict[str, Any]], anchors: Mapping[str, int]
+) -> None:
     if isinstance(a, dict) and isinstance(b, dict):
         for k, v in a.items():
             sub = child_pointer(path, k)
             if k in b:
-                _patch_into(v, b[k], sub, ops)
+                _patch_into(v, b[k], sub, ops, anchors)
             else:
                 ops.append({"op": "remove", "path": sub})
         for k, v in b.items():
             if k not in a:
                 ops.append({"op": "add", "path": child_pointer(path, k), "value": copy.deepcopy(v)})
     elif isinstance(a, list) and isinstance(b, list):
-        _patch_lists(a, b, path, ops)
+        _patch_lists(a, b, path, ops, anchors)
     elif not json_equal(a, b):
         ops.append({"op": "replace", "path": path, "value": copy.deepcopy(b)})
 
 
-def _patch_lists(a: list[Any], b: list[Any], path: str, ops: list[dict[str, Any]]) -> None:
+def _anchored(a: list[Any], b: list[Any], at: int | None) -> list[tuple[int, int]] | None:
+    """The pairs of an array that gains or loses exactly the element at index ``at`` (every
+    other element kept, in order); None when the lengths or the index do not fit that."""
+    if at is None:
+        return None
+    if len(b) == len(a) + 1 and 0 <= at < len(b):
+        return [(i, i if i < at else i + 1) for i in range(len(a))]
+    if len(a) == len(b) + 1 and 0 <= at < len(a):
+        return [(i if i < at else i + 1, i) for i in range(len(b))]
+    return None
+
+
+def _patch_lists(
+    a: list[Any], b: list[Any], path: str, ops: list[dict[str, Any]], anchors: Mapping[str, int]
+) -> None:
     if len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            _patch_into(x, y, f"{path}/{i}", ops)
+            _patch_into(x, y, f"{path}/{i}", ops, anchors)
         return
-    pairs = _align(a, b)
+    pairs = _anchored(a, b, anchors.get(path))
+    if pairs is None:
+        pairs = _align(a, b)
     kept_old = {i for i, _ in pairs}
     kept_new = {j for _, j in pairs}
     for i in sorted(set(range(len(a))) - kept_old, reverse=True):
@@ -69,7 +95,7 @@ def _patch_lists(a: list[Any], b: list[Any], path: str, ops: list[dict[str, Any]
     for j in sorted(set(range(len(b))) - kept_new):
         ops.append({"op": "add", "path": f"{path}/{j}", "value": copy.deepcopy(b[j])})
     for i, j in pairs:
-        _patch_into(a[i], b[j], f"{path}/{j}", ops)
+        _patch_into(a[i], b[j], f"{path}/{j}", ops, anchors)
 
 
 def _cost(a: Any, b: Any) -> tuple[int, int]:
@@ -126,8 +152,14 @@ def _pair_block(
 
 
 def literal_gold(a: Any, b: Any, direct: Sequence[str], where: str) -> list[dict[str, Any]]:
-    """The gold patch a -> b with the direct ops first whenever that still applies to b."""
-    ops = gold_patch(a, b)
+    """The gold patch a -> b with the direct ops first whenever that still applies to b; an
+    array element the revision adds or removes directly anchors its array's alignment."""
+    anchors = {}
+    for d in direct:
+        parent, _, last = d.rpartition("/")
+        if last.isdigit():
+            anchors[parent] = int(last)
+    ops = gold_patch(a, b, anchors=anchors)
     if not ops:
         raise ScenarioError(f"{where}: the revision changes nothing in the artifact")
     paths = [op["path"] for op in ops]

@@ -8,9 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_revprop.authoring.assembly import build_case, conversation_ops
-from pytest_revprop.authoring.gold import gold_patch
+from pytest_revprop.authoring.gold import gold_patch, literal_gold
 from pytest_revprop.authoring.helpers import (
     add_days,
     all_of,
@@ -96,6 +98,56 @@ def test_gold_patch_handles_several_insertions_and_removals_in_order() -> None:
     a = {"r": ["a", "b", "c", "d", "e"]}
     b = {"r": ["b", "x", "d", "y", "z"]}
     assert apply_operations(a, gold_patch(a, b)) == b
+
+
+def _agenda(titles: list[str]) -> list[dict[str, Any]]:
+    """Half-hour slots from 09:00: every row shaped like its neighbour."""
+    return [
+        {"title": t, "start": f"{9 + i // 2:02d}:{30 * (i % 2):02d}", "minutes": 30}
+        for i, t in enumerate(titles)
+    ]
+
+
+def test_a_removed_row_shaped_like_its_neighbour_is_removed_where_the_direct_edit_says() -> None:
+    a = {"agenda": _agenda(["intro", "demo", "questions"])}
+    b = {"agenda": _agenda(["demo", "questions"])}
+    # by content alone, "intro renamed demo, demo renamed questions, the last removed" costs
+    # as much as the truth: the direct edit's index decides
+    assert {"op": "remove", "path": "/agenda/0"} not in gold_patch(a, b)
+    ops = literal_gold(a, b, ["/agenda/0"], "agenda")
+    assert ops == [
+        {"op": "remove", "path": "/agenda/0"},
+        {"op": "replace", "path": "/agenda/0/start", "value": "09:00"},
+        {"op": "replace", "path": "/agenda/1/start", "value": "09:30"},
+    ]
+    added = literal_gold(b, a, ["/agenda/0"], "agenda")
+    assert added[0] == {"op": "add", "path": "/agenda/0", "value": a["agenda"][0]}
+    assert apply_operations(b, added) == a
+
+
+ROW = st.fixed_dictionaries({"name": st.sampled_from("abc"), "n": st.integers(0, 3)})
+
+
+@given(st.lists(ROW, min_size=1, max_size=6), st.data())
+def test_an_anchored_array_keeps_every_other_element_in_order(
+    rows: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """Laws: with the direct edit's index as the anchor, removing (or adding) that element is
+    one remove (add) at that index, the other elements are compared with their own old selves
+    (whatever cascades changed in them), and the patch takes the document to its revision."""
+    at = data.draw(st.integers(0, len(rows) - 1))
+    kept = [r for i, r in enumerate(rows) if i != at]
+    changed = [data.draw(st.sampled_from([r, {**r, "n": r["n"] + 1}])) for r in kept]
+    a, b = {"rows": rows}, {"rows": changed}
+    for before, after, op in ((a, b, "remove"), (b, a, "add")):
+        ops = gold_patch(before, after, anchors={"/rows": at})
+        assert [o for o in ops if o["op"] != "replace"] == [
+            {"op": op, "path": f"/rows/{at}", **({"value": rows[at]} if op == "add" else {})}
+        ]
+        touched = {o["path"].split("/")[2] for o in ops if o["op"] == "replace"}
+        moved = [i for i, (x, y) in enumerate(zip(kept, changed, strict=True)) if x != y]
+        assert len(touched) == len(moved)
+        assert apply_operations(before, ops) == after
 
 
 # --------------------------------------------------------------------------- conversation
