@@ -40,6 +40,8 @@ def test_shipped_and_fresh_completion_the_spread_and_the_fragile_scenarios() -> 
     assert row["fragile"] == ["a"]
     assert row["by_scenario"]["a"]["shipped"] == 1.0 and row["by_scenario"]["a"]["fresh"] == 0.0
     assert row["by_scenario"]["b"]["fresh"] == 1.0
+    assert row["by_scenario"]["a"]["by_instance"] == {"shipped": 1.0, "1": 0.0, "2": 0.0}
+    assert row["by_scenario"]["b"]["by_instance"] == {"shipped": 0.0, "1": 1.0}  # no seed 2
     assert "c" not in row["by_scenario"]
     low, high = row["fresh_ci95"]
     assert 0 <= low <= row["fresh"] <= high <= 1
@@ -57,6 +59,7 @@ def test_the_tables_show_each_group_and_each_scenario() -> None:
          "0.0-50.0", "23.6", "a"],
     ]  # fmt: skip
     assert [r[3] for r in by_scenario.rows] == ["a", "b"]
+    assert by_scenario.rows[0][4:6] == ["100.0", "0.0"] and by_scenario.rows[0][-1] == "0.0-100.0"
 
 
 @given(
