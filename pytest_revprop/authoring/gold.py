@@ -111,7 +111,28 @@ def _cost(a: Any, b: Any) -> tuple[int, int]:
 
 
 def _align(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
-    """Pairs (old index, new index) of kept elements; unpaired ones are removed/inserted."""
+    """Pairs (old index, new index) of kept elements; unpaired ones are removed/inserted.
+
+    Two readings of the change are made and the one with the smaller patch is taken (on a
+    tie, the first): by content (``_align_by_content``: equal elements kept, the blocks
+    between them paired), and as a whole (``_align_whole``: as few elements added or removed
+    as the lengths allow). The first reads a list of names well (a name removed and two added
+    keep the one that stayed); the second is not misled by an element that happens to equal
+    one on the other side (a plan with two "free day" rows, one of them dropped earlier)."""
+    readings = [_align_by_content(a, b), _align_whole(a, b)]
+    return min(readings, key=lambda pairs: _patch_size(a, b, pairs))
+
+
+def _patch_size(a: list[Any], b: list[Any], pairs: list[tuple[int, int]]) -> tuple[int, int]:
+    """The number of operations a pairing's patch has, then its changed text (``_cost``)."""
+    unpaired = len(a) + len(b) - 2 * len(pairs)
+    costs = [_cost(a[i], b[j]) for i, j in pairs]
+    return unpaired + sum(c[1] for c in costs), unpaired + sum(c[0] for c in costs)
+
+
+def _align_by_content(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
+    """Pairs by content: equal elements (as JSON) kept, and each block between them paired in
+    order, the longer side's cheapest elements to leave out left out (``_pair_block``)."""
     keys_a = [json.dumps(x, sort_keys=True) for x in a]
     keys_b = [json.dumps(x, sort_keys=True) for x in b]
     pairs: list[tuple[int, int]] = []
@@ -121,6 +142,52 @@ def _align(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
             pairs += list(zip(range(i1, i2), range(j1, j2), strict=True))
         elif tag == "replace":
             pairs += _pair_block(a, b, list(range(i1, i2)), list(range(j1, j2)))
+    return pairs
+
+
+def _align_whole(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
+    """Pairs (old index, new index) in which every element of the shorter array is kept, in
+    order, and exactly as many of the longer one's are left unpaired as the lengths differ: of
+    all such pairings, the one whose pairs cost least (``_cost``: changed text first, then changed places; equal elements cost
+    nothing), ties going to leaving later elements unpaired. A whole-array search, so an
+    element that happens to equal one on the other side (two "free day" rows of a plan) never
+    pins the pairing around it."""
+    old_is_longer = len(a) >= len(b)
+    longer, shorter = (a, b) if old_is_longer else (b, a)
+    skips = len(longer) - len(shorter)
+    costs: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def pair_cost(i: int, j: int) -> tuple[int, int]:
+        if (i, j) not in costs:
+            costs[(i, j)] = (
+                _cost(longer[i], shorter[j]) if old_is_longer else _cost(shorter[j], longer[i])
+            )
+        return costs[(i, j)]
+
+    # best[s][i]: the least cost of pairing longer[i:] with shorter[i - s:], s skips made
+    inf = (len(longer) + 1) * 10**6
+    best = [[(inf, inf)] * (len(longer) + 1) for _ in range(skips + 1)]
+    choice = [[False] * (len(longer) + 1) for _ in range(skips + 1)]  # True: pair longer[i]
+    for s in range(skips + 1):
+        best[s][len(longer)] = (0, 0) if s == skips else (inf, inf)
+    for i in range(len(longer) - 1, -1, -1):
+        for s in range(skips, -1, -1):
+            options = []
+            if i - s < len(shorter) and i - s >= 0:
+                c, rest = pair_cost(i, i - s), best[s][i + 1]
+                options.append(((c[0] + rest[0], c[1] + rest[1]), True))
+            if s < skips:
+                options.append((best[s + 1][i + 1], False))
+            if options:  # pairing first on a tie: the skip falls later
+                cost, paired = min(options, key=lambda o: (o[0], not o[1]))
+                best[s][i], choice[s][i] = cost, paired
+    pairs: list[tuple[int, int]] = []
+    s = 0
+    for i in range(len(longer)):
+        if choice[s][i]:
+            pairs.append((i, i - s) if old_is_longer else (i - s, i))
+        else:
+            s += 1
     return pairs
 
 

@@ -125,6 +125,38 @@ def test_a_removed_row_shaped_like_its_neighbour_is_removed_where_the_direct_edi
     assert apply_operations(b, added) == a
 
 
+def _days(rows: list[tuple[str, str, float]]) -> list[dict[str, Any]]:
+    """A trip's days from 1 August: base, plan and hours at the wheel."""
+    return [
+        {"date": f"2025-08-{i + 1:02d}", "base": base, "plan": plan, "drive_hours": hours}
+        for i, (base, plan, hours) in enumerate(rows)
+    ]
+
+
+def test_a_row_removed_by_a_cascade_is_not_misread_because_of_twin_rows_after_it() -> None:
+    """One night fewer in Edinburgh drops its free day and moves every later day one earlier.
+    The two free days on Skye make the old fourth row equal the new fourth: a reading pinned on
+    equal rows renames three rows instead; the whole-array reading is smaller and taken."""
+    walk, free = ("Edinburgh", "Old Town walk", 0), ("Edinburgh", "Free day in Edinburgh", 0)
+    drive, skye = ("Isle of Skye", "Drive to Skye", 5), ("Isle of Skye", "Free day on Skye", 0)
+    home = ("home", "Fly home", 2.5)
+    a = {"days": _days([walk, free, drive, skye, skye, home])}
+    b = {"days": _days([walk, drive, skye, skye, home])}
+    assert gold_patch(a, b) == [
+        {"op": "remove", "path": "/days/1"},
+        *(
+            {"op": "replace", "path": f"/days/{i}/date", "value": f"2025-08-0{i + 1}"}
+            for i in range(1, 5)
+        ),
+    ]
+    # a list of names still reads by content: the name that stayed is kept, not renamed
+    assert gold_patch({"g": ["hotfix", "fix"]}, {"g": ["fix", "feature", "config"]}) == [
+        {"op": "remove", "path": "/g/0"},
+        {"op": "add", "path": "/g/1", "value": "feature"},
+        {"op": "add", "path": "/g/2", "value": "config"},
+    ]
+
+
 ROW = st.fixed_dictionaries({"name": st.sampled_from("abc"), "n": st.integers(0, 3)})
 
 
@@ -148,6 +180,25 @@ def test_an_anchored_array_keeps_every_other_element_in_order(
         moved = [i for i, (x, y) in enumerate(zip(kept, changed, strict=True)) if x != y]
         assert len(touched) == len(moved)
         assert apply_operations(before, ops) == after
+
+
+@given(st.lists(ROW, max_size=7), st.lists(ROW, max_size=7))
+def test_gold_patch_takes_any_array_to_any_other(a: list[Any], b: list[Any]) -> None:
+    """Law: whatever the two arrays, the patch takes the old document to the new one."""
+    assert apply_operations({"rows": a}, gold_patch({"rows": a}, {"rows": b})) == {"rows": b}
+
+
+@given(st.lists(ROW, min_size=1, max_size=7, unique_by=lambda r: (r["name"], r["n"])), st.data())
+def test_one_row_dropped_from_distinct_rows_is_one_remove_at_its_index(
+    rows: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """Law: when nothing else changed and no two rows are equal, dropping (adding) one row is
+    a single remove (add) at its index, without the direct edit's anchor."""
+    at = data.draw(st.integers(0, len(rows) - 1))
+    kept = rows[:at] + rows[at + 1 :]
+    assert gold_patch({"rows": rows}, {"rows": kept}) == [{"op": "remove", "path": f"/rows/{at}"}]
+    added = [{"op": "add", "path": f"/rows/{at}", "value": rows[at]}]
+    assert gold_patch({"rows": kept}, {"rows": rows}) == added
 
 
 # --------------------------------------------------------------------------- conversation
