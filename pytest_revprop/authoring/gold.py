@@ -148,10 +148,10 @@ def _align_by_content(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
 def _align_whole(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
     """Pairs (old index, new index) in which every element of the shorter array is kept, in
     order, and exactly as many of the longer one's are left unpaired as the lengths differ: of
-    all such pairings, the one whose pairs cost least (``_cost``: changed text first, then changed places; equal elements cost
-    nothing), ties going to leaving later elements unpaired. A whole-array search, so an
-    element that happens to equal one on the other side (two "free day" rows of a plan) never
-    pins the pairing around it."""
+    all such pairings, the one whose pairs cost least (``_cost``: changed text first, then
+    changed places; equal elements cost nothing), ties going to leaving later elements
+    unpaired. A whole-array search, so an element that happens to equal one on the other side
+    (two "free day" rows of a plan) never pins the pairing around it."""
     old_is_longer = len(a) >= len(b)
     longer, shorter = (a, b) if old_is_longer else (b, a)
     skips = len(longer) - len(shorter)
