@@ -84,6 +84,7 @@ def report_main(argv: Sequence[str]) -> int:
         cases=cases,
         others=given.beside,
         pooled=given.pooled,
+        pool_names=given.pool_names,
     )
     for path in written:
         print(path)

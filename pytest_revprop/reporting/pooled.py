@@ -38,6 +38,8 @@ class GivenRuns:
     """Chain runs of another protocol, drawn and tabled beside the run's chains."""
     pooled: list[Mapping[str, Any]] = field(default_factory=list)
     """Runs of the run's protocol with other fresh instances, pooled for robustness."""
+    pool_names: list[str] = field(default_factory=list)
+    """The names (files) of the reported run and of the pooled runs, in order."""
 
 
 def instance_seeds(doc: Mapping[str, Any]) -> list[int]:
@@ -86,6 +88,7 @@ def sort_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> GivenRuns:
     if len(runs) < 2:
         return given
     first_name, first = runs[0]
+    given.pool_names.append(first_name)
     protocol = protocol_of(first)
     seen: dict[str, str] = {protocol: first_name}
     for name, doc in runs[1:]:
@@ -93,6 +96,7 @@ def sort_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> GivenRuns:
         if theirs == protocol:
             _check_poolable(runs[0], (name, doc))
             given.pooled.append(doc)
+            given.pool_names.append(name)
             continue
         if OFF in (protocol, theirs):
             raise UserError(
@@ -141,10 +145,16 @@ def _seeds(seeds: Iterable[int]) -> str:
     return ", ".join(map(str, seeds)) or "none"
 
 
-def pool_note(docs: Sequence[Mapping[str, Any]]) -> str:
-    """The report's note on a pool (``docs``: the reported run, then the runs pooled with it):
-    the runs and their instance seeds, and the records held by more than one run (counted
-    once) and how many of those disagree on completion."""
+def _label(index: int, names: Sequence[str]) -> str:
+    """How the note names the index-th run: this run or run N, and its file when known."""
+    label = "this run" if index == 0 else f"run {index + 1}"
+    return f"{label}, {names[index]}" if index < len(names) else label
+
+
+def pool_note(docs: Sequence[Mapping[str, Any]], names: Sequence[str] = ()) -> str:
+    """The report's note on a pool (``docs``: the reported run, then the runs pooled with it;
+    ``names``: their files, as given): the runs and their instance seeds, and the records held
+    by more than one run (counted once) and how many of those disagree on completion."""
     first: dict[Identity, bool] = {}
     repeated = differ = 0
     for doc in docs:
@@ -156,7 +166,7 @@ def pool_note(docs: Sequence[Mapping[str, Any]]) -> str:
             else:
                 first[key] = done
     runs = "; ".join(
-        f"{'this run' if i == 0 else f'run {i + 1}'} (created {_meta(doc, 'created') or '?'}): "
+        f"{_label(i, names)} (created {_meta(doc, 'created') or '?'}): "
         f"seeds {_seeds(instance_seeds(doc))}"
         for i, doc in enumerate(docs)
     )

@@ -74,6 +74,7 @@ def write_report(
     cases: Mapping[str, Mapping[str, Any]] | None = None,
     others: Sequence[Mapping[str, Any]] = (),
     pooled: Sequence[Mapping[str, Any]] = (),
+    pool_names: Sequence[str] = (),
 ) -> list[Path]:
     """Write figures (PNG + CSV), report.md and report.html (with ``report_files/`` and
     ``replies/`` beside it) into ``out_dir``.
@@ -83,7 +84,8 @@ def write_report(
     without replies. ``cases`` maps case id -> case JSON for the sample browser. ``others``:
     chain runs of the other protocol, drawn and tabled beside the run's chains; ``pooled``:
     runs of the run's protocol with other fresh instances, pooled with it for robustness
-    (``pooled.sort_runs`` sorts the runs given to ``revprop report``). Returns the paths
+    (``pooled.sort_runs`` sorts the runs given to ``revprop report``); ``pool_names``: the
+    files of the run and of the pooled runs, named in the pool's note. Returns the paths
     written (the data folders not listed).
     """
     check_results(results)
@@ -96,7 +98,7 @@ def write_report(
         return pooled_records(pool) if pooled else None
 
     pngs, data, notes = render_figures(results, others, records())
-    notes = filled + ([pool_note(pool)] if pooled else []) + notes
+    notes = filled + ([pool_note(pool, pool_names)] if pooled else []) + notes
     written: list[Path] = []
     for name, png in pngs.items():
         png_path = out_dir / FIGURE_FILES[name]

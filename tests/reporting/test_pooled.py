@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from helpers.chain_records import chain_meta, chain_record
+from helpers.chromium import CHROMIUM
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ from pytest_revprop.reporting.robustness import robustness_rows
 from pytest_revprop.reporting.sink import RecordSink
 
 CASE = "invoice-qty/10"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 def _run(folder: Path, seed: int, fresh: list[list[Any]], *, turns: int = 3, **meta: Any) -> Path:
@@ -60,6 +62,7 @@ def test_two_runs_of_other_seeds_pool_into_robustness_and_the_turn_figure(
     assert cells[3] == "100.0" and cells[5] == "25.0" and cells[7] == "1,2"
     assert cells[8] == "0.0-100.0" and cells[10] == "invoice-qty"  # seed 2: 0 of 2
     assert "Robustness pools 2 runs of this protocol" in md
+    assert f"this run, {one} (created" in md and f"run 2, {two} (created" in md
     assert "2 records held by an earlier run too" in md
     by_turn = _csv(out / "completion_by_turn.csv")
     fresh = [r["completion_rate"] for r in by_turn if r["cases"] == "fresh"]
@@ -70,6 +73,31 @@ def test_two_runs_of_other_seeds_pool_into_robustness_and_the_turn_figure(
     alone_md = (alone / "report.md").read_text()
     assert md.split("## Robustness")[0] == alone_md.split("## Robustness")[0]
     assert "Robustness pools" not in alone_md and "| 100.0 | 50.0 |" not in md
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium")
+def test_a_pooled_report_reads_in_a_real_browser(tmp_path: Path, new_page: Any) -> None:
+    """report.html of two pooled runs, in Chromium: the note names both runs, the robustness
+    table counts both seeds and the shipped chains once, and the turn figure is drawn."""
+    one = _run(tmp_path / "one", 1, [[True, True, True], ["miss", True, True]])
+    two = _run(tmp_path / "two", 2, [["miss", "miss", True], [True, "miss", "miss"]])
+    out = tmp_path / "pooled"
+    assert cli.main(["report", str(one), str(two), "--out", str(out)]) == 0
+    page = new_page(1400, 1000)
+    page.goto((out / "report.html").as_uri())
+    notes = " ".join(page.locator("ul.notes li").all_text_contents())
+    assert "Robustness pools 2 runs of this protocol" in notes
+    assert str(one) in notes and str(two) in notes
+    block = page.locator("section.table-block", has_text="shipped cases against fresh instances")
+    assert block.is_visible()
+    cells = block.locator("tbody tr").first.locator("td").all_text_contents()
+    assert cells[3] == "100.0" and cells[5] == "25.0" and cells[7] == "1,2"
+    drawn = "img => img.complete && img.naturalWidth"
+    assert page.eval_on_selector("#figure-completion_by_turn img", drawn) > 200
+    block.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "pooled_report.png"))
 
 
 def test_a_pooled_run_beside_the_other_protocols_run(tmp_path: Path) -> None:
