@@ -54,6 +54,10 @@ RUNS = [
     pytest.param(LARGE, id="large", marks=pytest.mark.slow(reason=f"{LARGE} examples a target")),
 ]
 COUNTS: dict[str, tuple[int, float]] = {}
+pytestmark = pytest.mark.filterwarnings(
+    # Python's re notices on hostile patterns ("[[", "--" in a set): the fuzz's input, not news
+    r"ignore:Possible (nested )?set:FutureWarning"
+)
 
 # ---------------------------------------------------------------- strategies
 
