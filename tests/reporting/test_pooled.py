@@ -62,6 +62,7 @@ def test_two_runs_of_other_seeds_pool_into_robustness_and_the_turn_figure(
     assert cells[3] == "100.0" and cells[5] == "25.0" and cells[7] == "1,2"
     assert cells[8] == "0.0-100.0" and cells[10] == "invoice-qty"  # seed 2: 0 of 2
     assert "Robustness pools 2 runs of this protocol" in md
+    assert "\nPooled with runs made with other fresh instances" in md.split("## Robustness")[1]
     assert f"this run, {one} (created" in md and f"run 2, {two} (created" in md
     assert "2 records held by an earlier run too" in md
     by_turn = _csv(out / "completion_by_turn.csv")
@@ -72,7 +73,11 @@ def test_two_runs_of_other_seeds_pool_into_robustness_and_the_turn_figure(
     assert cli.main(["report", str(one), "--out", str(alone)]) == 0
     alone_md = (alone / "report.md").read_text()
     assert md.split("## Robustness")[0] == alone_md.split("## Robustness")[0]
-    assert "Robustness pools" not in alone_md and "| 100.0 | 50.0 |" not in md
+    assert (
+        "Robustness pools" not in alone_md
+        and "Pooled with" not in alone_md
+        and "| 100.0 | 50.0 |" not in md
+    )
 
 
 @pytest.mark.slow
@@ -91,6 +96,7 @@ def test_a_pooled_report_reads_in_a_real_browser(tmp_path: Path, new_page: Any) 
     assert str(one) in notes and str(two) in notes
     block = page.locator("section.table-block", has_text="shipped cases against fresh instances")
     assert block.is_visible()
+    assert (block.locator("p.note").text_content() or "").startswith("Pooled with runs made")
     cells = block.locator("tbody tr").first.locator("td").all_text_contents()
     assert cells[3] == "100.0" and cells[5] == "25.0" and cells[7] == "1,2"
     drawn = "img => img.complete && img.naturalWidth"
