@@ -7,6 +7,7 @@ review flags, and a model's proposal and answer on a follow-up."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -168,12 +169,26 @@ def test_a_follow_up_edit_is_kept_across_a_reload_and_a_follow_up_added_and_remo
         b.turn(2)
         b.op(1, "value").fill('"2025-05-17"')
         b.settle()
+        assert page.url.endswith(f"#{ORG}&turn=2")  # the turn shown is in the URL
         page.reload()
         page.wait_for_selector("#turn-tab-2")
         b.settle()
         assert "unsaved changes are restored" in page.text_content("#notice")
-        b.turn(2)
+        assert page.get_attribute("#turn-tab-2", "aria-selected") == "true"  # on the same turn
         assert b.op(1, "value").input_value() == "2025-05-17"
+        b.turn(0)
+        assert page.url.endswith(f"#{ORG}")
+        page.goto(f"{server.url}#{ORG}&turn=3")  # a link to a turn, in the open page
+        b.expect(page.locator("#turn-tab-3")).to_have_attribute("aria-selected", "true")
+        page.goto(f"{server.url}#{ORG}&turn=9")  # a turn it does not have: the page stays
+        b.expect(page).to_have_url(re.compile(f"#{re.escape(ORG)}&turn=3$"))
+        b.pick(PRIVILEGED)
+        page.goto(f"{server.url}#{ORG}&turn=9")  # opening on a turn it does not have: turn 0
+        b.expect(page).to_have_url(re.compile(f"#{re.escape(ORG)}$"))
+        b.expect(page.locator("#case-path")).to_contain_text(ORG)
+        b.settle()
+        assert page.get_attribute("#turn-tab-0", "aria-selected") == "true"
+        b.turn(2)
         page.click("#add-turn")  # a fifth turn, empty: its gold changes nothing yet
         b.expect(page.locator("#turn-tab-4")).to_have_attribute("aria-selected", "true")
         b.settle()

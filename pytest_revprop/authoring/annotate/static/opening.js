@@ -6,20 +6,23 @@ import { scheduleCheck } from "./checking.js";
 import { $ } from "./dom.js";
 import { drafts } from "./drafts.js";
 import { assist, channel, examplesFor, isDirty, loadGold, persist, sidebar, state, statusOf, updateButtons } from "./page.js";
-import { say, showBadge, showBroken, showCase, showGone } from "./show.js";
-import { hashText } from "./sidebar.js";
+import { pickTurn, say, showBadge, showBroken, showCase, showGone } from "./show.js";
+import { hashText, hashTurn } from "./sidebar.js";
 import { moveDraft, withStranded } from "./stranded.js";
 import { turnCount } from "./turns.js";
 import { dropUndo } from "./undo.js";
 import { clone, origins } from "./working.js";
 
-export async function openCase(file, { push = true } = {}) {
+// `turn`: the chain turn to show (default: the turn shown when the case is open, else 0); a
+// turn the case does not have shows turn 0.
+export async function openCase(file, { push = true, turn = null } = {}) {
   const token = ++state.opening;
   state.saveAfterCheck = false;
   document.body.dataset.checking = "true"; // until the case is shown and checked (or shown broken)
   const reply = await api.read(file);
   if (token !== state.opening) return;
-  const hash = `#${sidebar.hashFor(file)}`;
+  const shown = turn ?? (state.current?.file === file ? state.turn : 0);
+  const hash = sidebar.urlFor(file, shown);
   if (location.hash !== hash) {
     if (push && location.hash) history.pushState(null, "", hash);
     else history.replaceState(null, "", hash);
@@ -64,8 +67,7 @@ export async function openCase(file, { push = true } = {}) {
   cur.gone = !reply.ok;
   if (sidebar.pinned !== file) sidebar.pinned = null;
   cur.program = entry.program || null;
-  if (state.current?.file !== file) state.turn = 0;
-  if (state.turn >= turnCount(cur.data)) state.turn = 0;
+  state.turn = shown < turnCount(cur.data) ? shown : 0;
   state.turnExamples = {};
   state.current = cur;
   state.check = null;
@@ -88,13 +90,17 @@ export async function bringTo(file) {
   await openCase(file);
 }
 
-// The case the URL's hash names (on loading, a link, Back or Forward).
+// The case (and chain turn) the URL's hash names (on loading, a link, Back or Forward).
 export function openFromHash() {
   const file = sidebar.fromHash(hashText());
   if (file) {
     if (file !== state.current?.file) {
       sidebar.select(file);
-      openCase(file, { push: false });
+      openCase(file, { push: false, turn: hashTurn() });
+    } else if (hashTurn() !== state.turn) {
+      pickTurn(hashTurn());
+      const url = sidebar.urlFor(file, state.turn); // a turn it does not have: the one shown
+      if (location.hash !== url) history.replaceState(null, "", url);
     }
   } else if (location.hash.length > 1) {
     state.opening++;

@@ -20,13 +20,24 @@ function statusOf(entry) {
 
 const broken = (entry) => Boolean(entry.openable || entry.error);
 
-// The URL's hash as text (a case's id, or its file key).
+// The URL's hash: a case's id (or its file key), then `&turn=N` when a chain's turn N >= 1 is
+// shown. A case's part is encoded, so a `&` in it never reads as the turn's.
+const TURN_IN_HASH = /&turn=(\d+)$/;
+
+// The case part of the URL's hash, as text.
 export function hashText() {
+  const part = location.hash.slice(1).replace(TURN_IN_HASH, "");
   try {
-    return decodeURIComponent(location.hash.slice(1));
+    return decodeURIComponent(part);
   } catch {
-    return location.hash.slice(1);
+    return part;
   }
+}
+
+// The chain turn the URL's hash names (0 when it names none).
+export function hashTurn() {
+  const found = TURN_IN_HASH.exec(location.hash);
+  return found ? Number(found[1]) : 0;
 }
 
 function facts(entry) {
@@ -147,6 +158,11 @@ export class Sidebar {
     const entry = this.entries.find((e) => e.file === file);
     const unique = entry?.id && this.entries.filter((e) => e.id === entry.id).length === 1;
     return encodeURIComponent(unique ? entry.id : file).replaceAll("%2F", "/");
+  }
+
+  // The hash that shows `file` at chain turn `turn`.
+  urlFor(file, turn) {
+    return `#${this.hashFor(file)}${turn ? `&turn=${turn}` : ""}`;
   }
 
   // The file a hash names (by file key or id); null when no listed case has it.
