@@ -115,6 +115,18 @@ def test_every_module_says_its_job_and_stays_short() -> None:
         assert text.count("\n") <= MAX_MODULE_LINES, f"{name} has {text.count(chr(10))} lines"
 
 
+def test_every_script_the_pages_load_says_its_job_and_stays_short() -> None:
+    """The JavaScript of report.html and of the annotation page is held to the modules' rules:
+    a comment on its job in its first lines, at most as many lines as a module."""
+    scripts = sorted(PACKAGE_DIR.rglob("static/*.js"))
+    assert len(scripts) > 10  # the report's two and the annotation page's modules
+    for path in scripts:
+        text = path.read_text(encoding="utf-8")
+        head = text.removeprefix('"use strict";\n')
+        assert head.startswith("// "), f"{path.name} does not open with a comment on its job"
+        assert text.count("\n") <= MAX_MODULE_LINES, f"{path.name} has {text.count(chr(10))} lines"
+
+
 def test_methods_written_outside_the_package_use_the_public_api_only() -> None:
     """Every conftest.py text (the root one, the code blocks of docs/hooks.md, the ones tests
     write) imports nothing of ours but ``pytest_revprop.api`` (and the test doubles of
