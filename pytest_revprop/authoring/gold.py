@@ -119,8 +119,13 @@ def _align(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
     as the lengths allow). The first reads a list of names well (a name removed and two added
     keep the one that stayed); the second is not misled by an element that happens to equal
     one on the other side (a plan with two "free day" rows, one of them dropped earlier)."""
-    readings = [_align_by_content(a, b), _align_whole(a, b)]
-    return min(readings, key=lambda pairs: _patch_size(a, b, pairs))
+    by_content = _align_by_content(a, b)
+    size = _patch_size(a, b, by_content)
+    fewest = abs(len(a) - len(b))  # no reading adds or removes fewer, nor changes less
+    if size == (fewest, fewest):  # only added or removed elements, the rest kept as they were
+        return by_content
+    whole = _align_whole(a, b)
+    return whole if _patch_size(a, b, whole) < size else by_content
 
 
 def _patch_size(a: list[Any], b: list[Any], pairs: list[tuple[int, int]]) -> tuple[int, int]:
