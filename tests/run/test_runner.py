@@ -148,14 +148,14 @@ def test_prefetched_runs_give_the_records_of_started_ones_with_each_call_made_on
 def test_an_item_asked_for_goes_ahead_of_calls_made_ahead(
     fake_server: Callable[..., FakeServer], tmp_path: Path
 ) -> None:
-    server = fake_server(default={"content": "[]"}, latency_s=0.05)
+    server = fake_server(default={"content": "[]"}, latency_s=0.3)
     model = _fake_model(server)
     settings_ = _settings(tmp_path, concurrency=1)
     specs = [s for s in item_specs([CASE], [model], settings_) if s.method == "j"]
     runner = Runner([CASE], [model], settings_)
     try:
         runner.prefetch([ItemSpec(CASE.id, "fake", "h", 1, seed) for seed in range(20, 30)])
-        time.sleep(0.02)
+        _until(lambda: server.stats()["count"] >= 1)  # the first call made ahead is out
         runner.result(specs[0])
     finally:
         runner.close()
