@@ -160,14 +160,9 @@ def _align_whole(a: list[Any], b: list[Any]) -> list[tuple[int, int]]:
     old_is_longer = len(a) >= len(b)
     longer, shorter = (a, b) if old_is_longer else (b, a)
     skips = len(longer) - len(shorter)
-    costs: dict[tuple[int, int], tuple[int, int]] = {}
 
-    def pair_cost(i: int, j: int) -> tuple[int, int]:
-        if (i, j) not in costs:
-            costs[(i, j)] = (
-                _cost(longer[i], shorter[j]) if old_is_longer else _cost(shorter[j], longer[i])
-            )
-        return costs[(i, j)]
+    def pair_cost(i: int, j: int) -> tuple[int, int]:  # each pair is priced once, below
+        return _cost(longer[i], shorter[j]) if old_is_longer else _cost(shorter[j], longer[i])
 
     # best[s][i]: the least cost of pairing longer[i:] with shorter[i - s:], s skips made
     inf = (len(longer) + 1) * 10**6

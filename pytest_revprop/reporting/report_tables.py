@@ -9,7 +9,6 @@ methods ran, latency and cost relative to j+h and the cost- and latency-effectiv
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pytest_revprop.reporting.chains import CHAIN_TABLE_NOTE, chain_table
@@ -205,10 +204,6 @@ def _chain_tables(docs: Sequence[Mapping[str, Any]]) -> list[Table]:
     return [Table("Chains: completion by turn", header, rows, note=note, anchor="chains")]
 
 
-POOLED = "Pooled with runs made with other fresh instances, as the notes name them."
-"""The lead of the robustness table's note in a report that pools several runs."""
-
-
 def report_tables(
     results: Mapping[str, Any],
     others: Sequence[Mapping[str, Any]] = (),
@@ -221,10 +216,10 @@ def report_tables(
     columns = [f"{m} k={k}" for m, k in _ratio_columns(results)]
     tables = [_summary_table(results), _completion_matrix(results)]
     tables += _chain_tables([results, *others])
-    robust = robustness_tables(results.get("results") or [] if pooled is None else pooled)
-    if pooled is not None and robust:
-        robust[0] = replace(robust[0], note=f"{POOLED} {robust[0].note}")
-    tables += robust
+    if pooled is None:
+        tables += robustness_tables(results.get("results") or [])
+    else:
+        tables += robustness_tables(pooled, pooled=True)
     if not columns:
         return tables + where_tables(results)
     relative = [

@@ -150,9 +150,13 @@ def _span(rates: Iterable[float | None]) -> str:
     return f"{_pct(min(known))}-{_pct(max(known))}" if known else NO_RATE
 
 
-def robustness_tables(records: Iterable[Mapping[str, Any]]) -> list[Table]:
+POOLED = "Pooled with runs made with other fresh instances, as the notes name them."
+"""The lead of the overall table's note when its records pool several runs."""
+
+
+def robustness_tables(records: Iterable[Mapping[str, Any]], *, pooled: bool = False) -> list[Table]:
     """The report's robustness tables (none without fresh instances): per (model, method, k),
-    then per scenario."""
+    then per scenario; ``pooled``: the records pool several runs (``reporting.pooled``)."""
     rows = robustness_rows(records)
     if not rows:
         return []
@@ -205,7 +209,8 @@ def robustness_tables(records: Iterable[Mapping[str, Any]]) -> list[Table]:
                 "fragile scenarios",
             ],
             overall,
-            note="Only scenarios with fresh instances (--revprop-instances). shipped % / fresh %: "
+            note=(f"{POOLED} " if pooled else "")
+            + "Only scenarios with fresh instances (--revprop-instances). shipped % / fresh %: "
             "completion on the shipped cases and on the fresh instances of the same scenarios and "
             "sizes, 95% bootstrap intervals over cases; per instance %: lowest and highest "
             "completion of one instance seed (the shipped cases counting as one), std: their "

@@ -42,6 +42,16 @@ def _run(folder: Path, seed: int, fresh: list[list[Any]], *, turns: int = 3, **m
     return folder / "results.json"
 
 
+def _pooled_report(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Two free runs, of instance seeds 1 and 2, reported together: (first, second, report
+    folder). Of each run's two fresh chains, seed 1 completes one, seed 2 none."""
+    one = _run(tmp_path / "one", 1, [[True, True, True], ["miss", True, True]])
+    two = _run(tmp_path / "two", 2, [["miss", "miss", True], [True, "miss", "miss"]])
+    out = tmp_path / "pooled"
+    assert cli.main(["report", str(one), str(two), "--out", str(out)]) == 0
+    return one, two, out
+
+
 def _csv(path: Path) -> list[dict[str, str]]:
     with path.open() as handle:
         return list(csv.DictReader(handle))
@@ -50,10 +60,7 @@ def _csv(path: Path) -> list[dict[str, str]]:
 def test_two_runs_of_other_seeds_pool_into_robustness_and_the_turn_figure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    one = _run(tmp_path / "one", 1, [[True, True, True], ["miss", True, True]])
-    two = _run(tmp_path / "two", 2, [["miss", "miss", True], [True, "miss", "miss"]])
-    out = tmp_path / "pooled"
-    assert cli.main(["report", str(one), str(two), "--out", str(out)]) == 0
+    one, two, out = _pooled_report(tmp_path)
     assert str(out / "report.md") in capsys.readouterr().out
     md = (out / "report.md").read_text()
     row = next(line for line in md.splitlines() if line.startswith("| m | j+h | 1 | 100.0 |"))
@@ -85,10 +92,7 @@ def test_two_runs_of_other_seeds_pool_into_robustness_and_the_turn_figure(
 def test_a_pooled_report_reads_in_a_real_browser(tmp_path: Path, new_page: Any) -> None:
     """report.html of two pooled runs, in Chromium: the note names both runs, the robustness
     table counts both seeds and the shipped chains once, and the turn figure is drawn."""
-    one = _run(tmp_path / "one", 1, [[True, True, True], ["miss", True, True]])
-    two = _run(tmp_path / "two", 2, [["miss", "miss", True], [True, "miss", "miss"]])
-    out = tmp_path / "pooled"
-    assert cli.main(["report", str(one), str(two), "--out", str(out)]) == 0
+    one, two, out = _pooled_report(tmp_path)
     page = new_page(1400, 1000)
     page.goto((out / "report.html").as_uri())
     notes = " ".join(page.locator("ul.notes li").all_text_contents())

@@ -99,8 +99,7 @@ export function openFromHash() {
       openCase(file, { push: false, turn: hashTurn() });
     } else if (hashTurn() !== state.turn) {
       pickTurn(hashTurn());
-      const url = sidebar.urlFor(file, state.turn); // a turn it does not have: the one shown
-      if (location.hash !== url) history.replaceState(null, "", url);
+      sidebar.keepInUrl(file, state.turn); // a turn it does not have: the one shown
     }
   } else if (location.hash.length > 1) {
     state.opening++;

@@ -94,8 +94,7 @@ export function showTurn() {
   renderTree($("#artifact"), turnDocument(), { onPick: pickLeaf });
   search.run();
   setText($("#request"), turn.request);
-  const url = sidebar.urlFor(cur.file, state.turn); // so a reload or a link shows this turn
-  if (location.hash !== url) history.replaceState(null, "", url);
+  sidebar.keepInUrl(cur.file, state.turn);
 }
 
 // Show turn `turn` (from the turn bar: a click, or ←/→ there; Alt+←/→ anywhere).

@@ -165,6 +165,13 @@ export class Sidebar {
     return `#${this.hashFor(file)}${turn ? `&turn=${turn}` : ""}`;
   }
 
+  // The URL made to name `file` at `turn`, without a new entry in the history (a reload or a
+  // link then shows that turn).
+  keepInUrl(file, turn) {
+    const url = this.urlFor(file, turn);
+    if (location.hash !== url) history.replaceState(null, "", url);
+  }
+
   // The file a hash names (by file key or id); null when no listed case has it.
   fromHash(wanted) {
     if (!wanted) return null;
